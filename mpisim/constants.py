@@ -1,0 +1,51 @@
+"""MPI constants, spelled as in MPI without the ``MPI_`` prefix.
+
+The integer values follow MPICH where MPI leaves them to the implementation; programs
+should compare against the names, never the numbers.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ANY_SOURCE",
+    "ANY_TAG",
+    "BOTTOM",
+    "INT_MAX",
+    "PROC_NULL",
+    "TAG_UB",
+    "UNDEFINED",
+]
+
+ANY_SOURCE = -2
+"""Wildcard source for receives and probes (MPI_ANY_SOURCE)."""
+ANY_TAG = -1
+"""Wildcard tag for receives and probes (MPI_ANY_TAG)."""
+PROC_NULL = -1
+"""The null process: a send or receive with it completes at once and moves nothing."""
+UNDEFINED = -32766
+"""Returned where a value cannot be expressed (e.g. type_size of a type over INT_MAX bytes)."""
+TAG_UB = 2**31 - 1
+"""The largest tag value (MPI_TAG_UB attribute); MPI guarantees at least 32767."""
+INT_MAX = 2**31 - 1
+"""Largest C int: the bound of MPI's ``int`` counts and sizes (buffer_attach, type_size)."""
+
+
+class _Bottom:
+    """MPI_BOTTOM: the address zero; as ``buf`` it means the datatype holds absolute
+    addresses (taken with ``get_address``)."""
+
+    _instance: _Bottom | None = None
+
+    def __new__(cls) -> _Bottom:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "BOTTOM"
+
+    def __reduce__(self) -> str:
+        return "BOTTOM"
+
+
+BOTTOM = _Bottom()

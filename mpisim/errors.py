@@ -1,0 +1,119 @@
+"""MPI error classes, raised inside rank programs.
+
+Every error a program can see is an :class:`MPIError` (a ``RuntimeError``) whose
+``error_class`` names the MPI error class (``"MPI_ERR_BUFFER"`` ...). A program may catch
+it, as with ``MPI_ERRORS_RETURN``; uncaught it ends the run with outcome ``ERROR``, as
+``MPI_ERRORS_ARE_FATAL`` would.
+
+SimPy re-creates an exception from its ``args`` when it throws a failed event into a
+process, so everything an error carries lives in ``args``: ``(message, info)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "MPIError",
+    "ErrArg",
+    "ErrBuffer",
+    "ErrCount",
+    "ErrOther",
+    "ErrRank",
+    "ErrTag",
+    "ErrTruncate",
+    "ErrType",
+    "ErrRequest",
+    "error_for_class",
+]
+
+
+class MPIError(RuntimeError):
+    """An MPI error raised in the calling rank program.
+
+    ``info`` holds machine-readable details (for MPI_ERR_BUFFER: ``requested``,
+    ``free``, ``largest_free``, ``entries``).
+    """
+
+    error_class = "MPI_ERR_OTHER"
+
+    def __init__(self, message: str, info: dict[str, Any] | None = None) -> None:
+        super().__init__(message, info or {})
+
+    @property
+    def message(self) -> str:
+        return self.args[0]
+
+    @property
+    def info(self) -> dict[str, Any]:
+        return self.args[1] if len(self.args) > 1 else {}
+
+    def __str__(self) -> str:
+        return f"{self.error_class}: {self.message}"
+
+
+class ErrBuffer(MPIError):
+    """MPI_ERR_BUFFER: invalid buffer, or the attached buffer cannot hold a bsend."""
+
+    error_class = "MPI_ERR_BUFFER"
+
+
+class ErrTruncate(MPIError):
+    """MPI_ERR_TRUNCATE: the message is larger than the receive buffer."""
+
+    error_class = "MPI_ERR_TRUNCATE"
+
+
+class ErrRank(MPIError):
+    """MPI_ERR_RANK: a source or destination outside the communicator."""
+
+    error_class = "MPI_ERR_RANK"
+
+
+class ErrTag(MPIError):
+    """MPI_ERR_TAG: a negative tag (other than ANY_TAG on a receive) or above TAG_UB."""
+
+    error_class = "MPI_ERR_TAG"
+
+
+class ErrCount(MPIError):
+    """MPI_ERR_COUNT: a negative or non-integer count."""
+
+    error_class = "MPI_ERR_COUNT"
+
+
+class ErrType(MPIError):
+    """MPI_ERR_TYPE: an invalid or uncommitted datatype."""
+
+    error_class = "MPI_ERR_TYPE"
+
+
+class ErrArg(MPIError):
+    """MPI_ERR_ARG: any other invalid argument."""
+
+    error_class = "MPI_ERR_ARG"
+
+
+class ErrRequest(MPIError):
+    """MPI_ERR_REQUEST: an invalid request handle."""
+
+    error_class = "MPI_ERR_REQUEST"
+
+
+class ErrOther(MPIError):
+    """MPI_ERR_OTHER: an erroneous program the standard names no class for (e.g. a ready
+    send that arrives before its receive is posted)."""
+
+    error_class = "MPI_ERR_OTHER"
+
+
+_BY_CLASS = {
+    cls.error_class: cls
+    for cls in (ErrArg, ErrBuffer, ErrCount, ErrOther, ErrRank, ErrTag, ErrTruncate, ErrType,
+                ErrRequest)
+}
+
+
+def error_for_class(error_class: str) -> type[MPIError]:
+    """The subclass for an MPI error class name (MPIError itself when none is defined)."""
+    return _BY_CLASS.get(error_class, MPIError)
