@@ -14,16 +14,16 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
-    "MPIError",
     "ErrArg",
     "ErrBuffer",
     "ErrCount",
     "ErrOther",
     "ErrRank",
+    "ErrRequest",
     "ErrTag",
     "ErrTruncate",
     "ErrType",
-    "ErrRequest",
+    "MPIError",
     "error_for_class",
 ]
 

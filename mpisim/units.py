@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["UnitError", "parse_bandwidth", "parse_size", "parse_time"]
+__all__ = ["UnitError", "format_size", "format_time", "parse_bandwidth", "parse_size", "parse_time"]
 
 
 class UnitError(ValueError):
@@ -90,3 +90,27 @@ def parse_bandwidth(value: object) -> float:
     if not math.isfinite(bw) or bw <= 0:
         raise UnitError(f"bandwidth must be positive and finite, got {value!r}")
     return bw
+
+
+def format_time(seconds: float | None) -> str:
+    """A readable simulated time: ``1.2 µs``, ``3.5 ms``, ``0 s``."""
+    if seconds is None or seconds != seconds:
+        return "-"
+    if seconds == 0:
+        return "0 s"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if abs(seconds) >= scale:
+            return f"{seconds / scale:.4g} {unit}"
+    return f"{seconds / 1e-12:.4g} ps"
+
+
+def format_size(nbytes: int | None) -> str:
+    """A readable size: exact bytes below 1 KiB, else KiB/MiB/GiB with the bytes kept."""
+    if nbytes is None:
+        return "-"
+    if abs(nbytes) < 1024:
+        return f"{nbytes} B"
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(nbytes) >= scale:
+            return f"{nbytes / scale:.4g} {unit} ({nbytes} B)"
+    return f"{nbytes} B"

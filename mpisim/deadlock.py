@@ -1,0 +1,135 @@
+"""Why a run stopped with ranks still waiting: the wait-for graph.
+
+When no event is left and some rank has not finished, every unfinished rank is blocked in a
+call. Each blocked call waits for other ranks: a send or a receive from a given rank for
+that rank (AND); a receive from ANY_SOURCE for any unfinished rank that could still send
+(OR); a wait on several requests for the peers of the pending ones (AND for waitall, OR for
+waitany/waitsome); a detach, or the end of a program with messages still in its buffer
+(MPI_Finalize), for the receivers of those messages; a barrier for the ranks not in it.
+The cycles of that graph are the deadlock's cause; a report lists them (networkx finds
+them; at most ``MAX_CYCLES`` are listed, shortest first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from itertools import islice
+from typing import Any
+
+from .constants import ANY_SOURCE
+from .p2p.requests import Request
+
+__all__ = ["Blocked", "Deadlock", "analyse"]
+
+MAX_CYCLES = 20
+
+
+@dataclass
+class Blocked:
+    """One rank blocked at the end of a run."""
+
+    rank: int
+    call: str
+    peer: int | None
+    tag: int | None
+    bytes: int | None
+    waits_for: list[int]
+    where: str | None
+    any_of: bool = False
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        del d["any_of"], d["reason"]
+        return d
+
+
+@dataclass
+class Deadlock:
+    """The blocked ranks and the cycles of their wait-for graph."""
+
+    blocked: list[Blocked]
+    cycles: list[list[int]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"blocked": [b.to_dict() for b in self.blocked], "cycles": self.cycles}
+
+
+def analyse(handles: list[Any], finished: list[bool], barrier: Any, buffers: list[Any],
+            eager_limit: int, where_of: Any) -> Deadlock:
+    """The deadlock of a run whose event queue is empty (``where_of(rank)``: location)."""
+    alive = [r for r, f in enumerate(finished) if not f]
+    blocked = [_blocked(handles[r], alive, barrier, buffers[r], eager_limit, where_of(r))
+               for r in alive]
+    return Deadlock(blocked, _cycles(blocked))
+
+
+def _blocked(mpi: Any, alive: list[int], barrier: Any, buffer: Any, eager_limit: int,
+             where: str | None) -> Blocked:
+    call = mpi.call or "(not started)"
+    peer, tag, nbytes, obj = ((*mpi.detail, None, None, None, None))[:4]
+    others = [r for r in alive if r != mpi.rank]
+    any_of = False
+    if call in ("MPI_Buffer_detach", "MPI_Finalize"):
+        waits = buffer.pending_peers()
+        reason = (f"waits until the {buffer.pending} message(s) in its attached buffer are "
+                  "sent; their receivers have not received them")
+    elif call == "MPI_Barrier":
+        waits = barrier.missing()
+        reason = "waits for the ranks that have not entered the barrier"
+    elif isinstance(obj, list):
+        waits, any_of = _request_peers(obj, others), call in ("MPI_Waitany", "MPI_Waitsome")
+        reason = "waits for requests that cannot complete"
+        peer = waits[0] if len(waits) == 1 else None
+    elif isinstance(obj, Request) and obj.kind == "send":
+        waits = [peer]
+        reason = _send_reason(obj, nbytes, eager_limit, peer)
+    else:  # receive or probe
+        if peer == ANY_SOURCE:
+            waits, any_of, peer = others, True, None
+            reason = "waits for a message from any rank; none is coming"
+        else:
+            waits = [peer] if peer is not None else []
+            reason = f"waits for a message from rank {peer} (tag {_tag(tag)}) that is never sent"
+    waits = sorted({w for w in waits if w is not None and w != mpi.rank})
+    return Blocked(mpi.rank, call, peer, tag, nbytes, waits, where, any_of, reason)
+
+
+def _tag(tag: Any) -> str:
+    return "ANY_TAG" if tag == -1 else str(tag)
+
+
+def _send_reason(req: Request, nbytes: Any, eager_limit: int, peer: Any) -> str:
+    if req.call.startswith(("MPI_Ssend", "MPI_Issend")):
+        return f"synchronous send: completes only when rank {peer} starts a matching receive"
+    return (f"the message ({nbytes} B) went rendezvous (eager limit {eager_limit} B): "
+            f"the send completes only when rank {peer} posts a matching receive")
+
+
+def _request_peers(reqs: list[Request], others: list[int]) -> list[int]:
+    peers: list[int] = []
+    for req in reqs:
+        if not req.active or req.done_at is not None:
+            continue
+        if req.kind == "recv" and req.peer == ANY_SOURCE:
+            peers.extend(others)
+        else:
+            peers.append(req.peer)
+    return peers
+
+
+def _cycles(blocked: list[Blocked]) -> list[list[int]]:
+    edges = [(b.rank, w) for b in blocked for w in b.waits_for]
+    if not edges:
+        return []
+    import networkx as nx  # imported only when a deadlock is analysed
+
+    graph = nx.DiGraph(edges)
+    found = islice(nx.simple_cycles(graph), MAX_CYCLES * 10)
+    cycles = {tuple(_rotate(c)) for c in found}
+    return [list(c) for c in sorted(cycles, key=lambda c: (len(c), c))[:MAX_CYCLES]]
+
+
+def _rotate(cycle: list[int]) -> list[int]:
+    i = cycle.index(min(cycle))
+    return cycle[i:] + cycle[:i]

@@ -1,0 +1,196 @@
+"""The completion calls: wait, waitall, waitany, waitsome, test, testall (3.7.3, 3.7.5).
+
+Each returns the event a program yields. A request that has completed is made inactive by
+the call that reports it (MPI_REQUEST_NULL); an inactive request counts as complete with an
+empty status. An error carried by a completed request (MPI_ERR_TRUNCATE on a receive) is
+raised in the program by the call that completes it.
+
+waitany and waitsome report, among the requests complete at the moment they return, the
+lowest index first: MPI leaves the choice to the implementation, and a fixed rule keeps
+runs deterministic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from simpy.core import Environment
+from simpy.events import Event
+
+from ..constants import UNDEFINED
+from .events import at, callback_at, done, failed, fire_at, pending
+from .requests import EMPTY_STATUS_ARGS, Request, Status
+
+__all__ = ["test", "testall", "wait", "waitall", "waitany", "waitsome"]
+
+
+def _finish(req: Request) -> Status:
+    """Mark a completed request inactive; its status (an empty one if it had none)."""
+    req.active = False
+    status = req.status
+    return status if status is not None else Status(*EMPTY_STATUS_ARGS)
+
+
+def _complete(req: Request, now: float) -> bool:
+    return (not req.active) or (req.done_at is not None and req.done_at <= now)
+
+
+def _result(env: Environment, reqs: Sequence[Request], value: Any) -> Event:
+    for req in reqs:
+        if req.error is not None:
+            return failed(env, req.error)
+    return done(env, value)
+
+
+def wait(env: Environment, req: Request) -> Event:
+    """MPI_Wait: the request's Status once it completes."""
+    if not req.active:
+        return done(env, Status(*EMPTY_STATUS_ARGS))
+    if req.done_at is not None:
+        if req.done_at <= env._now or req.error is not None:
+            return _result(env, (req,), _finish(req))
+        return at(env, req.done_at, _finish(req))  # the waiting rank cannot look before then
+    ev = pending(env)
+
+    def known(r: Request) -> None:
+        if r.done_at <= env._now:
+            _fire_wait(ev, r)
+        else:
+            callback_at(env, r.done_at, lambda _e: _fire_wait(ev, r), None)
+
+    req.on_known(known)
+    return ev
+
+
+def _fire_wait(ev: Event, req: Request) -> None:
+    status = _finish(req)
+    if req.error is not None:
+        fire_at(ev, ev.env._now, req.error, ok=False)
+    else:
+        fire_at(ev, ev.env._now, status)
+
+
+def waitall(env: Environment, reqs: Sequence[Request]) -> Event:
+    """MPI_Waitall: the list of Statuses once every request has completed."""
+    reqs = list(reqs)
+    unknown = [r for r in reqs if r.active and r.done_at is None]
+    if not unknown:
+        return _at_latest(env, reqs)
+    ev = pending(env)
+    left = [len(unknown)]
+
+    def known(_r: Request) -> None:
+        left[0] -= 1
+        if left[0] == 0:
+            when = max((r.done_at for r in reqs if r.active), default=env._now)
+            callback_at(env, when, lambda _e: _fire_all(ev, reqs), None)
+
+    for r in unknown:
+        r.on_known(known)
+    return ev
+
+
+def _at_latest(env: Environment, reqs: list[Request]) -> Event:
+    when = max((r.done_at for r in reqs if r.active), default=env._now)
+    if when <= env._now:
+        return _result(env, reqs, [_finish(r) for r in reqs])
+    if any(r.error is not None for r in reqs):
+        ev = pending(env)
+        callback_at(env, when, lambda _e: _fire_all(ev, reqs), None)
+        return ev
+    return at(env, when, [_finish(r) for r in reqs])
+
+
+def _fire_all(ev: Event, reqs: list[Request]) -> None:
+    statuses = [_finish(r) for r in reqs]
+    error = next((r.error for r in reqs if r.error is not None), None)
+    if error is not None:
+        fire_at(ev, ev.env._now, error, ok=False)
+    else:
+        fire_at(ev, ev.env._now, statuses)
+
+
+def _first_done(reqs: Sequence[Request], now: float) -> list[int]:
+    return [i for i, r in enumerate(reqs) if r.active and r.done_at is not None
+            and r.done_at <= now]
+
+
+def _when_any(env: Environment, reqs: Sequence[Request], report) -> Event:
+    """Shared by waitany/waitsome: wake at the earliest completion, then ``report``."""
+    ev = pending(env)
+
+    def check(_e: Any) -> None:
+        if ev.triggered:
+            return
+        indices = _first_done(reqs, env._now)
+        if indices:
+            value, error = report(indices)
+            if error is not None:
+                fire_at(ev, env._now, error, ok=False)
+            else:
+                fire_at(ev, env._now, value)
+
+    def known(r: Request) -> None:
+        callback_at(env, max(r.done_at, env._now), check, None)
+
+    for r in reqs:
+        if r.active:
+            r.on_known(known)
+    return ev
+
+
+def waitany(env: Environment, reqs: Sequence[Request]) -> Event:
+    """MPI_Waitany: (index, Status) of one completed request; (UNDEFINED, None) if none is
+    active."""
+    reqs = list(reqs)
+
+    def report(indices: list[int]) -> tuple[Any, Exception | None]:
+        i = indices[0]
+        return (i, _finish(reqs[i])), reqs[i].error
+
+    if not any(r.active for r in reqs):
+        return done(env, (UNDEFINED, Status(*EMPTY_STATUS_ARGS)))
+    indices = _first_done(reqs, env._now)
+    if indices:
+        value, error = report(indices)
+        return failed(env, error) if error is not None else done(env, value)
+    return _when_any(env, reqs, report)
+
+
+def waitsome(env: Environment, reqs: Sequence[Request]) -> Event:
+    """MPI_Waitsome: (indices, Statuses) of every request complete at that moment;
+    (UNDEFINED, []) if none is active."""
+    reqs = list(reqs)
+
+    def report(indices: list[int]) -> tuple[Any, Exception | None]:
+        statuses = [_finish(reqs[i]) for i in indices]
+        error = next((reqs[i].error for i in indices if reqs[i].error is not None), None)
+        return (indices, statuses), error
+
+    if not any(r.active for r in reqs):
+        return done(env, (UNDEFINED, []))
+    indices = _first_done(reqs, env._now)
+    if indices:
+        value, error = report(indices)
+        return failed(env, error) if error is not None else done(env, value)
+    return _when_any(env, reqs, report)
+
+
+def test(env: Environment, req: Request) -> Event:
+    """MPI_Test: (True, Status) if complete (the request becomes inactive), else (False, None)."""
+    if _complete(req, env._now):
+        if not req.active:
+            return done(env, (True, Status(*EMPTY_STATUS_ARGS)))
+        return _result(env, (req,), (True, _finish(req)))
+    return done(env, (False, None))
+
+
+def testall(env: Environment, reqs: Sequence[Request]) -> Event:
+    """MPI_Testall: (True, Statuses) if all are complete, else (False, None) and none changes."""
+    reqs = list(reqs)
+    now = env._now
+    if all(_complete(r, now) for r in reqs):
+        return _result(env, reqs, (True, [_finish(r) for r in reqs]))
+    return done(env, (False, None))
+

@@ -1,0 +1,62 @@
+"""Message matching at a receiver: the posted-receive and unexpected-message queues.
+
+MPI matches a message to a receive by (communicator, source, tag), with ANY_SOURCE and
+ANY_TAG as wildcards on the receive side (3.5). Both queues are kept in order — posted
+receives in posting order, unexpected messages in arrival order — and searched from the
+front, which gives the standard's two ordering rules: a message matches the *first* posted
+receive that fits it, and a receive matches the *first* arrived message that fits it. Since
+the network delivers each sender's envelopes to a receiver in sending order, messages from
+one sender cannot overtake each other (non-overtaking, 3.5), whatever their protocol.
+
+Only the envelope needs to have arrived to match: for a rendezvous message the envelope is
+the request-to-send, and its data follows after the match.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..constants import ANY_SOURCE, ANY_TAG
+
+__all__ = ["MatchQueues"]
+
+
+class MatchQueues:
+    """One rank's matching state.
+
+    ``eager_bytes`` counts eager data parked in the unexpected queue or in flight towards it:
+    the network's ``system_buffer`` bounds it.
+    """
+
+    __slots__ = ("eager_bytes", "posted", "probes", "unexpected")
+
+    def __init__(self) -> None:
+        self.posted: list[Any] = []       # receive Requests, posting order
+        self.unexpected: list[Any] = []   # Messages, arrival order
+        self.probes: list[Any] = []       # blocked probes: (source, tag, callback)
+        self.eager_bytes = 0
+
+    def take_posted(self, src: int, tag: int) -> Any:
+        """Remove and return the first posted receive that matches (src, tag), or None."""
+        posted = self.posted
+        for i, req in enumerate(posted):
+            peer = req.peer
+            rtag = req.tag
+            if (peer in (src, ANY_SOURCE)) and (rtag in (tag, ANY_TAG)):
+                del posted[i]
+                return req
+        return None
+
+    def find_unexpected(self, source: int, tag: int) -> int:
+        """Index of the first arrived message that matches (source, tag), or -1."""
+        for i, msg in enumerate(self.unexpected):
+            if (source == msg.src or source == ANY_SOURCE) and (tag == msg.tag or tag == ANY_TAG):
+                return i
+        return -1
+
+    def take_unexpected(self, source: int, tag: int) -> Any:
+        """Remove and return the first arrived message that matches, or None."""
+        i = self.find_unexpected(source, tag)
+        if i < 0:
+            return None
+        return self.unexpected.pop(i)

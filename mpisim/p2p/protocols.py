@@ -1,0 +1,241 @@
+"""Send protocols: eager, rendezvous, synchronous and ready, over the network model.
+
+A standard-mode send goes *eager* when the message fits the eager limit (``0 < bytes <=
+eager_limit``, so ``eager_limit=0`` makes every send rendezvous) and the receiver's system
+buffer has room for it; the data travels at once and the send completes locally when the
+bytes have left the sender's port. Otherwise it goes *rendezvous*: a request-to-send travels
+(latency only), the receiver answers clear-to-send once a receive matches, then the data
+travels; the send completes when its bytes have left, which is after the match.
+
+A synchronous send (3.4) completes only after the matching receive has started: small ones
+travel eager and complete when the receiver's acknowledgement of the match arrives (or when
+the bytes have left, if later); large ones use rendezvous, whose clear-to-send already
+proves the match. A ready send travels eager whatever its size (the receive is promised to
+be posted); if no matching receive is posted when it arrives, the program is erroneous (3.4)
+and the run ends with MPI_ERR_OTHER, explained. Buffered sends reach this module as the
+standard-mode sends the model implementation posts for them (3.6.1).
+
+Every completion time is computed when it becomes known and scheduled for that time; the
+number of SimPy events per message is small: eager, 1-2; rendezvous, 3-4.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from simpy.core import Environment
+
+from ..constants import ANY_SOURCE, ANY_TAG
+from ..network import NetworkModel
+from .events import callback_at
+from .matching import MatchQueues
+from .payload import deliver
+from .requests import Request
+
+__all__ = ["EAGER", "RENDEZVOUS", "Message", "Transport"]
+
+EAGER = "eager"
+RENDEZVOUS = "rendezvous"
+STANDARD = "standard"
+BUFFERED = "buffered"
+SYNCHRONOUS = "synchronous"
+READY = "ready"
+
+
+class Message:
+    """One message: its envelope, its data and the times of its life (for the trace)."""
+
+    __slots__ = (
+        "counted",
+        "data",
+        "dst",
+        "id",
+        "match",
+        "mode",
+        "nbytes",
+        "on_sent",
+        "post",
+        "protocol",
+        "recv_done",
+        "rreq",
+        "send_done",
+        "src",
+        "sreq",
+        "tag",
+    )
+
+    def __init__(self, mid: int, src: int, dst: int, tag: int, nbytes: int, data: Any,
+                 mode: str, sreq: Request, post: float) -> None:
+        self.id = mid
+        self.src = src
+        self.dst = dst
+        self.tag = tag
+        self.nbytes = nbytes
+        self.data = data
+        self.mode = mode
+        self.protocol = EAGER
+        self.sreq = sreq
+        self.rreq: Request | None = None
+        self.post = post
+        self.match = float("nan")
+        self.send_done = float("nan")
+        self.recv_done = float("nan")
+        self.on_sent: Callable[[Message], None] | None = None
+        self.counted = False
+
+
+class Transport:
+    """Moves messages between ranks: protocol choice, matching, completion times."""
+
+    def __init__(self, env: Environment, net: NetworkModel, size: int,
+                 on_ready_error: Callable[[Message], None], keep_messages: bool) -> None:
+        self.env = env
+        self.net = net
+        self.size = size
+        self.queues = [MatchQueues() for _ in range(size)]
+        self.on_ready_error = on_ready_error
+        self.messages: list[Message] | None = [] if keep_messages else None
+        self.sent = 0
+        self.received = 0
+        self.bytes = 0
+        self._last_arrival: dict[int, float] = {}
+
+    # -- sending -------------------------------------------------------------------------
+    def post_send(self, src: int, dst: int, tag: int, nbytes: int, data: Any, mode: str,
+                  sreq: Request, earliest: float,
+                  on_sent: Callable[[Message], None] | None = None) -> Message:
+        """Start a send; ``earliest`` is when its bytes may start to leave (call overhead,
+        buffer copy). Completion is reported through ``sreq`` (and ``on_sent``)."""
+        env = self.env
+        msg = Message(self.sent, src, dst, tag, nbytes, data, mode, sreq, env._now)
+        sreq.msg = msg
+        msg.on_sent = on_sent
+        self.sent += 1
+        self.bytes += nbytes
+        if self.messages is not None:
+            self.messages.append(msg)
+        if mode == READY or self._eager_fits(dst, nbytes):
+            if mode != READY and self.net.system_buffer is not None:
+                self.queues[dst].eager_bytes += nbytes
+                msg.counted = True
+            end, arrive = self.net.inject(src, dst, nbytes, earliest)
+            if mode == SYNCHRONOUS:
+                msg.send_done = end  # bytes gone; complete once the match is acknowledged
+            else:
+                self._sent(msg, end)
+            callback_at(env, self._in_order(src, dst, arrive), self._arrive, msg)
+        else:
+            msg.protocol = RENDEZVOUS
+            rts = earliest + self.net.control_delay(src, dst)
+            callback_at(env, self._in_order(src, dst, rts), self._arrive, msg)
+        return msg
+
+    def _eager_fits(self, dst: int, nbytes: int) -> bool:
+        net = self.net
+        limit = net.eager_limit
+        if limit <= 0 or nbytes > limit:
+            return False
+        room = net.system_buffer
+        return room is None or self.queues[dst].eager_bytes + nbytes <= room
+
+    def _in_order(self, src: int, dst: int, arrive: float) -> float:
+        """Keep each sender->receiver channel FIFO: never arrive before an earlier message."""
+        key = src * self.size + dst
+        last = self._last_arrival.get(key, 0.0)
+        if arrive < last:
+            arrive = last
+        self._last_arrival[key] = arrive
+        return arrive
+
+    def _sent(self, msg: Message, end: float) -> None:
+        """The send side completes at ``end`` (known now)."""
+        msg.send_done = end
+        msg.sreq.known(end)
+        if msg.on_sent is not None:
+            callback_at(self.env, end, _run_on_sent, msg)
+
+    # -- arriving and matching -----------------------------------------------------------
+    def _arrive(self, ev: Any) -> None:
+        msg = ev._value
+        q = self.queues[msg.dst]
+        req = q.take_posted(msg.src, msg.tag)
+        if req is not None:
+            self._match(msg, req)
+            return
+        if msg.mode == READY:
+            self.on_ready_error(msg)
+            return
+        q.unexpected.append(msg)
+        if q.probes:
+            self._wake_probes(q, msg)
+
+    def post_recv(self, req: Request) -> None:
+        """Post a receive: match the first fitting arrived message, or queue it."""
+        q = self.queues[req.rank]
+        msg = q.take_unexpected(req.peer, req.tag)
+        if msg is None:
+            q.posted.append(req)
+        else:
+            self._match(msg, req)
+
+    def _match(self, msg: Message, req: Request) -> None:
+        now = self.env._now
+        msg.match = now
+        msg.rreq = req
+        if msg.protocol == EAGER:
+            if msg.counted:
+                self.queues[msg.dst].eager_bytes -= msg.nbytes
+                msg.counted = False
+            self._deliver(msg)
+            if msg.mode == SYNCHRONOUS:
+                ack = now + self.net.control_delay(msg.dst, msg.src)
+                self._sent(msg, max(ack, msg.send_done))
+        else:
+            cts = now + self.net.control_delay(msg.dst, msg.src)
+            callback_at(self.env, cts, self._clear_to_send, msg)
+
+    def _clear_to_send(self, ev: Any) -> None:
+        msg = ev._value
+        end, arrive = self.net.inject(msg.src, msg.dst, msg.nbytes, self.env._now)
+        self._sent(msg, end)
+        callback_at(self.env, arrive, self._data_arrived, msg)
+
+    def _data_arrived(self, ev: Any) -> None:
+        self._deliver(ev._value)
+
+    def _deliver(self, msg: Message) -> None:
+        now = self.env._now
+        msg.recv_done = now
+        self.received += 1
+        req = msg.rreq
+        deliver(msg, req)
+        req.known(now)
+
+    # -- probing -------------------------------------------------------------------------
+    def peek(self, rank: int, source: int, tag: int) -> Message | None:
+        """The message a receive for (source, tag) would match now, without taking it."""
+        q = self.queues[rank]
+        i = q.find_unexpected(source, tag)
+        return None if i < 0 else q.unexpected[i]
+
+    def wait_probe(self, rank: int, source: int, tag: int,
+                   callback: Callable[[Message], None]) -> None:
+        """Call ``callback(msg)`` when a matching message arrives unexpected."""
+        self.queues[rank].probes.append((source, tag, callback))
+
+    @staticmethod
+    def _wake_probes(q: MatchQueues, msg: Message) -> None:
+        keep = []
+        for probe in q.probes:
+            source, tag, callback = probe
+            if (source == msg.src or source == ANY_SOURCE) and (tag == msg.tag or tag == ANY_TAG):
+                callback(msg)
+            else:
+                keep.append(probe)
+        q.probes = keep
+
+
+def _run_on_sent(ev: Any) -> None:
+    msg = ev._value
+    msg.on_sent(msg)

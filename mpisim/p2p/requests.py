@@ -1,0 +1,122 @@
+"""Requests and statuses: the handles of nonblocking operations.
+
+A request's completion time is often known before it happens (an eager send is complete
+once its bytes have left the port, and that time is fixed when the send is posted), so a
+request stores ``done_at`` instead of waiting for an event: it is complete when
+``done_at <= now``. Nobody pays an event for a completion nobody waits for. A request whose
+completion time is not known yet (a receive, a rendezvous send before clear-to-send) keeps
+``done_at = None``; waiters register a callback that runs as soon as the time becomes known
+and schedules their wake-up for that time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["Request", "Status"]
+
+
+class Status:
+    """The OUT status of a receive or probe (MPI_Status).
+
+    ``count`` is in bytes (use ``count // datatype.size`` for elements). ``data`` is what the
+    sender passed as ``buf`` (a copy for numpy arrays), None when it sent none.
+    """
+
+    __slots__ = ("cancelled", "count", "data", "error", "source", "tag")
+
+    def __init__(self, source: int, tag: int, count: int, data: Any = None,
+                 error: str | None = None) -> None:
+        self.source = source
+        self.tag = tag
+        self.count = count
+        self.data = data
+        self.error = error
+        self.cancelled = False
+
+    def get_count(self, datatype: Any = None) -> int:
+        """Elements of ``datatype`` received (MPI_Get_count); bytes when no datatype."""
+        if datatype is None:
+            return self.count
+        size = datatype.size
+        if size == 0 or self.count % size:
+            return -32766  # MPI_UNDEFINED
+        return self.count // size
+
+    def __repr__(self) -> str:
+        err = f", error={self.error}" if self.error else ""
+        return f"Status(source={self.source}, tag={self.tag}, count={self.count}{err})"
+
+
+EMPTY_STATUS_ARGS = (-2, -1, 0)  # MPI's empty status: ANY_SOURCE, ANY_TAG, count 0
+
+
+class Request:
+    """A nonblocking operation's handle (MPI_Request).
+
+    ``kind`` is ``"send"`` or ``"recv"``; ``call`` the MPI name of the call that made it.
+    After a wait or successful test the request is inactive (MPI_REQUEST_NULL): waiting on it
+    again returns an empty status at once.
+    """
+
+    __slots__ = (
+        "active",
+        "buf",
+        "call",
+        "count",
+        "datatype",
+        "done_at",
+        "error",
+        "freed",
+        "kind",
+        "msg",
+        "nbytes",
+        "peer",
+        "rank",
+        "space",
+        "status",
+        "tag",
+        "waiters",
+    )
+
+    def __init__(self, kind: str, call: str, rank: int, peer: int, tag: int, nbytes: int) -> None:
+        self.kind = kind
+        self.call = call
+        self.rank = rank
+        self.peer = peer
+        self.tag = tag
+        self.nbytes = nbytes
+        self.done_at: float | None = None
+        self.status: Status | None = None
+        self.error: Exception | None = None
+        self.waiters: list[Callable[[Request], None]] | None = None
+        self.active = True
+        self.msg: Any = None
+        self.buf: Any = None
+        self.count: int | None = None
+        self.datatype: Any = None
+        self.freed = False
+        self.space: Any = None
+
+    def known(self, when: float) -> None:
+        """The engine learned when this request completes; tell the waiters."""
+        self.done_at = when
+        waiters = self.waiters
+        if waiters:
+            self.waiters = None
+            for waiter in waiters:
+                waiter(self)
+
+    def on_known(self, waiter: Callable[[Request], None]) -> None:
+        """Call ``waiter(self)`` once the completion time is known (at once if it is)."""
+        if self.done_at is not None:
+            waiter(self)
+        elif self.waiters is None:
+            self.waiters = [waiter]
+        else:
+            self.waiters.append(waiter)
+
+    def __repr__(self) -> str:
+        state = "pending" if self.done_at is None else f"done_at={self.done_at:.9g}"
+        return f"<Request {self.call} peer={self.peer} tag={self.tag} {self.nbytes} B {state}>"

@@ -1,0 +1,473 @@
+"""The ``mpi`` handle: what a rank program calls.
+
+Each communication call checks its arguments, records itself (call name, start time, the
+scenario location in ``where``) and returns the event the program yields; the value of the
+``yield`` is the call's OUT result. An invalid argument does not raise at the call: the
+returned event fails, so the MPIError is raised at the ``yield``, inside the program, where
+it can be caught (MPI_ERRORS_RETURN) or left to end the run (MPI_ERRORS_ARE_FATAL).
+
+Names follow MPI without the prefix, snake_cased (MPI_Buffer_attach -> buffer_attach).
+Sizes and times also accept unit strings ("64 KiB", "5us").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from simpy.events import Event
+
+from . import addresses as _addr
+from . import datatypes as _dt
+from .bsend.buffer import AttachedBuffer
+from .constants import ANY_SOURCE, ANY_TAG, BOTTOM, PROC_NULL, TAG_UB
+from .errors import ErrArg, ErrBuffer, ErrRank, ErrTag, ErrType, MPIError
+from .p2p import completion
+from .p2p.events import at, done, failed, fire_at, pending
+from .p2p.payload import outgoing, receive_capacity
+from .p2p.protocols import BUFFERED, READY, STANDARD, SYNCHRONOUS, Message, Transport
+from .p2p.requests import Request, Status
+from .units import UnitError, parse_size, parse_time
+
+__all__ = ["SAME_TIME_CALLS", "Rank", "ZeroTimeLoop"]
+
+SAME_TIME_CALLS = 1_000_000
+"""Calls one rank may make without simulated time advancing before the run is stopped."""
+
+
+POLL_TIME = 100e-9
+"""Simulated time a test or iprobe that finds nothing takes (at least; more with the
+network's per-call ``overhead``): a polling loop advances time as a real one does."""
+
+
+class ZeroTimeLoop(BaseException):
+    """A rank made SAME_TIME_CALLS calls at one instant: a loop that never waits would never
+    end. A BaseException, so that a program's ``except Exception`` does not swallow it."""
+
+
+class Rank:
+    """The handle of one MPI process (``mpi`` in rank programs)."""
+
+    def __init__(self, rank: int, size: int, env: Any, transport: Transport, buffer: AttachedBuffer,
+                 barrier: Any, config: Any, overhead: float, trace_calls: bool) -> None:
+        self.rank = rank
+        self.size = size
+        self.env = env
+        self.where: str | None = None
+        self.BSEND_OVERHEAD = config.bsend_overhead
+        self._tp = transport
+        self._buffer = buffer
+        self._barrier = barrier
+        self._config = config
+        self._profile = config.profile
+        self._sync_all = config.force_ssend
+        self._copy_bw = config.copy_bandwidth
+        self._overhead = overhead
+        self._space = _addr.AddressSpace()
+        self._log = trace_calls
+        self.calls: list[str] = []
+        self.starts: list[float] = []
+        self.call: str | None = None
+        self.detail: tuple = ()
+        self.call_where: str | None = None
+        self._last_time = -1.0
+        self._same_time = 0
+
+    def __repr__(self) -> str:
+        return f"<mpi rank {self.rank} of {self.size}>"
+
+    @property
+    def now(self) -> float:
+        """Simulated time in seconds (MPI_Wtime)."""
+        return self.env._now
+
+    def _enter(self, call: str, detail: tuple) -> None:
+        now = self.env._now
+        if now != self._last_time:
+            self._last_time = now
+            self._same_time = 0
+        else:
+            self._same_time += 1
+            if self._same_time > SAME_TIME_CALLS:
+                raise ZeroTimeLoop(f"rank {self.rank} made {SAME_TIME_CALLS} calls at "
+                                   f"t = {now:.9g} s without simulated time advancing")
+        if self._log:
+            self.calls.append(call)
+            self.starts.append(now)
+        self.call = call
+        self.detail = detail
+        self.call_where = self.where
+
+    # -- checks --------------------------------------------------------------------------
+    def _dest(self, dest: Any) -> int:
+        if type(dest) is not int:
+            if isinstance(dest, bool) or not isinstance(dest, int | np.integer):
+                raise ErrRank(f"dest must be a rank number, got {dest!r}")
+            dest = int(dest)
+        if not 0 <= dest < self.size and dest != PROC_NULL:
+            raise ErrRank(f"dest {dest} is not a rank of the communicator (size {self.size})")
+        return dest
+
+    def _source(self, source: Any) -> int:
+        if type(source) is int and 0 <= source < self.size:
+            return source
+        if isinstance(source, bool) or not isinstance(source, int | np.integer):
+            raise ErrRank(f"source must be a rank number or ANY_SOURCE, got {source!r}")
+        source = int(source)
+        if not 0 <= source < self.size and source not in (ANY_SOURCE, PROC_NULL):
+            raise ErrRank(f"source {source} is not a rank of the communicator (size {self.size})")
+        return source
+
+    @staticmethod
+    def _tag(tag: Any, wildcard: bool) -> int:
+        if type(tag) is int and 0 <= tag <= TAG_UB:
+            return tag
+        if isinstance(tag, bool) or not isinstance(tag, int | np.integer):
+            raise ErrTag(f"tag must be an integer, got {tag!r}")
+        tag = int(tag)
+        if (tag < 0 and not (wildcard and tag == ANY_TAG)) or tag > TAG_UB:
+            raise ErrTag(f"tag {tag} is outside 0..{TAG_UB}"
+                         + (" (ANY_TAG is only for receives)" if tag == ANY_TAG else ""))
+        return tag
+
+    @staticmethod
+    def _datatype(datatype: Any) -> Any:
+        if datatype is None:
+            return None
+        if not isinstance(datatype, _dt.Datatype):
+            raise ErrType(f"datatype must be an mpisim Datatype (e.g. ms.DOUBLE), got {datatype!r}")
+        if not datatype.committed:
+            raise ErrType(f"datatype {datatype.name} is not committed: call .commit() before "
+                          "using it in communication")
+        return datatype
+
+    # -- sends ---------------------------------------------------------------------------
+    def send(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+             dest: int | None = None, tag: int = 0) -> Event:
+        """MPI_Send (standard mode): eager below the eager limit, else rendezvous."""
+        return self._send("MPI_Send", STANDARD, buf, count, datatype, dest, tag, True)
+
+    def bsend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+              dest: int | None = None, tag: int = 0) -> Event:
+        """MPI_Bsend: copy into the attached buffer and return, or raise MPI_ERR_BUFFER."""
+        return self._send("MPI_Bsend", BUFFERED, buf, count, datatype, dest, tag, True)
+
+    def ssend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+              dest: int | None = None, tag: int = 0) -> Event:
+        """MPI_Ssend: completes only once the matching receive has started."""
+        return self._send("MPI_Ssend", SYNCHRONOUS, buf, count, datatype, dest, tag, True)
+
+    def rsend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+              dest: int | None = None, tag: int = 0) -> Event:
+        """MPI_Rsend: erroneous unless the matching receive is already posted."""
+        return self._send("MPI_Rsend", READY, buf, count, datatype, dest, tag, True)
+
+    def isend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+              dest: int | None = None, tag: int = 0) -> Event:
+        """MPI_Isend: yields a Request."""
+        return self._send("MPI_Isend", STANDARD, buf, count, datatype, dest, tag, False)
+
+    def ibsend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+               dest: int | None = None, tag: int = 0) -> Event:
+        """MPI_Ibsend: yields a Request; the data is in the attached buffer on return."""
+        return self._send("MPI_Ibsend", BUFFERED, buf, count, datatype, dest, tag, False)
+
+    def issend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+               dest: int | None = None, tag: int = 0) -> Event:
+        """MPI_Issend: yields a Request that completes after the match."""
+        return self._send("MPI_Issend", SYNCHRONOUS, buf, count, datatype, dest, tag, False)
+
+    def irsend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+               dest: int | None = None, tag: int = 0) -> Event:
+        """MPI_Irsend: yields a Request."""
+        return self._send("MPI_Irsend", READY, buf, count, datatype, dest, tag, False)
+
+    def _send(self, call: str, mode: str, buf: Any, count: Any, datatype: Any, dest: Any,
+              tag: Any, blocking: bool) -> Event:
+        env = self.env
+        try:
+            dest = self._dest(dest)
+            tag = self._tag(tag, False)
+            dt = self._datatype(datatype)
+            if dt is None and not isinstance(buf, np.ndarray):
+                dt = _dt.BYTE
+            count, dt, nbytes, data = outgoing(buf, count, dt, self._space)
+        except MPIError as e:
+            self._enter(call, (dest if isinstance(dest, int) else None, tag, 0, None))
+            return failed(env, e)
+        sreq = Request("send", call, self.rank, dest, tag, nbytes)
+        self._enter(call, (dest, tag, nbytes, sreq))
+        now = env._now
+        if dest == PROC_NULL:
+            sreq.known(now)
+            return done(env, None if blocking else sreq)
+        if self._sync_all:
+            mode = SYNCHRONOUS
+        earliest = now + self._overhead
+        if mode == BUFFERED:
+            try:
+                earliest = self._buffered(sreq, dest, tag, nbytes, data, earliest)
+            except ErrBuffer as e:
+                return failed(env, e)
+            if blocking:
+                return at(env, earliest, None)
+            return at(env, earliest, sreq)
+        self._tp.post_send(self.rank, dest, tag, nbytes, data, mode, sreq, earliest)
+        if not blocking:
+            return at(env, earliest, sreq)
+        return self._until_done(sreq, earliest)
+
+    def _until_done(self, req: Request, earliest: float) -> Event:
+        """The event of a blocking send: it happens when the request completes."""
+        when = req.done_at
+        if when is not None:
+            return at(self.env, when if when > earliest else earliest, None)
+        ev = pending(self.env)
+        req.on_known(lambda r: fire_at(ev, max(r.done_at, earliest), None))
+        return ev
+
+    def _buffered(self, sreq: Request, dest: int, tag: int, nbytes: int, data: Any,
+                  earliest: float) -> float:
+        """3.6.1: place an entry, post a standard send for it; returns when the call returns."""
+        profile, buffer, env = self._profile, self._buffer, self.env
+        direct = profile.bsend_direct_limit
+        if (direct is not None and nbytes <= direct) or (
+                nbytes == 0 and not buffer.attached and profile.zero_bsend_unattached_ok):
+            self._tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, sreq, earliest)
+            return earliest
+        entry = buffer.reserve(nbytes, dest, tag, env._now)
+        if self._copy_bw:
+            earliest += nbytes / self._copy_bw
+        inner = Request("send", "MPI_Bsend(internal)", self.rank, dest, tag, nbytes)
+
+        def sent(_msg: Message) -> None:
+            buffer.complete(entry, env._now)
+
+        msg = self._tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, inner, earliest,
+                                 sent)
+        buffer.link(entry, msg)
+        sreq.msg = msg
+        if profile.ibsend_completes_at_once:
+            sreq.known(earliest)
+        else:
+            inner.on_known(lambda r: sreq.known(r.done_at))
+        return earliest
+
+    # -- receives and probes -------------------------------------------------------------
+    def irecv(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+              source: int = ANY_SOURCE, tag: int = ANY_TAG) -> Event:
+        """MPI_Irecv: yields a Request."""
+        req = self._post_recv("MPI_Irecv", buf, count, datatype, source, tag)
+        if isinstance(req, Event):
+            return req
+        return at(self.env, self.env._now + self._overhead, req)
+
+    def recv(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+             source: int = ANY_SOURCE, tag: int = ANY_TAG) -> Event:
+        """MPI_Recv: yields the Status; with a numpy ``buf`` the data is copied into it."""
+        req = self._post_recv("MPI_Recv", buf, count, datatype, source, tag)
+        if isinstance(req, Event):
+            return req
+        return completion.wait(self.env, req)
+
+    def _post_recv(self, call: str, buf: Any, count: Any, datatype: Any, source: Any,
+                   tag: Any) -> Request | Event:
+        try:
+            source = self._source(source)
+            tag = self._tag(tag, True)
+            capacity, dt = receive_capacity(buf, count, self._datatype(datatype))
+        except MPIError as e:
+            self._enter(call, (None, None, 0, None))
+            return failed(self.env, e)
+        req = Request("recv", call, self.rank, source, tag, capacity)
+        req.buf, req.count, req.datatype = buf, count, dt
+        if buf is BOTTOM:
+            req.space = self._space
+        self._enter(call, (source, tag, capacity, req))
+        if source == PROC_NULL:
+            req.status = Status(PROC_NULL, ANY_TAG, 0)
+            req.known(self.env._now)
+        else:
+            self._tp.post_recv(req)
+        return req
+
+    def probe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG) -> Event:
+        """MPI_Probe: blocks until a matching message can be received; yields its Status."""
+        env = self.env
+        try:
+            source, tag = self._source(source), self._tag(tag, True)
+        except MPIError as e:
+            self._enter("MPI_Probe", (None, None, 0, None))
+            return failed(env, e)
+        self._enter("MPI_Probe", (source, tag, 0, None))
+        if source == PROC_NULL:
+            return done(env, Status(PROC_NULL, ANY_TAG, 0))
+        msg = self._tp.peek(self.rank, source, tag)
+        if msg is not None:
+            return done(env, Status(msg.src, msg.tag, msg.nbytes))
+        ev = pending(env)
+        self._tp.wait_probe(self.rank, source, tag,
+                            lambda m: fire_at(ev, env._now, Status(m.src, m.tag, m.nbytes)))
+        return ev
+
+    def iprobe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG) -> Event:
+        """MPI_Iprobe: yields (flag, Status or None)."""
+        env = self.env
+        try:
+            source, tag = self._source(source), self._tag(tag, True)
+        except MPIError as e:
+            self._enter("MPI_Iprobe", (None, None, 0, None))
+            return failed(env, e)
+        self._enter("MPI_Iprobe", (source, tag, 0, None))
+        if source == PROC_NULL:
+            return done(env, (True, Status(PROC_NULL, ANY_TAG, 0)))
+        msg = self._tp.peek(self.rank, source, tag)
+        if msg is None:
+            return self._poll(done(env, (False, None)))
+        return done(env, (True, Status(msg.src, msg.tag, msg.nbytes)))
+
+    def _poll(self, ev: Event) -> Event:
+        """A poll that found nothing returns after POLL_TIME (or the call overhead)."""
+        if ev._ok and ev._value[0] is False:
+            return at(self.env, self.env._now + max(self._overhead, POLL_TIME), ev._value)
+        return ev
+
+    # -- completion ----------------------------------------------------------------------
+    def _requests(self, call: str, reqs: Any) -> list[Request] | Event:
+        items = [reqs] if isinstance(reqs, Request) else reqs
+        try:
+            items = list(items)
+        except TypeError:
+            items = [items]
+        for r in items:
+            if not isinstance(r, Request):
+                self._enter(call, (None, None, 0, None))
+                from .errors import ErrRequest
+                return failed(self.env, ErrRequest(f"{r!r} is not a Request"))
+        self._enter(call, (None, None, 0, items))
+        return items
+
+    def wait(self, request: Request) -> Event:
+        """MPI_Wait: yields the request's Status."""
+        reqs = self._requests("MPI_Wait", request)
+        return reqs if isinstance(reqs, Event) else completion.wait(self.env, reqs[0])
+
+    def waitall(self, requests: Any) -> Event:
+        """MPI_Waitall: yields the list of Statuses."""
+        reqs = self._requests("MPI_Waitall", requests)
+        return reqs if isinstance(reqs, Event) else completion.waitall(self.env, reqs)
+
+    def waitany(self, requests: Any) -> Event:
+        """MPI_Waitany: yields (index, Status)."""
+        reqs = self._requests("MPI_Waitany", requests)
+        return reqs if isinstance(reqs, Event) else completion.waitany(self.env, reqs)
+
+    def waitsome(self, requests: Any) -> Event:
+        """MPI_Waitsome: yields (indices, Statuses)."""
+        reqs = self._requests("MPI_Waitsome", requests)
+        return reqs if isinstance(reqs, Event) else completion.waitsome(self.env, reqs)
+
+    def test(self, request: Request) -> Event:
+        """MPI_Test: yields (flag, Status or None)."""
+        reqs = self._requests("MPI_Test", request)
+        return reqs if isinstance(reqs, Event) else self._poll(completion.test(self.env, reqs[0]))
+
+    def testall(self, requests: Any) -> Event:
+        """MPI_Testall: yields (flag, Statuses or None)."""
+        reqs = self._requests("MPI_Testall", requests)
+        return reqs if isinstance(reqs, Event) else self._poll(completion.testall(self.env, reqs))
+
+    def request_free(self, request: Request) -> Event:
+        """MPI_Request_free: the operation still completes; the handle becomes inactive."""
+        reqs = self._requests("MPI_Request_free", request)
+        if isinstance(reqs, Event):
+            return reqs
+        reqs[0].freed = True
+        reqs[0].active = False
+        return done(self.env, None)
+
+    # -- buffer, barrier, compute --------------------------------------------------------
+    def buffer_attach(self, size: int | str, buf: Any = None) -> Event:
+        """MPI_Buffer_attach(size): ``buf`` (optional) is what detach hands back as address."""
+        self._enter("MPI_Buffer_attach", (None, None, 0, None))
+        try:
+            if isinstance(size, str):
+                try:
+                    size = parse_size(size, allow_negative=True)
+                except UnitError as e:
+                    raise ErrArg(f"buffer size: {e}") from None
+            self._buffer.attach(size, buf, self.env._now)
+        except MPIError as e:
+            return failed(self.env, e)
+        return done(self.env, None)
+
+    def buffer_detach(self) -> Event:
+        """MPI_Buffer_detach: waits until every buffered message is sent; yields
+        (address, size)."""
+        env, buffer = self.env, self._buffer
+        self._enter("MPI_Buffer_detach", (None, None, 0, None))
+        if not buffer.attached:
+            if self._profile.detach_unattached_error:
+                return failed(env, ErrBuffer(f"no buffer is attached ({self._profile.name} "
+                                             "refuses a detach without one)"))
+            return done(env, (None, 0))
+        if buffer.pending == 0:
+            return done(env, buffer.detach(env._now))
+        ev = pending(env)
+        buffer.on_drained(lambda: fire_at(ev, env._now, buffer.detach(env._now)))
+        return ev
+
+    def barrier(self) -> Event:
+        """MPI_Barrier: completes once every rank has entered it."""
+        self._enter("MPI_Barrier", (None, None, 0, None))
+        return self._barrier.enter(self.rank)
+
+    def compute(self, seconds: float | str) -> Event:
+        """Keep this rank busy for ``seconds`` of simulated time (no MPI progress)."""
+        self._enter("compute", (None, None, 0, None))
+        try:
+            seconds = parse_time(seconds)
+        except UnitError as e:
+            return failed(self.env, ErrArg(f"compute: {e}"))
+        return at(self.env, self.env._now + seconds, None)
+
+    # -- datatypes and addresses (plain calls) -------------------------------------------
+    def type_size(self, datatype: Any) -> int:
+        """MPI_Type_size: a C int; UNDEFINED when the size does not fit (4.1.5)."""
+        return _dt.type_size(datatype)
+
+    def type_size_x(self, datatype: Any) -> int:
+        """MPI_Type_size_x: the size as an MPI_Count."""
+        return _dt.type_size_x(datatype)
+
+    def pack_size(self, count: int, datatype: Any) -> int:
+        """MPI_Pack_size: an upper bound of the packed size (exact in mpisim)."""
+        return _dt.pack_size(count, datatype)
+
+    def get_address(self, location: Any, index: Any = None) -> int:
+        """MPI_Get_address of an element of a numpy array."""
+        return self._space.get_address(location, index)
+
+    @staticmethod
+    def aint_add(base: int, disp: int) -> int:
+        """MPI_Aint_add."""
+        return _addr.aint_add(base, disp)
+
+    @staticmethod
+    def aint_diff(addr1: int, addr2: int) -> int:
+        """MPI_Aint_diff."""
+        return _addr.aint_diff(addr1, addr2)
+
+    # -- end of the program --------------------------------------------------------------
+    def finalize(self) -> Event | None:
+        """What MPI_Finalize waits for: buffered messages still pending. None if nothing."""
+        buffer, env = self._buffer, self.env
+        if not buffer.attached:
+            return None
+        self._enter("MPI_Finalize", (None, None, 0, None))
+        if buffer.pending == 0:
+            buffer.detach(env._now)
+            return None
+        ev = pending(env)
+        buffer.on_drained(lambda: (buffer.detach(env._now), fire_at(ev, env._now, None)))
+        return ev

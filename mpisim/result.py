@@ -1,0 +1,226 @@
+"""The result of a run: outcome, summaries, the explanation, the trace, the JSON.
+
+``to_json()`` is deterministic (same scenario, parameters and seed: byte-identical text),
+with the keys of DESIGN.md's result JSON. ``report()`` is for people: the outcome, the
+cause (who waits for whom, or which call failed and why) and what to try.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from .bsend.buffer import BufferSummary
+from .deadlock import Deadlock
+from .trace import Trace
+from .units import format_size, format_time
+
+__all__ = ["ErrorInfo", "Outcome", "RankSummary", "Result"]
+
+
+class Outcome(Enum):
+    """How a run ended; ``.value`` is the JSON word, ``exit_code`` the CLI's status."""
+
+    COMPLETED = "completed"
+    DEADLOCK = "deadlock"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+
+    @property
+    def exit_code(self) -> int:
+        return {"completed": 0, "deadlock": 3, "error": 4, "timeout": 5}[self.value]
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass
+class ErrorInfo:
+    """The error that ended a run: an uncaught MPIError, or an exception in a program."""
+
+    rank: int
+    call: str | None
+    error_class: str
+    time: float
+    message: str
+    info: dict[str, Any] = field(default_factory=dict)
+    where: str | None = None
+    traceback: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"rank": self.rank, "call": self.call, "error_class": self.error_class,
+             "time": self.time, "message": self.message}
+        if self.where is not None:
+            d["where"] = self.where
+        for key in ("requested", "free", "largest_free", "capacity", "entries"):
+            if key in self.info:
+                d[key] = self.info[key]
+        return d
+
+
+@dataclass
+class RankSummary:
+    """One rank at the end of the run (the JSON's ``ranks[r]``)."""
+
+    rank: int
+    finished: bool
+    end_time: float | None
+    buffer: BufferSummary
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rank": self.rank, "finished": self.finished, "end_time": self.end_time,
+                "buffer": self.buffer.to_dict()}
+
+
+@dataclass
+class Result:
+    """Everything a run produced."""
+
+    scenario: str
+    outcome: Outcome
+    sim_time: float
+    params: dict[str, Any]
+    ranks: list[RankSummary]
+    returned: list[Any]
+    messages: dict[str, int]
+    trace: Trace
+    error: ErrorInfo | None = None
+    deadlock: Deadlock | None = None
+    timeout_reason: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        return self.outcome.exit_code
+
+    # -- JSON ----------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario,
+            "outcome": self.outcome.value,
+            "sim_time": _finite(self.sim_time),
+            "params": _jsonable(self.params),
+            "error": None if self.error is None else _jsonable(self.error.to_dict()),
+            "deadlock": None if self.deadlock is None else self.deadlock.to_dict(),
+            "ranks": [r.to_dict() for r in self.ranks],
+            "messages": dict(self.messages),
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    # -- shortcuts to the edge modules (looked up at call time: the engine stays below them)
+    def to_chrome_trace(self, path: Any) -> None:
+        """Write a Chrome/Perfetto trace (see mpisim.export)."""
+        importlib.import_module("mpisim.export").write_chrome_trace(self, path)
+
+    def plot_occupancy(self, **kwargs: Any) -> Any:
+        return importlib.import_module("mpisim.plot").plot_occupancy(self, **kwargs)
+
+    def plot_timeline(self, **kwargs: Any) -> Any:
+        return importlib.import_module("mpisim.plot").plot_timeline(self, **kwargs)
+
+    def plot_layout(self, rank: int, **kwargs: Any) -> Any:
+        return importlib.import_module("mpisim.plot").plot_layout(self, rank, **kwargs)
+
+    def _repr_html_(self) -> str:
+        import html
+        return f"<pre>{html.escape(self.report())}</pre>"
+
+    def __repr__(self) -> str:
+        return (f"<Result {self.scenario}: {self.outcome.value} at "
+                f"{format_time(self.sim_time)}, {len(self.ranks)} ranks>")
+
+    # -- text ----------------------------------------------------------------------------
+    def report(self) -> str:
+        """A readable account of the run."""
+        m = self.messages
+        lines = [f"{self.scenario}: {self.outcome.value.upper()} at t = "
+                 f"{format_time(self.sim_time)} ({len(self.ranks)} ranks, {m['sent']} messages "
+                 f"sent, {m['received']} received, {format_size(m['bytes'])})"]
+        if self.deadlock is not None:
+            lines += _deadlock_lines(self.deadlock)
+        if self.error is not None:
+            lines += _error_lines(self.error)
+        if self.timeout_reason:
+            lines.append(f"  stopped: {self.timeout_reason}")
+        lines += _buffer_lines(self.ranks)
+        return "\n".join(lines)
+
+
+def _deadlock_lines(dl: Deadlock) -> list[str]:
+    lines = [f"{len(dl.blocked)} rank(s) blocked forever:"]
+    for b in dl.blocked[:32]:
+        args = []
+        if b.peer is not None:
+            args.append(f"peer={b.peer}")
+        if b.tag is not None:
+            args.append(f"tag={'ANY_TAG' if b.tag == -1 else b.tag}")
+        if b.bytes:
+            args.append(format_size(b.bytes))
+        where = f" at {b.where}" if b.where else ""
+        lines.append(f"  rank {b.rank}: {b.call}({', '.join(args)}){where}")
+        lines.append(f"      {b.reason}")
+        if b.waits_for:
+            joiner = " or " if b.any_of else " and "
+            shown = joiner.join(str(w) for w in b.waits_for[:16])
+            more = f" (+{len(b.waits_for) - 16} more)" if len(b.waits_for) > 16 else ""
+            lines.append(f"      waits for rank {shown}{more}")
+    if len(dl.blocked) > 32:
+        lines.append(f"  ... and {len(dl.blocked) - 32} more blocked ranks")
+    for c in dl.cycles[:5]:
+        lines.append("  cycle: " + " -> ".join(str(r) for r in [*c, c[0]]))
+    if any(b.reason.startswith("the message") for b in dl.blocked):
+        lines.append("  try: a larger eager limit (--set network.eager_limit=...), bsend with "
+                     "an attached buffer, or isend/irecv")
+    return lines
+
+
+def _error_lines(err: ErrorInfo) -> list[str]:
+    where = f" at {err.where}" if err.where else ""
+    lines = [f"  rank {err.rank}, {err.call}{where}, t = {format_time(err.time)}:",
+             f"  {err.error_class}: {err.message}"]
+    if err.error_class == "MPI_ERR_BUFFER":
+        lines.append("  try: attach a larger buffer (--set buffer=..., or `mpisim min-buffer`),"
+                     " or receive earlier so entries complete")
+    if err.traceback:
+        lines += ["  " + ln for ln in err.traceback.rstrip().splitlines()]
+    return lines
+
+
+def _buffer_lines(ranks: list[RankSummary]) -> list[str]:
+    used = [r for r in ranks if r.buffer.size or r.buffer.bsends or r.buffer.overflows]
+    if not used:
+        return []
+    lines = ["attached buffers:", "  rank        size   peak used   peak live  entries  bsends"
+             "  overflows"]
+    for r in used[:16]:
+        b = r.buffer
+        lines.append(f"  {r.rank:>4} {b.size:>11} {b.peak_used:>11} {b.peak_live:>11} "
+                     f"{b.peak_entries:>8} {b.bsends:>7} {b.overflows:>10}")
+    if len(used) > 16:
+        lines.append(f"  ... {len(used) - 16} more ranks")
+    return lines
+
+
+def _finite(x: float) -> float | None:
+    return x if isinstance(x, float) and math.isfinite(x) else (x if isinstance(x, int) else None)
+
+
+def _jsonable(value: Any) -> Any:
+    """Plain JSON types (numpy scalars and arrays to Python, NaN to null)."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "tolist"):
+        return _jsonable(value.tolist())
+    if isinstance(value, float):
+        return _finite(value)
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    return repr(value)

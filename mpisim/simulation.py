@@ -1,0 +1,260 @@
+"""Assembling and running one simulation.
+
+``run()`` builds a SimPy environment, the network, one ``mpi`` handle and one process per
+rank, runs until nothing is left to happen, and returns a :class:`~mpisim.result.Result`:
+
+- every rank finished: COMPLETED;
+- an uncaught MPIError (or any exception) in a program, or an erroneous ready send: ERROR,
+  and the run stops there (MPI_ERRORS_ARE_FATAL);
+- no event left but some rank unfinished: DEADLOCK, with the wait-for analysis;
+- ``until`` (simulated seconds) or ``max_events`` reached, or a rank making
+  ``SAME_TIME_CALLS`` calls without simulated time advancing (a loop that never waits):
+  TIMEOUT. A run never hangs on a finite guard.
+
+A program that ends with messages still in its attached buffer waits for them, as
+MPI_Finalize does, and then detaches. ``buffer=`` attaches that many bytes on every rank
+before its program starts.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from simpy.core import EmptySchedule, Environment
+
+from .bsend.buffer import AttachedBuffer
+from .bsend.profiles import MPIConfig
+from .deadlock import analyse
+from .errors import ErrOther, MPIError
+from .network import Network
+from .p2p.collectives import Barrier
+from .p2p.protocols import Message, Transport
+from .rank import Rank, ZeroTimeLoop
+from .result import ErrorInfo, Outcome, RankSummary, Result
+from .trace import Recorder
+from .units import UnitError, parse_size, parse_time
+
+__all__ = ["Simulation", "run"]
+
+class _Abort(Exception):
+    """Stops the event loop: a fatal error was recorded."""
+
+
+class Simulation:
+    """One simulated MPI job; ``run()`` for the whole of it, ``step()`` to go event by event."""
+
+    def __init__(self, program: Callable[..., Any] | Sequence[Callable[..., Any]], ranks: int,
+                 network: Network | dict[str, Any] | None = None,
+                 mpi: MPIConfig | dict[str, Any] | None = None,
+                 params: dict[str, Any] | None = None, seed: int = 0,
+                 until: float | str | None = None, max_events: int | None = None,
+                 buffer: int | str | None = None, name: str | None = None,
+                 trace: bool = True) -> None:
+        if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
+            raise ValueError(f"ranks: expected a positive integer, got {ranks!r}")
+        self.size = ranks
+        self.programs = _programs(program, ranks)
+        self.params = dict(params or {})
+        self.name = name or getattr(self.programs[0], "__name__", "program")
+        self.until = None if until is None else _setting("until", parse_time, until)
+        if max_events is not None and (isinstance(max_events, bool) or
+                                       not isinstance(max_events, int) or max_events < 1):
+            raise ValueError(f"max_events: expected a positive integer, got {max_events!r}")
+        self.max_events = max_events
+        self.buffer = None if buffer is None else _setting("buffer", parse_size, buffer)
+        self.config = _mpi_config(mpi)
+        self.net = Network.coerce(network).resolve(
+            ranks=ranks, eager_default=self.config.profile.eager_limit, seed=seed)
+        self.env = Environment()
+        self.recorder = Recorder(trace)
+        self.transport = Transport(self.env, self.net, ranks, self._ready_error, trace)
+        self.barrier = Barrier(self.env, ranks, self.net.latency)
+        self.buffers = [AttachedBuffer(r, self.config, self.recorder) for r in range(ranks)]
+        self.handles = [Rank(r, ranks, self.env, self.transport, self.buffers[r], self.barrier,
+                             self.config, self.net.overhead, trace) for r in range(ranks)]
+        self.finished = [False] * ranks
+        self.end_times: list[float | None] = [None] * ranks
+        self.returned: list[Any] = [None] * ranks
+        self.error: ErrorInfo | None = None
+        self.events = 0
+        self._timeout: str | None = None
+        self._done = False
+        self._procs = [self.env.process(self._main(r)) for r in range(ranks)]
+        for r, proc in enumerate(self._procs):
+            proc.callbacks.append(self._exit_callback(r))
+
+    @property
+    def now(self) -> float:
+        return self.env.now
+
+    # -- the rank processes --------------------------------------------------------------
+    def _main(self, r: int):
+        mpi = self.handles[r]
+        if self.buffer is not None:
+            yield mpi.buffer_attach(self.buffer)
+        body = self.programs[r](mpi, **self.params)
+        value = (yield from body) if inspect.isgenerator(body) else body
+        final = mpi.finalize()
+        if final is not None:
+            yield final
+        return value
+
+    def _exit_callback(self, r: int) -> Callable[[Any], None]:
+        def exited(proc: Any) -> None:
+            if proc._ok:
+                self.finished[r] = True
+                self.end_times[r] = self.env._now
+                self.returned[r] = proc._value
+                return
+            proc._defused = True
+            if isinstance(proc._value, ZeroTimeLoop):
+                self._timeout = str(proc._value)
+                raise _Abort
+            self._fatal(r, proc._value)
+        return exited
+
+    def _fatal(self, r: int, exc: BaseException) -> None:
+        mpi = self.handles[r]
+        if isinstance(exc, MPIError):
+            self.error = ErrorInfo(r, mpi.call, exc.error_class, self.env._now, exc.message,
+                                   dict(exc.info), mpi.call_where or self._where(r))
+        else:
+            tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+            self.error = ErrorInfo(r, mpi.call, type(exc).__name__, self.env._now,
+                                   f"{type(exc).__name__} in the program of rank {r}: {exc}",
+                                   {}, mpi.call_where or self._where(r), tb)
+        raise _Abort
+
+    def _ready_error(self, msg: Message) -> None:
+        """3.4: a ready send whose receive is not posted when it arrives is erroneous."""
+        exc = ErrOther(
+            f"ready send to rank {msg.dst} (tag {msg.tag}, {msg.nbytes} B) arrived at "
+            f"t = {self.env._now:.9g} s before a matching receive was posted; MPI_Rsend "
+            "requires the receive to be posted first (3.4)")
+        mpi = self.handles[msg.src]
+        self.error = ErrorInfo(msg.src, msg.sreq.call, exc.error_class, self.env._now,
+                               exc.message, {}, mpi.call_where)
+        raise _Abort
+
+    def _where(self, r: int) -> str | None:
+        """The program line a rank is at (for programs written in Python)."""
+        gen = getattr(self._procs[r], "_generator", None)
+        inner = getattr(gen, "gi_yieldfrom", None)
+        frame = getattr(inner, "gi_frame", None)
+        if frame is None:
+            return None
+        code = frame.f_code
+        return f"{code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno} ({code.co_name})"
+
+    # -- running -------------------------------------------------------------------------
+    def step(self) -> bool:
+        """Process one event; False once the run has ended."""
+        if self._done:
+            return False
+        try:
+            self.env.step()
+            self.events += 1
+            return True
+        except EmptySchedule:
+            self._done = True
+        except _Abort:
+            self._done = True
+        return False
+
+    def run(self, until: float | str | None = None) -> Result:
+        """Run to the end (or to simulated time ``until``) and return the Result."""
+        limit = self.until if until is None else _setting("until", parse_time, until)
+        if not self._done:
+            self._loop(limit, self.max_events)
+        return self.result()
+
+    def _loop(self, limit: float | None, max_events: int | None) -> None:
+        env, queue, step = self.env, self.env._queue, self.env.step
+        budget = math.inf if max_events is None else max_events - self.events
+        n = 0
+        try:
+            if limit is None and budget == math.inf:
+                while True:
+                    step()
+                    n += 1
+            while n < budget:
+                if limit is not None and queue and queue[0][0] > limit:
+                    self._timeout = f"simulated time reached until = {limit:.9g} s"
+                    env._now = limit
+                    return
+                step()
+                n += 1
+            if queue:
+                self._timeout = f"{self.max_events} events processed (max_events)"
+        except EmptySchedule:
+            self._done = True
+        except _Abort:
+            self._done = True
+        finally:
+            self.events += n
+
+    def result(self) -> Result:
+        """The Result as of now (the run need not be over)."""
+        outcome, deadlock = self._outcome()
+        calls = [(r, h.calls, h.starts, self.end_times[r]) for r, h in enumerate(self.handles)]
+        trace = self.recorder.build(self.transport.messages, calls, self.env._now)
+        ranks = [RankSummary(r, self.finished[r], self.end_times[r], self.buffers[r].summary)
+                 for r in range(self.size)]
+        tp = self.transport
+        return Result(self.name, outcome, self.env._now, self.params, ranks, list(self.returned),
+                      {"sent": tp.sent, "received": tp.received, "bytes": tp.bytes}, trace,
+                      self.error, deadlock, self._timeout)
+
+    def _outcome(self) -> tuple[Outcome, Any]:
+        if self.error is not None:
+            return Outcome.ERROR, None
+        if self._timeout is not None:
+            return Outcome.TIMEOUT, None
+        if all(self.finished):
+            return Outcome.COMPLETED, None
+        if self._timeout is not None or not self._done:
+            return Outcome.TIMEOUT, None
+        dl = analyse(self.handles, self.finished, self.barrier, self.buffers,
+                     self.net.eager_limit, lambda r: self.handles[r].call_where or self._where(r))
+        return Outcome.DEADLOCK, dl
+
+
+def run(program: Callable[..., Any] | Sequence[Callable[..., Any]], ranks: int,
+        network: Network | dict[str, Any] | None = None,
+        mpi: MPIConfig | dict[str, Any] | None = None, params: dict[str, Any] | None = None,
+        seed: int = 0, until: float | str | None = None, max_events: int | None = None,
+        buffer: int | str | None = None, name: str | None = None, trace: bool = True) -> Result:
+    """Run ``program(mpi, **params)`` on ``ranks`` ranks and return the Result."""
+    return Simulation(program, ranks, network=network, mpi=mpi, params=params, seed=seed,
+                      until=until, max_events=max_events, buffer=buffer, name=name,
+                      trace=trace).run()
+
+
+def _programs(program: Any, ranks: int) -> list[Callable[..., Any]]:
+    if callable(program):
+        return [program] * ranks
+    programs = list(program)
+    if len(programs) != ranks or not all(callable(p) for p in programs):
+        raise ValueError(f"program: expected a function or a list of {ranks} functions")
+    return programs
+
+
+def _setting(key: str, parser: Callable[[Any], Any], value: Any) -> Any:
+    try:
+        return parser(value)
+    except UnitError as e:
+        raise ValueError(f"{key}: {e}") from None
+
+
+def _mpi_config(mpi: Any) -> Any:
+    if mpi is None:
+        mpi = MPIConfig()
+    elif isinstance(mpi, dict):
+        mpi = MPIConfig.from_dict(mpi)
+    elif not isinstance(mpi, MPIConfig):
+        raise ValueError(f"mpi: expected an MPIConfig or a dict, got {type(mpi).__name__}")
+    return mpi.resolve()

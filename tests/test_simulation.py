@@ -1,0 +1,146 @@
+"""Running a simulation: outcomes, guards, determinism, the result and its JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import mpisim as ms
+
+
+def ping(mpi, count=10):
+    if mpi.rank == 0:
+        yield mpi.send(count=count, dest=1)
+    else:
+        yield mpi.recv(count=count, source=0)
+    return mpi.rank * 10
+
+
+def test_result_carries_the_design_json_keys_and_returned_values():
+    r = ms.run(ping, ranks=2, params={"count": 3})
+    d = json.loads(r.to_json())
+    assert list(d) == ["scenario", "outcome", "sim_time", "params", "error", "deadlock", "ranks",
+                       "messages"]
+    assert d["scenario"] == "ping" and d["outcome"] == "completed" and d["params"] == {"count": 3}
+    assert r.returned == [0, 10]
+    assert d["ranks"][1]["finished"] and d["ranks"][1]["end_time"] == r.sim_time
+    assert set(d["ranks"][0]["buffer"]) == {"size", "peak_used", "peak_live", "peak_entries",
+                                            "bsends", "overflows"}
+
+
+def test_same_input_gives_byte_identical_json():
+    a = ms.run(ping, ranks=2, network={"jitter": "1us"}, seed=3)
+    b = ms.run(ping, ranks=2, network={"jitter": "1us"}, seed=3)
+    assert a.to_json() == b.to_json()
+
+
+def test_until_ends_an_endless_program_as_timeout():
+    def forever(mpi):
+        while True:
+            yield mpi.compute("1us")
+
+    r = ms.run(forever, ranks=2, until="50us")
+    assert r.outcome is ms.Outcome.TIMEOUT and r.exit_code == 5
+    assert r.sim_time == pytest.approx(50e-6)
+    r = ms.run(forever, ranks=1, max_events=100)
+    assert r.outcome is ms.Outcome.TIMEOUT
+
+
+def test_a_loop_that_never_advances_time_is_stopped_not_hung():
+    def spin(mpi):
+        while True:
+            yield mpi.isend(count=0, dest=ms.PROC_NULL)
+
+    r = ms.run(spin, ranks=1)
+    assert r.outcome is ms.Outcome.TIMEOUT and "without simulated time advancing" in r.report()
+
+
+def test_simulation_steps_one_event_at_a_time():
+    sim = ms.Simulation(ping, ranks=2)
+    steps = 0
+    while sim.step():
+        steps += 1
+    assert steps >= 2 and sim.result().outcome is ms.Outcome.COMPLETED
+
+
+def test_trace_records_calls_and_messages():
+    r = ms.run(ping, ranks=2)
+    calls = r.trace.calls
+    assert list(calls["call"]) == ["MPI_Send", "MPI_Recv"]
+    recv = calls[calls["rank"] == 1][0]
+    assert recv["end"] == pytest.approx(1e-6 + 10 / 10e9)
+    m = r.trace.messages[0]
+    assert (m["src"], m["dst"], m["bytes"], m["mode"], m["protocol"]) == (0, 1, 10, "standard",
+                                                                          "eager")
+
+
+def test_bad_settings_are_refused_with_the_key_named():
+    with pytest.raises(ValueError, match=r"network\.latency"):
+        ms.run(ping, ranks=2, network={"latency": "fast"})
+    with pytest.raises(ValueError, match=r"network\.colour"):
+        ms.run(ping, ranks=2, network={"colour": 1})
+    with pytest.raises(ValueError, match="ranks"):
+        ms.run(ping, ranks=0)
+
+
+@st.composite
+def programs(draw):
+    """Random send/receive programs: each message (src, dst, tag) is received once."""
+    size = draw(st.integers(2, 4))
+    msgs = draw(st.lists(st.tuples(st.integers(0, size - 1), st.integers(0, size - 1),
+                                   st.integers(0, 2), st.sampled_from([0, 8, 5000])),
+                         max_size=12))
+    msgs = [m for m in msgs if m[0] != m[1]]
+    ops = {r: [] for r in range(size)}
+    for k, (src, dst, tag, nbytes) in enumerate(msgs):
+        ops[src].append(("send", dst, tag, nbytes, k))
+        wildcard = draw(st.booleans())
+        ops[dst].append(("recv", ms.ANY_SOURCE if wildcard else src, tag, nbytes, k))
+    for r in ops:
+        ops[r] = draw(st.permutations(ops[r]))
+    eager = draw(st.sampled_from([0, 64, 65536]))
+    return size, ops, eager
+
+
+@given(programs())
+def test_every_message_is_received_once_in_order_or_a_real_deadlock_is_reported(prog):
+    """3.5: every message is received once, in per-pair order; otherwise the deadlock's
+    cycles are real edges of blocked ranks."""
+    size, ops, eager = prog
+
+    def program(mpi):
+        got = []
+        for op, peer, tag, nbytes, k in ops[mpi.rank]:
+            if op == "send":
+                yield mpi.send(buf=(mpi.rank, k), count=nbytes, dest=peer, tag=tag)
+            else:
+                st_ = yield mpi.recv(count=5000, source=peer, tag=tag)
+                got.append((st_.source, *tuple(st_.data)))
+        return got
+
+    r = ms.run(program, ranks=size, network={"eager_limit": eager})
+    if r.outcome is ms.Outcome.COMPLETED:
+        received = [k for got in r.returned for (_, _, k) in got]
+        sent = [op[4] for o in ops.values() for op in o if op[0] == "send"]
+        assert sorted(received) == sorted(sent)  # each exactly once
+        for dst, got in enumerate(r.returned):
+            tags = {op[2]: 0 for op in ops[dst]}
+            for src in range(size):
+                for tag in tags:
+                    order = [op[4] for op in ops[src] if op[:3] == ("send", dst, tag)]
+                    assert [k for (s, _, k) in got if s == src and
+                            ops_tag(ops, src, k) == tag] == order  # non-overtaking
+    else:
+        assert r.outcome is ms.Outcome.DEADLOCK
+        blocked = {b.rank: b for b in r.deadlock.blocked}
+        assert blocked
+        for cycle in r.deadlock.cycles:
+            for a, b in zip(cycle, cycle[1:] + cycle[:1], strict=True):
+                assert a in blocked and b in blocked[a].waits_for
+
+
+def ops_tag(ops, src, k):
+    return next(op[2] for op in ops[src] if op[0] == "send" and op[4] == k)
