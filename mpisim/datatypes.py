@@ -4,29 +4,33 @@ Buffered mode sizes every entry with ``pack_size``, so these numbers decide when
 attached buffer overflows. Basic sizes are those of a 64-bit Linux ABI (LP64), as MPICH and
 Open MPI report them there.
 
-Size, bounds and extent (MPI 4.1, 5.1 "Derived Datatypes" and 4.1.5 "type size"):
+Size, bounds and extent, as the standard defines them (4.1 derived datatypes, 4.1.2
+constructors, 4.1.6 markers, 4.1.7 extent, 4.1.8 true extent, 4.1.5 type size):
 
 - ``size`` counts the bytes of data, each entry of the type map with its multiplicity;
   ``true_lb``/``true_extent`` bound the data alone.
 - Every constructor other than struct places copies of its old type; each copy carries the
-  old type's ``lb`` and ``ub``, and the new ``lb``/``ub`` are the least lb and the largest ub
-  of the copies (so ``vector(2, 1, 3)`` of DOUBLE has extent 32, not 48).
+  old type's ``lb`` and ``ub`` (padding included), and the new ``lb``/``ub`` are the least lb
+  and the largest ub of the copies (``vector(2, 1, 3)`` of DOUBLE: extent 32, not 48).
 - ``create_resized`` and ``create_subarray`` (lb 0, extent of the whole array) set explicit
-  lb/ub *markers*. Markers are sticky: once any member carries one, lb (ub) is decided by the
-  markers alone, as the standard's definition of lb/ub with markers says.
-- The epsilon rule: a struct with no markers has its extent rounded up to a multiple of the
-  largest alignment among its basic types (LP64: alignment = size, complex = half its size,
-  long double 16), so ``struct {double; char}`` has size 9 and extent 16, like the C
-  struct. MPICH and Open MPI apply it at struct construction only; so does mpisim.
+  lb/ub *markers*. Markers are sticky: once any member carries one, lb (ub) is decided by
+  the markers alone (4.1.6).
+- The epsilon rule (4.1): a struct with no markers has its extent rounded up to a multiple
+  of the largest alignment among its basic types (LP64: alignment = size, complex = half
+  its size, long double 16), so ``struct {double; char}`` has size 9 and extent 16, like
+  the C struct. MPICH and Open MPI apply it at struct construction only; so does mpisim.
 
 ``type_size`` answers as a C ``int`` (``UNDEFINED`` above ``INT_MAX``, 4.1.5) and
 ``type_size_x`` as an ``MPI_Count``. ``pack_size`` adds nothing: packing is header-free, so
 the bound is exactly ``count * size``; buffered-mode overhead is ``BSEND_OVERHEAD``'s job.
 
-A message may fill fewer elements than the receive names, even part of one element, as
-long as it ends between two basic elements (3.3.1 type matching: the sent signature is a
-prefix of the received one); ending inside a basic element is MPI_ERR_TYPE, and more bytes
-than the receive holds is MPI_ERR_TRUNCATE.
+``pack``/``unpack`` read and write a contiguous numpy array through the type map (byte
+``i * extent + displacement`` from its start); a type map that reaches outside the array is
+MPI_ERR_ARG, never a stray memory access. A message may fill fewer elements than the
+receive names, even part of one element, as long as it ends between two basic elements
+(3.3.1 type matching: the sent signature is a prefix of the received one); ending inside a
+basic element is MPI_ERR_TYPE, and more bytes than the receive holds is MPI_ERR_TRUNCATE
+(3.2.4).
 """
 
 from __future__ import annotations
@@ -36,16 +40,17 @@ from typing import Any
 import numpy as np
 
 from .constants import INT_MAX, UNDEFINED
-from .errors import ErrArg, ErrCount, ErrTruncate, ErrType
+from .errors import ErrArg, ErrType
 from .typemap import (
     Blocks,
     basic_blocks,
-    memory_of,
+    check_message_size,
+    count_arg,
+    datatype_arg,
     merge,
+    pack,
     replicate,
-    unit_indices,
-    unit_of,
-    unit_view,
+    unpack,
 )
 
 __all__ = ["BASIC_TYPES", "ORDER_C", "ORDER_FORTRAN", "Datatype", "check_committed",
@@ -117,7 +122,7 @@ class Datatype:
 
     def create_contiguous(self, count: int) -> Datatype:
         """``count`` copies of this type, one after another (MPI_Type_contiguous)."""
-        n = _count(count)
+        n = count_arg(count)
         return _derive(f"contiguous({n}, {self.name})", [(self, _arr([0]), _arr([n]))])
 
     def create_vector(self, count: int, blocklength: int, stride: int) -> Datatype:
@@ -190,14 +195,14 @@ class Datatype:
             raise ErrArg(f"struct needs as many blocklengths ({counts.size}), displacements "
                          f"({disps.size}) and types ({len(types)})")
         for t in types:
-            _datatype(t)
+            datatype_arg(t)
         members = [(t, disps[i:i + 1], counts[i:i + 1]) for i, t in enumerate(types)]
         name = f"struct({_seq(counts)}, {_seq(disps)}, [{', '.join(t.name for t in types)}])"
         return _derive(name, members, pad=True)
 
     def _vector(self, kind: str, count: int, blocklength: int, stride: int,
                 unit: int) -> Datatype:
-        n, bl, st = _count(count), _int(blocklength, "blocklength", 0), _int(stride, "stride")
+        n, bl, st = count_arg(count), _int(blocklength, "blocklength", 0), _int(stride, "stride")
         disps = np.arange(n, dtype=np.int64) * (st * unit)
         return _derive(f"{kind}({n}, {bl}, {st}, {self.name})",
                        [(self, disps, np.full(n, bl, dtype=np.int64))])
@@ -301,18 +306,6 @@ def _ints(values: Any, what: str, minimum: int | None = None) -> np.ndarray:
 def _seq(values: np.ndarray) -> str:
     shown = ", ".join(str(v) for v in values[:4].tolist())
     return f"[{shown}{', ...' if values.size > 4 else ''}]"
-
-
-def _count(count: Any) -> int:
-    if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 0:
-        raise ErrCount(f"count must be a non-negative integer, got {count!r}")
-    return int(count)
-
-
-def _datatype(datatype: Any) -> Datatype:
-    if not isinstance(datatype, Datatype):
-        raise ErrType(f"{datatype!r} is not a datatype")
-    return datatype
 
 
 # -- predefined types ---------------------------------------------------------------------
@@ -430,13 +423,13 @@ def datatype_of(dtype: np.dtype | type | str) -> Datatype:
 
 def type_size(datatype: Datatype) -> int:
     """Bytes of data in one element, as a C int: UNDEFINED above INT_MAX (4.1.5)."""
-    size = _datatype(datatype).size
+    size = datatype_arg(datatype).size
     return size if size <= INT_MAX else UNDEFINED
 
 
 def type_size_x(datatype: Datatype) -> int:
     """Bytes of data in one element, as an MPI_Count (4.1.5)."""
-    size = _datatype(datatype).size
+    size = datatype_arg(datatype).size
     return size if size <= COUNT_MAX else UNDEFINED
 
 
@@ -445,99 +438,12 @@ def pack_size(count: int, datatype: Datatype) -> int:
 
     mpisim packs without a header, so the bound is exact: ``count * datatype.size``.
     """
-    return _count(count) * _datatype(datatype).size
+    return count_arg(count) * datatype_arg(datatype).size
 
 
 def check_committed(datatype: Any) -> Datatype:
     """The datatype, if it may be used in communication; else MPI_ERR_TYPE."""
-    if not _datatype(datatype).committed:
+    if not datatype_arg(datatype).committed:
         raise ErrType(f"datatype {datatype.name} is not committed; call .commit() before "
                       "using it in communication")
     return datatype
-
-
-def check_message_size(nbytes: int, count: int, datatype: Datatype) -> None:
-    """Refuse a message of ``nbytes`` for a receive of ``count`` x ``datatype``.
-
-    More bytes than the receive holds is MPI_ERR_TRUNCATE; a message that ends inside a
-    basic element of the receive's type map is MPI_ERR_TYPE (see the module doc).
-    """
-    capacity = _count(count) * _datatype(datatype).size
-    if nbytes > capacity:
-        raise ErrTruncate(f"message of {nbytes} bytes is larger than the receive buffer "
-                          f"({count} x {datatype.name} = {capacity} bytes)")
-    if capacity and not _ends_between_elements(datatype, nbytes % datatype.size):
-        raise ErrType(f"message of {nbytes} bytes ends inside a basic element of "
-                      f"{datatype.name} (size {datatype.size}): the datatypes do not match")
-
-
-def _ends_between_elements(datatype: Datatype, nbytes: int) -> bool:
-    """Whether the first ``nbytes`` packed bytes of one element end on a basic element."""
-    while nbytes:
-        if not datatype._members:
-            return False
-        for old, _, counts in datatype._members:
-            part = old.size * int(counts[counts > 0].sum())
-            if nbytes < part:
-                datatype, nbytes = old, nbytes % old.size
-                break
-            nbytes -= part
-    return True
-
-
-# -- moving data ---------------------------------------------------------------------------
-
-def pack(buf: np.ndarray, count: int, datatype: Datatype) -> np.ndarray:
-    """The packed bytes (uint8) of ``count`` elements of ``datatype`` read from ``buf``.
-
-    Element ``i`` is read at byte ``i * extent`` + its type map's displacements, counted
-    from the start of ``buf``; a type map reaching outside ``buf`` is MPI_ERR_ARG.
-    """
-    n, memory = _count(count), memory_of(buf)
-    _check_span(memory.size, n, _datatype(datatype))
-    unit, index = _plan(n, datatype, n * datatype.size)
-    if index is None:
-        return memory[unit:unit + n * datatype.size].copy()
-    return unit_view(memory, unit)[index].view(np.uint8)
-
-
-def unpack(packed: np.ndarray, buf: np.ndarray, count: int, datatype: Datatype) -> None:
-    """Scatter packed bytes into ``buf`` through ``datatype`` (up to ``count`` elements).
-
-    Fewer bytes than ``count`` elements is fine; see ``check_message_size`` for the errors.
-    """
-    data = memory_of(packed, what="packed")
-    n = _count(count)
-    check_message_size(data.size, n, datatype)
-    memory = memory_of(buf, writable=True)
-    _check_span(memory.size, n, datatype)
-    unit, index = _plan(n, datatype, data.size)
-    if index is None:
-        memory[unit:unit + data.size] = data
-    else:
-        unit_view(memory, unit)[index] = unit_view(data, unit)
-
-
-def _plan(count: int, datatype: Datatype, nbytes: int) -> tuple[int, np.ndarray | None]:
-    """How to move the first ``nbytes`` of ``count`` elements: ``(offset, None)`` for one
-    contiguous run from byte ``offset``, else ``(unit, unit indices)``."""
-    offsets, lengths = blocks = datatype.typemap()
-    if offsets.size <= 1 and (count <= 1 or lengths.sum() == datatype.extent):
-        return int(offsets[0]) if offsets.size else 0, None
-    unit = unit_of(blocks, count, datatype.extent)
-    if nbytes % unit:
-        unit = int(np.gcd(unit, nbytes))
-    elements = -(-nbytes // datatype.size)
-    index = unit_indices(blocks, elements, datatype.extent, unit)
-    return unit, index[: nbytes // unit]
-
-
-def _check_span(available: int, count: int, datatype: Datatype) -> None:
-    if count == 0 or datatype.size == 0:
-        return
-    last = (count - 1) * datatype.extent
-    lo = datatype.true_lb + min(0, last)
-    hi = datatype.true_lb + datatype.true_extent + max(0, last)
-    if lo < 0 or hi > available:
-        raise ErrArg(f"buffer of {available} bytes is too small: {count} x {datatype.name} "
-                     f"touches bytes {lo}..{hi - 1}")

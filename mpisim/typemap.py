@@ -14,13 +14,18 @@ is moved eight bytes at a time and costs as much index memory as it moves data.
 from __future__ import annotations
 
 from math import gcd
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import ErrArg
+from .errors import ErrArg, ErrCount, ErrTruncate, ErrType
 
-__all__ = ["Blocks", "basic_blocks", "byte_indices", "memory_of", "merge", "replicate",
-           "unit_indices", "unit_of", "unit_view"]
+if TYPE_CHECKING:
+    from .datatypes import Datatype
+
+__all__ = ["Blocks", "basic_blocks", "byte_indices", "check_message_size", "count_arg",
+           "datatype_arg", "memory_of", "merge", "pack", "replicate", "unit_indices", "unit_of",
+           "unit_view", "unpack"]
 
 Blocks = tuple[np.ndarray, np.ndarray]
 """``(offsets, lengths)``: int64 arrays of the byte blocks of one element, in type-map order."""
@@ -120,3 +125,109 @@ def memory_of(buf: object, *, writable: bool = False, what: str = "buf") -> np.n
     if writable and not buf.flags.writeable:
         raise ErrArg(f"{what} is read-only and cannot receive data")
     return flat.view(np.uint8)
+
+
+# -- moving data through a datatype (validated here, re-exported by datatypes) -------------
+
+def count_arg(count: Any) -> int:
+    """``count`` as an int, or MPI_ERR_COUNT."""
+    if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 0:
+        raise ErrCount(f"count must be a non-negative integer, got {count!r}")
+    return int(count)
+
+
+def datatype_arg(datatype: Any) -> Datatype:
+    """``datatype`` if it is one, else MPI_ERR_TYPE."""
+    if not hasattr(datatype, "typemap"):
+        raise ErrType(f"{datatype!r} is not a datatype")
+    return datatype
+
+
+def check_message_size(nbytes: int, count: int, datatype: Datatype) -> None:
+    """Refuse a message of ``nbytes`` for a receive of ``count`` x ``datatype``.
+
+    More bytes than the receive holds is MPI_ERR_TRUNCATE (3.2.4); a message that ends
+    inside a basic element of the receive's type map is MPI_ERR_TYPE (3.3.1). Fewer whole
+    basic elements than the receive names is fine.
+    """
+    capacity = count_arg(count) * datatype_arg(datatype).size
+    if nbytes > capacity:
+        raise ErrTruncate(f"message of {nbytes} bytes is larger than the receive buffer "
+                          f"({count} x {datatype.name} = {capacity} bytes)")
+    if capacity and not _ends_between_elements(datatype, nbytes % datatype.size):
+        raise ErrType(f"message of {nbytes} bytes ends inside a basic element of "
+                      f"{datatype.name} (size {datatype.size}): the datatypes do not match")
+
+
+def _ends_between_elements(datatype: Datatype, nbytes: int) -> bool:
+    """Whether the first ``nbytes`` packed bytes of one element end on a basic element."""
+    while nbytes:
+        if not datatype._members:
+            return False
+        for old, _, counts in datatype._members:
+            part = old.size * int(counts.sum())
+            if nbytes < part:
+                datatype, nbytes = old, nbytes % old.size
+                break
+            nbytes -= part
+    return True
+
+
+def pack(buf: np.ndarray, count: int, datatype: Datatype) -> np.ndarray:
+    """The packed bytes (uint8) of ``count`` elements of ``datatype`` read from ``buf``.
+
+    Element ``i`` is read at byte ``i * extent`` + its type map's displacements, counted
+    from the start of ``buf``; a type map reaching outside ``buf`` is MPI_ERR_ARG.
+    """
+    n, memory = count_arg(count), memory_of(buf)
+    _check_span(memory.size, n, datatype_arg(datatype))
+    nbytes = n * datatype.size
+    start = _contiguous_start(n, datatype)
+    if start is not None:
+        return memory[start:start + nbytes].copy()
+    unit, index = _unit_plan(n, datatype, nbytes)
+    return unit_view(memory, unit)[index].view(np.uint8)
+
+
+def unpack(packed: np.ndarray, buf: np.ndarray, count: int, datatype: Datatype) -> None:
+    """Scatter packed bytes into ``buf`` through ``datatype`` (up to ``count`` elements);
+    see ``check_message_size`` for what a receive refuses."""
+    data = memory_of(packed, what="packed")
+    check_message_size(data.size, count, datatype)
+    memory = memory_of(buf, writable=True)
+    _check_span(memory.size, count, datatype)
+    start = _contiguous_start(count, datatype)
+    if start is not None:
+        memory[start:start + data.size] = data
+        return
+    unit, index = _unit_plan(count, datatype, data.size)
+    unit_view(memory, unit)[index] = unit_view(data, unit)
+
+
+def _contiguous_start(count: int, datatype: Datatype) -> int | None:
+    """Where ``count`` elements begin if their data is one contiguous run, else None."""
+    offsets, lengths = datatype.typemap()
+    if offsets.size == 0:
+        return 0
+    if offsets.size == 1 and (count <= 1 or lengths[0] == datatype.extent):
+        return int(offsets[0])
+    return None
+
+
+def _unit_plan(count: int, datatype: Datatype, nbytes: int) -> tuple[int, np.ndarray]:
+    """The unit and unit indices that move the first ``nbytes`` of ``count`` elements."""
+    blocks = datatype.typemap()
+    unit = gcd(unit_of(blocks, count, datatype.extent), nbytes)
+    elements = -(-nbytes // datatype.size)
+    return unit, unit_indices(blocks, elements, datatype.extent, unit)[: nbytes // unit]
+
+
+def _check_span(available: int, count: int, datatype: Datatype) -> None:
+    if count == 0 or datatype.size == 0:
+        return
+    last = (count - 1) * datatype.extent
+    lo = datatype.true_lb + min(0, last)
+    hi = datatype.true_lb + datatype.true_extent + max(0, last)
+    if lo < 0 or hi > available:
+        raise ErrArg(f"buffer of {available} bytes is too small: {count} x {datatype.name} "
+                     f"touches bytes {lo}..{hi - 1}")
