@@ -246,7 +246,6 @@ class Rank:
         msg = self._tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, inner, earliest,
                                  sent)
         buffer.link(entry, msg)
-        sreq.msg = msg
         if profile.ibsend_completes_at_once:
             sreq.known(earliest)
         else:

@@ -19,6 +19,7 @@ import numpy as np
 from .. import datatypes as dts
 from ..constants import BOTTOM
 from ..errors import ErrCount, ErrTruncate, MPIError
+from .requests import Status
 
 __all__ = ["deliver", "outgoing", "receive_capacity"]
 
@@ -91,8 +92,6 @@ def receive_capacity(buf: Any, count: int | None, datatype: Any) -> tuple[int | 
 
 def deliver(msg: Any, req: Any) -> None:
     """Complete a receive with a matched message: Status, truncation, data into ``buf``."""
-    from .requests import Status
-
     status = Status(msg.src, msg.tag, msg.nbytes, msg.data)
     capacity = req.nbytes
     if capacity is not None and msg.nbytes > capacity:

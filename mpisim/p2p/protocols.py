@@ -109,7 +109,6 @@ class Transport:
         buffer copy). Completion is reported through ``sreq`` (and ``on_sent``)."""
         env = self.env
         msg = Message(self.sent, src, dst, tag, nbytes, data, mode, sreq, env._now)
-        sreq.msg = msg
         msg.on_sent = on_sent
         self.sent += 1
         self.bytes += nbytes

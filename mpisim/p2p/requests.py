@@ -92,7 +92,6 @@ class Request:
         self.error: Exception | None = None
         self.waiters: list[Callable[[Request], None]] | None = None
         self.active = True
-        self.msg: Any = None
         self.buf: Any = None
         self.count: int | None = None
         self.datatype: Any = None
