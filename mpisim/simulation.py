@@ -41,6 +41,9 @@ from .units import UnitError, parse_size, parse_time
 
 __all__ = ["Simulation", "run"]
 
+PROGRESS_EVERY = 200_000
+
+
 class _Abort(Exception):
     """Stops the event loop: a fatal error was recorded."""
 
@@ -166,19 +169,32 @@ class Simulation:
             self._done = True
         return False
 
-    def run(self, until: float | str | None = None) -> Result:
-        """Run to the end (or to simulated time ``until``) and return the Result."""
+    def run(self, until: float | str | None = None,
+            progress: Callable[[int, float], None] | None = None) -> Result:
+        """Run to the end (or to simulated time ``until``) and return the Result.
+
+        ``progress(events, now)`` is called every PROGRESS_EVERY events (for progress bars).
+        """
         limit = self.until if until is None else _setting("until", parse_time, until)
-        if not self._done:
-            self._loop(limit, self.max_events)
+        cap = math.inf if self.max_events is None else self.max_events
+        while not self._done and self._timeout is None:
+            stop = cap if progress is None else min(cap, self.events + PROGRESS_EVERY)
+            more = self._loop(limit, stop)
+            if progress is not None:
+                progress(self.events, self.env._now)
+            if more and self.events >= cap:
+                self._timeout = f"{self.max_events} events processed (max_events)"
         return self.result()
 
-    def _loop(self, limit: float | None, max_events: int | None) -> None:
-        """Step the environment. Python's cyclic garbage collector is paused meanwhile: the
-        per-message path makes no reference cycles, and full collections scanning a growing
-        trace would otherwise cost more than the simulation itself."""
+    def _loop(self, limit: float | None, stop: float) -> bool:
+        """Step the environment until event number ``stop``, time ``limit`` or the end; True
+        if events remain after ``stop``.
+
+        Python's cyclic garbage collector is paused meanwhile: the per-message path makes no
+        reference cycles, and full collections scanning a growing trace would otherwise cost
+        more than the simulation itself."""
         env, queue, step = self.env, self.env._queue, self.env.step
-        budget = math.inf if max_events is None else max_events - self.events
+        budget = stop - self.events
         n = 0
         collecting = gc.isenabled()
         gc.disable()
@@ -191,15 +207,13 @@ class Simulation:
                 if limit is not None and queue and queue[0][0] > limit:
                     self._timeout = f"simulated time reached until = {limit:.9g} s"
                     env._now = limit
-                    return
+                    return True
                 step()
                 n += 1
-            if queue:
-                self._timeout = f"{self.max_events} events processed (max_events)"
-        except EmptySchedule:
+            return bool(queue)
+        except (EmptySchedule, _Abort):
             self._done = True
-        except _Abort:
-            self._done = True
+            return False
         finally:
             self.events += n
             if collecting:

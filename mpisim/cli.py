@@ -1,0 +1,289 @@
+"""The ``mpisim`` command line: argument parsing, printing and exit codes, no logic of its own.
+
+Exit codes: 0 the simulated program completed (``check``: safe); 2 invalid input or usage;
+3 deadlock (``check``: not safe); 4 an MPI error ended the program (e.g. overflow);
+5 timeout. Errors are one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+
+EXIT_OK, EXIT_USAGE, EXIT_DEADLOCK, EXIT_ERROR, EXIT_TIMEOUT = 0, 2, 3, 4, 5
+
+
+class UsageError(Exception):
+    """Invalid input: printed as one line, exit 2."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return args.handler(args)
+    except UsageError as e:
+        print(f"mpisim: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("mpisim: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+# -- parser ------------------------------------------------------------------------------
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="mpisim", description="Simulate MPI buffered communication (MPI_Bsend and the "
+        "attached buffer): does a communication pattern complete, deadlock or overflow?",
+        epilog="exit codes: 0 completed, 2 invalid input, 3 deadlock, 4 MPI error, 5 timeout")
+    p.add_argument("--version", action="version", version=f"mpisim {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = _command(sub, "run", "run a scenario and explain the outcome", _cmd_run)
+    run.add_argument("--out", metavar="DIR", help="write result.json, messages.csv, buffer.csv")
+    run.add_argument("--plot", action="store_true",
+                     help="also write occupancy.png and timeline.png (into --out, default "
+                          "out/<scenario>)")
+    run.add_argument("--trace", choices=["chrome"], help="also write trace.json (Perfetto)")
+
+    _command(sub, "check", "safety: run as written, then with every send synchronous",
+             _cmd_check)
+
+    sweep = _command(sub, "sweep", "run the cartesian product of varied keys", _cmd_sweep)
+    sweep.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2,...",
+                       help="values or ranges: 1KiB..64KiB:x2, 0..100:10 (repeatable)")
+    sweep.add_argument("--jobs", type=int, default=None, help="worker processes (default: cores)")
+    sweep.add_argument("--dask", metavar="ADDRESS", help="run on a Dask distributed scheduler")
+    sweep.add_argument("--out", metavar="DIR", help="write sweep.csv and sweep.png")
+
+    mb = _command(sub, "min-buffer", "smallest attach size (`buffer`) with no overflow",
+                  _cmd_min_buffer)
+    mb.add_argument("--rank", type=int, default=None, help="count only this rank's overflows")
+
+    _command(sub, "validate", "load and check a scenario without running it", _cmd_validate)
+    return p
+
+
+def _command(sub: Any, name: str, help_text: str, handler: Callable[[argparse.Namespace], int]
+             ) -> argparse.ArgumentParser:
+    c = sub.add_parser(name, help=help_text, description=help_text)
+    c.add_argument("scenario", metavar="SCENARIO", help="a scenario file (.yaml or .py)")
+    c.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
+                   help="override a param (count=4096) or setting (network.eager_limit=64KiB, "
+                        "mpi.allocator=first-fit, buffer=16KiB); repeatable")
+    c.add_argument("--json", action="store_true", help="print JSON instead of the summary")
+    c.add_argument("--quiet", "-q", action="store_true", help="print only the outcome line")
+    c.set_defaults(handler=handler)
+    return c
+
+
+# -- shared steps --------------------------------------------------------------------------
+def _load(args: argparse.Namespace) -> Any:
+    from .scenario import ScenarioError, load
+
+    try:
+        scenario = load(args.scenario)
+        overrides = dict(_key_value(s, "--set") for s in args.sets)
+        return scenario.with_overrides(overrides) if overrides else scenario
+    except ScenarioError as e:
+        raise UsageError(str(e)) from None
+    except OSError as e:
+        raise UsageError(f"{args.scenario}: {e.strerror or e}") from None
+
+
+def _key_value(text: str, option: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise UsageError(f"{option} {text!r}: expected KEY=VALUE")
+    return key.strip(), value.strip()
+
+
+def _settings_error(fn: Callable[[], Any]) -> Any:
+    """Run ``fn``; a bad setting found only by the engine becomes a usage error."""
+    try:
+        return fn()
+    except ValueError as e:
+        raise UsageError(str(e).splitlines()[0]) from None
+
+
+def _progress() -> Callable[[int, float], None] | None:
+    if not sys.stderr.isatty():
+        return None
+    from tqdm.auto import tqdm
+
+    from .units import format_time
+
+    bar = tqdm(unit=" events", file=sys.stderr, leave=False, dynamic_ncols=True)
+
+    def update(events: int, now: float) -> None:
+        bar.update(events - bar.n)
+        bar.set_postfix_str(f"t = {format_time(now)}")
+    return update
+
+
+# -- commands ------------------------------------------------------------------------------
+def _cmd_run(args: argparse.Namespace) -> int:
+    import mpisim as ms
+
+    scenario = _load(args)
+    sim = _settings_error(lambda: ms.Simulation(**scenario.run_kwargs()))
+    result = sim.run(progress=_progress())
+    disagreement = scenario.check_expect(result)
+    written = _write_outputs(result, args, scenario.name)
+    if args.json:
+        print(result.to_json())
+    elif args.quiet:
+        print(f"{result.scenario}: {result.outcome.value}")
+    else:
+        print(result.report())
+        if scenario.expect:
+            print(f"expected: {_describe_expect(scenario.expect)} — "
+                  + ("agrees" if disagreement is None else f"DISAGREES: {disagreement}"))
+        for path in written:
+            print(f"wrote {path}")
+    if disagreement is not None and (args.json or args.quiet):
+        print(f"mpisim: {scenario.name}: the run disagrees with expect: {disagreement}",
+              file=sys.stderr)
+    return result.exit_code
+
+
+def _describe_expect(expect: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in expect.items())
+
+
+def _write_outputs(result: Any, args: argparse.Namespace, name: str) -> list[Path]:
+    out = args.out or (str(Path("out") / name) if (args.plot or args.trace) else None)
+    if out is None:
+        return []
+    from . import export
+
+    try:
+        return export.write_run(result, Path(out), plot=args.plot, trace=args.trace)
+    except OSError as e:
+        raise UsageError(f"cannot write to {out}: {e.strerror or e}") from None
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from .whatif import check_safe
+
+    scenario = _load(args)
+    safety = _settings_error(lambda: check_safe(scenario))
+    if args.json:
+        print(json.dumps(safety.to_dict()))
+    elif args.quiet:
+        print(f"{scenario.name}: {'safe' if safety.safe else 'unsafe'}")
+    else:
+        print(safety.report() if hasattr(safety, "report") else _safety_text(safety))
+    return EXIT_OK if safety.safe else EXIT_DEADLOCK
+
+
+def _safety_text(safety: Any) -> str:
+    head = "SAFE" if safety.safe else "NOT SAFE"
+    return (f"{head}: as written {safety.as_written.outcome.value}, with every send synchronous "
+            f"{safety.synchronous.outcome.value}" + ("" if safety.safe else f"\n{safety.reason}"))
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .whatif import parse_values, sweep
+
+    scenario = _load(args)
+    if not args.vary:
+        raise UsageError("sweep needs at least one --vary KEY=V1,V2,...")
+    vary: dict[str, list[Any]] = {}
+    for text in args.vary:
+        key, values = _key_value(text, "--vary")
+        try:
+            vary[key] = parse_values(values)
+        except ValueError as e:
+            raise UsageError(f"--vary {key}: {e}") from None
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    executor, client = _executor(args)
+    try:
+        table = _settings_error(lambda: sweep(scenario, vary, executor=executor, jobs=args.jobs))
+    finally:
+        if client is not None:
+            client.close()
+    if args.out:
+        _write_sweep(table, Path(args.out))
+    if args.json:
+        print(json.dumps(table.to_dict() if hasattr(table, "to_dict") else table.rows()))
+    elif not args.quiet:
+        print(table)
+        if args.out:
+            print(f"wrote {Path(args.out) / 'sweep.csv'} and {Path(args.out) / 'sweep.png'}")
+    return EXIT_OK
+
+
+def _executor(args: argparse.Namespace) -> tuple[Any, Any]:
+    if not args.dask:
+        return None, None
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("--dask needs the dask extra: pip install 'mpisim[dask]'") from None
+    try:
+        client = Client(args.dask, timeout="10s")
+    except OSError as e:
+        raise UsageError(f"--dask {args.dask}: cannot reach the scheduler ({e})") from None
+    return client.get_executor(), client
+
+
+def _write_sweep(table: Any, out: Path) -> None:
+    from .export import atomic_write
+    from .plot.sweepmap import plot_sweep
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        table.to_csv(out / "sweep.csv")
+        fig = plot_sweep(table)
+        atomic_write(out / "sweep.png", lambda f: fig.savefig(f, format="png", dpi=120),
+                     binary=True)
+    except OSError as e:
+        raise UsageError(f"cannot write to {out}: {e.strerror or e}") from None
+
+
+def _cmd_min_buffer(args: argparse.Namespace) -> int:
+    from .whatif import min_buffer
+
+    scenario = _load(args)
+    found = _settings_error(lambda: min_buffer(scenario, rank=args.rank))
+    if args.json:
+        print(json.dumps(found.to_dict()))
+        return EXIT_OK
+    if hasattr(found, "report"):
+        print(found.report())
+    else:
+        print(f"min buffer: {found.min_buffer} B; peak live per rank: {found.peak_live}"
+              + (f"; non-monotonic ranges: {found.non_monotonic}" if found.non_monotonic else ""))
+    return EXIT_OK
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    scenario = _load(args)
+    _settings_error(lambda: _resolve_settings(scenario))
+    if not args.quiet:
+        print(f"ok: {scenario.name} ({scenario.ranks} ranks)")
+    return EXIT_OK
+
+
+def _resolve_settings(scenario: Any) -> None:
+    """Build (not run) the simulation so that every setting is checked."""
+    import mpisim as ms
+
+    ms.Simulation(**scenario.run_kwargs())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main(sys.argv[1:]))
