@@ -1,0 +1,220 @@
+"""Buffered mode in the running simulator (MPI 3.6, 3.6.1): attach, bsend, detach, overflow."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import mpisim as ms
+
+L, BW = 1e-6, 1e10
+NET = {"latency": L, "bandwidth": BW, "eager_limit": "4 KiB"}
+
+
+def example_3_10_bsend(mpi, count=1000, extra=0):
+    """3.5 Example 3.10 with MPI_Bsend: the attached buffer does the buffering."""
+    peer = 1 - mpi.rank
+    yield mpi.buffer_attach(mpi.pack_size(count, ms.REAL) + mpi.BSEND_OVERHEAD + extra)
+    yield mpi.bsend(count=count, datatype=ms.REAL, dest=peer, tag=0)
+    yield mpi.recv(count=count, datatype=ms.REAL, source=peer, tag=0)
+    address, size = yield mpi.buffer_detach()
+    return size
+
+
+def test_example_3_10_with_bsend_completes_with_pack_size_plus_overhead():
+    """3.6.1: an entry needs pack_size(count, datatype) + MPI_BSEND_OVERHEAD bytes."""
+    r = ms.run(example_3_10_bsend, ranks=2, network=NET, params={"count": 5000})
+    assert r.outcome is ms.Outcome.COMPLETED
+    assert r.returned == [20096, 20096]
+    assert [x.buffer.peak_used for x in r.ranks] == [20096, 20096]
+    assert [x.buffer.bsends for x in r.ranks] == [1, 1]
+
+
+def test_example_3_10_with_bsend_overflows_one_byte_below():
+    """3.5 advice: with too little buffer the program fails with an overflow, not a deadlock."""
+    r = ms.run(example_3_10_bsend, ranks=2, network=NET, params={"count": 5000, "extra": -1})
+    assert r.outcome is ms.Outcome.ERROR
+    assert (r.error.call, r.error.error_class) == ("MPI_Bsend", "MPI_ERR_BUFFER")
+    d = json.loads(r.to_json())["error"]
+    assert d["requested"] == 20096 and d["free"] == 20095 and d["entries"] == []
+    assert "20096" in r.error.message and "20095" in r.error.message
+
+
+def test_bsend_with_no_buffer_attached_raises_mpi_err_buffer():
+    """3.6: with no buffer attached MPI behaves as with a zero-size buffer."""
+    def prog(mpi):
+        try:
+            yield mpi.bsend(count=1, dest=0)
+        except ms.MPIError as e:
+            return e.error_class
+
+    r = ms.run(prog, ranks=1)
+    assert r.returned == ["MPI_ERR_BUFFER"] and r.ranks[0].buffer.overflows == 1
+
+
+def test_only_one_buffer_can_be_attached_at_a_time():
+    """3.6: 'Only one buffer can be attached to a process at a time.'"""
+    def prog(mpi):
+        yield mpi.buffer_attach(1000)
+        try:
+            yield mpi.buffer_attach(1000)
+        except ms.MPIError as e:
+            return e.error_class
+
+    assert ms.run(prog, ranks=1).returned == ["MPI_ERR_BUFFER"]
+
+
+@pytest.mark.parametrize("size", [-1, 2**31, 1.5])
+def test_bad_attach_sizes_raise_mpi_err_arg(size):
+    def prog(mpi):
+        try:
+            yield mpi.buffer_attach(size)
+        except ms.MPIError as e:
+            return e.error_class
+
+    assert ms.run(prog, ranks=1).returned == ["MPI_ERR_ARG"]
+
+
+def test_detach_without_a_buffer_returns_none_and_zero():
+    """facts: MPICH (and the standard profile) return address NULL, size 0."""
+    def prog(mpi):
+        return (yield mpi.buffer_detach())
+
+    assert ms.run(prog, ranks=1).returned == [(None, 0)]
+
+
+def test_example_3_11_attach_detach_attach_again():
+    """3.6 Example: detach returns the address and size given; attaching them again works."""
+    def prog(mpi):
+        yield mpi.buffer_attach(10000)
+        address, size = yield mpi.buffer_detach()
+        yield mpi.buffer_attach(size, address)
+        yield mpi.bsend(count=100, dest=mpi.rank)
+        yield mpi.recv(count=100, source=mpi.rank)
+        again = yield mpi.buffer_detach()
+        return size, again == (address, size)
+
+    assert ms.run(prog, ranks=1).returned == [(10000, True)]
+
+
+def detach_waits(mpi, nbytes=100_000, delay=50e-6):
+    if mpi.rank == 0:
+        yield mpi.buffer_attach(nbytes + mpi.BSEND_OVERHEAD)
+        yield mpi.bsend(count=nbytes, dest=1)
+        t_bsend = mpi.now
+        yield mpi.buffer_detach()
+        return t_bsend, mpi.now
+    yield mpi.compute(delay)
+    yield mpi.recv(count=nbytes, source=0)
+    return mpi.now
+
+
+def test_detach_blocks_until_the_receiver_took_a_rendezvous_message():
+    """3.6: detach blocks until all messages in the buffer have been transmitted; a
+    rendezvous entry's send completes when the data has left after the match."""
+    n, delay = 100_000, 50e-6
+    r = ms.run(detach_waits, ranks=2, network=NET, params={"nbytes": n, "delay": delay})
+    t_bsend, t_detach = r.returned[0]
+    assert t_bsend == 0.0  # bsend is local
+    assert t_detach == pytest.approx(delay + L + n / BW)  # CTS back, then the bytes left
+    assert r.returned[1] == pytest.approx(delay + 2 * L + n / BW)
+
+
+def test_eager_entry_is_freed_once_injected():
+    """Entry life cycle: an eager message's entry completes once its bytes have left."""
+    r = ms.run(detach_waits, ranks=2, network=NET, params={"nbytes": 1000})
+    assert r.returned[0][1] == pytest.approx(1000 / BW)
+
+
+def test_a_program_ending_with_pending_entries_waits_like_finalize():
+    def prog(mpi, n=100_000):
+        if mpi.rank == 0:
+            yield mpi.buffer_attach(n + mpi.BSEND_OVERHEAD)
+            yield mpi.bsend(count=n, dest=1)
+            return mpi.now
+        yield mpi.compute("20us")
+        yield mpi.recv(count=n, source=0)
+
+    r = ms.run(prog, ranks=2, network=NET)
+    assert r.returned[0] == 0.0
+    assert r.ranks[0].end_time == pytest.approx(20e-6 + L + 100_000 / BW)
+    assert r.trace.calls_of(0)["call"][-1] == "MPI_Finalize"
+
+
+def test_finalize_waiting_for_a_receiver_that_never_comes_is_a_deadlock():
+    def prog(mpi):
+        if mpi.rank == 0:
+            yield mpi.buffer_attach("1 MiB")
+            yield mpi.bsend(count=100_000, dest=1, tag=5)
+
+    r = ms.run(prog, ranks=2, network=NET)
+    assert r.outcome is ms.Outcome.DEADLOCK
+    (b,) = r.deadlock.blocked
+    assert (b.rank, b.call, b.waits_for) == (0, "MPI_Finalize", [1])
+
+
+def test_ibsend_request_is_complete_once_buffered():
+    def prog(mpi):
+        yield mpi.buffer_attach("1 MiB")
+        req = yield mpi.ibsend(count=100_000, dest=mpi.rank)
+        flag, _ = yield mpi.test(req)
+        yield mpi.recv(count=100_000, source=mpi.rank)
+        return flag
+
+    assert ms.run(prog, ranks=1, network=NET).returned == [True]
+
+
+def test_overflow_error_lists_the_entries_and_the_largest_free_block():
+    def prog(mpi):
+        yield mpi.buffer_attach(3 * (5000 + 96))
+        for _ in range(4):
+            yield mpi.bsend(count=5000, dest=1)
+
+    r = ms.run(prog, ranks=2, network=NET)
+    err = r.to_dict()["error"]
+    assert err["requested"] == 5096 and err["free"] == 0
+    assert [(e["offset"], e["size"], e["state"]) for e in err["entries"]] == [
+        (0, 5096, "pending"), (5096, 5096, "pending"), (10192, 5096, "pending")]
+    assert r.ranks[0].buffer.overflows == 1
+
+
+def test_buffer_trace_records_every_change():
+    r = ms.run(example_3_10_bsend, ranks=2, network=NET, params={"count": 5000})
+    rows = r.trace.buffer_of(0)
+    assert list(rows["event"]) == ["attach", "bsend", "complete", "detach"]
+    bsend = rows[1]
+    assert (bsend["used"], bsend["live"], bsend["entries"]) == (20096, 20096, 1)
+    complete = rows[2]
+    assert (complete["used"], complete["live"]) == (20096, 0)  # done but not yet reclaimed
+    (entry,) = r.trace.entries[r.trace.entries["rank"] == 0]
+    assert entry["offset"] == 0 and entry["size"] == 20096 and entry["msg"] >= 0
+
+
+def test_attaching_a_terabyte_allocates_nothing():
+    """DESIGN principle 2: a 1 TiB buffer costs what 1 KiB costs (offsets, not bytes)."""
+    def prog(mpi):
+        yield mpi.buffer_attach(2**31 - 1)
+        yield mpi.bsend(count=10, dest=0)
+        yield mpi.recv(count=10, source=0)
+
+    r = ms.run(prog, ranks=1, mpi={"allocator": "unbounded"})
+    assert r.outcome is ms.Outcome.COMPLETED
+
+
+def test_bsend_overhead_is_the_value_in_force():
+    def prog(mpi):
+        return mpi.BSEND_OVERHEAD
+        yield
+
+    assert ms.run(prog, ranks=1).returned == [96]
+    assert ms.run(prog, ranks=1, mpi={"profile": "openmpi"}).returned == [128]
+    assert ms.run(prog, ranks=1, mpi={"bsend_overhead": 512}).returned == [512]
+
+
+def test_force_ssend_makes_bsend_synchronous():
+    """3.5: a safe program completes when every send is synchronous; Example 3.10 with
+    bsend is not safe."""
+    r = ms.run(example_3_10_bsend, ranks=2, network=NET, mpi={"force_ssend": True})
+    assert r.outcome is ms.Outcome.DEADLOCK
+    assert {b.call for b in r.deadlock.blocked} == {"MPI_Bsend"}
