@@ -1,0 +1,254 @@
+"""Files from a run: result.json, messages.csv, buffer.csv, plots, a Chrome trace.
+
+Every file is written whole or not at all: it is written to a temporary file in the same
+directory, then renamed over the target (``os.replace`` is atomic on one file system), so
+a reader never sees half a file and a failed write leaves no partial file behind.
+:func:`write_run` stages every file of a run first and renames them only when all were
+written, so a failure (a plot that cannot be drawn, a full disk) adds no new file.
+
+The Chrome trace (the Trace Event Format read by Perfetto and chrome://tracing) has one
+process per rank (``pid`` = rank): its calls as complete slices (``ph "X"``), counter
+tracks of its attached buffer (``ph "C"``: used, live and capacity bytes), and instant
+events for overflows. Each delivered message is a flow arrow (``ph "s"`` on the sender at
+its post time, ``ph "f"`` with ``bp "e"`` on the receiver at its delivery, sharing the
+message id). A message never delivered has no end to point at, so it is an instant event
+(``ph "i"``) on its sender, not half an arrow. Times are microseconds, as the format says.
+
+Nothing in the engine imports this module; matplotlib is imported only when plots are asked for.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["chrome_trace", "write_buffer_csv", "write_chrome_trace", "write_json",
+           "write_messages_csv", "write_run"]
+
+TRACE_KINDS = ("chrome",)
+_US = 1e6  # trace seconds -> Trace Event Format microseconds
+
+
+# -- atomic writes -------------------------------------------------------------------------
+def _write_temp(path: Path, writer: Callable[[Path], None]) -> Path:
+    """Run ``writer(tmp)`` on a new temporary file beside ``path``; remove it on failure."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        # created with the usual permissions (0o666 less the umask), unlike mkstemp's 0o600
+        os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+        writer(tmp)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise _write_error(path, e) from e
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def _write_error(path: Path, e: OSError) -> OSError:
+    """A one-line error naming the file the user asked for (not the temporary one)."""
+    err = OSError(f"cannot write {path}: {e.strerror or e}")
+    err.errno = e.errno
+    return err
+
+
+def _atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], None]) -> Path:
+    """Write ``path`` whole or not at all; ``writer`` fills the temporary file it is given."""
+    path = Path(path)
+    tmp = _write_temp(path, writer)
+    try:
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise _write_error(path, e) from e
+    return path
+
+
+def _text(content: str) -> Callable[[Path], None]:
+    def writer(tmp: Path) -> None:
+        tmp.write_text(content, encoding="utf-8", newline="")
+    return writer
+
+
+# -- JSON and CSV --------------------------------------------------------------------------
+def write_json(result: Any, path: str | os.PathLike[str]) -> Path:
+    """``result.to_json()`` and a newline (the CLI's ``--json`` output, as a file)."""
+    return _atomic_write(path, _text(result.to_json() + "\n"))
+
+
+def _csv_text(rows: np.ndarray) -> str:
+    """A header of the field names, then one line per row; NaN (never happened) is empty."""
+    import io
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    names = rows.dtype.names
+    w.writerow(names)
+    columns = [_csv_column(rows[n]) for n in names]
+    w.writerows(zip(*columns, strict=True))
+    return out.getvalue()
+
+
+def _csv_column(col: np.ndarray) -> list[str]:
+    if col.dtype.kind == "f":
+        # repr keeps every bit of a double, so the CSV reads back to the same numbers
+        return ["" if math.isnan(x) else repr(x) for x in col.tolist()]
+    return [str(x) for x in col.tolist()]
+
+
+def write_messages_csv(result: Any, path: str | os.PathLike[str]) -> Path:
+    """One row per ``trace.messages`` row, header = the field names."""
+    return _atomic_write(path, _text(_csv_text(result.trace.messages)))
+
+
+def write_buffer_csv(result: Any, path: str | os.PathLike[str]) -> Path:
+    """One row per ``trace.buffer`` row, header = the field names."""
+    return _atomic_write(path, _text(_csv_text(result.trace.buffer)))
+
+
+# -- Chrome trace --------------------------------------------------------------------------
+def chrome_trace(result: Any) -> dict[str, Any]:
+    """The run in the Trace Event Format: ``{"traceEvents": [...], "displayTimeUnit": "ns"}``."""
+    trace = result.trace
+    end = _finite(result.sim_time)
+    events: list[dict[str, Any]] = []
+    for r in range(len(result.ranks)):
+        meta = {"ph": "M", "ts": 0, "pid": r, "tid": r}
+        events += [{"name": "process_name", **meta, "args": {"name": f"rank {r}"}},
+                   {"name": "process_sort_index", **meta, "args": {"sort_index": r}},
+                   {"name": "thread_name", **meta, "args": {"name": "MPI calls"}}]
+    events += _call_events(trace.calls, end)
+    events += _message_events(trace.messages)
+    events += _buffer_events(trace.buffer)
+    outcome = getattr(result.outcome, "value", str(result.outcome))
+    return {"traceEvents": events, "displayTimeUnit": "ns",
+            "otherData": {"scenario": str(result.scenario), "outcome": outcome,
+                          "sim_time_s": end}}
+
+
+def _finite(x: Any) -> float:
+    return float(x) if x is not None and math.isfinite(float(x)) else 0.0
+
+
+def _call_events(calls: np.ndarray, end: float) -> list[dict[str, Any]]:
+    out = []
+    for rank, call, start, stop in calls.tolist():
+        blocked = math.isnan(stop)
+        stop = max(end, start) if blocked else stop
+        ev = {"name": call, "cat": "call", "ph": "X", "ts": start * _US,
+              "dur": (stop - start) * _US, "pid": rank, "tid": rank}
+        if blocked:
+            ev["cat"] = "call,blocked"
+            ev["args"] = {"blocked": "never returned: still waiting when the run ended"}
+        out.append(ev)
+    return out
+
+
+def _message_events(messages: np.ndarray) -> list[dict[str, Any]]:
+    out = []
+    for m in messages.tolist():
+        mid, src, dst, tag, nbytes, mode, protocol, post, match, send_done, recv_done = m
+        args = {"id": mid, "src": src, "dst": dst, "tag": tag, "bytes": nbytes, "mode": mode,
+                "protocol": protocol, "match_us": _us_or_none(match),
+                "send_done_us": _us_or_none(send_done)}
+        name = f"{mode} message {src}->{dst}"
+        if math.isnan(recv_done):
+            out.append({"name": f"undelivered {name}", "cat": "message,undelivered",
+                        "ph": "i", "s": "t", "ts": post * _US, "pid": src, "tid": src,
+                        "args": args})
+            continue
+        flow = {"name": name, "cat": "message", "id": mid, "bp": "e"}
+        out.append({**flow, "ph": "s", "ts": post * _US, "pid": src, "tid": src,
+                    "args": args})
+        out.append({**flow, "ph": "f", "ts": recv_done * _US, "pid": dst, "tid": dst})
+    return out
+
+
+def _us_or_none(t: float) -> float | None:
+    return None if math.isnan(t) else t * _US
+
+
+def _buffer_events(buffer: np.ndarray) -> list[dict[str, Any]]:
+    out = []
+    for rank, time, event, capacity, used, live, _entries, largest_free, requested \
+            in buffer.tolist():
+        ts = time * _US
+        for name, value in (("buffer used", used), ("buffer live", live),
+                            ("buffer capacity", capacity)):
+            out.append({"name": name, "cat": "buffer", "ph": "C", "ts": ts, "pid": rank,
+                        "tid": rank, "args": {"bytes": value}})
+        if event == "overflow":
+            out.append({"name": "buffer overflow", "cat": "buffer", "ph": "i", "s": "p",
+                        "ts": ts, "pid": rank, "tid": rank,
+                        "args": {"requested": requested, "used": used, "capacity": capacity,
+                                 "largest_free": largest_free}})
+    return out
+
+
+def write_chrome_trace(result: Any, path: str | os.PathLike[str]) -> Path:
+    """The Chrome trace as a JSON file (open it in https://ui.perfetto.dev)."""
+    return _atomic_write(path, _text(_chrome_text(result)))
+
+
+def _chrome_text(result: Any) -> str:
+    return json.dumps(chrome_trace(result), allow_nan=False, separators=(",", ":")) + "\n"
+
+
+# -- a run's output directory --------------------------------------------------------------
+def _figure_writer(kind: str, result: Any) -> Callable[[Path], None]:
+    def writer(tmp: Path) -> None:
+        from . import plot  # matplotlib only when plots are asked for
+        fig = getattr(plot, f"plot_{kind}")(result)
+        fig.savefig(tmp, format="png", dpi=120)
+    return writer
+
+
+def write_run(result: Any, out_dir: str | os.PathLike[str], *, plot: bool = False,
+              trace: str | None = None) -> list[Path]:
+    """The CLI's ``--out DIR``: result.json, messages.csv, buffer.csv, and optionally
+    occupancy.png and timeline.png (``plot=True``) and trace.json (``trace="chrome"``).
+
+    Every file is staged as a temporary file first and all are renamed into place only when
+    every one was written; on failure the staged files are removed and the error raised
+    (``ValueError`` for a bad ``trace``, ``OSError`` naming the file that could not be
+    written). Returns the paths written, in that order.
+    """
+    if trace is not None and trace not in TRACE_KINDS:
+        raise ValueError(f"trace: unknown trace format {trace!r} (expected one of "
+                         f"{', '.join(TRACE_KINDS)})")
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise OSError(f"cannot write into {out}: it is not a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OSError(f"cannot create {out}: {e.strerror or e}") from e
+    plan: list[tuple[str, Callable[[Path], None]]] = [
+        ("result.json", _text(result.to_json() + "\n")),
+        ("messages.csv", _text(_csv_text(result.trace.messages))),
+        ("buffer.csv", _text(_csv_text(result.trace.buffer))),
+    ]
+    if plot:
+        plan += [("occupancy.png", _figure_writer("occupancy", result)),
+                 ("timeline.png", _figure_writer("timeline", result))]
+    if trace == "chrome":
+        plan.append(("trace.json", _text(_chrome_text(result))))
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for name, writer in plan:
+            staged.append((_write_temp(out / name, writer), out / name))
+        for tmp, final in staged:
+            os.replace(tmp, final)
+    except BaseException:
+        for tmp, _final in staged:
+            tmp.unlink(missing_ok=True)
+        raise
+    return [final for _tmp, final in staged]

@@ -1,0 +1,177 @@
+"""The space-time diagram of a run: who sent what to whom, and when.
+
+One lane per rank (rank 0 on top), time to the right. Every call interval of
+``trace.calls`` is a bar coloured by call kind; a call that never returned (the rank was
+still blocked when the run ended: a deadlock or a timeout) is drawn up to the end of the
+run, hatched and outlined in red. Every delivered message of ``trace.messages`` is an arrow
+from (post, source lane) to (recv_done, destination lane), coloured by send mode; a message
+never delivered is a hollow marker at its post time on the sender's lane.
+
+Artists keep the trace's numbers (seconds): one PolyCollection of bars per call kind
+(``gid="calls:<name>"``), one Quiver of arrows per mode (``gid="messages:<mode>"``), so the
+drawing can be checked against the trace. With more than ``MAX_LANES`` ranks, or more than
+``max_messages`` messages, the default draws a selection and the title says which.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.collections import PolyCollection
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from ..units import format_time
+from .style import MODE_COLORS, axes_figure, call_color, set_time_axis
+
+__all__ = ["MAX_LANES", "plot_timeline"]
+
+MAX_LANES = 64
+"""At most this many rank lanes by default (those taking part in the most messages)."""
+
+_BAR = 0.36  # half the height of a call bar, in lanes
+
+
+def plot_timeline(result: Any, ranks: Sequence[int] | None = None, ax: Axes | None = None,
+                  max_messages: int = 2000) -> Figure:
+    """Rank lanes with call bars and message arrows (the space-time diagram of the run)."""
+    if isinstance(max_messages, bool) or not isinstance(max_messages, int) or max_messages < 0:
+        raise ValueError(f"max_messages: expected a non-negative integer, got {max_messages!r}")
+    trace = result.trace
+    lanes, notes = _lanes(result, ranks)
+    end = _end_time(result)
+    if ax is None:
+        fig = Figure(figsize=(10, min(max(3.0, 1.2 + 0.3 * len(lanes)), 14.0)),
+                     layout="constrained")
+        ax = fig.add_subplot()
+    else:
+        fig = axes_figure(ax)
+    lane_of = {r: i for i, r in enumerate(lanes)}
+    handles = _draw_calls(ax, trace.calls, lane_of, end)
+    handles += _draw_messages(ax, trace.messages, lane_of, max_messages, notes)
+    _decorate(ax, result, lanes, end, notes, handles)
+    return fig
+
+
+def _lanes(result: Any, ranks: Sequence[int] | None) -> tuple[list[int], list[str]]:
+    size = len(result.ranks)
+    if ranks is not None:
+        chosen = []
+        for r in ranks:
+            if isinstance(r, bool) or not isinstance(r, int | np.integer) or not 0 <= r < size:
+                raise ValueError(f"ranks: {r!r} is not a rank in 0..{size - 1}")
+            chosen.append(int(r))
+        return list(dict.fromkeys(chosen)), []
+    if size <= MAX_LANES:
+        return list(range(size)), []
+    msgs = result.trace.messages
+    counts = np.bincount(np.concatenate([msgs["src"], msgs["dst"]]).astype(np.int64),
+                         minlength=size)
+    busiest = sorted(range(size), key=lambda r: (-counts[r], r))[:MAX_LANES]
+    return sorted(busiest), [f"{MAX_LANES} of {size} ranks: those in the most messages"]
+
+
+def _end_time(result: Any) -> float:
+    trace = result.trace
+    times = [0.0, float(result.sim_time or 0.0)]
+    for arr, fields in ((trace.calls, ("start", "end")),
+                        (trace.messages, ("post", "recv_done"))):
+        times += [float(arr[f][np.isfinite(arr[f])].max(initial=0.0)) for f in fields]
+    return max(t for t in times if np.isfinite(t))
+
+
+def _draw_calls(ax: Axes, calls: np.ndarray, lane_of: dict[int, int],
+                end: float) -> list[Any]:
+    """One PolyCollection per call kind; blocked calls hatched on top. Returns legend handles."""
+    mask = np.isin(calls["rank"], list(lane_of))
+    calls = calls[mask]
+    handles: list[Any] = []
+    for name in sorted(set(calls["call"].tolist())):
+        rows = calls[calls["call"] == name]
+        color = call_color(name)
+        ax.add_collection(PolyCollection(_bars(rows, lane_of, end), facecolors=color,
+                                         edgecolors=color, linewidths=0.8,
+                                         gid=f"calls:{name}"))
+        handles.append(Patch(facecolor=color, label=name))
+    blocked = calls[~np.isfinite(calls["end"])]
+    if len(blocked):
+        ax.add_collection(PolyCollection(_bars(blocked, lane_of, end), facecolors="none",
+                                         edgecolors="#d62728", linewidths=1.5, hatch="////",
+                                         gid="blocked"))
+        handles.append(Patch(facecolor="white", edgecolor="#d62728", hatch="////",
+                             label="never returned"))
+    return handles
+
+
+def _bars(rows: np.ndarray, lane_of: dict[int, int], end: float) -> list[np.ndarray]:
+    stop = np.where(np.isfinite(rows["end"]), rows["end"], end)
+    y = np.array([lane_of[int(r)] for r in rows["rank"]], dtype=float)
+    x0, x1 = rows["start"], stop
+    return list(np.stack([np.stack([x0, y - _BAR], 1), np.stack([x1, y - _BAR], 1),
+                          np.stack([x1, y + _BAR], 1), np.stack([x0, y + _BAR], 1)], 1))
+
+
+def _draw_messages(ax: Axes, messages: np.ndarray, lane_of: dict[int, int],
+                   max_messages: int, notes: list[str]) -> list[Any]:
+    """Quiver arrows per mode for delivered messages; markers for the undelivered."""
+    inside = np.isin(messages["src"], list(lane_of)) & np.isin(messages["dst"], list(lane_of))
+    msgs = messages[inside]
+    if len(msgs) > max_messages:
+        order = np.argsort(msgs["post"], kind="stable")
+        msgs = msgs[np.sort(order[:max_messages])]
+        notes.append(f"first {max_messages} of {int(inside.sum())} messages shown")
+    handles: list[Any] = []
+    delivered = np.isfinite(msgs["recv_done"])
+    for mode in _modes(msgs):
+        sel = msgs[delivered & (msgs["mode"] == mode)]
+        if not len(sel):
+            continue
+        color = MODE_COLORS.get(mode, "#8c564b")
+        y0 = np.array([lane_of[int(r)] for r in sel["src"]], dtype=float)
+        y1 = np.array([lane_of[int(r)] for r in sel["dst"]], dtype=float)
+        ax.quiver(sel["post"], y0, sel["recv_done"] - sel["post"], y1 - y0, color=color,
+                  angles="xy", scale_units="xy", scale=1, pivot="tail", width=0.0018,
+                  headwidth=5, headlength=7, headaxislength=6, alpha=0.85, zorder=4,
+                  gid=f"messages:{mode}")
+        handles.append(Line2D([], [], color=color, lw=1.5, marker=">", ms=5,
+                              label=f"{mode} send"))
+    lost = msgs[~delivered]
+    if len(lost):
+        y = np.array([lane_of[int(r)] for r in lost["src"]], dtype=float)
+        (line,) = ax.plot(lost["post"], y, ls="none", marker="o", ms=7, mfc="none",
+                          mec="#d62728", mew=1.5, zorder=5, label="never delivered",
+                          gid="undelivered")
+        handles.append(line)
+    return handles
+
+
+def _modes(msgs: np.ndarray) -> list[str]:
+    known = [m for m in MODE_COLORS if m in set(msgs["mode"].tolist())]
+    return known + sorted(set(msgs["mode"].tolist()) - set(known))
+
+
+def _decorate(ax: Axes, result: Any, lanes: list[int], end: float, notes: list[str],
+              handles: list[Any]) -> None:
+    n = len(lanes)
+    ax.set_ylim(n - 0.5, -0.5)  # rank 0 on top
+    step = max(1, int(np.ceil(n / 16)))
+    ticks = list(range(0, n, step))
+    ax.set_yticks(ticks, [f"rank {lanes[i]}" for i in ticks],
+                  fontsize="small" if n <= 16 else "x-small")
+    ax.set_xlim(0, end * 1.02 if end > 0 else 1e-9)
+    set_time_axis(ax.xaxis, end)
+    ax.grid(True, axis="x", alpha=0.3)
+    outcome = getattr(result.outcome, "value", str(result.outcome))
+    title = f"{result.scenario}: {outcome} at t = {format_time(result.sim_time)}"
+    if result.deadlock is not None:
+        title += f"; {len(result.deadlock.blocked)} rank(s) blocked (hatched)"
+    ax.set_title("\n".join([title, *notes]), fontsize="medium")
+    if handles:
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  fontsize="small", frameon=False)
+    if not lanes:
+        ax.text(0.5, 0.5, "no ranks", ha="center", va="center", transform=ax.transAxes)
