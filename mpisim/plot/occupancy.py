@@ -35,23 +35,24 @@ def plot_occupancy(result: Any, ranks: Sequence[int] | None = None,
     """Used and live bytes of the attached buffer over time, one panel per rank.
 
     ``ranks``: which ranks to draw (default: every rank that attached a buffer, or the
-    ``MAX_PANELS`` with the highest peak used). With ``ax`` all ranks share that one axes.
+    ``MAX_PANELS`` with the highest peak used). With ``ax`` all ranks share that one axes,
+    a colour per rank.
     """
     buffer = result.trace.buffer
     chosen, note = _select(result, ranks)
     end = _end_time(result, buffer)
+    overlay = ax is not None
     if ax is None:
-        fig, axes = new_figure(max(1, len(chosen)), sharey=True)
+        fig, axes = new_figure(max(1, len(chosen)), sharey=True,
+                               row_height=2.4 if len(chosen) <= 3 else 1.5)
     else:
         fig, axes = axes_figure(ax), [ax] * max(1, len(chosen))
-    title = f"{result.scenario}: attached-buffer occupancy"
     if not chosen:
         _empty(axes[0], "no rank attached a buffer in this run")
     top = 1
     for i, (rank, target) in enumerate(zip(chosen, axes, strict=False)):
         rows = buffer[buffer["rank"] == rank]
-        color = f"C{i % 10}" if ax is not None else None
-        _draw_rank(target, rank, rows, end, color, label_rank=ax is not None)
+        _draw_rank(target, rank, rows, end, f"C{i % 10}" if overlay else None)
         if len(rows):
             top = max(top, int(rows["capacity"].max()), int(rows["used"].max()))
     for target in dict.fromkeys(axes):
@@ -60,15 +61,30 @@ def plot_occupancy(result: Any, ranks: Sequence[int] | None = None,
         target.set_xlim(0, end if end > 0 else 1e-9)
         target.set_ylim(0, top * 1.08)
         target.grid(True, alpha=0.3)
-        if target.get_legend_handles_labels()[0]:
-            target.legend(loc="upper right", fontsize="small", ncols=2)
-    for target in axes[:-1] if ax is None else ():
-        target.xaxis.label.set_visible(False)
-    if ax is None:
-        fig.suptitle(title + (f"\n{note}" if note else ""))
+    title = f"{result.scenario}: attached-buffer occupancy" + (f"\n{note}" if note else "")
+    handles, labels = _legend_entries(axes)
+    if overlay:
+        ax.set_title(title, fontsize="medium")
+        if handles:
+            ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                      fontsize="small", frameon=False)
     else:
-        ax.set_title(title + (f"\n{note}" if note else ""), fontsize="medium")
+        for target in axes[:-1]:
+            target.xaxis.label.set_visible(False)
+        fig.suptitle(title)
+        if handles:
+            fig.legend(handles, labels, loc="outside lower center", ncols=4, fontsize="small",
+                       frameon=False)
     return fig
+
+
+def _legend_entries(axes: list[Axes]) -> tuple[list[Any], list[str]]:
+    """One legend entry per label over all panels (the panels share their styles)."""
+    seen: dict[str, Any] = {}
+    for target in dict.fromkeys(axes):
+        for handle, label in zip(*target.get_legend_handles_labels(), strict=True):
+            seen.setdefault(label, handle)
+    return list(seen.values()), list(seen)
 
 
 def _select(result: Any, ranks: Sequence[int] | None) -> tuple[list[int], str]:
@@ -107,36 +123,39 @@ def _end_time(result: Any, rows: np.ndarray) -> float:
 def _extended(rows: np.ndarray, field: str, end: float) -> tuple[np.ndarray, np.ndarray]:
     """The rows' (time, value) plus the final state held until ``end``."""
     t, v = rows["time"], rows[field]
-    if len(t) and end > t[-1]:
-        return np.append(t, end), np.append(v, v[-1])
-    return t.copy(), v.copy()
+    return np.append(t, max(end, t[-1])), np.append(v, v[-1])
 
 
-def _draw_rank(ax: Axes, rank: int, rows: np.ndarray, end: float, color: str | None,
-               label_rank: bool) -> None:
-    prefix = f"rank {rank} " if label_rank else ""
+def _draw_rank(ax: Axes, rank: int, rows: np.ndarray, end: float,
+               color: str | None) -> None:
+    """The steps of one rank; ``color`` set: several ranks share ``ax`` (labels name them)."""
+    prefix = f"rank {rank} " if color else ""
     if len(rows) == 0:
-        if not label_rank:
+        if not color:
             _empty(ax, f"rank {rank} never attached a buffer")
         return
     t, used = _extended(rows, "used", end)
-    ax.step(t, used, where="post", color=color or "#1f77b4", lw=1.6, label=prefix + "used",
-            gid=f"used:{rank}")
+    if not color:
+        ax.fill_between(t, used, step="post", color="#1f77b4", alpha=0.18, lw=0)
+    ax.step(t, used, where="post", color=color or "#1f77b4", lw=2.2,
+            label=prefix + "used (held + wrap gap)", gid=f"used:{rank}")
     t, live = _extended(rows, "live", end)
-    ax.step(t, live, where="post", color=color or "#ff7f0e", lw=1.2,
-            ls="--" if label_rank else "-", label=prefix + "live", gid=f"live:{rank}")
+    ax.step(t, live, where="post", color=color or "#ff7f0e", lw=1.2, ls="--" if color else "-",
+            label=prefix + "live (send not completed)", gid=f"live:{rank}")
     t, cap = _extended(rows, "capacity", end)
-    ax.step(t, cap, where="post", color=color or "black", lw=1.0, ls=":" if label_rank else "--",
-            alpha=0.8, label=prefix + "capacity", gid=f"capacity:{rank}")
+    ax.step(t, cap, where="post", color=color or "black", lw=1.0, ls=":" if color else "--",
+            label=prefix + "capacity", gid=f"capacity:{rank}")
     over = rows[rows["event"] == "overflow"]
     if len(over):
         ax.plot(over["time"], over["used"], ls="none", marker="X", ms=9, color="#d62728",
-                mec="white", mew=0.8, zorder=5, label=f"{prefix}overflow ({len(over)})",
+                mec="white", mew=0.8, zorder=5, label="overflow (MPI_ERR_BUFFER)",
                 gid=f"overflow:{rank}")
-    if not label_rank:
-        peak = int(rows["used"].max())
-        ax.set_title(f"rank {rank}: peak used {format_bytes(peak)}, peak live "
-                     f"{format_bytes(int(rows['live'].max()))}", fontsize="medium", loc="left")
+    if not color:
+        text = (f"rank {rank}: peak used {format_bytes(int(rows['used'].max()))}, peak live "
+                f"{format_bytes(int(rows['live'].max()))}")
+        if len(over):
+            text += f", {len(over)} overflow{'s' if len(over) > 1 else ''}"
+        ax.set_title(text, fontsize="medium", loc="left")
 
 
 def _empty(ax: Axes, text: str) -> None:

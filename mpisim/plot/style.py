@@ -52,8 +52,9 @@ CALL_COLORS: dict[str, str] = {
 }
 _SPARE_COLORS = ("#8c564b", "#e377c2", "#d62728", "#393b79", "#637939", "#843c39")
 
-MODE_COLORS: dict[str, str] = {"standard": "#1f77b4", "buffered": "#9467bd",
-                               "synchronous": "#d62728", "ready": "#2ca02c"}
+# Message arrows are dark and saturated so they stand out over the lighter call bars.
+MODE_COLORS: dict[str, str] = {"standard": "#111111", "buffered": "#8e24aa",
+                               "synchronous": "#1565c0", "ready": "#ef6c00"}
 
 STATE_COLORS: dict[str, str] = {"live": "#9467bd", "completed": "#c5b0d5",
                                 "wrap gap": "#d62728", "free": "#f2f2f2"}

@@ -33,7 +33,7 @@ __all__ = ["MAX_LANES", "plot_timeline"]
 MAX_LANES = 64
 """At most this many rank lanes by default (those taking part in the most messages)."""
 
-_BAR = 0.36  # half the height of a call bar, in lanes
+_BAR = 0.25  # half the height of a call bar, in lanes: arrows stay visible between bars
 
 
 def plot_timeline(result: Any, ranks: Sequence[int] | None = None, ax: Axes | None = None,
@@ -45,7 +45,7 @@ def plot_timeline(result: Any, ranks: Sequence[int] | None = None, ax: Axes | No
     lanes, notes = _lanes(result, ranks)
     end = _end_time(result)
     if ax is None:
-        fig = Figure(figsize=(10, min(max(3.0, 1.2 + 0.3 * len(lanes)), 14.0)),
+        fig = Figure(figsize=(10, min(max(3.0, 1.2 + 0.22 * len(lanes)), 12.0)),
                      layout="constrained")
         ax = fig.add_subplot()
     else:
@@ -94,9 +94,9 @@ def _draw_calls(ax: Axes, calls: np.ndarray, lane_of: dict[int, int],
         rows = calls[calls["call"] == name]
         color = call_color(name)
         ax.add_collection(PolyCollection(_bars(rows, lane_of, end), facecolors=color,
-                                         edgecolors=color, linewidths=0.8,
+                                         edgecolors=color, linewidths=0.8, alpha=0.6,
                                          gid=f"calls:{name}"))
-        handles.append(Patch(facecolor=color, label=name))
+        handles.append(Patch(facecolor=color, alpha=0.6, label=name))
     blocked = calls[~np.isfinite(calls["end"])]
     if len(blocked):
         ax.add_collection(PolyCollection(_bars(blocked, lane_of, end), facecolors="none",
@@ -134,8 +134,8 @@ def _draw_messages(ax: Axes, messages: np.ndarray, lane_of: dict[int, int],
         y0 = np.array([lane_of[int(r)] for r in sel["src"]], dtype=float)
         y1 = np.array([lane_of[int(r)] for r in sel["dst"]], dtype=float)
         ax.quiver(sel["post"], y0, sel["recv_done"] - sel["post"], y1 - y0, color=color,
-                  angles="xy", scale_units="xy", scale=1, pivot="tail", width=0.0018,
-                  headwidth=5, headlength=7, headaxislength=6, alpha=0.85, zorder=4,
+                  angles="xy", scale_units="xy", scale=1, pivot="tail", width=0.0022,
+                  headwidth=4.5, headlength=6, headaxislength=5.5, zorder=4,
                   gid=f"messages:{mode}")
         handles.append(Line2D([], [], color=color, lw=1.5, marker=">", ms=5,
                               label=f"{mode} send"))
