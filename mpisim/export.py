@@ -20,17 +20,18 @@ Nothing in the engine imports this module; matplotlib is imported only when plot
 from __future__ import annotations
 
 import csv
+import errno
 import json
 import math
 import os
 import secrets
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
-__all__ = ["chrome_trace", "write_buffer_csv", "write_chrome_trace", "write_json",
+__all__ = ["atomic_write", "chrome_trace", "write_buffer_csv", "write_chrome_trace", "write_json",
            "write_messages_csv", "write_run"]
 
 TRACE_KINDS = ("chrome",)
@@ -38,13 +39,20 @@ _US = 1e6  # trace seconds -> Trace Event Format microseconds
 
 
 # -- atomic writes -------------------------------------------------------------------------
-def _write_temp(path: Path, writer: Callable[[Path], None]) -> Path:
-    """Run ``writer(tmp)`` on a new temporary file beside ``path``; remove it on failure."""
+Writer = Callable[[IO[Any]], None]
+
+
+def _write_temp(path: Path, writer: Writer, binary: bool) -> Path:
+    """Run ``writer(f)`` on a new temporary file beside ``path``; remove it on failure."""
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
-        # created with the usual permissions (0o666 less the umask), unlike mkstemp's 0o600
-        os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
-        writer(tmp)
+        # the usual permissions (0o666 less the umask), unlike mkstemp's 0o600
+        fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
+        mode = {"mode": "wb"} if binary else {"mode": "w", "encoding": "utf-8", "newline": ""}
+        with os.fdopen(fd, **mode) as f:
+            writer(f)
+            f.flush()
+            os.fsync(f.fileno())
     except OSError as e:
         tmp.unlink(missing_ok=True)
         raise _write_error(path, e) from e
@@ -55,16 +63,17 @@ def _write_temp(path: Path, writer: Callable[[Path], None]) -> Path:
 
 
 def _write_error(path: Path, e: OSError) -> OSError:
-    """A one-line error naming the file the user asked for (not the temporary one)."""
-    err = OSError(f"cannot write {path}: {e.strerror or e}")
-    err.errno = e.errno
-    return err
+    """The same error, naming the file asked for instead of the temporary one."""
+    if e.errno is None:
+        return OSError(f"cannot write {path}: {e}")
+    return type(e)(e.errno, e.strerror, str(path))
 
 
-def _atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], None]) -> Path:
-    """Write ``path`` whole or not at all; ``writer`` fills the temporary file it is given."""
+def atomic_write(path: str | os.PathLike[str], writer: Writer, *, binary: bool = False) -> Path:
+    """Write ``path`` whole or not at all: ``writer(f)`` fills a temporary file (text,
+    UTF-8, or ``binary``) that then replaces ``path``. Raises OSError naming ``path``."""
     path = Path(path)
-    tmp = _write_temp(path, writer)
+    tmp = _write_temp(path, writer, binary)
     try:
         os.replace(tmp, path)
     except OSError as e:
@@ -73,16 +82,14 @@ def _atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], None]) 
     return path
 
 
-def _text(content: str) -> Callable[[Path], None]:
-    def writer(tmp: Path) -> None:
-        tmp.write_text(content, encoding="utf-8", newline="")
-    return writer
+def _text(content: str) -> Writer:
+    return lambda f: f.write(content)
 
 
 # -- JSON and CSV --------------------------------------------------------------------------
 def write_json(result: Any, path: str | os.PathLike[str]) -> Path:
     """``result.to_json()`` and a newline (the CLI's ``--json`` output, as a file)."""
-    return _atomic_write(path, _text(result.to_json() + "\n"))
+    return atomic_write(path, _text(result.to_json() + "\n"))
 
 
 def _csv_text(rows: np.ndarray) -> str:
@@ -106,12 +113,12 @@ def _csv_column(col: np.ndarray) -> list[str]:
 
 def write_messages_csv(result: Any, path: str | os.PathLike[str]) -> Path:
     """One row per ``trace.messages`` row, header = the field names."""
-    return _atomic_write(path, _text(_csv_text(result.trace.messages)))
+    return atomic_write(path, _text(_csv_text(result.trace.messages)))
 
 
 def write_buffer_csv(result: Any, path: str | os.PathLike[str]) -> Path:
     """One row per ``trace.buffer`` row, header = the field names."""
-    return _atomic_write(path, _text(_csv_text(result.trace.buffer)))
+    return atomic_write(path, _text(_csv_text(result.trace.buffer)))
 
 
 # -- Chrome trace --------------------------------------------------------------------------
@@ -195,7 +202,7 @@ def _buffer_events(buffer: np.ndarray) -> list[dict[str, Any]]:
 
 def write_chrome_trace(result: Any, path: str | os.PathLike[str]) -> Path:
     """The Chrome trace as a JSON file (open it in https://ui.perfetto.dev)."""
-    return _atomic_write(path, _text(_chrome_text(result)))
+    return atomic_write(path, _text(_chrome_text(result)))
 
 
 def _chrome_text(result: Any) -> str:
@@ -203,11 +210,11 @@ def _chrome_text(result: Any) -> str:
 
 
 # -- a run's output directory --------------------------------------------------------------
-def _figure_writer(kind: str, result: Any) -> Callable[[Path], None]:
-    def writer(tmp: Path) -> None:
+def _figure_writer(kind: str, result: Any) -> Writer:
+    def writer(f: IO[bytes]) -> None:
         from . import plot  # matplotlib only when plots are asked for
         fig = getattr(plot, f"plot_{kind}")(result)
-        fig.savefig(tmp, format="png", dpi=120)
+        fig.savefig(f, format="png", dpi=120)
     return writer
 
 
@@ -226,25 +233,22 @@ def write_run(result: Any, out_dir: str | os.PathLike[str], *, plot: bool = Fals
                          f"{', '.join(TRACE_KINDS)})")
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
-        raise OSError(f"cannot write into {out}: it is not a directory")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise OSError(f"cannot create {out}: {e.strerror or e}") from e
-    plan: list[tuple[str, Callable[[Path], None]]] = [
-        ("result.json", _text(result.to_json() + "\n")),
-        ("messages.csv", _text(_csv_text(result.trace.messages))),
-        ("buffer.csv", _text(_csv_text(result.trace.buffer))),
+        raise NotADirectoryError(errno.ENOTDIR, "not a directory", str(out))
+    out.mkdir(parents=True, exist_ok=True)
+    plan: list[tuple[str, Writer, bool]] = [
+        ("result.json", _text(result.to_json() + "\n"), False),
+        ("messages.csv", _text(_csv_text(result.trace.messages)), False),
+        ("buffer.csv", _text(_csv_text(result.trace.buffer)), False),
     ]
     if plot:
-        plan += [("occupancy.png", _figure_writer("occupancy", result)),
-                 ("timeline.png", _figure_writer("timeline", result))]
+        plan += [("occupancy.png", _figure_writer("occupancy", result), True),
+                 ("timeline.png", _figure_writer("timeline", result), True)]
     if trace == "chrome":
-        plan.append(("trace.json", _text(_chrome_text(result))))
+        plan.append(("trace.json", _text(_chrome_text(result)), False))
     staged: list[tuple[Path, Path]] = []
     try:
-        for name, writer in plan:
-            staged.append((_write_temp(out / name, writer), out / name))
+        for name, writer, binary in plan:
+            staged.append((_write_temp(out / name, writer, binary), out / name))
         for tmp, final in staged:
             os.replace(tmp, final)
     except BaseException:

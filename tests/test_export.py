@@ -272,13 +272,20 @@ def test_atomic_write_keeps_the_old_file_when_the_writer_fails(tmp_path: Path) -
     target = tmp_path / "x.txt"
     target.write_text("old")
 
-    def failing(tmp: Path) -> None:
-        tmp.write_text("half")
+    def failing(f) -> None:
+        f.write("half")
         raise RuntimeError("disk full")
 
     with pytest.raises(RuntimeError):
-        export._atomic_write(target, failing)
+        export.atomic_write(target, failing)
     assert _listing(tmp_path) == {"x.txt": b"old"}
+
+
+def test_atomic_write_binary_replaces_the_file(tmp_path: Path) -> None:
+    target = tmp_path / "x.bin"
+    target.write_text("old")
+    assert export.atomic_write(target, lambda f: f.write(b"\x00new"), binary=True) == target
+    assert _listing(tmp_path) == {"x.bin": b"\x00new"}
 
 
 def test_write_run_writes_the_basic_files(tmp_path: Path) -> None:
@@ -319,17 +326,17 @@ def test_write_run_refuses_an_unknown_trace_format(tmp_path: Path) -> None:
 
 def test_write_run_into_a_file_is_a_one_line_error(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("")
-    with pytest.raises(OSError) as info:
+    with pytest.raises(NotADirectoryError) as info:
         export.write_run(exchange_result(), tmp_path / "f")
+    assert info.value.filename == str(tmp_path / "f")
     assert "not a directory" in str(info.value) and "\n" not in str(info.value)
 
 
 def test_write_error_names_the_target_not_the_temporary_file(tmp_path: Path) -> None:
-    with pytest.raises(OSError) as info:
+    with pytest.raises(FileNotFoundError) as info:
         export.write_json(exchange_result(), tmp_path / "missing" / "result.json")
-    msg = str(info.value)
-    assert msg.startswith(f"cannot write {tmp_path / 'missing' / 'result.json'}: ")
-    assert ".tmp" not in msg
+    assert info.value.filename == str(tmp_path / "missing" / "result.json")
+    assert info.value.strerror and ".tmp" not in str(info.value)
 
 
 def test_export_does_not_import_matplotlib() -> None:
