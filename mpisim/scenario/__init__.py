@@ -1,0 +1,15 @@
+"""Scenario files: YAML (or Python) descriptions of an MPI program and its machine.
+
+``load(path)`` reads and validates a scenario and returns a :class:`Scenario`;
+``ScenarioError`` names the file, line and key of every problem. The modules, from the file
+inwards: ``yamlload`` (YAML with lines and deliberate scalar rules), ``values`` (typed
+values with units), ``schema`` (the top-level keys), ``selectors`` (``ranks:``), ``expr``
+(expressions through an ``ast`` allow-list), ``ops`` (the calls), ``compile`` (running them),
+``pyscenario`` (Python scenarios), ``scenario`` (the Scenario object), ``load``.
+"""
+
+from .load import load
+from .problems import ScenarioError, ScenarioRuntimeError
+from .scenario import Scenario
+
+__all__ = ["Scenario", "ScenarioError", "ScenarioRuntimeError", "load"]

@@ -1,0 +1,300 @@
+"""Running a scenario's ops: the compiled program that ``ms.run`` calls for every rank.
+
+:class:`Program` is a picklable callable object (not a closure), so a loaded scenario can be
+sent to worker processes. ``program(mpi, **params)`` returns the rank's generator: it runs,
+in file order, the ops of every ``programs`` entry whose selector contains the rank (a rank
+in no entry runs nothing). Before each MPI call it sets ``mpi.where`` to the op's location,
+``"programs[0].ops[2].loop.ops[0] (line 14)"``, which the engine puts in deadlock reports and
+errors.
+
+Selectors were resolved at load time for the scenario's ``ranks`` and params; a run with a
+different size or params (``sc.run(ranks=8)``) resolves them again.
+
+A scenario that is wrong at run time (division by zero, a count of 2.5, a request name never
+stored, a status variable set only on a branch not taken) raises
+:class:`~mpisim.scenario.problems.ScenarioRuntimeError` naming the op; the run ends with
+outcome ``error``. A rank that runs more than ``MAX_SPINS`` loop iterations or ``if`` tests
+without making any MPI call is stopped the same way, so that ``loop: {times: 1e12, ops: []}``
+cannot hang a run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+from ..datatypes import BASIC_TYPES, pack_size
+from .expr import CONSTANTS, Expr, ExprError
+from .ops import Op, RequestRef, convert
+from .problems import ScenarioRuntimeError
+from .selectors import select
+from .values import Invalid
+
+__all__ = ["MAX_SPINS", "Entry", "Program"]
+
+MAX_SPINS = 1_000_000
+"""Loop iterations and if tests a rank may run in a row without an MPI call."""
+
+
+class Entry:
+    """One ``programs`` entry: its selector (as written), the ranks it selected at load time,
+    its ops and its index."""
+
+    __slots__ = ("index", "ops", "ranks", "selector")
+
+    def __init__(self, index: int, selector: Any, ranks: frozenset[int], ops: list[Op]) -> None:
+        self.index, self.selector, self.ranks, self.ops = index, selector, ranks, ops
+
+
+class Program:
+    """The rank program of a YAML scenario: ``program(mpi, **params)`` is a generator."""
+
+    def __init__(self, name: str, entries: list[Entry], size: int,
+                 params: dict[str, Any]) -> None:
+        self.__name__ = name
+        self.entries = entries
+        self.size = size
+        self.params = dict(params)
+
+    def __repr__(self) -> str:
+        return f"<scenario program {self.__name__!r}: {len(self.entries)} entries>"
+
+    def ops_for(self, rank: int, size: int, params: dict[str, Any]) -> list[Op]:
+        """The ops rank ``rank`` runs, in order."""
+        same = size == self.size and params == self.params
+        ops: list[Op] = []
+        for entry in self.entries:
+            ranks = entry.ranks if same else _reselect(entry, size, params)
+            if rank in ranks:
+                ops.extend(entry.ops)
+        return ops
+
+    def __call__(self, mpi: Any, **params: Any) -> Generator[Any, Any, None]:
+        return _State(mpi, params).run(self.ops_for(mpi.rank, mpi.size, params))
+
+
+def _reselect(entry: Entry, size: int, params: dict[str, Any]) -> frozenset[int]:
+    try:
+        return select(entry.selector, size, params)
+    except Invalid as e:
+        raise ScenarioRuntimeError(f"programs[{entry.index}].ranks: {e}") from None
+
+
+class _State:
+    """One rank's variables and request handles while its ops run."""
+
+    __slots__ = ("env", "mpi", "requests", "spins")
+
+    def __init__(self, mpi: Any, params: dict[str, Any]) -> None:
+        self.mpi = mpi
+        self.env: dict[str, Any] = {**CONSTANTS, **params, "rank": mpi.rank, "size": mpi.size,
+                                    "BSEND_OVERHEAD": mpi.BSEND_OVERHEAD}
+        self.requests: dict[tuple[str, Any], Any] = {}
+        self.spins = 0
+
+    def run(self, ops: list[Op]) -> Generator[Any, Any, None]:
+        for op in ops:
+            call = op.call
+            if call == "loop":
+                yield from self._loop(op)
+            elif call == "if":
+                self._spin(op)
+                branch = op.body if self.arg(op, "cond") else op.orelse
+                yield from self.run(branch)
+            else:
+                yield from _CALLS[call](self, op)
+
+    def _loop(self, op: Op) -> Generator[Any, Any, None]:
+        times = self.arg(op, "times")
+        if times < 0:
+            raise self.error(op, f"loop.times: must not be negative, got {times}")
+        var, env = op.var, self.env
+        saved = env.get(var, _UNSET) if var else _UNSET
+        for i in range(times):
+            self._spin(op)
+            if var:
+                env[var] = i
+            yield from self.run(op.body)
+        if var:
+            if saved is _UNSET:
+                env.pop(var, None)
+            else:
+                env[var] = saved
+
+    def _spin(self, op: Op) -> None:
+        self.spins += 1
+        if self.spins > MAX_SPINS:
+            raise self.error(op, f"{MAX_SPINS} loop iterations and if tests without any MPI "
+                             "call (a loop that never communicates?)")
+
+    # -- values --------------------------------------------------------------------------
+    def arg(self, op: Op, key: str) -> Any:
+        kind, expr = op.args[key]
+        return self.value(op, f"{op.call}.{key}", kind, expr)
+
+    def value(self, op: Op, what: str, kind: str, expr: Expr) -> Any:
+        try:
+            return convert(kind, expr.evaluate(self.env))
+        except (ExprError, Invalid) as e:
+            raise self.error(op, f"{what}: {e}") from None
+
+    def datatype(self, op: Op) -> Any:
+        name = op.datatype.evaluate(self.env) if op.datatype is not None else "BYTE"
+        if name not in BASIC_TYPES:
+            raise self.error(op, f"{op.call}.datatype: {name!r} is not a basic datatype")
+        return BASIC_TYPES[name]
+
+    def error(self, op: Op, message: str) -> ScenarioRuntimeError:
+        return ScenarioRuntimeError(f"{op.where}: {message}")
+
+    # -- bindings and requests -----------------------------------------------------------
+    def bind_status(self, op: Op, status: Any) -> None:
+        if status is None:
+            return
+        for key, name in op.binds.items():
+            if key.startswith("status."):
+                self.env[name] = getattr(status, key[7:])
+
+    def bind(self, op: Op, key: str, value: Any) -> None:
+        name = op.binds.get(key)
+        if name is not None:
+            self.env[name] = value
+
+    def store(self, op: Op, ref: RequestRef, request: Any) -> None:
+        self.requests[(ref.name, self._index(op, ref))] = request
+
+    def lookup(self, op: Op, ref: RequestRef) -> Any:
+        key = (ref.name, self._index(op, ref))
+        if key not in self.requests:
+            raise self.error(op, f"no request stored under {_show(key)} yet")
+        return self.requests[key]
+
+    def lookup_all(self, op: Op) -> list[Any]:
+        found: list[Any] = []
+        for ref in op.requests:
+            if ref.star:
+                keys = [k for k in self.requests if k[0] == ref.name]
+                keys.sort(key=lambda k: (k[1] is not None, k[1] if k[1] is not None else 0))
+                found.extend(self.requests[k] for k in keys)
+            else:
+                found.append(self.lookup(op, ref))
+        return found
+
+    def _index(self, op: Op, ref: RequestRef) -> int | None:
+        if ref.index is None:
+            return None
+        return self.value(op, f"{op.call} request {ref.text!r}", "int", ref.index)
+
+
+_UNSET = object()
+
+
+def _show(key: tuple[str, Any]) -> str:
+    return repr(key[0] if key[1] is None else f"{key[0]}[{key[1]}]")
+
+
+# -- one function per call: evaluate the arguments, set where, yield the call -------------
+def _send(st: _State, op: Op) -> Generator[Any, Any, None]:
+    mpi = st.mpi
+    count, dest, tag = st.arg(op, "count"), st.arg(op, "dest"), st.arg(op, "tag")
+    datatype = st.datatype(op)
+    mpi.where = op.where
+    st.spins = 0
+    result = yield getattr(mpi, op.call)(count=count, datatype=datatype, dest=dest, tag=tag)
+    if op.request is not None:
+        st.store(op, op.request, result)
+
+
+def _recv(st: _State, op: Op) -> Generator[Any, Any, None]:
+    mpi = st.mpi
+    count, source, tag = st.arg(op, "count"), st.arg(op, "source"), st.arg(op, "tag")
+    datatype = st.datatype(op)
+    mpi.where = op.where
+    st.spins = 0
+    result = yield getattr(mpi, op.call)(count=count, datatype=datatype, source=source, tag=tag)
+    if op.request is not None:
+        st.store(op, op.request, result)
+    else:
+        st.bind_status(op, result)
+
+
+def _probe(st: _State, op: Op) -> Generator[Any, Any, None]:
+    mpi = st.mpi
+    source, tag = st.arg(op, "source"), st.arg(op, "tag")
+    mpi.where = op.where
+    st.spins = 0
+    result = yield getattr(mpi, op.call)(source, tag)
+    if op.call == "iprobe":
+        flag, status = result
+        st.bind(op, "flag", bool(flag))
+        st.bind_status(op, status)
+    else:
+        st.bind_status(op, result)
+
+
+def _single(st: _State, op: Op) -> Generator[Any, Any, None]:
+    mpi = st.mpi
+    request = st.lookup(op, op.request)
+    mpi.where = op.where
+    st.spins = 0
+    result = yield getattr(mpi, op.call)(request)
+    if op.call == "wait":
+        st.bind_status(op, result)
+    elif op.call == "test":
+        flag, status = result
+        st.bind(op, "flag", bool(flag))
+        st.bind_status(op, status)
+
+
+def _many(st: _State, op: Op) -> Generator[Any, Any, None]:
+    mpi = st.mpi
+    requests = st.lookup_all(op)
+    mpi.where = op.where
+    st.spins = 0
+    result = yield getattr(mpi, op.call)(requests)
+    if op.call == "waitany":
+        index, status = result
+        st.bind(op, "index", index)
+        st.bind_status(op, status)
+    elif op.call == "waitsome":
+        indices = result[0]
+        st.bind(op, "outcount", indices if isinstance(indices, int) else len(indices or ()))
+    elif op.call == "testall":
+        st.bind(op, "flag", bool(result[0]))
+
+
+def _attach(st: _State, op: Op) -> Generator[Any, Any, None]:
+    mpi = st.mpi
+    if "size" in op.args:
+        size = st.arg(op, "size")
+    else:
+        count, messages = st.arg(op, "count"), st.arg(op, "messages")
+        size = messages * (pack_size(count, st.datatype(op)) + mpi.BSEND_OVERHEAD)
+    mpi.where = op.where
+    st.spins = 0
+    yield mpi.buffer_attach(size)
+
+
+def _detach(st: _State, op: Op) -> Generator[Any, Any, None]:
+    st.mpi.where = op.where
+    st.spins = 0
+    _address, size = yield st.mpi.buffer_detach()
+    st.bind(op, "size", size)
+
+
+def _plain(st: _State, op: Op) -> Generator[Any, Any, None]:
+    mpi = st.mpi
+    args = (st.arg(op, "time"),) if op.call == "compute" else ()
+    mpi.where = op.where
+    st.spins = 0
+    yield getattr(mpi, op.call)(*args)
+
+
+_CALLS = {
+    **dict.fromkeys(("send", "bsend", "ssend", "rsend", "isend", "ibsend", "issend", "irsend"),
+                    _send),
+    "recv": _recv, "irecv": _recv, "probe": _probe, "iprobe": _probe,
+    "wait": _single, "test": _single, "request_free": _single,
+    "waitall": _many, "waitany": _many, "waitsome": _many, "testall": _many,
+    "buffer_attach": _attach, "buffer_detach": _detach, "barrier": _plain, "compute": _plain,
+}

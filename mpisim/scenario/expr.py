@@ -1,0 +1,282 @@
+"""Expressions in scenario files, evaluated through an ``ast`` allow-list (never ``eval``).
+
+Allowed: integer and float literals, text literals (for comparing text params), the names in
+scope, ``+ - * / // % **``, unary ``- + not``, comparisons (``== != < <= > >=``, chained),
+``and``/``or``, the conditional expression ``a if cond else b``, and calls of ``min``,
+``max`` and ``abs``. Everything else (attributes, indexing, other calls, lambdas,
+comprehensions, bit operators, ``in``/``is``) is refused when the file is loaded.
+
+Names in scope: ``rank``, ``size``, ``BSEND_OVERHEAD``, the constants ``ANY_SOURCE``,
+``ANY_TAG``, ``PROC_NULL``, ``UNDEFINED``, ``TAG_UB``, the scenario's params, loop variables
+and status variables. Which of these are in scope where is decided by the caller
+(:mod:`mpisim.scenario.ops`); this module reports the names an expression uses.
+
+Bounds, so that a scenario cannot make evaluation hang or exhaust memory: an expression is at
+most 500 characters; whole numbers stay below 2**256 in magnitude (``**`` checks before it
+computes); arithmetic applies to numbers only (``'a' * 10**9`` is refused). Evaluation
+errors (division by zero, comparing text with numbers) raise :class:`ExprError` with the
+expression's text; callers add the location.
+
+Parsed expressions are trees of tuples, so they pickle (scenarios travel to worker
+processes).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from typing import Any
+
+from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED
+
+__all__ = ["CONSTANTS", "FUNCTIONS", "RESERVED", "Expr", "ExprError", "constant", "parse_expr"]
+
+CONSTANTS: dict[str, int] = {"ANY_SOURCE": ANY_SOURCE, "ANY_TAG": ANY_TAG,
+                             "PROC_NULL": PROC_NULL, "UNDEFINED": UNDEFINED, "TAG_UB": TAG_UB}
+FUNCTIONS = ("min", "max", "abs")
+RESERVED = frozenset({"rank", "size", "BSEND_OVERHEAD", *CONSTANTS, *FUNCTIONS,
+                      "True", "False", "None"})
+"""Names a param, loop variable or status variable may not take."""
+
+MAX_LENGTH = 500
+_INT_BITS = 256
+
+
+class ExprError(ValueError):
+    """An expression that cannot be read or evaluated; the message quotes it."""
+
+
+_BINARY = {ast.Add: ("+", operator.add), ast.Sub: ("-", operator.sub),
+           ast.Mult: ("*", operator.mul), ast.Div: ("/", operator.truediv),
+           ast.FloorDiv: ("//", operator.floordiv), ast.Mod: ("%", operator.mod),
+           ast.Pow: ("**", operator.pow)}
+_COMPARE = {ast.Eq: ("==", operator.eq), ast.NotEq: ("!=", operator.ne),
+            ast.Lt: ("<", operator.lt), ast.LtE: ("<=", operator.le),
+            ast.Gt: (">", operator.gt), ast.GtE: (">=", operator.ge)}
+_OPS = {sym: fn for sym, fn in [*_BINARY.values(), *_COMPARE.values()]}
+_REFUSED = {ast.Attribute: "attribute access", ast.Subscript: "indexing",
+            ast.Lambda: "lambda", ast.ListComp: "comprehensions",
+            ast.GeneratorExp: "comprehensions", ast.DictComp: "comprehensions",
+            ast.SetComp: "comprehensions", ast.List: "lists", ast.Tuple: "tuples",
+            ast.Dict: "mappings", ast.Set: "sets", ast.NamedExpr: "assignment (:=)",
+            ast.Starred: "starred arguments", ast.JoinedStr: "f-strings",
+            ast.Slice: "slices"}
+
+
+class Expr:
+    """A parsed expression: ``source`` (its text), ``names`` (the names it uses)."""
+
+    __slots__ = ("names", "source", "tree")
+
+    def __init__(self, source: str, tree: tuple, names: frozenset[str]) -> None:
+        self.source = source
+        self.tree = tree
+        self.names = names
+
+    def __getstate__(self) -> tuple:
+        return (self.source, self.tree, self.names)
+
+    def __setstate__(self, state: tuple) -> None:
+        self.source, self.tree, self.names = state
+
+    def __repr__(self) -> str:
+        return f"Expr({self.source!r})"
+
+    @property
+    def is_constant(self) -> bool:
+        return self.tree[0] == "c"
+
+    def evaluate(self, env: dict[str, Any]) -> Any:
+        """The value with ``env`` giving the names; ExprError on failure."""
+        tree = self.tree
+        if tree[0] == "c":
+            return tree[1]
+        if tree[0] == "n":
+            try:
+                return env[tree[1]]
+            except KeyError:
+                raise ExprError(f"name {tree[1]!r} has no value yet") from None
+        try:
+            return _eval(tree, env)
+        except ExprError as e:
+            raise ExprError(f"{e} in {self.source!r}") from None
+        except ZeroDivisionError:
+            raise ExprError(f"division by zero in {self.source!r}") from None
+        except OverflowError:
+            raise ExprError(f"number too large in {self.source!r}") from None
+        except TypeError as e:
+            raise ExprError(f"{e} in {self.source!r}") from None
+
+
+def constant(value: Any, source: str | None = None) -> Expr:
+    """An expression that is just ``value``."""
+    return Expr(repr(value) if source is None else source, ("c", value), frozenset())
+
+
+def parse_expr(text: str) -> Expr:
+    """Parse ``text`` against the allow-list; ExprError naming what is not allowed."""
+    if len(text) > MAX_LENGTH:
+        raise ExprError(f"expression longer than {MAX_LENGTH} characters")
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as e:
+        raise ExprError(f"cannot read {text!r} as an expression ({e.msg})") from None
+    except (ValueError, RecursionError, MemoryError):
+        raise ExprError(f"cannot read {text!r} as an expression") from None
+    names: set[str] = set()
+    try:
+        tree = _convert(node, names)
+    except RecursionError:
+        raise ExprError(f"expression {text!r} is nested too deeply") from None
+    except ExprError as e:
+        raise ExprError(f"{e} in {text!r}") from None
+    return Expr(text.strip(), tree, frozenset(names))
+
+
+def _convert(node: ast.AST, names: set[str]) -> tuple:
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, bool | str) or (isinstance(value, float) and math.isfinite(value)):
+            return ("c", value)
+        if isinstance(value, int):
+            if value.bit_length() > 63:
+                raise ExprError(f"the number {value} is out of range")
+            return ("c", value)
+        raise ExprError(f"{value!r} is not allowed (numbers, text, True, False only)")
+    if isinstance(node, ast.Name):
+        names.add(node.id)
+        return ("n", node.id)
+    if isinstance(node, ast.BinOp):
+        op = _BINARY.get(type(node.op))
+        if op is None:
+            raise ExprError(f"the operator {_symbol(node.op)} is not allowed")
+        return ("b", op[0], _convert(node.left, names), _convert(node.right, names))
+    if isinstance(node, ast.UnaryOp):
+        kind = {ast.USub: "-", ast.UAdd: "+", ast.Not: "not"}.get(type(node.op))
+        if kind is None:
+            raise ExprError("the operator ~ is not allowed")
+        return ("u", kind, _convert(node.operand, names))
+    if isinstance(node, ast.BoolOp):
+        kind = "and" if isinstance(node.op, ast.And) else "or"
+        return (kind, tuple(_convert(v, names) for v in node.values))
+    if isinstance(node, ast.Compare):
+        pairs = []
+        for op, right in zip(node.ops, node.comparators, strict=True):
+            cmp = _COMPARE.get(type(op))
+            if cmp is None:
+                raise ExprError(f"the comparison {_symbol(op)} is not allowed")
+            pairs.append((cmp[0], _convert(right, names)))
+        return ("cmp", _convert(node.left, names), tuple(pairs))
+    if isinstance(node, ast.IfExp):
+        return ("if", _convert(node.test, names), _convert(node.body, names),
+                _convert(node.orelse, names))
+    if isinstance(node, ast.Call):
+        return _call(node, names)
+    what = _REFUSED.get(type(node), type(node).__name__)
+    raise ExprError(f"{what} not allowed")
+
+
+def _call(node: ast.Call, names: set[str]) -> tuple:
+    func = node.func.id if isinstance(node.func, ast.Name) else None
+    if func not in FUNCTIONS:
+        shown = f"{func}()" if func else "this call"
+        raise ExprError(f"calling {shown} is not allowed (only min, max, abs)")
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        raise ExprError(f"{func}() takes plain arguments only")
+    if func == "abs" and len(node.args) != 1:
+        raise ExprError("abs() takes exactly one argument")
+    if func != "abs" and len(node.args) < 2:
+        raise ExprError(f"{func}() takes at least two arguments")
+    return ("f", func, tuple(_convert(a, names) for a in node.args))
+
+
+def _symbol(op: ast.AST) -> str:
+    return {ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|",
+            ast.BitXor: "^", ast.MatMult: "@", ast.In: "in", ast.NotIn: "not in",
+            ast.Is: "is", ast.IsNot: "is not"}.get(type(op), type(op).__name__)
+
+
+def _number(value: Any, op: str) -> Any:
+    if isinstance(value, int | float):
+        return value
+    raise ExprError(f"{op} needs numbers, got {value!r}")
+
+
+def _checked(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > _INT_BITS:
+        raise ExprError("a whole number beyond 2**256")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ExprError("the result is not a finite number")
+    return value
+
+
+def _power(base: Any, exp: Any) -> Any:
+    if isinstance(base, int) and isinstance(exp, int) and exp > 0 and abs(base) > 1 \
+            and (abs(base).bit_length() - 1) * exp > _INT_BITS:
+        raise ExprError("a whole number beyond 2**256")
+    if isinstance(exp, float) or isinstance(base, float):
+        try:
+            result = math.pow(base, exp)
+        except ValueError:
+            raise ExprError("the result is not a real number") from None
+    else:
+        result = base ** exp
+    if isinstance(result, complex):
+        raise ExprError("the result is not a real number")
+    return result
+
+
+_FUNCS = {"min": min, "max": max, "abs": abs}
+
+
+def _eval(tree: tuple, env: dict[str, Any]) -> Any:
+    kind = tree[0]
+    if kind == "c":
+        return tree[1]
+    if kind == "n":
+        try:
+            return env[tree[1]]
+        except KeyError:
+            raise ExprError(f"name {tree[1]!r} has no value yet") from None
+    if kind == "b":
+        op = tree[1]
+        left = _number(_eval(tree[2], env), op)
+        right = _number(_eval(tree[3], env), op)
+        if op == "**":
+            return _checked(_power(left, right))
+        return _checked(_OPS[op](left, right))
+    if kind == "u":
+        value = _eval(tree[2], env)
+        if tree[1] == "not":
+            return not value
+        value = _number(value, tree[1])
+        return -value if tree[1] == "-" else +value
+    if kind == "and":
+        value = True
+        for item in tree[1]:
+            value = _eval(item, env)
+            if not value:
+                return value
+        return value
+    if kind == "or":
+        value = False
+        for item in tree[1]:
+            value = _eval(item, env)
+            if value:
+                return value
+        return value
+    if kind == "cmp":
+        left = _eval(tree[1], env)
+        for op, right_tree in tree[2]:
+            right = _eval(right_tree, env)
+            if not _OPS[op](left, right):
+                return False
+            left = right
+        return True
+    if kind == "if":
+        return _eval(tree[2], env) if _eval(tree[1], env) else _eval(tree[3], env)
+    args = [_eval(a, env) for a in tree[2]]
+    for a in args:
+        _number(a, f"{tree[1]}()")
+    return _FUNCS[tree[1]](*args)

@@ -1,0 +1,439 @@
+"""Reading the ops of a ``programs`` entry: one call each, with its location.
+
+An op is a one-key mapping named after the handle's call::
+
+    - bsend: {dest: 1 - rank, count: count, datatype: REAL, tag: 0}
+    - isend: {dest: right, bytes: 64 KiB, request: "r[i]"}
+    - waitall: "r[*]"
+    - buffer_attach: 16 KiB
+
+Arguments (each a literal or an expression, see :mod:`mpisim.scenario.expr`):
+
+- sends (``send bsend ssend rsend isend ibsend issend irsend``): ``dest`` (required), ``tag``
+  (default 0), the size as ``count`` + ``datatype`` (a basic type name, default BYTE, or a
+  param holding one) **or** ``bytes`` (a size: ``bytes: 64 KiB`` means 65536 elements of
+  BYTE); nonblocking ones need ``request``.
+- ``recv``/``irecv``: ``source`` (default ANY_SOURCE), ``tag`` (default ANY_TAG), ``count`` +
+  ``datatype`` or ``bytes`` (the receive buffer), ``request`` for irecv.
+- ``probe``/``iprobe``: ``source``, ``tag`` (same defaults).
+- ``wait``/``test``: a request; ``waitall``/``waitany``/``waitsome``/``testall``: a list of
+  requests; ``request_free``: a request. Short forms: ``wait: r``, ``waitall: [a, b]``.
+- ``buffer_attach``: a size (``16 KiB``, or an expression in bytes), or
+  ``{count: n, datatype: T, messages: k}`` meaning k * (pack_size(n, T) + BSEND_OVERHEAD).
+- ``buffer_detach: {}``, ``barrier: {}``, ``compute: 5us`` (a time).
+- ``loop: {times: N, var: i, ops: [...]}`` (``var`` optional, counts 0..N-1, visible in its
+  body only) and ``if: {cond: EXPR, then: [...], else: [...]}`` (``else`` optional).
+
+Request names: ``request: r`` stores the request under ``r``; ``request: "r[i]"`` under ``r``
+indexed by an expression. ``wait: "r[i]"`` waits for one; ``"r[*]"`` means every request
+stored under ``r`` (the plain one first, then by index). Storing under a used name replaces
+the old handle, as assigning a C variable does.
+
+Status variables: ``status: {source: s, tag: t, count: n}`` (recv, probe, iprobe, wait,
+waitany, test) sets variables from the status (``count`` in bytes), so a later op can say
+``dest: s`` (reply to whoever sent). ``flag: f`` (iprobe, test, testall), ``index: i``
+(waitany), ``outcount: n`` (waitsome), ``size: n`` (buffer_detach) likewise. When a test
+finds nothing, its status variables keep their values. A name must be set by an op earlier
+in the file to be used (checked at load); one set only on a branch not taken is a run-time
+error.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any
+
+from ..datatypes import BASIC_TYPES
+from .expr import CONSTANTS, RESERVED, Expr, ExprError, constant, parse_expr
+from .values import Invalid, describe, is_unit_literal, read_int, read_size, read_time
+from .yamlload import Ambiguous, line_of
+
+__all__ = ["CALLS", "Op", "OpReader", "RequestRef"]
+
+SENDS = ("send", "bsend", "ssend", "rsend", "isend", "ibsend", "issend", "irsend")
+_LISTS = ("waitall", "waitany", "waitsome", "testall")
+CALLS = (*SENDS, "irecv", "recv", "probe", "iprobe", "wait", *_LISTS, "test",
+         "request_free", "buffer_attach", "buffer_detach", "barrier", "compute", "loop", "if")
+_STATUS_FIELDS = ("source", "tag", "count")
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_REF = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[(.*)\])?\s*$")
+
+
+class RequestRef:
+    """A request name: ``r``, ``r[i+1]`` (index an expression) or ``r[*]`` (all under r)."""
+
+    __slots__ = ("index", "name", "star", "text")
+
+    def __init__(self, name: str, index: Expr | None, star: bool, text: str) -> None:
+        self.name, self.index, self.star, self.text = name, index, star, text
+
+
+class Op:
+    """One step of a rank program: the call, its arguments, where it is in the file."""
+
+    __slots__ = ("args", "binds", "body", "call", "datatype", "orelse", "request", "requests",
+                 "var", "where")
+
+    def __init__(self, call: str, where: str) -> None:
+        self.call = call
+        self.where = where
+        self.args: dict[str, tuple[str, Expr]] = {}
+        self.datatype: Expr | None = None
+        self.request: RequestRef | None = None
+        self.requests: list[RequestRef] = []
+        self.binds: dict[str, str] = {}
+        self.body: list[Op] = []
+        self.orelse: list[Op] = []
+        self.var: str | None = None
+
+    def __repr__(self) -> str:
+        return f"<Op {self.call} at {self.where}>"
+
+
+class OpReader:
+    """Reads op lists, reporting problems to ``problems`` (a Problems) with key paths.
+
+    ``params`` are the load-time params (expressions using only them, ``size`` and the
+    constants are evaluated once at load, so their errors are reported before any run).
+    """
+
+    def __init__(self, problems: Any, params: dict[str, Any], size: int) -> None:
+        self.problems = problems
+        self.params = params
+        self.known = {**CONSTANTS, **params, "size": size}
+        self.base = {*self.known, "rank", "BSEND_OVERHEAD"}
+        self.bound: set[str] = set()
+        self.request_names: set[str] = set()
+        self.loop_vars: list[str] = []
+
+    # -- op lists ------------------------------------------------------------------------
+    def read_ops(self, value: Any, path: str, line: int) -> list[Op]:
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            self._problem(line, path, f"expected a list of ops, got {describe(value)}")
+            return []
+        ops = []
+        for k, item in enumerate(value):
+            op = self.read_op(item, f"{path}[{k}]", line_of(value, k, line))
+            if op is not None:
+                ops.append(op)
+        return ops
+
+    def read_op(self, item: Any, path: str, line: int) -> Op | None:
+        if not isinstance(item, dict) or len(item) != 1:
+            got = f"{len(item)} keys ({', '.join(map(str, item))})" if isinstance(item, dict) \
+                else describe(item)
+            self._problem(line, path, "an op is a mapping with one key naming the call "
+                          f"(e.g. bsend: {{dest: 1, count: 10}}), got {got}")
+            return None
+        call, value = next(iter(item.items()))
+        line = line_of(item, call, line)
+        if call not in CALLS:
+            self._problem(line, path, f"unknown call {str(call)!r}{_hint(str(call), CALLS)}")
+            return None
+        op = Op(call, f"{path} (line {line})")
+        reader = getattr(self, "_" + ("sendop" if call in SENDS else call))
+        reader(op, value, f"{path}.{call}", line, f"{path}.{call}")
+        return op
+
+    # -- the calls -----------------------------------------------------------------------
+    def _sendop(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        blocking = not op.call.startswith("i")
+        allowed = ("dest", "tag", "count", "bytes", "datatype") + (() if blocking else
+                                                                   ("request",))
+        m = self._mapping(value, path, line, allowed, ("dest",) + (() if blocking else
+                                                                   ("request",)))
+        self._arg(op, m, "dest", "int", path, line)
+        self._arg(op, m, "tag", "int", path, line, default=0)
+        self._size(op, m, path, line)
+        if not blocking:
+            self._store_request(op, m, path, line)
+
+    def _irecv(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        self._recv(op, value, path, line, _, request=True)
+
+    def _recv(self, op: Op, value: Any, path: str, line: int, _: str,
+              request: bool = False) -> None:
+        allowed = ("source", "tag", "count", "bytes", "datatype",
+                   "request" if request else "status")
+        m = self._mapping(value, path, line, allowed, ("request",) if request else ())
+        self._arg(op, m, "source", "int", path, line, default=CONSTANTS["ANY_SOURCE"])
+        self._arg(op, m, "tag", "int", path, line, default=CONSTANTS["ANY_TAG"])
+        self._size(op, m, path, line)
+        if request:
+            self._store_request(op, m, path, line)
+        else:
+            self._status(op, m, path, line)
+
+    def _probe(self, op: Op, value: Any, path: str, line: int, _: str,
+               flag: bool = False) -> None:
+        m = self._mapping(value, path, line, ("source", "tag", "status") +
+                          (("flag",) if flag else ()), ())
+        self._arg(op, m, "source", "int", path, line, default=CONSTANTS["ANY_SOURCE"])
+        self._arg(op, m, "tag", "int", path, line, default=CONSTANTS["ANY_TAG"])
+        self._status(op, m, path, line)
+        self._bind(op, m, "flag", path, line)
+
+    def _iprobe(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        self._probe(op, value, path, line, _, flag=True)
+
+    def _wait(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        extra = ("flag",) if op.call == "test" else ()
+        m = self._mapping(value, path, line, ("request", "status", *extra), ("request",),
+                          short="request")
+        if "request" in m:
+            op.request = self._ref(m["request"], f"{path}.request",
+                                   line_of(m, "request", line), star=False)
+        self._status(op, m, path, line)
+        for name in extra:
+            self._bind(op, m, name, path, line)
+
+    _test = _wait
+
+    def _request_free(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        m = self._mapping(value, path, line, ("request",), ("request",), short="request")
+        if "request" in m:
+            op.request = self._ref(m["request"], f"{path}.request",
+                                   line_of(m, "request", line), star=False)
+
+    def _waitall(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        extra = {"waitany": ("index", "status"), "waitsome": ("outcount",),
+                 "testall": ("flag",)}.get(op.call, ())
+        m = self._mapping(value, path, line, ("requests", *extra), ("requests",),
+                          short="requests")
+        if "requests" not in m:
+            return
+        refs = m["requests"]
+        rline = line_of(m, "requests", line)
+        items = refs if isinstance(refs, list) else [refs]
+        for k, ref in enumerate(items):
+            where = f"{path}.requests[{k}]" if isinstance(refs, list) else f"{path}.requests"
+            r = self._ref(ref, where, line_of(refs, k, rline), star=True)
+            if r is not None:
+                op.requests.append(r)
+        self._status(op, m, path, line)
+        for name in extra:
+            if name != "status":
+                self._bind(op, m, name, path, line)
+
+    _waitany = _waitsome = _testall = _waitall
+
+    def _buffer_attach(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        m = self._mapping(value, path, line, ("size", "count", "datatype", "messages"), (),
+                          short="size")
+        if "size" in m:
+            if len(m) > 1:
+                self._problem(line, path, "give size, or count + datatype (+ messages), "
+                              "not both")
+            self._arg(op, m, "size", "size", path, line)
+        elif "count" in m:
+            self._arg(op, m, "count", "int", path, line)
+            self._arg(op, m, "messages", "int", path, line, default=1)
+            op.datatype = self._datatype(m.get("datatype", "BYTE"), f"{path}.datatype",
+                                         line_of(m, "datatype", line))
+        else:
+            self._problem(line, path, "expected a size (e.g. 16 KiB) or {count, datatype, "
+                          "messages}")
+
+    def _buffer_detach(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        m = self._mapping(value, path, line, ("size",), ())
+        self._bind(op, m, "size", path, line)
+
+    def _barrier(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        self._mapping(value, path, line, (), ())
+
+    def _compute(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        m = self._mapping(value, path, line, ("time",), ("time",), short="time")
+        self._arg(op, m, "time", "time", path, line)
+
+    def _loop(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        m = self._mapping(value, path, line, ("times", "var", "ops"), ("times", "ops"))
+        self._arg(op, m, "times", "int", path, line)
+        if "var" in m:
+            op.var = self._name(m["var"], f"{path}.var", line_of(m, "var", line))
+        if op.var:
+            self.loop_vars.append(op.var)
+        op.body = self.read_ops(m.get("ops"), f"{path}.ops", line_of(m, "ops", line))
+        if op.var:
+            self.loop_vars.pop()
+
+    def _if(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        m = self._mapping(value, path, line, ("cond", "then", "else"), ("cond", "then"))
+        self._arg(op, m, "cond", "any", path, line)
+        op.body = self.read_ops(m.get("then"), f"{path}.then", line_of(m, "then", line))
+        op.orelse = self.read_ops(m.get("else"), f"{path}.else", line_of(m, "else", line))
+
+    # -- pieces --------------------------------------------------------------------------
+    def _mapping(self, value: Any, path: str, line: int, allowed: tuple[str, ...],
+                 required: tuple[str, ...], short: str | None = None) -> dict:
+        if short is not None and not isinstance(value, dict):
+            value = {short: value}
+        elif value is None:
+            value = {}
+        elif not isinstance(value, dict):
+            self._problem(line, path, f"expected a mapping of arguments ({', '.join(allowed)})"
+                          f", got {describe(value)}" if allowed else
+                          f"takes no arguments (write {{}}), got {describe(value)}")
+            return {}
+        for key in value:
+            if key not in allowed:
+                valid = f" (valid: {', '.join(allowed)})" if allowed else " (it takes none)"
+                self._problem(line_of(value, key, line), f"{path}.{key}",
+                              f"unknown argument{_hint(str(key), allowed)}{valid}")
+        for key in required:
+            if key not in value:
+                self._problem(line, path, f"missing {key}")
+        return value
+
+    def _arg(self, op: Op, m: dict, key: str, kind: str, path: str, line: int,
+             default: Any = None) -> None:
+        if key not in m:
+            if default is not None:
+                op.args[key] = (kind, constant(default))
+            return
+        expr = self.value(m[key], kind, f"{path}.{key}", line_of(m, key, line))
+        if expr is not None:
+            op.args[key] = (kind, expr)
+
+    def _size(self, op: Op, m: dict, path: str, line: int) -> None:
+        if "bytes" in m:
+            for other in ("count", "datatype"):
+                if other in m:
+                    self._problem(line_of(m, other, line), f"{path}.{other}",
+                                  "give count (+ datatype) or bytes, not both")
+            self._arg(op, m, "bytes", "size", path, line)
+            op.args["count"] = op.args.pop("bytes", ("size", constant(0)))
+            op.datatype = constant("BYTE")
+            return
+        if "count" not in m:
+            self._problem(line, path, "missing count (with datatype) or bytes")
+        self._arg(op, m, "count", "int", path, line)
+        op.datatype = self._datatype(m.get("datatype", "BYTE"), f"{path}.datatype",
+                                     line_of(m, "datatype", line))
+
+    def _datatype(self, value: Any, path: str, line: int) -> Expr | None:
+        if isinstance(value, str) and value in BASIC_TYPES:
+            return constant(value)
+        if isinstance(value, str) and value in self.params:
+            held = self.params[value]
+            if not (isinstance(held, str) and held in BASIC_TYPES):
+                self._problem(line, path, f"param {value!r} holds {describe(held)}, not a "
+                              "basic datatype name")
+            return parse_expr(value)
+        shown = value.text if isinstance(value, Ambiguous) else value
+        hint = _hint(shown, BASIC_TYPES) if isinstance(shown, str) else ""
+        self._problem(line, path, f"unknown datatype {shown!r}{hint} (a basic type such as "
+                      "BYTE, INT, REAL, DOUBLE, or a param holding one)")
+        return None
+
+    def _store_request(self, op: Op, m: dict, path: str, line: int) -> None:
+        if "request" in m:
+            op.request = self._ref(m["request"], f"{path}.request",
+                                   line_of(m, "request", line), star=False, store=True)
+
+    def _ref(self, value: Any, path: str, line: int, star: bool,
+             store: bool = False) -> RequestRef | None:
+        match = _REF.match(value) if isinstance(value, str) else None
+        if match is None:
+            self._problem(line, path, f"expected a request name (r, r[i] or r[*]), got "
+                          f"{describe(value)}")
+            return None
+        name, index = match.group(1), match.group(2)
+        if store:
+            self.request_names.add(name)
+        elif name not in self.request_names:
+            self._problem(line, path, f"undefined request {name!r}"
+                          f"{_hint(name, self.request_names)}: no earlier op stores a request "
+                          "under this name")
+        if index is not None and index.strip() == "*":
+            if not star:
+                self._problem(line, path, f"{value!r}: [*] is only for lists (waitall ...)")
+                return None
+            return RequestRef(name, None, True, value)
+        expr = None if index is None else self.value(index, "int", path, line)
+        return RequestRef(name, expr, False, value)
+
+    def _status(self, op: Op, m: dict, path: str, line: int) -> None:
+        if "status" not in m:
+            return
+        value, sline = m["status"], line_of(m, "status", line)
+        if not isinstance(value, dict):
+            self._problem(sline, f"{path}.status", "expected a mapping of status fields to "
+                          f"variable names (e.g. {{source: s}}), got {describe(value)}")
+            return
+        for key, var in value.items():
+            kline = line_of(value, key, sline)
+            if key not in _STATUS_FIELDS:
+                self._problem(kline, f"{path}.status.{key}", "unknown status field (valid: "
+                              f"{', '.join(_STATUS_FIELDS)})")
+                continue
+            name = self._name(var, f"{path}.status.{key}", kline)
+            if name:
+                op.binds[f"status.{key}"] = name
+                self.bound.add(name)
+
+    def _bind(self, op: Op, m: dict, key: str, path: str, line: int) -> None:
+        if key in m:
+            name = self._name(m[key], f"{path}.{key}", line_of(m, key, line))
+            if name:
+                op.binds[key] = name
+                self.bound.add(name)
+
+    def _name(self, value: Any, path: str, line: int) -> str | None:
+        if not isinstance(value, str) or not _IDENT.match(value):
+            self._problem(line, path, f"expected a variable name, got {describe(value)}")
+            return None
+        if value in RESERVED or value in self.params:
+            what = "a param" if value in self.params else "a reserved name"
+            self._problem(line, path, f"{value!r} is {what}; choose another variable name")
+            return None
+        return value
+
+    # -- values --------------------------------------------------------------------------
+    def value(self, value: Any, kind: str, path: str, line: int) -> Expr | None:
+        """A literal or expression for an argument of ``kind`` (int, size, time, any)."""
+        try:
+            if isinstance(value, str):
+                if kind != "any" and is_unit_literal(value):
+                    return constant(convert(kind, value), value)
+                return self._expression(value, kind)
+            if kind == "any":
+                if isinstance(value, Ambiguous):
+                    raise Invalid(value.reason)
+                if not isinstance(value, bool | int | float):
+                    raise Invalid(f"expected an expression, got {describe(value)}")
+                return constant(value)
+            return constant(convert(kind, value), str(value))
+        except (Invalid, ExprError) as e:
+            self._problem(line, path, str(e))
+            return None
+
+    def _expression(self, text: str, kind: str) -> Expr:
+        expr = parse_expr(text)
+        scope = self.base | self.bound | set(self.loop_vars)
+        for name in sorted(expr.names - scope):
+            raise Invalid(f"undefined name {name!r}{_hint(name, scope)}")
+        if expr.names <= self.known.keys():
+            convert(kind, expr.evaluate(self.known))  # fail at load, not at run time
+        return expr
+
+    def _problem(self, line: int, path: str, message: str) -> None:
+        self.problems.add(line, path, message)
+
+
+def convert(kind: str, value: Any) -> Any:
+    """An argument's value as its kind needs it; Invalid otherwise."""
+    if kind == "int":
+        return read_int(value)
+    if kind == "size":
+        return read_size(value)
+    if kind == "time":
+        return read_time(value)
+    return value
+
+
+def _hint(word: str, choices: Any) -> str:
+    close = difflib.get_close_matches(word, [str(c) for c in choices], n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

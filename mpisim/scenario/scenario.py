@@ -1,0 +1,144 @@
+"""The Scenario: a validated scenario file, ready to run, to override and to check.
+
+A Scenario keeps the document it was read from, so :meth:`Scenario.with_overrides` re-reads
+it with new values and validates everything again (a new ``ranks`` can make a selector
+invalid; a new param can make an expression divide by zero). Scenarios pickle: the program
+is a :class:`~mpisim.scenario.compile.Program` or a
+:class:`~mpisim.scenario.pyscenario.PythonProgram`, both plain objects.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from .problems import OVERRIDE, Problems
+from .schema import INTRA_KEYS, MPI_KEYS, NETWORK_KEYS, SETTINGS, Header
+from .yamlload import LMap, read_scalar
+
+__all__ = ["Scenario"]
+
+
+class Scenario:
+    """A loaded scenario (see :func:`mpisim.scenario.load`)."""
+
+    def __init__(self, path: str, doc: dict, header: Header, program: Any,
+                 rebuild: Any) -> None:
+        self.path = path
+        self.name = header.name
+        self.description = header.description
+        self.ranks: int = header.ranks or 1
+        self.params = header.params
+        self.network = header.network
+        self.mpi = header.mpi
+        self.buffer = header.buffer
+        self.seed = header.seed
+        self.until = header.until
+        self.max_events = header.max_events
+        self.expect = header.expect
+        self.program = program
+        self._doc = doc
+        self._rebuild = rebuild
+
+    def __repr__(self) -> str:
+        return f"<Scenario {self.name!r} ({self.ranks} ranks) from {self.path}>"
+
+    # -- overrides -----------------------------------------------------------------------
+    def override_keys(self) -> list[str]:
+        """Every key :meth:`with_overrides` accepts."""
+        keys = [*self.params, *SETTINGS]
+        keys += [f"network.{k}" for k in NETWORK_KEYS]
+        keys += [f"network.intra.{k}" for k in INTRA_KEYS]
+        keys += [f"mpi.{k}" for k in MPI_KEYS]
+        return keys
+
+    def with_overrides(self, overrides: dict[str, Any]) -> Scenario:
+        """A new Scenario with ``overrides`` applied (``{"count": "4096",
+        "network.eager_limit": "64KiB", "buffer": 16384}``). A string value is read as a
+        YAML scalar, then validated like the file's own value."""
+        if not overrides:
+            return self
+        problems = Problems(self.path)
+        doc = copy.deepcopy(self._doc)
+        valid = self.override_keys()
+        for key, value in overrides.items():
+            key = str(key).strip()
+            if key.startswith("params.") and key[7:] in self.params:
+                key = key[7:]
+            if key not in valid:
+                problems.add(OVERRIDE, key, f"unknown key (valid: {', '.join(valid)})")
+                continue
+            if isinstance(value, str):
+                try:
+                    value = read_scalar(value)
+                except ValueError as e:
+                    problems.add(OVERRIDE, key, str(e))
+                    continue
+            _put(doc, key, value, in_params=key in self.params)
+        problems.raise_if_any()
+        return self._rebuild(doc)
+
+    # -- running -------------------------------------------------------------------------
+    def run_kwargs(self) -> dict[str, Any]:
+        """The keyword arguments of ``ms.run`` for this scenario."""
+        return {"program": self.program, "ranks": self.ranks, "network": dict(self.network),
+                "mpi": dict(self.mpi), "params": dict(self.params), "buffer": self.buffer,
+                "name": self.name, "seed": self.seed, "until": self.until,
+                "max_events": self.max_events}
+
+    def run(self, **overrides: Any) -> Any:
+        """Run it: ``ms.run(**self.run_kwargs() | overrides)``."""
+        from ..simulation import run
+
+        return run(**(self.run_kwargs() | overrides))
+
+    def check_expect(self, result: Any) -> str | None:
+        """None when ``result`` agrees with ``expect:`` (or there is none), else why not."""
+        expect = self.expect
+        if not expect:
+            return None
+        got = result.outcome.value
+        if expect["outcome"] != got:
+            return f"expected outcome {expect['outcome']}, got {got}{_detail(result)}"
+        error = result.error
+        for key, attr in (("error_class", "error_class"), ("error_call", "call"),
+                          ("error_rank", "rank")):
+            if key in expect and getattr(error, attr, None) != expect[key]:
+                return (f"expected {key} {expect[key]}, got {getattr(error, attr, None)}"
+                        f"{_detail(result)}")
+        if "blocked" in expect:
+            blocked = sorted({b.rank for b in result.deadlock.blocked}) if result.deadlock \
+                else []
+            if blocked != expect["blocked"]:
+                return f"expected blocked ranks {expect['blocked']}, got {blocked}"
+        return None
+
+
+def _put(doc: dict, key: str, value: Any, in_params: bool) -> None:
+    parts = ["params", key] if in_params else key.split(".")
+    target = doc
+    for part in parts[:-1]:
+        inner = target.get(part)
+        if not isinstance(inner, dict):
+            inner = LMap()
+            target[part] = inner
+            if hasattr(target, "lines"):
+                target.lines[part] = OVERRIDE
+        target = inner
+    target[parts[-1]] = value
+    if not hasattr(target, "lines"):
+        return
+    target.lines[parts[-1]] = OVERRIDE
+
+
+def _detail(result: Any) -> str:
+    if result.error is not None:
+        e = result.error
+        return f" ({e.error_class} in {e.call} on rank {e.rank}: {e.message})"
+    if result.deadlock is not None:
+        ranks = sorted({b.rank for b in result.deadlock.blocked})
+        return f" (blocked ranks: {ranks})"
+    if result.timeout_reason:
+        return f" ({result.timeout_reason})"
+    return ""
+
