@@ -14,14 +14,11 @@ is moved eight bytes at a time and costs as much index memory as it moves data.
 from __future__ import annotations
 
 from math import gcd
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from .errors import ErrArg, ErrCount, ErrTruncate, ErrType
-
-if TYPE_CHECKING:
-    from .datatypes import Datatype
 
 __all__ = ["Blocks", "basic_blocks", "byte_indices", "check_message_size", "count_arg",
            "datatype_arg", "memory_of", "merge", "pack", "replicate", "unit_indices", "unit_of",
@@ -29,6 +26,22 @@ __all__ = ["Blocks", "basic_blocks", "byte_indices", "check_message_size", "coun
 
 Blocks = tuple[np.ndarray, np.ndarray]
 """``(offsets, lengths)``: int64 arrays of the byte blocks of one element, in type-map order."""
+
+
+
+class Datatype(Protocol):
+    """What moving data needs of a datatype (``mpisim.datatypes.Datatype`` is one; this
+    module sits below it and never imports it)."""
+
+    name: str
+    size: int
+    extent: int
+    true_lb: int
+    true_extent: int
+    _members: tuple
+
+    def typemap(self) -> Blocks: ...
+
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 _UNIT_DTYPES = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
