@@ -28,7 +28,6 @@ Blocks = tuple[np.ndarray, np.ndarray]
 """``(offsets, lengths)``: int64 arrays of the byte blocks of one element, in type-map order."""
 
 
-
 class Datatype(Protocol):
     """What moving data needs of a datatype (``mpisim.datatypes.Datatype`` is one; this
     module sits below it and never imports it)."""
