@@ -111,6 +111,16 @@ class Scenario:
                 else []
             if blocked != expect["blocked"]:
                 return f"expected blocked ranks {expect['blocked']}, got {blocked}"
+        low, high = expect.get("min_sim_time"), expect.get("max_sim_time")
+        if low is not None and result.sim_time < low:
+            return f"expected sim_time >= {low:.9g} s, got {result.sim_time:.9g} s"
+        if high is not None and result.sim_time > high:
+            return f"expected sim_time <= {high:.9g} s, got {result.sim_time:.9g} s"
+        for rank, earliest in expect.get("min_end_time", {}).items():
+            end = result.ranks[rank].end_time if rank < len(result.ranks) else None
+            if end is None or end < earliest:
+                shown = "never finished" if end is None else f"finished at {end:.9g} s"
+                return f"expected rank {rank} to finish at >= {earliest:.9g} s, {shown}"
         return None
 
 

@@ -7,7 +7,8 @@ name           text; default: the file name without its extension
 description    text: what the scenario shows and which rule or test it reproduces
 ranks          whole number, 1..65536
 params         mapping name -> number, text or boolean; names usable in expressions
-               and overridable (``--set count=4096``)
+               and overridable (``--set count=4096``); a number with a unit is read as
+               the number (``64 KiB`` -> 65536 bytes, ``10us`` -> 1e-05 seconds)
 network        latency, bandwidth, eager_limit, system_buffer, overhead, contention
                (nic|none), intra {latency, bandwidth}, ranks_per_node, jitter
 mpi            profile (standard|mpich|openmpi), bsend_overhead, allocator
@@ -17,7 +18,9 @@ seed           whole number >= 0 (default 0)
 until          simulated time limit (null: none); max_events: event limit
 expect         outcome (completed|deadlock|error|timeout), and optionally
                error_class (e.g. MPI_ERR_BUFFER), error_call (e.g. MPI_Bsend),
-               error_rank, blocked (the ranks a deadlock leaves blocked)
+               error_rank, blocked (the ranks a deadlock leaves blocked),
+               min_sim_time, max_sim_time (bounds on the simulated end time),
+               min_end_time {rank: time} (a rank finishes no earlier than)
 programs       list of {ranks: selector, ops: [...]} (see ops and selectors)
 =============  ==================================================================
 
@@ -41,6 +44,7 @@ from .problems import Problems
 from .values import (
     Invalid,
     describe,
+    is_unit_literal,
     read_bandwidth,
     read_bool,
     read_choice,
@@ -181,9 +185,18 @@ def _params(problems: Problems, value: Any, line: int) -> dict[str, Any]:
 
 
 def read_param(value: Any) -> Any:
-    """A param value: a number, text or a boolean."""
+    """A param value: a number, text or a boolean. Text that is a number with a unit is
+    read as the number, so expressions can compute with it: ``64 KiB`` -> 65536 (bytes),
+    ``10us`` -> 1e-05 (seconds), ``10 GB/s`` -> 1e10 (bytes per second)."""
     if isinstance(value, Ambiguous):
         raise Invalid(value.reason)
+    if isinstance(value, str) and is_unit_literal(value):
+        for reader in (read_size, read_time, read_bandwidth, read_int):
+            try:
+                return reader(value)
+            except Invalid:
+                continue
+        return value
     if isinstance(value, bool | str):
         return value
     if isinstance(value, int):
@@ -249,7 +262,8 @@ def _expect(problems: Problems, value: Any, line: int) -> dict[str, Any] | None:
     readers: dict[str, Callable[[Any], Any]] = {
         "outcome": lambda v: read_choice(v, OUTCOMES), "error_class": read_text,
         "error_call": read_text, "error_rank": lambda v: read_int(v, minimum=0),
-        "blocked": _rank_list,
+        "blocked": _rank_list, "min_sim_time": read_time, "max_sim_time": read_time,
+        "min_end_time": _end_times,
     }
     out: dict[str, Any] = {}
     for key in m:
@@ -268,6 +282,12 @@ def _expect(problems: Problems, value: Any, line: int) -> dict[str, Any] | None:
     elif out.get("outcome") not in (None, "deadlock") and "blocked" in out:
         problems.add(line, "expect", "blocked goes with outcome: deadlock")
     return out
+
+
+def _end_times(value: Any) -> dict[int, float]:
+    if not isinstance(value, dict):
+        raise Invalid(f"expected a mapping rank -> time, got {describe(value)}")
+    return {read_int(k, minimum=0): read_time(v) for k, v in value.items()}
 
 
 def _rank_list(value: Any) -> list[int]:
