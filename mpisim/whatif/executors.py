@@ -1,0 +1,162 @@
+"""Running many independent simulations: in-process, on a process pool, or on any Executor.
+
+Runs are independent, so what-if analysis hands them to a ``concurrent.futures.Executor`` —
+the standard interface that a local ``ProcessPoolExecutor`` and a Dask cluster
+(``distributed.Client.get_executor()``) both implement — instead of a scheduler of its own.
+Runs go in *chunks*: one task carries the target once and a list of points, so thousands of
+millisecond runs do not pay a task's and a pickled scenario's cost each. About four chunks per
+worker keep the workers busy to the end while the per-task cost stays small.
+
+``map_chunks`` returns the results in the order of the items, whatever order the chunks
+finish in. Ctrl-C (KeyboardInterrupt) cancels every chunk not yet started, shuts a pool of
+its own down without waiting, and is raised again; an exception in a chunk does the same.
+Workers of a pool of its own ignore SIGINT (the terminal sends it to the whole process group):
+the parent alone handles Ctrl-C and terminates them, so an interrupt is prompt and prints one
+line, not a traceback per worker. The progress bar (tqdm.auto, on stderr) is shown only when
+stderr is a terminal, unless asked for; workers never see it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_EXCEPTION, Executor, Future, ProcessPoolExecutor, wait
+from typing import Any
+
+__all__ = ["CHUNKS_PER_WORKER", "MAX_CHUNK", "chunked", "default_jobs", "map_chunks"]
+
+CHUNKS_PER_WORKER = 4
+MAX_CHUNK = 256
+
+
+def default_jobs() -> int:
+    """Worker processes when none are asked for: the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on every platform
+        return max(1, os.cpu_count() or 1)
+
+
+def chunked(items: Sequence[Any], workers: int) -> list[tuple[int, Sequence[Any]]]:
+    """(start index, items) pieces: about CHUNKS_PER_WORKER per worker, MAX_CHUNK at most."""
+    n = len(items)
+    if n == 0:
+        return []
+    size = max(1, min(MAX_CHUNK, -(-n // (max(1, workers) * CHUNKS_PER_WORKER))))
+    return [(i, items[i:i + size]) for i in range(0, n, size)]
+
+
+def map_chunks(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
+               items: Sequence[Any], *, executor: Executor | None = None,
+               jobs: int | None = None, progress: bool | None = None,
+               desc: str = "runs") -> list[Any]:
+    """``fn(target, chunk)`` over chunks of ``items``; the results flattened, in item order.
+
+    ``executor=None``: a ProcessPoolExecutor of ``jobs`` workers (default: the cores), or no
+    pool at all when one job is asked for or there is only one item.
+    """
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"jobs: expected a positive integer, got {jobs!r}")
+    bar = _bar(len(items), progress, desc)
+    try:
+        if executor is None:
+            workers = min(jobs or default_jobs(), len(items))
+            if workers <= 1:
+                return _in_process(fn, target, items, bar)
+            with _Pool(workers) as pool:
+                return _on_executor(fn, target, items, pool, workers, bar, own=True)
+        workers = jobs or _executor_workers(executor)
+        return _on_executor(fn, target, items, executor, workers, bar, own=False)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _in_process(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
+                items: Sequence[Any], bar: Any) -> list[Any]:
+    out: list[Any] = []
+    for item in items:
+        out.extend(fn(target, [item]))
+        if bar is not None:
+            bar.update(1)
+    return out
+
+
+def _on_executor(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
+                 items: Sequence[Any], executor: Executor, workers: int, bar: Any,
+                 own: bool) -> list[Any]:
+    chunks = chunked(items, workers)
+    futures: dict[Future[Any], tuple[int, int]] = {}
+    results: list[Any] = [None] * len(items)
+    try:
+        for start, chunk in chunks:
+            futures[executor.submit(fn, target, list(chunk))] = (start, len(chunk))
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            for future in done:
+                start, count = futures[future]
+                rows = future.result()  # raises the chunk's exception here
+                if len(rows) != count:
+                    raise RuntimeError(f"a chunk of {count} runs returned {len(rows)} results")
+                results[start:start + count] = rows
+                if bar is not None:
+                    bar.update(count)
+        return results
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        if own:
+            executor.shutdown(wait=False, cancel_futures=True)
+        raise
+
+
+class _Pool(ProcessPoolExecutor):
+    """A process pool whose workers ignore SIGINT; leaving by an exception (Ctrl-C included)
+    cancels what is pending and terminates the workers instead of waiting for their chunks."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__(max_workers=workers, initializer=_ignore_sigint)
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+        if exc_type is None:
+            self.shutdown(wait=True)
+            return False
+        processes = list((getattr(self, "_processes", None) or {}).values())
+        self.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+        for process in processes:
+            process.join(timeout=5)
+        return False
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _executor_workers(executor: Executor) -> int:
+    """How many workers an executor has, where it says; else the local core count."""
+    n = getattr(executor, "_max_workers", None)
+    if isinstance(n, int) and n > 0:
+        return n
+    client = getattr(executor, "_client", None)  # distributed's ClientExecutor
+    if client is not None:
+        try:
+            return max(1, sum(client.nthreads().values()))
+        except Exception:  # a cluster that cannot answer: chunk for this machine instead
+            return default_jobs()
+    return default_jobs()
+
+
+def _bar(total: int, progress: bool | None, desc: str) -> Any:
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+    if not show or total <= 1:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit=" runs", desc=desc, file=sys.stderr, leave=False,
+                dynamic_ncols=True)

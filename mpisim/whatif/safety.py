@@ -1,0 +1,104 @@
+"""Is a program safe? (MPI 3.5: it completes when every send is synchronous.)
+
+Section 3.5 calls a program *safe* when it does not rely on system buffering: it still
+completes if every send is replaced by a synchronous send (Example 3.10, both ranks send
+then receive, is unsafe). :func:`check_safe` runs the program twice: as written, then with
+``mpi.force_ssend`` (the engine's switch that makes every send of any mode — standard,
+buffered, ready, and their nonblocking forms — synchronous).
+
+The verdict: **safe** when both runs complete. A program that does not complete as written
+(deadlock, an MPI error such as an overflow, a timeout) is reported not safe with that
+reason, even if its synchronous form would complete: it is wrong before any question of
+buffering. The reason names the blocked calls of the first deadlock (rank, call, peer, tag,
+scenario location) or the error that ended the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..constants import ANY_SOURCE, ANY_TAG
+from .target import Target
+
+__all__ = ["Safety", "check_safe"]
+
+SHOWN_BLOCKED = 4
+
+
+@dataclass
+class Safety:
+    """The answer of :func:`check_safe`; ``to_dict()`` is the CLI's ``check --json``."""
+
+    safe: bool
+    as_written: Any
+    synchronous: Any
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"safe": self.safe, "as_written": self.as_written.to_dict(),
+                "synchronous": self.synchronous.to_dict()}
+
+    @property
+    def exit_code(self) -> int:
+        """The CLI's status: 0 safe, 3 not."""
+        return 0 if self.safe else 3
+
+    def report(self) -> str:
+        head = "SAFE" if self.safe else "NOT SAFE"
+        lines = [f"{self.as_written.scenario}: {head} (MPI 3.5: a safe program completes when "
+                 "every send is synchronous)",
+                 f"  as written: {self.as_written.outcome.value}; with every send synchronous: "
+                 f"{self.synchronous.outcome.value}"]
+        if self.reason:
+            lines.append(f"  {self.reason}")
+        return "\n".join(lines)
+
+
+def check_safe(scenario: Any, **run_kwargs: Any) -> Safety:
+    """Run ``scenario`` as written and with every send synchronous; safe if both complete.
+
+    ``scenario``: a path, a loaded Scenario, or a program function with ``ranks=`` (and
+    other ``mpisim.run`` keywords) in ``run_kwargs``.
+    """
+    target = Target.of(scenario, run_kwargs)
+    as_written = target.run({})
+    synchronous = target.run({"mpi.force_ssend": True})
+    safe = as_written.outcome.value == "completed" and synchronous.outcome.value == "completed"
+    return Safety(safe, as_written, synchronous, "" if safe else _reason(as_written, synchronous))
+
+
+def _reason(as_written: Any, synchronous: Any) -> str:
+    if as_written.outcome.value != "completed":
+        return "as written it does not complete: " + _why(as_written)
+    return "with every send synchronous it does not complete: " + _why(synchronous)
+
+
+def _why(result: Any) -> str:
+    outcome = result.outcome.value
+    if result.deadlock is not None:
+        blocked = result.deadlock.blocked
+        calls = "; ".join(_blocked(b) for b in blocked[:SHOWN_BLOCKED])
+        more = f"; and {len(blocked) - SHOWN_BLOCKED} more" if len(blocked) > SHOWN_BLOCKED \
+            else ""
+        cycles = result.deadlock.cycles
+        cycle = (" (cycle " + " -> ".join(str(r) for r in [*cycles[0], cycles[0][0]]) + ")"
+                 if cycles else "")
+        return f"deadlock: {calls}{more}{cycle}"
+    if result.error is not None:
+        e = result.error
+        where = f" at {e.where}" if getattr(e, "where", None) else ""
+        return f"error: rank {e.rank}, {e.call}{where}: {e.error_class}: {e.message}"
+    if outcome == "timeout":
+        return "timeout: " + (getattr(result, "timeout_reason", None) or "a run limit reached")
+    return outcome
+
+
+def _blocked(b: Any) -> str:
+    args = []
+    if b.peer is not None:
+        args.append(f"peer {'ANY_SOURCE' if b.peer == ANY_SOURCE else b.peer}")
+    if b.tag is not None:
+        args.append(f"tag {'ANY_TAG' if b.tag == ANY_TAG else b.tag}")
+    where = f" at {b.where}" if b.where else ""
+    return f"rank {b.rank} blocked in {b.call}({', '.join(args)}){where}"

@@ -1,0 +1,93 @@
+"""Sweeps: the cartesian product of varied params and settings, run in parallel.
+
+``sweep(scenario, {"count": [1000, 4000], "network.eager_limit": "1KiB..64KiB:x2"})`` runs
+every combination and returns a :class:`~mpisim.whatif.table.SweepTable`, one row per run in
+the order of ``itertools.product`` over the keys as given.
+
+Thousands of small runs are the common case, so the per-run cost is kept low: a scenario is
+parsed once, in the calling process, and sent to each worker once per chunk of runs; runs do
+not record a trace (``trace=False``); workers import the simulator, never matplotlib. Every
+value of every key is tried once before the sweep starts, so a bad value is one clear error.
+``sweep()`` writes no file: ``SweepTable.to_csv`` does, atomically.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor
+from typing import Any
+
+from .executors import map_chunks
+from .table import OUTCOME_COLUMNS, SweepTable
+from .target import Target
+from .values import parse_values
+
+__all__ = ["outcome_row", "sweep", "vary_values"]
+
+
+def sweep(scenario: Any, vary: Mapping[str, Sequence[Any] | str],
+          executor: Executor | None = None, *, jobs: int | None = None,
+          progress: bool | None = None, **run_kwargs: Any) -> SweepTable:
+    """Run ``scenario`` at every combination of the ``vary`` values.
+
+    ``scenario``: a path, a loaded ``mpisim.scenario.Scenario``, or a program function (then
+    ``run_kwargs`` carry ``ranks=`` and may carry ``network=``, ``mpi=``, ``params=``,
+    ``buffer=``, ``seed=``...). ``vary`` keys: params by name, ``network.<key>``,
+    ``mpi.<key>``, ``buffer``, ``ranks``, ``seed``; a text value is read by
+    :func:`parse_values` (``"1KiB..64KiB:x2"``). ``executor``: any
+    ``concurrent.futures.Executor`` (e.g. ``distributed.Client.get_executor()``); default a
+    local process pool of ``jobs`` workers (default: the cores; ``jobs=1`` runs in-process).
+    ``progress``: a bar on stderr (None: only when stderr is a terminal).
+    """
+    values = vary_values(vary)
+    run_kwargs.pop("trace", None)  # sweeps never record traces
+    target = Target.of(scenario, run_kwargs)
+    target.validate(values)
+    keys = list(values)
+    points = list(itertools.product(*values.values()))
+    rows = map_chunks(_run_chunk, (target, keys), points, executor=executor, jobs=jobs,
+                      progress=progress, desc=f"sweep {target.name}")
+    return SweepTable.build(values, points, rows, scenario=target.name)
+
+
+def vary_values(vary: Mapping[str, Sequence[Any] | str]) -> dict[str, list[Any]]:
+    """The values of each key as a list (text parsed by parse_values), checked."""
+    if not isinstance(vary, Mapping):
+        raise ValueError(f"vary: expected a mapping of key to values, got {type(vary).__name__}")
+    reserved = {name for name, _ in OUTCOME_COLUMNS}
+    values: dict[str, list[Any]] = {}
+    for key, given in vary.items():
+        if key in reserved:
+            raise ValueError(f"vary {key}: the name of an outcome column; rename the param")
+        if isinstance(given, str):
+            try:
+                items = parse_values(given)
+            except ValueError as e:
+                raise ValueError(f"vary {key}: {e}") from None
+        elif isinstance(given, Sequence | range) or hasattr(given, "tolist"):
+            items = given.tolist() if hasattr(given, "tolist") else list(given)
+        else:
+            raise ValueError(f"vary {key}: expected a list of values or a text such as "
+                             f"'1,2,4', got {type(given).__name__}")
+        if not items:
+            raise ValueError(f"vary {key}: no values")
+        values[key] = items
+    return values
+
+
+def outcome_row(result: Any) -> tuple[str, float, str, int, int]:
+    """The outcome columns of one run: outcome, sim_time, error_class, peak_used, peak_live."""
+    buffers = [r.buffer for r in result.ranks]
+    error_class = result.error.error_class if result.error is not None else ""
+    return (result.outcome.value, float(result.sim_time), error_class[:32],
+            max((b.peak_used for b in buffers), default=0),
+            max((b.peak_live for b in buffers), default=0))
+
+
+def _run_chunk(job: tuple[Target, list[str]], points: Sequence[tuple[Any, ...]]
+               ) -> list[tuple[str, float, str, int, int]]:
+    """Worker side: run each point of a chunk, without a trace."""
+    target, keys = job
+    return [outcome_row(target.run(dict(zip(keys, p, strict=True)), trace=False))
+            for p in points]

@@ -1,0 +1,198 @@
+"""The table a sweep returns: one row per run, a numpy structured array underneath.
+
+Columns: one per varied key, named as the key (``count``, ``network.eager_limit``) and
+holding its values as given (whole numbers as ``i8``, other numbers as ``f8``, booleans as
+``?``, anything else as text), then the outcome of each run:
+
+======================  =====  ==========================================================
+``outcome``             U9     completed / deadlock / error / timeout (the JSON's word)
+``sim_time``            f8     simulated seconds at the end of the run
+``error_class``         U32    the MPI error class that ended it (``MPI_ERR_BUFFER``), or ""
+``peak_used``           i8     the most attached-buffer bytes unavailable, max over ranks
+``peak_live``           i8     the most bytes of uncompleted entries, max over ranks
+======================  =====  ==========================================================
+
+Rows are in the order of ``itertools.product`` over the keys in the order given. The CSV is
+written whole or not at all (a temporary file beside it, then renamed), so an interrupted
+write leaves no half a file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import secrets
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..units import format_time
+
+__all__ = ["OUTCOME_COLUMNS", "SweepTable", "column_dtype"]
+
+OUTCOME_COLUMNS: list[tuple[str, str]] = [("outcome", "U9"), ("sim_time", "f8"),
+                                          ("error_class", "U32"), ("peak_used", "i8"),
+                                          ("peak_live", "i8")]
+REPR_ROWS = 40
+
+
+def column_dtype(values: Sequence[Any]) -> str:
+    """The dtype of a key's column: ?, i8, f8, or text wide enough for every value."""
+    if values and all(isinstance(v, bool | np.bool_) for v in values):
+        return "?"
+    if values and all(isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
+                      and -2**63 <= v < 2**63 for v in values):
+        return "i8"
+    if values and all(isinstance(v, int | float | np.integer | np.floating)
+                      and not isinstance(v, bool | np.bool_) for v in values):
+        return "f8"
+    return f"U{max([1, *(len(_text(v)) for v in values)])}"
+
+
+def _text(value: Any) -> str:
+    return "none" if value is None else str(value)
+
+
+class SweepTable:
+    """The rows of a sweep; ``.array`` is the structured array, ``.keys`` the varied keys."""
+
+    def __init__(self, array: np.ndarray, keys: Sequence[str], scenario: str = "",
+                 vary: dict[str, list[Any]] | None = None) -> None:
+        self.array = array
+        self.keys = list(keys)
+        self.scenario = scenario
+        self.vary = dict(vary) if vary is not None else {k: _unique(array[k]) for k in keys}
+
+    @classmethod
+    def build(cls, vary: dict[str, list[Any]], points: Sequence[tuple[Any, ...]],
+              rows: Sequence[tuple[Any, ...]], scenario: str = "") -> SweepTable:
+        """From the varied values, the points run and one outcome row per point."""
+        keys = list(vary)
+        dtype = [(k, column_dtype(vary[k])) for k in keys] + OUTCOME_COLUMNS
+        array = np.zeros(len(points), dtype=dtype)
+        for j, key in enumerate(keys):
+            if array.dtype[key].kind == "U":
+                array[key] = [_text(p[j]) for p in points]
+            else:
+                array[key] = [p[j] for p in points]
+        for j, (name, _) in enumerate(OUTCOME_COLUMNS):
+            array[name] = [r[j] for r in rows]
+        return cls(array, keys, scenario, vary)
+
+    # -- access --------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.array)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        """Rows as dicts of plain Python values."""
+        names = self.array.dtype.names or ()
+        for row in self.array:
+            yield {name: row[name].item() for name in names}
+
+    def rows(self) -> list[dict[str, Any]]:
+        return list(self)
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.array.dtype.names or ())
+
+    def count(self, outcome: str) -> int:
+        """How many runs ended with ``outcome`` (``"completed"``, ``"deadlock"``...)."""
+        return int(np.count_nonzero(self.array["outcome"] == outcome))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON: the scenario, the varied values, and the rows (NaN as null)."""
+        return {"scenario": self.scenario,
+                "vary": {k: [_plain(v) for v in vs] for k, vs in self.vary.items()},
+                "rows": [{k: _plain(v) for k, v in row.items()} for row in self]}
+
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame of the rows (pandas is not a dependency of mpisim)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("SweepTable.to_pandas() needs pandas, which mpisim does not "
+                              "install: pip install pandas (or use .array / .to_csv())") from None
+        return pd.DataFrame({name: self.array[name] for name in self.columns})
+
+    # -- files ---------------------------------------------------------------------------
+    def to_csv(self, path: str | os.PathLike[str]) -> Path:
+        """Write the rows as CSV, whole or not at all; returns the path."""
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            with open(tmp, "w", encoding="utf-8", newline="") as f:
+                f.write(self.csv_text())
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return path
+
+    def csv_text(self) -> str:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(self.columns)
+        for row in self:
+            writer.writerow([_csv_cell(v) for v in row.values()])
+        return out.getvalue()
+
+    # -- text ----------------------------------------------------------------------------
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        head = f"<SweepTable {self.scenario or ''}: {len(self)} runs over {', '.join(self.keys)}>"
+        return head + "\n" + self.text(max_rows=REPR_ROWS)
+
+    def text(self, max_rows: int | None = None) -> str:
+        """The table for people: aligned columns, times in readable units."""
+        rows = self.rows()
+        shown = rows if max_rows is None or len(rows) <= max_rows else \
+            rows[:max_rows // 2] + rows[-(max_rows // 2):]
+        cells = [[_cell(k, v) for k, v in row.items()] for row in shown]
+        header = self.columns
+        widths = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(header)]
+        lines = ["  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True))]
+        for i, c in enumerate(cells):
+            if max_rows is not None and len(rows) > max_rows and i == max_rows // 2:
+                lines.append(f"... {len(rows) - max_rows} more rows ...")
+            lines.append("  ".join(v.rjust(w) for v, w in zip(c, widths, strict=True)))
+        counts = ", ".join(f"{self.count(o)} {o}" for o in
+                           ("completed", "deadlock", "error", "timeout") if self.count(o))
+        lines.append(f"{len(rows)} runs" + (f": {counts}" if counts else ""))
+        return "\n".join(lines)
+
+
+def _cell(key: str, value: Any) -> str:
+    if key == "sim_time":
+        return format_time(value)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def _csv_cell(value: Any) -> str:
+    if isinstance(value, float):
+        return "" if math.isnan(value) else repr(value)
+    return str(value)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _unique(column: np.ndarray) -> list[Any]:
+    seen: list[Any] = []
+    for v in column.tolist():
+        if v not in seen:
+            seen.append(v)
+    return seen

@@ -1,0 +1,186 @@
+"""What a what-if run runs: a scenario, or a program function with its run keywords.
+
+A :class:`Target` is made once in the calling process and sent to workers (it is picklable:
+a loaded scenario, or a module-level program function), then asked for the keywords of
+``mpisim.run`` at one *point* — a mapping from varied keys to values:
+
+- ``"count"`` (no dot): a param, passed to the program as a keyword argument;
+- ``"network.<key>"``, ``"mpi.<key>"``: one setting of the network or of the MPI library;
+- ``"buffer"``, ``"ranks"``, ``"seed"``, ``"until"``, ``"max_events"``: the run's own keywords.
+
+For a scenario the point goes through ``Scenario.with_overrides`` (which validates each key
+against the file's schema); for a program function the point is merged into the keywords
+given to the what-if call. :meth:`Target.validate` tries every value of every key once, in the
+calling process, so a typo is one clear error before any worker starts, not a thousand.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..simulation import Simulation, run
+
+__all__ = ["RUN_KEYS", "Target"]
+
+RUN_KEYS = ("buffer", "ranks", "seed", "until", "max_events")
+"""Varied keys that are keywords of ``mpisim.run`` itself, not params or settings."""
+
+_FUNCTION_KEYS = {"ranks", "network", "mpi", "params", "seed", "until", "max_events", "buffer",
+                  "name", "trace"}
+
+
+class Target:
+    """A scenario or a program function, and the run keywords common to every point."""
+
+    def __init__(self, scenario: Any = None, program: Any = None,
+                 base: dict[str, Any] | None = None, extra: dict[str, Any] | None = None) -> None:
+        self.scenario = scenario
+        self.program = program
+        self.base = dict(base or {})
+        self.extra = dict(extra or {})
+
+    # -- construction --------------------------------------------------------------------
+    @classmethod
+    def of(cls, scenario: Any, run_kwargs: Mapping[str, Any]) -> Target:
+        """From what a user passed: a path, a loaded Scenario or a program function."""
+        if isinstance(scenario, Target):
+            return scenario
+        if isinstance(scenario, str | os.PathLike):
+            from ..scenario import load
+
+            scenario = load(scenario)
+        if isinstance(scenario, list | tuple) or (callable(scenario)
+                                                   and not hasattr(scenario, "run_kwargs")):
+            return cls._of_program(scenario, dict(run_kwargs))
+        if not hasattr(scenario, "with_overrides") or not hasattr(scenario, "run_kwargs"):
+            raise TypeError("scenario: expected a path, a loaded Scenario or a program function, "
+                            f"got {type(scenario).__name__}")
+        return cls(scenario=scenario, extra=dict(run_kwargs))
+
+    @classmethod
+    def _of_program(cls, program: Any, kwargs: dict[str, Any]) -> Target:
+        if "ranks" not in kwargs:
+            raise ValueError("a program function needs ranks=... (how many ranks run it)")
+        unknown = sorted(set(kwargs) - _FUNCTION_KEYS)
+        if unknown:
+            raise ValueError(f"unknown run keyword {unknown[0]!r} (valid: "
+                             f"{', '.join(sorted(_FUNCTION_KEYS))})")
+        return cls(program=program, base=kwargs)
+
+    # -- names ---------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        if self.scenario is not None:
+            return str(self.scenario.name)
+        first = self.program[0] if isinstance(self.program, list | tuple) else self.program
+        return str(self.base.get("name") or getattr(first, "__name__", "program"))
+
+    # -- the keywords of one run ---------------------------------------------------------
+    def run_kwargs(self, point: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
+        """The keywords of ``mpisim.run`` at ``point`` (``extra`` last: it wins)."""
+        if self.scenario is not None:
+            sc = self.scenario.with_overrides(dict(point)) if point else self.scenario
+            return sc.run_kwargs() | self.extra | extra
+        kwargs = dict(self.base)
+        kwargs["program"] = self.program
+        for key, value in point.items():
+            _apply(kwargs, key, value)
+        return kwargs | extra
+
+    def run(self, point: Mapping[str, Any], **extra: Any) -> Any:
+        """Run one simulation at ``point``; a bad setting raises ValueError naming the point."""
+        kwargs = self.run_kwargs(point, **extra)
+        try:
+            return run(**kwargs)
+        except ValueError as e:
+            raise ValueError(_at(point, e)) from None
+
+    # -- validation ----------------------------------------------------------------------
+    def validate(self, vary: Mapping[str, Iterable[Any]]) -> None:
+        """Try each value of each key alone (others as given); raise the first problem."""
+        for key in vary:
+            self.check_key(key)
+        for key, values in vary.items():
+            for value in _distinct(values):
+                try:
+                    Simulation(**self.run_kwargs({key: value}, trace=False))
+                except ValueError as e:
+                    raise ValueError(_at({key: value}, e)) from None
+
+    def check_key(self, key: str) -> None:
+        """A param the program does not take is refused (a scenario checks its own keys)."""
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"vary: keys are names such as 'count' or 'network.eager_limit', "
+                             f"got {key!r}")
+        if self.scenario is not None or key in RUN_KEYS:
+            return  # a scenario's with_overrides names its own valid keys
+        if "." in key:
+            if key.split(".", 1)[0] not in ("network", "mpi"):
+                raise ValueError(f"{key}: unknown setting group {key.split('.', 1)[0]!r} "
+                                 "(vary 'network.<key>', 'mpi.<key>', a param, or one of "
+                                 f"{', '.join(RUN_KEYS)})")
+            return
+        accepted = _program_params(self.program)
+        if accepted is not None and key not in accepted:
+            shown = ", ".join(sorted(accepted)) or "none"
+            raise ValueError(f"{key}: not a parameter of program {self.name} (its parameters: "
+                             f"{shown}; settings are 'network.<key>', 'mpi.<key>', "
+                             f"{', '.join(RUN_KEYS)})")
+
+
+def _apply(kwargs: dict[str, Any], key: str, value: Any) -> None:
+    """Put one varied value into the keywords of a program function's run."""
+    group, dot, setting = key.partition(".")
+    if dot and group in ("network", "mpi"):
+        kwargs[group] = _settings(kwargs.get(group)) | {setting: value}
+    elif key in RUN_KEYS:
+        kwargs[key] = value
+    else:
+        kwargs["params"] = dict(kwargs.get("params") or {}) | {key: value}
+
+
+def _settings(value: Any) -> dict[str, Any]:
+    """A settings object (Network, MPIConfig) or dict as a plain dict of what was given."""
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return dict(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    raise ValueError(f"expected a settings object or a dict, got {type(value).__name__}")
+
+
+def _program_params(program: Any) -> set[str] | None:
+    """Keyword parameters every program accepts (None: any, it takes **params)."""
+    programs = program if isinstance(program, list | tuple) else [program]
+    accepted: set[str] | None = None
+    for fn in programs:
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):
+            return None
+        params = list(sig.parameters.values())[1:]  # the first is the mpi handle
+        if any(p.kind is p.VAR_KEYWORD for p in params):
+            continue
+        names = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        accepted = names if accepted is None else accepted & names
+    return accepted
+
+
+def _distinct(values: Iterable[Any]) -> list[Any]:
+    seen: list[Any] = []
+    for v in values:
+        if not any(v == s and type(v) is type(s) for s in seen):
+            seen.append(v)
+    return seen
+
+
+def _at(point: Mapping[str, Any], error: Exception) -> str:
+    where = ", ".join(f"{k}={v!r}" for k, v in point.items())
+    first = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return f"at {where}: {first}" if where else first
+
