@@ -180,7 +180,7 @@ def _convert(node: ast.AST, names: set[str]) -> tuple:
 def _call(node: ast.Call, names: set[str]) -> tuple:
     func = node.func.id if isinstance(node.func, ast.Name) else None
     if func not in FUNCTIONS:
-        shown = f"{func}()" if func else "this call"
+        shown = f"{func}()" if func else "a computed function"
         raise ExprError(f"calling {shown} is not allowed (only min, max, abs)")
     if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
         raise ExprError(f"{func}() takes plain arguments only")
