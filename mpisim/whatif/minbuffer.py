@@ -71,6 +71,7 @@ class MinBuffer:
     exhaustive: bool = False
     scenario: str = ""
     notes: list[str] = field(default_factory=list)
+    holds_all: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"min_buffer": self.min_buffer, "peak_live": list(self.peak_live),
@@ -90,9 +91,11 @@ class MinBuffer:
         if self.non_monotonic:
             shown = ", ".join(f"{a}..{b}" for a, b in self.non_monotonic)
             lines.append(f"  NOT monotonic: these larger sizes overflow again: {shown} B")
-        else:
-            how = "every size tried" if self.exhaustive else "sampled"
+        elif self.upper > self.min_buffer:
+            how = "every size tried" if self.exhaustive else "sampled, edges exact"
             lines.append(f"  no larger size up to {self.upper} B overflows ({how})")
+        if self.holds_all is not None:
+            lines.append(f"  from {self.holds_all} B on, every entry of the run fits at once")
         lines += [f"  note: {n}" for n in self.notes]
         lines.append(f"  {self.runs} runs")
         return "\n".join(lines)
@@ -133,8 +136,9 @@ def min_buffer(scenario: Any, *, rank: int | None = None, lo: int = 0, hi: int |
         search.batch(_spread(answer + 1, upper, samples) + list(range(answer + 1,
                                                                       answer + 1 + WINDOW)))
     ranges = search.failing_ranges(answer, upper)
+    holds_all = max(totals[r] for r in counted)
     return MinBuffer(answer, peak_live, ranges, search.runs, rank, bound, upper, exhaustive,
-                     target.name, notes)
+                     target.name, notes, holds_all)
 
 
 def _check_args(lo: int, hi: int | None, samples: int) -> None:
@@ -165,6 +169,7 @@ class _Search:
         """Peak live bytes and total bytes of entries per rank, from an unbounded run."""
         result = self.target.run({"mpi.allocator": "unbounded", "buffer": INT_MAX}, trace=True)
         self.runs += 1
+        _refuse_own_attach(result)
         n = len(result.ranks)
         entries = result.trace.entries
         totals = np.bincount(entries["rank"], weights=entries["size"], minlength=n) \
@@ -268,6 +273,19 @@ class _Search:
 
     def boundary_pass(self, fail: int, ok: int) -> int:
         return self.boundary(fail, ok)
+
+
+def _refuse_own_attach(result: Any) -> None:
+    """A program that attaches its own buffer cannot have ``buffer`` varied (3.6: one buffer
+    per process; a second attach is MPI_ERR_BUFFER): say so instead of answering nonsense."""
+    err = result.error
+    if err is None or err.error_class != "MPI_ERR_BUFFER" or err.call != "MPI_Buffer_attach":
+        return
+    where = f" at {err.where}" if getattr(err, "where", None) else ""
+    raise ValueError(f"rank {err.rank} attaches a buffer of its own{where}, so the attach "
+                     "size `buffer` that min-buffer varies cannot be used (one buffer per "
+                     "process, 3.6); set `buffer:` instead of the program's buffer_attach, or "
+                     "sweep the param that sizes it")
 
 
 def _probe(target: Target, rank: int | None, size: int) -> tuple[bool, str]:
