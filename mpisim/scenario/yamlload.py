@@ -189,14 +189,18 @@ ScenarioLoader.add_constructor("tag:yaml.org,2002:float", ScenarioLoader.constru
 def read_yaml(text: str) -> tuple[Any, list[YamlProblem]]:
     """Parse one YAML document; returns (data, problems). A YAML syntax error comes back as
     a single problem with the line it was found at, and data None."""
-    loader = ScenarioLoader(text)
+    loader = None
     try:
+        loader = ScenarioLoader(text)
         data = loader.get_single_data()
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark is not None else 0
         what = " ".join(filter(None, [e.context, e.problem])) or "invalid YAML"
         return None, [YamlProblem(line, f"invalid YAML: {what}")]
+    except yaml.reader.ReaderError as e:
+        return None, [YamlProblem(0, f"invalid YAML: character #x{e.character:04x} is not "
+                                  "allowed")]
     except yaml.YAMLError as e:
         return None, [YamlProblem(0, f"invalid YAML: {str(e).splitlines()[0]}")]
     except (RecursionError, MemoryError):
@@ -204,7 +208,8 @@ def read_yaml(text: str) -> tuple[Any, list[YamlProblem]]:
     except (ValueError, OverflowError) as e:  # a number too large to construct
         return None, [YamlProblem(0, f"invalid YAML: {e}")]
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     problems = list(loader.problems)
     _duplicates(data, problems)
     return data, problems
