@@ -25,10 +25,10 @@ from typing import Any
 
 from ..datatypes import BASIC_TYPES, pack_size
 from .expr import CONSTANTS, Expr, ExprError
-from .ops import Op, RequestRef, convert
+from .ops import Op, RequestRef
 from .problems import ScenarioRuntimeError
 from .selectors import select
-from .values import Invalid
+from .values import Invalid, convert
 
 __all__ = ["MAX_SPINS", "Entry", "Program"]
 

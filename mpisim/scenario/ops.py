@@ -40,13 +40,12 @@ error.
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any
 
 from ..datatypes import BASIC_TYPES
 from .expr import CONSTANTS, RESERVED, Expr, ExprError, constant, parse_expr
-from .values import Invalid, describe, is_unit_literal, read_int, read_size, read_time
+from .values import Invalid, convert, describe, hint, is_unit_literal
 from .yamlload import Ambiguous, line_of
 
 __all__ = ["CALLS", "Op", "OpReader", "RequestRef"]
@@ -131,7 +130,7 @@ class OpReader:
         call, value = next(iter(item.items()))
         line = line_of(item, call, line)
         if call not in CALLS:
-            self._problem(line, path, f"unknown call {str(call)!r}{_hint(str(call), CALLS)}")
+            self._problem(line, path, f"unknown call {str(call)!r}{hint(str(call), CALLS)}")
             return None
         op = Op(call, f"{path} (line {line})")
         reader = getattr(self, "_" + ("sendop" if call in SENDS else call))
@@ -281,7 +280,7 @@ class OpReader:
             if key not in allowed:
                 valid = f" (valid: {', '.join(allowed)})" if allowed else " (it takes none)"
                 self._problem(line_of(value, key, line), f"{path}.{key}",
-                              f"unknown argument{_hint(str(key), allowed)}{valid}")
+                              f"unknown argument{hint(str(key), allowed)}{valid}")
         for key in required:
             if key not in value:
                 self._problem(line, path, f"missing {key}")
@@ -323,8 +322,8 @@ class OpReader:
                               "basic datatype name")
             return parse_expr(value)
         shown = value.text if isinstance(value, Ambiguous) else value
-        hint = _hint(shown, BASIC_TYPES) if isinstance(shown, str) else ""
-        self._problem(line, path, f"unknown datatype {shown!r}{hint} (a basic type such as "
+        close = hint(shown, BASIC_TYPES) if isinstance(shown, str) else ""
+        self._problem(line, path, f"unknown datatype {shown!r}{close} (a basic type such as "
                       "BYTE, INT, REAL, DOUBLE, or a param holding one)")
         return None
 
@@ -345,7 +344,7 @@ class OpReader:
             self.request_names.add(name)
         elif name not in self.request_names:
             self._problem(line, path, f"undefined request {name!r}"
-                          f"{_hint(name, self.request_names)}: no earlier op stores a request "
+                          f"{hint(name, self.request_names)}: no earlier op stores a request "
                           "under this name")
         if index is not None and index.strip() == "*":
             if not star:
@@ -414,26 +413,10 @@ class OpReader:
         expr = parse_expr(text)
         scope = self.base | self.bound | set(self.loop_vars)
         for name in sorted(expr.names - scope):
-            raise Invalid(f"undefined name {name!r}{_hint(name, scope)}")
+            raise Invalid(f"undefined name {name!r}{hint(name, scope)}")
         if expr.names <= self.known.keys():
             convert(kind, expr.evaluate(self.known))  # fail at load, not at run time
         return expr
 
     def _problem(self, line: int, path: str, message: str) -> None:
         self.problems.add(line, path, message)
-
-
-def convert(kind: str, value: Any) -> Any:
-    """An argument's value as its kind needs it; Invalid otherwise."""
-    if kind == "int":
-        return read_int(value)
-    if kind == "size":
-        return read_size(value)
-    if kind == "time":
-        return read_time(value)
-    return value
-
-
-def _hint(word: str, choices: Any) -> str:
-    close = difflib.get_close_matches(word, [str(c) for c in choices], n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""

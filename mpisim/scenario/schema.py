@@ -44,6 +44,7 @@ from .problems import Problems
 from .values import (
     Invalid,
     describe,
+    hint,
     is_unit_literal,
     read_bandwidth,
     read_bool,
@@ -150,12 +151,9 @@ def _read(problems: Problems, m: dict, key: str, path: str,
 
 
 def _unknown(problems: Problems, line: int, path: str, valid: Any) -> None:
-    import difflib
-
-    key = path.rsplit(".", 1)[-1]
-    close = difflib.get_close_matches(key, list(valid), n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else f" (valid: {', '.join(valid)})"
-    problems.add(line, path, f"unknown key{hint}")
+    close = hint(path.rsplit(".", 1)[-1], valid)
+    listed = ", ".join(valid)
+    problems.add(line, path, f"unknown key{close or f' (valid: {listed})'}")
 
 
 def _mapping(problems: Problems, value: Any, line: int, path: str) -> dict | None:

@@ -14,6 +14,7 @@ Each reader returns the value or raises :class:`Invalid` with a reason a user ca
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -22,8 +23,9 @@ from typing import Any
 from ..units import UnitError, parse_bandwidth, parse_size, parse_time
 from .yamlload import Ambiguous
 
-__all__ = ["INT_LIMIT", "Invalid", "describe", "is_unit_literal", "read_bandwidth", "read_bool",
-           "read_choice", "read_int", "read_size", "read_text", "read_time"]
+__all__ = ["INT_LIMIT", "Invalid", "convert", "describe", "hint", "is_unit_literal",
+           "read_bandwidth", "read_bool", "read_choice", "read_int", "read_size", "read_text",
+           "read_time"]
 
 INT_LIMIT = 2**63
 """Whole numbers in scenarios stay below this magnitude (MPI counts are at most 64-bit)."""
@@ -143,3 +145,20 @@ def read_choice(value: Any, choices: Sequence[str]) -> str:
     if text not in choices:
         raise Invalid(f"{text!r} is not one of {', '.join(choices)}")
     return text
+
+
+def convert(kind: str, value: Any) -> Any:
+    """A value as an argument of ``kind`` needs it: ``int``, ``size``, ``time`` or ``any``."""
+    if kind == "int":
+        return read_int(value)
+    if kind == "size":
+        return read_size(value)
+    if kind == "time":
+        return read_time(value)
+    return value
+
+
+def hint(word: str, choices: Any) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices``, or nothing."""
+    close = difflib.get_close_matches(word, [str(c) for c in choices], n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
