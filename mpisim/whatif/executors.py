@@ -8,8 +8,9 @@ millisecond runs do not pay a task's and a pickled scenario's cost each. About f
 worker keep the workers busy to the end while the per-task cost stays small.
 
 ``map_chunks`` returns the results in the order of the items, whatever order the chunks
-finish in. Ctrl-C (KeyboardInterrupt) cancels every chunk not yet started, shuts a pool of
-its own down without waiting, and is raised again; an exception in a chunk does the same.
+finish in. Ctrl-C (KeyboardInterrupt) cancels every chunk not yet started, stops a pool of
+its own at once, and is raised again; an exception in a chunk does the same. A given
+executor is left running (it is the caller's): only the chunks submitted are cancelled.
 Workers of a pool of its own ignore SIGINT (the terminal sends it to the whole process group):
 the parent alone handles Ctrl-C and terminates them, so an interrupt is prompt and prints one
 line, not a traceback per worker. The progress bar (tqdm.auto, on stderr) is shown only when
@@ -66,9 +67,9 @@ def map_chunks(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
             if workers <= 1:
                 return _in_process(fn, target, items, bar)
             with _Pool(workers) as pool:
-                return _on_executor(fn, target, items, pool, workers, bar, own=True)
+                return _on_executor(fn, target, items, pool, workers, bar)
         workers = jobs or _executor_workers(executor)
-        return _on_executor(fn, target, items, executor, workers, bar, own=False)
+        return _on_executor(fn, target, items, executor, workers, bar)
     finally:
         if bar is not None:
             bar.close()
@@ -85,8 +86,8 @@ def _in_process(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
 
 
 def _on_executor(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
-                 items: Sequence[Any], executor: Executor, workers: int, bar: Any,
-                 own: bool) -> list[Any]:
+                 items: Sequence[Any], executor: Executor, workers: int, bar: Any
+                 ) -> list[Any]:
     chunks = chunked(items, workers)
     futures: dict[Future[Any], tuple[int, int]] = {}
     results: list[Any] = [None] * len(items)
@@ -105,11 +106,9 @@ def _on_executor(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
                 if bar is not None:
                     bar.update(count)
         return results
-    except BaseException:
+    except BaseException:  # Ctrl-C or a failed chunk: nothing more starts
         for future in futures:
             future.cancel()
-        if own:
-            executor.shutdown(wait=False, cancel_futures=True)
         raise
 
 

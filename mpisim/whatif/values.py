@@ -132,7 +132,8 @@ def _number(text: str, item: str) -> int | float:
 def _arithmetic(item: str, start: float, end: float, step: float) -> list[Any]:
     if step <= 0:
         raise ValueError(f"range {item!r}: the step must be positive")
-    count = math.floor((end - start) / step + 1e-6) + 1  # inclusive end despite rounding
+    slack = 1e-6 + 1e-12 * max(abs(start), abs(end)) / step  # inclusive end despite rounding
+    count = math.floor((end - start) / step + slack) + 1
     if count > MAX_VALUES:
         raise ValueError(f"range {item!r} has {count} values, more than {MAX_VALUES}")
     return [start + i * step for i in range(count)]
