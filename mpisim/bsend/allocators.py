@@ -1,0 +1,442 @@
+"""Allocators for the attached buffer: offset arithmetic only, nothing is allocated.
+
+An allocator places *pending message entries* (3.6.1) in a buffer of ``capacity`` bytes and
+says when their space returns. Three kinds behind one small protocol (:class:`Allocator`):
+
+``circular``
+    The standard's model implementation, step by step (3.6.1). On each :meth:`allocate`:
+    (1) reclaim completed entries from the head, stopping at the first uncompleted one -- a
+    completed entry behind an uncompleted head is *not* reclaimed; (2) n = pack_size +
+    MPI_BSEND_OVERHEAD, rounded up to ``alignment``; (3) place the entry at the tail, or at
+    the start of the buffer if the tail is too close to the end; else overflow (``None``).
+    Boundary choices, each tested:
+
+    * *Exact fit at the end* fits: an entry may end at ``capacity`` (tail == capacity).
+    * *Ending exactly at the head* fits: the free space is the contiguous bytes from the tail
+      up to the head ("free space is available between the queue tail and the queue head").
+    * *Empty queue*: when reclaim empties the queue, head and tail return to the buffer
+      start. An empty circular queue has no position, so "between tail and head" is the whole
+      buffer; otherwise an empty buffer could refuse a message it can hold, which would make
+      the model's guarantee ("as much buffering as ...") depend on history.
+    * *Wrap gap*: wrapping to the start leaves the bytes from the old tail to the end
+      unused; they count as ``used`` until the head has passed them (every entry placed
+      before the wrap is reclaimed). Only one wrap at a time: while wrapped, the free space
+      is the bytes from the tail up to the head, nothing else.
+    * *Wrap only when needed*: the entry goes after the tail whenever it fits there; the
+      start is tried only when it does not ("if queue tail is too close to end").
+    * *n > capacity*, and any bsend into a zero-size buffer with n > 0: overflow (``None``),
+      never an exception. An entry of 0 bytes (overhead 0, empty message) takes no space and
+      fits wherever the tail is.
+
+``first-fit``
+    MPICH's and Open MPI's policy (see the project's notes on real implementations): an
+    address-ordered free list where freed blocks merge with both neighbours (kept here as
+    the gaps between held entries), and *every* completed entry, anywhere, is freed at each
+    allocate. Open MPI frees an entry when its send completes rather than at the next bsend;
+    nothing can use the space in between, so what fits is identical -- only ``used`` between
+    two bsends differs (here it still counts completed entries).
+
+``unbounded``
+    Never overflows: ``capacity`` is only what was attached (and is reported back by
+    detach). Entries are placed one after another, from the buffer start again whenever all
+    are freed; completed entries are freed at each allocate, as first-fit does.
+    ``peak_needed`` is the most bytes ever held at once (plus the sizing's start offset): the
+    attach size that would have sufficed without fragmentation.
+
+Sizing (how many bytes an entry takes) is separate from placement:
+
+``standard``
+    n = packed + overhead, rounded up to ``alignment``.
+``mpich``
+    MPICH 4.x: an 88-byte header per block; a message of m bytes fits a free block of B bytes
+    iff B - 88 >= m; the block is cut at 88 + ceil16(m) and the rest becomes a free block
+    only if it can hold 88 + 8 bytes, otherwise the entry takes the whole block. ``overhead``
+    and ``alignment`` do not apply (the rule carries its own).
+``openmpi``
+    Open MPI 4.1: the usable region starts at offset 8 and an entry of m bytes takes
+    8*floor(m/8) + 16 bytes. ``overhead`` and ``alignment`` do not apply.
+
+Costs: :meth:`allocate` is O(entries) at worst; for ``circular`` it is O(1) amortised (each
+entry is reclaimed once, and the scan for the first uncompleted entry never goes back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
+
+__all__ = ["KINDS", "SIZINGS", "Allocator", "CircularAllocator", "Entry", "FirstFitAllocator",
+           "UnboundedAllocator", "make_allocator"]
+
+KINDS = ("circular", "first-fit", "unbounded")
+SIZINGS = ("standard", "mpich", "openmpi")
+MPICH_HEADER = 88      # bytes MPICH writes in front of every block
+MPICH_MIN_SPLIT = 96   # a remainder smaller than header + 8 stays with the entry
+OPENMPI_START = 8      # Open MPI moves the buffer start up by 8 bytes
+
+
+class Entry:
+    """One pending message entry (PME) of the attached buffer."""
+
+    __slots__ = ("done", "offset", "packed", "size", "tag")
+
+    def __init__(self, offset: int, size: int, packed: int) -> None:
+        self.offset = offset      # first byte of the entry in the buffer
+        self.size = size          # bytes it takes (overhead and padding included)
+        self.packed = packed      # packed message bytes it holds
+        self.done = False         # its nonblocking standard send has completed
+        self.tag: object = None   # the caller's (the message); never read here
+
+    def __repr__(self) -> str:
+        state = "done" if self.done else "pending"
+        return f"Entry({self.offset}+{self.size}, packed={self.packed}, {state})"
+
+
+@runtime_checkable
+class Allocator(Protocol):
+    """What the attached buffer needs from an allocator.
+
+    ``on_free(entry)`` is called for each entry whose space returns (at an allocate);
+    ``held`` counts entries still taking space, completed-but-unreclaimed included.
+    """
+
+    name: str
+    capacity: int
+    pending: int
+    live: int
+    used: int
+    held: int
+    on_free: Callable[[Entry], None] | None
+
+    def entry_size(self, packed: int) -> int: ...
+    def allocate(self, packed: int) -> Entry | None: ...
+    def complete(self, entry: Entry) -> None: ...
+    def entries(self) -> list[Entry]: ...
+    def free_total(self) -> int: ...
+    def largest_free(self) -> int: ...
+    def layout(self) -> dict: ...
+
+
+# -- sizing -----------------------------------------------------------------------------------
+class _StandardSizing:
+    """3.6.1: n = pack_size + MPI_BSEND_OVERHEAD, rounded up to the alignment."""
+
+    start = 0
+
+    def __init__(self, overhead: int, alignment: int) -> None:
+        self.overhead, self.alignment = overhead, alignment
+
+    def entry_size(self, packed: int) -> int:
+        n, a = packed + self.overhead, self.alignment
+        return n if a == 1 else -(-n // a) * a
+
+    def take(self, block: int, packed: int) -> int | None:
+        """Bytes taken from a free block of ``block`` bytes, or None if it does not fit."""
+        n = self.entry_size(packed)
+        return n if n <= block else None
+
+
+class _MpichSizing(_StandardSizing):
+    """MPICH: 88-byte header, cut at 88 + ceil16(m), small remainders stay with the entry."""
+
+    def entry_size(self, packed: int) -> int:
+        return MPICH_HEADER + -(-packed // 16) * 16
+
+    def take(self, block: int, packed: int) -> int | None:
+        if block - MPICH_HEADER < packed:
+            return None
+        n = self.entry_size(packed)
+        return n if block - n >= MPICH_MIN_SPLIT else block
+
+
+class _OpenMPISizing(_StandardSizing):
+    """Open MPI: start at offset 8, an entry of m bytes takes 8*floor(m/8) + 16."""
+
+    start = OPENMPI_START
+
+    def entry_size(self, packed: int) -> int:
+        return packed // 8 * 8 + 16
+
+
+def _entry_rows(entries: list[Entry]) -> list[tuple[int, int, str]]:
+    return [(e.offset, e.size, "done" if e.done else "pending") for e in entries]
+
+
+class _Base:
+    """Counters and the parts every kind shares."""
+
+    name = ""
+
+    def __init__(self, capacity: int, sizing: _StandardSizing) -> None:
+        self.capacity = capacity
+        self.sizing = sizing
+        self._base = min(sizing.start, capacity)
+        self.pending = 0
+        self.live = 0
+        self.used = 0
+        self.held = 0
+        self.on_free: Callable[[Entry], None] | None = None
+
+    def entry_size(self, packed: int) -> int:
+        """Bytes an entry for ``packed`` message bytes takes (when a block is cut for it)."""
+        return self.sizing.entry_size(packed)
+
+    def complete(self, entry: Entry) -> None:
+        """Its send completed: no longer live; the space returns at a later allocate."""
+        if entry.done:
+            raise ValueError(f"{entry!r} is already complete")
+        entry.done = True
+        self.pending -= 1
+        self.live -= entry.size
+
+    def free_total(self) -> int:
+        """Bytes not held now (before any reclaim): capacity - used."""
+        return self.capacity - self.used
+
+    def _new(self, offset: int, n: int, packed: int) -> Entry:
+        self.pending += 1
+        self.live += n
+        self.used += n
+        self.held += 1
+        return Entry(offset, n, packed)
+
+    def _freed(self, entry: Entry) -> None:
+        self.used -= entry.size
+        self.held -= 1
+        if self.on_free is not None:
+            self.on_free(entry)
+
+    def layout(self) -> dict:
+        """The buffer now: kind, capacity, counters and entries (offset, size, state)."""
+        return {"kind": self.name, "capacity": self.capacity, "head": None, "tail": None,
+                "wrap_gap": 0, "wrap_gap_offset": None, "used": self.used, "live": self.live,
+                "free": self.free_total(), "entries": _entry_rows(self.entries())}
+
+    def entries(self) -> list[Entry]:  # pragma: no cover - every kind overrides it
+        raise NotImplementedError
+
+
+# -- the standard's circular queue ------------------------------------------------------------
+class CircularAllocator(_Base):
+    """The standard's model (3.6.1): a circular queue of entries, reclaimed from its head."""
+
+    name = "circular"
+
+    def __init__(self, capacity: int, sizing: _StandardSizing) -> None:
+        super().__init__(capacity, sizing)
+        self._q: list[Entry] = []  # queue order; the live queue is _q[_h:]
+        self._h = 0                # index of the head entry
+        self._scan = 0             # _q[_h:_scan] are all done (the scan never goes back)
+        self._lap = 0              # while wrapped: _q[:_lap] were placed before the wrap
+        self._gap: int | None = None  # while wrapped: where the wasted end starts
+        self.head = self.tail = self._base
+
+    def entries(self) -> list[Entry]:
+        """Entries still held, in queue order (head to tail)."""
+        return self._q[self._h:]
+
+    def _first_pending(self) -> int:
+        q, i = self._q, self._scan
+        while i < len(q) and q[i].done:
+            i += 1
+        self._scan = i
+        return i
+
+    def _reclaim(self) -> None:
+        """Step 1 of 3.6.1: drop completed entries from the head up to the first pending one."""
+        stop = self._first_pending()
+        if stop == self._h:
+            return
+        q = self._q
+        for i in range(self._h, stop):
+            self._freed(q[i])
+        self._h = stop
+        if stop == len(q):  # empty: head and tail return to the start
+            q.clear()
+            self._h = self._scan = self._lap = 0
+            self._gap = None
+            self.head = self.tail = self._base
+        else:
+            if self._gap is not None and stop >= self._lap:  # the head passed the wrap gap
+                self.used -= self.capacity - self._gap
+                self._gap = None
+            self.head = q[stop].offset
+            if stop > 32 and 2 * stop > len(q):  # drop the reclaimed prefix, amortised O(1)
+                del q[:stop]
+                self._h, self._scan, self._lap = 0, self._scan - stop, max(self._lap - stop, 0)
+
+    def _place(self, n: int) -> int | None:
+        """Step 3 of 3.6.1: the offset of n contiguous free bytes, or None."""
+        tail = self.tail
+        if self._gap is not None:  # wrapped: only the bytes from the tail up to the head
+            return tail if n <= self.head - tail else None
+        if n <= self.capacity - tail:
+            return tail
+        if self.held and n <= self.head - self._base:  # tail too close to the end: wrap
+            self._gap = tail
+            self._lap = len(self._q)
+            self.used += self.capacity - tail
+            return self._base
+        return None
+
+    def allocate(self, packed: int) -> Entry | None:
+        """Reclaim from the head, then place after the tail or at the start; None = overflow."""
+        if packed < 0:
+            raise ValueError(f"packed size must be non-negative, got {packed}")
+        self._reclaim()
+        n = self.sizing.entry_size(packed)
+        offset = self._place(n)
+        if offset is None:
+            return None
+        entry = self._new(offset, n, packed)
+        if not self._q:
+            self.head = offset
+        self._q.append(entry)
+        self.tail = offset + n
+        return entry
+
+    def largest_free(self) -> int:
+        """The largest entry allocate() could place now, *after* its reclaim step."""
+        i = self._first_pending()
+        if i == len(self._q):
+            return self.capacity - self._base
+        head = self._q[i].offset
+        if self._gap is not None and i < self._lap:
+            return head - self.tail
+        return max(self.capacity - self.tail, head - self._base)
+
+    def layout(self) -> dict:
+        out = super().layout()
+        if self.held:
+            out["head"], out["tail"] = self.head, self.tail
+        if self._gap is not None:
+            out["wrap_gap"], out["wrap_gap_offset"] = self.capacity - self._gap, self._gap
+        return out
+
+
+# -- first fit over an address-ordered free list ----------------------------------------------
+class FirstFitAllocator(_Base):
+    """MPICH / Open MPI: first fit in address order; every completed entry is freed."""
+
+    name = "first-fit"
+
+    def __init__(self, capacity: int, sizing: _StandardSizing) -> None:
+        super().__init__(capacity, sizing)
+        self._held: list[Entry] = []  # address order; free blocks are the gaps between
+
+    def entries(self) -> list[Entry]:
+        """Entries still held, in address order."""
+        return list(self._held)
+
+    def _reclaim(self) -> None:
+        if self.held == self.pending:
+            return
+        keep = []
+        for e in self._held:
+            if e.done:
+                self._freed(e)
+            else:
+                keep.append(e)
+        self._held = keep
+
+    def allocate(self, packed: int) -> Entry | None:
+        """Free every completed entry, then take the first free block that fits; None = overflow."""
+        if packed < 0:
+            raise ValueError(f"packed size must be non-negative, got {packed}")
+        self._reclaim()
+        take, held = self.sizing.take, self._held
+        prev = self._base
+        for i, e in enumerate(held):
+            n = take(e.offset - prev, packed)
+            if n is not None:
+                entry = self._new(prev, n, packed)
+                held.insert(i, entry)
+                return entry
+            prev = e.offset + e.size
+        n = take(self.capacity - prev, packed)
+        if n is None:
+            return None
+        entry = self._new(prev, n, packed)
+        held.append(entry)
+        return entry
+
+    def largest_free(self) -> int:
+        """The largest free block after allocate()'s reclaim step (completed entries freed)."""
+        prev, best = self._base, 0
+        for e in self._held:
+            if not e.done:
+                best = max(best, e.offset - prev)
+                prev = e.offset + e.size
+        return max(best, self.capacity - prev)
+
+
+# -- unbounded --------------------------------------------------------------------------------
+class UnboundedAllocator(_Base):
+    """Never overflows; records the most bytes ever held at once (``peak_needed``)."""
+
+    name = "unbounded"
+
+    def __init__(self, capacity: int, sizing: _StandardSizing) -> None:
+        super().__init__(capacity, sizing)
+        self._base = sizing.start  # the attached size does not bound anything here
+        self._held: dict[Entry, None] = {}  # placement order == address order
+        self._next = self._base
+        self.peak_needed = 0
+
+    def entries(self) -> list[Entry]:
+        """Entries still held, in address order."""
+        return list(self._held)
+
+    def allocate(self, packed: int) -> Entry:
+        """Free every completed entry, then place after the last one; never None."""
+        if packed < 0:
+            raise ValueError(f"packed size must be non-negative, got {packed}")
+        if self.held != self.pending:
+            for e in [e for e in self._held if e.done]:
+                del self._held[e]
+                self._freed(e)
+        if not self._held:
+            self._next = self._base
+        entry = self._new(self._next, self.sizing.entry_size(packed), packed)
+        self._held[entry] = None
+        self._next += entry.size
+        self.peak_needed = max(self.peak_needed, self.sizing.start + self.used)
+        return entry
+
+    def free_total(self) -> int:
+        """What the attached size would have left now (never negative; allocate never fails)."""
+        return max(self.capacity - self.used, 0)
+
+    def largest_free(self) -> int:
+        """Informative only (allocate never fails): free_total() after freeing completed
+        entries, measured against the attached size."""
+        return max(self.capacity - self.live, 0)
+
+
+_KINDS: dict[str, type[_Base]] = {"circular": CircularAllocator,
+                                  "first-fit": FirstFitAllocator,
+                                  "unbounded": UnboundedAllocator}
+_SIZINGS: dict[str, type[_StandardSizing]] = {"standard": _StandardSizing,
+                                              "mpich": _MpichSizing,
+                                              "openmpi": _OpenMPISizing}
+
+
+def _nonneg_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name}: expected a non-negative integer, got {value!r}")
+    return value
+
+
+def make_allocator(kind: str, capacity: int, *, overhead: int, alignment: int = 1,
+                   sizing: str = "standard") -> Allocator:
+    """An allocator of ``kind`` for a buffer of ``capacity`` bytes, charging entries by
+    ``sizing``; raises ValueError naming the bad argument."""
+    if kind not in _KINDS:
+        raise ValueError(f"allocator: {kind!r} is not one of {', '.join(KINDS)}")
+    if sizing not in _SIZINGS:
+        raise ValueError(f"sizing: {sizing!r} is not one of {', '.join(SIZINGS)}")
+    _nonneg_int("capacity", capacity)
+    _nonneg_int("overhead", overhead)
+    if _nonneg_int("alignment", alignment) < 1 or alignment & (alignment - 1):
+        raise ValueError(f"alignment: expected a power of two >= 1, got {alignment!r}")
+    return _KINDS[kind](capacity, _SIZINGS[sizing](overhead, alignment))
