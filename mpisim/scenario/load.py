@@ -7,7 +7,7 @@ reported once, in file order: ``ScenarioError.problems`` lists them,
 
 A rank runs the ops of **every** ``programs`` entry whose selector contains it, in file order
 (so ``ranks: all`` can attach a buffer and later entries add per-rank work); a rank selected by
-no entry runs an empty program.
+no entry runs an empty program. An entry without ``ranks`` is for all ranks.
 """
 
 from __future__ import annotations

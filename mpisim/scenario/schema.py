@@ -238,19 +238,30 @@ def _engine_checks(problems: Problems, doc: dict, h: Header) -> None:
     try:
         config = MPIConfig.from_dict(dict(h.mpi)).resolve()
     except (ValueError, TypeError) as e:
-        problems.add(line_of(doc, "mpi"), "mpi", _strip(str(e), "mpi."))
+        _engine_problem(problems, doc, "mpi", str(e))
         return
     try:
         eager = config.profile.eager_limit
         Network.from_dict(dict(h.network)).resolve(ranks=h.ranks or 1, eager_default=eager,
                                                    seed=0)
     except (ValueError, TypeError) as e:
-        problems.add(line_of(doc, "network"), "network", _strip(str(e), "network."))
+        _engine_problem(problems, doc, "network", str(e))
 
 
-def _strip(message: str, prefix: str) -> str:
+def _engine_problem(problems: Problems, doc: dict, section: str, message: str) -> None:
+    """Place the engine's ``"mpi.alignment: ..."`` at the line of that key."""
     first = message.splitlines()[0] if message else "invalid setting"
-    return first[len(prefix):] if first.startswith(prefix) else first
+    key, sep, rest = first.partition(": ")
+    path = key.split(".")
+    if not sep or path[0] != section or not all(p.isidentifier() for p in path):
+        problems.add(line_of(doc, section), section, first)
+        return
+    line, node = line_of(doc, section), doc.get(section)
+    for part in path[1:]:
+        if not isinstance(node, dict) or part not in node:
+            break
+        line, node = line_of(node, part, line), node[part]
+    problems.add(line, key, rest)
 
 
 def _expect(problems: Problems, value: Any, line: int) -> dict[str, Any] | None:
