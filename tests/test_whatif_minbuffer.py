@@ -1,0 +1,233 @@
+"""min_buffer(): the smallest attached buffer with no overflow, against hand-computed values.
+
+Entries (3.6.1): every bsend takes pack_size(count, datatype) + MPI_BSEND_OVERHEAD bytes of
+the attached buffer (96 in the standard profile) until its send completes. With an eager
+limit of 0 every send is rendezvous, so an entry stays until its receive is matched.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import mpisim as ms
+from mpisim.whatif import min_buffer, sweep
+
+OVERHEAD = 96
+RENDEZVOUS = {"eager_limit": 0}
+
+
+def ring(mpi, k=4, m=10000):
+    """Each rank bsends k messages of m bytes to its right neighbour, then receives k."""
+    right, left = (mpi.rank + 1) % mpi.size, (mpi.rank - 1) % mpi.size
+    for i in range(k):
+        yield mpi.bsend(count=m, dest=right, tag=i)
+    for i in range(k):
+        yield mpi.recv(count=m, source=left, tag=i)
+
+
+def pipeline(mpi, k=3, m=2000, h=500):
+    """Stage 0 bsends k items of m bytes at once; stage 1 forwards each with an h-byte
+    header as it arrives; stage 2 sleeps 1 s, then takes them all."""
+    if mpi.rank == 0:
+        for i in range(k):
+            yield mpi.bsend(count=m, dest=1, tag=i)
+    elif mpi.rank == 1:
+        for i in range(k):
+            yield mpi.recv(count=m, source=0, tag=i)
+            yield mpi.bsend(count=m + h, dest=2, tag=i)
+    else:
+        yield mpi.compute(1.0)
+        for i in range(k):
+            yield mpi.recv(count=m + h, source=1, tag=i)
+
+
+WRAP_UNITS = (7, 11, 4, 8, 5, 11)
+
+
+def wrap(mpi, unit=100, gap=1e-3, units=WRAP_UNITS):
+    """Rank 0 bsends entries of units[i] * unit bytes (overhead included), one every gap;
+    rank 1 receives message i at (i + 1.5) * gap, so at each bsend exactly the previous
+    message is still pending and every older one has completed."""
+    sizes = [u * unit - mpi.BSEND_OVERHEAD for u in units]
+    if mpi.rank == 0:
+        for i, n in enumerate(sizes):
+            yield mpi.bsend(count=n, dest=1, tag=i)
+            yield mpi.compute(gap)
+    else:
+        yield mpi.compute(1.5 * gap)
+        for i, n in enumerate(sizes):
+            yield mpi.recv(count=n, source=0, tag=i)
+            yield mpi.compute(gap)
+
+
+def quiet(mpi):
+    yield mpi.compute(1e-6)
+
+
+def own_attach(mpi):
+    yield mpi.buffer_attach(1024)
+    yield mpi.bsend(count=10, dest=mpi.rank)
+    yield mpi.recv(count=10, source=mpi.rank)
+    yield mpi.buffer_detach()
+
+
+RING_YAML = """\
+name: ring-k
+ranks: 4
+params: {k: 3, m: 5000}
+network: {eager_limit: 0}
+buffer: 1 KiB
+programs:
+  - ranks: all
+    ops:
+      - loop:
+          times: k
+          var: i
+          ops:
+            - bsend: {dest: (rank + 1) % size, count: m, datatype: BYTE, tag: i}
+      - loop:
+          times: k
+          var: i
+          ops:
+            - recv: {source: (rank - 1 + size) % size, count: m, datatype: BYTE, tag: i}
+"""
+
+
+@pytest.mark.parametrize(("k", "m"), [(1, 10000), (4, 10000), (3, 777)])
+@pytest.mark.parametrize("allocator", ["circular", "first-fit"])
+def test_ring_needs_k_entries_of_m_plus_overhead(k, m, allocator):
+    """3.6.1: k pending entries of pack_size + MPI_BSEND_OVERHEAD each, none completing
+    before all are sent (rendezvous): the buffer must hold k * (m + 96) bytes."""
+    found = min_buffer(ring, ranks=3, network=RENDEZVOUS, mpi={"allocator": allocator},
+                       params={"k": k, "m": m})
+    assert found.min_buffer == k * (m + OVERHEAD)
+    assert found.peak_live == [k * (m + OVERHEAD)] * 3
+    assert found.non_monotonic == []
+    assert found.to_dict() == {"min_buffer": k * (m + OVERHEAD),
+                               "peak_live": [k * (m + OVERHEAD)] * 3, "non_monotonic": []}
+
+
+def test_ring_with_no_overhead_needs_exactly_the_message_bytes():
+    found = min_buffer(ring, ranks=2, network=RENDEZVOUS, mpi={"bsend_overhead": 0},
+                       params={"k": 5, "m": 1000})
+    assert found.min_buffer == 5000
+
+
+def test_ring_from_a_scenario_file(tmp_path):
+    path = tmp_path / "ring.yaml"
+    path.write_text(RING_YAML)
+    found = min_buffer(path)
+    assert found.min_buffer == 3 * (5000 + OVERHEAD)
+    assert found.scenario == "ring-k"
+    table = sweep(path, {"buffer": [found.min_buffer - 1, found.min_buffer]}, jobs=1)
+    assert table.array["error_class"].tolist() == ["MPI_ERR_BUFFER", ""]
+
+
+def test_pipeline_needs_what_its_busiest_stage_holds():
+    """Stage 1 holds all k forwarded items (stage 2 sleeps): k * (m + h + 96); stage 0 all k
+    items it sent at once: k * (m + 96); stage 2 sends nothing."""
+    k, m, h = 3, 2000, 500
+    found = min_buffer(pipeline, ranks=3, network=RENDEZVOUS, params={"k": k, "m": m, "h": h})
+    assert found.min_buffer == k * (m + h + OVERHEAD)
+    assert found.peak_live == [k * (m + OVERHEAD), k * (m + h + OVERHEAD), 0]
+
+
+def test_rank_counts_only_that_ranks_overflows():
+    """Stage 0 sends everything at t = 0, so its count is complete even though stage 1
+    overflows later with the smaller buffer."""
+    k, m, h = 3, 2000, 500
+    found = min_buffer(pipeline, rank=0, ranks=3, network=RENDEZVOUS,
+                       params={"k": k, "m": m, "h": h})
+    assert found.min_buffer == k * (m + OVERHEAD)
+    at = ms.run(pipeline, 3, network=RENDEZVOUS, params={"k": k, "m": m, "h": h},
+                buffer=found.min_buffer)
+    assert at.ranks[0].buffer.overflows == 0 and at.ranks[1].buffer.overflows == 1
+
+
+def test_circular_allocator_is_not_monotonic_and_the_range_is_reported():
+    """3.6.1's circular queue, hand-worked with entries of 700, 1100, 400, 800, 500, 1100 B
+    (the previous one pending at each bsend, older ones complete):
+
+    - B in [1800, 2200): the 400 B entry wraps to offset 0 (1800 + 400 > B, 400 <= 700
+      reclaimed at the head); the rest follows it and the last 1100 B entry wraps to 0
+      again: everything fits. 1800 = 700 + 1100 is also the peak of live bytes.
+    - B in [2200, 2400): the 400 B entry fits after the tail (exact fit at 2200 included),
+      so the 800 B one wraps to 0 and the 500 B one follows at 800; the last 1100 B entry
+      finds 1300 + 1100 > B after the tail and only 800 B before the head: overflow.
+    - B >= 2400: it fits after the tail.
+    """
+    kwargs = {"ranks": 2, "network": RENDEZVOUS}
+    found = min_buffer(wrap, **kwargs)
+    assert found.min_buffer == 1800
+    assert found.peak_live == [1800, 0]
+    assert found.non_monotonic == [[2200, 2399]]
+    assert not found.exhaustive  # 1800..4600 is sampled, the edges searched exactly
+    table = sweep(wrap, {"buffer": "1750..2450:1"}, jobs=1, **kwargs)
+    passing = {row["buffer"]: row["error_class"] != "MPI_ERR_BUFFER" for row in table}
+    assert [b for b, ok in passing.items() if not ok and b > 1800] == list(range(2200, 2400))
+    assert min(b for b, ok in passing.items() if ok) == 1800
+    assert "NOT monotonic" in found.report() and "2200..2399" in found.report()
+    json.dumps(found.to_dict())
+
+
+def test_trying_every_size_agrees_with_sampling_and_an_executor_changes_nothing():
+    exhaustive = min_buffer(wrap, ranks=2, network=RENDEZVOUS, samples=1000)
+    assert exhaustive.exhaustive
+    with ThreadPoolExecutor(2) as pool:
+        pooled = min_buffer(wrap, ranks=2, network=RENDEZVOUS, executor=pool)
+    assert exhaustive.to_dict() == pooled.to_dict() == {
+        "min_buffer": 1800, "peak_live": [1800, 0], "non_monotonic": [[2200, 2399]]}
+
+
+def test_hi_limits_the_search_and_is_checked():
+    found = min_buffer(wrap, ranks=2, network=RENDEZVOUS, hi=2500)
+    assert (found.min_buffer, found.non_monotonic, found.upper) == (1800, [[2200, 2399]], 2500)
+    with pytest.raises(ValueError, match="hi = 2250 B still overflows"):
+        min_buffer(wrap, ranks=2, network=RENDEZVOUS, lo=2000, hi=2250)
+
+
+def test_mpich_refuses_buffers_below_its_overhead():
+    """MPICH: attaching fewer than MPI_BSEND_OVERHEAD (96) bytes is MPI_ERR_BUFFER, so even
+    a program without bsends needs 96 bytes; the standard profile accepts 0."""
+    assert min_buffer(quiet, ranks=1).min_buffer == 0
+    assert min_buffer(quiet, ranks=1, mpi={"profile": "mpich"}).min_buffer == 96
+
+
+def test_programs_that_attach_their_own_buffer_are_refused_clearly():
+    """3.6: one buffer per process; `buffer` cannot be varied under a program's own attach."""
+    with pytest.raises(ValueError, match="attaches a buffer of its own") as info:
+        min_buffer(own_attach, ranks=1)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(("kwargs", "words"), [
+    ({"rank": 5}, "rank 5"), ({"lo": -1}, "lo"), ({"lo": 10, "hi": 5}, "hi"),
+    ({"samples": 0}, "samples"),
+])
+def test_bad_arguments(kwargs, words):
+    with pytest.raises(ValueError, match=words):
+        min_buffer(ring, ranks=2, network=RENDEZVOUS, **kwargs)
+
+
+@settings(max_examples=12, deadline=None)
+@given(units=st.lists(st.integers(2, 12), min_size=3, max_size=6),
+       samples=st.integers(4, 24))
+def test_reported_edges_are_exact(units, samples):
+    """Whatever the sampling finds, its answer passes with the byte below failing, and each
+    reported range fails at both ends and passes just outside them."""
+    kwargs = {"ranks": 2, "network": RENDEZVOUS, "params": {"units": tuple(units)}}
+    found = min_buffer(wrap, samples=samples, **kwargs)
+    ends = [found.min_buffer - 1, found.min_buffer]
+    for a, b in found.non_monotonic:
+        ends += [a - 1, a, b, b + 1]
+    table = sweep(wrap, {"buffer": ends}, jobs=1, **kwargs)
+    ok = [e != "MPI_ERR_BUFFER" for e in table.array["error_class"]]
+    assert ok[:2] == [False, True]
+    for i in range(len(found.non_monotonic)):
+        assert ok[2 + 4 * i: 6 + 4 * i] == [True, False, False, True]
+    assert found.min_buffer >= max(found.peak_live)
