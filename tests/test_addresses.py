@@ -204,3 +204,46 @@ def test_arrays_sharing_memory_are_all_readable() -> None:
     start = space.get_address(whole)
     t = CHAR.create_hindexed([4, 4, 4], [aint_add(start, d) for d in (0, 12, 28)]).commit()
     assert space.gather(1, t).tolist() == [0, 1, 2, 3, 12, 13, 14, 15, 28, 29, 30, 31]
+
+
+def test_a_bottom_struct_sent_through_a_simulation_arrives_intact_4_1_5() -> None:
+    """End to end: rank 0 sends three scattered arrays with BOTTOM, rank 1 receives them
+    into three arrays of its own with BOTTOM."""
+    import mpisim as ms
+
+    def layout(mpi, x, y, z) -> Datatype:
+        disps = [mpi.get_address(x, 1), mpi.get_address(y), mpi.get_address(z, 2)]
+        return Datatype.create_struct([3, 2, 1], disps, [DOUBLE, INT, C_DOUBLE_COMPLEX]).commit()
+
+    def program(mpi):
+        if mpi.rank == 0:
+            x, y = np.arange(5) * 1.5, np.array([-7, 11, 13], dtype=np.int32)
+            z = np.array([1 + 2j, 3 - 4j, 5 + 6j])
+            yield mpi.send(buf=ms.BOTTOM, count=1, datatype=layout(mpi, x, y, z), dest=1)
+        else:
+            x, y, z = np.zeros(5), np.zeros(3, dtype=np.int32), np.zeros(3, dtype=complex)
+            status = yield mpi.recv(buf=ms.BOTTOM, count=1, datatype=layout(mpi, x, y, z),
+                                    source=0, tag=0)
+            return x.tolist(), y.tolist(), z.tolist(), status.count
+
+    result = ms.run(program, ranks=2)
+    assert result.outcome == ms.Outcome.COMPLETED
+    assert result.returned[1] == ([0.0, 1.5, 3.0, 4.5, 0.0], [-7, 11, 0], [0, 0, 5 + 6j], 48)
+
+
+def test_a_bottom_send_from_a_bad_address_ends_the_run_with_mpi_err_arg() -> None:
+    import mpisim as ms
+
+    def program(mpi):
+        if mpi.rank == 0:
+            x = np.zeros(2)
+            past_the_end = mpi.aint_add(mpi.get_address(x, 1), 8)
+            t = Datatype.create_struct([1], [past_the_end], [DOUBLE]).commit()
+            yield mpi.send(buf=ms.BOTTOM, count=1, datatype=t, dest=1)
+        else:
+            yield mpi.recv(count=1, datatype=DOUBLE, source=0)
+
+    result = ms.run(program, ranks=2)
+    assert result.outcome == ms.Outcome.ERROR
+    assert (result.error.rank, result.error.error_class) == (0, "MPI_ERR_ARG")
+    assert "lies in no array whose address was taken" in result.error.message

@@ -443,3 +443,45 @@ def test_pack_then_unpack_returns_the_data_for_random_type_trees(
     untouched[touched] = False
     assert not out[untouched].any()
     assert np.array_equal(pack(out, count, placed), packed)
+
+
+# -- through a simulation ------------------------------------------------------------------
+
+def test_derived_types_in_communication_move_count_times_size_bytes_4_1_11() -> None:
+    """4.1.11: a send of count elements of a derived type carries count x size bytes, which
+    the receiver scatters through its own datatype; a message that does not fit is
+    MPI_ERR_TRUNCATE, one that ends inside a basic element MPI_ERR_TYPE."""
+    import mpisim as ms
+
+    col = DOUBLE.create_vector(3, 1, 4).commit()
+    cols = col.create_resized(0, 8).commit()
+
+    def program(mpi):
+        m = np.arange(12.0).reshape(3, 4)
+        if mpi.rank == 0:
+            yield mpi.send(buf=m, count=1, datatype=col, dest=1, tag=0)
+            yield mpi.send(buf=m, count=2, datatype=cols, dest=1, tag=1)
+            yield mpi.send(buf=m, count=2, datatype=cols, dest=1, tag=2)
+            yield mpi.send(buf=np.zeros(3, dtype=np.int16), count=3, datatype=SHORT, dest=1, tag=3)
+            return None
+        out = np.full((3, 4), -1.0)
+        s1 = yield mpi.recv(buf=out, count=1, datatype=col, source=0, tag=0)
+        flat = np.zeros(6)
+        s2 = yield mpi.recv(buf=flat, count=6, datatype=DOUBLE, source=0, tag=1)
+        errors = []
+        for tag, buf, count, datatype in ((2, np.zeros(12), 1, col),
+                                          (3, np.zeros(2, dtype=np.int32), 2, INT)):
+            try:
+                yield mpi.recv(buf=buf, count=count, datatype=datatype, source=0, tag=tag)
+            except ms.MPIError as e:
+                errors.append(e.error_class)
+        return out, s1.count, flat.tolist(), s2.count, errors
+
+    result = ms.run(program, ranks=2)
+    assert result.outcome == ms.Outcome.COMPLETED
+    out, n1, flat, n2, errors = result.returned[1]
+    m = np.arange(12.0).reshape(3, 4)
+    assert out[:, 0].tolist() == m[:, 0].tolist() and np.all(out[:, 1:] == -1.0)
+    assert (n1, n2) == (24, 48)
+    assert flat == m[:, :2].T.ravel().tolist()
+    assert errors == ["MPI_ERR_TRUNCATE", "MPI_ERR_TYPE"]
