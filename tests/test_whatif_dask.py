@@ -1,0 +1,76 @@
+"""Sweeps on a Dask cluster: distributed's Executor gives the same table as the local pool."""
+
+from __future__ import annotations
+
+import distributed
+import numpy as np
+import pytest
+
+import mpisim as ms
+from mpisim.whatif import min_buffer, sweep
+
+EXCHANGE_YAML = """\
+name: exchange
+ranks: 2
+params: {count: 1000}
+network: {latency: 1us, bandwidth: 10 GB/s, eager_limit: 4 KiB}
+buffer: 8 KiB
+programs:
+  - ranks: all
+    ops:
+      - bsend: {dest: 1 - rank, count: count, datatype: REAL, tag: 0}
+      - recv: {source: 1 - rank, count: count, datatype: REAL, tag: 0}
+"""
+
+
+def exchange(mpi, count=1000):
+    """3.5 Example 3.10."""
+    peer = 1 - mpi.rank
+    yield mpi.send(count=count, datatype=ms.REAL, dest=peer, tag=0)
+    yield mpi.recv(count=count, datatype=ms.REAL, source=peer, tag=0)
+
+
+def wrap(mpi, unit=100, gap=1e-3):
+    """The non-monotonic circular case of test_whatif_minbuffer (3.6.1)."""
+    sizes = [u * unit - mpi.BSEND_OVERHEAD for u in (7, 11, 4, 8, 5, 11)]
+    if mpi.rank == 0:
+        for i, n in enumerate(sizes):
+            yield mpi.bsend(count=n, dest=1, tag=i)
+            yield mpi.compute(gap)
+    else:
+        yield mpi.compute(1.5 * gap)
+        for i, n in enumerate(sizes):
+            yield mpi.recv(count=n, source=0, tag=i)
+            yield mpi.compute(gap)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c
+
+
+@pytest.mark.timeout(90)
+def test_a_scenario_sweep_on_a_local_cluster_equals_the_local_pool(client, tmp_path):
+    path = tmp_path / "exchange.yaml"
+    path.write_text(EXCHANGE_YAML)
+    vary = {"count": "250..2500:250", "buffer": ["2 KiB", "8 KiB", "16 KiB"],
+            "network.eager_limit": "1KiB,64KiB"}
+    on_dask = sweep(path, vary, client.get_executor())
+    local = sweep(path, vary, jobs=2)
+    assert len(on_dask) == 60
+    assert np.array_equal(on_dask.array, local.array)
+    assert {"completed", "error"} <= set(on_dask.array["outcome"].tolist())
+
+
+@pytest.mark.timeout(90)
+def test_a_program_sweep_and_min_buffer_samples_run_on_the_cluster(client):
+    vary = {"count": [250, 1000, 2000], "network.eager_limit": [1024, 8192]}
+    on_dask = sweep(exchange, vary, client.get_executor(), ranks=2)
+    assert np.array_equal(on_dask.array, sweep(exchange, vary, ranks=2, jobs=1).array)
+    found = min_buffer(wrap, executor=client.get_executor(), ranks=2,
+                       network={"eager_limit": 0})
+    assert found.to_dict() == {"min_buffer": 1800, "peak_live": [1800, 0],
+                               "non_monotonic": [[2200, 2399]]}
