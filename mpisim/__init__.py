@@ -64,6 +64,18 @@ from .simulation import Simulation, run
 
 __version__ = "0.1.0"
 
+_WHATIF = ("sweep", "min_buffer", "check_safe")
+
+
+def __getattr__(name: str):
+    """The what-if functions, imported on first use: ``import mpisim`` stays light (no
+    scenario loader, no YAML) for the thousands of worker processes of a sweep."""
+    if name in _WHATIF:
+        from . import whatif
+
+        return getattr(whatif, name)
+    raise AttributeError(f"module 'mpisim' has no attribute {name!r}")
+
 __all__ = [
     "AINT",
     "ANY_SOURCE",
