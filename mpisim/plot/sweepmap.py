@@ -145,8 +145,8 @@ def _outcome_map(ax: Axes, table: Any, xkey: str, ykey: str, rows: np.ndarray,
         grid[i, j] = OUTCOME_ORDER.index(cat)
         peak[i, j] = int(row["peak_used"])
         cats[(i, j)] = cat
-    cmap = ListedColormap([OUTCOME_COLORS[c] for c in OUTCOME_ORDER])
-    cmap.set_bad("white")
+    cmap = ListedColormap([OUTCOME_COLORS[c] for c in OUTCOME_ORDER]).with_extremes(
+        bad="white")
     norm = BoundaryNorm(np.arange(len(OUTCOME_ORDER) + 1) - 0.5, cmap.N)
     ax.pcolormesh(np.arange(len(xs) + 1) - 0.5, np.arange(len(ys) + 1) - 0.5,
                   np.ma.masked_invalid(grid), cmap=cmap, norm=norm, edgecolors="white",
