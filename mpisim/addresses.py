@@ -66,9 +66,11 @@ class AddressSpace:
         check_message_size(data.size, count, datatype)
         elements = -(-data.size // datatype.size) if datatype.size else 0
         addresses = byte_indices(datatype.typemap(), elements, datatype.extent)[:data.size]
-        for memory, where, offsets in self._pieces(addresses):
+        pieces = self._pieces(addresses)
+        for memory, _, offsets in pieces:  # refuse before writing anything
             if not memory.flags.writeable:
                 raise ErrArg(f"address {_hex(memory, offsets)} lies in a read-only array")
+        for memory, where, offsets in pieces:
             memory[offsets] = data[where]
 
     def _register(self, array: np.ndarray) -> None:
@@ -99,9 +101,9 @@ class AddressSpace:
         region = np.searchsorted(self._starts, addresses, side="right") - 1
         found = region >= 0
         found[found] = addresses[found] < self._ends[region[found]]
-        region[~found] = -1
         missing = np.flatnonzero(~found)
-        # An array inside a later-starting, smaller one is missed above: look again.
+        # A byte of an array that another, later-starting one overlaps is missed above
+        # when it lies past the later one's end: look again through every array.
         for r, (start, end) in enumerate(zip(self._starts, self._ends, strict=True)):
             if missing.size == 0:
                 break
