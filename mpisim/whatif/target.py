@@ -29,6 +29,12 @@ __all__ = ["RUN_KEYS", "Target"]
 RUN_KEYS = ("buffer", "ranks", "seed", "until", "max_events")
 """Varied keys that are keywords of ``mpisim.run`` itself, not params or settings."""
 
+CACHED_SCENARIOS = 64
+"""Scenarios rebuilt for distinct params kept per process."""
+
+VALIDATE_ALL = 32
+"""Keys with at most this many distinct values have every value tried before a sweep."""
+
 _FUNCTION_KEYS = {"ranks", "network", "mpi", "params", "seed", "until", "max_events", "buffer",
                   "name", "trace"}
 
@@ -82,14 +88,18 @@ class Target:
     # -- the keywords of one run ---------------------------------------------------------
     def run_kwargs(self, point: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
         """The keywords of ``mpisim.run`` at ``point`` (``extra`` last: it wins)."""
-        if self.scenario is not None:
-            sc = self.scenario.with_overrides(dict(point)) if point else self.scenario
-            return sc.run_kwargs() | self.extra | extra
-        kwargs = dict(self.base)
-        kwargs["program"] = self.program
+        if self.scenario is None:
+            kwargs = dict(self.base)
+            kwargs["program"] = self.program
+            for key, value in point.items():
+                _apply(kwargs, key, value)
+            return kwargs | extra
+        shaping = {k: v for k, v in point.items() if not _is_setting(k)}
+        kwargs = self._scenario(shaping).run_kwargs()
         for key, value in point.items():
-            _apply(kwargs, key, value)
-        return kwargs | extra
+            if _is_setting(key):
+                _apply(kwargs, key, self._typed(key, value))
+        return kwargs | self.extra | extra
 
     def run(self, point: Mapping[str, Any], **extra: Any) -> Any:
         """Run one simulation at ``point``; a bad setting raises ValueError naming the point."""
@@ -99,14 +109,51 @@ class Target:
         except ValueError as e:
             raise ValueError(_at(point, e)) from None
 
+    def _scenario(self, shaping: dict[str, Any]) -> Any:
+        """The scenario rebuilt for the params (and ranks) of a point; recent ones cached,
+        since product order repeats them for every value of the keys after them."""
+        if not shaping:
+            return self.scenario
+        cache = self.__dict__.setdefault("_cache", {})
+        key = _key(shaping)
+        if key not in cache:
+            if len(cache) >= CACHED_SCENARIOS:
+                cache.pop(next(iter(cache)))
+            cache[key] = self.scenario.with_overrides(shaping)
+        return cache[key]
+
+    def _typed(self, key: str, value: Any) -> Any:
+        """A setting as the scenario would read it: text such as "64KiB" or "true" is read by
+        the scenario's own rules (once per value); numbers go to the engine as they are."""
+        if not isinstance(value, str):
+            return value
+        typed = self.__dict__.setdefault("_typed_values", {})
+        if (key, value) not in typed:
+            kwargs = self.scenario.with_overrides({key: value}).run_kwargs()
+            typed[(key, value)] = _lookup(kwargs, key)
+        return typed[(key, value)]
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Caches stay in the process that filled them (workers fill their own)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_cache", "_typed_values")}
+
     # -- validation ----------------------------------------------------------------------
     def validate(self, vary: Mapping[str, Iterable[Any]]) -> None:
-        """Try each value of each key alone (others as given); raise the first problem."""
+        """Try values of each key alone (others as given); raise the first problem.
+
+        Every value when a key has few (VALIDATE_ALL), else a spread of them including both
+        ends: a bad value among the rest still stops the sweep with the same message, only
+        later. Params of a program function need no run to check (their names are checked
+        against its signature)."""
         for key in vary:
             self.check_key(key)
         for key, values in vary.items():
-            for value in _distinct(values):
+            if self.scenario is None and not _is_setting(key) and key != "ranks":
+                continue
+            for value in _spread(_distinct(values)):
                 try:
+                    if self.scenario is not None:
+                        self.scenario.with_overrides({key: value})
                     Simulation(**self.run_kwargs({key: value}, trace=False))
                 except ValueError as e:
                     raise ValueError(_at({key: value}, e)) from None
@@ -132,15 +179,46 @@ class Target:
                              f"{', '.join(RUN_KEYS)})")
 
 
+def _is_setting(key: str) -> bool:
+    """A key that changes only the machine or the run, not the program's ops: applied to the
+    run keywords directly, without rebuilding a scenario."""
+    return key.startswith(("network.", "mpi.")) or (key in RUN_KEYS and key != "ranks")
+
+
 def _apply(kwargs: dict[str, Any], key: str, value: Any) -> None:
-    """Put one varied value into the keywords of a program function's run."""
+    """Put one varied value into run keywords (copies: the base keywords are shared)."""
     group, dot, setting = key.partition(".")
     if dot and group in ("network", "mpi"):
-        kwargs[group] = _settings(kwargs.get(group)) | {setting: value}
+        outer = _settings(kwargs.get(group))
+        inner, dot, leaf = setting.partition(".")  # network.intra.latency
+        if dot:
+            outer[inner] = dict(outer.get(inner) or {}) | {leaf: value}
+        else:
+            outer[setting] = value
+        kwargs[group] = outer
     elif key in RUN_KEYS:
         kwargs[key] = value
     else:
         kwargs["params"] = dict(kwargs.get("params") or {}) | {key: value}
+
+
+def _lookup(kwargs: dict[str, Any], key: str) -> Any:
+    """The value of ``key`` (``network.eager_limit``, ``buffer``...) in run keywords."""
+    value: Any = kwargs
+    for part in key.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def _key(point: Mapping[str, Any]) -> tuple[Any, ...]:
+    return tuple((k, type(v).__name__, repr(v)) for k, v in point.items())
+
+
+def _spread(values: list[Any]) -> list[Any]:
+    if len(values) <= VALIDATE_ALL:
+        return values
+    step = (len(values) - 1) / (VALIDATE_ALL - 1)
+    return [values[round(i * step)] for i in range(VALIDATE_ALL)]
 
 
 def _settings(value: Any) -> dict[str, Any]:
@@ -172,11 +250,7 @@ def _program_params(program: Any) -> set[str] | None:
 
 
 def _distinct(values: Iterable[Any]) -> list[Any]:
-    seen: list[Any] = []
-    for v in values:
-        if not any(v == s and type(v) is type(s) for s in seen):
-            seen.append(v)
-    return seen
+    return list({(type(v).__name__, repr(v)): v for v in values}.values())
 
 
 def _at(point: Mapping[str, Any], error: Exception) -> str:
