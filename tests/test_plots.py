@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
@@ -143,18 +143,48 @@ def many_ranks_result(n=64):
     return b.result()
 
 
-def test_occupancy_with_many_ranks_shows_the_highest_peaks() -> None:
+def test_occupancy_with_many_ranks_aggregates_then_shows_the_highest_peaks() -> None:
     result = many_ranks_result()
     fig = plot_occupancy(result)
     peaks = {s.rank: s.buffer.peak_used for s in result.ranks}
-    want = sorted(sorted(peaks, key=lambda r: -peaks[r])[:MAX_PANELS])
-    drawn = sorted(int(a.get_gid().split(":")[1]) for a in fig.findobj(
-        lambda a: str(a.get_gid()).startswith("used:")))
-    assert drawn == want
+    want = sorted(sorted(peaks, key=lambda r: -peaks[r])[:MAX_PANELS - 1])
+    drawn = [a.get_gid() for a in fig.findobj(lambda a: str(a.get_gid()).startswith("used:"))]
+    assert sorted(drawn) == sorted(["used:max", "used:mean", *(f"used:{r}" for r in want)])
     assert len(fig.axes) == MAX_PANELS
-    assert f"{MAX_PANELS} of 64 ranks" in fig.get_suptitle()
+    assert one(fig, "used:max").axes is fig.axes[0]
+    assert "all 64 ranks with a buffer" in fig.get_suptitle()
     assert fig.axes[-1].get_xlabel() == "time (ms)"
     assert fig.axes[0].get_ylabel() == "bytes (KiB)"
+    render(fig)
+
+
+def _state_at(rows: np.ndarray, t: float, field: str) -> int:
+    before = rows[rows["time"] <= t]
+    return int(before[field][-1]) if len(before) else 0
+
+
+def test_occupancy_aggregate_is_the_max_and_mean_over_ranks() -> None:
+    """At every change of any rank: the largest and the mean used bytes over all ranks."""
+    result = many_ranks_result(MAX_PANELS + 3)
+    fig = plot_occupancy(result)
+    buffer = result.trace.buffer
+    times = sorted(set(buffer["time"].tolist()))
+    per_rank = [buffer[buffer["rank"] == r] for r in range(len(result.ranks))]
+    used = [[_state_at(rows, t, "used") for rows in per_rank] for t in times]
+    live = [[_state_at(rows, t, "live") for rows in per_rank] for t in times]
+    top, mean, live_top = one(fig, "used:max"), one(fig, "used:mean"), one(fig, "live:max")
+    np.testing.assert_array_equal(top.get_xdata()[:-1], times)
+    np.testing.assert_array_equal(top.get_ydata()[:-1], [max(u) for u in used])
+    np.testing.assert_allclose(mean.get_ydata()[:-1], [sum(u) / len(u) for u in used])
+    np.testing.assert_array_equal(live_top.get_ydata()[:-1], [max(v) for v in live])
+
+
+def test_occupancy_aggregate_alone_into_a_given_axes() -> None:
+    fig = Figure()
+    ax = fig.add_subplot()
+    plot_occupancy(many_ranks_result(), ax=ax)
+    assert {ln.get_gid() for ln in ax.get_lines()} == {"used:max", "used:mean", "live:max",
+                                                       "capacity:max"}
 
 
 def test_occupancy_of_chosen_ranks_into_one_axes() -> None:
@@ -219,7 +249,7 @@ def test_timeline_arrows_go_from_post_to_delivery() -> None:
     assert "blocked" in ax.get_title()
     labels = {t.get_text() for t in ax.get_legend().get_texts()}
     assert {"MPI_Bsend", "MPI_Recv", "buffered send", "never delivered",
-            "never returned"} <= labels
+            "unfinished when the run ended"} <= labels
     assert render(fig).startswith(b"\x89PNG")
 
 
@@ -381,8 +411,8 @@ def test_real_ring_figures_equal_the_trace(nranks) -> None:
     assert result.outcome == ms.Outcome.COMPLETED
     occ = plot_occupancy(result)
     shown = [int(a.get_gid().split(":")[1]) for a in occ.findobj(
-        lambda a: str(a.get_gid()).startswith("used:"))]
-    assert len(shown) == min(nranks, MAX_PANELS)
+        lambda a: str(a.get_gid()).startswith("used:") and a.get_gid()[5:].isdigit())]
+    assert len(shown) == (nranks if nranks <= MAX_PANELS else MAX_PANELS - 1)
     for r in shown:
         rows = result.trace.buffer_of(r)
         np.testing.assert_array_equal(one(occ, f"used:{r}").get_ydata()[:len(rows)],
@@ -415,6 +445,7 @@ def test_real_deadlock_timeline_marks_the_blocked_calls() -> None:
     assert result.outcome == ms.Outcome.DEADLOCK
     fig = plot_timeline(result)
     assert len(one(fig, "blocked").get_paths()) == 2
+    assert one(fig, "blocked-label:0").get_text() == "MPI_Ssend waits for 1"
     assert one(fig, "undelivered") is not None
     render(fig)
 
@@ -427,3 +458,45 @@ def test_real_figures_into_given_axes() -> None:
     assert plot_timeline(result, ax=axes[1]) is fig
     assert plot_layout(result, 1, time=0.0, ax=axes[2]) is fig
     render(fig)
+
+
+@settings(max_examples=25, deadline=None)
+@given(sizes=st.lists(st.integers(1, 400), min_size=1, max_size=12),
+       capacity=st.integers(300, 2000), delay=st.sampled_from(["0us", "1us", "5us"]),
+       eager_limit=st.sampled_from([0, "64 KiB"]))
+def test_real_layouts_account_for_every_byte(sizes, capacity, delay, eager_limit) -> None:
+    """3.6.1 at every change of the buffer: entries lie inside it without overlapping, form
+    one circular queue, and used = held entries + wrap gap, live = uncompleted entries."""
+
+    def program(mpi):
+        if mpi.rank == 0:
+            yield mpi.buffer_attach(capacity)
+            for i, n in enumerate(sizes):
+                with contextlib.suppress(ms.MPIError):
+                    yield mpi.bsend(count=n, dest=1, tag=i)
+            yield mpi.send(count=1, dest=1, tag=999)
+            yield mpi.buffer_detach()
+        else:
+            while True:
+                yield mpi.compute(delay)
+                status = yield mpi.recv(count=1000, source=0, tag=ms.ANY_TAG)
+                if status.tag == 999:
+                    break
+
+    result = ms.run(program, ranks=2, network={"eager_limit": eager_limit})
+    assert result.outcome == ms.Outcome.COMPLETED
+    rows = result.trace.buffer_of(0)
+    for t in np.unique(rows["time"]):
+        lay = layout_at(result, 0, float(t))
+        if lay.capacity == 0:
+            continue
+        e = lay.entries[np.argsort(lay.entries["offset"])]
+        assert (e["offset"] >= 0).all() and (e["offset"] + e["size"] <= lay.capacity).all()
+        assert (e["offset"][1:] >= (e["offset"] + e["size"])[:-1]).all()
+        assert len(e) == 0 or lay.head is not None
+        gap = lay.wrap_gap[1] if lay.wrap_gap else 0
+        assert lay.used == int(e["size"].sum()) + gap
+        live = [int(s) for s, state in zip(lay.entries["size"], lay.states, strict=True)
+                if state == "live"]
+        assert lay.live == sum(live)
+        assert len(e) == int(rows[rows["time"] == t]["entries"][-1])

@@ -10,7 +10,10 @@ that moment.
 
 Each curve holds the trace rows of its rank exactly (time in seconds, bytes), plus one last
 point at the end of the run repeating the final state, so the step reaches the right edge.
-With many ranks the default shows the ranks with the highest peak used, and says so.
+With more than ``MAX_PANELS`` ranks holding a buffer the default is an aggregate panel (at
+every change of any rank: the largest and the mean used bytes over the ranks, the largest
+live bytes, every overflow) followed by the ranks with the highest peak used; the title
+says so.
 """
 
 from __future__ import annotations
@@ -24,41 +27,49 @@ from matplotlib.figure import Figure
 
 from .style import axes_figure, format_bytes, new_figure, set_size_axis, set_time_axis
 
-__all__ = ["MAX_PANELS", "plot_occupancy"]
+__all__ = ["MAX_PANELS", "aggregate", "plot_occupancy"]
 
-MAX_PANELS = 8
-"""At most this many ranks are drawn by default (those with the highest peak used)."""
+MAX_PANELS = 6
+"""At most this many panels by default: beyond it, an aggregate and the highest peaks."""
+
+
+USED = "used (held + wrap gap)"
+LIVE = "live (send not completed)"
 
 
 def plot_occupancy(result: Any, ranks: Sequence[int] | None = None,
                    ax: Axes | None = None) -> Figure:
     """Used and live bytes of the attached buffer over time, one panel per rank.
 
-    ``ranks``: which ranks to draw (default: every rank that attached a buffer, or the
-    ``MAX_PANELS`` with the highest peak used). With ``ax`` all ranks share that one axes,
-    a colour per rank.
+    ``ranks``: which ranks to draw (default: every rank that attached a buffer; beyond
+    ``MAX_PANELS`` of them, an aggregate panel and the ranks with the highest peak used).
+    With ``ax`` everything shares that one axes, a colour per rank (by default with many
+    ranks: the aggregate only).
     """
     buffer = result.trace.buffer
-    chosen, note = _select(result, ranks)
+    chosen, aggregate, note = _select(result, ranks)
     end = _end_time(result, buffer)
     overlay = ax is not None
+    if overlay and aggregate:
+        chosen = []
+    npanels = max(1, len(chosen) + bool(aggregate))
     if ax is None:
-        fig, axes = new_figure(max(1, len(chosen)), sharey=True,
-                               row_height=2.4 if len(chosen) <= 3 else 1.5)
+        fig, axes = new_figure(npanels, sharey=True, row_height=2.4 if npanels <= 3 else 1.6)
     else:
-        fig, axes = axes_figure(ax), [ax] * max(1, len(chosen))
-    if not chosen:
+        fig, axes = axes_figure(ax), [ax] * npanels
+    if not chosen and not aggregate:
         _empty(axes[0], "no rank attached a buffer in this run")
-    top = 1
-    for i, (rank, target) in enumerate(zip(chosen, axes, strict=False)):
-        rows = buffer[buffer["rank"] == rank]
-        _draw_rank(target, rank, rows, end, f"C{i % 10}" if overlay else None)
-        if len(rows):
-            top = max(top, int(rows["capacity"].max()), int(rows["used"].max()))
+    if aggregate:
+        _draw_aggregate(axes[0], buffer, aggregate, end)
+    drawn = buffer[np.isin(buffer["rank"], [*chosen, *aggregate])]
+    top = max(1, int(drawn["capacity"].max(initial=0)), int(drawn["used"].max(initial=0)))
+    for i, (rank, target) in enumerate(zip(chosen, axes[bool(aggregate):], strict=False)):
+        _draw_rank(target, rank, buffer[buffer["rank"] == rank], end,
+                   f"C{i % 10}" if overlay else None)
     for target in dict.fromkeys(axes):
         set_time_axis(target.xaxis, end)
         set_size_axis(target.yaxis, top)
-        target.set_xlim(0, end if end > 0 else 1e-9)
+        target.set_xlim(0, end * 1.02 if end > 0 else 1e-9)  # room for a marker at the end
         target.set_ylim(0, top * 1.08)
         target.grid(True, alpha=0.3)
     title = f"{result.scenario}: attached-buffer occupancy" + (f"\n{note}" if note else "")
@@ -87,20 +98,74 @@ def _legend_entries(axes: list[Axes]) -> tuple[list[Any], list[str]]:
     return list(seen.values()), list(seen)
 
 
-def _select(result: Any, ranks: Sequence[int] | None) -> tuple[list[int], str]:
-    """The ranks to draw and a note for the title when not all buffered ranks are shown."""
+def _select(result: Any, ranks: Sequence[int] | None) -> tuple[list[int], list[int], str]:
+    """The ranks to draw, the ranks to aggregate (none: no aggregate panel), a title note."""
     size = len(result.ranks)
     buffer = result.trace.buffer
     if ranks is not None:
         chosen = [_check_rank(r, size) for r in ranks]
-        return list(dict.fromkeys(chosen)), ""
-    present = sorted({int(r) for r in buffer["rank"]})
+        return list(dict.fromkeys(chosen)), [], ""
+    present = np.unique(buffer["rank"]).tolist()
     if len(present) <= MAX_PANELS:
-        return present, ""
-    peaks = {r: int(buffer["used"][buffer["rank"] == r].max()) for r in present}
-    top = sorted(present, key=lambda r: (-peaks[r], r))[:MAX_PANELS]
-    return sorted(top), (f"{MAX_PANELS} of {len(present)} ranks with a buffer: "
-                         "those with the highest peak used")
+        return present, [], ""
+    peaks = np.zeros(max(size, max(present) + 1), dtype=np.int64)
+    np.maximum.at(peaks, buffer["rank"], buffer["used"])
+    top = sorted(present, key=lambda r: (-int(peaks[r]), r))[:MAX_PANELS - 1]
+    return sorted(top), present, (f"all {len(present)} ranks with a buffer, then the "
+                                  f"{MAX_PANELS - 1} with the highest peak used")
+
+
+def aggregate(buffer: np.ndarray, ranks: Sequence[int]) -> dict[str, np.ndarray]:
+    """The ranks' state at every time any of them changed (after all changes at that time):
+    ``time``, ``max_used``, ``mean_used``, ``max_live``, ``max_capacity``."""
+    rows = buffer[np.isin(buffer["rank"], ranks)]
+    grid = np.unique(rows["time"])
+    out = {"time": grid, "max_used": np.zeros(len(grid), np.int64),
+           "mean_used": np.zeros(len(grid)), "max_live": np.zeros(len(grid), np.int64),
+           "max_capacity": np.zeros(len(grid), np.int64)}
+    order = np.argsort(rows["rank"], kind="stable")  # by rank, each rank in time order
+    rows = rows[order]
+    starts = np.flatnonzero(np.r_[True, rows["rank"][1:] != rows["rank"][:-1]])
+    for mine in np.split(rows, starts[1:]):
+        last = np.searchsorted(mine["time"], grid, side="right") - 1
+        held = last >= 0
+        for field, key in (("used", "max_used"), ("live", "max_live"),
+                           ("capacity", "max_capacity")):
+            value = np.where(held, mine[field][np.maximum(last, 0)], 0)
+            np.maximum(out[key], value, out=out[key])
+            if field == "used":
+                out["mean_used"] += value
+    out["mean_used"] /= max(1, len(ranks))
+    return out
+
+
+def _draw_aggregate(ax: Axes, buffer: np.ndarray, ranks: list[int], end: float) -> None:
+    agg = aggregate(buffer, ranks)
+    t = np.append(agg["time"], max(end, agg["time"][-1]))
+
+    def held(key: str) -> np.ndarray:
+        return np.append(agg[key], agg[key][-1])
+
+    ax.fill_between(t, held("max_used"), step="post", color="#1f77b4", alpha=0.12, lw=0)
+    ax.step(t, held("max_used"), where="post", color="#1f77b4", lw=2.2,
+            label=USED, gid="used:max")
+    ax.step(t, held("mean_used"), where="post", color="#1f77b4", lw=1.2, ls="--",
+            label="used, mean over ranks", gid="used:mean")
+    ax.step(t, held("max_live"), where="post", color="#ff7f0e", lw=1.2,
+            label=LIVE, gid="live:max")
+    ax.step(t, held("max_capacity"), where="post", color="black", lw=1.0, ls="--",
+            label="capacity", gid="capacity:max")
+    rows = buffer[np.isin(buffer["rank"], ranks)]
+    over = rows[rows["event"] == "overflow"]
+    if len(over):
+        ax.plot(over["time"], over["used"], ls="none", marker="X", ms=9, color="#d62728",
+                mec="white", mew=0.8, zorder=5, label="overflow (MPI_ERR_BUFFER)",
+                gid="overflow:all")
+    text = f"all {len(ranks)} ranks with a buffer: the largest at each instant, and the mean used"
+    if len(over):
+        text += f": {len(over)} overflow{'s' if len(over) > 1 else ''} in " \
+                f"{len(np.unique(over['rank']))} rank(s)"
+    ax.set_title(text, fontsize="medium", loc="left")
 
 
 def _check_rank(rank: Any, size: int) -> int:
@@ -138,10 +203,10 @@ def _draw_rank(ax: Axes, rank: int, rows: np.ndarray, end: float,
     if not color:
         ax.fill_between(t, used, step="post", color="#1f77b4", alpha=0.18, lw=0)
     ax.step(t, used, where="post", color=color or "#1f77b4", lw=2.2,
-            label=prefix + "used (held + wrap gap)", gid=f"used:{rank}")
+            label=prefix + USED, gid=f"used:{rank}")
     t, live = _extended(rows, "live", end)
     ax.step(t, live, where="post", color=color or "#ff7f0e", lw=1.2, ls="--" if color else "-",
-            label=prefix + "live (send not completed)", gid=f"live:{rank}")
+            label=prefix + LIVE, gid=f"live:{rank}")
     t, cap = _extended(rows, "capacity", end)
     ax.step(t, cap, where="post", color=color or "black", lw=1.0, ls=":" if color else "--",
             label=prefix + "capacity", gid=f"capacity:{rank}")

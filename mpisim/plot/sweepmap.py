@@ -242,7 +242,8 @@ def _value_axis(axis: Any, key: str, values: Sequence[Any]) -> None:
     axis.set_ticklabels([_label(key, values[i]) for i in ticks])
     axis.set_label_text(key)
     longest = max(len(_label(key, values[i])) for i in ticks) if ticks else 0
-    if axis.axis_name == "x" and len(ticks) * longest > 36:
+    inches = axis.axes.get_position().width * axes_figure(axis.axes).get_size_inches()[0]
+    if axis.axis_name == "x" and len(ticks) * (longest + 2) > 8 * inches:  # ~8 chars/inch
         for label in axis.get_ticklabels():
             label.set_rotation(45)
             label.set_horizontalalignment("right")

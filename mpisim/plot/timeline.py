@@ -33,6 +33,9 @@ __all__ = ["MAX_LANES", "plot_timeline"]
 MAX_LANES = 64
 """At most this many rank lanes by default (those taking part in the most messages)."""
 
+ANNOTATE_LANES = 16
+"""Up to this many lanes, each deadlocked call is labelled with whom it waits for."""
+
 _BAR = 0.25  # half the height of a call bar, in lanes: arrows stay visible between bars
 
 
@@ -45,7 +48,7 @@ def plot_timeline(result: Any, ranks: Sequence[int] | None = None, ax: Axes | No
     lanes, notes = _lanes(result, ranks)
     end = _end_time(result)
     if ax is None:
-        fig = Figure(figsize=(10, min(max(3.0, 1.2 + 0.22 * len(lanes)), 12.0)),
+        fig = Figure(figsize=(10, min(max(3.0, 1.4 + 0.3 * len(lanes)), 12.0)),
                      layout="constrained")
         ax = fig.add_subplot()
     else:
@@ -53,6 +56,8 @@ def plot_timeline(result: Any, ranks: Sequence[int] | None = None, ax: Axes | No
     lane_of = {r: i for i, r in enumerate(lanes)}
     handles = _draw_calls(ax, trace.calls, lane_of, end)
     handles += _draw_messages(ax, trace.messages, lane_of, max_messages, notes)
+    if result.deadlock is not None and len(lanes) <= ANNOTATE_LANES:
+        _annotate_blocked(ax, result.deadlock.blocked, trace.calls, lane_of)
     _decorate(ax, result, lanes, end, notes, handles)
     return fig
 
@@ -103,7 +108,7 @@ def _draw_calls(ax: Axes, calls: np.ndarray, lane_of: dict[int, int],
                                          edgecolors="#d62728", linewidths=1.5, hatch="////",
                                          gid="blocked"))
         handles.append(Patch(facecolor="white", edgecolor="#d62728", hatch="////",
-                             label="never returned"))
+                             label="unfinished when the run ended"))
     return handles
 
 
@@ -149,6 +154,23 @@ def _draw_messages(ax: Axes, messages: np.ndarray, lane_of: dict[int, int],
     return handles
 
 
+def _annotate_blocked(ax: Axes, blocked: list[Any], calls: np.ndarray,
+                      lane_of: dict[int, int]) -> None:
+    """Label the call each deadlocked rank is stuck in, above its bar."""
+    for b in blocked:
+        if b.rank not in lane_of:
+            continue
+        mine = calls[(calls["rank"] == b.rank) & ~np.isfinite(calls["end"])]
+        if not len(mine):
+            continue
+        waits = ", ".join(str(w) for w in b.waits_for[:6])
+        waits += ", ..." if len(b.waits_for) > 6 else ""
+        text = f"{b.call}" + (f" waits for {waits}" if waits else "")
+        ax.text(float(mine["start"][0]), lane_of[b.rank] - _BAR - 0.04, text, ha="left",
+                va="bottom", fontsize="x-small", color="#d62728", clip_on=True, zorder=6,
+                gid=f"blocked-label:{b.rank}")
+
+
 def _modes(msgs: np.ndarray) -> list[str]:
     known = [m for m in MODE_COLORS if m in set(msgs["mode"].tolist())]
     return known + sorted(set(msgs["mode"].tolist()) - set(known))
@@ -162,13 +184,17 @@ def _decorate(ax: Axes, result: Any, lanes: list[int], end: float, notes: list[s
     ticks = list(range(0, n, step))
     ax.set_yticks(ticks, [f"rank {lanes[i]}" for i in ticks],
                   fontsize="small" if n <= 16 else "x-small")
-    ax.set_xlim(0, end * 1.02 if end > 0 else 1e-9)
+    span = end if end > 0 else 1e-9
+    ax.set_xlim(-0.01 * span, span * 1.02)
     set_time_axis(ax.xaxis, end)
     ax.grid(True, axis="x", alpha=0.3)
     outcome = getattr(result.outcome, "value", str(result.outcome))
     title = f"{result.scenario}: {outcome} at t = {format_time(result.sim_time)}"
     if result.deadlock is not None:
         title += f"; {len(result.deadlock.blocked)} rank(s) blocked (hatched)"
+    if result.error is not None:
+        err = result.error
+        title += f"; rank {err.rank} {err.call or ''}: {err.error_class}"
     ax.set_title("\n".join([title, *notes]), fontsize="medium")
     if handles:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0),
