@@ -65,7 +65,7 @@ def test_one_key_without_any_buffer_use_has_no_second_axis():
                   network={"eager_limit": "4 KiB"})
     fig = plot_sweep(table)
     assert len(fig.axes) == 1
-    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert labels == ["completed", "deadlock"]
 
 

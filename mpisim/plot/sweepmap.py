@@ -119,7 +119,11 @@ def _line_chart(table: Any, key: str, ax: Axes | None, title: str) -> Figure:
     handles = [_marker(c) for c in OUTCOME_ORDER if (categories == c).any()]
     if used:
         handles.append(Line2D([], [], color="#9467bd", ls="--", label="peak used buffer"))
-    main.legend(handles=handles, loc="upper left", fontsize="small", framealpha=0.8)
+    if ax is None:  # below the chart, never over its markers
+        fig.legend(handles=handles, loc="outside lower center", ncols=len(handles),
+                   fontsize="small", frameon=False)
+    else:
+        main.legend(handles=handles, loc="best", fontsize="small", framealpha=0.8)
     return fig
 
 
