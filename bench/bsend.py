@@ -12,24 +12,26 @@ from __future__ import annotations
 
 import argparse
 
-import mpisim as ms
 from ring import bare_simpy, measure
+
+import mpisim as ms
 
 NBYTES = 64
 
 
-def bursts(mpi, rounds: int, burst: int, buffered: bool):
+def bursts(mpi, rounds: int, burst: int, mode: str):
     right, left = (mpi.rank + 1) % mpi.size, (mpi.rank - 1) % mpi.size
-    if buffered:
+    if mode == "bsend":
         yield mpi.buffer_attach(2 * burst * (NBYTES + mpi.BSEND_OVERHEAD))
+    call = getattr(mpi, mode)
     for _ in range(rounds):
         reqs = []
         for _ in range(burst):
             for peer in (right, left):
-                if buffered:
-                    yield mpi.bsend(count=NBYTES, dest=peer, tag=0)
+                if mode == "isend":
+                    reqs.append((yield call(count=NBYTES, dest=peer, tag=0)))
                 else:
-                    reqs.append((yield mpi.isend(count=NBYTES, dest=peer, tag=0)))
+                    yield call(count=NBYTES, dest=peer, tag=0)
         for _ in range(2 * burst):
             yield mpi.recv(count=NBYTES, source=ms.ANY_SOURCE, tag=0)
         if reqs:
@@ -46,20 +48,20 @@ def main() -> None:
     total = rounds * args.ranks * 2 * args.burst
     t_bare = measure(lambda: bare_simpy(args.ranks, total // args.ranks))
     times = {}
-    for allocator in ("circular", "first-fit", "unbounded", None):
-        def sim(allocator=allocator):
-            r = ms.run(bursts, ranks=args.ranks, mpi={"allocator": allocator or "circular"},
-                       params={"rounds": rounds, "burst": args.burst,
-                               "buffered": allocator is not None})
+    for mode, allocator in (("send", "circular"), ("isend", "circular"), ("bsend", "circular"),
+                            ("bsend", "first-fit"), ("bsend", "unbounded")):
+        def sim(mode=mode, allocator=allocator):
+            r = ms.run(bursts, ranks=args.ranks, mpi={"allocator": allocator},
+                       params={"rounds": rounds, "burst": args.burst, "mode": mode})
             assert r.outcome is ms.Outcome.COMPLETED, r.report()
-        times[allocator] = measure(sim)
-    base = times[None]
+        times[(mode, allocator)] = measure(sim)
+    base = times[("send", "circular")]
     print(f"{args.ranks} ranks, {total} messages, bursts of {args.burst} per neighbour")
-    print(f"{'send mode':>22} {'msg/s':>10} {'vs bare SimPy':>14} {'cost vs isend':>14}")
+    print(f"{'send mode':>22} {'msg/s':>10} {'vs bare SimPy':>14} {'time vs send':>13}")
     print(f"{'bare SimPy ring':>22} {total / t_bare:>10.0f} {1.0:>14.2f}")
-    for allocator, t in times.items():
-        name = "isend + waitall" if allocator is None else f"bsend, {allocator}"
-        print(f"{name:>22} {total / t:>10.0f} {t_bare / t:>14.2f} {t / base:>14.2f}")
+    for (mode, allocator), t in times.items():
+        name = f"bsend, {allocator}" if mode == "bsend" else mode
+        print(f"{name:>22} {total / t:>10.0f} {t_bare / t:>14.2f} {t / base:>13.2f}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,181 @@
+"""The mpisim command line: commands, exit codes, JSON, files, and errors without tracebacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mpisim.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = ROOT / "scenarios"
+
+EXCHANGE = textwrap.dedent("""\
+    name: exchange
+    ranks: 2
+    params: {count: 1000}
+    network: {latency: 1us, bandwidth: 10 GB/s, eager_limit: 2 KiB}
+    programs:
+      - ranks: all
+        ops:
+          - send: {dest: 1 - rank, count: count, datatype: REAL, tag: 0}
+          - recv: {source: 1 - rank, count: count, datatype: REAL, tag: 0}
+    """)
+
+
+@pytest.fixture
+def exchange(tmp_path):
+    path = tmp_path / "exchange.yaml"
+    path.write_text(EXCHANGE)
+    return path
+
+
+def run_cli(capsys, *args):
+    code = main([str(a) for a in args])
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err
+    return code, out.out, out.err
+
+
+def test_run_exit_codes_follow_the_outcome(exchange, capsys):
+    """Exit codes: 3 deadlock; 0 completed (DESIGN.md CLI contract)."""
+    code, out, _ = run_cli(capsys, "run", exchange)
+    assert code == 3 and "DEADLOCK" in out and "cycle: 0 -> 1 -> 0" in out
+    code, out, _ = run_cli(capsys, "run", exchange, "--set", "network.eager_limit=64KiB")
+    assert code == 0 and "COMPLETED" in out
+
+
+def test_run_json_is_the_result_json(exchange, capsys):
+    code, out, _ = run_cli(capsys, "run", exchange, "--json", "--set", "count=10")
+    d = json.loads(out)
+    assert code == 0 and d["outcome"] == "completed" and d["params"] == {"count": 10}
+    assert d["scenario"] == "exchange" and d["messages"]["bytes"] == 80
+
+
+def test_overflow_exits_4_and_explains(capsys):
+    code, out, _ = run_cli(capsys, "run", SCENARIOS / "example-3.10-bsend-too-small.yaml")
+    assert code == 4 and "MPI_ERR_BUFFER" in out
+
+
+def test_run_out_writes_whole_files(exchange, tmp_path, capsys):
+    out_dir = tmp_path / "o"
+    code, _out, _ = run_cli(capsys, "run", exchange, "--out", out_dir, "--plot", "--trace",
+                           "chrome")
+    assert code == 3
+    names = sorted(p.name for p in out_dir.iterdir())
+    assert names == ["buffer.csv", "messages.csv", "occupancy.png", "result.json",
+                     "timeline.png", "trace.json"]
+    assert json.loads((out_dir / "result.json").read_text())["outcome"] == "deadlock"
+
+
+def test_validate_accepts_and_refuses(exchange, tmp_path, capsys):
+    code, out, _ = run_cli(capsys, "validate", exchange)
+    assert code == 0 and "ok" in out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(EXCHANGE.replace("ranks: 2", "ranks: [2"))
+    code, _, err = run_cli(capsys, "validate", bad)
+    assert code == 2 and "bad.yaml" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--set", "network.latency=fast"], "latency"),
+    (["--set", "nosuchkey=1"], "nosuchkey"),
+    (["--set", "count"], "KEY=VALUE"),
+])
+def test_bad_overrides_exit_2_with_one_line(exchange, capsys, args, needle):
+    code, _, err = run_cli(capsys, "run", exchange, *args)
+    assert code == 2 and needle in err and "Traceback" not in err
+
+
+def test_missing_file_exits_2(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "run", tmp_path / "nope.yaml")
+    assert code == 2 and "nope.yaml" in err
+
+
+def test_check_reports_safety(exchange, capsys):
+    """3.5: Example 3.10 is not safe: with synchronous sends it deadlocks."""
+    code, out, _ = run_cli(capsys, "check", exchange, "--json", "--set", "count=10")
+    d = json.loads(out)
+    assert code == 3 and d["safe"] is False
+    assert d["as_written"]["outcome"] == "completed" and d["synchronous"]["outcome"] == "deadlock"
+
+
+def test_min_buffer_json_shape(capsys, tmp_path):
+    path = tmp_path / "b.yaml"
+    path.write_text(textwrap.dedent("""\
+        name: two-bsends
+        ranks: 2
+        buffer: 1 KiB
+        network: {eager_limit: 0}
+        programs:
+          - ranks: 0
+            ops:
+              - bsend: {dest: 1, count: 100}
+              - bsend: {dest: 1, count: 200}
+          - ranks: 1
+            ops:
+              - compute: 5us
+              - recv: {source: 0, count: 100}
+              - recv: {source: 0, count: 200}
+        """))
+    code, out, _ = run_cli(capsys, "min-buffer", path, "--json")
+    d = json.loads(out)
+    assert code == 0 and d["min_buffer"] == 100 + 96 + 200 + 96
+    assert d["peak_live"][0] == 492 and d["non_monotonic"] == []
+
+
+def test_sweep_prints_a_table_and_writes_csv(exchange, tmp_path, capsys):
+    code, out, _ = run_cli(capsys, "sweep", exchange, "--vary", "count=100,1000",
+                           "--vary", "network.eager_limit=1KiB,8KiB", "--jobs", "1",
+                           "--out", tmp_path / "s")
+    assert code == 0
+    rows = (tmp_path / "s" / "sweep.csv").read_text().strip().splitlines()
+    assert len(rows) == 5 and "deadlock" in out and "completed" in out
+
+
+def test_python_m_mpisim_and_version():
+    out = subprocess.run([sys.executable, "-m", "mpisim", "--version"], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.startswith("mpisim ")
+
+
+MUTATIONS = st.sampled_from([
+    ("ranks: 2", "ranks: [2"), ("ranks: 2", "ranks: -1"), ("ranks: 2", "ranks: on"),
+    ("count: 1000", "count: 1e3"), ("count: 1000", "count: 010"), ("count: 1000", "count: x"),
+    ("1us", "1 parsec"), ("10 GB/s", "0 GB/s"), ("2 KiB", "-2 KiB"),
+    ("send:", "sned:"), ("dest: 1 - rank", "dest: 1 - rnak"), ("dest: 1 - rank", "dest: 7"),
+    ("tag: 0", "tag: -3"), ("datatype: REAL", "datatype: QUAD"),
+    ("ranks: all", "ranks: 0..5"), ("ranks: all", "ranks: even"), ("ops:", "opz:"),
+    ("    ops:", "    ops: 3\n    x:"), ("1 - rank", "__import__('os')"),
+    ("1 - rank", "(1 - rank) // 0"), ("count: count", "count: count * 1000000"),
+    ("name: exchange", "name: exchange\nname: again"), ("params:", "params: 3\nfoo:"),
+])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(MUTATIONS, min_size=1, max_size=3), st.integers(0, 2**31))
+def test_fuzzed_scenarios_always_exit_with_a_documented_code(tmp_path_factory, muts, cut):
+    """Mutated scenarios: always one of the documented exit codes, never a traceback."""
+    text = EXCHANGE
+    for old, new in muts:
+        text = text.replace(old, new, 1)
+    if cut % 5 == 0:
+        text = text[: cut % max(len(text), 1)]
+    path = tmp_path_factory.mktemp("fuzz") / "s.yaml"
+    path.write_text(text)
+    import contextlib
+    import io
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = main(["run", str(path), "--quiet"])
+    assert code in (0, 2, 3, 4, 5)
+    assert "Traceback" not in err.getvalue()
+    if code == 2:
+        assert len(err.getvalue().strip().splitlines()) == 1
