@@ -37,7 +37,7 @@ from .p2p.protocols import Message, Transport
 from .rank import Rank, ZeroTimeLoop
 from .result import ErrorInfo, Outcome, RankSummary, Result
 from .trace import Recorder
-from .units import UnitError, parse_size, parse_time
+from .units import UnitError, format_time, parse_size, parse_time
 
 __all__ = ["Simulation", "run"]
 
@@ -137,8 +137,8 @@ class Simulation:
         """3.4: a ready send whose receive is not posted when it arrives is erroneous."""
         exc = ErrOther(
             f"ready send to rank {msg.dst} (tag {msg.tag}, {msg.nbytes} B) arrived at "
-            f"t = {self.env._now:.9g} s before a matching receive was posted; MPI_Rsend "
-            "requires the receive to be posted first (3.4)")
+            f"t = {format_time(self.env._now)} before a matching receive was posted; "
+            "MPI_Rsend requires the receive to be posted first (3.4)")
         mpi = self.handles[msg.src]
         self.error = ErrorInfo(msg.src, msg.sreq.call, exc.error_class, self.env._now,
                                exc.message, {}, mpi.call_where)
