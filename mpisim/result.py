@@ -140,8 +140,9 @@ class Result:
         """A readable account of the run."""
         m = self.messages
         lines = [f"{self.scenario}: {self.outcome.value.upper()} at t = "
-                 f"{format_time(self.sim_time)} ({len(self.ranks)} ranks, {m['sent']} messages "
-                 f"sent, {m['received']} received, {format_size(m['bytes'])})"]
+                 f"{format_time(self.sim_time)} ({_plural(len(self.ranks), 'rank')}, "
+                 f"{_plural(m['sent'], 'message')} sent, {m['received']} received, "
+                 f"{format_size(m['bytes'])})"]
         if self.deadlock is not None:
             lines += _deadlock_lines(self.deadlock)
         if self.error is not None:
@@ -152,8 +153,12 @@ class Result:
         return "\n".join(lines)
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _deadlock_lines(dl: Deadlock) -> list[str]:
-    lines = [f"{len(dl.blocked)} rank(s) blocked forever:"]
+    lines = [f"{_plural(len(dl.blocked), 'rank')} blocked forever:"]
     for b in dl.blocked[:32]:
         args = []
         if b.peer is not None:
@@ -182,7 +187,8 @@ def _deadlock_lines(dl: Deadlock) -> list[str]:
 
 def _error_lines(err: ErrorInfo) -> list[str]:
     where = f" at {err.where}" if err.where else ""
-    lines = [f"  rank {err.rank}, {err.call}{where}, t = {format_time(err.time)}:",
+    call = err.call if err.traceback is None else f"in the program (last call {err.call})"
+    lines = [f"  rank {err.rank}, {call}{where}, t = {format_time(err.time)}:",
              f"  {err.error_class}: {err.message}"]
     if err.error_class == "MPI_ERR_BUFFER":
         lines.append("  try: attach a larger buffer (--set buffer=..., or `mpisim min-buffer`),"

@@ -127,10 +127,9 @@ class Simulation:
             self.error = ErrorInfo(r, mpi.call, exc.error_class, self.env._now, exc.message,
                                    dict(exc.info), mpi.call_where or self._where(r))
         else:
-            tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
             self.error = ErrorInfo(r, mpi.call, type(exc).__name__, self.env._now,
-                                   f"{type(exc).__name__} in the program of rank {r}: {exc}",
-                                   {}, mpi.call_where or self._where(r), tb)
+                                   f"{exc} (raised by the program of rank {r})",
+                                   {}, mpi.call_where or self._where(r), _program_traceback(exc))
         raise _Abort
 
     def _ready_error(self, msg: Message) -> None:
@@ -254,6 +253,15 @@ def run(program: Callable[..., Any] | Sequence[Callable[..., Any]], ranks: int,
     return Simulation(program, ranks, network=network, mpi=mpi, params=params, seed=seed,
                       until=until, max_events=max_events, buffer=buffer, name=name,
                       trace=trace).run()
+
+
+def _program_traceback(exc: BaseException) -> str:
+    """The traceback of an exception raised by a program, without the engine's frames."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if not f.filename.endswith(("simulation.py", "simpy/events.py"))]
+    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames),
+             *traceback.format_exception_only(type(exc), exc)]
+    return "".join(lines)
 
 
 def _programs(program: Any, ranks: int) -> list[Callable[..., Any]]:
