@@ -121,3 +121,13 @@ def test_any_text_parses_or_raises_expr_error(text):
         return
     with contextlib.suppress(ExprError):
         e.evaluate({n: 1 for n in e.names})
+
+
+@pytest.mark.parametrize("text, value", [
+    ("(size - rank) * 5us", pytest.approx(15e-6)), ("4 * 64 KiB + 2B", 262146),
+    ("2.5 ms", pytest.approx(2.5e-3)), ("1e3", 1000.0), ("r2s + 1", 2), ("0b101", 5),
+])
+def test_numbers_may_carry_units(text, value):
+    """A number followed by a unit is its value in seconds or bytes; names stay names."""
+    assert ev(text, size=4, rank=1, r2s=1) == value
+    assert parse_expr(text).source == text

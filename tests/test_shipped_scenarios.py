@@ -33,11 +33,14 @@ VARIANTS = [
     ("pipeline-bsend-overflow.yaml", {"depth": "16"}, "completed"),
     ("detach-before-recv-deadlock.yaml", {"count": "512"}, "completed"),
     ("ring-bsend.yaml", {"mpi.force_ssend": "true"}, "deadlock"),
+    ("halo-2d-bsend.yaml", {"mpi.force_ssend": "true"}, "deadlock"),
+    ("halo-2d-bsend.yaml", {"slots": "3"}, "error"),
 ]
 
 
 @pytest.mark.parametrize("name, overrides, outcome", VARIANTS,
-                         ids=[f"{n}-{next(iter(o))}" for n, o, _ in VARIANTS])
+                         ids=[f"{n}-{next(iter(o))}={next(iter(o.values()))}"
+                              for n, o, _ in VARIANTS])
 def test_variants_the_descriptions_promise(name, overrides, outcome):
     sc = load(SCENARIOS / name).with_overrides(overrides)
     assert sc.run().outcome.value == outcome

@@ -166,7 +166,7 @@ class _State:
     def lookup(self, op: Op, ref: RequestRef) -> Any:
         key = (ref.name, self._index(op, ref))
         if key not in self.requests:
-            raise self.error(op, f"no request stored under {_show(key)} yet")
+            raise self.error(op, f"{op.call}: no request stored under {_show(key)} yet")
         return self.requests[key]
 
     def lookup_all(self, op: Op) -> list[Any]:
