@@ -251,15 +251,14 @@ class CircularAllocator(_Base):
         for i in range(self._h, stop):
             self._freed(q[i])
         self._h = stop
+        if self._gap is not None and stop >= self._lap:  # the head passed the wrap gap
+            self.used -= self.capacity - self._gap
+            self._gap = None
         if stop == len(q):  # empty: head and tail return to the start
             q.clear()
             self._h = self._scan = self._lap = 0
-            self._gap = None
             self.head = self.tail = self._base
         else:
-            if self._gap is not None and stop >= self._lap:  # the head passed the wrap gap
-                self.used -= self.capacity - self._gap
-                self._gap = None
             self.head = q[stop].offset
             if stop > 32 and 2 * stop > len(q):  # drop the reclaimed prefix, amortised O(1)
                 del q[:stop]
