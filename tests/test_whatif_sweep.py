@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import csv
+import glob
 import multiprocessing
+import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -279,3 +283,46 @@ def test_workers_never_import_matplotlib():
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          timeout=60, check=True)
     assert out.stdout.split() == ["[]", "[]"]
+
+
+def test_ctrl_c_on_the_command_line_stops_workers_and_writes_nothing(tmp_path):
+    """An interrupted `mpisim sweep --out DIR` exits with one line, no file, no worker left."""
+    path = tmp_path / "exchange.yaml"
+    path.write_text(EXCHANGE_YAML)
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mpisim", "sweep", str(path), "--vary", "count=1..100000",
+         "--vary", "seed=0,1", "--jobs", "2", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while len(_group(proc.pid)) < 3 and time.monotonic() < deadline:  # pool started
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.1)
+        time.sleep(0.5)
+        os.kill(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode != 0
+    assert "interrupted" in err and "Traceback" not in err
+    assert not out.exists() or list(out.iterdir()) == []
+    deadline = time.monotonic() + 5
+    while _group(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _group(proc.pid) == []  # the workers ended with it
+
+
+def _group(pgid: int) -> list[int]:
+    """Live processes of a process group (from /proc; zombies are not alive)."""
+    pids = []
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            with open(stat) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            pids.append(int(stat.split("/")[2]))
+    return pids

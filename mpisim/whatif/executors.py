@@ -124,12 +124,15 @@ class _Pool(ProcessPoolExecutor):
             self.shutdown(wait=True)
             return False
         processes = list((getattr(self, "_processes", None) or {}).values())
+        manager = getattr(self, "_executor_manager_thread", None)
         self.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             if process.is_alive():
                 process.terminate()
         for process in processes:
             process.join(timeout=5)
+        if manager is not None:  # let it close its pipes before the interpreter exits, or
+            manager.join(timeout=5)  # the exit hook of concurrent.futures writes to them
         return False
 
 
