@@ -130,6 +130,9 @@ class _State:
     # -- values --------------------------------------------------------------------------
     def arg(self, op: Op, key: str) -> Any:
         kind, expr = op.args[key]
+        tree = expr.tree
+        if tree[0] == "c":  # literals were converted to their kind at load time
+            return tree[1]
         return self.value(op, f"{op.call}.{key}", kind, expr)
 
     def value(self, op: Op, what: str, kind: str, expr: Expr) -> Any:

@@ -69,20 +69,25 @@ _REFUSED = {ast.Attribute: "attribute access", ast.Subscript: "indexing",
 
 
 class Expr:
-    """A parsed expression: ``source`` (its text), ``names`` (the names it uses)."""
+    """A parsed expression: ``source`` (its text), ``names`` (the names it uses).
 
-    __slots__ = ("names", "source", "tree")
+    ``tree`` (tuples) is what pickles; the first evaluation turns it into nested closures,
+    kept per process, so evaluating costs a few Python calls and no tree walk."""
+
+    __slots__ = ("fn", "names", "source", "tree")
 
     def __init__(self, source: str, tree: tuple, names: frozenset[str]) -> None:
         self.source = source
         self.tree = tree
         self.names = names
+        self.fn: Any = None
 
     def __getstate__(self) -> tuple:
         return (self.source, self.tree, self.names)
 
     def __setstate__(self, state: tuple) -> None:
         self.source, self.tree, self.names = state
+        self.fn = None
 
     def __repr__(self) -> str:
         return f"Expr({self.source!r})"
@@ -93,16 +98,14 @@ class Expr:
 
     def evaluate(self, env: dict[str, Any]) -> Any:
         """The value with ``env`` giving the names; ExprError on failure."""
-        tree = self.tree
-        if tree[0] == "c":
-            return tree[1]
-        if tree[0] == "n":
-            try:
-                return env[tree[1]]
-            except KeyError:
-                raise ExprError(f"name {tree[1]!r} has no value yet") from None
+        fn = self.fn
+        if fn is None:
+            fn = self.fn = _closure(self.tree)
         try:
-            return _eval(tree, env)
+            return fn(env)
+        except _Unset as e:
+            where = "" if self.source == e.args[0] else f" in {self.source!r}"
+            raise ExprError(f"name {e.args[0]!r} has no value yet{where}") from None
         except ExprError as e:
             raise ExprError(f"{e} in {self.source!r}") from None
         except ZeroDivisionError:
@@ -111,6 +114,10 @@ class Expr:
             raise ExprError(f"number too large in {self.source!r}") from None
         except TypeError as e:
             raise ExprError(f"{e} in {self.source!r}") from None
+
+
+class _Unset(Exception):
+    """A name with no value in the environment (a status variable not yet set)."""
 
 
 def constant(value: Any, source: str | None = None) -> Expr:
@@ -251,55 +258,95 @@ def _power(base: Any, exp: Any) -> Any:
 
 
 _FUNCS = {"min": min, "max": max, "abs": abs}
+_BIG = 1 << _INT_BITS
 
 
-def _eval(tree: tuple, env: dict[str, Any]) -> Any:
+def _closure(tree: tuple) -> Any:
+    """A function env -> value computing ``tree`` with the checks above."""
     kind = tree[0]
     if kind == "c":
-        return tree[1]
+        value = tree[1]
+        return lambda env: value
     if kind == "n":
-        try:
-            return env[tree[1]]
-        except KeyError:
-            raise ExprError(f"name {tree[1]!r} has no value yet") from None
+        return _name(tree[1])
     if kind == "b":
-        op = tree[1]
-        left = _number(_eval(tree[2], env), op)
-        right = _number(_eval(tree[3], env), op)
-        if op == "**":
-            return _checked(_power(left, right))
-        return _checked(_OPS[op](left, right))
+        return _binary(tree[1], _closure(tree[2]), _closure(tree[3]))
     if kind == "u":
-        value = _eval(tree[2], env)
-        if tree[1] == "not":
-            return not value
-        value = _number(value, tree[1])
-        return -value if tree[1] == "-" else +value
-    if kind == "and":
-        value = True
-        for item in tree[1]:
-            value = _eval(item, env)
+        return _unary(tree[1], _closure(tree[2]))
+    if kind in ("and", "or"):
+        return _boolean(kind, [_closure(t) for t in tree[1]])
+    if kind == "cmp":
+        return _compare(_closure(tree[1]), [(_OPS[op], _closure(t)) for op, t in tree[2]])
+    if kind == "if":
+        test, body, orelse = _closure(tree[1]), _closure(tree[2]), _closure(tree[3])
+        return lambda env: body(env) if test(env) else orelse(env)
+    return _function(tree[1], [_closure(t) for t in tree[2]])
+
+
+def _name(name: str) -> Any:
+    def get(env: dict[str, Any]) -> Any:
+        try:
+            return env[name]
+        except KeyError:
+            raise _Unset(name) from None
+    return get
+
+
+def _binary(op: str, left: Any, right: Any) -> Any:
+    fn = _OPS[op]
+    if op == "**":
+        return lambda env: _checked(_power(_number(left(env), op), _number(right(env), op)))
+
+    def binary(env: dict[str, Any]) -> Any:
+        a, b = left(env), right(env)
+        if type(a) is int and type(b) is int:
+            result = fn(a, b)
+            if -_BIG < result < _BIG:
+                return result
+        return _checked(fn(_number(a, op), _number(b, op)))
+    return binary
+
+
+def _unary(op: str, operand: Any) -> Any:
+    if op == "not":
+        return lambda env: not operand(env)
+    if op == "-":
+        return lambda env: -_number(operand(env), op)
+    return lambda env: +_number(operand(env), op)
+
+
+def _boolean(kind: str, items: list[Any]) -> Any:
+    def all_of(env: dict[str, Any]) -> Any:
+        value: Any = True
+        for item in items:
+            value = item(env)
             if not value:
                 return value
         return value
-    if kind == "or":
-        value = False
-        for item in tree[1]:
-            value = _eval(item, env)
+
+    def any_of(env: dict[str, Any]) -> Any:
+        value: Any = False
+        for item in items:
+            value = item(env)
             if value:
                 return value
         return value
-    if kind == "cmp":
-        left = _eval(tree[1], env)
-        for op, right_tree in tree[2]:
-            right = _eval(right_tree, env)
-            if not _OPS[op](left, right):
+    return all_of if kind == "and" else any_of
+
+
+def _compare(first: Any, pairs: list[tuple[Any, Any]]) -> Any:
+    def compare(env: dict[str, Any]) -> bool:
+        left = first(env)
+        for fn, right_fn in pairs:
+            right = right_fn(env)
+            if not fn(left, right):
                 return False
             left = right
         return True
-    if kind == "if":
-        return _eval(tree[2], env) if _eval(tree[1], env) else _eval(tree[3], env)
-    args = [_eval(a, env) for a in tree[2]]
-    for a in args:
-        _number(a, f"{tree[1]}()")
-    return _FUNCS[tree[1]](*args)
+    return compare
+
+
+def _function(name: str, args: list[Any]) -> Any:
+    fn = _FUNCS[name]
+    label = f"{name}()"
+    return lambda env: fn(*[_number(a(env), label) for a in args])

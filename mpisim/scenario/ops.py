@@ -415,7 +415,9 @@ class OpReader:
         for name in sorted(expr.names - scope):
             raise Invalid(f"undefined name {name!r}{hint(name, scope)}")
         if expr.names <= self.known.keys():
-            convert(kind, expr.evaluate(self.known))  # fail at load, not at run time
+            value = convert(kind, expr.evaluate(self.known))  # fail at load, not at run time
+            if expr.is_constant:
+                return constant(value, text)
         return expr
 
     def _problem(self, line: int, path: str, message: str) -> None:

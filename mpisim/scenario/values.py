@@ -150,6 +150,8 @@ def read_choice(value: Any, choices: Sequence[str]) -> str:
 def convert(kind: str, value: Any) -> Any:
     """A value as an argument of ``kind`` needs it: ``int``, ``size``, ``time`` or ``any``."""
     if kind == "int":
+        if type(value) is int and -INT_LIMIT < value < INT_LIMIT:
+            return value
         return read_int(value)
     if kind == "size":
         return read_size(value)
