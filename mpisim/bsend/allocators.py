@@ -1,65 +1,48 @@
 """Allocators for the attached buffer: offset arithmetic only, nothing is allocated.
 
 An allocator places *pending message entries* (3.6.1) in a buffer of ``capacity`` bytes and
-says when their space returns. Three kinds behind one small protocol (:class:`Allocator`):
+decides when their space returns; three kinds share one protocol (:class:`Allocator`).
 
-``circular``
-    The standard's model implementation, step by step (3.6.1). On each :meth:`allocate`:
-    (1) reclaim completed entries from the head, stopping at the first uncompleted one -- a
-    completed entry behind an uncompleted head is *not* reclaimed; (2) n = pack_size +
-    MPI_BSEND_OVERHEAD, rounded up to ``alignment``; (3) place the entry at the tail, or at
-    the start of the buffer if the tail is too close to the end; else overflow (``None``).
-    Boundary choices, each tested:
+``circular`` -- the standard's model, step by step (3.6.1). Each :meth:`allocate`: (1)
+reclaims completed entries from the head up to the first uncompleted one (a completed entry
+behind an uncompleted head is *not* reclaimed); (2) n = pack_size + MPI_BSEND_OVERHEAD,
+rounded up to ``alignment``; (3) places the entry after the tail, or at the buffer start if
+the tail is too close to the end; else overflows (returns ``None``). Boundary choices:
 
-    * *Exact fit at the end* fits: an entry may end at ``capacity`` (tail == capacity).
-    * *Ending exactly at the head* fits: the free space is the contiguous bytes from the tail
-      up to the head ("free space is available between the queue tail and the queue head").
-    * *Empty queue*: when reclaim empties the queue, head and tail return to the buffer
-      start. An empty circular queue has no position, so "between tail and head" is the whole
-      buffer; otherwise an empty buffer could refuse a message it can hold, which would make
-      the model's guarantee ("as much buffering as ...") depend on history.
-    * *Wrap gap*: wrapping to the start leaves the bytes from the old tail to the end
-      unused; they count as ``used`` until the head has passed them (every entry placed
-      before the wrap is reclaimed). Only one wrap at a time: while wrapped, the free space
-      is the bytes from the tail up to the head, nothing else.
-    * *Wrap only when needed*: the entry goes after the tail whenever it fits there; the
-      start is tried only when it does not ("if queue tail is too close to end").
-    * *n > capacity*, and any bsend into a zero-size buffer with n > 0: overflow (``None``),
-      never an exception. An entry of 0 bytes (overhead 0, empty message) takes no space and
-      fits wherever the tail is.
+* An entry may end exactly at the end of the buffer (tail == capacity), or exactly at the
+  head: free space is the contiguous bytes from the tail up to the head.
+* When reclaim empties the queue, head and tail return to the start: an empty circular queue
+  has no position, so "between tail and head" is the whole buffer (else an empty buffer
+  could refuse a message it can hold, depending on history).
+* The start is tried only when the entry does not fit after the tail. Wrapping leaves the
+  bytes from the old tail to the end unused (the *wrap gap*): they count as ``used`` until
+  the head passes them (every entry placed before the wrap is reclaimed). While wrapped the
+  free space is only tail..head; there is no second wrap.
+* n > capacity, or n > 0 in a zero-size buffer: overflow (``None``), never an exception. An
+  entry of 0 bytes (overhead 0, empty message) takes no space and fits wherever the tail is.
 
-``first-fit``
-    MPICH's and Open MPI's policy (see the project's notes on real implementations): an
-    address-ordered free list where freed blocks merge with both neighbours (kept here as
-    the gaps between held entries), and *every* completed entry, anywhere, is freed at each
-    allocate. Open MPI frees an entry when its send completes rather than at the next bsend;
-    nothing can use the space in between, so what fits is identical -- only ``used`` between
-    two bsends differs (here it still counts completed entries).
+``first-fit`` -- MPICH's and Open MPI's policy: an address-ordered free list whose freed
+blocks merge with both neighbours (kept as the gaps between held entries); *every* completed
+entry, anywhere, is freed at each allocate. Open MPI frees an entry when its send completes
+instead; nothing can use the space before the next bsend, so what fits is the same, only
+``used`` between two bsends differs (here it still counts completed entries).
 
-``unbounded``
-    Never overflows: ``capacity`` is only what was attached (and is reported back by
-    detach). Entries are placed one after another, from the buffer start again whenever all
-    are freed; completed entries are freed at each allocate, as first-fit does.
-    ``peak_needed`` is the most bytes ever held at once (plus the sizing's start offset): the
-    attach size that would have sufficed without fragmentation.
+``unbounded`` -- never overflows; ``capacity`` is only what was attached (detach reports
+it). Entries go one after another, from the start again whenever all are freed; completed
+entries are freed at each allocate. ``peak_needed``: the most entry bytes ever held at once
+(plus the sizing's start offset), what a buffer that wastes nothing would have needed.
 
-Sizing (how many bytes an entry takes) is separate from placement:
+Sizing, separate from placement: ``standard``: n = packed + overhead, rounded up to
+``alignment``. ``mpich`` (MPICH 4): an 88-byte header per block; m bytes fit a free block of
+B bytes iff B - 88 >= m; the block is cut at 88 + ceil16(m), and the rest becomes a free
+block only if it can hold 88 + 8 bytes, else the entry takes the whole block. ``openmpi``
+(Open MPI 4.1): the region starts at offset 8, an entry takes 8*floor(m/8) + 16 bytes. The
+implementation sizings ignore ``overhead`` and ``alignment`` (they carry their own); under
+``circular`` an entry always takes :meth:`entry_size` bytes.
 
-``standard``
-    n = packed + overhead, rounded up to ``alignment``.
-``mpich``
-    MPICH 4.x: an 88-byte header per block; a message of m bytes fits a free block of B bytes
-    iff B - 88 >= m; the block is cut at 88 + ceil16(m) and the rest becomes a free block
-    only if it can hold 88 + 8 bytes, otherwise the entry takes the whole block. ``overhead``
-    and ``alignment`` do not apply (the rule carries its own).
-``openmpi``
-    Open MPI 4.1: the usable region starts at offset 8 and an entry of m bytes takes
-    8*floor(m/8) + 16 bytes. ``overhead`` and ``alignment`` do not apply.
-
-Costs: :meth:`allocate` is O(entries) at worst; for ``circular`` it is O(1) amortised (each
-entry is reclaimed once, and the scan for the first uncompleted entry never goes back).
+Costs: :meth:`allocate` is O(entries) at worst, O(1) amortised for ``circular`` (each entry
+is reclaimed once; the scan for the first uncompleted entry never goes back).
 """
-
 from __future__ import annotations
 
 from collections.abc import Callable
