@@ -25,6 +25,7 @@ from mpisim import export
 from mpisim.bsend.buffer import BufferSummary
 from mpisim.deadlock import Blocked, Deadlock
 from mpisim.result import Outcome, RankSummary, Result
+from mpisim.scenario import load
 from mpisim.trace import BUFFER_DTYPE, CALL_DTYPE, ENTRY_DTYPE, MESSAGE_DTYPE, Trace
 
 NAN = float("nan")
@@ -376,3 +377,18 @@ def test_write_run_of_a_real_run(tmp_path: Path) -> None:
     assert json.loads(paths[0].read_text())["outcome"] == "completed"
     _header, lines = _read_csv(tmp_path / "buffer.csv")
     assert len(lines) == len(result.trace.buffer) > 0
+
+
+SHIPPED = sorted((Path(__file__).resolve().parent.parent / "scenarios").glob("*.*"))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_chrome_trace_and_tables_of_every_shipped_scenario(path, tmp_path: Path) -> None:
+    result = load(path).run()
+    paths = export.write_run(result, tmp_path, trace="chrome")
+    doc = json.loads(paths[-1].read_text())
+    _check_flows(_check_format(doc), result.trace.messages)
+    counters = [ev for ev in doc["traceEvents"] if ev["ph"] == "C"]
+    assert len(counters) == 3 * len(result.trace.buffer)
+    assert len(_read_csv(tmp_path / "messages.csv")[1]) == len(result.trace.messages)
+    assert len(_read_csv(tmp_path / "buffer.csv")[1]) == len(result.trace.buffer)

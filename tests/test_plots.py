@@ -11,6 +11,7 @@ import io
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,9 +24,11 @@ from test_export import TraceBuilder, exchange_result
 
 import mpisim as ms
 from mpisim.plot import layout_at, plot_layout, plot_occupancy, plot_timeline
+from mpisim.plot.layout import _default_time
 from mpisim.plot.occupancy import MAX_PANELS
 from mpisim.plot.style import size_unit, time_unit
 from mpisim.plot.timeline import MAX_LANES
+from mpisim.scenario import load
 
 
 def by_gid(fig: Figure, gid: str) -> list:
@@ -40,7 +43,7 @@ def one(fig: Figure, gid: str):
 
 def render(fig: Figure) -> bytes:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png")
+    fig.savefig(buf, format="png", dpi=40)  # draws every artist; small is enough
     return buf.getvalue()
 
 
@@ -118,6 +121,7 @@ def test_occupancy_axes_name_their_units() -> None:
     assert render(fig).startswith(b"\x89PNG")
 
 
+@settings(max_examples=20, deadline=None)
 @given(st.lists(st.tuples(st.floats(0, 1e-3, allow_nan=False), st.integers(0, 2**20),
                           st.integers(0, 2**20)), min_size=1, max_size=30))
 def test_occupancy_draws_any_rows_exactly(rows) -> None:
@@ -500,3 +504,45 @@ def test_real_layouts_account_for_every_byte(sizes, capacity, delay, eager_limit
                 if state == "live"]
         assert lay.live == sum(live)
         assert len(e) == int(rows[rows["time"] == t]["entries"][-1])
+
+
+# -- every shipped scenario -------------------------------------------------------------------
+SHIPPED = sorted((Path(__file__).resolve().parent.parent / "scenarios").glob("*.*"))
+
+
+def _rank_lines(fig: Figure, field: str) -> dict[int, object]:
+    found = fig.findobj(lambda a: str(a.get_gid()).startswith(f"{field}:"))
+    return {int(a.get_gid().split(":")[1]): a for a in found
+            if a.get_gid().split(":")[1].isdigit()}
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_figures_of_every_shipped_scenario_equal_its_trace(path) -> None:
+    result = load(path).run()
+    trace = result.trace
+    occ = plot_occupancy(result)
+    buffered = sorted(set(trace.buffer["rank"].tolist()))
+    lines = _rank_lines(occ, "used")
+    assert set(lines) <= set(buffered) and (lines or not buffered)
+    for rank, line in lines.items():
+        rows = trace.buffer_of(rank)
+        np.testing.assert_array_equal(line.get_xdata()[:-1], rows["time"])
+        np.testing.assert_array_equal(line.get_ydata()[:-1], rows["used"])
+    tl = plot_timeline(result)
+    arrows = sum(len(q.X) for q in tl.findobj(Quiver))
+    assert arrows == int(np.isfinite(trace.messages["recv_done"]).sum())
+    bars = sum(len(c.get_paths()) for c in tl.findobj(
+        lambda a: str(a.get_gid()).startswith("calls:")))
+    assert bars == len(trace.calls)
+    overflowed = [r.rank for r in result.ranks if r.buffer.overflows]
+    for rank in dict.fromkeys([*overflowed[:2], *buffered[:1]]):
+        fig = plot_layout(result, rank)
+        lay = layout_at(result, rank, _default_time(result, rank)[0])
+        if lay.capacity:
+            gap = lay.wrap_gap[1] if lay.wrap_gap else 0
+            assert lay.used == int(lay.entries["size"].sum()) + gap
+            drawn = sum(len(c.get_paths()) for c in fig.findobj(
+                lambda a: str(a.get_gid()).startswith("entries:")))
+            assert drawn == len(lay.entries)
+        render(fig)
+    render(occ), render(tl)
