@@ -440,6 +440,33 @@ def test_real_overflow_layout_accounts_for_used_bytes() -> None:
     render(fig)
 
 
+def test_real_layout_keeps_completed_entries_until_the_next_bsend() -> None:
+    """3.6.1: a completed entry's space returns when the next bsend reclaims it, not when
+    its send completes: between the two it is drawn as completed and counted as used."""
+
+    def paced(mpi):
+        if mpi.rank == 0:
+            yield mpi.buffer_attach(1000)
+            for i in range(3):
+                yield mpi.bsend(count=200, dest=1, tag=i)
+                yield mpi.compute("3us")
+            yield mpi.buffer_detach()
+        else:
+            for i in range(3):
+                yield mpi.recv(count=200, source=0, tag=i)
+
+    result = ms.run(paced, ranks=2)
+    rows = result.trace.buffer_of(0)
+    completes = rows[rows["event"] == "complete"]["time"]
+    bsends = rows[rows["event"] == "bsend"]["time"]
+    t = (completes[0] + bsends[1]) / 2  # after the first send completed, before the next bsend
+    lay = layout_at(result, 0, float(t))
+    assert lay.states == ["completed"]
+    assert lay.used == int(lay.entries["size"].sum()) > 0
+    freed = result.trace.entries["freed"][0]
+    assert freed == bsends[1]
+
+
 def test_real_deadlock_timeline_marks_the_blocked_calls() -> None:
     def head_to_head(mpi):
         yield mpi.ssend(count=8, dest=1 - mpi.rank, tag=0)
@@ -467,8 +494,9 @@ def test_real_figures_into_given_axes() -> None:
 @settings(max_examples=25, deadline=None)
 @given(sizes=st.lists(st.integers(1, 400), min_size=1, max_size=12),
        capacity=st.integers(300, 2000), delay=st.sampled_from(["0us", "1us", "5us"]),
-       eager_limit=st.sampled_from([0, "64 KiB"]))
-def test_real_layouts_account_for_every_byte(sizes, capacity, delay, eager_limit) -> None:
+       pause=st.sampled_from(["0us", "3us"]), eager_limit=st.sampled_from([0, "64 KiB"]))
+def test_real_layouts_account_for_every_byte(sizes, capacity, delay, pause,
+                                             eager_limit) -> None:
     """3.6.1 at every change of the buffer: entries lie inside it without overlapping, form
     one circular queue, and used = held entries + wrap gap, live = uncompleted entries."""
 
@@ -478,6 +506,7 @@ def test_real_layouts_account_for_every_byte(sizes, capacity, delay, eager_limit
             for i, n in enumerate(sizes):
                 with contextlib.suppress(ms.MPIError):
                     yield mpi.bsend(count=n, dest=1, tag=i)
+                yield mpi.compute(pause)
             yield mpi.send(count=1, dest=1, tag=999)
             yield mpi.buffer_detach()
         else:
