@@ -1,4 +1,4 @@
-"""Files from a run: result.json, messages.csv, buffer.csv, plots, a Chrome trace.
+"""Files from a run: result.json, messages.csv, buffer.csv, trace.npz, plots, a Chrome trace.
 
 Every file is written whole or not at all: it is written to a temporary file in the same
 directory, then renamed over the target (``os.replace`` is atomic on one file system), so
@@ -32,7 +32,7 @@ from typing import IO, Any
 import numpy as np
 
 __all__ = ["atomic_write", "chrome_trace", "write_buffer_csv", "write_chrome_trace", "write_json",
-           "write_messages_csv", "write_run"]
+           "write_messages_csv", "write_npz", "write_run"]
 
 TRACE_KINDS = ("chrome",)
 _US = 1e6  # trace seconds -> Trace Event Format microseconds
@@ -119,6 +119,14 @@ def write_messages_csv(result: Any, path: str | os.PathLike[str]) -> Path:
 def write_buffer_csv(result: Any, path: str | os.PathLike[str]) -> Path:
     """One row per ``trace.buffer`` row, header = the field names."""
     return atomic_write(path, _text(_csv_text(result.trace.buffer)))
+
+
+def write_npz(result: Any, path: str | os.PathLike[str]) -> Path:
+    """The four trace arrays (buffer, entries, messages, calls) as one compressed ``.npz``,
+    exact and typed: ``numpy.load(path)["buffer"]`` is ``result.trace.buffer``."""
+    trace = result.trace
+    arrays = {name: getattr(trace, name) for name in ("buffer", "entries", "messages", "calls")}
+    return atomic_write(path, lambda f: np.savez_compressed(f, **arrays), binary=True)
 
 
 # -- Chrome trace --------------------------------------------------------------------------

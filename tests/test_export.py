@@ -165,6 +165,16 @@ def test_empty_trace_gives_header_only(tmp_path: Path) -> None:
         list(MESSAGE_DTYPE.names), [])
 
 
+def test_npz_holds_the_four_trace_arrays_exactly(tmp_path: Path) -> None:
+    result = exchange_result()
+    with np.load(export.write_npz(result, tmp_path / "trace.npz")) as npz:
+        assert sorted(npz.files) == ["buffer", "calls", "entries", "messages"]
+        for name in npz.files:
+            want = getattr(result.trace, name)
+            assert npz[name].dtype == want.dtype
+            assert npz[name].tobytes() == want.tobytes()  # NaN included, bit for bit
+
+
 # -- Chrome trace -------------------------------------------------------------------------
 def _check_format(doc: dict) -> list[dict]:
     """The Trace Event Format's required fields, and JSON without NaN."""

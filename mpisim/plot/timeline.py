@@ -41,7 +41,12 @@ _BAR = 0.25  # half the height of a call bar, in lanes: arrows stay visible betw
 
 def plot_timeline(result: Any, ranks: Sequence[int] | None = None, ax: Axes | None = None,
                   max_messages: int = 2000) -> Figure:
-    """Rank lanes with call bars and message arrows (the space-time diagram of the run)."""
+    """Rank lanes with call bars and message arrows (the space-time diagram of the run).
+
+    ``ranks``: the lanes, top to bottom (default: every rank, or the ``MAX_LANES`` taking
+    part in the most messages); only messages between drawn ranks are drawn, at most
+    ``max_messages`` of them (the first posted).
+    """
     if isinstance(max_messages, bool) or not isinstance(max_messages, int) or max_messages < 0:
         raise ValueError(f"max_messages: expected a non-negative integer, got {max_messages!r}")
     trace = result.trace
