@@ -22,8 +22,9 @@ class UnitError(ValueError):
 _NUMBER = r"([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)"
 _PATTERN = re.compile(rf"^\s*{_NUMBER}\s*([A-Za-zµ/]*)\s*$")
 
-_TIME = {"": 1.0, "s": 1.0, "sec": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
-         "ps": 1e-12, "min": 60.0}
+# Sub-second units divide (5 / 1e6 is exactly the double nearest 5e-6; 5 * 1e-6 is not).
+_TIME_DIV = {"ms": 1e3, "us": 1e6, "µs": 1e6, "ns": 1e9, "ps": 1e12}
+_TIME_MUL = {"": 1.0, "s": 1.0, "sec": 1.0, "min": 60.0}
 _SIZE = {"": 1, "b": 1, "B": 1, "byte": 1, "bytes": 1,
          "kB": 10**3, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
          "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "PiB": 2**50}
@@ -45,9 +46,12 @@ def _split(value: object, what: str) -> tuple[float, str]:
 def parse_time(value: object) -> float:
     """Seconds from ``1.5e-6``, ``"1us"``, ``"2 ms"``; negative or non-finite times are refused."""
     number, unit = _split(value, "time (e.g. '1us')")
-    if unit not in _TIME:
+    if unit in _TIME_DIV:
+        seconds = number / _TIME_DIV[unit]
+    elif unit in _TIME_MUL:
+        seconds = number * _TIME_MUL[unit]
+    else:
         raise UnitError(f"unknown time unit {unit!r} in {value!r} (use s, ms, us, ns)")
-    seconds = number * _TIME[unit]
     if not math.isfinite(seconds) or seconds < 0:
         raise UnitError(f"time must be finite and non-negative, got {value!r}")
     return seconds

@@ -15,6 +15,10 @@ def test_times(text, seconds):
     assert parse_time(text) == pytest.approx(seconds)
 
 
+def test_decimal_times_are_the_nearest_double():
+    assert parse_time("5us") == 5e-6 and parse_time("100ns") == 1e-7
+
+
 @pytest.mark.parametrize("text, nbytes", [("64 KiB", 65536), ("1 MB", 10**6), ("4KiB", 4096),
                                           (17, 17), ("1e3", 1000), ("1.5 KiB", 1536),
                                           ("1 TiB", 2**40)])

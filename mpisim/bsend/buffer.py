@@ -125,6 +125,7 @@ class AttachedBuffer:
     def reserve(self, packed: int, dst: int, tag: int, now: float) -> Any:
         """Steps 1-4 of 3.6.1: reclaim, size, place an entry, or raise MPI_ERR_BUFFER."""
         alloc = self.allocator
+        self._now = now  # entries the allocator frees now were freed at this time
         if alloc is None:
             self.summary.overflows += 1
             raise ErrBuffer(f"no buffer attached: MPI behaves as with a zero-size buffer (3.6), "
