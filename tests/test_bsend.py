@@ -18,7 +18,7 @@ def example_3_10_bsend(mpi, count=1000, extra=0):
     yield mpi.buffer_attach(mpi.pack_size(count, ms.REAL) + mpi.BSEND_OVERHEAD + extra)
     yield mpi.bsend(count=count, datatype=ms.REAL, dest=peer, tag=0)
     yield mpi.recv(count=count, datatype=ms.REAL, source=peer, tag=0)
-    address, size = yield mpi.buffer_detach()
+    _address, size = yield mpi.buffer_detach()
     return size
 
 

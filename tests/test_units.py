@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mpisim.units import UnitError, format_size, format_time, parse_bandwidth, parse_size, parse_time
+from mpisim.units import (
+    UnitError,
+    format_size,
+    format_time,
+    parse_bandwidth,
+    parse_size,
+    parse_time,
+)
 
 
 @pytest.mark.parametrize("text, seconds", [("1us", 1e-6), ("2.5 ms", 2.5e-3), ("3ns", 3e-9),
