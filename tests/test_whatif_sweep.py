@@ -326,3 +326,13 @@ def _group(pgid: int) -> list[int]:
         if int(fields[2]) == pgid and fields[0] != "Z":
             pids.append(int(stat.split("/")[2]))
     return pids
+
+
+def test_run_keywords_given_with_a_scenario_rebuild_it(tmp_path):
+    """ranks=, params=, network= beside a scenario mean what --set means on the command line."""
+    path = tmp_path / "exchange.yaml"
+    path.write_text(EXCHANGE_YAML)
+    table = sweep(path, {"count": [2000]}, jobs=1, network={"eager_limit": "64 KiB"})
+    assert table.array["outcome"].tolist() == [expected_exchange(2000, 65536)]
+    table = sweep(path, {"seed": [0]}, jobs=1, params={"count": 2000})
+    assert table.array["outcome"].tolist() == [expected_exchange(2000, 4096)]

@@ -65,7 +65,8 @@ class Target:
         if not hasattr(scenario, "with_overrides") or not hasattr(scenario, "run_kwargs"):
             raise TypeError("scenario: expected a path, a loaded Scenario or a program function, "
                             f"got {type(scenario).__name__}")
-        return cls(scenario=scenario, extra=dict(run_kwargs))
+        fixed, extra = _scenario_overrides(dict(run_kwargs))
+        return cls(scenario=scenario.with_overrides(fixed) if fixed else scenario, extra=extra)
 
     @classmethod
     def _of_program(cls, program: Any, kwargs: dict[str, Any]) -> Target:
@@ -151,9 +152,7 @@ class Target:
             if self.scenario is None and not _is_setting(key) and key != "ranks":
                 continue
             for value in _spread(_distinct(values)):
-                try:
-                    if self.scenario is not None:
-                        self.scenario.with_overrides({key: value})
+                try:  # run_kwargs reads a scenario's values by its rules; the engine checks
                     Simulation(**self.run_kwargs({key: value}, trace=False))
                 except ValueError as e:
                     raise ValueError(_at({key: value}, e)) from None
@@ -177,6 +176,24 @@ class Target:
             raise ValueError(f"{key}: not a parameter of program {self.name} (its parameters: "
                              f"{shown}; settings are 'network.<key>', 'mpi.<key>', "
                              f"{', '.join(RUN_KEYS)})")
+
+
+def _scenario_overrides(kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run keywords given with a scenario: what the scenario must be rebuilt with (params,
+    settings, ranks...: {"network": {"eager_limit": 0}} -> "network.eager_limit") and what
+    goes to ``mpisim.run`` as it is (trace, name)."""
+    fixed: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        if key in ("network", "mpi") and value is not None:
+            fixed.update({f"{key}.{k}": v for k, v in _settings(value).items()})
+        elif key == "params" and value is not None:
+            fixed.update(dict(value))
+        elif key in RUN_KEYS:
+            fixed[key] = value
+        else:
+            extra[key] = value
+    return fixed, extra
 
 
 def _is_setting(key: str) -> bool:
