@@ -137,16 +137,51 @@ def test_pipeline_needs_what_its_busiest_stage_holds():
     assert found.peak_live == [k * (m + OVERHEAD), k * (m + h + OVERHEAD), 0]
 
 
+def store_and_forward(mpi, k=3, m=2000, h=500):
+    """Stage 0 bsends k items of m bytes at once; stage 1 receives them all, works 1 ms,
+    then bsends them on with an h-byte header; stage 2 sleeps 1 s, then takes them."""
+    if mpi.rank == 0:
+        for i in range(k):
+            yield mpi.bsend(count=m, dest=1, tag=i)
+    elif mpi.rank == 1:
+        for i in range(k):
+            yield mpi.recv(count=m, source=0, tag=i)
+        yield mpi.compute(1e-3)
+        for i in range(k):
+            yield mpi.bsend(count=m + h, dest=2, tag=i)
+    else:
+        yield mpi.compute(1.0)
+        for i in range(k):
+            yield mpi.recv(count=m + h, source=1, tag=i)
+
+
 def test_rank_counts_only_that_ranks_overflows():
-    """Stage 0 sends everything at t = 0, so its count is complete even though stage 1
-    overflows later with the smaller buffer."""
+    """Stage 0 finishes (its entries received, 3.6.1) before stage 1 starts bsending, so with
+    the k * (m + 96) bytes it needs it runs to its end although stage 1 then overflows."""
     k, m, h = 3, 2000, 500
-    found = min_buffer(pipeline, rank=0, ranks=3, network=RENDEZVOUS,
-                       params={"k": k, "m": m, "h": h})
+    params = {"k": k, "m": m, "h": h}
+    found = min_buffer(store_and_forward, rank=0, ranks=3, network=RENDEZVOUS, params=params)
     assert found.min_buffer == k * (m + OVERHEAD)
-    at = ms.run(pipeline, 3, network=RENDEZVOUS, params={"k": k, "m": m, "h": h},
+    at = ms.run(store_and_forward, 3, network=RENDEZVOUS, params=params,
                 buffer=found.min_buffer)
-    assert at.ranks[0].buffer.overflows == 0 and at.ranks[1].buffer.overflows == 1
+    assert at.ranks[0].finished and at.ranks[0].buffer.overflows == 0
+    assert at.ranks[1].buffer.overflows == 1
+    assert min_buffer(store_and_forward, rank=1, ranks=3, network=RENDEZVOUS,
+                      params=params).min_buffer == k * (m + h + OVERHEAD)
+
+
+def test_rank_answer_is_never_cut_short_by_another_ranks_overflow():
+    """In the streaming pipeline stage 1 overflows while stage 0 still waits for its last
+    entry: stage 0's verdict is unknown there, so its answer rises to what lets it finish."""
+    k, m, h = 3, 2000, 500
+    params = {"k": k, "m": m, "h": h}
+    found = min_buffer(pipeline, rank=0, ranks=3, network=RENDEZVOUS, params=params)
+    at = ms.run(pipeline, 3, network=RENDEZVOUS, params=params, buffer=found.min_buffer)
+    assert at.ranks[0].finished and at.ranks[0].buffer.overflows == 0
+    below = ms.run(pipeline, 3, network=RENDEZVOUS, params=params,
+                   buffer=found.min_buffer - 1)
+    assert below.ranks[0].buffer.overflows or not below.ranks[0].finished
+    assert k * (m + OVERHEAD) <= found.min_buffer <= k * (m + h + OVERHEAD)
 
 
 def test_circular_allocator_is_not_monotonic_and_the_range_is_reported():

@@ -4,9 +4,11 @@ that overflow is monotonic in the buffer size.
 A size *passes* when a run with ``buffer=size`` (every rank attaches that many bytes before
 its program starts) has no overflow: no counted rank has ``buffer.overflows > 0`` (caught
 overflows count too) and no counted rank's attach was refused with MPI_ERR_BUFFER (MPICH
-refuses buffers smaller than MPI_BSEND_OVERHEAD). ``rank=R`` counts rank R alone; another
-rank's *uncaught* overflow still ends the run early, so use it when R is the rank that
-bsends, or when the others catch their overflows.
+refuses buffers smaller than MPI_BSEND_OVERHEAD). ``rank=R`` counts rank R's overflows
+alone, but every rank attaches the same ``buffer``: when another rank's uncaught error ends
+the run before R finishes, R's verdict is unknown and the size counts as failing. So the
+answer is never too small: it is the smallest size with which R runs to its end without
+an overflow.
 
 How the answer is found:
 
@@ -299,6 +301,10 @@ def _probe(target: Target, rank: int | None, size: int) -> tuple[bool, str]:
     if err is not None and err.error_class == "MPI_ERR_BUFFER" and \
             (rank is None or err.rank == rank):
         return False, f"rank {err.rank}, {err.call}: {err.message}"
+    if rank is not None and err is not None and err.rank != rank and \
+            not result.ranks[rank].finished:
+        return False, (f"rank {err.rank}'s {err.error_class} in {err.call} ended the run "
+                       f"before rank {rank} finished")
     return True, ""
 
 

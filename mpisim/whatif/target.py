@@ -155,7 +155,8 @@ class Target:
                 try:  # run_kwargs reads a scenario's values by its rules; the engine checks
                     Simulation(**self.run_kwargs({key: value}, trace=False))
                 except ValueError as e:
-                    raise ValueError(_at({key: value}, e)) from None
+                    first = str(e).splitlines()[0] if str(e) else type(e).__name__
+                    raise ValueError(first if key in first else _at({key: value}, e)) from None
 
     def check_key(self, key: str) -> None:
         """A param the program does not take is refused (a scenario checks its own keys)."""
