@@ -170,18 +170,24 @@ def test_rank_counts_only_that_ranks_overflows():
                       params=params).min_buffer == k * (m + h + OVERHEAD)
 
 
+def staggered(mpi, big=5000, small=1000):
+    """Rank 1 bsends big bytes to rank 0 at 1 us, rank 2 small bytes at 2 us."""
+    if mpi.rank == 0:
+        for _ in range(mpi.size - 1):
+            yield mpi.recv(count=big, source=ms.ANY_SOURCE)
+    else:
+        yield mpi.compute(mpi.rank * 1e-6)
+        yield mpi.bsend(count=big if mpi.rank == 1 else small, dest=0)
+
+
 def test_rank_answer_is_never_cut_short_by_another_ranks_overflow():
-    """In the streaming pipeline stage 1 overflows while stage 0 still waits for its last
-    entry: stage 0's verdict is unknown there, so its answer rises to what lets it finish."""
-    k, m, h = 3, 2000, 500
-    params = {"k": k, "m": m, "h": h}
-    found = min_buffer(pipeline, rank=0, ranks=3, network=RENDEZVOUS, params=params)
-    at = ms.run(pipeline, 3, network=RENDEZVOUS, params=params, buffer=found.min_buffer)
-    assert at.ranks[0].finished and at.ranks[0].buffer.overflows == 0
-    below = ms.run(pipeline, 3, network=RENDEZVOUS, params=params,
-                   buffer=found.min_buffer - 1)
-    assert below.ranks[0].buffer.overflows or not below.ranks[0].finished
-    assert k * (m + OVERHEAD) <= found.min_buffer <= k * (m + h + OVERHEAD)
+    """Below big + 96 B rank 1's overflow ends the run at 1 us, before rank 2 bsends: rank
+    2's verdict is unknown there, so its answer is big + 96, not its own small + 96."""
+    big, small = 5000, 1000
+    found = min_buffer(staggered, rank=2, ranks=3, network=RENDEZVOUS,
+                       params={"big": big, "small": small})
+    assert found.min_buffer == big + OVERHEAD
+    assert found.peak_live == [0, big + OVERHEAD, small + OVERHEAD]
 
 
 def test_circular_allocator_is_not_monotonic_and_the_range_is_reported():
