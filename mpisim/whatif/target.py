@@ -8,10 +8,14 @@ a loaded scenario, or a module-level program function), then asked for the keywo
 - ``"network.<key>"``, ``"mpi.<key>"``: one setting of the network or of the MPI library;
 - ``"buffer"``, ``"ranks"``, ``"seed"``, ``"until"``, ``"max_events"``: the run's own keywords.
 
-For a scenario the point goes through ``Scenario.with_overrides`` (which validates each key
-against the file's schema); for a program function the point is merged into the keywords
-given to the what-if call. :meth:`Target.validate` tries every value of every key once, in the
-calling process, so a typo is one clear error before any worker starts, not a thousand.
+For a program function the point is merged into the keywords given to the what-if call.
+For a scenario, params and ``ranks`` shape its program, so they go through
+``Scenario.with_overrides`` (which reads and validates them by the file's rules; the rebuilt
+scenarios are cached, as product order repeats them); the other keys only set the machine or
+the run, so they are put into the run keywords directly — a text value (``"64KiB"``) read once
+by the scenario's rules — and a sweep of buffer sizes or eager limits rebuilds nothing.
+:meth:`Target.validate` tries the values of every key in the calling process, so a typo is one
+clear error before any worker starts, not a thousand.
 """
 
 from __future__ import annotations
@@ -117,11 +121,13 @@ class Target:
             return self.scenario
         cache = self.__dict__.setdefault("_cache", {})
         key = _key(shaping)
-        if key not in cache:
+        found = cache.get(key)
+        if found is None:
+            found = self.scenario.with_overrides(shaping)
             if len(cache) >= CACHED_SCENARIOS:
-                cache.pop(next(iter(cache)))
-            cache[key] = self.scenario.with_overrides(shaping)
-        return cache[key]
+                cache.clear()  # (safe with threads sharing the target, unlike evicting one)
+            cache[key] = found
+        return found
 
     def _typed(self, key: str, value: Any) -> Any:
         """A setting as the scenario would read it: text such as "64KiB" or "true" is read by
