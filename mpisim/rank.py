@@ -20,9 +20,10 @@ from simpy.events import Event
 from . import addresses as _addr
 from . import datatypes as _dt
 from .bsend.buffer import AttachedBuffer
-from .constants import ANY_SOURCE, ANY_TAG, BOTTOM, PROC_NULL, TAG_UB
-from .errors import ErrArg, ErrBuffer, ErrRank, ErrTag, ErrType, MPIError
+from .constants import ANY_SOURCE, ANY_TAG, BOTTOM, PROC_NULL
+from .errors import ErrArg, ErrBuffer, MPIError
 from .p2p import completion
+from .p2p.calls import check_datatype, check_dest, check_source, check_tag
 from .p2p.events import at, done, failed, fire_at, pending
 from .p2p.payload import outgoing, receive_capacity
 from .p2p.protocols import BUFFERED, READY, STANDARD, SYNCHRONOUS, Message, Transport
@@ -98,49 +99,6 @@ class Rank:
         self.detail = detail
         self.call_where = self.where
 
-    # -- checks --------------------------------------------------------------------------
-    def _dest(self, dest: Any) -> int:
-        if type(dest) is not int:
-            if isinstance(dest, bool) or not isinstance(dest, int | np.integer):
-                raise ErrRank(f"dest must be a rank number, got {dest!r}")
-            dest = int(dest)
-        if not 0 <= dest < self.size and dest != PROC_NULL:
-            raise ErrRank(f"dest {dest} is not a rank of the communicator (size {self.size})")
-        return dest
-
-    def _source(self, source: Any) -> int:
-        if type(source) is int and 0 <= source < self.size:
-            return source
-        if isinstance(source, bool) or not isinstance(source, int | np.integer):
-            raise ErrRank(f"source must be a rank number or ANY_SOURCE, got {source!r}")
-        source = int(source)
-        if not 0 <= source < self.size and source not in (ANY_SOURCE, PROC_NULL):
-            raise ErrRank(f"source {source} is not a rank of the communicator (size {self.size})")
-        return source
-
-    @staticmethod
-    def _tag(tag: Any, wildcard: bool) -> int:
-        if type(tag) is int and 0 <= tag <= TAG_UB:
-            return tag
-        if isinstance(tag, bool) or not isinstance(tag, int | np.integer):
-            raise ErrTag(f"tag must be an integer, got {tag!r}")
-        tag = int(tag)
-        if (tag < 0 and not (wildcard and tag == ANY_TAG)) or tag > TAG_UB:
-            raise ErrTag(f"tag {tag} is outside 0..{TAG_UB}"
-                         + (" (ANY_TAG is only for receives)" if tag == ANY_TAG else ""))
-        return tag
-
-    @staticmethod
-    def _datatype(datatype: Any) -> Any:
-        if datatype is None:
-            return None
-        if not isinstance(datatype, _dt.Datatype):
-            raise ErrType(f"datatype must be an mpisim Datatype (e.g. ms.DOUBLE), got {datatype!r}")
-        if not datatype.committed:
-            raise ErrType(f"datatype {datatype.name} is not committed: call .commit() before "
-                          "using it in communication")
-        return datatype
-
     # -- sends ---------------------------------------------------------------------------
     def send(self, buf: Any = None, count: int | None = None, datatype: Any = None,
              dest: int | None = None, tag: int = 0) -> Event:
@@ -186,9 +144,9 @@ class Rank:
               tag: Any, blocking: bool) -> Event:
         env = self.env
         try:
-            dest = self._dest(dest)
-            tag = self._tag(tag, False)
-            dt = self._datatype(datatype)
+            dest = check_dest(dest, self.size)
+            tag = check_tag(tag, False)
+            dt = check_datatype(datatype)
             if dt is None and not isinstance(buf, np.ndarray):
                 dt = _dt.BYTE
             count, dt, nbytes, data = outgoing(buf, count, dt, self._space)
@@ -272,9 +230,9 @@ class Rank:
     def _post_recv(self, call: str, buf: Any, count: Any, datatype: Any, source: Any,
                    tag: Any) -> Request | Event:
         try:
-            source = self._source(source)
-            tag = self._tag(tag, True)
-            capacity, dt = receive_capacity(buf, count, self._datatype(datatype))
+            source = check_source(source, self.size)
+            tag = check_tag(tag, True)
+            capacity, dt = receive_capacity(buf, count, check_datatype(datatype))
         except MPIError as e:
             self._enter(call, (None, None, 0, None))
             return failed(self.env, e)
@@ -294,7 +252,7 @@ class Rank:
         """MPI_Probe: blocks until a matching message can be received; yields its Status."""
         env = self.env
         try:
-            source, tag = self._source(source), self._tag(tag, True)
+            source, tag = check_source(source, self.size), check_tag(tag, True)
         except MPIError as e:
             self._enter("MPI_Probe", (None, None, 0, None))
             return failed(env, e)
@@ -313,7 +271,7 @@ class Rank:
         """MPI_Iprobe: yields (flag, Status or None)."""
         env = self.env
         try:
-            source, tag = self._source(source), self._tag(tag, True)
+            source, tag = check_source(source, self.size), check_tag(tag, True)
         except MPIError as e:
             self._enter("MPI_Iprobe", (None, None, 0, None))
             return failed(env, e)

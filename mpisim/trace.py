@@ -54,11 +54,13 @@ class Trace:
 class EntryRecord:
     """Times of one buffer entry (filled in as they happen)."""
 
-    __slots__ = ("alloc", "attach", "done", "freed", "msg", "offset", "packed", "rank", "size")
+    __slots__ = ("alloc", "attach", "done", "dst", "freed", "msg", "offset", "packed", "rank",
+                 "size")
 
-    def __init__(self, rank: int, offset: int, size: int, packed: int, alloc: float,
+    def __init__(self, rank: int, dst: int, offset: int, size: int, packed: int, alloc: float,
                  attach: int) -> None:
         self.rank = rank
+        self.dst = dst
         self.msg = -1
         self.offset = offset
         self.size = size

@@ -60,8 +60,8 @@ class AttachedBuffer:
         self.address: Any = None
         self.attaches = 0
         self.summary = BufferSummary()
+        self._now = 0.0
         self._drain: list[Callable[[], None]] = []
-        self._records: dict[int, EntryRecord] = {}
 
     # -- attach / detach -----------------------------------------------------------------
     @property
@@ -98,9 +98,8 @@ class AttachedBuffer:
         """Complete a detach once nothing is pending: (address, size) given to attach."""
         alloc = self.allocator
         address, size = self.address, alloc.capacity
-        for rec in self._records.values():
-            rec.freed = now
-        self._records.clear()
+        for entry in alloc.entries():
+            entry.tag.freed = now
         self.allocator = None
         self.address = None
         self._record_detached(now)
@@ -136,28 +135,24 @@ class AttachedBuffer:
             self.summary.overflows += 1
             self._record(now, "overflow", alloc.entry_size(packed))
             raise self._overflow(packed)
-        rec = EntryRecord(self.rank, entry.offset, entry.size, packed, now, self.attaches - 1)
-        self._records[id(entry)] = rec
+        rec = EntryRecord(self.rank, dst, entry.offset, entry.size, packed, now,
+                          self.attaches - 1)
+        entry.tag = rec
         self.recorder.entry(rec)
         self.summary.bsends += 1
         self._record(now, "bsend", entry.size)
         return entry
 
-    def link(self, entry: Any, msg: Any) -> None:
-        """Remember which message the entry holds (for traces and deadlock reports)."""
-        entry.tag = msg
-        rec = self._records.get(id(entry))
-        if rec is not None:
-            rec.msg = msg.id
+    @staticmethod
+    def link(entry: Any, msg: Any) -> None:
+        """Remember which message the entry holds (for the trace)."""
+        entry.tag.msg = msg.id
 
     def complete(self, entry: Any, now: float) -> None:
         """The entry's send completed: its bytes are no longer live."""
         alloc = self.allocator
         alloc.complete(entry)
-        rec = self._records.get(id(entry))
-        if rec is not None:
-            rec.done = now
-        self._now = now
+        entry.tag.done = now
         self._record(now, "complete")
         if alloc.pending == 0 and self._drain:
             callbacks, self._drain = self._drain, []
@@ -165,9 +160,7 @@ class AttachedBuffer:
                 callback()
 
     def _freed(self, entry: Any) -> None:
-        rec = self._records.pop(id(entry), None)
-        if rec is not None:
-            rec.freed = self._now
+        entry.tag.freed = self._now
 
     # -- errors and recording ------------------------------------------------------------
     def _overflow(self, packed: int) -> ErrBuffer:
