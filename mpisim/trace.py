@@ -93,12 +93,19 @@ class Recorder:
               end_time: float) -> Trace:
         """The arrays; ``calls`` is (rank, codes, starts, finished_at) per rank."""
         buffer = np.array(self.buffer_rows, dtype=BUFFER_DTYPE)
-        entries = np.array([(e.rank, e.msg, e.offset, e.size, e.packed, e.alloc, e.done,
-                             e.freed, e.attach) for e in self.entry_records], dtype=ENTRY_DTYPE)
-        msgs = np.array([(m.id, m.src, m.dst, m.tag, m.nbytes, m.mode, m.protocol, m.post,
-                          m.match, m.send_done, m.recv_done) for m in (messages or ())],
-                        dtype=MESSAGE_DTYPE)
+        entries = _columns(self.entry_records, ENTRY_DTYPE, {})
+        msgs = _columns(messages or [], MESSAGE_DTYPE, {"bytes": "nbytes"})
         return Trace(buffer, entries, msgs, _calls_array(calls))
+
+
+def _columns(objects: list[Any], dtype: np.dtype, renamed: dict[str, str]) -> np.ndarray:
+    """A structured array from objects' attributes, one column at a time (much faster than
+    a list of tuples for the string columns)."""
+    out = np.empty(len(objects), dtype=dtype)
+    for name in dtype.names:
+        attr = renamed.get(name, name)
+        out[name] = [getattr(o, attr) for o in objects]
+    return out
 
 
 def _calls_array(calls: list[tuple]) -> np.ndarray:
