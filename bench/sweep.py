@@ -3,10 +3,11 @@
 The baseline calls ``mpisim.run`` (or ``Scenario.run``) in a plain loop, with no trace: the
 cost of a simulation alone. A sweep over the same number of runs adds varying the point,
 chunking and collecting (jobs=1, in-process) and then process start-up and pickling
-(jobs=2, a local process pool). The machine is shared and noisy: the ratios are what count.
+(jobs=2, a local process pool; a sweep shorter than the pool's start-up, about 0.25 s, runs
+in-process instead). The machine is shared and noisy: the ratios are what count.
 
     python bench/sweep.py                         # Example 3.10 as a program function
-    python bench/sweep.py --runs 4000
+    python bench/sweep.py --runs 2000 --repeat 5
     python bench/sweep.py --scenario scenarios/example-3.10-bsend.yaml --key count
 """
 
@@ -40,7 +41,7 @@ def _best_rate(runs: int, repeat: int, fn) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=2000, help="runs per measurement")
+    parser.add_argument("--runs", type=int, default=20000, help="runs per measurement")
     parser.add_argument("--scenario", help="a scenario file instead of the built-in program")
     parser.add_argument("--key", default="count", help="the param to vary (default count)")
     parser.add_argument("--repeat", type=int, default=3, help="timings per figure (best kept)")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import mpisim as ms
-from mpisim.whatif import min_buffer, sweep
+from mpisim.whatif import executors, min_buffer, sweep
 
 EXCHANGE_YAML = """\
 name: exchange
@@ -53,12 +53,14 @@ def client():
 
 
 @pytest.mark.timeout(90)
-def test_a_scenario_sweep_on_a_local_cluster_equals_the_local_pool(client, tmp_path):
+def test_a_scenario_sweep_on_a_local_cluster_equals_the_local_pool(client, tmp_path,
+                                                                   monkeypatch):
     path = tmp_path / "exchange.yaml"
     path.write_text(EXCHANGE_YAML)
     vary = {"count": "250..2500:250", "buffer": ["2 KiB", "8 KiB", "16 KiB"],
             "network.eager_limit": "1KiB,64KiB"}
     on_dask = sweep(path, vary, client.get_executor())
+    monkeypatch.setattr(executors, "POOL_STARTUP", 0.0)  # a local pool, however short
     local = sweep(path, vary, jobs=2)
     assert len(on_dask) == 60
     assert np.array_equal(on_dask.array, local.array)

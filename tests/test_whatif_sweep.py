@@ -112,15 +112,35 @@ def test_overflow_rows_carry_the_error_class_and_peaks_are_maxima_over_ranks():
     assert large["peak_used"] == large["peak_live"] == entry * (k + n - 1)
 
 
-def test_one_job_two_jobs_and_any_executor_give_the_same_table():
+def test_one_job_two_jobs_and_any_executor_give_the_same_table(monkeypatch):
     vary = {"count": "250..2000:250", "network.eager_limit": "1KiB..8KiB:x2"}
     one = sweep(exchange, vary, ranks=2, jobs=1)
+    monkeypatch.setattr(executors_module, "POOL_STARTUP", 0.0)  # a pool, however short
     two = sweep(exchange, vary, ranks=2, jobs=2)
     with ThreadPoolExecutor(3) as pool:
         threads = sweep(exchange, vary, pool, ranks=2)
     assert len(one) == 32
     assert np.array_equal(one.array, two.array)
     assert np.array_equal(one.array, threads.array)
+
+
+def test_short_sweeps_skip_the_pool_and_long_ones_use_it(monkeypatch):
+    """Starting a pool costs more than a few milliseconds of runs: those run in-process."""
+    pools = []
+
+    class Counting(executors_module._Pool):
+        def __init__(self, workers):
+            pools.append(workers)
+            super().__init__(workers)
+
+    monkeypatch.setattr(executors_module, "_Pool", Counting)
+    vary = {"count": "100..3000:100"}
+    short = sweep(exchange, vary, ranks=2, jobs=2)
+    assert pools == []
+    monkeypatch.setattr(executors_module, "POOL_STARTUP", 0.0)
+    pooled = sweep(exchange, vary, ranks=2, jobs=2)
+    assert pools == [2]
+    assert np.array_equal(short.array, pooled.array)
 
 
 def test_a_scenario_file_is_swept_by_param_setting_ranks_and_seed(tmp_path):
@@ -199,6 +219,7 @@ def test_ctrl_c_cancels_pending_runs_and_stops_the_pool(monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(executors_module, "wait", interrupted_wait)
+    monkeypatch.setattr(executors_module, "POOL_STARTUP", 0.0)  # a pool even for 30 runs
     with pytest.raises(KeyboardInterrupt):
         sweep(exchange, {"count": "100..3000:100"}, ranks=2, jobs=2)
     assert calls and calls[0] > 1

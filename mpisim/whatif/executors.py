@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Executor, Future, ProcessPoolExecutor, wait
 from typing import Any
@@ -30,6 +31,8 @@ __all__ = ["CHUNKS_PER_WORKER", "MAX_CHUNK", "chunked", "default_jobs", "map_chu
 
 CHUNKS_PER_WORKER = 4
 MAX_CHUNK = 256
+POOL_STARTUP = 0.25
+"""Seconds a local pool costs to start and feed, about: shorter sweeps run in-process."""
 
 
 def default_jobs() -> int:
@@ -56,7 +59,8 @@ def map_chunks(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
     """``fn(target, chunk)`` over chunks of ``items``; the results flattened, in item order.
 
     ``executor=None``: a ProcessPoolExecutor of ``jobs`` workers (default: the cores), or no
-    pool at all when one job is asked for or there is only one item.
+    pool at all when one job is asked for, or when the first items, timed, show that the
+    whole would take less than starting the pool (the results are the same either way).
     """
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise ValueError(f"jobs: expected a positive integer, got {jobs!r}")
@@ -66,13 +70,31 @@ def map_chunks(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
             workers = min(jobs or default_jobs(), len(items))
             if workers <= 1:
                 return _in_process(fn, target, items, bar)
+            first, rest = _sample(fn, target, items, bar)
+            if not rest:
+                return first
             with _Pool(workers) as pool:
-                return _on_executor(fn, target, items, pool, workers, bar)
+                return first + _on_executor(fn, target, rest, pool, workers, bar)
         workers = jobs or _executor_workers(executor)
         return _on_executor(fn, target, items, executor, workers, bar)
     finally:
         if bar is not None:
             bar.close()
+
+
+def _sample(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
+            items: Sequence[Any], bar: Any) -> tuple[list[Any], Sequence[Any]]:
+    """Run the first items here, timed: all of them when the whole would take less than
+    starting a pool costs (POOL_STARTUP). Returns (results so far, items left)."""
+    out: list[Any] = []
+    start = time.perf_counter()
+    for i, item in enumerate(items):
+        out.extend(fn(target, [item]))
+        if bar is not None:
+            bar.update(1)
+        if (time.perf_counter() - start) * len(items) / (i + 1) > POOL_STARTUP:
+            return out, items[i + 1:]
+    return out, []
 
 
 def _in_process(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
