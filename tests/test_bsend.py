@@ -191,15 +191,27 @@ def test_buffer_trace_records_every_change():
     assert entry["offset"] == 0 and entry["size"] == 20096 and entry["msg"] >= 0
 
 
-def test_attaching_a_terabyte_allocates_nothing():
-    """DESIGN principle 2: a 1 TiB buffer costs what 1 KiB costs (offsets, not bytes)."""
+def test_attaching_a_huge_buffer_allocates_nothing():
+    """DESIGN principle 2: the allocator works on offsets, so the largest attach (INT_MAX
+    bytes: MPI_Buffer_attach's size is a C int) and a 1 TiB allocator cost what 1 KiB costs."""
+    import tracemalloc
+
+    from mpisim.bsend.allocators import make_allocator
+
     def prog(mpi):
         yield mpi.buffer_attach(2**31 - 1)
-        yield mpi.bsend(count=10, dest=0)
-        yield mpi.recv(count=10, source=0)
+        yield mpi.bsend(count=2**30, dest=0)
+        yield mpi.recv(count=2**30, source=0)
 
-    r = ms.run(prog, ranks=1, mpi={"allocator": "unbounded"})
-    assert r.outcome is ms.Outcome.COMPLETED
+    tracemalloc.start()
+    r = ms.run(prog, ranks=1)
+    alloc = make_allocator("circular", 2**40, overhead=96)
+    entry = alloc.allocate(2**39)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert r.outcome is ms.Outcome.COMPLETED and r.ranks[0].buffer.peak_used == 2**30 + 96
+    assert entry.offset == 0 and alloc.free_total() == 2**40 - 2**39 - 96
+    assert peak < 10 * 2**20
 
 
 def test_bsend_overhead_is_the_value_in_force():
@@ -218,3 +230,61 @@ def test_force_ssend_makes_bsend_synchronous():
     r = ms.run(example_3_10_bsend, ranks=2, network=NET, mpi={"force_ssend": True})
     assert r.outcome is ms.Outcome.DEADLOCK
     assert {b.call for b in r.deadlock.blocked} == {"MPI_Bsend"}
+
+
+def test_openmpi_profile_detach_without_a_buffer_is_an_error():
+    """facts: Open MPI errs on a detach with no buffer attached (MPICH returns NULL, 0)."""
+    def prog(mpi):
+        try:
+            yield mpi.buffer_detach()
+        except ms.MPIError as e:
+            return e.error_class
+
+    assert ms.run(prog, ranks=1, mpi={"profile": "openmpi"}).returned == ["MPI_ERR_BUFFER"]
+    assert ms.run(prog, ranks=1, mpi={"profile": "mpich"}).returned == [None]
+
+
+def test_openmpi_ibsend_request_completes_with_its_internal_send():
+    """facts: an Open MPI ibsend request completes with the internal send; MPICH's at once."""
+    def prog(mpi, n=100_000):
+        if mpi.rank == 0:
+            yield mpi.buffer_attach("1 MiB")
+            req = yield mpi.ibsend(count=n, dest=1)
+            flag, _ = yield mpi.test(req)
+            yield mpi.wait(req)
+            return flag, mpi.now
+        yield mpi.compute("20us")
+        yield mpi.recv(count=n, source=0)
+
+    ompi = ms.run(prog, ranks=2, network=NET, mpi={"profile": "openmpi"}).returned[0]
+    mpich = ms.run(prog, ranks=2, network=NET, mpi={"profile": "mpich"}).returned[0]
+    assert ompi[0] is False and ompi[1] == pytest.approx(20e-6 + L + 100_000 / BW)
+    assert mpich[0] is True and mpich[1] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_circular_keeps_a_completed_entry_behind_a_pending_head_first_fit_does_not():
+    """3.6.1: reclaim stops at the first uncompleted entry; MPICH's first-fit frees every
+    completed entry (facts: holes are reused)."""
+    def prog(mpi, m=10_000):
+        if mpi.rank == 0:
+            yield mpi.buffer_attach(2 * (m + 96))
+            yield mpi.bsend(count=m, dest=1, tag=1)   # head: received late
+            yield mpi.bsend(count=m, dest=2, tag=2)   # received at once
+            yield mpi.compute("50us")
+            try:
+                yield mpi.bsend(count=m, dest=2, tag=3)
+                return "fits"
+            except ms.MPIError as e:
+                return e.error_class
+        if mpi.rank == 1:
+            yield mpi.compute("100us")
+            yield mpi.recv(count=m, source=0, tag=1)
+        else:
+            yield mpi.recv(count=m, source=0, tag=2)
+            yield mpi.recv(count=m, source=0, tag=3)
+
+    net = {**NET, "eager_limit": 0}
+    circular = ms.run(prog, ranks=3, network=net, mpi={"allocator": "circular"})
+    first_fit = ms.run(prog, ranks=3, network=net, mpi={"allocator": "first-fit"})
+    assert circular.returned[0] == "MPI_ERR_BUFFER"
+    assert first_fit.returned[0] == "fits"
