@@ -75,9 +75,13 @@ def executed(kernel_name: str):
     def run(path: Path) -> Any:
         if path not in done:
             nb = nbformat.read(path, as_version=4)
+            done[path] = None  # a broken notebook runs once: the first test shows its error
             NotebookClient(nb, kernel_name=kernel_name, timeout=CELL_TIMEOUT,
                            resources={"metadata": {"path": str(path.parent)}}).execute()
             done[path] = nb
+        if done[path] is None:
+            pytest.fail(f"{path.name} did not run to the end (see the first failure)",
+                        pytrace=False)
         return done[path]
 
     return run
