@@ -97,7 +97,7 @@ def _load(args: argparse.Namespace) -> Any:
         overrides = dict(_key_value(s, "--set") for s in args.sets)
         return scenario.with_overrides(overrides) if overrides else scenario
     except ScenarioError as e:
-        raise UsageError(str(e)) from None
+        raise UsageError("\nmpisim: ".join(getattr(e, "problems", None) or [str(e)])) from None
     except OSError as e:
         raise UsageError(f"{args.scenario}: {e.strerror or e}") from None
 

@@ -94,6 +94,16 @@ def test_bad_overrides_exit_2_with_one_line(exchange, capsys, args, needle):
     assert code == 2 and needle in err and "Traceback" not in err
 
 
+def test_every_problem_is_reported_once_on_its_own_line(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(EXCHANGE.replace("1 - rank, count", "peer, count").replace(
+        "bandwidth: 10 GB/s", "bandwith: 10 GB/s"))
+    code, _, err = run_cli(capsys, "validate", bad)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 3
+    assert "bad.yaml:4: network.bandwith" in lines[0] and "undefined name 'peer'" in lines[1]
+
+
 def test_missing_file_exits_2(capsys, tmp_path):
     code, _, err = run_cli(capsys, "run", tmp_path / "nope.yaml")
     assert code == 2 and "nope.yaml" in err
@@ -177,5 +187,5 @@ def test_fuzzed_scenarios_always_exit_with_a_documented_code(tmp_path_factory, m
         code = main(["run", str(path), "--quiet"])
     assert code in (0, 2, 3, 4, 5)
     assert "Traceback" not in err.getvalue()
-    if code == 2:
-        assert len(err.getvalue().strip().splitlines()) == 1
+    if code == 2:  # one line per problem, each naming what is wrong
+        assert all(line.startswith("mpisim: ") for line in err.getvalue().strip().splitlines())
