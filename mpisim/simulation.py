@@ -42,6 +42,7 @@ from .units import UnitError, format_time, parse_size, parse_time
 __all__ = ["Simulation", "run"]
 
 PROGRESS_EVERY = 200_000
+UNTIL_REACHED = "simulated time reached until"
 
 
 class _Abort(Exception):
@@ -172,9 +173,13 @@ class Simulation:
             progress: Callable[[int, float], None] | None = None) -> Result:
         """Run to the end (or to simulated time ``until``) and return the Result.
 
+        A run stopped at ``until`` can be continued: ``run(until=t1)``, look at the result
+        (outcome TIMEOUT: not over yet), then ``run(until=t2)`` or ``run()`` goes on.
         ``progress(events, now)`` is called every PROGRESS_EVERY events (for progress bars).
         """
         limit = self.until if until is None else _setting("until", parse_time, until)
+        if self._timeout is not None and self._timeout.startswith(UNTIL_REACHED):
+            self._timeout = None  # an earlier stop at a time limit: go on from there
         cap = math.inf if self.max_events is None else self.max_events
         while not self._done and self._timeout is None:
             stop = cap if progress is None else min(cap, self.events + PROGRESS_EVERY)
@@ -204,7 +209,7 @@ class Simulation:
                     n += 1
             while n < budget:
                 if limit is not None and queue and queue[0][0] > limit:
-                    self._timeout = f"simulated time reached until = {limit:.9g} s"
+                    self._timeout = f"{UNTIL_REACHED} = {format_time(limit)}"
                     env._now = limit
                     return True
                 step()

@@ -144,3 +144,17 @@ def test_every_message_is_received_once_in_order_or_a_real_deadlock_is_reported(
 
 def ops_tag(ops, src, k):
     return next(op[2] for op in ops[src] if op[0] == "send" and op[4] == k)
+
+
+def test_a_run_stopped_at_a_time_can_be_continued():
+    def slow(mpi):
+        yield mpi.compute("10us")
+        yield mpi.send(count=4, dest=1 - mpi.rank) if mpi.rank == 0 else mpi.recv(count=4,
+                                                                                     source=0)
+
+    sim = ms.Simulation(slow, ranks=2)
+    early = sim.run(until="5us")
+    assert early.outcome is ms.Outcome.TIMEOUT and early.sim_time == pytest.approx(5e-6)
+    assert sim.run(until="8us").sim_time == pytest.approx(8e-6)
+    done = sim.run()
+    assert done.outcome is ms.Outcome.COMPLETED and done.sim_time > 10e-6
