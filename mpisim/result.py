@@ -180,8 +180,8 @@ def _deadlock_lines(dl: Deadlock) -> list[str]:
     for c in dl.cycles[:5]:
         lines.append("  cycle: " + " -> ".join(str(r) for r in [*c, c[0]]))
     if any(b.reason.startswith("the message") for b in dl.blocked):
-        lines.append("  try: a larger eager limit (--set network.eager_limit=...), bsend with "
-                     "an attached buffer, or isend/irecv")
+        lines.append("  try: a larger eager limit (setting network.eager_limit), bsend with an "
+                     "attached buffer, or isend/irecv (the program is unsafe, 3.5)")
     return lines
 
 
@@ -191,8 +191,8 @@ def _error_lines(err: ErrorInfo) -> list[str]:
     lines = [f"  rank {err.rank}, {call}{where}, t = {format_time(err.time)}:",
              f"  {err.error_class}: {err.message}"]
     if err.error_class == "MPI_ERR_BUFFER":
-        lines.append("  try: attach a larger buffer (--set buffer=..., or `mpisim min-buffer`),"
-                     " or receive earlier so entries complete")
+        lines.append("  try: attach a larger buffer (min-buffer finds the smallest that works), "
+                     "or receive earlier so that entries complete")
     if err.traceback:
         lines += ["  " + ln for ln in err.traceback.rstrip().splitlines()]
     return lines
