@@ -7,7 +7,9 @@ that rank (AND); a receive from ANY_SOURCE for any unfinished rank that could st
 waitany/waitsome); a detach, or the end of a program with messages still in its buffer
 (MPI_Finalize), for the receivers of those messages; a barrier for the ranks not in it.
 The cycles of that graph are the deadlock's cause; a report lists them (networkx finds
-them; at most ``MAX_CYCLES`` are listed, shortest first).
+them; at most ``MAX_CYCLES`` are listed, shortest first), and its knots: groups of ranks
+whose every wait leads back into the group, which is what a deadlock of OR waits
+(ANY_SOURCE) looks like.
 """
 
 from __future__ import annotations
@@ -50,9 +52,11 @@ class Deadlock:
 
     blocked: list[Blocked]
     cycles: list[list[int]] = field(default_factory=list)
+    knots: list[list[int]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"blocked": [b.to_dict() for b in self.blocked], "cycles": self.cycles}
+        return {"blocked": [b.to_dict() for b in self.blocked], "cycles": self.cycles,
+                "knots": self.knots}
 
 
 def analyse(handles: list[Any], finished: list[bool], barrier: Any, buffers: list[Any],
@@ -61,7 +65,7 @@ def analyse(handles: list[Any], finished: list[bool], barrier: Any, buffers: lis
     alive = [r for r, f in enumerate(finished) if not f]
     blocked = [_blocked(handles[r], alive, barrier, buffers[r], eager_limit, where_of(r))
                for r in alive]
-    return Deadlock(blocked, _cycles(blocked))
+    return Deadlock(blocked, *_cycles_and_knots(blocked))
 
 
 def _blocked(mpi: Any, alive: list[int], barrier: Any, buffer: Any, eager_limit: int,
@@ -118,16 +122,22 @@ def _request_peers(reqs: list[Request], others: list[int]) -> list[int]:
     return peers
 
 
-def _cycles(blocked: list[Blocked]) -> list[list[int]]:
+def _cycles_and_knots(blocked: list[Blocked]) -> tuple[list[list[int]], list[list[int]]]:
+    """Cycles (the AND model's deadlocks) and knots: groups of ranks from which every
+    wait-for path stays inside the group (the OR model's, e.g. ANY_SOURCE receives)."""
     edges = [(b.rank, w) for b in blocked for w in b.waits_for]
     if not edges:
-        return []
+        return [], []
     import networkx as nx  # imported only when a deadlock is analysed
 
     graph = nx.DiGraph(edges)
     found = islice(nx.simple_cycles(graph), MAX_CYCLES * 10)
-    cycles = {tuple(_rotate(c)) for c in found}
-    return [list(c) for c in sorted(cycles, key=lambda c: (len(c), c))[:MAX_CYCLES]]
+    unique = {tuple(_rotate(c)) for c in found}
+    cycles = [list(c) for c in sorted(unique, key=lambda c: (len(c), c))[:MAX_CYCLES]]
+    dag = nx.condensation(graph)
+    knots = sorted(sorted(dag.nodes[n]["members"]) for n in dag
+                   if dag.out_degree(n) == 0 and len(dag.nodes[n]["members"]) > 1)
+    return cycles, knots
 
 
 def _rotate(cycle: list[int]) -> list[int]:

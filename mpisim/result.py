@@ -179,6 +179,9 @@ def _deadlock_lines(dl: Deadlock) -> list[str]:
         lines.append(f"  ... and {len(dl.blocked) - 32} more blocked ranks")
     for c in dl.cycles[:5]:
         lines.append("  cycle: " + " -> ".join(str(r) for r in [*c, c[0]]))
+    for k in dl.knots[:3]:
+        if len(k) > 2:
+            lines.append(f"  knot: ranks {', '.join(map(str, k))} wait only on one another")
     if any(b.reason.startswith("the message") for b in dl.blocked):
         lines.append("  try: a larger eager limit (setting network.eager_limit), bsend with an "
                      "attached buffer, or isend/irecv (the program is unsafe, 3.5)")

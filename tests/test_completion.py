@@ -129,3 +129,15 @@ def test_barrier_missing_rank_is_a_deadlock_naming_it():
     assert by_rank[0].call == "MPI_Barrier" and by_rank[0].waits_for == [2]
     assert by_rank[2].waits_for == [0]
     assert [0, 2] in r.deadlock.cycles
+
+
+def test_any_source_deadlock_is_reported_as_a_knot():
+    """OR waits: three ranks each receiving from ANY_SOURCE, nobody sending, form a knot."""
+    def prog(mpi):
+        yield mpi.recv(count=1, source=ms.ANY_SOURCE)
+
+    r = ms.run(prog, ranks=3, network=NET)
+    assert r.outcome is ms.Outcome.DEADLOCK
+    assert all(b.waits_for == [x for x in range(3) if x != b.rank] for b in r.deadlock.blocked)
+    assert r.deadlock.knots == [[0, 1, 2]] and "knot: ranks 0, 1, 2" in r.report()
+    assert r.to_dict()["deadlock"]["knots"] == [[0, 1, 2]]
