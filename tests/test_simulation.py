@@ -158,3 +158,57 @@ def test_a_run_stopped_at_a_time_can_be_continued():
     assert sim.run(until="8us").sim_time == pytest.approx(8e-6)
     done = sim.run()
     assert done.outcome is ms.Outcome.COMPLETED and done.sim_time > 10e-6
+
+
+@st.composite
+def mixed_programs(draw):
+    """Random programs mixing send modes (standard, buffered, synchronous, nonblocking)."""
+    size = draw(st.integers(2, 4))
+    msgs = draw(st.lists(st.tuples(st.integers(0, size - 1), st.integers(0, size - 1),
+                                   st.sampled_from([0, 16, 3000]),
+                                   st.sampled_from(["send", "bsend", "ssend", "isend"])),
+                         max_size=10))
+    msgs = [m for m in msgs if m[0] != m[1]]
+    ops = {r: [] for r in range(size)}
+    for k, (src, dst, nbytes, mode) in enumerate(msgs):
+        ops[src].append((mode, dst, nbytes, k))
+        ops[dst].append(("recv", src if draw(st.booleans()) else ms.ANY_SOURCE, nbytes, k))
+    for r in ops:
+        ops[r] = draw(st.permutations(ops[r]))
+    return size, ops, draw(st.sampled_from([0, 1024])), draw(st.sampled_from(["circular",
+                                                                               "first-fit"]))
+
+
+@given(mixed_programs())
+def test_mixed_modes_deliver_each_message_once_in_per_pair_order(prog):
+    """3.4-3.7: whatever the send modes, each message is received exactly once and messages
+    of one pair arrive in sending order; a run that does not complete is a real deadlock."""
+    size, ops, eager, allocator = prog
+
+    def program(mpi):
+        got, reqs = [], []
+        for op, peer, nbytes, k in ops[mpi.rank]:
+            if op == "recv":
+                st_ = yield mpi.recv(count=3000, source=peer, tag=0)
+                got.append(st_.data)
+            elif op == "isend":
+                reqs.append((yield mpi.isend(buf=(mpi.rank, k), count=nbytes, dest=peer)))
+            else:
+                yield getattr(mpi, op)(buf=(mpi.rank, k), count=nbytes, dest=peer)
+        yield mpi.waitall(reqs)
+        return got
+
+    r = ms.run(program, ranks=size, network={"eager_limit": eager}, buffer=64 * 1024,
+               mpi={"allocator": allocator})
+    assert r.outcome in (ms.Outcome.COMPLETED, ms.Outcome.DEADLOCK), r.report()
+    if r.outcome is ms.Outcome.DEADLOCK:
+        assert r.deadlock.blocked and all(b.waits_for for b in r.deadlock.blocked)
+        return
+    got = [m for g in r.returned for m in g]
+    sent = [(src, op[3]) for src in ops for op in ops[src] if op[0] != "recv"]
+    assert sorted(got) == sorted(sent)
+    for dst, g in enumerate(r.returned):
+        for src in range(size):
+            order = [op[3] for op in ops[src] if op[0] != "recv" and op[1] == dst]
+            assert [k for (s, k) in g if s == src] == order
+    assert all(x.buffer.overflows == 0 for x in r.ranks)
