@@ -59,7 +59,6 @@ class Rank:
         self._tp = transport
         self._buffer = buffer
         self._barrier = barrier
-        self._config = config
         self._profile = config.profile
         self._sync_all = config.force_ssend
         self._copy_bw = config.copy_bandwidth

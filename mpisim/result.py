@@ -91,7 +91,6 @@ class Result:
     error: ErrorInfo | None = None
     deadlock: Deadlock | None = None
     timeout_reason: str | None = None
-    settings: dict[str, Any] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
