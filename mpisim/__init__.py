@@ -5,7 +5,7 @@ for the scenario files, the CLI and the what-if tools.
 """
 
 from .bsend.profiles import MPIConfig
-from .constants import ANY_SOURCE, ANY_TAG, BOTTOM, PROC_NULL, TAG_UB, UNDEFINED
+from .constants import ANY_SOURCE, ANY_TAG, BOTTOM, BUFFER_AUTOMATIC, PROC_NULL, TAG_UB, UNDEFINED
 from .datatypes import (
     AINT,
     BYTE,
@@ -81,6 +81,7 @@ __all__ = [
     "ANY_SOURCE",
     "ANY_TAG",
     "BOTTOM",
+    "BUFFER_AUTOMATIC",
     "BYTE",
     "CHAR",
     "CHARACTER",

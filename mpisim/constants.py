@@ -10,6 +10,7 @@ __all__ = [
     "ANY_SOURCE",
     "ANY_TAG",
     "BOTTOM",
+    "BUFFER_AUTOMATIC",
     "INT_MAX",
     "PROC_NULL",
     "TAG_UB",
@@ -49,3 +50,24 @@ class _Bottom:
 
 
 BOTTOM = _Bottom()
+
+
+class _BufferAutomatic:
+    """MPI_BUFFER_AUTOMATIC (MPI 4.1): attached in place of a buffer, MPI allocates buffer
+    space as needed, so a bsend never overflows; detach hands it back."""
+
+    _instance: _BufferAutomatic | None = None
+
+    def __new__(cls) -> _BufferAutomatic:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "BUFFER_AUTOMATIC"
+
+    def __reduce__(self) -> str:
+        return "BUFFER_AUTOMATIC"
+
+
+BUFFER_AUTOMATIC = _BufferAutomatic()

@@ -74,7 +74,7 @@ def _blocked(mpi: Any, alive: list[int], barrier: Any, buffer: Any, eager_limit:
     peer, tag, nbytes, obj = ((*mpi.detail, None, None, None, None))[:4]
     others = [r for r in alive if r != mpi.rank]
     any_of = False
-    if call in ("MPI_Buffer_detach", "MPI_Finalize"):
+    if call in ("MPI_Buffer_detach", "MPI_Buffer_flush", "MPI_Finalize"):
         waits = buffer.pending_peers()
         reason = (f"waits until the {buffer.pending} message(s) in its attached buffer are "
                   "sent; their receivers have not received them")

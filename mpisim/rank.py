@@ -20,7 +20,7 @@ from simpy.events import Event
 from . import addresses as _addr
 from . import datatypes as _dt
 from .bsend.buffer import AttachedBuffer
-from .constants import ANY_SOURCE, ANY_TAG, BOTTOM, PROC_NULL
+from .constants import ANY_SOURCE, ANY_TAG, BOTTOM, BUFFER_AUTOMATIC, PROC_NULL
 from .errors import ErrArg, ErrBuffer, MPIError
 from .p2p import completion
 from .p2p.calls import check_datatype, check_dest, check_source, check_tag
@@ -347,7 +347,10 @@ class Rank:
         """MPI_Buffer_attach(size): ``buf`` (optional) is what detach hands back as address."""
         self._enter("MPI_Buffer_attach", (None, None, 0, None))
         try:
-            if isinstance(size, str):
+            if isinstance(size, str) and size.strip().upper() in ("BUFFER_AUTOMATIC",
+                                                                  "AUTOMATIC"):
+                size = BUFFER_AUTOMATIC
+            elif isinstance(size, str):
                 try:
                     size = parse_size(size, allow_negative=True)
                 except UnitError as e:
@@ -367,10 +370,33 @@ class Rank:
                 return failed(env, ErrBuffer(f"no buffer is attached ({self._profile.name} "
                                              "refuses a detach without one)"))
             return done(env, (None, 0))
+        return self._drained(lambda: buffer.detach(env._now))
+
+    def buffer_flush(self) -> Event:
+        """MPI_Buffer_flush (MPI 4.1): waits until every message in the attached buffer has
+        been transmitted; the buffer stays attached."""
+        self._enter("MPI_Buffer_flush", (None, None, 0, None))
+        return self._drained(lambda: None)
+
+    def buffer_iflush(self) -> Event:
+        """MPI_Buffer_iflush (MPI 4.1): yields a Request that completes when the buffer is
+        drained."""
+        self._enter("MPI_Buffer_iflush", (None, None, 0, None))
+        req = Request("send", "MPI_Buffer_iflush", self.rank, PROC_NULL, 0, 0)
+        buffer, env = self._buffer, self.env
         if buffer.pending == 0:
-            return done(env, buffer.detach(env._now))
+            req.known(env._now)
+        else:
+            buffer.on_drained(lambda: req.known(env._now))
+        return done(env, req)
+
+    def _drained(self, value: Any) -> Event:
+        """An event that happens when no entry of the attached buffer is pending."""
+        env, buffer = self.env, self._buffer
+        if buffer.pending == 0:
+            return done(env, value())
         ev = pending(env)
-        buffer.on_drained(lambda: fire_at(ev, env._now, buffer.detach(env._now)))
+        buffer.on_drained(lambda: fire_at(ev, env._now, value()))
         return ev
 
     def barrier(self) -> Event:

@@ -288,3 +288,42 @@ def test_circular_keeps_a_completed_entry_behind_a_pending_head_first_fit_does_n
     first_fit = ms.run(prog, ranks=3, network=net, mpi={"allocator": "first-fit"})
     assert circular.returned[0] == "MPI_ERR_BUFFER"
     assert first_fit.returned[0] == "fits"
+
+
+def test_buffer_flush_waits_for_the_buffer_and_keeps_it_attached():
+    """MPI 4.1 MPI_Buffer_flush (facts): waits until every message in the buffer has been
+    transmitted; the buffer stays attached."""
+    def prog(mpi, n=100_000):
+        if mpi.rank == 0:
+            yield mpi.buffer_attach(n + mpi.BSEND_OVERHEAD)
+            yield mpi.bsend(count=n, dest=1)
+            yield mpi.buffer_flush()
+            t = mpi.now
+            yield mpi.bsend(count=n, dest=1)  # fits again: the first entry completed
+            req = yield mpi.buffer_iflush()
+            flag, _ = yield mpi.test(req)
+            yield mpi.wait(req)
+            return t, flag, mpi.now
+        yield mpi.compute("20us")
+        yield mpi.recv(count=n, source=0)
+        yield mpi.recv(count=n, source=0)
+
+    t, flag, t2 = ms.run(prog, ranks=2, network=NET).returned[0]
+    assert t == pytest.approx(20e-6 + L + 100_000 / BW)
+    assert flag is False and t2 > t
+
+
+def test_buffer_automatic_never_overflows_and_detach_returns_it():
+    """MPI 4.1 MPI_BUFFER_AUTOMATIC (facts): MPI allocates as needed; detach returns it."""
+    def prog(mpi):
+        yield mpi.buffer_attach(ms.BUFFER_AUTOMATIC)
+        for _ in range(50):
+            yield mpi.bsend(count=100_000, dest=1 - mpi.rank)
+        for _ in range(50):
+            yield mpi.recv(count=100_000, source=1 - mpi.rank)
+        return (yield mpi.buffer_detach())
+
+    r = ms.run(prog, ranks=2, network=NET)
+    assert r.outcome is ms.Outcome.COMPLETED
+    assert r.returned == [(ms.BUFFER_AUTOMATIC, 0)] * 2
+    assert r.ranks[0].buffer.peak_live == 50 * (100_000 + 96)

@@ -189,3 +189,28 @@ def test_fuzzed_scenarios_always_exit_with_a_documented_code(tmp_path_factory, m
     assert "Traceback" not in err.getvalue()
     if code == 2:  # one line per problem, each naming what is wrong
         assert all(line.startswith("mpisim: ") for line in err.getvalue().strip().splitlines())
+
+
+def test_scenarios_know_buffer_flush_and_buffer_automatic(tmp_path, capsys):
+    """MPI 4.1 (facts): MPI_Buffer_flush and MPI_BUFFER_AUTOMATIC from a scenario file."""
+    path = tmp_path / "flush.yaml"
+    path.write_text(textwrap.dedent("""\
+        name: flush
+        ranks: 2
+        network: {eager_limit: 0}
+        programs:
+          - ranks: 0
+            ops:
+              - buffer_attach: BUFFER_AUTOMATIC
+              - bsend: {dest: 1, bytes: 1 KiB}
+              - buffer_flush: {}
+              - buffer_detach: {}
+          - ranks: 1
+            ops:
+              - compute: 10us
+              - recv: {source: 0, bytes: 1 KiB}
+        """))
+    code, out, _ = run_cli(capsys, "run", path, "--json")
+    d = json.loads(out)
+    assert code == 0 and d["ranks"][0]["buffer"]["peak_live"] == 1024 + 96
+    assert d["ranks"][0]["end_time"] > 10e-6  # the flush waited for the late receive

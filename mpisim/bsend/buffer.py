@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..constants import INT_MAX
+from ..constants import BUFFER_AUTOMATIC, INT_MAX
 from ..errors import ErrArg, ErrBuffer, error_for_class
 from ..trace import EntryRecord, Recorder
 from .allocators import make_allocator
@@ -69,7 +69,13 @@ class AttachedBuffer:
         return self.allocator is not None
 
     def attach(self, size: Any, address: Any, now: float) -> None:
-        """MPI_Buffer_attach: raises ErrArg / ErrBuffer as the profile's implementation does."""
+        """MPI_Buffer_attach: raises ErrArg / ErrBuffer as the profile's implementation does.
+
+        ``BUFFER_AUTOMATIC`` (MPI 4.1) attaches an unbounded buffer: MPI allocates as needed.
+        """
+        if size is BUFFER_AUTOMATIC:
+            self._attach_automatic(now)
+            return
         if isinstance(size, bool) or not isinstance(size, int):
             raise ErrArg(f"buffer size must be an integer number of bytes, got {size!r}")
         if size < 0:
@@ -92,6 +98,19 @@ class AttachedBuffer:
                                                                                self.attaches)
         self.attaches += 1
         self.summary.size = max(self.summary.size, size)
+        self._record(now, "attach")
+
+    def _attach_automatic(self, now: float) -> None:
+        if self.allocator is not None:
+            cls = error_for_class(self.profile.attach_twice_error_class)
+            raise cls("a buffer is already attached; detach it first (3.6: only one buffer "
+                      "can be attached to a process at a time)")
+        cfg = self.config
+        self.allocator = make_allocator("unbounded", 0, overhead=cfg.bsend_overhead,
+                                        alignment=cfg.alignment)
+        self.allocator.on_free = self._freed
+        self.address = BUFFER_AUTOMATIC
+        self.attaches += 1
         self._record(now, "attach")
 
     def detach(self, now: float) -> tuple[Any, int]:

@@ -299,5 +299,6 @@ _CALLS = {
     "recv": _recv, "irecv": _recv, "probe": _probe, "iprobe": _probe,
     "wait": _single, "test": _single, "request_free": _single,
     "waitall": _many, "waitany": _many, "waitsome": _many, "testall": _many,
-    "buffer_attach": _attach, "buffer_detach": _detach, "barrier": _plain, "compute": _plain,
+    "buffer_attach": _attach, "buffer_detach": _detach, "buffer_flush": _plain, "barrier": _plain,
+    "compute": _plain,
 }

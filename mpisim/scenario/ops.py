@@ -20,7 +20,8 @@ Arguments (each a literal or an expression, see :mod:`mpisim.scenario.expr`):
   requests; ``request_free``: a request. Short forms: ``wait: r``, ``waitall: [a, b]``.
 - ``buffer_attach``: a size (``16 KiB``, or an expression in bytes), or
   ``{count: n, datatype: T, messages: k}`` meaning k * (pack_size(n, T) + BSEND_OVERHEAD).
-- ``buffer_detach: {}``, ``barrier: {}``, ``compute: 5us`` (a time).
+- ``buffer_detach: {}``, ``buffer_flush: {}`` (MPI 4.1), ``barrier: {}``, ``compute: 5us``
+  (a time). ``buffer_attach: BUFFER_AUTOMATIC`` attaches MPI 4.1's automatic buffer.
 - ``loop: {times: N, var: i, ops: [...]}`` (``var`` optional, counts 0..N-1, visible in its
   body only) and ``if: {cond: EXPR, then: [...], else: [...]}`` (``else`` optional).
 
@@ -43,6 +44,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..constants import BUFFER_AUTOMATIC
 from ..datatypes import BASIC_TYPES
 from .expr import CONSTANTS, RESERVED, Expr, ExprError, constant, parse_expr
 from .values import Invalid, convert, describe, hint, is_unit_literal
@@ -53,7 +55,8 @@ __all__ = ["CALLS", "Op", "OpReader", "RequestRef"]
 SENDS = ("send", "bsend", "ssend", "rsend", "isend", "ibsend", "issend", "irsend")
 _LISTS = ("waitall", "waitany", "waitsome", "testall")
 CALLS = (*SENDS, "irecv", "recv", "probe", "iprobe", "wait", *_LISTS, "test",
-         "request_free", "buffer_attach", "buffer_detach", "barrier", "compute", "loop", "if")
+         "request_free", "buffer_attach", "buffer_detach", "buffer_flush", "barrier", "compute",
+         "loop", "if")
 _STATUS_FIELDS = ("source", "tag", "count")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REF = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[(.*)\])?\s*$")
@@ -220,6 +223,9 @@ class OpReader:
     _waitany = _waitsome = _testall = _waitall
 
     def _buffer_attach(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        if isinstance(value, str) and value.strip() == "BUFFER_AUTOMATIC":
+            op.args["size"] = ("size", constant(BUFFER_AUTOMATIC, "BUFFER_AUTOMATIC"))
+            return
         m = self._mapping(value, path, line, ("size", "count", "datatype", "messages"), (),
                           short="size")
         if "size" in m:
@@ -242,6 +248,8 @@ class OpReader:
 
     def _barrier(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
         self._mapping(value, path, line, (), ())
+
+    _buffer_flush = _barrier  # MPI 4.1 MPI_Buffer_flush: no arguments either
 
     def _compute(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
         m = self._mapping(value, path, line, ("time",), ("time",), short="time")
