@@ -104,6 +104,8 @@ def _tag(tag: Any) -> str:
 
 
 def _send_reason(req: Request, nbytes: Any, eager_limit: int, peer: Any) -> str:
+    if req.waiting:
+        return req.waiting
     if req.call.startswith(("MPI_Ssend", "MPI_Issend")):
         return f"synchronous send: completes only when rank {peer} starts a matching receive"
     return (f"the message ({nbytes} B) went rendezvous (eager limit {eager_limit} B): "

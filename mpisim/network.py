@@ -11,6 +11,12 @@ not occupy the port.
 Two-level machines: with ``ranks_per_node`` set, ranks ``r // ranks_per_node`` share a node,
 and transfers between ranks of one node use the ``intra`` latency and bandwidth.
 
+``eager_cells`` (MPICH's shared-memory cells; the ``mpich`` profile's default is 64) bounds
+the eager messages in flight from one sender to one receiver: an eager message that finds a
+free cell is copied into it and its send is complete at once (so a bsend entry holding it
+is reclaimable by the next bsend); one that finds none waits, with every later message of
+that pair behind it, until the receiver matches an earlier one. ``None``: unbounded.
+
 ``jitter`` adds a seeded uniform delay in ``[0, jitter)`` to every transfer's latency. Arrivals
 between one sender and one receiver stay in sending order (a FIFO channel), so jitter never
 lets a message overtake an earlier one on the same pair, as MPI's non-overtaking rule needs.
@@ -48,6 +54,7 @@ class Network:
     intra: dict[str, Any] | None = None
     ranks_per_node: int | None = None
     jitter: float | str = 0.0
+    eager_cells: int | None = None
 
     @classmethod
     def from_dict(cls, settings: dict[str, Any]) -> Network:
@@ -72,9 +79,11 @@ class Network:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def resolve(self, *, ranks: int, eager_default: int, seed: int) -> NetworkModel:
+    def resolve(self, *, ranks: int, eager_default: int, seed: int,
+                cells_default: int | None = None) -> NetworkModel:
         """Parse and check every value; the engine's model of this network."""
-        return NetworkModel(self, ranks=ranks, eager_default=eager_default, seed=seed)
+        return NetworkModel(self, ranks=ranks, eager_default=eager_default, seed=seed,
+                            cells_default=cells_default)
 
 
 def _get(key: str, parser, value):
@@ -89,6 +98,7 @@ class NetworkModel:
 
     __slots__ = (
         "bandwidth",
+        "eager_cells",
         "eager_limit",
         "intra_inv_bw",
         "intra_latency",
@@ -103,7 +113,8 @@ class NetworkModel:
         "system_buffer",
     )
 
-    def __init__(self, net: Network, *, ranks: int, eager_default: int, seed: int) -> None:
+    def __init__(self, net: Network, *, ranks: int, eager_default: int, seed: int,
+                 cells_default: int | None = None) -> None:
         self.latency = _get("latency", parse_time,
                             DEFAULT_LATENCY if net.latency is None else net.latency)
         self.bandwidth = _get("bandwidth", parse_bandwidth,
@@ -111,6 +122,11 @@ class NetworkModel:
         self.inv_bw = 1.0 / self.bandwidth
         self.eager_limit = _get("eager_limit", parse_size,
                                 eager_default if net.eager_limit is None else net.eager_limit)
+        cells = cells_default if net.eager_cells is None else net.eager_cells
+        if cells is not None and (isinstance(cells, bool) or not isinstance(cells, int)
+                                  or cells < 1):
+            raise ValueError(f"network.eager_cells: expected a positive integer, got {cells!r}")
+        self.eager_cells = cells
         self.system_buffer = (None if net.system_buffer is None
                               else _get("system_buffer", parse_size, net.system_buffer))
         self.overhead = _get("overhead", parse_time, net.overhead)

@@ -20,7 +20,7 @@ from simpy.events import Event
 from . import addresses as _addr
 from . import datatypes as _dt
 from .bsend.buffer import AttachedBuffer
-from .constants import ANY_SOURCE, ANY_TAG, BOTTOM, BUFFER_AUTOMATIC, PROC_NULL
+from .constants import ANY_SOURCE, ANY_TAG, BOTTOM, BUFFER_AUTOMATIC, PROC_NULL, TAG_UB
 from .errors import ErrArg, ErrBuffer, MPIError
 from .p2p import completion
 from .p2p.calls import check_datatype, check_dest, check_source, check_tag
@@ -143,12 +143,18 @@ class Rank:
               tag: Any, blocking: bool) -> Event:
         env = self.env
         try:
-            dest = check_dest(dest, self.size)
-            tag = check_tag(tag, False)
-            dt = check_datatype(datatype)
-            if dt is None and not isinstance(buf, np.ndarray):
-                dt = _dt.BYTE
-            count, dt, nbytes, data = outgoing(buf, count, dt, self._space)
+            if type(dest) is not int or not 0 <= dest < self.size:  # fast path: a rank
+                dest = check_dest(dest, self.size)
+            if type(tag) is not int or not 0 <= tag <= TAG_UB:
+                tag = check_tag(tag, False)
+            if buf is None and datatype is not None and type(count) is int and count >= 0 \
+                    and type(datatype) is _dt.Datatype and datatype.committed:
+                dt, nbytes, data = datatype, count * datatype.size, None  # size only
+            else:
+                dt = check_datatype(datatype)
+                if dt is None and not isinstance(buf, np.ndarray):
+                    dt = _dt.BYTE
+                count, dt, nbytes, data = outgoing(buf, count, dt, self._space)
         except MPIError as e:
             self._enter(call, (dest if isinstance(dest, int) else None, tag, 0, None))
             return failed(env, e)
@@ -229,9 +235,15 @@ class Rank:
     def _post_recv(self, call: str, buf: Any, count: Any, datatype: Any, source: Any,
                    tag: Any) -> Request | Event:
         try:
-            source = check_source(source, self.size)
-            tag = check_tag(tag, True)
-            capacity, dt = receive_capacity(buf, count, check_datatype(datatype))
+            if type(source) is not int or not 0 <= source < self.size:  # fast path: a rank
+                source = check_source(source, self.size)
+            if type(tag) is not int or not 0 <= tag <= TAG_UB:
+                tag = check_tag(tag, True)
+            if buf is None and datatype is not None and type(count) is int and count >= 0 \
+                    and type(datatype) is _dt.Datatype and datatype.committed:
+                capacity, dt = count * datatype.size, datatype  # size only
+            else:
+                capacity, dt = receive_capacity(buf, count, check_datatype(datatype))
         except MPIError as e:
             self._enter(call, (None, None, 0, None))
             return failed(self.env, e)

@@ -73,7 +73,8 @@ class Simulation:
         self.buffer = None if buffer is None else _setting("buffer", parse_size, buffer)
         self.config = _mpi_config(mpi)
         self.net = Network.coerce(network).resolve(
-            ranks=ranks, eager_default=self.config.profile.eager_limit, seed=seed)
+            ranks=ranks, eager_default=self.config.profile.eager_limit, seed=seed,
+            cells_default=getattr(self.config.profile, "eager_cells", None))
         self.env = Environment()
         self.recorder = Recorder(trace)
         self.transport = Transport(self.env, self.net, ranks, self._ready_error, trace)

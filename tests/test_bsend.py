@@ -327,3 +327,59 @@ def test_buffer_automatic_never_overflows_and_detach_returns_it():
     assert r.outcome is ms.Outcome.COMPLETED
     assert r.returned == [(ms.BUFFER_AUTOMATIC, 0)] * 2
     assert r.ranks[0].buffer.peak_live == 50 * (100_000 + 96)
+
+
+def test_mpich_eager_cells_free_entries_at_once_65_bsends_then_overflow():
+    """facts (MPICH 4.0): with B = 96 + 8 and 8-byte bsends to a sleeping receiver, 65
+    succeeded and the 66th failed: 64 eager messages fit MPICH's cells and complete at once,
+    the 65th waits for a cell, so its entry stays and the 66th finds no room."""
+    def prog(mpi):
+        if mpi.rank == 0:
+            yield mpi.buffer_attach(96 + 8)
+            for k in range(1, 100):
+                try:
+                    yield mpi.bsend(count=8, dest=1)
+                except ms.MPIError as e:
+                    return k, e.error_class
+        else:
+            yield mpi.compute("1ms")
+            for _ in range(65):
+                yield mpi.recv(count=8, source=0)
+
+    r = ms.run(prog, ranks=2, mpi={"profile": "mpich"})
+    assert r.returned[0] == (66, "MPI_ERR_BUFFER")
+    assert r.outcome is ms.Outcome.COMPLETED
+
+
+def test_eager_cells_keep_the_pair_in_order_and_block_a_standard_send():
+    """network.eager_cells: a send that finds no free cell waits for the receiver, and
+    later messages of the pair (even rendezvous ones) never overtake it (3.5)."""
+    def prog(mpi):
+        if mpi.rank == 0:
+            for k in range(3):
+                yield mpi.send(buf=k, count=8, dest=1)
+            yield mpi.send(buf=3, count=100_000, dest=1)  # rendezvous, behind the queue
+            return mpi.now
+        yield mpi.compute("50us")
+        got = []
+        for _ in range(4):
+            got.append((yield mpi.recv(count=100_000, source=0)).data)
+        return got
+
+    r = ms.run(prog, ranks=2, network={**NET, "eager_cells": 2})
+    assert r.returned[1] == [0, 1, 2, 3]
+    assert r.returned[0] > 50e-6  # the third send waited for a cell
+
+
+def test_a_send_waiting_for_an_eager_cell_is_explained_in_a_deadlock():
+    def prog(mpi):
+        if mpi.rank == 0:
+            for _ in range(3):
+                yield mpi.send(count=8, dest=1)
+        else:
+            yield mpi.recv(count=8, source=0, tag=99)  # never matches
+
+    r = ms.run(prog, ranks=2, network={**NET, "eager_cells": 2})
+    assert r.outcome is ms.Outcome.DEADLOCK
+    b = next(b for b in r.deadlock.blocked if b.rank == 0)
+    assert b.call == "MPI_Send" and "eager cells" in b.reason and b.waits_for == [1]

@@ -47,6 +47,7 @@ class Profile:
     attach_twice_error_class: str  # error class of attaching while attached
     ibsend_completes_at_once: bool  # MPI_Ibsend's request is complete when it returns
     description: str
+    eager_cells: int | None = None  # network default: eager messages in flight per pair
 
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (
@@ -64,7 +65,8 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
         attach_twice_error_class="MPI_ERR_BUFFER", ibsend_completes_at_once=True,
         description="MPICH 4.0 (ch4:ucx): first fit, every completed entry freed at each "
                     "bsend, 88-byte header, 16-byte cut; attach below 96 B refused; "
-                    "eager up to 8255 B."),
+                    "eager up to 8255 B, 64 eager messages in flight per pair.",
+        eager_cells=64),
     Profile(
         name="openmpi", bsend_overhead=128, allocator="first-fit", sizing="openmpi",
         alignment=1, eager_limit=4040, attach_min=0, detach_unattached_error=True,

@@ -21,6 +21,7 @@ number of SimPy events per message is small: eager, 1-2; rendezvous, 3-4.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -47,6 +48,7 @@ class Message:
     """One message: its envelope, its data and the times of its life (for the trace)."""
 
     __slots__ = (
+        "cell",
         "counted",
         "data",
         "dst",
@@ -83,6 +85,7 @@ class Message:
         self.recv_done = float("nan")
         self.on_sent: Callable[[Message], None] | None = None
         self.counted = False
+        self.cell = False
 
 
 class Transport:
@@ -100,6 +103,8 @@ class Transport:
         self.received = 0
         self.bytes = 0
         self._last_arrival: dict[int, float] = {}
+        self._cells_used: dict[int, int] = {}
+        self._cell_waiting: dict[int, deque[tuple[Message, float]]] = {}
 
     # -- sending -------------------------------------------------------------------------
     def post_send(self, src: int, dst: int, tag: int, nbytes: int, data: Any, mode: str,
@@ -118,17 +123,66 @@ class Transport:
             if mode != READY and self.net.system_buffer is not None:
                 self.queues[dst].eager_bytes += nbytes
                 msg.counted = True
-            end, arrive = self.net.inject(src, dst, nbytes, earliest)
-            if mode == SYNCHRONOUS:
-                msg.send_done = end  # bytes gone; complete once the match is acknowledged
-            else:
-                self._sent(msg, end)
-            callback_at(env, self._in_order(src, dst, arrive), self._arrive, msg)
         else:
             msg.protocol = RENDEZVOUS
-            rts = earliest + self.net.control_delay(src, dst)
-            callback_at(env, self._in_order(src, dst, rts), self._arrive, msg)
+        if self.net.eager_cells is not None and not self._take_cell(msg, earliest):
+            return msg  # waits, in order, for an eager cell of its pair
+        self._go(msg, earliest)
         return msg
+
+    def _go(self, msg: Message, earliest: float) -> None:
+        """Put the message (eager data, or a rendezvous request-to-send) on the wire."""
+        src, dst = msg.src, msg.dst
+        if msg.protocol == RENDEZVOUS:
+            rts = earliest + self.net.control_delay(src, dst)
+            callback_at(self.env, self._in_order(src, dst, rts), self._arrive, msg)
+            return
+        end, arrive = self.net.inject(src, dst, msg.nbytes, earliest)
+        if msg.cell:
+            end = earliest  # copied into a transport cell: complete locally at once
+        if msg.mode == SYNCHRONOUS:
+            msg.send_done = end  # bytes gone; complete once the match is acknowledged
+        else:
+            self._sent(msg, end)
+        callback_at(self.env, self._in_order(src, dst, arrive), self._arrive, msg)
+
+    # -- eager cells (network.eager_cells) -----------------------------------------------
+    def _take_cell(self, msg: Message, earliest: float) -> bool:
+        """A cell for an eager message (rendezvous ones need none); False: it must wait,
+        and so must every later message of the pair (non-overtaking)."""
+        key = msg.src * self.size + msg.dst
+        waiting = self._cell_waiting.get(key)
+        if not waiting and (msg.protocol == RENDEZVOUS or self._use_cell(msg, key)):
+            return True
+        if waiting is None:
+            waiting = self._cell_waiting[key] = deque()
+        waiting.append((msg, earliest))
+        msg.sreq.waiting = (f"waits for one of the {self.net.eager_cells} eager cells towards "
+                            f"rank {msg.dst}: the messages already in them are not received yet")
+        return False
+
+    def _use_cell(self, msg: Message, key: int) -> bool:
+        used = self._cells_used.get(key, 0)
+        if used >= self.net.eager_cells:
+            return False
+        self._cells_used[key] = used + 1
+        msg.cell = True
+        return True
+
+    def _free_cell(self, msg: Message) -> None:
+        """The receiver took a message out of its cell: let waiting messages go, in order."""
+        key = msg.src * self.size + msg.dst
+        self._cells_used[key] -= 1
+        msg.cell = False
+        waiting = self._cell_waiting.get(key)
+        now = self.env._now
+        while waiting:
+            head, earliest = waiting[0]
+            if head.protocol == EAGER and not self._use_cell(head, key):
+                break
+            waiting.popleft()
+            head.sreq.waiting = None
+            self._go(head, max(earliest, now))
 
     def _eager_fits(self, dst: int, nbytes: int) -> bool:
         net = self.net
@@ -152,7 +206,10 @@ class Transport:
         msg.send_done = end
         msg.sreq.known(end)
         if msg.on_sent is not None:
-            callback_at(self.env, end, _run_on_sent, msg)
+            if end <= self.env._now:  # already complete: tell the buffer before the next call
+                msg.on_sent(msg)
+            else:
+                callback_at(self.env, end, _run_on_sent, msg)
 
     # -- arriving and matching -----------------------------------------------------------
     def _arrive(self, ev: Any) -> None:
@@ -186,6 +243,8 @@ class Transport:
             if msg.counted:
                 self.queues[msg.dst].eager_bytes -= msg.nbytes
                 msg.counted = False
+            if msg.cell:
+                self._free_cell(msg)
             self._deliver(msg)
             if msg.mode == SYNCHRONOUS:
                 ack = now + self.net.control_delay(msg.dst, msg.src)

@@ -70,7 +70,6 @@ class Request:
         "error",
         "freed",
         "kind",
-        "msg",
         "nbytes",
         "peer",
         "rank",
@@ -78,6 +77,7 @@ class Request:
         "status",
         "tag",
         "waiters",
+        "waiting",
     )
 
     def __init__(self, kind: str, call: str, rank: int, peer: int, tag: int, nbytes: int) -> None:
@@ -97,6 +97,7 @@ class Request:
         self.datatype: Any = None
         self.freed = False
         self.space: Any = None
+        self.waiting: str | None = None  # why a send cannot go yet (for deadlock reports)
 
     def known(self, when: float) -> None:
         """The engine learned when this request completes; tell the waiters."""
