@@ -15,6 +15,10 @@ be posted); if no matching receive is posted when it arrives, the program is err
 and the run ends with MPI_ERR_OTHER, explained. Buffered sends reach this module as the
 standard-mode sends the model implementation posts for them (3.6.1).
 
+With ``network.eager_cells`` set (MPICH's shared-memory cells), an eager message needs a
+free cell of its sender-receiver pair: with one it is copied in and complete at once; without,
+it waits, and every later message of the pair waits behind it, so none overtakes it (3.5).
+
 Every completion time is computed when it becomes known and scheduled for that time; the
 number of SimPy events per message is small: eager, 1-2; rendezvous, 3-4.
 """
