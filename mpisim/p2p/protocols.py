@@ -116,20 +116,22 @@ class Transport:
                   on_sent: Callable[[Message], None] | None = None) -> Message:
         """Start a send; ``earliest`` is when its bytes may start to leave (call overhead,
         buffer copy). Completion is reported through ``sreq`` (and ``on_sent``)."""
-        env = self.env
-        msg = Message(self.sent, src, dst, tag, nbytes, data, mode, sreq, env._now)
+        net = self.net
+        msg = Message(self.sent, src, dst, tag, nbytes, data, mode, sreq, self.env._now)
         msg.on_sent = on_sent
         self.sent += 1
         self.bytes += nbytes
         if self.messages is not None:
             self.messages.append(msg)
-        if mode == READY or self._eager_fits(dst, nbytes):
-            if mode != READY and self.net.system_buffer is not None:
+        limit = net.eager_limit
+        if mode == READY or (limit > 0 and nbytes <= limit and (
+                net.system_buffer is None or self._system_buffer_room(dst, nbytes))):
+            if mode != READY and net.system_buffer is not None:
                 self.queues[dst].eager_bytes += nbytes
                 msg.counted = True
         else:
             msg.protocol = RENDEZVOUS
-        if self.net.eager_cells is not None and not self._take_cell(msg, earliest):
+        if net.eager_cells is not None and not self._take_cell(msg, earliest):
             return msg  # waits, in order, for an eager cell of its pair
         self._go(msg, earliest)
         return msg
@@ -188,13 +190,9 @@ class Transport:
             head.sreq.waiting = None
             self._go(head, max(earliest, now))
 
-    def _eager_fits(self, dst: int, nbytes: int) -> bool:
-        net = self.net
-        limit = net.eager_limit
-        if limit <= 0 or nbytes > limit:
-            return False
-        room = net.system_buffer
-        return room is None or self.queues[dst].eager_bytes + nbytes <= room
+    def _system_buffer_room(self, dst: int, nbytes: int) -> bool:
+        """The receiver's system buffer can take ``nbytes`` more unexpected eager data."""
+        return self.queues[dst].eager_bytes + nbytes <= self.net.system_buffer
 
     def _in_order(self, src: int, dst: int, arrive: float) -> float:
         """Keep each sender->receiver channel FIFO: never arrive before an earlier message."""
