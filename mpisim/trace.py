@@ -16,6 +16,7 @@ path); at the end :meth:`Recorder.build` turns them into the four arrays of :cla
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -103,8 +104,7 @@ def _columns(objects: list[Any], dtype: np.dtype, renamed: dict[str, str]) -> np
     a list of tuples for the string columns)."""
     out = np.empty(len(objects), dtype=dtype)
     for name in dtype.names:
-        attr = renamed.get(name, name)
-        out[name] = [getattr(o, attr) for o in objects]
+        out[name] = list(map(attrgetter(renamed.get(name, name)), objects))
     return out
 
 
