@@ -191,13 +191,24 @@ class AttachedBuffer:
         more = f" and {len(entries) - 8} more" if len(entries) > 8 else ""
         gap = layout.get("wrap_gap") or 0
         return ErrBuffer(
-            f"bsend of {packed} B needs an entry of {need} B (pack_size + MPI_BSEND_OVERHEAD "
-            f"{self.config.bsend_overhead}), but the {alloc.capacity} B buffer has "
+            f"bsend of {packed} B needs an entry of {need} B ({self._charging()}), but the "
+            f"{alloc.capacity} B buffer has "
             f"{alloc.largest_free()} B contiguous free ({alloc.free_total()} B free in total"
             + (f", {gap} B wasted at the end by the wrap" if gap else "")
             + f"); entries: {shown or 'none'}{more}",
             {"requested": need, "free": alloc.free_total(), "largest_free": alloc.largest_free(),
              "capacity": alloc.capacity, "entries": entries})
+
+    def _charging(self) -> str:
+        """How the allocator in force sizes an entry, for error messages."""
+        sizing = self.config.sizing
+        if sizing == "mpich":
+            return "MPICH: 88-byte header + the message rounded up to 16 B"
+        if sizing == "openmpi":
+            return "Open MPI: 8 * floor(bytes / 8) + 16"
+        alignment = self.config.alignment
+        return (f"pack_size + MPI_BSEND_OVERHEAD {self.config.bsend_overhead}"
+                + (f", rounded up to {alignment}" if alignment > 1 else ""))
 
     def _record(self, now: float, event: str, requested: int = 0) -> None:
         self._now = now
