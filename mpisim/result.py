@@ -148,6 +148,9 @@ class Result:
             lines += _error_lines(self.error)
         if self.timeout_reason:
             lines.append(f"  stopped: {self.timeout_reason}")
+            if self.outcome is Outcome.TIMEOUT:
+                lines.append("  try: a larger until or max_events if the program is just long; "
+                             "otherwise look for a loop that never ends")
         lines += _buffer_lines(self.ranks)
         return "\n".join(lines)
 
