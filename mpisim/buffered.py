@@ -42,7 +42,8 @@ class BufferedCalls:
         direct = profile.bsend_direct_limit
         if (direct is not None and nbytes <= direct) or (
                 nbytes == 0 and not buffer.attached and profile.zero_bsend_unattached_ok):
-            self._tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, sreq, earliest)
+            self._tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, sreq, earliest,
+                               local=True)  # copied into transport memory
             return earliest
         entry = buffer.reserve(nbytes, dest, tag, env._now)
         if self._copy_bw:

@@ -11,6 +11,7 @@ __all__ = [
     "ANY_TAG",
     "BOTTOM",
     "BUFFER_AUTOMATIC",
+    "COUNT_MAX",
     "INT_MAX",
     "PROC_NULL",
     "TAG_UB",
@@ -28,7 +29,9 @@ UNDEFINED = -32766
 TAG_UB = 2**31 - 1
 """The largest tag value (MPI_TAG_UB attribute); MPI guarantees at least 32767."""
 INT_MAX = 2**31 - 1
-"""Largest C int: the bound of MPI's ``int`` counts and sizes (buffer_attach, type_size)."""
+"""Largest C int: the bound of MPI's ``int`` counts and sizes (type_size)."""
+COUNT_MAX = 2**63 - 1
+"""Largest MPI_Count: the bound of the ``_c`` (large-count) calls, e.g. MPI_Buffer_attach_c."""
 
 
 class _Bottom:

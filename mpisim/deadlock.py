@@ -60,16 +60,17 @@ class Deadlock:
 
 
 def analyse(handles: list[Any], finished: list[bool], barrier: Any, buffers: list[Any],
-            eager_limit: int, where_of: Any) -> Deadlock:
-    """The deadlock of a run whose event queue is empty (``where_of(rank)``: location)."""
+            eager_limit: int, where_of: Any, stall_cause: Any = None) -> Deadlock:
+    """The deadlock of a run whose event queue is empty (``where_of(rank)``: location;
+    ``stall_cause(src, dst)``: why a pair's messages no longer match, if they do not)."""
     alive = [r for r, f in enumerate(finished) if not f]
-    blocked = [_blocked(handles[r], alive, barrier, buffers[r], eager_limit, where_of(r))
-               for r in alive]
+    blocked = [_blocked(handles[r], alive, barrier, buffers[r], eager_limit, where_of(r),
+                        stall_cause) for r in alive]
     return Deadlock(blocked, *_cycles_and_knots(blocked))
 
 
 def _blocked(mpi: Any, alive: list[int], barrier: Any, buffer: Any, eager_limit: int,
-             where: str | None) -> Blocked:
+             where: str | None, stall_cause: Any = None) -> Blocked:
     call = mpi.call or "(not started)"
     peer, tag, nbytes, obj = ((*mpi.detail, None, None, None, None))[:4]
     others = [r for r in alive if r != mpi.rank]
@@ -94,7 +95,9 @@ def _blocked(mpi: Any, alive: list[int], barrier: Any, buffer: Any, eager_limit:
             reason = "waits for a message from any rank; none is coming"
         else:
             waits = [peer] if peer is not None else []
-            reason = f"waits for a message from rank {peer} (tag {_tag(tag)}) that is never sent"
+            stalled = stall_cause(peer, mpi.rank) if stall_cause and peer is not None else None
+            reason = stalled or (f"waits for a message from rank {peer} (tag {_tag(tag)}) "
+                                 "that is never sent")
     waits = sorted({w for w in waits if w is not None and w != mpi.rank})
     return Blocked(mpi.rank, call, peer, tag, nbytes, waits, where, any_of, reason)
 

@@ -11,11 +11,14 @@ not occupy the port.
 Two-level machines: with ``ranks_per_node`` set, ranks ``r // ranks_per_node`` share a node,
 and transfers between ranks of one node use the ``intra`` latency and bandwidth.
 
-``eager_cells`` (MPICH's shared-memory cells; the ``mpich`` profile's default is 64) bounds
-the eager messages in flight from one sender to one receiver: an eager message that finds a
-free cell is copied into it and its send is complete at once (so a bsend entry holding it
-is reclaimable by the next bsend); one that finds none waits, with every later message of
-that pair behind it, until the receiver matches an earlier one. ``None``: unbounded.
+Receiver progress (:mod:`mpisim.p2p.progress`; ``None``/false: the send completes when its
+bytes have left, whatever the receiver does): ``eager_cells`` is how many eager messages of
+one sender-receiver pair can complete before the receiver takes them (MPICH's shared-memory
+cells, 64); ``eager_box`` adds a per-pair box of that many bytes (Open MPI's fast box);
+``local_send_limit`` is the largest standard send that can complete before the receiver
+takes it (Open MPI: 256 B); ``eager_waits_for_rendezvous``: an eager message behind an
+unmatched rendezvous message of its pair waits for the receiver (MPICH over UCX). The
+profiles set these; the receiver takes messages whenever it is inside MPI.
 
 ``jitter`` adds a seeded uniform delay in ``[0, jitter)`` to every transfer's latency. Arrivals
 between one sender and one receiver stay in sending order (a FIFO channel), so jitter never
@@ -55,6 +58,9 @@ class Network:
     ranks_per_node: int | None = None
     jitter: float | str = 0.0
     eager_cells: int | None = None
+    eager_box: int | str | None = None
+    local_send_limit: int | str | None = None
+    eager_waits_for_rendezvous: bool | None = None
 
     @classmethod
     def from_dict(cls, settings: dict[str, Any]) -> Network:
@@ -79,11 +85,10 @@ class Network:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def resolve(self, *, ranks: int, eager_default: int, seed: int,
-                cells_default: int | None = None) -> NetworkModel:
-        """Parse and check every value; the engine's model of this network."""
-        return NetworkModel(self, ranks=ranks, eager_default=eager_default, seed=seed,
-                            cells_default=cells_default)
+    def resolve(self, *, ranks: int, seed: int, defaults: Any) -> NetworkModel:
+        """Parse and check every value; the engine's model of this network. ``defaults``
+        (a profile) gives ``eager_limit`` and the receiver-progress settings left None."""
+        return NetworkModel(self, ranks=ranks, seed=seed, defaults=defaults)
 
 
 def _get(key: str, parser, value):
@@ -93,18 +98,26 @@ def _get(key: str, parser, value):
         raise ValueError(f"network.{key}: {e}") from None
 
 
+def _optional_size(key: str, value: Any, default: Any) -> int | None:
+    value = default if value is None else value
+    return None if value is None else _get(key, parse_size, value)
+
+
 class NetworkModel:
     """Resolved network parameters and the per-rank injection-port state."""
 
     __slots__ = (
         "bandwidth",
+        "eager_box",
         "eager_cells",
         "eager_limit",
+        "eager_waits_for_rendezvous",
         "intra_inv_bw",
         "intra_latency",
         "inv_bw",
         "jitter",
         "latency",
+        "local_send_limit",
         "nic",
         "overhead",
         "port_free",
@@ -113,20 +126,28 @@ class NetworkModel:
         "system_buffer",
     )
 
-    def __init__(self, net: Network, *, ranks: int, eager_default: int, seed: int,
-                 cells_default: int | None = None) -> None:
+    def __init__(self, net: Network, *, ranks: int, seed: int, defaults: Any) -> None:
         self.latency = _get("latency", parse_time,
                             DEFAULT_LATENCY if net.latency is None else net.latency)
         self.bandwidth = _get("bandwidth", parse_bandwidth,
                               DEFAULT_BANDWIDTH if net.bandwidth is None else net.bandwidth)
         self.inv_bw = 1.0 / self.bandwidth
-        self.eager_limit = _get("eager_limit", parse_size,
-                                eager_default if net.eager_limit is None else net.eager_limit)
-        cells = cells_default if net.eager_cells is None else net.eager_cells
+        self.eager_limit = _get("eager_limit", parse_size, defaults.eager_limit
+                                if net.eager_limit is None else net.eager_limit)
+        cells = defaults.eager_cells if net.eager_cells is None else net.eager_cells
         if cells is not None and (isinstance(cells, bool) or not isinstance(cells, int)
                                   or cells < 1):
             raise ValueError(f"network.eager_cells: expected a positive integer, got {cells!r}")
         self.eager_cells = cells
+        self.eager_box = _optional_size("eager_box", net.eager_box, defaults.eager_box)
+        self.local_send_limit = _optional_size("local_send_limit", net.local_send_limit,
+                                               defaults.local_send_limit)
+        waits = (defaults.eager_waits_for_rendezvous if net.eager_waits_for_rendezvous is None
+                 else net.eager_waits_for_rendezvous)
+        if not isinstance(waits, bool):
+            raise ValueError("network.eager_waits_for_rendezvous: expected true or false, "
+                             f"got {waits!r}")
+        self.eager_waits_for_rendezvous = waits
         self.system_buffer = (None if net.system_buffer is None
                               else _get("system_buffer", parse_size, net.system_buffer))
         self.overhead = _get("overhead", parse_time, net.overhead)

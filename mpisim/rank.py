@@ -29,7 +29,7 @@ from .p2p.events import at, done, failed, fire_at, pending
 from .p2p.payload import outgoing, receive_capacity
 from .p2p.protocols import BUFFERED, READY, STANDARD, SYNCHRONOUS, Transport
 from .p2p.requests import Request, Status
-from .units import UnitError, parse_time
+from .units import UnitError, format_time, parse_time
 
 __all__ = ["SAME_TIME_CALLS", "Rank", "ZeroTimeLoop"]
 
@@ -58,6 +58,7 @@ class Rank(BufferedCalls):
         self.where: str | None = None
         self.BSEND_OVERHEAD = config.bsend_overhead
         self._tp = transport
+        self._progress = transport.progress
         self._buffer = buffer
         self._barrier = barrier
         self._profile = config.profile
@@ -83,6 +84,12 @@ class Rank(BufferedCalls):
         return self.env._now
 
     def _enter(self, call: str, detail: tuple) -> None:
+        progress = self._progress
+        if progress is not None and progress.computing[self.rank]:
+            self._tp.enter_mpi(self.rank)  # an MPI call after computing: progress
+        self._record(call, detail)
+
+    def _record(self, call: str, detail: tuple) -> None:
         now = self.env._now
         if now != self._last_time:
             self._last_time = now
@@ -172,6 +179,8 @@ class Rank(BufferedCalls):
             try:
                 earliest = self._buffered(sreq, dest, tag, nbytes, data, earliest)
             except ErrBuffer as e:
+                if self._profile.failed_bsend_stalls_pair:
+                    self._tp.stall(self.rank, dest, self._stall_cause(call, dest))
                 return failed(env, e)
             if blocking:
                 return at(env, earliest, None)
@@ -180,6 +189,12 @@ class Rank(BufferedCalls):
         if not blocking:
             return at(env, earliest, sreq)
         return self._until_done(sreq, earliest)
+
+    def _stall_cause(self, call: str, dest: int) -> str:
+        where = f" ({self.call_where})" if self.call_where else ""
+        return (f"rank {self.rank}'s {call} to rank {dest} failed with MPI_ERR_BUFFER at "
+                f"t = {format_time(self.env._now)}{where}; {self._profile.name} then never "
+                f"matches rank {self.rank}'s later messages to rank {dest}")
 
     def _until_done(self, req: Request, earliest: float) -> Event:
         """The event of a blocking send: it happens when the request completes."""
@@ -336,12 +351,15 @@ class Rank(BufferedCalls):
         return self._barrier.enter(self.rank)
 
     def compute(self, seconds: float | str) -> Event:
-        """Keep this rank busy for ``seconds`` of simulated time (no MPI progress)."""
-        self._enter("compute", (None, None, 0, None))
+        """Keep this rank busy for ``seconds`` of simulated time: outside MPI, so it makes
+        no progress (messages that need it wait for its next call, see p2p.progress)."""
+        self._record("compute", (None, None, 0, None))
         try:
             seconds = parse_time(seconds)
         except UnitError as e:
             return failed(self.env, ErrArg(f"compute: {e}"))
+        if self._progress is not None and seconds > 0:
+            self._progress.computing[self.rank] = True
         return at(self.env, self.env._now + seconds, None)
 
     # -- datatypes and addresses (plain calls) -------------------------------------------

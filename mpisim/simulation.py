@@ -72,9 +72,8 @@ class Simulation:
         self.max_events = max_events
         self.buffer = None if buffer is None else _setting("buffer", parse_size, buffer)
         self.config = _mpi_config(mpi)
-        self.net = Network.coerce(network).resolve(
-            ranks=ranks, eager_default=self.config.profile.eager_limit, seed=seed,
-            cells_default=getattr(self.config.profile, "eager_cells", None))
+        self.net = Network.coerce(network).resolve(ranks=ranks, seed=seed,
+                                                   defaults=self.config.profile)
         self.env = Environment()
         self.recorder = Recorder(trace)
         self.transport = Transport(self.env, self.net, ranks, self._ready_error, trace)
@@ -104,6 +103,8 @@ class Simulation:
             yield mpi.buffer_attach(self.buffer)
         body = self.programs[r](mpi, **self.params)
         value = (yield from body) if inspect.isgenerator(body) else body
+        if self.transport.progress is not None and self.transport.progress.computing[r]:
+            self.transport.enter_mpi(r)  # MPI_Finalize takes what arrived meanwhile
         final = mpi.finalize()
         if final is not None:
             yield final
@@ -246,7 +247,8 @@ class Simulation:
         if self._timeout is not None or not self._done:
             return Outcome.TIMEOUT, None
         dl = analyse(self.handles, self.finished, self.barrier, self.buffers,
-                     self.net.eager_limit, lambda r: self.handles[r].call_where or self._where(r))
+                     self.net.eager_limit, lambda r: self.handles[r].call_where or self._where(r),
+                     self.transport.stall_cause)
         return Outcome.DEADLOCK, dl
 
 

@@ -41,13 +41,13 @@ def test_mpich_profile_follows_mpich_4() -> None:
 
 def test_openmpi_profile_follows_open_mpi_4_1() -> None:
     """Open MPI (ob1, shared memory): bsends up to the 4040 B eager limit bypass the buffer,
-    a 0-byte bsend needs none, detach without a buffer is an error, Ibsend completes with
-    its internal send."""
+    a 0-byte bsend needs none, detach without a buffer is an error, MPI_Ibsend's request is
+    complete when it returns (facts, edge cases), attaching 0 bytes is refused."""
     p = get_profile("openmpi")
     assert (p.allocator, p.sizing, p.eager_limit, p.bsend_direct_limit) == (
         "first-fit", "openmpi", 4040, 4040)
     assert p.zero_bsend_unattached_ok and p.detach_unattached_error
-    assert not p.ibsend_completes_at_once and p.attach_min == 0
+    assert p.ibsend_completes_at_once and p.attach_min == 1
 
 
 def test_profiles_are_frozen() -> None:

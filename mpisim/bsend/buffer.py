@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..constants import BUFFER_AUTOMATIC, INT_MAX
+from ..constants import BUFFER_AUTOMATIC, COUNT_MAX
 from ..errors import ErrArg, ErrBuffer, error_for_class
 from ..trace import EntryRecord, Recorder
 from .allocators import make_allocator
@@ -80,16 +80,16 @@ class AttachedBuffer:
             raise ErrArg(f"buffer size must be an integer number of bytes, got {size!r}")
         if size < 0:
             raise ErrArg(f"buffer size must be non-negative, got {size}")
-        if size > INT_MAX:
-            raise ErrArg(f"buffer size {size} does not fit the C int of MPI_Buffer_attach "
-                         f"(max {INT_MAX})")
+        if size > COUNT_MAX:
+            raise ErrArg(f"buffer size {size} does not fit the MPI_Count of "
+                         f"MPI_Buffer_attach_c (max {COUNT_MAX})")
         if self.allocator is not None:
             cls = error_for_class(self.profile.attach_twice_error_class)
             raise cls(f"a buffer of {self.allocator.capacity} B is already attached; detach it "
                       "first (3.6: only one buffer can be attached to a process at a time)")
         if size < self.profile.attach_min:
-            raise ErrBuffer(f"buffer of {size} B is smaller than MPI_BSEND_OVERHEAD "
-                            f"({self.profile.attach_min} B), which {self.profile.name} refuses")
+            raise ErrBuffer(f"a buffer of {size} B is smaller than the {self.profile.attach_min} "
+                            f"B that {self.profile.name} accepts")
         cfg = self.config
         self.allocator = make_allocator(cfg.allocator, size, overhead=cfg.bsend_overhead,
                                         alignment=cfg.alignment, sizing=cfg.sizing)

@@ -47,7 +47,12 @@ class Profile:
     attach_twice_error_class: str  # error class of attaching while attached
     ibsend_completes_at_once: bool  # MPI_Ibsend's request is complete when it returns
     description: str
-    eager_cells: int | None = None  # network default: eager messages in flight per pair
+    # network defaults for receiver progress (mpisim.p2p.progress)
+    eager_cells: int | None = None  # eager sends per pair complete before the receiver takes them
+    eager_box: int | None = None    # further per-pair box bytes (Open MPI's fast box)
+    local_send_limit: int | None = None  # larger standard sends wait for the receiver
+    eager_waits_for_rendezvous: bool = False  # eager behind an unmatched rendezvous waits
+    failed_bsend_stalls_pair: bool = False  # later messages of the pair never match
 
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (
@@ -65,16 +70,21 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
         attach_twice_error_class="MPI_ERR_BUFFER", ibsend_completes_at_once=True,
         description="MPICH 4.0 (ch4:ucx): first fit, every completed entry freed at each "
                     "bsend, 88-byte header, 16-byte cut; attach below 96 B refused; "
-                    "eager up to 8255 B, 64 eager messages in flight per pair.",
-        eager_cells=64),
+                    "eager up to 8255 B; 64 eager cells per pair freed by the receiver's "
+                    "progress; an eager send behind an unmatched rendezvous one waits.",
+        eager_cells=64, eager_waits_for_rendezvous=True),
     Profile(
         name="openmpi", bsend_overhead=128, allocator="first-fit", sizing="openmpi",
-        alignment=1, eager_limit=4040, attach_min=0, detach_unattached_error=True,
+        alignment=1, eager_limit=4040, attach_min=1, detach_unattached_error=True,
         bsend_direct_limit=4040, zero_bsend_unattached_ok=True,
-        attach_twice_error_class="MPI_ERR_BUFFER", ibsend_completes_at_once=False,
+        attach_twice_error_class="MPI_ERR_BUFFER", ibsend_completes_at_once=True,
         description="Open MPI 4.1 (ob1, shared memory): first fit from offset 8, entry "
                     "8*floor(m/8) + 16; bsends up to the 4040 B eager limit bypass the "
-                    "buffer; detach with none attached is an error."),
+                    "buffer; detach with none attached is an error; standard sends above "
+                    "256 B, or beyond 16 messages and a 4088-byte box per pair, wait for "
+                    "the receiver; after a failed bsend the pair's later messages never "
+                    "match.",
+        eager_cells=16, eager_box=4088, local_send_limit=256, failed_bsend_stalls_pair=True),
 )}
 
 

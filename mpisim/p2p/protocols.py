@@ -15,9 +15,15 @@ be posted); if no matching receive is posted when it arrives, the program is err
 and the run ends with MPI_ERR_OTHER, explained. Buffered sends reach this module as the
 standard-mode sends the model implementation posts for them (3.6.1).
 
-With ``network.eager_cells`` set (MPICH's shared-memory cells), an eager message needs a
-free cell of its sender-receiver pair: with one it is copied in and complete at once; without,
-it waits, and every later message of the pair waits behind it, so none overtakes it (3.5).
+Matching order is posting order per (sender, receiver) pair, whatever the protocol and the
+wire timing (non-overtaking, 3.5): each message carries its pair's sequence number, and an
+envelope that arrives before an earlier one of its pair (a request-to-send costs only
+latency and can pass eager bytes still queued on the sender's port) waits for it before it
+is matched.
+
+Some implementations complete a small standard send only once the receiver has taken the
+message (MPICH's shared-memory cells, Open MPI's fast boxes): see :mod:`.progress`. Such a
+message arriving while its receiver computes is held until the receiver next enters MPI.
 
 Every completion time is computed when it becomes known and scheduled for that time; the
 number of SimPy events per message is small: eager, 1-2; rendezvous, 3-4.
@@ -25,7 +31,6 @@ number of SimPy events per message is small: eager, 1-2; rendezvous, 3-4.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +41,7 @@ from ..network import NetworkModel
 from .events import callback_at
 from .matching import MatchQueues
 from .payload import deliver
+from .progress import ReceiverProgress
 from .requests import Request
 
 __all__ = ["EAGER", "RENDEZVOUS", "Message", "Transport"]
@@ -52,7 +58,7 @@ class Message:
     """One message: its envelope, its data and the times of its life (for the trace)."""
 
     __slots__ = (
-        "cell",
+        "awaits",
         "counted",
         "data",
         "dst",
@@ -66,6 +72,8 @@ class Message:
         "recv_done",
         "rreq",
         "send_done",
+        "seq",
+        "slot",
         "src",
         "sreq",
         "tag",
@@ -89,7 +97,9 @@ class Message:
         self.recv_done = float("nan")
         self.on_sent: Callable[[Message], None] | None = None
         self.counted = False
-        self.cell = False
+        self.seq = 0
+        self.slot = 0         # what it holds of its pair's room (progress.CELL, box bytes)
+        self.awaits = False   # taken by the receiver's progress (see .progress)
 
 
 class Transport:
@@ -107,18 +117,31 @@ class Transport:
         self.received = 0
         self.bytes = 0
         self._last_arrival: dict[int, float] = {}
-        self._cells_used: dict[int, int] = {}
-        self._cell_waiting: dict[int, deque[tuple[Message, float]]] = {}
+        self._seq_out: dict[int, int] = {}   # per pair: sequence number of the next send
+        self._seq_in: dict[int, int] = {}    # per pair: the next one to match
+        self._early: dict[int, dict[int, Message]] = {}  # arrived before an earlier one
+        self.stalls: dict[int, str] = {}     # pairs whose later messages never match, why
+        self.progress: ReceiverProgress | None = (
+            ReceiverProgress(size, net.eager_cells, net.eager_box, net.local_send_limit,
+                             net.eager_waits_for_rendezvous)
+            if ReceiverProgress.needed(net) else None)
 
     # -- sending -------------------------------------------------------------------------
     def post_send(self, src: int, dst: int, tag: int, nbytes: int, data: Any, mode: str,
                   sreq: Request, earliest: float,
-                  on_sent: Callable[[Message], None] | None = None) -> Message:
+                  on_sent: Callable[[Message], None] | None = None,
+                  local: bool = False) -> Message:
         """Start a send; ``earliest`` is when its bytes may start to leave (call overhead,
-        buffer copy). Completion is reported through ``sreq`` (and ``on_sent``)."""
+        buffer copy). Completion is reported through ``sreq`` (and ``on_sent``). ``local``:
+        the data was copied into transport memory (a bsend bypassing the buffer), so the
+        receiver's progress does not bound the send's completion."""
         net = self.net
         msg = Message(self.sent, src, dst, tag, nbytes, data, mode, sreq, self.env._now)
         msg.on_sent = on_sent
+        key = src * self.size + dst
+        seq = self._seq_out.get(key, 0)
+        self._seq_out[key] = seq + 1
+        msg.seq = seq
         self.sent += 1
         self.bytes += nbytes
         if self.messages is not None:
@@ -131,8 +154,15 @@ class Transport:
                 msg.counted = True
         else:
             msg.protocol = RENDEZVOUS
-        if net.eager_cells is not None and not self._take_cell(msg, earliest):
-            return msg  # waits, in order, for an eager cell of its pair
+        progress = self.progress
+        if progress is not None:
+            if msg.protocol == RENDEZVOUS:
+                progress.rendezvous_posted(key)
+            elif not local and mode in (STANDARD, BUFFERED):
+                msg.awaits = True
+                if not progress.admit(msg, key):
+                    sreq.waiting = (f"completes only when rank {dst} takes the message "
+                                    "(enters MPI): no room left for it towards that rank")
         self._go(msg, earliest)
         return msg
 
@@ -144,51 +174,13 @@ class Transport:
             callback_at(self.env, self._in_order(src, dst, rts), self._arrive, msg)
             return
         end, arrive = self.net.inject(src, dst, msg.nbytes, earliest)
-        if msg.cell:
-            end = earliest  # copied into a transport cell: complete locally at once
         if msg.mode == SYNCHRONOUS:
             msg.send_done = end  # bytes gone; complete once the match is acknowledged
-        else:
+        elif not msg.awaits:
             self._sent(msg, end)
+        elif msg.slot:
+            self._sent(msg, earliest)  # copied into its pair's cell or box: complete at once
         callback_at(self.env, self._in_order(src, dst, arrive), self._arrive, msg)
-
-    # -- eager cells (network.eager_cells) -----------------------------------------------
-    def _take_cell(self, msg: Message, earliest: float) -> bool:
-        """A cell for an eager message (rendezvous ones need none); False: it must wait,
-        and so must every later message of the pair (non-overtaking)."""
-        key = msg.src * self.size + msg.dst
-        waiting = self._cell_waiting.get(key)
-        if not waiting and (msg.protocol == RENDEZVOUS or self._use_cell(msg, key)):
-            return True
-        if waiting is None:
-            waiting = self._cell_waiting[key] = deque()
-        waiting.append((msg, earliest))
-        msg.sreq.waiting = (f"waits for one of the {self.net.eager_cells} eager cells towards "
-                            f"rank {msg.dst}: the messages already in them are not received yet")
-        return False
-
-    def _use_cell(self, msg: Message, key: int) -> bool:
-        used = self._cells_used.get(key, 0)
-        if used >= self.net.eager_cells:
-            return False
-        self._cells_used[key] = used + 1
-        msg.cell = True
-        return True
-
-    def _free_cell(self, msg: Message) -> None:
-        """The receiver took a message out of its cell: let waiting messages go, in order."""
-        key = msg.src * self.size + msg.dst
-        self._cells_used[key] -= 1
-        msg.cell = False
-        waiting = self._cell_waiting.get(key)
-        now = self.env._now
-        while waiting:
-            head, earliest = waiting[0]
-            if head.protocol == EAGER and not self._use_cell(head, key):
-                break
-            waiting.popleft()
-            head.sreq.waiting = None
-            self._go(head, max(earliest, now))
 
     def _system_buffer_room(self, dst: int, nbytes: int) -> bool:
         """The receiver's system buffer can take ``nbytes`` more unexpected eager data."""
@@ -216,6 +208,63 @@ class Transport:
     # -- arriving and matching -----------------------------------------------------------
     def _arrive(self, ev: Any) -> None:
         msg = ev._value
+        if msg.awaits:
+            progress = self.progress
+            if progress.computing[msg.dst]:
+                progress.hold(msg)  # taken at the receiver's next MPI call
+                return
+            self._taken(msg)
+        self._sequenced(msg)
+
+    def _taken(self, msg: Message) -> None:
+        """The receiver's progress took the message out of transport memory."""
+        self.progress.release(msg, msg.src * self.size + msg.dst)
+        msg.awaits = False
+        if msg.sreq.done_at is None and msg.mode != SYNCHRONOUS:
+            msg.sreq.waiting = None
+            self._sent(msg, self.env._now)
+
+    def enter_mpi(self, rank: int) -> None:
+        """``rank`` makes an MPI call after computing: take what arrived meanwhile."""
+        for msg in self.progress.take_held(rank):
+            self._taken(msg)
+            self._sequenced(msg)
+
+    def _sequenced(self, msg: Message) -> None:
+        """Match envelopes in their pair's posting order (3.5), whatever order they
+        arrived in: one that passed an earlier one waits for it."""
+        key = msg.src * self.size + msg.dst
+        expected = self._seq_in.get(key, 0)
+        if msg.seq != expected:
+            early = self._early.get(key)
+            if early is None:
+                early = self._early[key] = {}
+            early[msg.seq] = msg
+            return
+        self._seq_in[key] = expected + 1
+        self._envelope(msg)
+        early = self._early.get(key)
+        while early:
+            expected = self._seq_in[key]
+            nxt = early.pop(expected, None)
+            if nxt is None:
+                break
+            self._seq_in[key] = expected + 1
+            self._envelope(nxt)
+
+    def stall(self, src: int, dst: int, cause: str) -> None:
+        """Later messages from ``src`` to ``dst`` are never matched (Open MPI after a failed
+        bsend: the failed send took a sequence number that never arrives)."""
+        key = src * self.size + dst
+        self._seq_out[key] = self._seq_out.get(key, 0) + 1
+        self.stalls.setdefault(key, cause)
+
+    def stall_cause(self, src: int, dst: int) -> str | None:
+        """Why messages from ``src`` to ``dst`` no longer match, if they do not."""
+        return self.stalls.get(src * self.size + dst) if self.stalls else None
+
+    def _envelope(self, msg: Message) -> None:
+        """An envelope in its turn: match a posted receive or join the unexpected queue."""
         q = self.queues[msg.dst]
         req = q.take_posted(msg.src, msg.tag)
         if req is not None:
@@ -245,13 +294,13 @@ class Transport:
             if msg.counted:
                 self.queues[msg.dst].eager_bytes -= msg.nbytes
                 msg.counted = False
-            if msg.cell:
-                self._free_cell(msg)
             self._deliver(msg)
             if msg.mode == SYNCHRONOUS:
                 ack = now + self.net.control_delay(msg.dst, msg.src)
                 self._sent(msg, max(ack, msg.send_done))
         else:
+            if self.progress is not None:
+                self.progress.rendezvous_matched(msg.src * self.size + msg.dst)
             cts = now + self.net.control_delay(msg.dst, msg.src)
             callback_at(self.env, cts, self._clear_to_send, msg)
 

@@ -241,9 +241,8 @@ def _engine_checks(problems: Problems, doc: dict, h: Header) -> None:
         _engine_problem(problems, doc, "mpi", str(e))
         return
     try:
-        eager = config.profile.eager_limit
-        Network.from_dict(dict(h.network)).resolve(ranks=h.ranks or 1, eager_default=eager,
-                                                   seed=0)
+        Network.from_dict(dict(h.network)).resolve(ranks=h.ranks or 1, seed=0,
+                                                   defaults=config.profile)
     except (ValueError, TypeError) as e:
         _engine_problem(problems, doc, "network", str(e))
 

@@ -1,0 +1,195 @@
+"""Fidelity: non-overtaking across protocols, and profiles that wait where the real libraries
+wait. Each real-library case cites the measurement in the facts about MPICH 4.0.2 (ch4:ucx)
+and Open MPI 4.1.4 (shared memory) that it reproduces."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import mpisim as ms
+
+EAGER_LIMIT = 256
+
+
+def _ordered_pair(sends, delays, bandwidth):
+    """Rank 0 isends ``sends`` (sizes) to rank 1 with ``delays`` before each; rank 1
+    receives each with a buffer of exactly that size, so a message matched out of posting
+    order truncates or is seen out of order."""
+    def prog(mpi):
+        if mpi.rank == 0:
+            reqs = []
+            for k, (n, d) in enumerate(zip(sends, delays, strict=True)):
+                if d:
+                    yield mpi.compute(d)
+                reqs.append((yield mpi.isend(buf=k, count=n, dest=1, tag=0)))
+            yield mpi.waitall(reqs)
+            return None
+        got = []
+        for n in sends:
+            got.append((yield mpi.recv(count=n, source=0, tag=0)).data)
+        return got
+    return ms.run(prog, ranks=2, network=ms.Network(eager_limit=EAGER_LIMIT, bandwidth=bandwidth))
+
+
+@pytest.mark.parametrize("bandwidth", ["10 GB/s", "1 GB/s", "100 MB/s", "1 MB/s"])
+def test_3_5_a_later_rendezvous_message_never_overtakes_earlier_eager_ones(bandwidth):
+    """3.5 non-overtaking: 16, 16, 104 B eager then, 100 ns later, 512 B rendezvous; the
+    request-to-send costs only latency and could reach the receiver before the eager bytes
+    still queued on the sender's port, but it is matched after them."""
+    r = _ordered_pair([16, 16, 104, 512], [0, 0, 0, 100e-9], bandwidth)
+    assert r.outcome is ms.Outcome.COMPLETED, r.report()
+    assert r.returned[1] == [0, 1, 2, 3]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0, 8, 16, 104, 256, 257, 512, 4096]),
+                          st.one_of(st.just(0.0), st.floats(1e-9, 3e-7))),
+                min_size=2, max_size=12),
+       st.sampled_from([1e10, 3e9, 1e9, 7e8, 1e8]))
+def test_3_5_matching_follows_posting_order_per_pair_whatever_the_protocol(sends, bw):
+    """3.5 non-overtaking, as a property: eager and rendezvous messages back to back, with
+    the sender's port congested, are matched in the order they were posted."""
+    sizes = [n for n, _ in sends]
+    r = _ordered_pair(sizes, [d for _, d in sends], bw)
+    assert r.outcome is ms.Outcome.COMPLETED, r.report()
+    assert r.returned[1] == list(range(len(sizes)))
+
+
+def _eager_flood(n, profile="mpich", sleep=1.0):
+    """The issue's program: n eager sends, then one with another tag that the sleeping
+    receiver asks for first."""
+    def prog(mpi):
+        if mpi.rank == 0:
+            times = []
+            for _ in range(n):
+                yield mpi.send(count=8, dest=1, tag=0)
+                times.append(mpi.now)
+            yield mpi.send(count=4, dest=1, tag=99)
+            return times
+        yield mpi.compute(sleep)
+        yield mpi.recv(count=4, source=0, tag=99)  # the last message first
+        for _ in range(n):
+            yield mpi.recv(count=8, source=0, tag=0)
+        return None
+    return ms.run(prog, ranks=2, mpi={"profile": profile})
+
+
+@pytest.mark.parametrize("n", [64, 65, 200, 1000])
+def test_mpich_cells_are_freed_by_the_receivers_progress_not_by_matching(n):
+    """facts (MPICH): 64, 65, 200 and 1000 eager 8-byte sends followed by one with another
+    tag that the receiver asks for first all complete; the 65th send waits about as long
+    as the receiver slept (its 64 cells free once the receiver enters MPI)."""
+    r = _eager_flood(n)
+    assert r.outcome is ms.Outcome.COMPLETED, r.report()
+    times = r.returned[0]
+    assert max(times[:64]) < 1e-3
+    if n > 64:
+        assert times[64] >= 1.0 and times[64] < 1.0 + 1e-3
+
+
+def test_a_send_waiting_for_a_cell_shows_in_the_timeline_as_the_call_that_waits():
+    """facts (MPICH): it is the 65th MPI_Send that waits; its call interval in the trace
+    lasts as long as the receiver slept."""
+    r = _eager_flood(65)
+    calls = r.trace.calls[(r.trace.calls["rank"] == 0)]
+    durations = calls["end"] - calls["start"]
+    assert (durations >= 1.0).sum() == 1 and durations[64] >= 1.0
+
+
+@pytest.mark.parametrize("nbytes, local", [(8, 143), (64, 58), (256, 30), (300, 0),
+                                           (1024, 0), (2048, 0), (4040, 0)])
+def test_openmpi_small_standard_sends_are_not_local(nbytes, local):
+    """facts (Open MPI, shared memory, receiver asleep 1 s): blocking MPI_Sends of 8 B: 143
+    return at once, the 144th waits for the receiver; of 64 B: 58; of 256 B: 30; of 300,
+    1024, 2048 or 4040 B the first one already waits."""
+    def prog(mpi, count=200):
+        if mpi.rank == 0:
+            returned = 0
+            for _ in range(count):
+                yield mpi.send(count=nbytes, dest=1)
+                if mpi.now >= 1.0:
+                    break
+                returned += 1
+            return returned
+        yield mpi.compute(1.0)
+        for _ in range(count):
+            yield mpi.recv(count=nbytes, source=0)
+        return None
+
+    r = ms.run(prog, ranks=2, params={"count": local + 1}, mpi={"profile": "openmpi"})
+    assert r.outcome is ms.Outcome.COMPLETED
+    assert r.returned[0] == local
+
+
+@pytest.mark.parametrize("nbytes", [1024, 4040])
+def test_openmpi_bsends_below_the_eager_limit_return_at_once(nbytes):
+    """facts (Open MPI): MPI_Bsends of 1024 and 4040 B return at once (copied into transport
+    memory, bypassing the attached buffer), even to a sleeping receiver."""
+    def prog(mpi):
+        if mpi.rank == 0:
+            for _ in range(200):
+                yield mpi.bsend(count=nbytes, dest=1)
+            return mpi.now
+        yield mpi.compute(1.0)
+        for _ in range(200):
+            yield mpi.recv(count=nbytes, source=0)
+        return None
+
+    r = ms.run(prog, ranks=2, mpi={"profile": "openmpi"})
+    assert r.outcome is ms.Outcome.COMPLETED and r.returned[0] < 1e-3
+
+
+def test_mpich_small_send_behind_a_pending_rendezvous_waits_and_detach_returns_at_once():
+    """facts (MPICH, ch4:ucx): a small standard send queued behind a pending rendezvous
+    message to the same peer blocks until the receiver makes progress; detach then returns
+    at once (receiver asleep 1 s: the 4-byte MPI_Send takes 1.0 s, detach 0.0001 s)."""
+    def prog(mpi, big=100_000):
+        if mpi.rank == 0:
+            yield mpi.buffer_attach(big + 1000)
+            yield mpi.bsend(count=big, dest=1, tag=1)
+            t0 = mpi.now
+            yield mpi.send(count=4, dest=1, tag=2)
+            t1 = mpi.now
+            yield mpi.buffer_detach()
+            return t1 - t0, mpi.now - t1
+        yield mpi.compute(1.0)
+        yield mpi.recv(count=big, source=0, tag=1)
+        yield mpi.recv(count=4, source=0, tag=2)
+        return None
+
+    send, detach = ms.run(prog, ranks=2, mpi={"profile": "mpich"}).returned[0]
+    assert send == pytest.approx(1.0, abs=1e-4)
+    assert detach < 1e-4
+    send, detach = ms.run(prog, ranks=2, mpi={"profile": "standard"}).returned[0]
+    assert send < 1e-4 and detach == pytest.approx(1.0, abs=1e-4)  # the standard's model
+
+
+def _fallback(mpi, n=100_000):
+    """Catch MPI_ERR_BUFFER from a bsend and fall back to MPI_Send."""
+    if mpi.rank == 0:
+        yield mpi.buffer_attach(n + 1000)
+        yield mpi.bsend(count=n, dest=1, tag=0)
+        try:
+            yield mpi.bsend(count=n, dest=1, tag=1)
+        except ms.MPIError:
+            yield mpi.send(count=n, dest=1, tag=1)
+        yield mpi.buffer_detach()
+    else:
+        yield mpi.compute(1e-3)
+        yield mpi.recv(count=n, source=0, tag=0)
+        yield mpi.recv(count=n, source=0, tag=1)
+
+
+def test_openmpi_stalls_a_pair_after_a_failed_bsend_mpich_goes_on():
+    """facts (edge cases): after a bsend fails with MPI_ERR_BUFFER, a later MPI_Send of
+    that pair is never matched on Open MPI (5.0.11 and 4.1.4, shared memory); MPICH goes on.
+    The deadlock report names the failed bsend as the cause."""
+    assert ms.run(_fallback, ranks=2, mpi={"profile": "mpich"}).outcome is ms.Outcome.COMPLETED
+    r = ms.run(_fallback, ranks=2, mpi={"profile": "openmpi"})
+    assert r.outcome is ms.Outcome.DEADLOCK
+    blocked = {b.rank: b for b in r.deadlock.blocked}
+    assert blocked[1].call == "MPI_Recv" and blocked[1].tag == 1
+    assert "MPI_Bsend to rank 1 failed with MPI_ERR_BUFFER" in blocked[1].reason
+    assert "MPI_Bsend to rank 1 failed" in r.report()
