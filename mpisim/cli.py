@@ -67,9 +67,17 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--dask", metavar="ADDRESS", help="run on a Dask distributed scheduler")
     sweep.add_argument("--out", metavar="DIR", help="write sweep.csv and sweep.png")
 
-    mb = _command(sub, "min-buffer", "smallest attach size (`buffer`) with no overflow",
+    mb = _command(sub, "min-buffer", "smallest attach size with which the program completes "
+                  "without overflow (searches the program's own buffer_attach, else `buffer`)",
                   _cmd_min_buffer)
-    mb.add_argument("--rank", type=int, default=None, help="count only this rank's overflows")
+    who = mb.add_mutually_exclusive_group()
+    who.add_argument("--rank", type=int, default=None,
+                     help="search only this rank's size (the other ranks unbounded)")
+    who.add_argument("--per-rank", action="store_true",
+                     help="search each rank that buffers in turn (the others unbounded)")
+    mb.add_argument("--seeds", metavar="A..B", default=None,
+                    help="worst case over these seeds (network jitter is seeded): 0..99 or "
+                         "1,2,3")
 
     _command(sub, "validate", "load and check a scenario without running it", _cmd_validate)
     return p
@@ -258,19 +266,28 @@ def _write_sweep(table: Any, out: Path) -> None:
 
 
 def _cmd_min_buffer(args: argparse.Namespace) -> int:
-    from .whatif import min_buffer
+    from .whatif import min_buffer, min_buffer_per_rank, parse_values
 
     scenario = _load(args)
-    found = _settings_error(lambda: min_buffer(scenario, rank=args.rank))
+    seeds = None
+    if args.seeds is not None:
+        try:
+            seeds = [int(v) for v in parse_values(args.seeds)]
+        except (ValueError, TypeError) as e:
+            raise UsageError(f"--seeds {args.seeds}: {e}") from None
+    if args.per_rank:
+        found = _settings_error(lambda: min_buffer_per_rank(scenario, seeds=seeds))
+    else:
+        found = _settings_error(lambda: min_buffer(scenario, rank=args.rank, seeds=seeds))
     if args.json:
         print(json.dumps(found.to_dict()))
-        return EXIT_OK
-    if hasattr(found, "report"):
-        print(found.report())
+    elif args.quiet:
+        answer = getattr(found, "min_buffer", None)
+        print(f"{scenario.name}: " + (f"{answer} B" if answer is not None else
+                                      found.never or "see the full report"))
     else:
-        print(f"min buffer: {found.min_buffer} B; peak live per rank: {found.peak_live}"
-              + (f"; non-monotonic ranges: {found.non_monotonic}" if found.non_monotonic else ""))
-    return EXIT_OK
+        print(found.report())
+    return found.exit_code
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:

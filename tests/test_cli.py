@@ -141,6 +141,39 @@ def test_min_buffer_json_shape(capsys, tmp_path):
     assert d["peak_live"][0] == 492 and d["non_monotonic"] == []
 
 
+def test_min_buffer_searches_the_scenarios_own_attach(capsys):
+    """3.6.1: Example 3.10 with bsend needs one entry of 8000 + 96 B per rank."""
+    code, out, _ = run_cli(capsys, "min-buffer", SCENARIOS / "example-3.10-bsend.yaml")
+    assert code == 0 and "(8096 B)" in out
+    assert "buffer_attach at programs[0].ops[0] (line 17)" in out
+    assert "at 8096 B: completed" in out and "at 8095 B: error" in out
+    code, out, _ = run_cli(capsys, "min-buffer", SCENARIOS / "ring-bsend.yaml", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["min_buffer"] == 32864 and d["below"]["size"] == 32863
+    assert d["at_answer"]["outcome"] == "completed" and d["runs"] >= 3
+
+
+def test_min_buffer_of_a_deadlocking_program_is_no_number(capsys):
+    code, out, _ = run_cli(capsys, "min-buffer", SCENARIOS / "example-3.10-send.yaml")
+    assert code == 3 and "deadlocks whatever the buffer" in out and "min buffer" not in out
+    code, out, _ = run_cli(capsys, "min-buffer", SCENARIOS / "rsend-before-recv.yaml", "-q")
+    assert code == 4 and "whatever the buffer" in out
+
+
+def test_min_buffer_per_rank_and_seeds(capsys):
+    code, out, _ = run_cli(capsys, "min-buffer", SCENARIOS / "master-worker-bsend-bursts.yaml",
+                           "--per-rank", "--json")
+    d = json.loads(out)
+    assert code == 0 and [r["rank"] for r in d["per_rank"]] == [1, 2, 3, 4]
+    assert d["not_buffering"] == [0]
+    code, out, _ = run_cli(capsys, "min-buffer", SCENARIOS / "example-3.10-bsend.yaml",
+                           "--seeds", "0..3", "--json")
+    assert code == 0 and json.loads(out)["seeds"] == [0, 1, 2, 3]
+    code, _, err = run_cli(capsys, "min-buffer", SCENARIOS / "example-3.10-bsend.yaml",
+                           "--seeds", "0..x")
+    assert code == 2 and "--seeds" in err and "Traceback" not in err
+
+
 def test_sweep_prints_a_table_and_writes_csv(exchange, tmp_path, capsys):
     code, out, _ = run_cli(capsys, "sweep", exchange, "--vary", "count=100,1000",
                            "--vary", "network.eager_limit=1KiB,8KiB", "--jobs", "1",

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mpisim as ms
-from mpisim.whatif import min_buffer, sweep
+from mpisim.whatif import min_buffer, min_buffer_per_rank, sweep
 
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 OVERHEAD = 96
 RENDEZVOUS = {"eager_limit": 0}
 
@@ -108,8 +110,11 @@ def test_ring_needs_k_entries_of_m_plus_overhead(k, m, allocator):
     assert found.min_buffer == k * (m + OVERHEAD)
     assert found.peak_live == [k * (m + OVERHEAD)] * 3
     assert found.non_monotonic == []
-    assert found.to_dict() == {"min_buffer": k * (m + OVERHEAD),
-                               "peak_live": [k * (m + OVERHEAD)] * 3, "non_monotonic": []}
+    d = found.to_dict()
+    assert (d["min_buffer"], d["peak_live"], d["non_monotonic"]) == (
+        k * (m + OVERHEAD), [k * (m + OVERHEAD)] * 3, [])
+    assert d["at_answer"]["outcome"] == "completed" and d["below"]["outcome"] == "error"
+    json.dumps(d)
 
 
 def test_ring_with_no_overhead_needs_exactly_the_message_bytes():
@@ -155,17 +160,16 @@ def store_and_forward(mpi, k=3, m=2000, h=500):
             yield mpi.recv(count=m + h, source=1, tag=i)
 
 
-def test_rank_counts_only_that_ranks_overflows():
-    """Stage 0 finishes (its entries received, 3.6.1) before stage 1 starts bsending, so with
-    the k * (m + 96) bytes it needs it runs to its end although stage 1 then overflows."""
+def test_rank_searches_one_rank_with_the_others_unbounded():
+    """Stage 0 needs k * (m + 96) B for its k pending entries (3.6.1), stage 1 k * (m + h +
+    96): each answer is searched with every other rank attaching INT_MAX bytes, so no other
+    rank's overflow decides it, and the run at the answer completes."""
     k, m, h = 3, 2000, 500
     params = {"k": k, "m": m, "h": h}
     found = min_buffer(store_and_forward, rank=0, ranks=3, network=RENDEZVOUS, params=params)
     assert found.min_buffer == k * (m + OVERHEAD)
-    at = ms.run(store_and_forward, 3, network=RENDEZVOUS, params=params,
-                buffer=found.min_buffer)
-    assert at.ranks[0].finished and at.ranks[0].buffer.overflows == 0
-    assert at.ranks[1].buffer.overflows == 1
+    assert found.at_answer.outcome == "completed" and not found.below.ok
+    assert "rank 0" in found.below.detail and found.gap is None
     assert min_buffer(store_and_forward, rank=1, ranks=3, network=RENDEZVOUS,
                       params=params).min_buffer == k * (m + h + OVERHEAD)
 
@@ -181,13 +185,26 @@ def staggered(mpi, big=5000, small=1000):
 
 
 def test_rank_answer_is_never_cut_short_by_another_ranks_overflow():
-    """Below big + 96 B rank 1's overflow ends the run at 1 us, before rank 2 bsends: rank
-    2's verdict is unknown there, so its answer is big + 96, not its own small + 96."""
+    """Rank 1's big entry would overflow first at small sizes; with the other ranks
+    unbounded, rank 2's answer is its own small + 96 B, and no gap is called fragmentation."""
     big, small = 5000, 1000
     found = min_buffer(staggered, rank=2, ranks=3, network=RENDEZVOUS,
                        params={"big": big, "small": small})
-    assert found.min_buffer == big + OVERHEAD
+    assert found.min_buffer == small + OVERHEAD
     assert found.peak_live == [0, big + OVERHEAD, small + OVERHEAD]
+    assert "fragmentation" not in found.report()
+
+
+def test_per_rank_table_answers_each_buffering_rank():
+    k, m, h = 3, 2000, 500
+    table = min_buffer_per_rank(pipeline, ranks=3, network=RENDEZVOUS,
+                                params={"k": k, "m": m, "h": h})
+    assert [(a.rank, a.min_buffer) for a in table.answers] == [
+        (0, k * (m + OVERHEAD)), (1, k * (m + h + OVERHEAD))]
+    assert table.skipped == [2] and table.exit_code == 0
+    assert "rank  min buffer" in table.report()
+    assert [row["min_buffer"] for row in table.to_dict()["per_rank"]] == [
+        k * (m + OVERHEAD), k * (m + h + OVERHEAD)]
 
 
 def test_circular_allocator_is_not_monotonic_and_the_range_is_reported():
@@ -221,8 +238,9 @@ def test_trying_every_size_agrees_with_sampling_and_an_executor_changes_nothing(
     assert exhaustive.exhaustive and exhaustive.runs > 800
     with ThreadPoolExecutor(2) as pool:
         pooled = min_buffer(wrap, ranks=2, network=RENDEZVOUS, hi=2600, executor=pool)
-    assert exhaustive.to_dict() == pooled.to_dict() == {
-        "min_buffer": 1800, "peak_live": [1800, 0], "non_monotonic": [[2200, 2399]]}
+    for found in (exhaustive, pooled):
+        assert (found.min_buffer, found.peak_live, found.non_monotonic) == (
+            1800, [1800, 0], [[2200, 2399]])
 
 
 def test_hi_limits_the_search_and_is_checked():
@@ -239,11 +257,94 @@ def test_mpich_refuses_buffers_below_its_overhead():
     assert min_buffer(quiet, ranks=1, mpi={"profile": "mpich"}).min_buffer == 96
 
 
-def test_programs_that_attach_their_own_buffer_are_refused_clearly():
-    """3.6: one buffer per process; `buffer` cannot be varied under a program's own attach."""
-    with pytest.raises(ValueError, match="attaches a buffer of its own") as info:
-        min_buffer(own_attach, ranks=1)
-    assert "\n" not in str(info.value)
+def test_a_programs_own_attach_is_searched_and_named():
+    """3.6: the size the program's own MPI_Buffer_attach asks for is the one replaced; the
+    answer names the call (here a Python line) and runs the answer and the byte below."""
+    found = min_buffer(own_attach, ranks=1)
+    assert found.min_buffer == 10 + OVERHEAD
+    assert found.sites == [{"rank": 0, "where": found.sites[0]["where"], "requested": 1024}]
+    assert found.sites[0]["where"].startswith("test_whatif_minbuffer.py:")
+    assert "buffer_attach at test_whatif_minbuffer.py:" in found.searched
+    assert found.at_answer.ok and not found.below.ok and found.below.outcome == "error"
+
+
+@pytest.mark.parametrize(("name", "answer"), [("example-3.10-bsend.yaml", 8096),
+                                              ("ring-bsend.yaml", 32864),
+                                              ("example-3.10-python.py", 8096)])
+def test_shipped_scenarios_that_attach_their_own_buffer(name, answer):
+    """3.6.1: one entry of pack_size + MPI_BSEND_OVERHEAD (8000 + 96; 32768 + 96) per rank."""
+    found = min_buffer(SCENARIOS / name)
+    assert found.min_buffer == answer and found.exit_code == 0
+    assert found.at_answer.outcome == "completed"
+    assert found.below.size == answer - 1 and "MPI_ERR_BUFFER" in found.below.detail
+    assert found.sites and "buffer_attach at " in found.searched
+
+
+@pytest.mark.parametrize(("name", "outcome", "code", "words"), [
+    ("example-3.10-send.yaml", "deadlock", 3, "deadlocks whatever the buffer"),
+    ("rsend-before-recv.yaml", "error", 4, "ends in an error whatever the buffer"),
+])
+def test_a_program_that_never_completes_gets_no_number(name, outcome, code, words):
+    """Example 3.10 with standard sends deadlocks at any buffer (it buffers nothing); an
+    erroneous ready send (3.4) errs at any buffer: the answer says so, not "0 B"."""
+    found = min_buffer(SCENARIOS / name)
+    assert found.min_buffer is None and found.exit_code == code
+    assert found.never.startswith(words) and found.never_outcome == outcome
+    assert words in found.report() and found.to_dict()["min_buffer"] is None
+
+
+def truncating(mpi):
+    yield mpi.buffer_attach(10_000)
+    if mpi.rank == 0:
+        yield mpi.bsend(count=100, dest=1)
+    else:
+        yield mpi.recv(count=10, source=0)
+
+
+def test_a_truncating_program_gets_no_number():
+    found = min_buffer(truncating, ranks=2)
+    assert found.min_buffer is None and "MPI_ERR_TRUNCATE" in found.never
+
+
+def catching(mpi):
+    """Rank 0 catches an overflow (MPI_ERRORS_RETURN) and goes on with a standard send."""
+    yield mpi.buffer_attach(2000)
+    if mpi.rank == 0:
+        for i in range(3):
+            try:
+                yield mpi.bsend(count=500, dest=1, tag=i)
+            except ms.MPIError:
+                yield mpi.send(count=500, dest=1, tag=i)
+    else:
+        yield mpi.compute(1e-3)
+        for i in range(3):
+            yield mpi.recv(count=500, source=0, tag=i)
+
+
+def test_a_caught_overflow_fails_the_size_and_stops_the_probe():
+    found = min_buffer(catching, ranks=2, network=RENDEZVOUS)
+    assert found.min_buffer == 3 * (500 + OVERHEAD)
+    assert "MPI_ERR_BUFFER" in found.below.detail and found.below.outcome == "error"
+
+
+def jittery(mpi, n=6):
+    """Rank 0 bsends n messages eager; each entry frees when its bytes have left, which with
+    jitter depends on the seed; rank 1 receives them."""
+    if mpi.rank == 0:
+        for i in range(n):
+            yield mpi.bsend(count=1000, dest=1, tag=i)
+            yield mpi.compute(1e-6)
+    else:
+        for i in range(n):
+            yield mpi.recv(count=1000, source=0, tag=i)
+
+
+def test_seeds_give_the_worst_case_over_jitter():
+    net = {"eager_limit": 0, "jitter": "5us", "latency": "1us"}
+    each = [min_buffer(jittery, ranks=2, network=net, seed=s).min_buffer for s in range(6)]
+    worst = min_buffer(jittery, ranks=2, network=net, seeds=range(6))
+    assert worst.min_buffer == max(each) and len(set(each)) > 1
+    assert worst.seeds == list(range(6)) and "seeds 0..5" in worst.report()
 
 
 @pytest.mark.parametrize(("kwargs", "words"), [

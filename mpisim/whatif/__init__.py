@@ -10,11 +10,11 @@
 Nothing here imports matplotlib (workers stay light); ``mpisim.plot.sweepmap`` draws tables.
 """
 
-from .minbuffer import MinBuffer, min_buffer
+from .minbuffer import MinBuffer, MinBufferTable, min_buffer, min_buffer_per_rank
 from .safety import Safety, check_safe
 from .sweep import sweep
 from .table import SweepTable
 from .values import parse_values
 
-__all__ = ["MinBuffer", "Safety", "SweepTable", "check_safe", "min_buffer", "parse_values",
-           "sweep"]
+__all__ = ["MinBuffer", "MinBufferTable", "Safety", "SweepTable", "check_safe", "min_buffer",
+           "min_buffer_per_rank", "parse_values", "sweep"]

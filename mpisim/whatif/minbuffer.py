@@ -1,69 +1,72 @@
-"""The smallest attached buffer with no overflow, exact to the byte, without assuming
-that overflow is monotonic in the buffer size.
+"""The smallest attached buffer with which a program completes without overflow, exact to
+the byte, verified, and without assuming that overflow is monotonic in the buffer size.
 
-A size *passes* when a run with ``buffer=size`` (every rank attaches that many bytes before
-its program starts) has no overflow: no counted rank has ``buffer.overflows > 0`` (caught
-overflows count too) and no counted rank's attach was refused with MPI_ERR_BUFFER (MPICH
-refuses buffers smaller than MPI_BSEND_OVERHEAD). ``rank=R`` counts rank R's overflows
-alone, but every rank attaches the same ``buffer``: when another rank's uncaught error ends
-the run before R finishes, R's verdict is unknown and the size counts as failing. So the
-answer is never too small: it is the smallest size with which R runs to its end without
-an overflow.
+**What is searched.** The size the program's own ``buffer_attach`` calls ask for (the YAML op
+and the Python call alike; every such call of a searched rank gets the probed size), or, for
+a program that never attaches, the scenario key ``buffer`` (the attach every rank makes
+before its program starts). The answer names the attach calls it replaced. ``rank=R``
+searches rank R's size while every other rank attaches INT_MAX bytes (unbounded for any
+real program), so no other rank's overflow can cut R's verdict short;
+:func:`min_buffer_per_rank` does that for every rank that buffers, as a table.
 
-How the answer is found:
+**What passes.** A size passes when the run *completes* and no searched rank overflowed
+(:mod:`mpisim.whatif.probe`); with ``seeds`` it must pass with each seed (network jitter is
+seeded, so overflow can depend on timing: the answer is the worst case over the seeds).
 
-1. **Bounds from one unbounded run.** The same scenario with ``mpi.allocator="unbounded"``
-   never overflows. Buffer sizes do not change the timeline of a run without overflow (an
-   allocator only decides whether a bsend fits), so every passing run holds at some moment
-   the unbounded run's ``peak_live`` bytes of uncompleted entries: no size below it can pass.
-   That per-rank peak is reported (``peak_live``): the gap between it and the answer is the
-   fragmentation cost of the allocator. Its total bytes of entries per rank is enough for the
-   circular allocator (the tail never reaches the end, so it never wraps) and for first-fit
-   (each entry fits at or below the sum of the sizes allocated before it); the search checks
-   that it passes and doubles it until one does if an allocator charges more than its
-   nominal entry size. ``hi`` replaces this upper end; ``lo`` is the floor of the search.
-2. **Binary search** between the lower bound (failing) and the upper end (passing) finds a
-   size that passes while the byte below it fails.
-3. **Verification.** With the circular allocator a larger buffer can overflow where a
-   smaller one did not: an entry that fits after the tail in the larger buffer instead of
-   wrapping to the start can later leave no contiguous room for a bigger one. So the range
-   is *sampled* (``samples`` sizes spread evenly, in parallel on ``executor`` when given) and
-   a window of sizes just above the answer is tried one by one. A passing sample below the
-   answer restarts the binary search below it (the answer is the smallest passing size
-   found); each failing sample above the answer is widened by binary search to the exact
-   failing range around it, reported in ``non_monotonic`` as ``[first, last]`` (inclusive
-   byte counts). When the range holds few sizes, every size is tried and all is exact.
-   A failing range narrower than the sample spacing can be missed; raise ``samples`` to look
-   closer.
+**How.**
+
+1. *One unbounded run* (allocator ``unbounded``, every attach INT_MAX bytes; one per seed)
+   gives the reference: a program that does not complete there (a deadlock, a truncation,
+   an erroneous ready send) does not complete at any size, and the answer says so instead of
+   giving a number (``min_buffer`` is None, ``never`` says why). It also gives the lower
+   bound: buffer sizes do not change the timeline of a run without overflow, so a passing
+   run holds the unbounded run's ``peak_live`` bytes of uncompleted entries at some moment.
+   Its total bytes of entries per rank is enough for the circular and first-fit allocators
+   (nothing wraps), doubled until a size passes for allocators that charge more.
+2. *Binary search* between the lower bound and that passing size.
+3. *Verification.* With the circular allocator a larger buffer can overflow where a smaller
+   one did not (an entry placed after the tail instead of wrapping can later leave no
+   contiguous room), so the range is *sampled* (``samples`` sizes, in parallel on
+   ``executor``) and a window above the answer is tried byte by byte. A passing sample below
+   the answer restarts the search below it; each failing sample above is widened to its
+   exact failing range, reported in ``non_monotonic`` as inclusive ``[first, last]``. Few
+   sizes: every one is tried. The answer and the byte below it are always run, and both
+   verdicts are reported (``at_answer``, ``below``).
+
+Probes reuse what they can: verdicts are memoised by size, the lower bound comes from the
+one unbounded run, and a probe stops at its first overflow on a searched rank even when the
+program catches it (the verdict is known). ``wall_time`` is the seconds the search took.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..units import format_size
+from .attach import KEEP
 from .executors import map_chunks
+from .minreport import explain_gap, report_lines
+from .probe import INT_MAX, Probe, Prober, describe_failure, judge, probe_chunk
 from .target import Target
 
-__all__ = ["INT_MAX", "MinBuffer", "min_buffer"]
-
-INT_MAX = 2**31 - 1
-"""The largest size MPI_Buffer_attach takes (its size argument is a C int)."""
+__all__ = ["INT_MAX", "MinBuffer", "MinBufferTable", "min_buffer", "min_buffer_per_rank"]
 
 WINDOW = 16
 """Sizes just above the answer tried one by one."""
+
+_VERBS = {"deadlock": "deadlocks", "error": "ends in an error", "timeout": "does not end"}
 
 
 @dataclass
 class MinBuffer:
     """The answer of :func:`min_buffer`; ``to_dict()`` is the CLI's JSON."""
 
-    min_buffer: int
+    min_buffer: int | None
     peak_live: list[int]
     non_monotonic: list[list[int]]
     runs: int
@@ -74,73 +77,120 @@ class MinBuffer:
     scenario: str = ""
     notes: list[str] = field(default_factory=list)
     holds_all: int | None = None
+    searched: str = ""
+    sites: list[dict[str, Any]] = field(default_factory=list)
+    at_answer: Probe | None = None
+    below: Probe | None = None
+    never: str | None = None
+    never_outcome: str | None = None
+    gap: str | None = None
+    seeds: list[int] | None = None
+    wall_time: float = 0.0
+    as_written: Probe | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """0 with an answer; else the CLI code of the outcome at every size (3, 4, 5)."""
+        if self.min_buffer is not None:
+            return 0
+        return {"deadlock": 3, "timeout": 5}.get(self.never_outcome or "", 4)
 
     def to_dict(self) -> dict[str, Any]:
         return {"min_buffer": self.min_buffer, "peak_live": list(self.peak_live),
-                "non_monotonic": [list(r) for r in self.non_monotonic]}
+                "non_monotonic": [list(r) for r in self.non_monotonic],
+                "scenario": self.scenario, "rank": self.rank, "searched": self.searched,
+                "attach_sites": list(self.sites),
+                "at_answer": None if self.at_answer is None else self.at_answer.to_dict(),
+                "below": None if self.below is None else self.below.to_dict(),
+                "as_written": None if self.as_written is None else self.as_written.to_dict(),
+                "never": self.never, "outcome": self.never_outcome or "completed",
+                "bounds": {"lower": self.lower_bound, "upper": self.upper,
+                           "holds_all": self.holds_all},
+                "fragmentation": self.gap, "seeds": self.seeds, "runs": self.runs,
+                "exhaustive": self.exhaustive, "wall_time": round(self.wall_time, 3),
+                "notes": list(self.notes)}
 
     def report(self) -> str:
-        """A readable account: the answer, the lower bound, the non-monotonic ranges."""
-        who = "every rank" if self.rank is None else f"rank {self.rank}"
-        lines = [f"{self.scenario}: min buffer {format_size(self.min_buffer)} "
-                 f"(smallest `buffer` with no overflow on {who})",
-                 f"  peak live bytes per rank (unbounded run, the lower bound): "
-                 f"{self.peak_live}"]
-        cost = self.min_buffer - self.lower_bound
-        if self.lower_bound and cost > 0:
-            lines.append(f"  fragmentation cost: {cost} B above the lower bound "
-                         f"({cost / self.lower_bound:.1%})")
-        if self.non_monotonic:
-            shown = ", ".join(f"{a}..{b}" for a, b in self.non_monotonic)
-            lines.append(f"  NOT monotonic: these larger sizes overflow again: {shown} B")
-        elif self.upper > self.min_buffer:
-            how = "every size tried" if self.exhaustive else "sampled, edges exact"
-            lines.append(f"  no larger size up to {self.upper} B overflows ({how})")
-        if self.holds_all is not None:
-            lines.append(f"  from {self.holds_all} B on, every entry of the run fits at once")
-        lines += [f"  note: {n}" for n in self.notes]
-        lines.append(f"  {self.runs} runs")
+        """A readable account: the answer verified at it and the byte below, the bounds."""
+        return "\n".join(report_lines(self))
+
+
+@dataclass
+class MinBufferTable:
+    """:func:`min_buffer_per_rank`: one answer per rank that buffers (others unbounded)."""
+
+    scenario: str
+    answers: list[MinBuffer]
+    skipped: list[int]
+    never: MinBuffer | None = None
+    wall_time: float = 0.0
+
+    @property
+    def exit_code(self) -> int:
+        if self.never is not None:
+            return self.never.exit_code
+        return max((a.exit_code for a in self.answers), default=0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scenario": self.scenario,
+                "per_rank": [a.to_dict() for a in self.answers],
+                "not_buffering": self.skipped,
+                "never": None if self.never is None else self.never.never,
+                "runs": sum(a.runs for a in self.answers), "wall_time": round(self.wall_time, 3)}
+
+    def report(self) -> str:
+        if self.never is not None:
+            return self.never.report()
+        lines = [f"{self.scenario}: min buffer per rank (each with the other ranks unbounded)",
+                 "  rank  min buffer  peak live  at the byte below"]
+        for a in self.answers:
+            size = "-" if a.min_buffer is None else str(a.min_buffer)
+            below = a.below.outcome if a.below is not None else "-"
+            lines.append(f"  {a.rank:>4} {size:>11} {a.lower_bound:>10}  {below}")
+            if a.non_monotonic:
+                lines.append("        NOT monotonic: also overflows at "
+                             + ", ".join(f"{x}..{y}" for x, y in a.non_monotonic) + " B")
+        if self.skipped:
+            lines.append(f"  ranks with no bsend and no attach: {_ranges(self.skipped)}")
+        runs = sum(a.runs for a in self.answers)
+        lines.append(f"  {runs} runs in {self.wall_time:.2f} s")
         return "\n".join(lines)
 
 
 def min_buffer(scenario: Any, *, rank: int | None = None, lo: int = 0, hi: int | None = None,
                executor: Executor | None = None, samples: int = 64,
-               **run_kwargs: Any) -> MinBuffer:
-    """The smallest ``buffer`` (bytes every rank attaches) with no overflow.
+               seeds: Iterable[int] | None = None, **run_kwargs: Any) -> MinBuffer:
+    """The smallest attach size with which the program completes without overflow.
 
     ``scenario``: a path, a loaded Scenario, or a program function with ``ranks=`` in
-    ``run_kwargs``. ``rank``: count only this rank's overflows. ``lo``/``hi``: search in
-    ``[lo, hi]`` (default: from the lower bound up to a size shown to pass). ``executor``:
-    runs the samples in parallel. See the module docstring for the method.
+    ``run_kwargs``. ``rank``: search only this rank's size (the others unbounded).
+    ``lo``/``hi``: search in ``[lo, hi]``. ``executor``: runs samples in parallel.
+    ``seeds``: the worst case over these seeds. See the module docstring for the method.
     """
+    start = time.perf_counter()
     _check_args(lo, hi, samples)
-    run_kwargs.pop("trace", None)
-    target = Target.of(scenario, run_kwargs)
-    search = _Search(target, rank, executor)
-    peak_live, totals = search.unbounded()
-    if rank is not None and not 0 <= rank < len(peak_live):
-        raise ValueError(f"rank {rank}: the scenario has ranks 0..{len(peak_live) - 1}")
-    counted = range(len(peak_live)) if rank is None else [rank]
-    bound = max(peak_live[r] for r in counted)
-    upper = search.upper(max(lo, bound), hi, max(totals[r] for r in counted))
-    lower = max(lo, min(bound, upper))
-    notes: list[str] = []
-    if lower > lo and search.passes(lower - 1):
-        notes.append(f"a size below the unbounded run's peak ({bound} B) passed; searched "
-                     f"from {lo} B instead")
-        lower = lo
-    exhaustive = upper - lower < 4 * samples
-    if exhaustive:
-        search.batch(range(lower, upper + 1))
-        answer = search.smallest_pass(lower)
-    else:
-        answer = search.lowest(lower, upper, samples)
-        search.batch(_spread(answer + 1, upper, samples) + list(range(answer + 1,
-                                                                      answer + 1 + WINDOW)))
-    ranges = search.failing_ranges(answer, upper)
-    holds_all = max(totals[r] for r in counted)
-    return MinBuffer(answer, peak_live, ranges, search.runs, rank, bound, upper, exhaustive,
-                     target.name, notes, holds_all)
+    plan = _Plan.make(scenario, run_kwargs, seeds)
+    if rank is not None and not 0 <= rank < plan.ranks:
+        raise ValueError(f"rank {rank}: the scenario has ranks 0..{plan.ranks - 1}")
+    found = plan.answer(rank, lo, hi, samples, executor)
+    found.wall_time = time.perf_counter() - start
+    return found
+
+
+def min_buffer_per_rank(scenario: Any, *, executor: Executor | None = None,
+                        samples: int = 64, seeds: Iterable[int] | None = None,
+                        **run_kwargs: Any) -> MinBufferTable:
+    """:func:`min_buffer` for each rank that attaches or bsends, the others unbounded."""
+    start = time.perf_counter()
+    _check_args(0, None, samples)
+    plan = _Plan.make(scenario, run_kwargs, seeds)
+    if plan.never is not None:
+        never = plan.answer(None, 0, None, samples, executor)
+        return MinBufferTable(plan.name, [], [], never, time.perf_counter() - start)
+    buffering = plan.buffering()
+    answers = [plan.answer(r, 0, None, samples, executor) for r in buffering]
+    skipped = [r for r in range(plan.ranks) if r not in buffering]
+    return MinBufferTable(plan.name, answers, skipped, None, time.perf_counter() - start)
 
 
 def _check_args(lo: int, hi: int | None, samples: int) -> None:
@@ -155,65 +205,164 @@ def _check_args(lo: int, hi: int | None, samples: int) -> None:
         raise ValueError(f"samples: must be at least 1, got {samples}")
 
 
-class _Search:
-    """Memoised pass/fail answers for buffer sizes, and the searches over them."""
+@dataclass
+class _Plan:
+    """What the unbounded run(s) told: the attach sites, the bounds, the reference outcome."""
 
-    def __init__(self, target: Target, rank: int | None, executor: Executor | None) -> None:
-        self.target = target
-        self.rank = rank
+    name: str
+    target: Target
+    program: Any
+    ranks: int
+    implicit: bool
+    seeds: tuple[int, ...] | None
+    sites: list[dict[str, Any]]
+    peak_live: list[int]
+    totals: list[int]
+    never: str | None
+    never_outcome: str | None
+    runs: int
+    as_written: Probe
+
+    @classmethod
+    def make(cls, scenario: Any, run_kwargs: dict[str, Any], seeds: Iterable[int] | None
+             ) -> _Plan:
+        run_kwargs = dict(run_kwargs)
+        run_kwargs.pop("trace", None)
+        target = Target.of(scenario, run_kwargs)
+        kwargs = target.run_kwargs({})
+        program, ranks = kwargs["program"], kwargs["ranks"]
+        seed_list = None if seeds is None else tuple(_seeds(seeds))
+        prober = Prober(target, program, ranks, None, implicit=False)
+        written, wrapper = prober.run([KEEP] * ranks, record=True, trace=False)
+        sites = [{"rank": s.rank, "where": s.where, "requested": s.requested}
+                 for s in wrapper.sites]
+        as_written = judge(written, None, -1)
+        runs, results = 1, []
+        implicit = not sites
+        prober.implicit = implicit
+        for seed in seed_list or (None,):
+            results.append(prober.run([INT_MAX] * ranks, seed=seed, trace=True,
+                                      mpi=_unbounded(kwargs.get("mpi")))[0])
+            runs += 1
+        peak = [max(int(res.ranks[r].buffer.peak_live) for res in results) for r in range(ranks)]
+        totals = [max(t) for t in zip(*(_entry_totals(res, ranks) for res in results),
+                                      strict=True)]
+        never, outcome = None, None
+        for seed, res in zip(seed_list or (None,), results, strict=True):
+            if res.outcome.value != "completed":
+                with_seed = f" (seed {seed})" if seed is not None and len(results) > 1 else ""
+                never = f"{_VERBS[res.outcome.value]} whatever the buffer{with_seed}: " \
+                        f"{describe_failure(res)}"
+                outcome = res.outcome.value
+                break
+        return cls(target.name, target, program, ranks, implicit, seed_list, sites, peak,
+                   totals, never, outcome, runs, as_written)
+
+    def buffering(self) -> list[int]:
+        """Ranks worth a per-rank answer: they attach (their own attach) or hold entries."""
+        if not self.implicit:
+            return sorted({s["rank"] for s in self.sites})
+        return [r for r in range(self.ranks) if self.totals[r] > 0]
+
+    def searched(self, rank: int | None) -> str:
+        who = "every rank" if rank is None else f"rank {rank}"
+        if self.implicit:
+            return f"`buffer` (the attach {who} makes before its program starts)"
+        sites = [s for s in self.sites if rank is None or s["rank"] == rank]
+        places: dict[str, list[Any]] = {}
+        for s in sites:
+            places.setdefault(s["where"], []).append(s["requested"])
+        shown = "; ".join(f"buffer_attach at {w} (asks for {_asked(v)})"
+                          for w, v in list(places.items())[:4])
+        more = f"; +{len(places) - 4} more" if len(places) > 4 else ""
+        if not sites:
+            return f"{who}'s buffer_attach (it makes none)"
+        return f"the size of {shown}{more}, on {who}"
+
+    def answer(self, rank: int | None, lo: int, hi: int | None, samples: int,
+               executor: Executor | None) -> MinBuffer:
+        base = MinBuffer(None, self.peak_live, [], self.runs, rank, scenario=self.name,
+                         searched=self.searched(rank), sites=self.sites,
+                         seeds=None if self.seeds is None else list(self.seeds),
+                         as_written=self.as_written)
+        if self.never is not None:
+            base.never, base.never_outcome = self.never, self.never_outcome
+            return base
+        prober = Prober(self.target, self.program, self.ranks, rank, self.implicit, self.seeds)
+        search = _Search(prober, executor)
+        counted = range(self.ranks) if rank is None else [rank]
+        bound = max(self.peak_live[r] for r in counted)
+        holds_all = max(self.totals[r] for r in counted)
+        upper = search.upper(max(lo, bound), hi, holds_all)
+        if upper is None:
+            why = search.known[max(search.known)]
+            base.never = f"overflows whatever the buffer, up to {INT_MAX} B: {why.detail}"
+            base.never_outcome, base.runs = why.outcome, self.runs + search.runs
+            return base
+        lower = max(lo, min(bound, upper))
+        notes: list[str] = []
+        if lower > lo and search.passes(lower - 1):
+            notes.append(f"a size below the unbounded run's peak ({bound} B) passed; searched "
+                         f"from {lo} B instead")
+            lower = lo
+        exhaustive = upper - lower < 4 * samples
+        if exhaustive:
+            search.batch(range(lower, upper + 1))
+            answer = search.smallest_pass(lower)
+        else:
+            answer = search.lowest(lower, upper, samples)
+            search.batch(_spread(answer + 1, upper, samples)
+                         + list(range(answer + 1, answer + 1 + WINDOW)))
+        ranges = search.failing_ranges(answer, upper)
+        below = search.verdict(answer - 1) if answer > 0 else None
+        found = MinBuffer(answer, self.peak_live, ranges, self.runs + search.runs, rank, bound,
+                          upper, exhaustive, self.name, notes, holds_all, base.searched,
+                          self.sites, search.verdict(answer), below, seeds=base.seeds)
+        found.gap, found.as_written = explain_gap(found), self.as_written
+        return found
+
+
+class _Search:
+    """Memoised verdicts by buffer size, and the searches over them."""
+
+    def __init__(self, prober: Prober, executor: Executor | None) -> None:
+        self.prober = prober
         self.executor = executor
-        self.known: dict[int, bool] = {}
-        self.why: dict[int, str] = {}
+        self.known: dict[int, Probe] = {}
         self.runs = 0
 
-    # -- running -------------------------------------------------------------------------
-    def unbounded(self) -> tuple[list[int], list[int]]:
-        """Peak live bytes and total bytes of entries per rank, from an unbounded run."""
-        result = self.target.run({"mpi.allocator": "unbounded", "buffer": INT_MAX}, trace=True)
-        self.runs += 1
-        _refuse_own_attach(result)
-        n = len(result.ranks)
-        entries = result.trace.entries
-        totals = np.bincount(entries["rank"], weights=entries["size"], minlength=n) \
-            if len(entries) else np.zeros(n)
-        return [int(r.buffer.peak_live) for r in result.ranks], [int(t) for t in totals[:n]]
+    def verdict(self, size: int) -> Probe:
+        if size not in self.known:
+            self._learn(self.prober.probe(size))
+        return self.known[size]
 
     def passes(self, size: int) -> bool:
-        if size not in self.known:
-            ok, why = _probe(self.target, self.rank, size)
-            self._learn(size, ok, why)
-        return self.known[size]
+        return self.verdict(size).ok
 
     def batch(self, sizes: Sequence[int] | range) -> None:
         """Try many sizes at once (in parallel on the executor when there is one)."""
         todo = sorted({int(s) for s in sizes if s not in self.known and 0 <= s <= INT_MAX})
         if not todo:
             return
-        answers = map_chunks(_probe_chunk, (self.target, self.rank), todo,
-                             executor=self.executor, jobs=None if self.executor else 1,
-                             progress=False)
-        for size, (ok, why) in zip(todo, answers, strict=True):
-            self._learn(size, ok, why)
+        for probe in map_chunks(probe_chunk, self.prober, todo, executor=self.executor,
+                                jobs=None if self.executor else 1, progress=False):
+            self._learn(probe)
 
-    def _learn(self, size: int, ok: bool, why: str) -> None:
-        self.known[size] = ok
-        if not ok:
-            self.why[size] = why
-        self.runs += 1
+    def _learn(self, probe: Probe) -> None:
+        self.known[probe.size] = probe
+        self.runs += len(self.prober.seeds or (None,))
 
-    # -- searching -----------------------------------------------------------------------
-    def upper(self, start: int, hi: int | None, total: int) -> int:
+    def upper(self, start: int, hi: int | None, total: int) -> int | None:
         """A size that passes: ``hi``, or the total entry bytes grown until one passes."""
         if hi is not None:
             if not self.passes(hi):
-                raise ValueError(f"hi = {hi} B still overflows ({self.why[hi]}); "
+                raise ValueError(f"hi = {hi} B still overflows ({self.known[hi].detail}); "
                                  "no size in lo..hi works")
             return hi
         size = max(start, total)
         while not self.passes(size):
             if size >= INT_MAX:
-                raise ValueError(f"no buffer size up to {INT_MAX} B (the most "
-                                 f"MPI_Buffer_attach takes) avoids overflow: {self.why[size]}")
+                return None
             size = min(INT_MAX, max(2 * size, size + 1))
         return size
 
@@ -234,15 +383,15 @@ class _Search:
         answer = self.boundary(lower, upper)
         while True:
             self.batch(_spread(lower + 1, answer - 1, samples))
-            below = [s for s in self.known if lower < s < answer and self.known[s]]
+            below = [s for s, p in self.known.items() if lower < s < answer and p.ok]
             if not below:
                 return answer
             first = min(below)
-            fail = max(s for s in self.known if s < first and not self.known[s])
+            fail = max(s for s, p in self.known.items() if s < first and not p.ok)
             answer = self.boundary(fail, first)
 
     def smallest_pass(self, lower: int) -> int:
-        return min(s for s, ok in self.known.items() if ok and s >= lower)
+        return min(s for s, p in self.known.items() if p.ok and s >= lower)
 
     def failing_ranges(self, answer: int, upper: int) -> list[list[int]]:
         """Exact [first, last] failing ranges above the answer around each failing size."""
@@ -250,14 +399,14 @@ class _Search:
         points = sorted(s for s in self.known if answer <= s <= upper)
         i = 0
         while i < len(points):
-            if self.known[points[i]]:
+            if self.known[points[i]].ok:
                 i += 1
                 continue
             j = i
-            while j + 1 < len(points) and not self.known[points[j + 1]]:
+            while j + 1 < len(points) and not self.known[points[j + 1]].ok:
                 j += 1
             first = self.boundary_fail(points[i - 1], points[i])
-            last = self.boundary_pass(points[j], points[j + 1]) - 1
+            last = self.boundary(points[j], points[j + 1]) - 1
             ranges.append([first, last])
             points = sorted(s for s in self.known if answer <= s <= upper)
             i = points.index(last + 1)
@@ -273,45 +422,41 @@ class _Search:
                 fail = mid
         return fail
 
-    def boundary_pass(self, fail: int, ok: int) -> int:
-        return self.boundary(fail, ok)
+
+def _unbounded(mpi: Any) -> dict[str, Any]:
+    from .target import _settings
+
+    return _settings(mpi) | {"allocator": "unbounded"}
 
 
-def _refuse_own_attach(result: Any) -> None:
-    """A program that attaches its own buffer cannot have ``buffer`` varied (3.6: one buffer
-    per process; a second attach is MPI_ERR_BUFFER): say so instead of answering nonsense."""
-    err = result.error
-    if err is None or err.error_class != "MPI_ERR_BUFFER" or err.call != "MPI_Buffer_attach":
-        return
-    where = f" at {err.where}" if getattr(err, "where", None) else ""
-    raise ValueError(f"rank {err.rank} attaches a buffer of its own{where}, so the attach "
-                     "size `buffer` that min-buffer varies cannot be used (one buffer per "
-                     "process, 3.6); set `buffer:` instead of the program's buffer_attach, or "
-                     "sweep the param that sizes it")
+def _entry_totals(result: Any, ranks: int) -> list[int]:
+    entries = result.trace.entries
+    if not len(entries):
+        return [0] * ranks
+    totals = np.bincount(entries["rank"], weights=entries["size"], minlength=ranks)
+    return [int(t) for t in totals[:ranks]]
 
 
-def _probe(target: Target, rank: int | None, size: int) -> tuple[bool, str]:
-    """Run at ``buffer=size``: (no overflow on the counted ranks, why not)."""
-    result = target.run({"buffer": size}, trace=False)
-    ranks = result.ranks if rank is None else [result.ranks[rank]]
-    for r in ranks:
-        if r.buffer.overflows:
-            return False, f"rank {r.rank}: {r.buffer.overflows} overflow(s)"
-    err = result.error
-    if err is not None and err.error_class == "MPI_ERR_BUFFER" and \
-            (rank is None or err.rank == rank):
-        return False, f"rank {err.rank}, {err.call}: {err.message}"
-    if rank is not None and err is not None and err.rank != rank and \
-            not result.ranks[rank].finished:
-        return False, (f"rank {err.rank}'s {err.error_class} in {err.call} ended the run "
-                       f"before rank {rank} finished")
-    return True, ""
+def _seeds(seeds: Iterable[int]) -> list[int]:
+    out = []
+    for s in seeds:
+        if isinstance(s, bool) or not isinstance(s, int | np.integer):
+            raise ValueError(f"seeds: expected whole numbers, got {s!r}")
+        out.append(int(s))
+    if not out:
+        raise ValueError("seeds: give at least one seed")
+    return out
 
 
-def _probe_chunk(job: tuple[Target, int | None], sizes: Sequence[int]
-                 ) -> list[tuple[bool, str]]:
-    target, rank = job
-    return [_probe(target, rank, s) for s in sizes]
+def _asked(values: list[Any]) -> str:
+    distinct = list(dict.fromkeys(values))
+    shown = ", ".join(f"{v} B" if isinstance(v, int) else repr(v) for v in distinct[:3])
+    return shown + (" ..." if len(distinct) > 3 else "")
+
+
+def _ranges(ranks: list[int]) -> str:
+    return ", ".join(map(str, ranks[:16])) + (f" (+{len(ranks) - 16} more)"
+                                               if len(ranks) > 16 else "")
 
 
 def _spread(first: int, last: int, count: int) -> list[int]:

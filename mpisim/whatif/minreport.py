@@ -1,0 +1,98 @@
+"""The text of a min-buffer answer, and what the gap above its lower bound is due to.
+
+The gap between the answer and the unbounded run's peak of live bytes is called a
+*fragmentation cost* only when it is one: when the byte below the answer overflowed with
+enough bytes free in total but no contiguous block for the entry, or with completed entries
+still held behind an uncompleted one (3.6.1 reclaims from the head of the queue only).
+Otherwise the gap is described as what it is (an allocator that charges an entry more than
+pack_size + MPI_BSEND_OVERHEAD, or a failure that is not an overflow).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..units import format_size
+
+__all__ = ["explain_gap", "report_lines"]
+
+
+def explain_gap(found: Any) -> str | None:
+    """Why the answer lies above the lower bound, or None when it does not."""
+    answer, bound = found.min_buffer, found.lower_bound
+    if answer is None or not bound or answer <= bound:
+        return None
+    cost = answer - bound
+    below = found.below
+    info = below.overflow if below is not None else None
+    if not info:
+        return f"{cost} B above the lower bound: at {answer - 1} B, {below.detail}" \
+            if below is not None else None
+    need, free, largest = info.get("requested", 0), info.get("free", 0), \
+        info.get("largest_free", 0)
+    held = sum(e.get("size", 0) for e in info.get("entries", []) if e.get("state") == "done")
+    if free >= need > largest:
+        why = (f"at {answer - 1} B an entry of {need} B found {free} B free but at most "
+               f"{largest} B contiguous")
+    elif held:
+        why = (f"at {answer - 1} B completed entries still held {held} B behind an "
+               "uncompleted one (3.6.1 reclaims from the head only)")
+    else:
+        return (f"{cost} B above the lower bound: the allocator in force charges entries "
+                f"more than their nominal size (at {answer - 1} B an entry of {need} B "
+                f"found {free} B free)")
+    return f"fragmentation cost: {cost} B above the lower bound ({cost / bound:.1%}): {why}"
+
+
+def report_lines(found: Any) -> list[str]:
+    who = "every rank" if found.rank is None else f"rank {found.rank}"
+    seeds = "" if not found.seeds else f", worst case over {_seed_text(found.seeds)}"
+    if found.min_buffer is None:
+        return [f"{found.scenario}: {found.never}",
+                f"  searched: {found.searched}{seeds}",
+                "  no attach size makes it complete: fix the program first "
+                "(mpisim run shows the full report)",
+                f"  {found.runs} runs in {found.wall_time:.2f} s"]
+    others = "" if found.rank is None else ", the other ranks unbounded"
+    lines = [f"{found.scenario}: min buffer {format_size(found.min_buffer)} (smallest attach "
+             f"size with which {who} completes without overflow{others}{seeds})",
+             f"  searched: {found.searched}"]
+    if found.as_written is not None and (found.sites or not found.as_written.ok):
+        lines.append(f"  as written: {_verdict(found.as_written)}")
+    if found.at_answer is not None:
+        lines.append(f"  at {found.min_buffer} B: {_verdict(found.at_answer)}")
+    if found.below is not None:
+        lines.append(f"  at {found.below.size} B: {_verdict(found.below)}")
+    lines.append(f"  peak live bytes per rank (unbounded run, the lower bound): "
+                 f"{_short(found.peak_live)}")
+    if found.gap:
+        lines.append(f"  {found.gap}")
+    if found.non_monotonic:
+        shown = ", ".join(f"{a}..{b}" for a, b in found.non_monotonic)
+        lines.append(f"  NOT monotonic: these larger sizes overflow again: {shown} B")
+    elif found.upper > found.min_buffer:
+        how = "every size tried" if found.exhaustive else "sampled, edges exact"
+        lines.append(f"  no larger size up to {found.upper} B overflows ({how})")
+    if found.holds_all is not None:
+        lines.append(f"  from {found.holds_all} B on, every entry of the run fits at once")
+    lines += [f"  note: {n}" for n in found.notes]
+    lines.append(f"  {found.runs} runs in {found.wall_time:.2f} s")
+    return lines
+
+
+def _verdict(probe: Any) -> str:
+    """A probe's verdict in one line (the overflow's entry list is left to the JSON)."""
+    detail = probe.detail.split("; entries:")[0]
+    return detail if probe.ok else f"{probe.outcome} — {detail}"
+
+
+def _short(values: list[int]) -> str:
+    if len(values) <= 16:
+        return str(list(values))
+    return "[" + ", ".join(map(str, values[:16])) + f", ... ({len(values)} ranks)]"
+
+
+def _seed_text(seeds: list[int]) -> str:
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"seeds {seeds[0]}..{seeds[-1]}"
+    return "seeds " + ", ".join(map(str, seeds[:8])) + (" ..." if len(seeds) > 8 else "")
