@@ -12,7 +12,7 @@ from typing import Any
 
 from simpy.events import Event
 
-from .constants import BUFFER_AUTOMATIC, PROC_NULL
+from .constants import PROC_NULL, automatic_or
 from .errors import ErrArg, ErrBuffer, MPIError
 from .p2p.events import done, failed, fire_at, pending
 from .p2p.protocols import BUFFERED, Message
@@ -66,12 +66,9 @@ class BufferedCalls:
         """MPI_Buffer_attach(size): ``buf`` (optional) is what detach hands back as address."""
         self._enter("MPI_Buffer_attach", (None, None, 0, None))
         try:
-            if isinstance(size, str) and size.strip().upper() in ("BUFFER_AUTOMATIC",
-                                                                  "AUTOMATIC"):
-                size = BUFFER_AUTOMATIC
-            elif isinstance(size, str):
+            if isinstance(size, str):
                 try:
-                    size = parse_size(size, allow_negative=True)
+                    size = automatic_or(lambda v: parse_size(v, allow_negative=True), size)
                 except UnitError as e:
                     raise ErrArg(f"buffer size: {e}") from None
             self._buffer.attach(size, buf, self.env._now)
@@ -92,21 +89,24 @@ class BufferedCalls:
         return self._drained(lambda: buffer.detach(env._now))
 
     def buffer_flush(self) -> Event:
-        """MPI_Buffer_flush (MPI 4.1): waits until every message in the attached buffer has
-        been transmitted; the buffer stays attached."""
+        """MPI_Buffer_flush (MPI 4.1): waits until the messages in the attached buffer at
+        the call have been transmitted (bsends made meanwhile by other requests do not
+        delay it); the buffer stays attached."""
         self._enter("MPI_Buffer_flush", (None, None, 0, None))
-        return self._drained(lambda: None)
+        env = self.env
+        ev = pending(env)
+        if not self._buffer.on_sent(lambda: fire_at(ev, env._now, None)):
+            return done(env, None)
+        return ev
 
     def buffer_iflush(self) -> Event:
-        """MPI_Buffer_iflush (MPI 4.1): yields a Request that completes when the buffer is
-        drained."""
+        """MPI_Buffer_iflush (MPI 4.1): yields a Request that completes when the messages in
+        the buffer at the call have been transmitted."""
         self._enter("MPI_Buffer_iflush", (None, None, 0, None))
         req = Request("send", "MPI_Buffer_iflush", self.rank, PROC_NULL, 0, 0)
-        buffer, env = self._buffer, self.env
-        if buffer.pending == 0:
+        env = self.env
+        if not self._buffer.on_sent(lambda: req.known(env._now)):
             req.known(env._now)
-        else:
-            buffer.on_drained(lambda: req.known(env._now))
         return done(env, req)
 
     def _drained(self, value: Any) -> Event:

@@ -6,6 +6,8 @@ should compare against the names, never the numbers.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "ANY_SOURCE",
     "ANY_TAG",
@@ -16,6 +18,7 @@ __all__ = [
     "PROC_NULL",
     "TAG_UB",
     "UNDEFINED",
+    "automatic_or",
 ]
 
 ANY_SOURCE = -2
@@ -74,3 +77,12 @@ class _BufferAutomatic:
 
 
 BUFFER_AUTOMATIC = _BufferAutomatic()
+
+
+def automatic_or(parse: Any, value: Any) -> Any:
+    """BUFFER_AUTOMATIC for itself or the words ``AUTOMATIC`` / ``BUFFER_AUTOMATIC`` (any
+    case); else ``parse(value)`` (a buffer size)."""
+    if value is BUFFER_AUTOMATIC or (isinstance(value, str) and value.strip().upper() in (
+            "AUTOMATIC", "BUFFER_AUTOMATIC", "MPI_BUFFER_AUTOMATIC")):
+        return BUFFER_AUTOMATIC
+    return parse(value)

@@ -56,7 +56,7 @@ class ErrorInfo:
              "time": self.time, "message": self.message}
         if self.where is not None:
             d["where"] = self.where
-        for key in ("requested", "free", "largest_free", "capacity", "entries"):
+        for key in ("requested", "entry_bytes", "free", "largest_free", "capacity", "entries"):
             if key in self.info:
                 d[key] = self.info[key]
         return d

@@ -29,6 +29,7 @@ from simpy.core import EmptySchedule, Environment
 
 from .bsend.buffer import AttachedBuffer
 from .bsend.profiles import MPIConfig
+from .constants import automatic_or
 from .deadlock import analyse
 from .errors import ErrOther, MPIError
 from .network import Network
@@ -70,7 +71,8 @@ class Simulation:
                                        not isinstance(max_events, int) or max_events < 1):
             raise ValueError(f"max_events: expected a positive integer, got {max_events!r}")
         self.max_events = max_events
-        self.buffer = None if buffer is None else _setting("buffer", parse_size, buffer)
+        self.buffer = (None if buffer is None else
+                       _setting("buffer", lambda v: automatic_or(parse_size, v), buffer))
         self.config = _mpi_config(mpi)
         self.net = Network.coerce(network).resolve(ranks=ranks, seed=seed,
                                                    defaults=self.config.profile)

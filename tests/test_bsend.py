@@ -37,7 +37,8 @@ def test_example_3_10_with_bsend_overflows_one_byte_below():
     assert r.outcome is ms.Outcome.ERROR
     assert (r.error.call, r.error.error_class) == ("MPI_Bsend", "MPI_ERR_BUFFER")
     d = json.loads(r.to_json())["error"]
-    assert d["requested"] == 20096 and d["free"] == 20095 and d["entries"] == []
+    assert d["requested"] == 20000 and d["entry_bytes"] == 20096
+    assert d["free"] == 20095 and d["entries"] == []
     assert "20096" in r.error.message and "20095" in r.error.message
 
 
@@ -210,7 +211,7 @@ def test_overflow_error_lists_the_entries_and_the_largest_free_block():
 
     r = ms.run(prog, ranks=2, network=NET)
     err = r.to_dict()["error"]
-    assert err["requested"] == 5096 and err["free"] == 0
+    assert err["requested"] == 5000 and err["entry_bytes"] == 5096 and err["free"] == 0
     assert [(e["offset"], e["size"], e["state"]) for e in err["entries"]] == [
         (0, 5096, "pending"), (5096, 5096, "pending"), (10192, 5096, "pending")]
     assert r.ranks[0].buffer.overflows == 1

@@ -193,3 +193,63 @@ def test_openmpi_stalls_a_pair_after_a_failed_bsend_mpich_goes_on():
     assert blocked[1].call == "MPI_Recv" and blocked[1].tag == 1
     assert "MPI_Bsend to rank 1 failed with MPI_ERR_BUFFER" in blocked[1].reason
     assert "MPI_Bsend to rank 1 failed" in r.report()
+
+
+def test_mpich_overflow_says_exactly_what_the_message_needs():
+    """facts (MPICH): a bsend of m bytes fits a free block of 88 + m bytes (the entry is cut
+    at 88 + ceil16(m) only when more follows), so the overflow names 88 + m, and a buffer of
+    exactly that size takes the message. The JSON gives the message's packed size
+    (``requested``, as MPICH reports it) and the entry size apart."""
+    def prog(mpi, size=9087):
+        yield mpi.buffer_attach(size)
+        yield mpi.bsend(count=9000, dest=0)
+        yield mpi.recv(count=9000, source=0)
+
+    r = ms.run(prog, ranks=1, mpi={"profile": "mpich"})
+    assert r.outcome is ms.Outcome.ERROR
+    assert "needs 9088 B of contiguous free space" in r.error.message
+    assert "an entry of 9096 B when more follows" in r.error.message
+    err = r.to_dict()["error"]
+    assert (err["requested"], err["entry_bytes"], err["largest_free"]) == (9000, 9096, 9087)
+    ok = ms.run(prog, ranks=1, mpi={"profile": "mpich"}, params={"size": 9088})
+    assert ok.outcome is ms.Outcome.COMPLETED
+
+
+def test_flush_covers_the_messages_in_the_buffer_at_the_call():
+    """MPI 4.1 MPI_Buffer_iflush / MPI_Buffer_flush: "all messages currently in the buffer";
+    a bsend made after the call does not delay its completion."""
+    def prog(mpi, n=100_000):
+        if mpi.rank == 0:
+            yield mpi.buffer_attach(3 * (n + 96))
+            yield mpi.bsend(count=n, dest=1, tag=1)       # received at 10 us
+            req = yield mpi.buffer_iflush()
+            yield mpi.bsend(count=n, dest=1, tag=2)       # received at 50 us
+            yield mpi.wait(req)
+            flushed = mpi.now
+            yield mpi.bsend(count=n, dest=1, tag=3)       # received at 90 us
+            yield mpi.buffer_flush()
+            return flushed, mpi.now
+        for tag, at in ((1, 10e-6), (2, 50e-6), (3, 90e-6)):
+            yield mpi.compute(at - mpi.now)
+            yield mpi.recv(count=n, source=0, tag=tag)
+        return None
+
+    r = ms.run(prog, ranks=2, network={"latency": "1us", "bandwidth": "10 GB/s"})
+    iflush, flush = r.returned[0]
+    assert iflush == pytest.approx(10e-6 + 1e-6 + 10e-6)   # CTS, then the bytes leave
+    assert flush == pytest.approx(90e-6 + 1e-6 + 10e-6)
+
+
+@pytest.mark.parametrize("how", ["AUTOMATIC", "automatic", ms.BUFFER_AUTOMATIC])
+def test_buffer_automatic_as_the_run_buffer(how):
+    """MPI 4.1 MPI_BUFFER_AUTOMATIC as ``ms.run(buffer=...)``: MPI allocates as needed, so
+    50 outstanding 100000-byte bsends never overflow; the peak is what they needed."""
+    def prog(mpi):
+        for _ in range(50):
+            yield mpi.bsend(count=100_000, dest=1 - mpi.rank)
+        for _ in range(50):
+            yield mpi.recv(count=100_000, source=1 - mpi.rank)
+
+    r = ms.run(prog, ranks=2, buffer=how)
+    assert r.outcome is ms.Outcome.COMPLETED
+    assert r.ranks[0].buffer.peak_live == 50 * (100_000 + 96)

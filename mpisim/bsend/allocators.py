@@ -118,6 +118,10 @@ class _StandardSizing:
         n = self.entry_size(packed)
         return n if n <= block else None
 
+    def fit_size(self, packed: int) -> int:
+        """The smallest free block that takes a message of ``packed`` bytes."""
+        return self.entry_size(packed)
+
 
 class _MpichSizing(_StandardSizing):
     """MPICH: 88-byte header, cut at 88 + ceil16(m), small remainders stay with the entry."""
@@ -130,6 +134,11 @@ class _MpichSizing(_StandardSizing):
             return None
         n = self.entry_size(packed)
         return n if block - n >= MPICH_MIN_SPLIT else block
+
+    def fit_size(self, packed: int) -> int:
+        """A block of 88 + m bytes takes the message whole (no rounding when nothing is cut
+        off, as for the last entry of a block)."""
+        return MPICH_HEADER + packed
 
 
 class _OpenMPISizing(_StandardSizing):
@@ -163,6 +172,10 @@ class _Base:
     def entry_size(self, packed: int) -> int:
         """Bytes an entry for ``packed`` message bytes takes (when a block is cut for it)."""
         return self.sizing.entry_size(packed)
+
+    def fit_size(self, packed: int) -> int:
+        """The smallest contiguous free space that takes a message of ``packed`` bytes."""
+        return self.sizing.fit_size(packed)
 
     def complete(self, entry: Entry) -> None:
         """Its send completed: no longer live; the space returns at a later allocate."""

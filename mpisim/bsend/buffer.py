@@ -62,6 +62,7 @@ class AttachedBuffer:
         self.summary = BufferSummary()
         self._now = 0.0
         self._drain: list[Callable[[], None]] = []
+        self._flushes: list[tuple[set[int], Callable[[], None]]] = []
 
     # -- attach / detach -----------------------------------------------------------------
     @property
@@ -85,8 +86,10 @@ class AttachedBuffer:
                          f"MPI_Buffer_attach_c (max {COUNT_MAX})")
         if self.allocator is not None:
             cls = error_for_class(self.profile.attach_twice_error_class)
-            raise cls(f"a buffer of {self.allocator.capacity} B is already attached; detach it "
-                      "first (3.6: only one buffer can be attached to a process at a time)")
+            what = ("MPI_BUFFER_AUTOMATIC is" if self.address is BUFFER_AUTOMATIC
+                    else f"a buffer of {self.allocator.capacity} B is")
+            raise cls(f"{what} already attached; detach it first (3.6: only one buffer can be "
+                      "attached to a process at a time)")
         if size < self.profile.attach_min:
             raise ErrBuffer(f"a buffer of {size} B is smaller than the {self.profile.attach_min} "
                             f"B that {self.profile.name} accepts")
@@ -133,6 +136,17 @@ class AttachedBuffer:
         """Call ``callback()`` when the last pending entry completes."""
         self._drain.append(callback)
 
+    def on_sent(self, callback: Callable[[], None]) -> bool:
+        """Call ``callback()`` once every entry pending now has completed (MPI 4.1 flush:
+        "all messages currently in the buffer"; later bsends do not delay it). False, and
+        no call, when none is pending."""
+        pending = {id(e) for e in self.allocator.entries() if not e.done} if self.allocator \
+            else set()
+        if not pending:
+            return False
+        self._flushes.append((pending, callback))
+        return True
+
     def pending_peers(self) -> list[int]:
         """Receivers of the messages still in the buffer (whom a detach waits for)."""
         if self.allocator is None:
@@ -146,9 +160,13 @@ class AttachedBuffer:
         self._now = now  # entries the allocator frees now were freed at this time
         if alloc is None:
             self.summary.overflows += 1
+            cfg = self.config
+            entry = make_allocator(cfg.allocator, 0, overhead=cfg.bsend_overhead,
+                                   alignment=cfg.alignment, sizing=cfg.sizing).entry_size(packed)
             raise ErrBuffer(f"no buffer attached: MPI behaves as with a zero-size buffer (3.6), "
                             f"so a bsend of {packed} B cannot be buffered",
-                            {"requested": packed, "free": 0, "largest_free": 0, "entries": []})
+                            {"requested": packed, "entry_bytes": entry, "free": 0,
+                             "largest_free": 0, "entries": []})
         entry = alloc.allocate(packed)
         if entry is None:
             self.summary.overflows += 1
@@ -173,10 +191,22 @@ class AttachedBuffer:
         alloc.complete(entry)
         entry.tag.done = now
         self._record(now, "complete")
+        if self._flushes:
+            self._flushed(id(entry))
         if alloc.pending == 0 and self._drain:
             callbacks, self._drain = self._drain, []
             for callback in callbacks:
                 callback()
+
+    def _flushed(self, key: int) -> None:
+        done = []
+        for flush in self._flushes:
+            flush[0].discard(key)
+            if not flush[0]:
+                done.append(flush)
+        for flush in done:
+            self._flushes.remove(flush)
+            flush[1]()
 
     def _freed(self, entry: Any) -> None:
         entry.tag.freed = self._now
@@ -184,26 +214,31 @@ class AttachedBuffer:
     # -- errors and recording ------------------------------------------------------------
     def _overflow(self, packed: int) -> ErrBuffer:
         alloc = self.allocator
-        need = alloc.entry_size(packed)
+        entry, need = alloc.entry_size(packed), alloc.fit_size(packed)
         layout = alloc.layout()
         entries = [{"offset": o, "size": s, "state": st} for o, s, st in layout["entries"]]
         shown = ", ".join(f"[{o}+{s} {st}]" for o, s, st in layout["entries"][:8])
         more = f" and {len(entries) - 8} more" if len(entries) > 8 else ""
         gap = layout.get("wrap_gap") or 0
+        needs = (f"an entry of {entry} B ({self._charging()})" if need == entry else
+                 f"{need} B of contiguous free space ({self._charging()}; an entry of "
+                 f"{entry} B when more follows)")
         return ErrBuffer(
-            f"bsend of {packed} B needs an entry of {need} B ({self._charging()}), but the "
+            f"bsend of {packed} B needs {needs}, but the "
             f"{alloc.capacity} B buffer has "
             f"{alloc.largest_free()} B contiguous free ({alloc.free_total()} B free in total"
             + (f", {gap} B wasted at the end by the wrap" if gap else "")
             + f"); entries: {shown or 'none'}{more}",
-            {"requested": need, "free": alloc.free_total(), "largest_free": alloc.largest_free(),
-             "capacity": alloc.capacity, "entries": entries})
+            {"requested": packed, "entry_bytes": entry, "free": alloc.free_total(),
+             "largest_free": alloc.largest_free(), "capacity": alloc.capacity,
+             "entries": entries})
 
     def _charging(self) -> str:
         """How the allocator in force sizes an entry, for error messages."""
         sizing = self.config.sizing
         if sizing == "mpich":
-            return "MPICH: 88-byte header + the message rounded up to 16 B"
+            return ("MPICH: 88-byte header + the message, rounded up to 16 B when the rest of "
+                    "the free block is cut off")
         if sizing == "openmpi":
             return "Open MPI: 8 * floor(bytes / 8) + 16"
         alignment = self.config.alignment

@@ -38,6 +38,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..bsend.profiles import MPIConfig
+from ..constants import automatic_or
 from ..network import Network
 from .expr import RESERVED
 from .problems import Problems
@@ -95,7 +96,8 @@ MPI_KEYS: dict[str, Callable[[Any], Any]] = {
 _TOP: dict[str, Callable[[Any], Any]] = {
     "name": read_text, "description": read_text,
     "ranks": lambda v: read_int(v, minimum=1, maximum=MAX_RANKS),
-    "buffer": _nullable(read_size), "seed": lambda v: read_int(v, minimum=0),
+    "buffer": _nullable(lambda v: automatic_or(read_size, v)),
+    "seed": lambda v: read_int(v, minimum=0),
     "until": _nullable(read_time), "max_events": _nullable(_positive),
 }
 
