@@ -1,4 +1,5 @@
-"""The text of a min-buffer answer, and what the gap above its lower bound is due to.
+"""The answers of min-buffer (:class:`MinBuffer`, :class:`MinBufferTable`), their text and
+JSON, and what the gap above the lower bound is due to.
 
 The gap between the answer and the unbounded run's peak of live bytes is called a
 *fragmentation cost* only when it is one: when the byte below the answer overflowed with
@@ -10,11 +11,110 @@ pack_size + MPI_BSEND_OVERHEAD, or a failure that is not an overflow).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..units import format_size
+from .probe import Probe
 
-__all__ = ["explain_gap", "report_lines"]
+__all__ = ["MinBuffer", "MinBufferTable", "explain_gap", "report_lines"]
+
+
+@dataclass
+class MinBuffer:
+    """The answer of :func:`min_buffer`; ``to_dict()`` is the CLI's JSON."""
+
+    min_buffer: int | None
+    peak_live: list[int]
+    non_monotonic: list[list[int]]
+    runs: int
+    rank: int | None = None
+    lower_bound: int = 0
+    upper: int = 0
+    exhaustive: bool = False
+    scenario: str = ""
+    notes: list[str] = field(default_factory=list)
+    holds_all: int | None = None
+    searched: str = ""
+    sites: list[dict[str, Any]] = field(default_factory=list)
+    at_answer: Probe | None = None
+    below: Probe | None = None
+    never: str | None = None
+    never_outcome: str | None = None
+    gap: str | None = None
+    seeds: list[int] | None = None
+    wall_time: float = 0.0
+    as_written: Probe | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """0 with an answer; else the CLI code of the outcome at every size (3, 4, 5)."""
+        if self.min_buffer is not None:
+            return 0
+        return {"deadlock": 3, "timeout": 5}.get(self.never_outcome or "", 4)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"min_buffer": self.min_buffer, "peak_live": list(self.peak_live),
+                "non_monotonic": [list(r) for r in self.non_monotonic],
+                "scenario": self.scenario, "rank": self.rank, "searched": self.searched,
+                "attach_sites": list(self.sites),
+                "at_answer": None if self.at_answer is None else self.at_answer.to_dict(),
+                "below": None if self.below is None else self.below.to_dict(),
+                "as_written": None if self.as_written is None else self.as_written.to_dict(),
+                "never": self.never, "outcome": self.never_outcome or "completed",
+                "bounds": {"lower": self.lower_bound, "upper": self.upper,
+                           "holds_all": self.holds_all},
+                "fragmentation": self.gap, "seeds": self.seeds, "runs": self.runs,
+                "exhaustive": self.exhaustive, "wall_time": round(self.wall_time, 3),
+                "notes": list(self.notes)}
+
+    def report(self) -> str:
+        """A readable account: the answer verified at it and the byte below, the bounds."""
+        return "\n".join(report_lines(self))
+
+
+@dataclass
+class MinBufferTable:
+    """:func:`min_buffer_per_rank`: one answer per rank that buffers (others unbounded)."""
+
+    scenario: str
+    answers: list[MinBuffer]
+    skipped: list[int]
+    never: MinBuffer | None = None
+    wall_time: float = 0.0
+
+    @property
+    def exit_code(self) -> int:
+        if self.never is not None:
+            return self.never.exit_code
+        return max((a.exit_code for a in self.answers), default=0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scenario": self.scenario,
+                "per_rank": [a.to_dict() for a in self.answers],
+                "not_buffering": self.skipped,
+                "never": None if self.never is None else self.never.never,
+                "runs": sum(a.runs for a in self.answers), "wall_time": round(self.wall_time, 3)}
+
+    def report(self) -> str:
+        if self.never is not None:
+            return self.never.report()
+        lines = [f"{self.scenario}: min buffer per rank (each with the other ranks unbounded)",
+                 "  rank  min buffer  peak live  at the byte below"]
+        for a in self.answers:
+            size = "-" if a.min_buffer is None else str(a.min_buffer)
+            below = a.below.outcome if a.below is not None else "-"
+            lines.append(f"  {a.rank:>4} {size:>11} {a.lower_bound:>10}  {below}")
+            if a.non_monotonic:
+                lines.append("        NOT monotonic: also overflows at "
+                             + ", ".join(f"{x}..{y}" for x, y in a.non_monotonic) + " B")
+        if self.skipped:
+            lines.append(f"  ranks with no bsend and no attach: {_ranges(self.skipped)}")
+        runs = sum(a.runs for a in self.answers)
+        lines.append(f"  {runs} runs in {self.wall_time:.2f} s")
+        return "\n".join(lines)
+
+
 
 
 def explain_gap(found: Any) -> str | None:
@@ -96,3 +196,8 @@ def _seed_text(seeds: list[int]) -> str:
     if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
         return f"seeds {seeds[0]}..{seeds[-1]}"
     return "seeds " + ", ".join(map(str, seeds[:8])) + (" ..." if len(seeds) > 8 else "")
+
+
+def _ranges(ranks: list[int]) -> str:
+    return ", ".join(map(str, ranks[:16])) + (f" (+{len(ranks) - 16} more)"
+                                               if len(ranks) > 16 else "")
