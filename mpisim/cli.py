@@ -2,13 +2,19 @@
 
 Exit codes: 0 the simulated program completed (``check``: safe); 2 invalid input or usage;
 3 deadlock (``check``: not safe); 4 an MPI error ended the program (e.g. overflow);
-5 timeout. Errors are one line on stderr, never a traceback.
+5 timeout; 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (128 + the signal, as shells
+report). Errors are one line on stderr, never a traceback.
+
+Interrupted, a command writes nothing (an output directory is replaced whole or not at all,
+see :func:`mpisim.export.output_dir`), except that a sweep keeps the runs it finished: with
+``--out DIR`` they go to ``DIR/sweep.partial.csv``, the only file of DIR then.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,7 +29,25 @@ class UsageError(Exception):
     """Invalid input: printed as one line, exit 2."""
 
 
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM (or SIGINT) received: raised like Ctrl-C so every cleanup runs."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    previous = _catch_signals()
+    try:
+        return _main(argv)
+    except KeyboardInterrupt as e:  # before the command started (parsing, imports)
+        return _interrupted(e)
+    finally:
+        _restore_signals(previous)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
@@ -34,11 +58,57 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"mpisim: {e}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("mpisim: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        return _interrupted(e, args)
     except BrokenPipeError:
         return EXIT_OK
+
+
+def _interrupted(e: KeyboardInterrupt, args: argparse.Namespace | None = None) -> int:
+    """One line, the partial rows of a sweep kept, exit 128 + the signal."""
+    signum = getattr(e, "signum", signal.SIGINT)
+    name = signal.Signals(signum).name
+    kept = ""
+    table = getattr(e, "table", None)
+    if table is not None and args is not None and getattr(args, "out", None):
+        kept = _keep_partial(table, getattr(e, "total", len(table)), Path(args.out))
+    print(f"mpisim: interrupted by {name}{kept or '; nothing written'}", file=sys.stderr)
+    return 128 + int(signum)
+
+
+def _keep_partial(table: Any, total: int, out: Path) -> str:
+    from .export import write_files
+
+    try:
+        with _held():
+            (path,) = write_files(out, [("sweep.partial.csv",
+                                         lambda f: f.write(table.csv_text()), False)])
+    except OSError as e:
+        return f"; the finished runs could not be kept: {e.strerror or e}"
+    return f"; {len(table)} of {total} runs finished, kept in {path}"
+
+
+def _held() -> Any:
+    from .export import held_signals
+
+    return held_signals()
+
+
+def _catch_signals() -> Any:
+    """SIGTERM raises Interrupted (so temporaries are removed); only in the main thread."""
+    try:
+        return signal.signal(signal.SIGTERM, _on_signal)
+    except ValueError:  # not the main thread: leave signals alone
+        return None
+
+
+def _restore_signals(previous: Any) -> None:
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _on_signal(signum: int, _frame: Any) -> None:
+    raise Interrupted(signum)
 
 
 # -- parser ------------------------------------------------------------------------------
@@ -252,15 +322,16 @@ def _executor(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def _write_sweep(table: Any, out: Path) -> None:
-    from .export import atomic_write
+    """sweep.csv and sweep.png, as one output directory (written whole)."""
+    from .export import write_files
     from .plot.sweepmap import plot_sweep
 
+    def png(f: Any) -> None:
+        plot_sweep(table).savefig(f, format="png", dpi=120)
+
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        table.to_csv(out / "sweep.csv")
-        fig = plot_sweep(table)
-        atomic_write(out / "sweep.png", lambda f: fig.savefig(f, format="png", dpi=120),
-                     binary=True)
+        write_files(out, [("sweep.csv", lambda f: f.write(table.csv_text()), False),
+                          ("sweep.png", png, True)])
     except OSError as e:
         raise UsageError(f"cannot write to {out}: {e.strerror or e}") from None
 

@@ -10,20 +10,35 @@ The cycles of that graph are the deadlock's cause; a report lists them (networkx
 them; at most ``MAX_CYCLES`` are listed, shortest first), and its knots: groups of ranks
 whose every wait leads back into the group, which is what a deadlock of OR waits
 (ANY_SOURCE) looks like.
+
+A *livelock* is the same stop seen through a polling loop: a rank that polls (iprobe,
+test, testall, perhaps with compute between polls) while nothing is in flight to it and
+every other rank has finished or is blocked never sees its poll succeed, yet its loop keeps
+the event queue busy forever. :class:`PollWatch` notices it: after ``LIVELOCK_POLLS`` failed
+polls in a row (across all ranks) with no other call made, it looks at the event queue, and
+if nothing is scheduled but the polling ranks' own next steps, nothing can ever change: the
+run ends as a deadlock whose polling ranks are named with their polling call. (A program
+that polls more than ``LIVELOCK_POLLS`` times for something that can never come, then gives
+up by itself, is reported as a livelock too: that is the price of stopping endless ones.)
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from itertools import islice
+from types import SimpleNamespace
 from typing import Any
 
 from .constants import ANY_SOURCE
 from .p2p.requests import Request
 
-__all__ = ["Blocked", "Deadlock", "analyse"]
+__all__ = ["LIVELOCK_POLLS", "Blocked", "Deadlock", "PollWatch", "analyse"]
 
 MAX_CYCLES = 20
+LIVELOCK_POLLS = 10_000
+"""Failed polls in a row, with no other call by any rank, before the event queue is checked
+for a livelock (and again after each as many more)."""
 
 
 @dataclass
@@ -53,20 +68,69 @@ class Deadlock:
     blocked: list[Blocked]
     cycles: list[list[int]] = field(default_factory=list)
     knots: list[list[int]] = field(default_factory=list)
+    livelock: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"blocked": [b.to_dict() for b in self.blocked], "cycles": self.cycles,
-                "knots": self.knots}
+                "knots": self.knots, "livelock": self.livelock}
+
+
+class PollWatch:
+    """Counts failed polls (the ``mpi`` handles call it) and finds livelocks (see above)."""
+
+    def __init__(self, env: Any, procs: list[Any], handles: list[Any], finished: list[bool],
+                 on_livelock: Callable[[list[int]], None]) -> None:
+        self.quiet = 0
+        self.env = env
+        self.procs = procs
+        self.handles = handles
+        self.finished = finished
+        self.on_livelock = on_livelock
+
+    def failed_poll(self, mpi: Any, later: Any) -> None:
+        """``mpi`` polled and found nothing; ``later`` is the event its poll returns at."""
+        mpi.last_poll = (mpi.call, mpi.detail, mpi.call_where)
+        self.quiet += 1
+        if self.quiet % LIVELOCK_POLLS == 0:
+            pollers = self.pollers()
+            if self.stuck(mpi, later, pollers):
+                self.on_livelock([h.rank for h in pollers])
+
+    def pollers(self) -> list[Any]:
+        return [h for h in self.handles if not self.finished[h.rank] and h.polling]
+
+    def stuck(self, mpi: Any, later: Any, pollers: list[Any]) -> bool:
+        """Nothing is scheduled but the polling ranks' own next steps."""
+        allowed = {id(later)} | {id(self.procs[h.rank]._target) for h in pollers
+                                 if h is not mpi}
+        return all(id(item[-1]) in allowed for item in self.env._queue)
 
 
 def analyse(handles: list[Any], finished: list[bool], barrier: Any, buffers: list[Any],
-            eager_limit: int, where_of: Any, stall_cause: Any = None) -> Deadlock:
+            eager_limit: int, where_of: Any, stall_cause: Any = None,
+            polling: list[int] | None = None) -> Deadlock:
     """The deadlock of a run whose event queue is empty (``where_of(rank)``: location;
-    ``stall_cause(src, dst)``: why a pair's messages no longer match, if they do not)."""
+    ``stall_cause(src, dst)``: why a pair's messages no longer match, if they do not), or
+    that a livelock of the ``polling`` ranks stopped."""
     alive = [r for r, f in enumerate(finished) if not f]
-    blocked = [_blocked(handles[r], alive, barrier, buffers[r], eager_limit, where_of(r),
-                        stall_cause) for r in alive]
-    return Deadlock(blocked, *_cycles_and_knots(blocked))
+    polling = polling or []
+    blocked = [(_polling if r in polling else _blocked)(
+        handles[r], alive, barrier, buffers[r], eager_limit, where_of(r), stall_cause)
+        for r in alive]
+    return Deadlock(blocked, *_cycles_and_knots(blocked), livelock=list(polling))
+
+
+def _polling(mpi: Any, alive: list[int], barrier: Any, buffer: Any, eager_limit: int,
+             where: str | None, stall_cause: Any = None) -> Blocked:
+    """A polling rank, described by its last poll (it may be computing between polls)."""
+    call, detail, poll_where = getattr(mpi, "last_poll", (mpi.call, mpi.detail, None))
+    shim = SimpleNamespace(rank=mpi.rank, call=call, detail=detail)
+    b = _blocked(shim, alive, barrier, buffer, eager_limit, poll_where or where, stall_cause)
+    b.waits_for = [w for w in b.waits_for if w in alive]
+    b.reason = (f"livelock: polls with {call} in a loop that never ends; nothing is in "
+                "flight to it and every other rank has finished or is blocked, so the poll "
+                "can never succeed")
+    return b
 
 
 def _blocked(mpi: Any, alive: list[int], barrier: Any, buffer: Any, eager_limit: int,

@@ -3,8 +3,14 @@
 Every file is written whole or not at all: it is written to a temporary file in the same
 directory, then renamed over the target (``os.replace`` is atomic on one file system), so
 a reader never sees half a file and a failed write leaves no partial file behind.
-:func:`write_run` stages every file of a run first and renames them only when all were
-written, so a failure (a plot that cannot be drawn, a full disk) adds no new file.
+
+An output directory (:func:`output_dir`, used by :func:`write_run` and the sweep) is written
+whole: every file goes into a temporary directory beside it first; only when all were
+written are they renamed into the target, and the files mpisim writes (``OWNED``) that this
+output does not include are removed, so the directory never mixes two runs' files (files of
+other names are left alone: ``--out .`` is safe). SIGINT and SIGTERM are held back while the
+temporary directory is created, while it is renamed into place and while it is removed, so
+an interrupt at any moment leaves either the old output or the new one, and no temporary.
 
 The Chrome trace (the Trace Event Format read by Perfetto and chrome://tracing) has one
 process per rank (``pid`` = rank): its calls as complete slices (``ph "X"``), counter
@@ -25,14 +31,23 @@ import json
 import math
 import os
 import secrets
-from collections.abc import Callable
+import shutil
+import signal
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
-__all__ = ["atomic_write", "chrome_trace", "write_buffer_csv", "write_chrome_trace", "write_json",
-           "write_messages_csv", "write_npz", "write_run"]
+__all__ = ["OWNED", "atomic_write", "chrome_trace", "output_dir", "write_buffer_csv",
+           "write_chrome_trace", "write_files", "write_json", "write_messages_csv", "write_npz",
+           "write_run"]
+
+OWNED = ("result.json", "messages.csv", "buffer.csv", "occupancy.png", "timeline.png",
+         "layout.png", "trace.json", "sweep.csv", "sweep.png", "sweep.partial.csv")
+"""The files mpisim writes into an output directory (stale ones are removed on rewrite)."""
 
 TRACE_KINDS = ("chrome",)
 _US = 1e6  # trace seconds -> Trace Event Format microseconds
@@ -217,6 +232,78 @@ def _chrome_text(result: Any) -> str:
     return json.dumps(chrome_trace(result), allow_nan=False, separators=(",", ":")) + "\n"
 
 
+# -- output directories --------------------------------------------------------------------
+_HELD = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def held_signals() -> Iterator[Any]:
+    """SIGINT and SIGTERM wait until the block ends (where the platform allows it); yields
+    the mask in force before, which :func:`_released` puts back for a while."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None:
+        yield None
+        return
+    old = mask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield old
+    finally:
+        mask(signal.SIG_SETMASK, old)
+
+
+@contextmanager
+def output_dir(out: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temporary directory to fill; when the block ends without an exception its files
+    become ``out``'s (see the module docstring); otherwise it is removed and ``out`` is as
+    it was."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "not a directory", str(out))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with held_signals() as before:
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+        try:
+            with _released(before):
+                yield staging
+            _commit(staging, out)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+@contextmanager
+def _released(before: Any) -> Iterator[None]:
+    """The mask in force before held_signals, for a while (files are written meanwhile: an
+    interrupt then abandons them)."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None or before is None:
+        yield
+        return
+    old = mask(signal.SIG_SETMASK, before)
+    try:
+        yield
+    finally:
+        mask(signal.SIG_SETMASK, old)
+
+
+def _commit(staging: Path, out: Path) -> None:
+    """Move the staged files into ``out`` (signals held by the caller)."""
+    written = {p.name for p in staging.iterdir()}
+    if not out.exists():
+        os.chmod(staging, 0o777 & ~_umask())
+        os.rename(staging, out)
+        return
+    for name in written:
+        os.replace(staging / name, out / name)
+    for name in set(OWNED) - written:
+        (out / name).unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 # -- a run's output directory --------------------------------------------------------------
 def _figure_writer(kind: str, result: Any) -> Writer:
     def writer(f: IO[bytes]) -> None:
@@ -229,20 +316,16 @@ def _figure_writer(kind: str, result: Any) -> Writer:
 def write_run(result: Any, out_dir: str | os.PathLike[str], *, plot: bool = False,
               trace: str | None = None) -> list[Path]:
     """The CLI's ``--out DIR``: result.json, messages.csv, buffer.csv, and optionally
-    occupancy.png and timeline.png (``plot=True``) and trace.json (``trace="chrome"``).
+    occupancy.png, timeline.png and (for a run that overflowed) layout.png (``plot=True``)
+    and trace.json (``trace="chrome"``).
 
-    Every file is staged as a temporary file first and all are renamed into place only when
-    every one was written; on failure the staged files are removed and the error raised
-    (``ValueError`` for a bad ``trace``, ``OSError`` naming the file that could not be
-    written). Returns the paths written, in that order.
+    The directory is written whole (:func:`output_dir`): on failure nothing changes and the
+    error is raised (``ValueError`` for a bad ``trace``, ``OSError`` naming the file that
+    could not be written). Returns the paths written, in that order.
     """
     if trace is not None and trace not in TRACE_KINDS:
         raise ValueError(f"trace: unknown trace format {trace!r} (expected one of "
                          f"{', '.join(TRACE_KINDS)})")
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise NotADirectoryError(errno.ENOTDIR, "not a directory", str(out))
-    out.mkdir(parents=True, exist_ok=True)
     plan: list[tuple[str, Writer, bool]] = [
         ("result.json", _text(result.to_json() + "\n"), False),
         ("messages.csv", _text(_csv_text(result.trace.messages)), False),
@@ -253,14 +336,25 @@ def write_run(result: Any, out_dir: str | os.PathLike[str], *, plot: bool = Fals
                  ("timeline.png", _figure_writer("timeline", result), True)]
     if trace == "chrome":
         plan.append(("trace.json", _text(_chrome_text(result)), False))
-    staged: list[tuple[Path, Path]] = []
-    try:
+    return write_files(out_dir, plan)
+
+
+def write_files(out_dir: str | os.PathLike[str], plan: Iterable[tuple[str, Writer, bool]]
+                ) -> list[Path]:
+    """Write (name, writer, binary) files as one output directory; their final paths."""
+    out = Path(out_dir)
+    names: list[str] = []
+    with output_dir(out) as staging:
         for name, writer, binary in plan:
-            staged.append((_write_temp(out / name, writer, binary), out / name))
-        for tmp, final in staged:
-            os.replace(tmp, final)
-    except BaseException:
-        for tmp, _final in staged:
-            tmp.unlink(missing_ok=True)
-        raise
-    return [final for _tmp, final in staged]
+            _write_file(staging / name, writer, binary, out / name)
+            names.append(name)
+    return [out / name for name in names]
+
+
+def _write_file(path: Path, writer: Writer, binary: bool, shown: Path) -> None:
+    mode = {"mode": "wb"} if binary else {"mode": "w", "encoding": "utf-8", "newline": ""}
+    try:
+        with open(path, **mode) as f:
+            writer(f)
+    except OSError as e:
+        raise _write_error(shown, e) from e

@@ -42,6 +42,11 @@ POLL_TIME = 100e-9
 network's per-call ``overhead``): a polling loop advances time as a real one does."""
 
 
+POLLS = frozenset({"MPI_Iprobe", "MPI_Test", "MPI_Testall", "compute"})
+"""Calls a polling loop makes (compute included: a loop may sleep between polls); any other
+call, or a poll that finds something, is progress (see :class:`mpisim.deadlock.PollWatch`)."""
+
+
 class ZeroTimeLoop(BaseException):
     """A rank made SAME_TIME_CALLS calls at one instant: a loop that never waits would never
     end. A BaseException, so that a program's ``except Exception`` does not swallow it."""
@@ -74,6 +79,8 @@ class Rank(BufferedCalls):
         self.call_where: str | None = None
         self._last_time = -1.0
         self._same_time = 0
+        self.polling = False
+        self.watch: Any = None
 
     def __repr__(self) -> str:
         return f"<mpi rank {self.rank} of {self.size}>"
@@ -105,6 +112,10 @@ class Rank(BufferedCalls):
         self.call = call
         self.detail = detail
         self.call_where = self.where
+        if call not in POLLS:
+            self.polling = False
+            if self.watch is not None:
+                self.watch.quiet = 0
 
     # -- sends ---------------------------------------------------------------------------
     def send(self, buf: Any = None, count: int | None = None, datatype: Any = None,
@@ -285,9 +296,18 @@ class Rank(BufferedCalls):
         return done(env, (True, Status(msg.src, msg.tag, msg.nbytes)))
 
     def _poll(self, ev: Event) -> Event:
-        """A poll that found nothing returns after POLL_TIME (or the call overhead)."""
+        """A poll that found nothing returns after POLL_TIME (or the call overhead); the
+        watch counts it, since a poll that can never succeed would loop forever."""
+        watch = self.watch
         if ev._ok and ev._value[0] is False:
-            return at(self.env, self.env._now + max(self._overhead, POLL_TIME), ev._value)
+            later = at(self.env, self.env._now + max(self._overhead, POLL_TIME), ev._value)
+            self.polling = True
+            if watch is not None:
+                watch.failed_poll(self, later)
+            return later
+        self.polling = False
+        if watch is not None:
+            watch.quiet = 0
         return ev
 
     # -- completion ----------------------------------------------------------------------

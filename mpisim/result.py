@@ -91,6 +91,7 @@ class Result:
     error: ErrorInfo | None = None
     deadlock: Deadlock | None = None
     timeout_reason: str | None = None
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -107,6 +108,7 @@ class Result:
             "deadlock": None if self.deadlock is None else self.deadlock.to_dict(),
             "ranks": [r.to_dict() for r in self.ranks],
             "messages": dict(self.messages),
+            "warnings": list(self.warnings),
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -151,6 +153,7 @@ class Result:
             if self.outcome is Outcome.TIMEOUT:
                 lines.append("  try: a larger until or max_events if the program is just long; "
                              "otherwise look for a loop that never ends")
+        lines += [f"  warning: {w}" for w in self.warnings]
         lines += _buffer_lines(self.ranks)
         return "\n".join(lines)
 
@@ -161,6 +164,9 @@ def _plural(n: int, word: str) -> str:
 
 def _deadlock_lines(dl: Deadlock) -> list[str]:
     lines = [f"{_plural(len(dl.blocked), 'rank')} blocked forever:"]
+    if dl.livelock:
+        lines[0] = (f"{_plural(len(dl.blocked), 'rank')} blocked forever (a livelock: rank "
+                    f"{', '.join(map(str, dl.livelock))} polls for what can never come):")
     for b in dl.blocked[:32]:
         args = []
         if b.peer is not None:

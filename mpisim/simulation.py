@@ -7,9 +7,19 @@ rank, runs until nothing is left to happen, and returns a :class:`~mpisim.result
 - an uncaught MPIError (or any exception) in a program, or an erroneous ready send: ERROR,
   and the run stops there (MPI_ERRORS_ARE_FATAL);
 - no event left but some rank unfinished: DEADLOCK, with the wait-for analysis;
+- a rank polling (iprobe, test) for what can never come while every other rank is finished
+  or blocked: DEADLOCK, reported as a livelock naming the polling call (see
+  :class:`~mpisim.deadlock.PollWatch`);
 - ``until`` (simulated seconds) or ``max_events`` reached, or a rank making
   ``SAME_TIME_CALLS`` calls without simulated time advancing (a loop that never waits):
   TIMEOUT. A run never hangs on a finite guard.
+
+Guards against endless programs, by default: a run given neither ``until`` nor
+``max_events`` stops after ``DEFAULT_MAX_EVENTS`` events (TIMEOUT; pass a larger
+``max_events`` for a longer run), and the trace records the first ``TRACE_EVENTS`` events
+only (the result says where it stopped recording), so memory stays bounded however long a
+run goes. Ctrl-C (KeyboardInterrupt) and SystemExit raised while a program runs end the run
+at once and propagate to the caller: they are never reported as an error of the program.
 
 A program that ends with messages still in its attached buffer waits for them, as
 MPI_Finalize does, and then detaches. ``buffer=`` attaches that many bytes on every rank
@@ -30,7 +40,7 @@ from simpy.core import EmptySchedule, Environment
 from .bsend.buffer import AttachedBuffer
 from .bsend.profiles import MPIConfig
 from .constants import automatic_or
-from .deadlock import analyse
+from .deadlock import PollWatch, analyse
 from .errors import ErrOther, MPIError
 from .network import Network
 from .p2p.collectives import Barrier
@@ -43,6 +53,10 @@ from .units import UnitError, format_time, parse_size, parse_time
 __all__ = ["Simulation", "run"]
 
 PROGRESS_EVERY = 200_000
+DEFAULT_MAX_EVENTS = 20_000_000
+"""Events a run makes when neither ``until`` nor ``max_events`` is given (about a minute)."""
+TRACE_EVENTS = 1_000_000
+"""Events whose trace is recorded; later ones update the summaries only (bounded memory)."""
 UNTIL_REACHED = "simulated time reached until"
 
 
@@ -90,9 +104,14 @@ class Simulation:
         self.events = 0
         self._timeout: str | None = None
         self._done = False
+        self._livelock: list[int] = []
+        self.trace_stopped: float | None = None
         self._procs = [self.env.process(self._main(r)) for r in range(ranks)]
         for r, proc in enumerate(self._procs):
             proc.callbacks.append(self._exit_callback(r))
+        watch = PollWatch(self.env, self._procs, self.handles, self.finished, self._livelocked)
+        for h in self.handles:
+            h.watch = watch
 
     @property
     def now(self) -> float:
@@ -120,6 +139,8 @@ class Simulation:
                 self.returned[r] = proc._value
                 return
             proc._defused = True
+            if isinstance(proc._value, KeyboardInterrupt | SystemExit):
+                raise proc._value  # the user stopped the run; not the program's error
             if isinstance(proc._value, ZeroTimeLoop):
                 self._timeout = str(proc._value)
                 raise _Abort
@@ -148,10 +169,21 @@ class Simulation:
                                exc.message, {}, mpi.call_where)
         raise _Abort
 
+    def _livelocked(self, ranks: list[int]) -> None:
+        """The poll watch found a livelock of ``ranks``: stop the run now."""
+        self._livelock = ranks
+        stop = self.env.event()
+        stop.callbacks.append(_abort)
+        stop.succeed()
+
     def _where(self, r: int) -> str | None:
-        """The program line a rank is at (for programs written in Python)."""
+        """The program line a rank is at (for programs written in Python): the innermost
+        generator it is running, through ``yield from`` chains."""
         gen = getattr(self._procs[r], "_generator", None)
         inner = getattr(gen, "gi_yieldfrom", None)
+        while getattr(inner, "gi_yieldfrom", None) is not None and \
+                getattr(inner.gi_yieldfrom, "gi_frame", None) is not None:
+            inner = inner.gi_yieldfrom
         frame = getattr(inner, "gi_frame", None)
         if frame is None:
             return None
@@ -184,15 +216,37 @@ class Simulation:
         limit = self.until if until is None else _setting("until", parse_time, until)
         if self._timeout is not None and self._timeout.startswith(UNTIL_REACHED):
             self._timeout = None  # an earlier stop at a time limit: go on from there
-        cap = math.inf if self.max_events is None else self.max_events
+        cap, why = self._cap(limit)
         while not self._done and self._timeout is None:
-            stop = cap if progress is None else min(cap, self.events + PROGRESS_EVERY)
+            stop = min(cap, self.events + PROGRESS_EVERY)
+            if self.trace_stopped is None and self.events < TRACE_EVENTS:
+                stop = min(stop, TRACE_EVENTS)
             more = self._loop(limit, stop)
             if progress is not None:
                 progress(self.events, self.env._now)
+            if self.trace_stopped is None and self.events >= TRACE_EVENTS and more:
+                self._stop_trace()
             if more and self.events >= cap:
-                self._timeout = f"{self.max_events} events processed (max_events)"
+                self._timeout = why
         return self.result()
+
+    def _cap(self, limit: float | None) -> tuple[float, str]:
+        """The event budget and the words for reaching it."""
+        if self.max_events is not None:
+            return self.max_events, f"{self.max_events} events processed (max_events)"
+        if limit is not None:
+            return math.inf, ""
+        return DEFAULT_MAX_EVENTS, (f"{DEFAULT_MAX_EVENTS} events processed (the guard for "
+                                    "runs given neither until nor max_events)")
+
+    def _stop_trace(self) -> None:
+        """Stop recording (bounded memory); summaries and outcome go on being exact."""
+        self.trace_stopped = self.env._now
+        self._kept_messages = self.transport.messages
+        self.transport.messages = None
+        self.recorder.enabled = False
+        for h in self.handles:
+            h._log = False
 
     def _loop(self, limit: float | None, stop: float) -> bool:
         """Step the environment until event number ``stop``, time ``limit`` or the end; True
@@ -207,8 +261,8 @@ class Simulation:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            if limit is None and budget == math.inf:
-                while True:
+            if limit is None:
+                while n < budget:
                     step()
                     n += 1
             while n < budget:
@@ -231,13 +285,18 @@ class Simulation:
         """The Result as of now (the run need not be over)."""
         outcome, deadlock = self._outcome()
         calls = [(r, h.calls, h.starts, self.end_times[r]) for r, h in enumerate(self.handles)]
-        trace = self.recorder.build(self.transport.messages, calls, self.env._now)
+        messages = self.transport.messages if self.trace_stopped is None else \
+            self._kept_messages
+        trace = self.recorder.build(messages, calls, self.env._now)
+        warnings = [] if self.trace_stopped is None else [
+            f"the trace holds the first {TRACE_EVENTS} events only (to t = "
+            f"{format_time(self.trace_stopped)}); summaries and outcome cover the whole run"]
         ranks = [RankSummary(r, self.finished[r], self.end_times[r], self.buffers[r].summary)
                  for r in range(self.size)]
         tp = self.transport
         return Result(self.name, outcome, self.env._now, self.params, ranks, list(self.returned),
                       {"sent": tp.sent, "received": tp.received, "bytes": tp.bytes}, trace,
-                      self.error, deadlock, self._timeout)
+                      self.error, deadlock, self._timeout, warnings)
 
     def _outcome(self) -> tuple[Outcome, Any]:
         if self.error is not None:
@@ -246,11 +305,11 @@ class Simulation:
             return Outcome.TIMEOUT, None
         if all(self.finished):
             return Outcome.COMPLETED, None
-        if self._timeout is not None or not self._done:
+        if not self._done:
             return Outcome.TIMEOUT, None
         dl = analyse(self.handles, self.finished, self.barrier, self.buffers,
                      self.net.eager_limit, lambda r: self.handles[r].call_where or self._where(r),
-                     self.transport.stall_cause)
+                     self.transport.stall_cause, self._livelock)
         return Outcome.DEADLOCK, dl
 
 
@@ -263,6 +322,10 @@ def run(program: Callable[..., Any] | Sequence[Callable[..., Any]], ranks: int,
     return Simulation(program, ranks, network=network, mpi=mpi, params=params, seed=seed,
                       until=until, max_events=max_events, buffer=buffer, name=name,
                       trace=trace).run()
+
+
+def _abort(_event: Any) -> None:
+    raise _Abort
 
 
 def _program_traceback(exc: BaseException) -> str:

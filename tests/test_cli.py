@@ -174,6 +174,18 @@ def test_min_buffer_per_rank_and_seeds(capsys):
     assert code == 2 and "--seeds" in err and "Traceback" not in err
 
 
+def test_sweep_with_four_keys_writes_its_files(exchange, tmp_path, capsys):
+    """More keys than a map shows: the plot folds the others (worst case), no traceback."""
+    out = tmp_path / "sweep4"
+    code, text, _ = run_cli(capsys, "sweep", exchange, "--vary", "count=100,1000",
+                            "--vary", "network.eager_limit=1KiB,8KiB",
+                            "--vary", "network.latency=1us,2us", "--vary", "seed=0,1",
+                            "--out", out)
+    assert code == 0 and "wrote" in text
+    assert sorted(p.name for p in out.iterdir()) == ["sweep.csv", "sweep.png"]
+    assert len((out / "sweep.csv").read_text().splitlines()) == 1 + 16
+
+
 def test_sweep_prints_a_table_and_writes_csv(exchange, tmp_path, capsys):
     code, out, _ = run_cli(capsys, "sweep", exchange, "--vary", "count=100,1000",
                            "--vary", "network.eager_limit=1KiB,8KiB", "--jobs", "1",

@@ -13,7 +13,7 @@ from matplotlib.collections import PathCollection, QuadMesh
 from matplotlib.figure import Figure
 
 import mpisim as ms
-from mpisim.plot.sweepmap import OUTCOME_COLORS, OUTCOME_ORDER, plot_sweep
+from mpisim.plot.sweepmap import OUTCOME_COLORS, OUTCOME_ORDER, plot_sweep, worst_over
 from mpisim.whatif import SweepTable, sweep
 
 
@@ -100,10 +100,20 @@ def test_three_keys_draw_one_panel_per_value_of_the_third():
     assert titled == [f"mpi.allocator = {a}" for a in vary["mpi.allocator"]]
 
 
+def test_more_than_three_keys_fold_the_rest_into_the_worst_case():
+    """Each cell of a four-key map is the worst run over the fourth key's values."""
+    four = table_of({"a": [1, 2], "b": [1], "c": [1], "d": [1, 2, 3]},
+                    lambda p: ("deadlock", "") if (p["a"], p["d"]) == (2, 3) else
+                    ("error", "MPI_ERR_BUFFER") if p["d"] == 2 else ("completed", ""))
+    folded = worst_over(four, ["a", "b", "c"])
+    assert folded.keys == ["a", "b", "c"]
+    assert folded.array["outcome"].tolist() == ["error", "deadlock"]
+    assert folded.array["sim_time"].tolist() == [3e-6, 6e-6]
+    fig = plot_sweep(four)
+    assert fig.get_suptitle() == "synthetic: sweep of 6 runs\n(worst case over d)"
+
+
 def test_refusals_are_clear():
-    four = table_of({"a": [1], "b": [1], "c": [1], "d": [1]}, lambda p: ("completed", ""))
-    with pytest.raises(ValueError, match="at most 3 varied keys"):
-        plot_sweep(four)
     three = table_of({"a": [1], "b": [1], "c": [1]}, lambda p: ("completed", ""))
     with pytest.raises(ValueError, match="leave ax=None"):
         plot_sweep(three, ax=Figure().subplots())

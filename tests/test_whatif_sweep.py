@@ -307,7 +307,8 @@ def test_workers_never_import_matplotlib():
 
 
 def test_ctrl_c_on_the_command_line_stops_workers_and_writes_nothing(tmp_path):
-    """An interrupted `mpisim sweep --out DIR` exits with one line, no file, no worker left."""
+    """An interrupted `mpisim sweep --out DIR` exits with one line and no worker left; DIR
+    holds only the runs that finished, in sweep.partial.csv."""
     path = tmp_path / "exchange.yaml"
     path.write_text(EXCHANGE_YAML)
     out = tmp_path / "out"
@@ -326,9 +327,10 @@ def test_ctrl_c_on_the_command_line_stops_workers_and_writes_nothing(tmp_path):
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode != 0
-    assert "interrupted" in err and "Traceback" not in err
-    assert not out.exists() or list(out.iterdir()) == []
+    assert proc.returncode == 130
+    assert "interrupted by SIGINT" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert [p.name for p in out.iterdir()] == ["sweep.partial.csv"]
     deadline = time.monotonic() + 5
     while _group(proc.pid) and time.monotonic() < deadline:
         time.sleep(0.1)

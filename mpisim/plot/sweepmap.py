@@ -7,8 +7,10 @@
   coloured by outcome: completed green, deadlock red, overflow (MPI_ERR_BUFFER) orange,
   any other error light orange, timeout grey. Few cells are annotated with the outcome and
   the peak used bytes.
-- **Three keys**: one map per value of the third key (facets). More are refused: select
-  rows of the table first.
+- **Three keys**: one map per value of the third key (facets).
+- **More keys**: the first three as above, each cell the worst run over the values of the
+  others (deadlock, overflow, other error, timeout, then completed; the longest time and
+  the largest peak), and the title says which keys were folded.
 
 Values sit at equally spaced positions in the order the sweep ran them (geometric ranges
 such as ``1KiB..64KiB:x2`` read naturally) and are labelled in their unit: bytes for sizes
@@ -19,6 +21,7 @@ Figures are made without pyplot (headless-safe) and returned.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -30,7 +33,7 @@ from matplotlib.lines import Line2D
 from ..units import format_time
 from .style import axes_figure, format_bytes, new_figure, set_size_axis, set_time_axis
 
-__all__ = ["OUTCOME_COLORS", "OUTCOME_ORDER", "outcome_category", "plot_sweep"]
+__all__ = ["OUTCOME_COLORS", "OUTCOME_ORDER", "outcome_category", "plot_sweep", "worst_over"]
 
 OUTCOME_ORDER = ("completed", "deadlock", "overflow", "error", "timeout")
 OUTCOME_COLORS: dict[str, str] = {"completed": "#2ca02c", "deadlock": "#d62728",
@@ -57,14 +60,18 @@ def outcome_category(outcome: str, error_class: str) -> str:
 def plot_sweep(table: Any, ax: Axes | None = None) -> Figure:
     """Draw a SweepTable: a line chart (one key), an outcome map (two), facets (three)."""
     keys = list(table.keys)
+    runs = len(table.array)
+    folded = keys[3:]
+    if folded:
+        table = worst_over(table, keys[:3])
+        keys = keys[:3]
     array = table.array
-    if len(keys) > 3:
-        raise ValueError(f"plot_sweep draws at most 3 varied keys, this sweep has {len(keys)} "
-                         f"({', '.join(keys)}); select rows of the table first")
     if len(keys) == 3 and ax is not None:
         raise ValueError("three varied keys draw one map per value of the third; leave ax=None")
-    title = f"{table.scenario}: sweep of {len(array)} runs" if table.scenario else \
-        f"sweep of {len(array)} runs"
+    title = f"{table.scenario}: sweep of {runs} runs" if table.scenario else \
+        f"sweep of {runs} runs"
+    if folded:
+        title += f"\n(worst case over {', '.join(folded)})"
     if not keys or len(array) == 0:
         fig, axes = (axes_figure(ax), [ax]) if ax is not None else new_figure(1)
         axes[0].text(0.5, 0.5, "nothing varied" if not keys else "no runs", ha="center",
@@ -81,6 +88,35 @@ def plot_sweep(table: Any, ax: Axes | None = None) -> Figure:
         _legend(fig, target, _present(array), outside=ax is None)
         return fig
     return _facets(table, keys, title)
+
+
+def worst_over(table: Any, keep: list[str]) -> Any:
+    """The table with one row per combination of ``keep``: the worst run of each (see the
+    module docstring), with the longest sim_time and the largest peaks of the group."""
+    array = table.array
+    severity = {c: i for i, c in enumerate(("completed", "timeout", "error", "overflow",
+                                            "deadlock"))}
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for i, row in enumerate(array[keep].tolist()):
+        groups.setdefault(row if isinstance(row, tuple) else (row,), []).append(i)
+    picks = []
+    for members in groups.values():
+        rows = array[members]
+        cats = [outcome_category(o, e) for o, e in zip(rows["outcome"], rows["error_class"],
+                                                       strict=True)]
+        j = max(range(len(members)), key=lambda j: severity[cats[j]])
+        row = rows[j].copy()
+        for name in ("sim_time", "peak_used", "peak_live"):
+            row[name] = np.nanmax(rows[name])
+        picks.append(row)
+    names = keep + [n for n in array.dtype.names if n not in table.keys]
+    whole = np.array(picks, dtype=array.dtype)
+    out = np.empty(len(whole), dtype=[(n, array.dtype[n]) for n in names])
+    for n in names:
+        out[n] = whole[n]
+    vary = getattr(table, "vary", {})
+    return SimpleNamespace(array=out, keys=list(keep), scenario=table.scenario,
+                           vary={k: v for k, v in vary.items() if k in keep})
 
 
 # -- one key ---------------------------------------------------------------------------------

@@ -9,7 +9,9 @@ worker keep the workers busy to the end while the per-task cost stays small.
 
 ``map_chunks`` returns the results in the order of the items, whatever order the chunks
 finish in. Ctrl-C (KeyboardInterrupt) cancels every chunk not yet started, stops a pool of
-its own at once, and is raised again; an exception in a chunk does the same. A given
+its own at once, and is raised again, carrying the results finished so far as
+``exc.partial`` (a dict from item index to result), so that a sweep can keep them; an
+exception in a chunk does the same. A given
 executor is left running (it is the caller's): only the chunks submitted are cancelled.
 Workers of a pool of its own ignore SIGINT (the terminal sends it to the whole process group):
 the parent alone handles Ctrl-C and terminates them, so an interrupt is prompt and prints one
@@ -65,31 +67,38 @@ def map_chunks(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise ValueError(f"jobs: expected a positive integer, got {jobs!r}")
     bar = _bar(len(items), progress, desc)
+    done: dict[int, Any] = {}
     try:
         if executor is None:
             workers = min(jobs or default_jobs(), len(items))
             if workers <= 1:
-                return _in_process(fn, target, items, bar)
-            first, rest = _sample(fn, target, items, bar)
+                return _in_process(fn, target, items, bar, done)
+            first, rest = _sample(fn, target, items, bar, done)
             if not rest:
                 return first
             with _Pool(workers) as pool:
-                return first + _on_executor(fn, target, rest, pool, workers, bar)
+                return first + _on_executor(fn, target, rest, pool, workers, bar, done,
+                                            len(first))
         workers = jobs or _executor_workers(executor)
-        return _on_executor(fn, target, items, executor, workers, bar)
+        return _on_executor(fn, target, items, executor, workers, bar, done)
+    except BaseException as e:
+        e.partial = done  # type: ignore[attr-defined]
+        raise
     finally:
         if bar is not None:
             bar.close()
 
 
 def _sample(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
-            items: Sequence[Any], bar: Any) -> tuple[list[Any], Sequence[Any]]:
+            items: Sequence[Any], bar: Any, done: dict[int, Any]
+            ) -> tuple[list[Any], Sequence[Any]]:
     """Run the first items here, timed: all of them when the whole would take less than
     starting a pool costs (POOL_STARTUP). Returns (results so far, items left)."""
     out: list[Any] = []
     start = time.perf_counter()
     for i, item in enumerate(items):
         out.extend(fn(target, [item]))
+        done[i] = out[-1]
         if bar is not None:
             bar.update(1)
         if (time.perf_counter() - start) * len(items) / (i + 1) > POOL_STARTUP:
@@ -98,18 +107,19 @@ def _sample(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
 
 
 def _in_process(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
-                items: Sequence[Any], bar: Any) -> list[Any]:
+                items: Sequence[Any], bar: Any, done: dict[int, Any]) -> list[Any]:
     out: list[Any] = []
-    for item in items:
+    for i, item in enumerate(items):
         out.extend(fn(target, [item]))
+        done[i] = out[-1]
         if bar is not None:
             bar.update(1)
     return out
 
 
 def _on_executor(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
-                 items: Sequence[Any], executor: Executor, workers: int, bar: Any
-                 ) -> list[Any]:
+                 items: Sequence[Any], executor: Executor, workers: int, bar: Any,
+                 done: dict[int, Any], offset: int = 0) -> list[Any]:
     chunks = chunked(items, workers)
     futures: dict[Future[Any], tuple[int, int]] = {}
     results: list[Any] = [None] * len(items)
@@ -118,13 +128,15 @@ def _on_executor(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
             futures[executor.submit(fn, target, list(chunk))] = (start, len(chunk))
         pending = set(futures)
         while pending:
-            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
-            for future in done:
+            finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            for future in finished:
                 start, count = futures[future]
                 rows = future.result()  # raises the chunk's exception here
                 if len(rows) != count:
                     raise RuntimeError(f"a chunk of {count} runs returned {len(rows)} results")
                 results[start:start + count] = rows
+                done.update(zip(range(offset + start, offset + start + count), rows,
+                                strict=True))
                 if bar is not None:
                     bar.update(count)
         return results

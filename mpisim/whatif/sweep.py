@@ -8,7 +8,9 @@ Thousands of small runs are the common case, so the per-run cost is kept low: a 
 parsed once, in the calling process, and sent to each worker once per chunk of runs; runs do
 not record a trace (``trace=False``); workers import the simulator, never matplotlib. Every
 value of every key is tried once before the sweep starts, so a bad value is one clear error.
-``sweep()`` writes no file: ``SweepTable.to_csv`` does, atomically.
+``sweep()`` writes no file: ``SweepTable.to_csv`` does, atomically. Interrupted (Ctrl-C), it
+raises the KeyboardInterrupt again with ``.table``: a SweepTable of the runs that finished
+(in product order), and ``.total``: how many runs the sweep had.
 """
 
 from __future__ import annotations
@@ -46,8 +48,16 @@ def sweep(scenario: Any, vary: Mapping[str, Sequence[Any] | str],
     target.validate(values)
     keys = list(values)
     points = list(itertools.product(*values.values()))
-    rows = map_chunks(_run_chunk, (target, keys), points, executor=executor, jobs=jobs,
-                      progress=progress, desc=f"sweep {target.name}")
+    try:
+        rows = map_chunks(_run_chunk, (target, keys), points, executor=executor, jobs=jobs,
+                          progress=progress, desc=f"sweep {target.name}")
+    except KeyboardInterrupt as e:  # keep what finished: the caller may save it
+        done = getattr(e, "partial", {})
+        finished = sorted(done)
+        e.table = SweepTable.build(values, [points[i] for i in finished],  # type: ignore
+                                   [done[i] for i in finished], scenario=target.name)
+        e.total = len(points)  # type: ignore[attr-defined]
+        raise
     return SweepTable.build(values, points, rows, scenario=target.name)
 
 
