@@ -5,6 +5,7 @@ for the scenario files, the CLI and the what-if tools.
 """
 
 from .bsend.profiles import MPIConfig
+from .comm import Comm, Session
 from .constants import ANY_SOURCE, ANY_TAG, BOTTOM, BUFFER_AUTOMATIC, PROC_NULL, TAG_UB, UNDEFINED
 from .datatypes import (
     AINT,
@@ -48,10 +49,13 @@ from .datatypes import (
 from .errors import (
     ErrArg,
     ErrBuffer,
+    ErrComm,
     ErrCount,
+    ErrOp,
     ErrOther,
     ErrRank,
     ErrRequest,
+    ErrRoot,
     ErrTag,
     ErrTruncate,
     ErrType,
@@ -119,13 +123,17 @@ __all__ = [
     "UNSIGNED_CHAR",
     "UNSIGNED_LONG",
     "UNSIGNED_SHORT",
+    "Comm",
     "Datatype",
     "ErrArg",
     "ErrBuffer",
+    "ErrComm",
     "ErrCount",
+    "ErrOp",
     "ErrOther",
     "ErrRank",
     "ErrRequest",
+    "ErrRoot",
     "ErrTag",
     "ErrTruncate",
     "ErrType",
@@ -135,6 +143,7 @@ __all__ = [
     "Outcome",
     "Request",
     "Result",
+    "Session",
     "Simulation",
     "Status",
     "__version__",

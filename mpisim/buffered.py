@@ -36,14 +36,14 @@ class BufferedCalls:
         raise NotImplementedError
 
     def _buffered(self, sreq: Request, dest: int, tag: int, nbytes: int, data: Any,
-                  earliest: float) -> float:
+                  earliest: float, comm: Any = None) -> float:
         """3.6.1: place an entry, post a standard send for it; returns when the call returns."""
         profile, buffer, env = self._profile, self._buffer, self.env
         direct = profile.bsend_direct_limit
         if (direct is not None and nbytes <= direct) or (
                 nbytes == 0 and not buffer.attached and profile.zero_bsend_unattached_ok):
             self._tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, sreq, earliest,
-                               local=True)  # copied into transport memory
+                               local=True, ctx=sreq.ctx)  # copied into transport memory
             return earliest
         entry = buffer.reserve(nbytes, dest, tag, env._now)
         if self._copy_bw:
@@ -54,7 +54,7 @@ class BufferedCalls:
             buffer.complete(entry, env._now)
 
         msg = self._tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, inner, earliest,
-                                 sent)
+                                 sent, ctx=sreq.ctx)
         buffer.link(entry, msg)
         if profile.ibsend_completes_at_once:
             sreq.known(earliest)

@@ -54,10 +54,13 @@ class Blocked:
     where: str | None
     any_of: bool = False
     reason: str = ""
+    comm: str | None = None   # the communicator, when not MPI_COMM_WORLD
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         del d["any_of"], d["reason"]
+        if d["comm"] is None:
+            del d["comm"]
         return d
 
 
@@ -146,6 +149,9 @@ def _blocked(mpi: Any, alive: list[int], barrier: Any, buffer: Any, eager_limit:
     elif call == "MPI_Barrier":
         waits = barrier.missing()
         reason = "waits for the ranks that have not entered the barrier"
+    elif hasattr(obj, "waits_for"):  # a collective call: the members it still waits for
+        waits, reason = obj.waits_for(), obj.reason()
+        peer = waits[0] if len(waits) == 1 else None
     elif isinstance(obj, list):
         waits, any_of = _request_peers(obj, others), call in ("MPI_Waitany", "MPI_Waitsome")
         reason = "waits for requests that cannot complete"
@@ -159,11 +165,14 @@ def _blocked(mpi: Any, alive: list[int], barrier: Any, buffer: Any, eager_limit:
             reason = "waits for a message from any rank; none is coming"
         else:
             waits = [peer] if peer is not None else []
-            stalled = stall_cause(peer, mpi.rank) if stall_cause and peer is not None else None
+            ctx = obj.ctx if isinstance(obj, Request) else 0
+            stalled = (stall_cause(peer, mpi.rank, ctx) if stall_cause and peer is not None
+                       else None)
             reason = stalled or (f"waits for a message from rank {peer} (tag {_tag(tag)}) "
                                  "that is never sent")
     waits = sorted({w for w in waits if w is not None and w != mpi.rank})
-    return Blocked(mpi.rank, call, peer, tag, nbytes, waits, where, any_of, reason)
+    comm = obj.comm.name if isinstance(obj, Request) and obj.comm is not None else None
+    return Blocked(mpi.rank, call, peer, tag, nbytes, waits, where, any_of, reason, comm)
 
 
 def _tag(tag: Any) -> str:

@@ -100,6 +100,24 @@ class ErrRequest(MPIError):
     error_class = "MPI_ERR_REQUEST"
 
 
+class ErrComm(MPIError):
+    """MPI_ERR_COMM: an invalid or freed communicator."""
+
+    error_class = "MPI_ERR_COMM"
+
+
+class ErrRoot(MPIError):
+    """MPI_ERR_ROOT: an invalid root of a collective."""
+
+    error_class = "MPI_ERR_ROOT"
+
+
+class ErrOp(MPIError):
+    """MPI_ERR_OP: an invalid reduction operation."""
+
+    error_class = "MPI_ERR_OP"
+
+
 class ErrOther(MPIError):
     """MPI_ERR_OTHER: an erroneous program the standard names no class for (e.g. a ready
     send that arrives before its receive is posted)."""
@@ -109,8 +127,8 @@ class ErrOther(MPIError):
 
 _BY_CLASS = {
     cls.error_class: cls
-    for cls in (ErrArg, ErrBuffer, ErrCount, ErrOther, ErrRank, ErrTag, ErrTruncate, ErrType,
-                ErrRequest)
+    for cls in (ErrArg, ErrBuffer, ErrComm, ErrCount, ErrOp, ErrOther, ErrRank, ErrRoot, ErrTag,
+                ErrTruncate, ErrType, ErrRequest)
 }
 
 

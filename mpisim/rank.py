@@ -21,8 +21,9 @@ from . import addresses as _addr
 from . import datatypes as _dt
 from .bsend.buffer import AttachedBuffer
 from .buffered import BufferedCalls
-from .constants import ANY_SOURCE, ANY_TAG, BOTTOM, PROC_NULL, TAG_UB
-from .errors import ErrArg, ErrBuffer, MPIError
+from .comm import Comm, Communicators, Session
+from .constants import ANY_SOURCE, ANY_TAG, BOTTOM, PROC_NULL, TAG_UB, UNDEFINED
+from .errors import ErrArg, ErrBuffer, ErrComm, MPIError
 from .p2p import completion
 from .p2p.calls import check_datatype, check_dest, check_source, check_tag
 from .p2p.events import at, done, failed, fire_at, pending
@@ -56,7 +57,8 @@ class Rank(BufferedCalls):
     """The handle of one MPI process (``mpi`` in rank programs)."""
 
     def __init__(self, rank: int, size: int, env: Any, transport: Transport, buffer: AttachedBuffer,
-                 barrier: Any, config: Any, overhead: float, trace_calls: bool) -> None:
+                 barrier: Any, config: Any, overhead: float, trace_calls: bool,
+                 comms: Communicators | None = None) -> None:
         self.rank = rank
         self.size = size
         self.env = env
@@ -66,6 +68,11 @@ class Rank(BufferedCalls):
         self._progress = transport.progress
         self._buffer = buffer
         self._barrier = barrier
+        self._comms = comms if comms is not None else Communicators(size, 0.0)
+        self._world: Comm | None = None
+        self._self: Comm | None = None
+        self._sessions = 0
+        self._group_calls: dict[tuple, int] = {}
         self._profile = config.profile
         self._sync_all = config.force_ssend
         self._copy_bw = config.copy_bandwidth
@@ -84,6 +91,20 @@ class Rank(BufferedCalls):
 
     def __repr__(self) -> str:
         return f"<mpi rank {self.rank} of {self.size}>"
+
+    @property
+    def comm_world(self) -> Comm:
+        """MPI_COMM_WORLD, as this process holds it."""
+        if self._world is None:
+            self._world = Comm(self._comms.world, self.rank)
+        return self._world
+
+    @property
+    def comm_self(self) -> Comm:
+        """MPI_COMM_SELF: this process alone."""
+        if self._self is None:
+            self._self = Comm(self._comms.self_info(self.rank), 0)
+        return self._self
 
     @property
     def now(self) -> float:
@@ -119,50 +140,53 @@ class Rank(BufferedCalls):
 
     # -- sends ---------------------------------------------------------------------------
     def send(self, buf: Any = None, count: int | None = None, datatype: Any = None,
-             dest: int | None = None, tag: int = 0) -> Event:
+             dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
         """MPI_Send (standard mode): eager below the eager limit, else rendezvous."""
-        return self._send("MPI_Send", STANDARD, buf, count, datatype, dest, tag, True)
+        return self._send("MPI_Send", STANDARD, buf, count, datatype, dest, tag, True, comm)
 
     def bsend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
-              dest: int | None = None, tag: int = 0) -> Event:
+              dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
         """MPI_Bsend: copy into the attached buffer and return, or raise MPI_ERR_BUFFER."""
-        return self._send("MPI_Bsend", BUFFERED, buf, count, datatype, dest, tag, True)
+        return self._send("MPI_Bsend", BUFFERED, buf, count, datatype, dest, tag, True, comm)
 
     def ssend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
-              dest: int | None = None, tag: int = 0) -> Event:
+              dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
         """MPI_Ssend: completes only once the matching receive has started."""
-        return self._send("MPI_Ssend", SYNCHRONOUS, buf, count, datatype, dest, tag, True)
+        return self._send("MPI_Ssend", SYNCHRONOUS, buf, count, datatype, dest, tag, True, comm)
 
     def rsend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
-              dest: int | None = None, tag: int = 0) -> Event:
+              dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
         """MPI_Rsend: erroneous unless the matching receive is already posted."""
-        return self._send("MPI_Rsend", READY, buf, count, datatype, dest, tag, True)
+        return self._send("MPI_Rsend", READY, buf, count, datatype, dest, tag, True, comm)
 
     def isend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
-              dest: int | None = None, tag: int = 0) -> Event:
+              dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
         """MPI_Isend: yields a Request."""
-        return self._send("MPI_Isend", STANDARD, buf, count, datatype, dest, tag, False)
+        return self._send("MPI_Isend", STANDARD, buf, count, datatype, dest, tag, False, comm)
 
     def ibsend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
-               dest: int | None = None, tag: int = 0) -> Event:
+               dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
         """MPI_Ibsend: yields a Request; the data is in the attached buffer on return."""
-        return self._send("MPI_Ibsend", BUFFERED, buf, count, datatype, dest, tag, False)
+        return self._send("MPI_Ibsend", BUFFERED, buf, count, datatype, dest, tag, False, comm)
 
     def issend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
-               dest: int | None = None, tag: int = 0) -> Event:
+               dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
         """MPI_Issend: yields a Request that completes after the match."""
-        return self._send("MPI_Issend", SYNCHRONOUS, buf, count, datatype, dest, tag, False)
+        return self._send("MPI_Issend", SYNCHRONOUS, buf, count, datatype, dest, tag, False, comm)
 
     def irsend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
-               dest: int | None = None, tag: int = 0) -> Event:
+               dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
         """MPI_Irsend: yields a Request."""
-        return self._send("MPI_Irsend", READY, buf, count, datatype, dest, tag, False)
+        return self._send("MPI_Irsend", READY, buf, count, datatype, dest, tag, False, comm)
 
     def _send(self, call: str, mode: str, buf: Any, count: Any, datatype: Any, dest: Any,
-              tag: Any, blocking: bool) -> Event:
+              tag: Any, blocking: bool, comm: Comm | None = None) -> Event:
         env = self.env
+        ctx = 0
         try:
-            if type(dest) is not int or not 0 <= dest < self.size:  # fast path: a rank
+            if comm is not None and comm.info is not self._comms.world:
+                dest, ctx, comm = self._peer(comm, dest, False)
+            elif type(dest) is not int or not 0 <= dest < self.size:  # fast path: a rank
                 dest = check_dest(dest, self.size)
             if type(tag) is not int or not 0 <= tag <= TAG_UB:
                 tag = check_tag(tag, False)
@@ -178,6 +202,8 @@ class Rank(BufferedCalls):
             self._enter(call, (dest if isinstance(dest, int) else None, tag, 0, None))
             return failed(env, e)
         sreq = Request("send", call, self.rank, dest, tag, nbytes)
+        if ctx:
+            sreq.ctx, sreq.comm = ctx, comm
         self._enter(call, (dest, tag, nbytes, sreq))
         now = env._now
         if dest == PROC_NULL:
@@ -188,18 +214,29 @@ class Rank(BufferedCalls):
         earliest = now + self._overhead
         if mode == BUFFERED:
             try:
-                earliest = self._buffered(sreq, dest, tag, nbytes, data, earliest)
+                earliest = self._buffered(sreq, dest, tag, nbytes, data, earliest, comm)
             except ErrBuffer as e:
                 if self._profile.failed_bsend_stalls_pair:
-                    self._tp.stall(self.rank, dest, self._stall_cause(call, dest))
+                    self._tp.stall(self.rank, dest, self._stall_cause(call, dest), ctx)
                 return failed(env, e)
             if blocking:
                 return at(env, earliest, None)
             return at(env, earliest, sreq)
-        self._tp.post_send(self.rank, dest, tag, nbytes, data, mode, sreq, earliest)
+        self._tp.post_send(self.rank, dest, tag, nbytes, data, mode, sreq, earliest, ctx=ctx)
         if not blocking:
             return at(env, earliest, sreq)
         return self._until_done(sreq, earliest)
+
+    def _peer(self, comm: Any, peer: Any, source: bool) -> tuple[int, int, Comm]:
+        """A rank of ``comm`` as a world rank (wildcards and PROC_NULL kept), its context."""
+        if not isinstance(comm, Comm):
+            raise ErrComm(f"{comm!r} is not a communicator")
+        if comm.freed:
+            raise ErrComm(f"{comm.name} was freed")
+        peer = check_source(peer, comm.size) if source else check_dest(peer, comm.size)
+        if peer >= 0:
+            peer = comm.world(peer)
+        return peer, comm.context, comm
 
     def _stall_cause(self, call: str, dest: int) -> str:
         where = f" ({self.call_where})" if self.call_where else ""
@@ -218,25 +255,28 @@ class Rank(BufferedCalls):
 
     # -- receives and probes -------------------------------------------------------------
     def irecv(self, buf: Any = None, count: int | None = None, datatype: Any = None,
-              source: int = ANY_SOURCE, tag: int = ANY_TAG) -> Event:
+              source: int = ANY_SOURCE, tag: int = ANY_TAG, comm: Comm | None = None) -> Event:
         """MPI_Irecv: yields a Request."""
-        req = self._post_recv("MPI_Irecv", buf, count, datatype, source, tag)
+        req = self._post_recv("MPI_Irecv", buf, count, datatype, source, tag, comm)
         if isinstance(req, Event):
             return req
         return at(self.env, self.env._now + self._overhead, req)
 
     def recv(self, buf: Any = None, count: int | None = None, datatype: Any = None,
-             source: int = ANY_SOURCE, tag: int = ANY_TAG) -> Event:
+             source: int = ANY_SOURCE, tag: int = ANY_TAG, comm: Comm | None = None) -> Event:
         """MPI_Recv: yields the Status; with a numpy ``buf`` the data is copied into it."""
-        req = self._post_recv("MPI_Recv", buf, count, datatype, source, tag)
+        req = self._post_recv("MPI_Recv", buf, count, datatype, source, tag, comm)
         if isinstance(req, Event):
             return req
         return completion.wait(self.env, req)
 
     def _post_recv(self, call: str, buf: Any, count: Any, datatype: Any, source: Any,
-                   tag: Any) -> Request | Event:
+                   tag: Any, comm: Comm | None = None) -> Request | Event:
+        ctx = 0
         try:
-            if type(source) is not int or not 0 <= source < self.size:  # fast path: a rank
+            if comm is not None and comm.info is not self._comms.world:
+                source, ctx, comm = self._peer(comm, source, True)
+            elif type(source) is not int or not 0 <= source < self.size:  # fast path: a rank
                 source = check_source(source, self.size)
             if type(tag) is not int or not 0 <= tag <= TAG_UB:
                 tag = check_tag(tag, True)
@@ -250,6 +290,8 @@ class Rank(BufferedCalls):
             return failed(self.env, e)
         req = Request("recv", call, self.rank, source, tag, capacity)
         req.buf, req.count, req.datatype = buf, count, dt
+        if ctx:
+            req.ctx, req.comm = ctx, comm
         if buf is BOTTOM:
             req.space = self._space
         self._enter(call, (source, tag, capacity, req))
@@ -260,40 +302,49 @@ class Rank(BufferedCalls):
             self._tp.post_recv(req)
         return req
 
-    def probe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG) -> Event:
+    def probe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
+              comm: Comm | None = None) -> Event:
         """MPI_Probe: blocks until a matching message can be received; yields its Status."""
         env = self.env
         try:
-            source, tag = check_source(source, self.size), check_tag(tag, True)
+            source, ctx, comm = self._probed(source, tag, comm)
+            tag = check_tag(tag, True)
         except MPIError as e:
             self._enter("MPI_Probe", (None, None, 0, None))
             return failed(env, e)
         self._enter("MPI_Probe", (source, tag, 0, None))
         if source == PROC_NULL:
             return done(env, Status(PROC_NULL, ANY_TAG, 0))
-        msg = self._tp.peek(self.rank, source, tag)
+        msg = self._tp.peek(self.rank, source, tag, ctx)
         if msg is not None:
-            return done(env, Status(msg.src, msg.tag, msg.nbytes))
+            return done(env, _probe_status(msg, comm))
         ev = pending(env)
         self._tp.wait_probe(self.rank, source, tag,
-                            lambda m: fire_at(ev, env._now, Status(m.src, m.tag, m.nbytes)))
+                            lambda m: fire_at(ev, env._now, _probe_status(m, comm)), ctx)
         return ev
 
-    def iprobe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG) -> Event:
+    def iprobe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
+               comm: Comm | None = None) -> Event:
         """MPI_Iprobe: yields (flag, Status or None)."""
         env = self.env
         try:
-            source, tag = check_source(source, self.size), check_tag(tag, True)
+            source, ctx, comm = self._probed(source, tag, comm)
+            tag = check_tag(tag, True)
         except MPIError as e:
             self._enter("MPI_Iprobe", (None, None, 0, None))
             return failed(env, e)
         self._enter("MPI_Iprobe", (source, tag, 0, None))
         if source == PROC_NULL:
             return done(env, (True, Status(PROC_NULL, ANY_TAG, 0)))
-        msg = self._tp.peek(self.rank, source, tag)
+        msg = self._tp.peek(self.rank, source, tag, ctx)
         if msg is None:
             return self._poll(done(env, (False, None)))
-        return done(env, (True, Status(msg.src, msg.tag, msg.nbytes)))
+        return done(env, (True, _probe_status(msg, comm)))
+
+    def _probed(self, source: Any, tag: Any, comm: Any) -> tuple[int, int, Comm | None]:
+        if comm is not None and comm.info is not self._comms.world:
+            return self._peer(comm, source, True)
+        return check_source(source, self.size), 0, None
 
     def _poll(self, ev: Event) -> Event:
         """A poll that found nothing returns after POLL_TIME (or the call overhead); the
@@ -364,6 +415,95 @@ class Rank(BufferedCalls):
         reqs[0].active = False
         return done(self.env, None)
 
+    # -- communicators -------------------------------------------------------------------
+    def comm_rank(self, comm: Comm | None = None) -> int:
+        """MPI_Comm_rank: this process's rank in ``comm``."""
+        return self._comm(comm).rank
+
+    def comm_size(self, comm: Comm | None = None) -> int:
+        """MPI_Comm_size."""
+        return self._comm(comm).size
+
+    def comm_dup(self, comm: Comm | None = None) -> Event:
+        """MPI_Comm_dup (collective over ``comm``): yields a new communicator, same group,
+        its own context (its messages never match the original's receives)."""
+        return self._create("MPI_Comm_dup", comm, None, self._comms.dup)
+
+    def comm_split(self, color: int, key: int = 0, comm: Comm | None = None) -> Event:
+        """MPI_Comm_split (collective): yields the communicator of this process's color,
+        ranked by (key, rank in ``comm``); None (MPI_COMM_NULL) for ``ms.UNDEFINED``."""
+        for name, value in (("color", color), ("key", key)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                self._enter("MPI_Comm_split", (None, None, 0, None))
+                return failed(self.env, ErrArg(f"comm_split: {name} must be an integer, "
+                                               f"got {value!r}"))
+        if color < 0 and color != UNDEFINED:
+            self._enter("MPI_Comm_split", (None, None, 0, None))
+            return failed(self.env, ErrArg(f"comm_split: color must be >= 0 or UNDEFINED, "
+                                           f"got {color}"))
+        return self._create("MPI_Comm_split", comm, (color, key), self._comms.split)
+
+    def comm_free(self, comm: Comm) -> Event:
+        """MPI_Comm_free: the handle becomes unusable (MPI_ERR_COMM afterwards)."""
+        self._enter("MPI_Comm_free", (None, None, 0, None))
+        if not isinstance(comm, Comm) or comm.freed:
+            return failed(self.env, ErrComm(f"comm_free: {comm!r} is not a valid communicator"))
+        if comm.info is self._comms.world or comm.info.context == 2:
+            return failed(self.env, ErrComm(f"comm_free: {comm.name} cannot be freed"))
+        comm.freed = True
+        return done(self.env, None)
+
+    def session_init(self) -> Event:
+        """MPI_Session_init (MPI 4.1 §11.3): yields this process's new Session."""
+        self._enter("MPI_Session_init", (None, None, 0, None))
+        self._sessions += 1
+        return done(self.env, Session(f"session#{self._sessions} of rank {self.rank}"))
+
+    def comm_create_from_group(self, session: Session, tag: str = "mpisim") -> Event:
+        """MPI_Comm_create_from_group over the session's "mpi://WORLD" group (collective
+        over every process, matched by ``tag``): yields a communicator of that session."""
+        if not isinstance(session, Session) or session.finalized:
+            self._enter("MPI_Comm_create_from_group", (None, None, 0, None))
+            return failed(self.env, ErrArg(f"comm_create_from_group: {session!r} is not an "
+                                           "active session"))
+        world = self.comm_world
+        return self._create("MPI_Comm_create_from_group", world, session,
+                            lambda _p: self._comms.from_group(str(tag)), ("group", str(tag)))
+
+    def _comm(self, comm: Any) -> Comm:
+        if comm is None:
+            return self.comm_world
+        if not isinstance(comm, Comm) or comm.freed:
+            raise ErrComm(f"{comm!r} is not a valid communicator")
+        return comm
+
+    def _create(self, call: str, comm: Any, arg: Any, maker: Any, key: Any = None) -> Event:
+        """A collective call that makes a communicator: wait for every member, then each
+        gets its handle after an allgather's time (see mpisim.comm)."""
+        env = self.env
+        try:
+            parent = self._comm(comm)
+        except MPIError as e:
+            self._enter(call, (None, None, 0, None))
+            return failed(env, e)
+        if key is None:
+            key = (parent.context, parent.calls)
+            parent.calls += 1
+        else:
+            key = (*key, self._group_calls.get(key, 0))
+            self._group_calls[key[:-1]] = key[-1] + 1
+        ev = pending(env)
+        rounds = self._comms.rounds_time(parent.size)
+        me = self.rank
+
+        def created(result: Any) -> None:
+            handle = None if result is None else Comm(result[0], result[0].rank_of(me), result[1])
+            fire_at(ev, env._now + rounds, handle)
+
+        waiting = self._comms.agree(key, call, parent.group, me, arg, created, maker(parent))
+        self._enter(call, (None, None, 0, waiting))
+        return ev
+
     # -- barrier, compute ----------------------------------------------------------------
     def barrier(self) -> Event:
         """MPI_Barrier: completes once every rank has entered it."""
@@ -408,3 +548,8 @@ class Rank(BufferedCalls):
     def aint_diff(addr1: int, addr2: int) -> int:
         """MPI_Aint_diff."""
         return _addr.aint_diff(addr1, addr2)
+
+
+def _probe_status(msg: Any, comm: Comm | None) -> Status:
+    """The Status a probe reports: the source as a rank of the probed communicator."""
+    return Status(msg.src if comm is None else comm.rank_of(msg.src), msg.tag, msg.nbytes)

@@ -39,6 +39,7 @@ from simpy.core import EmptySchedule, Environment
 
 from .bsend.buffer import AttachedBuffer
 from .bsend.profiles import MPIConfig
+from .comm import Communicators
 from .constants import automatic_or
 from .deadlock import PollWatch, analyse
 from .errors import ErrOther, MPIError
@@ -95,8 +96,10 @@ class Simulation:
         self.transport = Transport(self.env, self.net, ranks, self._ready_error, trace)
         self.barrier = Barrier(self.env, ranks, self.net.latency)
         self.buffers = [AttachedBuffer(r, self.config, self.recorder) for r in range(ranks)]
+        self.comms = Communicators(ranks, self.net.latency)
         self.handles = [Rank(r, ranks, self.env, self.transport, self.buffers[r], self.barrier,
-                             self.config, self.net.overhead, trace) for r in range(ranks)]
+                             self.config, self.net.overhead, trace, self.comms)
+                        for r in range(ranks)]
         self.finished = [False] * ranks
         self.end_times: list[float | None] = [None] * ranks
         self.returned: list[Any] = [None] * ranks

@@ -1,12 +1,14 @@
 """Message matching at a receiver: the posted-receive and unexpected-message queues.
 
 MPI matches a message to a receive by (communicator, source, tag), with ANY_SOURCE and
-ANY_TAG as wildcards on the receive side (3.5). Both queues are kept in order — posted
-receives in posting order, unexpected messages in arrival order — and searched from the
-front, which gives the standard's two ordering rules: a message matches the *first* posted
-receive that fits it, and a receive matches the *first* arrived message that fits it. Since
-the network delivers each sender's envelopes to a receiver in sending order, messages from
-one sender cannot overtake each other (non-overtaking, 3.5), whatever their protocol.
+ANY_TAG as wildcards on the receive side (3.5); the communicator is its context id
+(``ctx``), so a message on a duplicate never matches a receive on the original. Both queues
+are kept in order — posted receives in posting order, unexpected messages in arrival order —
+and searched from the front, which gives the standard's two ordering rules: a message
+matches the *first* posted receive that fits it, and a receive matches the *first* arrived
+message that fits it. Since the transport hands each pair's envelopes to matching in
+sending order, messages from one sender cannot overtake each other (non-overtaking, 3.5),
+whatever their protocol.
 
 Only the envelope needs to have arrived to match: for a rendezvous message the envelope is
 the request-to-send, and its data follows after the match.
@@ -36,27 +38,29 @@ class MatchQueues:
         self.probes: list[Any] = []       # blocked probes: (source, tag, callback)
         self.eager_bytes = 0
 
-    def take_posted(self, src: int, tag: int) -> Any:
-        """Remove and return the first posted receive that matches (src, tag), or None."""
+    def take_posted(self, src: int, tag: int, ctx: int = 0) -> Any:
+        """Remove and return the first posted receive that matches (src, tag) on the
+        communicator context ``ctx``, or None."""
         posted = self.posted
         for i, req in enumerate(posted):
             peer = req.peer
             rtag = req.tag
-            if (peer in (src, ANY_SOURCE)) and (rtag in (tag, ANY_TAG)):
+            if (peer in (src, ANY_SOURCE)) and (rtag in (tag, ANY_TAG)) and req.ctx == ctx:
                 del posted[i]
                 return req
         return None
 
-    def find_unexpected(self, source: int, tag: int) -> int:
-        """Index of the first arrived message that matches (source, tag), or -1."""
+    def find_unexpected(self, source: int, tag: int, ctx: int = 0) -> int:
+        """Index of the first arrived message that matches (source, tag, ctx), or -1."""
         for i, msg in enumerate(self.unexpected):
-            if (source == msg.src or source == ANY_SOURCE) and (tag == msg.tag or tag == ANY_TAG):
+            if (source == msg.src or source == ANY_SOURCE) and (tag == msg.tag or tag == ANY_TAG) \
+                    and msg.ctx == ctx:
                 return i
         return -1
 
-    def take_unexpected(self, source: int, tag: int) -> Any:
+    def take_unexpected(self, source: int, tag: int, ctx: int = 0) -> Any:
         """Remove and return the first arrived message that matches, or None."""
-        i = self.find_unexpected(source, tag)
+        i = self.find_unexpected(source, tag, ctx)
         if i < 0:
             return None
         return self.unexpected.pop(i)

@@ -92,7 +92,9 @@ def receive_capacity(buf: Any, count: int | None, datatype: Any) -> tuple[int | 
 
 def deliver(msg: Any, req: Any) -> None:
     """Complete a receive with a matched message: Status, truncation, data into ``buf``."""
-    status = Status(msg.src, msg.tag, msg.nbytes, msg.data)
+    comm = req.comm
+    status = Status(msg.src if comm is None else comm.rank_of(msg.src), msg.tag, msg.nbytes,
+                    msg.data)
     capacity = req.nbytes
     if capacity is not None and msg.nbytes > capacity:
         status.count = capacity

@@ -60,6 +60,7 @@ class Message:
     __slots__ = (
         "awaits",
         "counted",
+        "ctx",
         "data",
         "dst",
         "id",
@@ -98,6 +99,7 @@ class Message:
         self.on_sent: Callable[[Message], None] | None = None
         self.counted = False
         self.seq = 0
+        self.ctx = 0          # communicator context (0: MPI_COMM_WORLD)
         self.slot = 0         # what it holds of its pair's room (progress.CELL, box bytes)
         self.awaits = False   # taken by the receiver's progress (see .progress)
 
@@ -130,17 +132,20 @@ class Transport:
     def post_send(self, src: int, dst: int, tag: int, nbytes: int, data: Any, mode: str,
                   sreq: Request, earliest: float,
                   on_sent: Callable[[Message], None] | None = None,
-                  local: bool = False) -> Message:
+                  local: bool = False, ctx: int = 0) -> Message:
         """Start a send; ``earliest`` is when its bytes may start to leave (call overhead,
         buffer copy). Completion is reported through ``sreq`` (and ``on_sent``). ``local``:
         the data was copied into transport memory (a bsend bypassing the buffer), so the
-        receiver's progress does not bound the send's completion."""
+        receiver's progress does not bound the send's completion. ``ctx``: the
+        communicator's context; ranks are world ranks."""
         net = self.net
         msg = Message(self.sent, src, dst, tag, nbytes, data, mode, sreq, self.env._now)
         msg.on_sent = on_sent
         key = src * self.size + dst
-        seq = self._seq_out.get(key, 0)
-        self._seq_out[key] = seq + 1
+        msg.ctx = ctx
+        order = key if not ctx else ctx * self.size * self.size + key
+        seq = self._seq_out.get(order, 0)
+        self._seq_out[order] = seq + 1
         msg.seq = seq
         self.sent += 1
         self.bytes += nbytes
@@ -234,6 +239,8 @@ class Transport:
         """Match envelopes in their pair's posting order (3.5), whatever order they
         arrived in: one that passed an earlier one waits for it."""
         key = msg.src * self.size + msg.dst
+        if msg.ctx:
+            key += msg.ctx * self.size * self.size
         expected = self._seq_in.get(key, 0)
         if msg.seq != expected:
             early = self._early.get(key)
@@ -252,21 +259,24 @@ class Transport:
             self._seq_in[key] = expected + 1
             self._envelope(nxt)
 
-    def stall(self, src: int, dst: int, cause: str) -> None:
-        """Later messages from ``src`` to ``dst`` are never matched (Open MPI after a failed
-        bsend: the failed send took a sequence number that never arrives)."""
-        key = src * self.size + dst
+    def stall(self, src: int, dst: int, cause: str, ctx: int = 0) -> None:
+        """Later messages from ``src`` to ``dst`` on context ``ctx`` are never matched (Open
+        MPI after a failed bsend: the failed send took a sequence number that never
+        arrives)."""
+        key = ctx * self.size * self.size + src * self.size + dst
         self._seq_out[key] = self._seq_out.get(key, 0) + 1
         self.stalls.setdefault(key, cause)
 
-    def stall_cause(self, src: int, dst: int) -> str | None:
-        """Why messages from ``src`` to ``dst`` no longer match, if they do not."""
-        return self.stalls.get(src * self.size + dst) if self.stalls else None
+    def stall_cause(self, src: int, dst: int, ctx: int = 0) -> str | None:
+        """Why messages from ``src`` to ``dst`` on ``ctx`` no longer match, if they do not."""
+        if not self.stalls:
+            return None
+        return self.stalls.get(ctx * self.size * self.size + src * self.size + dst)
 
     def _envelope(self, msg: Message) -> None:
         """An envelope in its turn: match a posted receive or join the unexpected queue."""
         q = self.queues[msg.dst]
-        req = q.take_posted(msg.src, msg.tag)
+        req = q.take_posted(msg.src, msg.tag, msg.ctx)
         if req is not None:
             self._match(msg, req)
             return
@@ -280,7 +290,7 @@ class Transport:
     def post_recv(self, req: Request) -> None:
         """Post a receive: match the first fitting arrived message, or queue it."""
         q = self.queues[req.rank]
-        msg = q.take_unexpected(req.peer, req.tag)
+        msg = q.take_unexpected(req.peer, req.tag, req.ctx)
         if msg is None:
             q.posted.append(req)
         else:
@@ -322,23 +332,24 @@ class Transport:
         req.known(now)
 
     # -- probing -------------------------------------------------------------------------
-    def peek(self, rank: int, source: int, tag: int) -> Message | None:
-        """The message a receive for (source, tag) would match now, without taking it."""
+    def peek(self, rank: int, source: int, tag: int, ctx: int = 0) -> Message | None:
+        """The message a receive for (source, tag, ctx) would match now, without taking it."""
         q = self.queues[rank]
-        i = q.find_unexpected(source, tag)
+        i = q.find_unexpected(source, tag, ctx)
         return None if i < 0 else q.unexpected[i]
 
     def wait_probe(self, rank: int, source: int, tag: int,
-                   callback: Callable[[Message], None]) -> None:
+                   callback: Callable[[Message], None], ctx: int = 0) -> None:
         """Call ``callback(msg)`` when a matching message arrives unexpected."""
-        self.queues[rank].probes.append((source, tag, callback))
+        self.queues[rank].probes.append((source, tag, callback, ctx))
 
     @staticmethod
     def _wake_probes(q: MatchQueues, msg: Message) -> None:
         keep = []
         for probe in q.probes:
-            source, tag, callback = probe
-            if (source == msg.src or source == ANY_SOURCE) and (tag == msg.tag or tag == ANY_TAG):
+            source, tag, callback, ctx = probe
+            if (source == msg.src or source == ANY_SOURCE) and (tag == msg.tag or tag == ANY_TAG) \
+                    and ctx == msg.ctx:
                 callback(msg)
             else:
                 keep.append(probe)

@@ -64,7 +64,9 @@ class Request:
         "active",
         "buf",
         "call",
+        "comm",
         "count",
+        "ctx",
         "datatype",
         "done_at",
         "error",
@@ -73,6 +75,7 @@ class Request:
         "nbytes",
         "peer",
         "rank",
+        "result",
         "space",
         "status",
         "tag",
@@ -98,6 +101,9 @@ class Request:
         self.freed = False
         self.space: Any = None
         self.waiting: str | None = None  # why a send cannot go yet (for deadlock reports)
+        self.ctx = 0          # the communicator's matching context (0: MPI_COMM_WORLD)
+        self.comm: Any = None  # its Comm when not the world: Status.source is a rank in it
+        self.result: Any = None  # a nonblocking collective's value
 
     def known(self, when: float) -> None:
         """The engine learned when this request completes; tell the waiters."""
