@@ -126,6 +126,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="also write occupancy.png and timeline.png (into --out, default "
                           "out/<scenario>)")
     run.add_argument("--trace", choices=["chrome"], help="also write trace.json (Perfetto)")
+    run.add_argument("--ranks", metavar="R,R,...", help="ranks the plots show: 0,3,40 or "
+                     "0..7 (default: the failing ranks, then the others)")
+    run.add_argument("--window", metavar="T0..T1", help="time span of the timeline plot, "
+                     "e.g. 10us..20us")
 
     _command(sub, "check", "safety: run as written, then with every send synchronous",
              _cmd_check)
@@ -249,10 +253,40 @@ def _write_outputs(result: Any, args: argparse.Namespace, name: str) -> list[Pat
         return []
     from . import export
 
+    ranks, window = _plot_options(args, len(result.ranks))
     try:
-        return export.write_run(result, Path(out), plot=args.plot, trace=args.trace)
+        return export.write_run(result, Path(out), plot=args.plot, trace=args.trace,
+                                ranks=ranks, window=window)
     except OSError as e:
         raise UsageError(f"cannot write to {out}: {e.strerror or e}") from None
+
+
+def _plot_options(args: argparse.Namespace, size: int
+                  ) -> tuple[list[int] | None, tuple[float, float] | None]:
+    """--ranks and --window, checked (a bad value is a usage error before any file)."""
+    from .units import UnitError, parse_time
+    from .whatif import parse_values
+
+    ranks = window = None
+    if args.ranks is not None:
+        try:
+            ranks = parse_values(args.ranks)
+        except ValueError as e:
+            raise UsageError(f"--ranks {args.ranks}: {e}") from None
+        bad = [r for r in ranks if isinstance(r, bool) or not isinstance(r, int)
+               or not 0 <= r < size]
+        if bad:
+            raise UsageError(f"--ranks {args.ranks}: {bad[0]!r} is not a rank in 0..{size - 1}")
+    if args.window is not None:
+        start, sep, stop = args.window.partition("..")
+        try:
+            window = (parse_time(start), parse_time(stop)) if sep else None
+        except UnitError as e:
+            raise UsageError(f"--window {args.window}: {e}") from None
+        if window is None or not 0 <= window[0] < window[1]:
+            raise UsageError(f"--window {args.window}: expected START..END with "
+                             "0 <= START < END, e.g. 10us..20us")
+    return ranks, window
 
 
 def _cmd_check(args: argparse.Namespace) -> int:

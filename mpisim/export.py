@@ -41,7 +41,8 @@ from typing import IO, Any
 
 import numpy as np
 
-__all__ = ["OWNED", "atomic_write", "chrome_trace", "output_dir", "write_buffer_csv",
+__all__ = ["OWNED", "atomic_write", "chrome_trace", "first_overflow", "output_dir",
+           "write_buffer_csv",
            "write_chrome_trace", "write_files", "write_json", "write_messages_csv", "write_npz",
            "write_run"]
 
@@ -305,24 +306,28 @@ def _umask() -> int:
 
 
 # -- a run's output directory --------------------------------------------------------------
-def _figure_writer(kind: str, result: Any) -> Writer:
+def _figure_writer(kind: str, result: Any, **options: Any) -> Writer:
     def writer(f: IO[bytes]) -> None:
         from . import plot  # matplotlib only when plots are asked for
-        fig = getattr(plot, f"plot_{kind}")(result)
+        fig = getattr(plot, f"plot_{kind}")(result, **options)
         fig.savefig(f, format="png", dpi=120)
     return writer
 
 
 def write_run(result: Any, out_dir: str | os.PathLike[str], *, plot: bool = False,
-              trace: str | None = None) -> list[Path]:
+              trace: str | None = None, ranks: list[int] | None = None,
+              window: tuple[float, float] | None = None) -> list[Path]:
     """The CLI's ``--out DIR``: result.json, messages.csv, buffer.csv, and optionally
     occupancy.png, timeline.png and (for a run that overflowed) layout.png (``plot=True``)
     and trace.json (``trace="chrome"``).
 
     The directory is written whole (:func:`output_dir`): on failure nothing changes and the
     error is raised (``ValueError`` for a bad ``trace``, ``OSError`` naming the file that
-    could not be written). Returns the paths written, in that order.
+    could not be written). Returns the paths written, in that order. ``ranks``: the ranks
+    the occupancy and timeline plots show; ``window``: the timeline's time span (seconds).
     """
+    plot_options: dict[str, Any] = {} if ranks is None else {"ranks": ranks}
+    timeline_options = plot_options | ({} if window is None else {"window": window})
     if trace is not None and trace not in TRACE_KINDS:
         raise ValueError(f"trace: unknown trace format {trace!r} (expected one of "
                          f"{', '.join(TRACE_KINDS)})")
@@ -332,11 +337,26 @@ def write_run(result: Any, out_dir: str | os.PathLike[str], *, plot: bool = Fals
         ("buffer.csv", _text(_csv_text(result.trace.buffer)), False),
     ]
     if plot:
-        plan += [("occupancy.png", _figure_writer("occupancy", result), True),
-                 ("timeline.png", _figure_writer("timeline", result), True)]
+        plan += [("occupancy.png", _figure_writer("occupancy", result, **plot_options), True),
+                 ("timeline.png", _figure_writer("timeline", result, **timeline_options),
+                  True)]
+        first = first_overflow(result)
+        if first is not None:
+            plan.append(("layout.png", _figure_writer("layout", result, rank=first[0],
+                                                      time=first[1]), True))
     if trace == "chrome":
         plan.append(("trace.json", _text(_chrome_text(result)), False))
     return write_files(out_dir, plan)
+
+
+def first_overflow(result: Any) -> tuple[int, float] | None:
+    """(rank, time) of the run's first overflow, if any (the layout plot explains it)."""
+    rows = result.trace.buffer
+    rows = rows[rows["event"] == "overflow"]
+    if not len(rows):
+        return None
+    first = rows[int(np.argmin(rows["time"]))]
+    return int(first["rank"]), float(first["time"])
 
 
 def write_files(out_dir: str | os.PathLike[str], plan: Iterable[tuple[str, Writer, bool]]

@@ -97,6 +97,26 @@ class Result:
     def exit_code(self) -> int:
         return self.outcome.exit_code
 
+    def failing_ranks(self) -> list[int]:
+        """The ranks to look at first: the one whose error ended the run, the blocked ones
+        (in the deadlock's order), those that overflowed, and after a timeout the unfinished
+        ones (an error stops the others where they are: they did not fail). Reports and
+        plots show these before the rest."""
+        first: list[int] = []
+        if self.error is not None:
+            first.append(self.error.rank)
+        if self.deadlock is not None:
+            first += [b.rank for b in self.deadlock.blocked]
+        first += [r.rank for r in self.ranks if r.buffer.overflows]
+        if self.outcome is Outcome.TIMEOUT:
+            first += [r.rank for r in self.ranks if not r.finished]
+        return list(dict.fromkeys(first))
+
+    def ranks_in_order(self) -> list[int]:
+        """Every rank, :meth:`failing_ranks` first, then the rest by number."""
+        first = self.failing_ranks()
+        return first + [r.rank for r in self.ranks if r.rank not in set(first)]
+
     # -- JSON ----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -154,7 +174,8 @@ class Result:
                 lines.append("  try: a larger until or max_events if the program is just long; "
                              "otherwise look for a loop that never ends")
         lines += [f"  warning: {w}" for w in self.warnings]
-        lines += _buffer_lines(self.ranks)
+        lines += _buffer_lines([self.ranks[r] for r in self.ranks_in_order()],
+                               set(self.failing_ranks()))
         return "\n".join(lines)
 
 
@@ -209,15 +230,19 @@ def _error_lines(err: ErrorInfo) -> list[str]:
     return lines
 
 
-def _buffer_lines(ranks: list[RankSummary]) -> list[str]:
+def _buffer_lines(ranks: list[RankSummary], failing: set[int]) -> list[str]:
+    """The attached buffers, failing ranks first (marked *), at most 16 rows."""
     used = [r for r in ranks if r.buffer.size or r.buffer.bsends or r.buffer.overflows]
     if not used:
         return []
-    lines = ["attached buffers:", "  rank        size   peak used   peak live  entries  bsends"
-             "  overflows"]
+    mark = any(r.rank in failing for r in used)
+    lines = ["attached buffers" + (" (* failed or blocked; shown first):"
+                                   if mark else ":"),
+             "  rank        size   peak used   peak live  entries  bsends  overflows"]
     for r in used[:16]:
         b = r.buffer
-        lines.append(f"  {r.rank:>4} {b.size:>11} {b.peak_used:>11} {b.peak_live:>11} "
+        star = "*" if r.rank in failing else " "
+        lines.append(f" {star}{r.rank:>4} {b.size:>11} {b.peak_used:>11} {b.peak_live:>11} "
                      f"{b.peak_entries:>8} {b.bsends:>7} {b.overflows:>10}")
     if len(used) > 16:
         lines.append(f"  ... {len(used) - 16} more ranks")

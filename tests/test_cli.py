@@ -259,3 +259,58 @@ def test_scenarios_know_buffer_flush_and_buffer_automatic(tmp_path, capsys):
     d = json.loads(out)
     assert code == 0 and d["ranks"][0]["buffer"]["peak_live"] == 1024 + 96
     assert d["ranks"][0]["end_time"] > 10e-6  # the flush waited for the late receive
+
+
+RING_64 = textwrap.dedent("""\
+    name: ring-64-rank-40-short
+    ranks: 64
+    network: {eager_limit: 0}
+    programs:
+      - ranks: rank != 40
+        ops:
+          - buffer_attach: {count: 1000, datatype: BYTE}
+      - ranks: 40
+        ops:
+          - buffer_attach: 500
+      - ranks: all
+        ops:
+          - compute: 1us
+          - bsend: {dest: (rank + 1) % size, count: 1000}
+          - recv: {source: (rank - 1 + size) % size, count: 1000}
+          - buffer_detach: {}
+    """)
+
+
+def test_the_failing_rank_comes_first_in_the_report_and_the_plots(tmp_path, capsys):
+    """Rank 40 of 64 overflows: the report's buffer table and the occupancy plot show it
+    first, and --plot writes layout.png of its overflow."""
+    import mpisim as ms
+    from mpisim.plot import plot_occupancy
+
+    path = tmp_path / "ring64.yaml"
+    path.write_text(RING_64)
+    out = tmp_path / "out"
+    code, text, _ = run_cli(capsys, "run", path, "--out", out, "--plot")
+    assert code == 4
+    table = text.split("attached buffers", 1)[1].splitlines()
+    assert table[2].split()[:2] == ["*", "40"] and table[3].split()[0] == "0"
+    assert sorted(p.name for p in out.iterdir()) == [
+        "buffer.csv", "layout.png", "messages.csv", "occupancy.png", "result.json",
+        "timeline.png"]
+    result = ms.scenario.load(path).run()
+    assert result.failing_ranks() == [40]
+    fig = plot_occupancy(result)
+    assert fig.findobj(lambda a: a.get_gid() == "used:40")
+
+
+def test_plot_ranks_and_window_options(tmp_path, capsys):
+    path = tmp_path / "ring64.yaml"
+    path.write_text(RING_64)
+    out = tmp_path / "out"
+    code, _, _ = run_cli(capsys, "run", path, "--out", out, "--plot", "--ranks", "39,40",
+                         "--window", "0..3us")
+    assert code == 4 and (out / "timeline.png").exists()
+    for bad in (["--ranks", "64"], ["--ranks", "a..b"], ["--window", "3us..1us"],
+                ["--window", "soon"]):
+        code, _, err = run_cli(capsys, "run", path, "--plot", "--out", out, *bad)
+        assert code == 2 and bad[0] in err

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
@@ -125,6 +125,8 @@ def test_occupancy_axes_name_their_units() -> None:
 @given(st.lists(st.tuples(st.floats(0, 1e-3, allow_nan=False), st.integers(0, 2**20),
                           st.integers(0, 2**20)), min_size=1, max_size=30))
 def test_occupancy_draws_any_rows_exactly(rows) -> None:
+    """(A run that ends at t = 0 shows layouts instead: see below.)"""
+    assume(max(t for t, _, _ in rows) > 0)
     b = TraceBuilder(1)
     for t, used, live in sorted(rows):
         b.buffer(0, t, "bsend", 2**21, used, min(live, used), 1, 0)
@@ -552,7 +554,10 @@ def test_figures_of_every_shipped_scenario_equal_its_trace(path) -> None:
     occ = plot_occupancy(result)
     buffered = sorted(set(trace.buffer["rank"].tolist()))
     lines = _rank_lines(occ, "used")
-    assert set(lines) <= set(buffered) and (lines or not buffered)
+    if result.sim_time == 0 and buffered:  # nothing to draw over time: the layouts at t = 0
+        assert "the run ended at t = 0" in occ.get_suptitle() and not lines
+        assert by_gid(occ, "capacity")
+    assert set(lines) <= set(buffered) and (lines or not buffered or result.sim_time == 0)
     for rank, line in lines.items():
         rows = trace.buffer_of(rank)
         np.testing.assert_array_equal(line.get_xdata()[:-1], rows["time"])
@@ -575,3 +580,26 @@ def test_figures_of_every_shipped_scenario_equal_its_trace(path) -> None:
             assert drawn == len(lay.entries)
         render(fig)
     render(occ), render(tl)
+
+
+def test_timeline_window_shows_that_span_only() -> None:
+    result = exchange_result()
+    fig = plot_timeline(result, window=("1us", 2e-6))
+    assert fig.axes[0].get_xlim() == pytest.approx((1e-6, 2e-6))
+    for bad in (("2us", "1us"), ("soon", "1us"), (1,)):
+        with pytest.raises(ValueError, match="window"):
+            plot_timeline(result, window=bad)
+
+
+def test_a_run_ending_at_time_zero_shows_the_layouts() -> None:
+    """An overflow at the first bsend ends the run at t = 0: the occupancy figure shows each
+    rank's buffer then (the failing rank first) instead of an empty time axis."""
+    def overflow_at_once(mpi):
+        yield mpi.buffer_attach(500 if mpi.rank == 1 else 5000)
+        yield mpi.bsend(count=1000, dest=1 - mpi.rank)
+
+    result = ms.run(overflow_at_once, ranks=2)
+    assert result.sim_time == 0 and result.failing_ranks() == [1]
+    fig = plot_occupancy(result)
+    assert "the run ended at t = 0" in fig.get_suptitle()
+    assert [ax.get_title(loc="left") for ax in fig.axes] == ["rank 1", "rank 0"]

@@ -30,7 +30,7 @@ from matplotlib.patches import Patch, Rectangle
 from ..units import format_time, parse_time
 from .style import STATE_COLORS, axes_figure, format_bytes, set_size_axis
 
-__all__ = ["BufferLayout", "layout_at", "plot_layout"]
+__all__ = ["BufferLayout", "draw_layout", "layout_at", "plot_layout"]
 
 
 @dataclass(frozen=True)
@@ -146,6 +146,11 @@ def _summary(lay: BufferLayout) -> str:
     if lay.event == "overflow":
         text += f"; overflow: an entry of {format_bytes(lay.requested)} did not fit"
     return text
+
+
+def draw_layout(ax: Axes, lay: BufferLayout) -> None:
+    """Draw a layout into ``ax`` (for figures made elsewhere)."""
+    _draw(ax, lay)
 
 
 def _draw(ax: Axes, lay: BufferLayout) -> None:

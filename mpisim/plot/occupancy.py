@@ -10,10 +10,15 @@ that moment.
 
 Each curve holds the trace rows of its rank exactly (time in seconds, bytes), plus one last
 point at the end of the run repeating the final state, so the step reaches the right edge.
-With more than ``MAX_PANELS`` ranks holding a buffer the default is an aggregate panel (at
-every change of any rank: the largest and the mean used bytes over the ranks, the largest
-live bytes, every overflow) followed by the ranks with the highest peak used; the title
-says so.
+Panels put the ranks that failed (the error's rank, blocked or unfinished ranks, those that
+overflowed: ``Result.failing_ranks``) first. With more than ``MAX_PANELS`` ranks holding a
+buffer the default is an aggregate panel (at every change of any rank: the largest and the
+mean used bytes over the ranks, the largest live bytes, every overflow) followed by the
+failing ranks, then the ranks with the highest peak used; the title says so.
+
+A run that ended at t = 0 has no time axis to draw on: each panel then shows the rank's
+buffer layout at t = 0 (what :func:`~mpisim.plot.layout.plot_layout` draws), which is what
+explains an overflow at the first bsend.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from .layout import draw_layout, layout_at
 from .style import axes_figure, format_bytes, new_figure, set_size_axis, set_time_axis
 
 __all__ = ["MAX_PANELS", "aggregate", "plot_occupancy"]
@@ -49,6 +55,8 @@ def plot_occupancy(result: Any, ranks: Sequence[int] | None = None,
     buffer = result.trace.buffer
     chosen, aggregate, note = _select(result, ranks)
     end = _end_time(result, buffer)
+    if end <= 0 and len(buffer) and ax is None:
+        return _layouts_at_zero(result, chosen or sorted(set(buffer["rank"].tolist())))
     overlay = ax is not None
     if overlay and aggregate:
         chosen = []
@@ -106,13 +114,35 @@ def _select(result: Any, ranks: Sequence[int] | None) -> tuple[list[int], list[i
         chosen = [_check_rank(r, size) for r in ranks]
         return list(dict.fromkeys(chosen)), [], ""
     present = np.unique(buffer["rank"]).tolist()
+    failing = [r for r in _failing(result) if r in present]
     if len(present) <= MAX_PANELS:
-        return present, [], ""
+        return failing + [r for r in present if r not in failing], [], ""
     peaks = np.zeros(max(size, max(present) + 1), dtype=np.int64)
     np.maximum.at(peaks, buffer["rank"], buffer["used"])
-    top = sorted(present, key=lambda r: (-int(peaks[r]), r))[:MAX_PANELS - 1]
-    return sorted(top), present, (f"all {len(present)} ranks with a buffer, then the "
-                                  f"{MAX_PANELS - 1} with the highest peak used")
+    shown = failing[:MAX_PANELS - 1]
+    rest = sorted((r for r in present if r not in shown), key=lambda r: (-int(peaks[r]), r))
+    top = shown + sorted(rest[:MAX_PANELS - 1 - len(shown)])
+    which = "the failing ones, then those" if shown else "the"
+    return top, present, (f"all {len(present)} ranks with a buffer, then {which} with the "
+                          "highest peak used")
+
+
+def _failing(result: Any) -> list[int]:
+    method = getattr(result, "failing_ranks", None)
+    return list(method()) if method is not None else []
+
+
+def _layouts_at_zero(result: Any, ranks: list[int]) -> Figure:
+    """The run ended at t = 0: each rank's buffer layout then, instead of empty axes."""
+    shown = ranks[:MAX_PANELS]
+    fig = Figure(figsize=(10, 1.2 + 2.2 * len(shown)), layout="constrained")
+    axes = fig.subplots(len(shown), 1, squeeze=False)[:, 0]
+    for rank, target in zip(shown, axes, strict=True):
+        draw_layout(target, layout_at(result, rank, 0.0))
+        target.set_title(f"rank {rank}", fontsize="small", loc="left")
+    more = f" (first {len(shown)} of {len(ranks)} ranks)" if len(ranks) > len(shown) else ""
+    fig.suptitle(f"{result.scenario}: the run ended at t = 0; the attached buffers then{more}")
+    return fig
 
 
 def aggregate(buffer: np.ndarray, ranks: Sequence[int]) -> dict[str, np.ndarray]:

@@ -10,7 +10,10 @@ never delivered is a hollow marker at its post time on the sender's lane.
 Artists keep the trace's numbers (seconds): one PolyCollection of bars per call kind
 (``gid="calls:<name>"``), one Quiver of arrows per mode (``gid="messages:<mode>"``), so the
 drawing can be checked against the trace. With more than ``MAX_LANES`` ranks, or more than
-``max_messages`` messages, the default draws a selection and the title says which.
+``max_messages`` messages, the default draws a selection and the title says which; a
+selection always includes the ranks that failed (the error's rank, blocked, unfinished or
+overflowing ranks: ``Result.failing_ranks``), then those in the most messages. Lanes stay
+in rank order. ``window=(t0, t1)`` shows that span of simulated time only.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from ..units import format_time
+from ..units import UnitError, format_time, parse_time
 from .style import MODE_COLORS, axes_figure, call_color, set_time_axis
 
 __all__ = ["MAX_LANES", "plot_timeline"]
@@ -40,15 +43,18 @@ _BAR = 0.25  # half the height of a call bar, in lanes: arrows stay visible betw
 
 
 def plot_timeline(result: Any, ranks: Sequence[int] | None = None, ax: Axes | None = None,
-                  max_messages: int = 2000) -> Figure:
+                  max_messages: int = 2000, window: Sequence[float | str] | None = None
+                  ) -> Figure:
     """Rank lanes with call bars and message arrows (the space-time diagram of the run).
 
-    ``ranks``: the lanes, top to bottom (default: every rank, or the ``MAX_LANES`` taking
-    part in the most messages); only messages between drawn ranks are drawn, at most
-    ``max_messages`` of them (the first posted).
+    ``ranks``: the lanes, top to bottom (default: every rank, or ``MAX_LANES`` of them: the
+    failing ranks, then those taking part in the most messages); only messages
+    between drawn ranks are drawn, at most ``max_messages`` of them (the first posted).
+    ``window``: (start, end) of the time shown, seconds or unit strings ("10us").
     """
     if isinstance(max_messages, bool) or not isinstance(max_messages, int) or max_messages < 0:
         raise ValueError(f"max_messages: expected a non-negative integer, got {max_messages!r}")
+    span = None if window is None else _window(window)
     trace = result.trace
     lanes, notes = _lanes(result, ranks)
     end = _end_time(result)
@@ -64,7 +70,20 @@ def plot_timeline(result: Any, ranks: Sequence[int] | None = None, ax: Axes | No
     if result.deadlock is not None and len(lanes) <= ANNOTATE_LANES:
         _annotate_blocked(ax, result.deadlock.blocked, trace.calls, lane_of)
     _decorate(ax, result, lanes, end, notes, handles)
+    if span is not None:
+        ax.set_xlim(*span)
+        set_time_axis(ax.xaxis, span[1])
     return fig
+
+
+def _window(window: Sequence[float | str]) -> tuple[float, float]:
+    try:
+        start, stop = (parse_time(t) for t in window)
+    except (TypeError, ValueError, UnitError) as e:
+        raise ValueError(f"window: expected (start, end) times, got {window!r} ({e})") from None
+    if not 0 <= start < stop:
+        raise ValueError(f"window: expected 0 <= start < end, got {window!r}")
+    return start, stop
 
 
 def _lanes(result: Any, ranks: Sequence[int] | None) -> tuple[list[int], list[str]]:
@@ -76,13 +95,19 @@ def _lanes(result: Any, ranks: Sequence[int] | None) -> tuple[list[int], list[st
                 raise ValueError(f"ranks: {r!r} is not a rank in 0..{size - 1}")
             chosen.append(int(r))
         return list(dict.fromkeys(chosen)), []
+    method = getattr(result, "failing_ranks", None)
+    failing = list(method()) if method is not None else []
     if size <= MAX_LANES:
         return list(range(size)), []
     msgs = result.trace.messages
     counts = np.bincount(np.concatenate([msgs["src"], msgs["dst"]]).astype(np.int64),
                          minlength=size)
-    busiest = sorted(range(size), key=lambda r: (-counts[r], r))[:MAX_LANES]
-    return sorted(busiest), [f"{MAX_LANES} of {size} ranks: those in the most messages"]
+    first = failing[:MAX_LANES]
+    busiest = sorted((r for r in range(size) if r not in first),
+                     key=lambda r: (-counts[r], r))[:MAX_LANES - len(first)]
+    which = "the failing ones, then those" if first else "those"
+    return sorted(first + busiest), [f"{MAX_LANES} of {size} ranks: {which} in the most "
+                                     "messages"]
 
 
 def _end_time(result: Any) -> float:
