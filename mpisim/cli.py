@@ -2,8 +2,14 @@
 
 Exit codes: 0 the simulated program completed (``check``: safe); 2 invalid input or usage;
 3 deadlock (``check``: not safe); 4 an MPI error ended the program (e.g. overflow);
-5 timeout; 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (128 + the signal, as shells
-report). Errors are one line on stderr, never a traceback.
+5 timeout; 6 (``run --strict``) the run disagrees with the scenario's ``expect:``;
+130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (128 + the signal, as shells report).
+Errors are one line on stderr, never a traceback.
+
+``run --strict`` is for CI: with an ``expect:`` (and no ``--set``, since ``expect:``
+describes the scenario as written) the exit code says whether the run agrees with it: 0 it
+does (a teaching scenario that is meant to deadlock passes), 6 it does not, with the
+difference on stderr. Without ``expect:`` the code follows the outcome as usual.
 
 Interrupted, a command writes nothing (an output directory is replaced whole or not at all,
 see :func:`mpisim.export.output_dir`), except that a sweep keeps the runs it finished: with
@@ -23,6 +29,7 @@ from typing import Any
 from . import __version__
 
 EXIT_OK, EXIT_USAGE, EXIT_DEADLOCK, EXIT_ERROR, EXIT_TIMEOUT = 0, 2, 3, 4, 5
+EXIT_DISAGREES = 6
 
 
 class UsageError(Exception):
@@ -116,7 +123,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="mpisim", description="Simulate MPI buffered communication (MPI_Bsend and the "
         "attached buffer): does a communication pattern complete, deadlock or overflow?",
-        epilog="exit codes: 0 completed, 2 invalid input, 3 deadlock, 4 MPI error, 5 timeout")
+        epilog="exit codes: 0 completed, 2 invalid input, 3 deadlock, 4 MPI error, 5 timeout, "
+               "6 disagrees with expect: (run --strict), 130/143 interrupted (SIGINT/SIGTERM)")
     p.add_argument("--version", action="version", version=f"mpisim {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -126,13 +134,19 @@ def _parser() -> argparse.ArgumentParser:
                      help="also write occupancy.png and timeline.png (into --out, default "
                           "out/<scenario>)")
     run.add_argument("--trace", choices=["chrome"], help="also write trace.json (Perfetto)")
+    run.add_argument("--strict", action="store_true",
+                     help="for CI: exit 0 when the run agrees with the scenario's expect:, "
+                          "6 when it does not")
     run.add_argument("--ranks", metavar="R,R,...", help="ranks the plots show: 0,3,40 or "
                      "0..7 (default: the failing ranks, then the others)")
     run.add_argument("--window", metavar="T0..T1", help="time span of the timeline plot, "
                      "e.g. 10us..20us")
 
-    _command(sub, "check", "safety: run as written, then with every send synchronous",
-             _cmd_check)
+    check = _command(sub, "check", "safety: run as written, then with every send synchronous",
+                     _cmd_check)
+    check.add_argument("--buffered", action="store_true",
+                       help="keep bsends buffered and make only the other sends synchronous: "
+                            "does the program rely on buffering beyond its attached buffer?")
 
     sweep = _command(sub, "sweep", "run the cartesian product of varied keys", _cmd_sweep)
     sweep.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2,...",
@@ -237,9 +251,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
                   + ("agrees" if disagreement is None else f"DISAGREES: {disagreement}"))
         for path in written:
             print(f"wrote {path}")
-    if disagreement is not None and not args.sets and (args.json or args.quiet):
+    checked = scenario.expect and not args.sets
+    if disagreement is not None and not args.sets and (args.json or args.quiet or args.strict):
         print(f"mpisim: {scenario.name}: the run disagrees with expect: {disagreement}",
               file=sys.stderr)
+    if args.strict and checked:
+        return EXIT_OK if disagreement is None else EXIT_DISAGREES
     return result.exit_code
 
 
@@ -293,7 +310,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .whatif import check_safe
 
     scenario = _load(args)
-    safety = _settings_error(lambda: check_safe(scenario))
+    safety = _settings_error(lambda: check_safe(scenario, buffered=args.buffered))
     if args.json:
         print(json.dumps(safety.to_dict()))
     elif args.quiet:

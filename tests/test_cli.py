@@ -314,3 +314,33 @@ def test_plot_ranks_and_window_options(tmp_path, capsys):
                 ["--window", "soon"]):
         code, _, err = run_cli(capsys, "run", path, "--plot", "--out", out, *bad)
         assert code == 2 and bad[0] in err
+
+
+def test_strict_exits_6_when_the_run_disagrees_with_expect(tmp_path, capsys):
+    """For CI: with expect: the exit code says agree (0) or disagree (6), whatever the
+    outcome; without --strict it follows the outcome."""
+    code, _, _ = run_cli(capsys, "run", SCENARIOS / "example-3.10-send.yaml", "--strict")
+    assert code == 0  # meant to deadlock, and does
+    code, _, _ = run_cli(capsys, "run", SCENARIOS / "example-3.10-send.yaml")
+    assert code == 3
+    wrong = tmp_path / "wrong.yaml"
+    wrong.write_text((SCENARIOS / "example-3.10-bsend.yaml").read_text()
+                     .replace("expect: {outcome: completed}", "expect: {outcome: deadlock}"))
+    code, out, err = run_cli(capsys, "run", wrong, "--strict")
+    assert code == 6 and "DISAGREES" in out
+    assert "disagrees with expect: expected outcome deadlock, got completed" in err
+    code, _, _ = run_cli(capsys, "run", wrong)
+    assert code == 0
+
+
+def test_check_buffered_keeps_bsends_buffered(capsys):
+    """3.5's literal check turns bsend into ssend, so every Bsend exchange is NOT SAFE;
+    --buffered asks whether it relies on buffering beyond its attached buffer."""
+    path = SCENARIOS / "example-3.10-bsend.yaml"
+    code, out, _ = run_cli(capsys, "check", path)
+    assert code == 3 and "NOT SAFE" in out
+    code, out, _ = run_cli(capsys, "check", path, "--buffered", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["safe"] is True and d["buffered"] is True
+    code, out, _ = run_cli(capsys, "check", SCENARIOS / "example-3.10-send.yaml", "--buffered")
+    assert code == 3 and "NOT SAFE" in out

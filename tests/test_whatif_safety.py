@@ -92,6 +92,39 @@ def test_a_buffered_send_is_made_synchronous_too():
     assert not safety.safe
 
 
+def mixed(mpi, count=1000):
+    """Rank 0 bsends (its attached buffer holds the message), rank 1 sends in standard mode,
+    then both receive: rank 1's send waits only for rank 0's receive, which comes after a
+    bsend that returns at once."""
+    peer = 1 - mpi.rank
+    if mpi.rank == 0:
+        yield mpi.buffer_attach(mpi.pack_size(count, ms.REAL) + mpi.BSEND_OVERHEAD)
+        yield mpi.bsend(count=count, datatype=ms.REAL, dest=peer, tag=0)
+    else:
+        yield mpi.send(count=count, datatype=ms.REAL, dest=peer, tag=0)
+    yield mpi.recv(count=count, datatype=ms.REAL, source=peer, tag=0)
+    if mpi.rank == 0:
+        yield mpi.buffer_detach()
+
+
+def test_buffered_check_keeps_bsends_buffered():
+    """3.6: a bsend uses the buffer the program attached; with buffered=True only the other
+    modes are made synchronous. Example 3.10 with bsend on both ranks relies on nothing
+    beyond its attached buffers (safe, where 3.5's literal check says not); with standard
+    sends it relies on the eager protocol's system buffer (not safe, the send named)."""
+    both = check_safe(buffered, ranks=2, buffered=True)
+    assert both.safe and both.buffered and both.synchronous.outcome is ms.Outcome.COMPLETED
+    assert "bsends buffered" in both.report()
+    net = {"eager_limit": "64 KiB"}
+    assert check_safe(mixed, ranks=2, network=net).safe is False
+    assert check_safe(mixed, ranks=2, network=net, buffered=True).safe
+    standard = check_safe(example_3_10, ranks=2, network=net, buffered=True)
+    assert not standard.safe and standard.as_written.outcome is ms.Outcome.COMPLETED
+    assert standard.synchronous.deadlock.blocked[0].call == "MPI_Ssend"
+    assert "every non-buffered send synchronous" in standard.reason
+    assert check_safe(ordered, ranks=2, buffered=True).safe
+
+
 def test_a_program_that_fails_as_written_is_not_safe_and_says_why():
     safety = check_safe(overflowing, ranks=2)
     assert not safety.safe
@@ -102,7 +135,7 @@ def test_a_program_that_fails_as_written_is_not_safe_and_says_why():
 def test_json_shape_is_the_cli_contract():
     safety = check_safe(example_3_10, ranks=2, network=SMALL)
     d = json.loads(json.dumps(safety.to_dict()))
-    assert set(d) == {"safe", "as_written", "synchronous"}
+    assert set(d) == {"safe", "buffered", "as_written", "synchronous"}
     assert d["safe"] is False
     assert d["as_written"] == json.loads(safety.as_written.to_json())
     assert d["synchronous"]["outcome"] == "deadlock"

@@ -6,6 +6,13 @@ then receive, is unsafe). :func:`check_safe` runs the program twice: as written,
 ``mpi.force_ssend`` (the engine's switch that makes every send of any mode — standard,
 buffered, ready, and their nonblocking forms — synchronous).
 
+``buffered=True`` asks the question a Bsend user asks instead: does the program rely on
+system buffering *beyond its attached buffer*? Buffered sends stay buffered (they use the
+buffer the program attached, 3.6) and every other send (standard, ready, and their
+nonblocking forms) becomes synchronous; this is done by the program's handle, without a
+setting: the rank programs run under :class:`SynchronousSends`, which makes ``send``,
+``isend``, ``rsend`` and ``irsend`` of each rank's handle call ``ssend``/``issend``.
+
 The verdict: **safe** when both runs complete. A program that does not complete as written
 (deadlock, an MPI error such as an overflow, a timeout) is reported not safe with that
 reason, even if its synchronous form would complete: it is wrong before any question of
@@ -21,7 +28,7 @@ from typing import Any
 from ..constants import ANY_SOURCE, ANY_TAG
 from .target import Target
 
-__all__ = ["Safety", "check_safe"]
+__all__ = ["Safety", "SynchronousSends", "check_safe"]
 
 SHOWN_BLOCKED = 4
 
@@ -34,9 +41,11 @@ class Safety:
     as_written: Any
     synchronous: Any
     reason: str
+    buffered: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"safe": self.safe, "as_written": self.as_written.to_dict(),
+        return {"safe": self.safe, "buffered": self.buffered,
+                "as_written": self.as_written.to_dict(),
                 "synchronous": self.synchronous.to_dict()}
 
     @property
@@ -46,32 +55,63 @@ class Safety:
 
     def report(self) -> str:
         head = "SAFE" if self.safe else "NOT SAFE"
-        lines = [f"{self.as_written.scenario}: {head} (MPI 3.5: a safe program completes when "
-                 "every send is synchronous)",
-                 f"  as written: {self.as_written.outcome.value}; with every send synchronous: "
+        if self.buffered:
+            rule = ("with its attached buffers: bsends buffered, every other send synchronous; "
+                    "safe when it needs no system buffering beyond its attached buffers")
+            changed = "with every non-buffered send synchronous"
+        else:
+            rule = "MPI 3.5: a safe program completes when every send is synchronous"
+            changed = "with every send synchronous"
+        lines = [f"{self.as_written.scenario}: {head} ({rule})",
+                 f"  as written: {self.as_written.outcome.value}; {changed}: "
                  f"{self.synchronous.outcome.value}"]
         if self.reason:
             lines.append(f"  {self.reason}")
         return "\n".join(lines)
 
 
-def check_safe(scenario: Any, **run_kwargs: Any) -> Safety:
+def check_safe(scenario: Any, *, buffered: bool = False, **run_kwargs: Any) -> Safety:
     """Run ``scenario`` as written and with every send synchronous; safe if both complete.
 
     ``scenario``: a path, a loaded Scenario, or a program function with ``ranks=`` (and
-    other ``mpisim.run`` keywords) in ``run_kwargs``.
+    other ``mpisim.run`` keywords) in ``run_kwargs``. ``buffered``: keep buffered sends
+    buffered, make only the other modes synchronous (see the module docstring).
     """
     target = Target.of(scenario, run_kwargs)
     as_written = target.run({})
-    synchronous = target.run({"mpi.force_ssend": True})
+    if buffered:
+        program = target.run_kwargs({})["program"]
+        synchronous = target.run({}, program=SynchronousSends(program))
+    else:
+        synchronous = target.run({"mpi.force_ssend": True})
     safe = as_written.outcome.value == "completed" and synchronous.outcome.value == "completed"
-    return Safety(safe, as_written, synchronous, "" if safe else _reason(as_written, synchronous))
+    reason = "" if safe else _reason(as_written, synchronous, buffered)
+    return Safety(safe, as_written, synchronous, reason, buffered)
 
 
-def _reason(as_written: Any, synchronous: Any) -> str:
+class SynchronousSends:
+    """The rank programs with every non-buffered send synchronous (picklable)."""
+
+    SWAPS = (("send", "ssend"), ("isend", "issend"), ("rsend", "ssend"), ("irsend", "issend"))
+
+    def __init__(self, program: Any) -> None:
+        self.program = program
+        self.__name__ = getattr(program, "__name__", "program")
+
+    def __call__(self, mpi: Any, **params: Any) -> Any:
+        for name, synchronous in self.SWAPS:
+            setattr(mpi, name, getattr(mpi, synchronous))
+        program = self.program
+        if isinstance(program, list | tuple):
+            program = program[mpi.rank]
+        return program(mpi, **params)
+
+
+def _reason(as_written: Any, synchronous: Any, buffered: bool = False) -> str:
     if as_written.outcome.value != "completed":
         return "as written it does not complete: " + _why(as_written)
-    return "with every send synchronous it does not complete: " + _why(synchronous)
+    changed = "every non-buffered send" if buffered else "every send"
+    return f"with {changed} synchronous it does not complete: " + _why(synchronous)
 
 
 def _why(result: Any) -> str:
