@@ -219,7 +219,9 @@ def _deadlock_lines(dl: Deadlock) -> list[str]:
 
 def _error_lines(err: ErrorInfo) -> list[str]:
     where = f" at {err.where}" if err.where else ""
-    call = err.call if err.traceback is None else f"in the program (last call {err.call})"
+    call = err.call if err.traceback is None and err.call else (
+        f"in the program (last call {err.call})" if err.call else
+        "in the program, before its first MPI call")
     lines = [f"  rank {err.rank}, {call}{where}, t = {format_time(err.time)}:",
              f"  {err.error_class}: {err.message}"]
     if err.error_class == "MPI_ERR_BUFFER":

@@ -31,6 +31,7 @@ from __future__ import annotations
 import gc
 import inspect
 import math
+import os
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -152,13 +153,14 @@ class Simulation:
 
     def _fatal(self, r: int, exc: BaseException) -> None:
         mpi = self.handles[r]
+        where = mpi.call_where or _program_line(exc) or self._where(r)
         if isinstance(exc, MPIError):
             self.error = ErrorInfo(r, mpi.call, exc.error_class, self.env._now, exc.message,
-                                   dict(exc.info), mpi.call_where or self._where(r))
+                                   dict(exc.info), where)
         else:
             self.error = ErrorInfo(r, mpi.call, type(exc).__name__, self.env._now,
                                    f"{exc} (raised by the program of rank {r})",
-                                   {}, mpi.call_where or self._where(r), _program_traceback(exc))
+                                   {}, where, _program_traceback(exc))
         raise _Abort
 
     def _ready_error(self, msg: Message) -> None:
@@ -331,8 +333,26 @@ def _abort(_event: Any) -> None:
     raise _Abort
 
 
-def _program_traceback(exc: BaseException) -> str:
-    """The traceback of an exception raised by a program, without the engine's frames."""
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _program_line(exc: BaseException) -> str | None:
+    """Where a program written in Python raised (or received, at a yield) ``exc``: its
+    innermost frame outside mpisim and SimPy, as ``file.py:line (function)``."""
+    found = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        name = os.path.abspath(frame.filename)
+        if name.startswith(_PACKAGE + os.sep) or f"{os.sep}simpy{os.sep}" in name:
+            continue
+        found = f"{os.path.basename(name)}:{frame.lineno} ({frame.name})"
+    return found
+
+
+def _program_traceback(exc: BaseException) -> str | None:
+    """The traceback of an exception raised by a program, without the engine's frames;
+    None when no frame is the user's (a scenario file's error names its op instead)."""
+    if _program_line(exc) is None:
+        return None
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
               if not f.filename.endswith(("simulation.py", "simpy/events.py"))]
     lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames),

@@ -324,3 +324,30 @@ def test_the_shown_path_is_the_one_given(tmp_path, monkeypatch):
     with pytest.raises(ScenarioError) as e:
         load("sc/x.yaml")
     assert str(e.value) == "sc/x.yaml:7: programs[0].ops[0].send.dest: undefined name 'peer'"
+
+
+@pytest.mark.parametrize(("op", "key"), [
+    ("buffer_attach: {count: -5, datatype: REAL}", "buffer_attach.count"),
+    ("buffer_attach: {count: 5, messages: -1}", "buffer_attach.messages"),
+    ("bsend: {dest: 0, count: -3}", "bsend.count"),
+    ("recv: {source: 0, count: -1}", "recv.count"),
+])
+def test_literal_negative_counts_are_refused(tmp_path, op, key):
+    """A negative count is MPI_ERR_COUNT when the call runs (3.2.2); a literal one is
+    refused when the file is loaded, naming file, line and key."""
+    problem = only(tmp_path, program(op))
+    assert problem.startswith("F:") and f"programs[0].ops[0].{key}" in problem
+    assert "must not be negative" in problem
+
+
+def test_a_negative_count_computed_at_run_time_names_the_op_and_line(tmp_path):
+    import mpisim as ms
+
+    path = tmp_path / "s.yaml"
+    path.write_text(program("buffer_attach: {count: 0 - 5, datatype: REAL}"))
+    result = load(path).run()
+    assert result.outcome is ms.Outcome.ERROR
+    assert "programs[0].ops[0] (line" in result.error.message
+    assert "buffer_attach: MPI_Pack_size: MPI_ERR_COUNT" in result.error.message
+    report = result.report()
+    assert "None" not in report and "Traceback" not in report

@@ -212,3 +212,32 @@ def test_mixed_modes_deliver_each_message_once_in_per_pair_order(prog):
             order = [op[3] for op in ops[src] if op[0] != "recv" and op[1] == dst]
             assert [k for (s, k) in g if s == src] == order
     assert all(x.buffer.overflows == 0 for x in r.ranks)
+
+
+def raises_in_python(mpi):
+    yield mpi.compute(1e-6)
+    if mpi.rank == 1:
+        raise ValueError("boom")
+
+
+def helper_with_a_bad_rank(mpi):
+    yield mpi.send(count=10, dest=5)
+
+
+def calls_a_helper(mpi):
+    yield from helper_with_a_bad_rank(mpi)
+
+
+def test_errors_from_python_programs_carry_file_and_line():
+    """As deadlocks do: the report and the JSON say where in the program file it happened,
+    for an exception the program raised and for an MPIError raised at its yield (here in a
+    helper it delegates to)."""
+    raised = ms.run(raises_in_python, ranks=2)
+    line = raises_in_python.__code__.co_firstlineno + 3
+    assert raised.error.where == f"test_simulation.py:{line} (raises_in_python)"
+    assert f"at test_simulation.py:{line}" in raised.report()
+    mpi_error = ms.run(calls_a_helper, ranks=2)
+    line = helper_with_a_bad_rank.__code__.co_firstlineno + 1
+    assert mpi_error.error.error_class == "MPI_ERR_RANK"
+    assert mpi_error.to_dict()["error"]["where"] == \
+        f"test_simulation.py:{line} (helper_with_a_bad_rank)"

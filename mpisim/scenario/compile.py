@@ -24,6 +24,7 @@ from collections.abc import Generator
 from typing import Any
 
 from ..datatypes import BASIC_TYPES, pack_size
+from ..errors import MPIError
 from .expr import CONSTANTS, Expr, ExprError
 from .ops import Op, RequestRef
 from .problems import ScenarioRuntimeError
@@ -272,7 +273,10 @@ def _attach(st: _State, op: Op) -> Generator[Any, Any, None]:
         size = st.arg(op, "size")
     else:
         count, messages = st.arg(op, "count"), st.arg(op, "messages")
-        size = messages * (pack_size(count, st.datatype(op)) + mpi.BSEND_OVERHEAD)
+        try:
+            size = messages * (pack_size(count, st.datatype(op)) + mpi.BSEND_OVERHEAD)
+        except MPIError as e:  # MPI_Pack_size refused the count: name the op and its line
+            raise st.error(op, f"buffer_attach: MPI_Pack_size: {e}") from None
     mpi.where = op.where
     st.spins = 0
     yield mpi.buffer_attach(size)

@@ -62,6 +62,10 @@ _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REF = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[(.*)\])?\s*$")
 
 
+NON_NEGATIVE = ("count", "messages", "bytes", "size")
+"""Arguments whose literal values must not be negative (MPI_ERR_COUNT, MPI_ERR_ARG)."""
+
+
 class RequestRef:
     """A request name: ``r``, ``r[i+1]`` (index an expression) or ``r[*]`` (all under r)."""
 
@@ -301,8 +305,13 @@ class OpReader:
                 op.args[key] = (kind, constant(default))
             return
         expr = self.value(m[key], kind, f"{path}.{key}", line_of(m, key, line))
-        if expr is not None:
-            op.args[key] = (kind, expr)
+        if expr is None:
+            return
+        op.args[key] = (kind, expr)
+        if key in NON_NEGATIVE and expr.tree[0] == "c" and isinstance(expr.tree[1], int) \
+                and expr.tree[1] < 0:  # MPI_ERR_COUNT when it runs: refuse it now
+            self._problem(line_of(m, key, line), f"{path}.{key}",
+                          f"must not be negative, got {expr.tree[1]}")
 
     def _size(self, op: Op, m: dict, path: str, line: int) -> None:
         if "bytes" in m:
