@@ -75,7 +75,7 @@ class Session:
 class Comm:
     """One process's handle of a communicator (MPI_Comm)."""
 
-    __slots__ = ("buffer", "calls", "freed", "info", "rank", "session")
+    __slots__ = ("buffer", "calls", "colls", "freed", "info", "rank", "session")
 
     def __init__(self, info: CommInfo, rank: int, session: Session | None = None) -> None:
         self.info = info
@@ -83,6 +83,7 @@ class Comm:
         self.session = session
         self.buffer: Any = None       # the buffer attached to it (MPI 4.1), if any
         self.calls = 0                # collective creation calls made on it (matching order)
+        self.colls = 0                # collective calls made on it (their messages' tag)
         self.freed = False
 
     @property

@@ -5,7 +5,8 @@ call. Each blocked call waits for other ranks: a send or a receive from a given 
 that rank (AND); a receive from ANY_SOURCE for any unfinished rank that could still send
 (OR); a wait on several requests for the peers of the pending ones (AND for waitall, OR for
 waitany/waitsome); a detach, or the end of a program with messages still in its buffer
-(MPI_Finalize), for the receivers of those messages; a barrier for the ranks not in it.
+(MPI_Finalize), for the receivers of those messages; a collective call for the members that
+have not entered it, else for the peers of its algorithm's pending messages.
 The cycles of that graph are the deadlock's cause; a report lists them (networkx finds
 them; at most ``MAX_CYCLES`` are listed, shortest first), and its knots: groups of ranks
 whose every wait leads back into the group, which is what a deadlock of OR waits
@@ -109,7 +110,7 @@ class PollWatch:
         return all(id(item[-1]) in allowed for item in self.env._queue)
 
 
-def analyse(handles: list[Any], finished: list[bool], barrier: Any, buffers: list[Any],
+def analyse(handles: list[Any], finished: list[bool], buffers: list[Any],
             eager_limit: int, where_of: Any, stall_cause: Any = None,
             polling: list[int] | None = None) -> Deadlock:
     """The deadlock of a run whose event queue is empty (``where_of(rank)``: location;
@@ -118,17 +119,17 @@ def analyse(handles: list[Any], finished: list[bool], barrier: Any, buffers: lis
     alive = [r for r, f in enumerate(finished) if not f]
     polling = polling or []
     blocked = [(_polling if r in polling else _blocked)(
-        handles[r], alive, barrier, buffers[r], eager_limit, where_of(r), stall_cause)
+        handles[r], alive, buffers[r], eager_limit, where_of(r), stall_cause)
         for r in alive]
     return Deadlock(blocked, *_cycles_and_knots(blocked), livelock=list(polling))
 
 
-def _polling(mpi: Any, alive: list[int], barrier: Any, buffer: Any, eager_limit: int,
+def _polling(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,
              where: str | None, stall_cause: Any = None) -> Blocked:
     """A polling rank, described by its last poll (it may be computing between polls)."""
     call, detail, poll_where = getattr(mpi, "last_poll", (mpi.call, mpi.detail, None))
     shim = SimpleNamespace(rank=mpi.rank, call=call, detail=detail)
-    b = _blocked(shim, alive, barrier, buffer, eager_limit, poll_where or where, stall_cause)
+    b = _blocked(shim, alive, buffer, eager_limit, poll_where or where, stall_cause)
     b.waits_for = [w for w in b.waits_for if w in alive]
     b.reason = (f"livelock: polls with {call} in a loop that never ends; nothing is in "
                 "flight to it and every other rank has finished or is blocked, so the poll "
@@ -136,7 +137,7 @@ def _polling(mpi: Any, alive: list[int], barrier: Any, buffer: Any, eager_limit:
     return b
 
 
-def _blocked(mpi: Any, alive: list[int], barrier: Any, buffer: Any, eager_limit: int,
+def _blocked(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,
              where: str | None, stall_cause: Any = None) -> Blocked:
     call = mpi.call or "(not started)"
     peer, tag, nbytes, obj = ((*mpi.detail, None, None, None, None))[:4]
@@ -146,9 +147,6 @@ def _blocked(mpi: Any, alive: list[int], barrier: Any, buffer: Any, eager_limit:
         waits = buffer.pending_peers()
         reason = (f"waits until the {buffer.pending} message(s) in its attached buffer are "
                   "sent; their receivers have not received them")
-    elif call == "MPI_Barrier":
-        waits = barrier.missing()
-        reason = "waits for the ranks that have not entered the barrier"
     elif hasattr(obj, "waits_for"):  # a collective call: the members it still waits for
         waits, reason = obj.waits_for(), obj.reason()
         peer = waits[0] if len(waits) == 1 else None

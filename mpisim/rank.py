@@ -21,6 +21,8 @@ from . import addresses as _addr
 from . import datatypes as _dt
 from .bsend.buffer import AttachedBuffer
 from .buffered import BufferedCalls
+from .collectives import Collectives
+from .collectives.calls import ALL as _COLLECTIVE_CALLS
 from .comm import Comm, Communicators, Session
 from .constants import ANY_SOURCE, ANY_TAG, BOTTOM, PROC_NULL, TAG_UB, UNDEFINED
 from .errors import ErrArg, ErrBuffer, ErrComm, MPIError
@@ -57,7 +59,7 @@ class Rank(BufferedCalls):
     """The handle of one MPI process (``mpi`` in rank programs)."""
 
     def __init__(self, rank: int, size: int, env: Any, transport: Transport, buffer: AttachedBuffer,
-                 barrier: Any, config: Any, overhead: float, trace_calls: bool,
+                 colls: Collectives, config: Any, overhead: float, trace_calls: bool,
                  comms: Communicators | None = None) -> None:
         self.rank = rank
         self.size = size
@@ -67,7 +69,7 @@ class Rank(BufferedCalls):
         self._tp = transport
         self._progress = transport.progress
         self._buffer = buffer
-        self._barrier = barrier
+        self._colls = colls
         self._comms = comms if comms is not None else Communicators(size, 0.0)
         self._world: Comm | None = None
         self._self: Comm | None = None
@@ -504,12 +506,7 @@ class Rank(BufferedCalls):
         self._enter(call, (None, None, 0, waiting))
         return ev
 
-    # -- barrier, compute ----------------------------------------------------------------
-    def barrier(self) -> Event:
-        """MPI_Barrier: completes once every rank has entered it."""
-        self._enter("MPI_Barrier", (None, None, 0, None))
-        return self._barrier.enter(self.rank)
-
+    # -- compute --------------------------------------------------------------------------
     def compute(self, seconds: float | str) -> Event:
         """Keep this rank busy for ``seconds`` of simulated time: outside MPI, so it makes
         no progress (messages that need it wait for its next call, see p2p.progress)."""
@@ -548,6 +545,10 @@ class Rank(BufferedCalls):
     def aint_diff(addr1: int, addr2: int) -> int:
         """MPI_Aint_diff."""
         return _addr.aint_diff(addr1, addr2)
+
+
+for _name, _call in _COLLECTIVE_CALLS.items():  # barrier, bcast, ..., ialltoall
+    setattr(Rank, _name, _call)
 
 
 def _probe_status(msg: Any, comm: Comm | None) -> Status:

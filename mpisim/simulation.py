@@ -40,12 +40,12 @@ from simpy.core import EmptySchedule, Environment
 
 from .bsend.buffer import AttachedBuffer
 from .bsend.profiles import MPIConfig
+from .collectives import Collectives
 from .comm import Communicators
 from .constants import automatic_or
 from .deadlock import PollWatch, analyse
 from .errors import ErrOther, MPIError
 from .network import Network
-from .p2p.collectives import Barrier
 from .p2p.protocols import Message, Transport
 from .rank import Rank, ZeroTimeLoop
 from .result import ErrorInfo, Outcome, RankSummary, Result
@@ -95,10 +95,12 @@ class Simulation:
         self.env = Environment()
         self.recorder = Recorder(trace)
         self.transport = Transport(self.env, self.net, ranks, self._ready_error, trace)
-        self.barrier = Barrier(self.env, ranks, self.net.latency)
+        self.collectives = Collectives(self.env, self.transport, self.config.profile.name,
+                                       self.config.collectives)
         self.buffers = [AttachedBuffer(r, self.config, self.recorder) for r in range(ranks)]
         self.comms = Communicators(ranks, self.net.latency)
-        self.handles = [Rank(r, ranks, self.env, self.transport, self.buffers[r], self.barrier,
+        self.handles = [Rank(r, ranks, self.env, self.transport, self.buffers[r],
+                             self.collectives,
                              self.config, self.net.overhead, trace, self.comms)
                         for r in range(ranks)]
         self.finished = [False] * ranks
@@ -312,7 +314,7 @@ class Simulation:
             return Outcome.COMPLETED, None
         if not self._done:
             return Outcome.TIMEOUT, None
-        dl = analyse(self.handles, self.finished, self.barrier, self.buffers,
+        dl = analyse(self.handles, self.finished, self.buffers,
                      self.net.eager_limit, lambda r: self.handles[r].call_where or self._where(r),
                      self.transport.stall_cause, self._livelock)
         return Outcome.DEADLOCK, dl

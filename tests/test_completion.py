@@ -106,14 +106,30 @@ def test_probe_sees_a_message_without_receiving_it():
     assert ms.run(prog, ranks=2, network=NET).returned[1] == (False, 12, 9, True, 12, 12)
 
 
-def test_barrier_completes_when_the_last_rank_enters():
+@pytest.mark.parametrize("ranks, rounds", [(1, 0), (2, 1), (3, 2), (4, 2), (5, 3), (8, 3),
+                                           (9, 4)])
+def test_barrier_is_a_dissemination_of_ceil_log2_p_latency_rounds(ranks, rounds):
+    """6.3 MPI_Barrier, built from 0-byte messages: ranks entering together leave after
+    ceil(log2 p) rounds of one latency."""
+    def prog(mpi):
+        yield mpi.barrier()
+        return mpi.now
+
+    assert ms.run(prog, ranks=ranks, network=NET).returned == [pytest.approx(rounds * 1e-6)] * ranks
+
+
+def test_no_rank_leaves_a_barrier_before_the_last_one_entered():
+    """6.3: a barrier blocks until every member has entered it. Entering at 0, 1, 2, 3 us,
+    the dissemination rounds (hand-computed) let rank 3 leave at once, having heard of all,
+    and the others when the news reaches them."""
     def prog(mpi):
         yield mpi.compute(f"{mpi.rank}us")
         yield mpi.barrier()
         return mpi.now
 
     r = ms.run(prog, ranks=4, network=NET)
-    assert r.returned == [pytest.approx(3e-6 + 2 * 1e-6)] * 4  # + log2(4) latency rounds
+    assert r.returned == [pytest.approx(t * 1e-6) for t in (4, 4, 5, 3)]
+    assert min(r.returned) >= 3e-6
 
 
 def test_barrier_missing_rank_is_a_deadlock_naming_it():

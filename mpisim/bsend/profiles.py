@@ -107,6 +107,7 @@ class ResolvedMPIConfig:
     alignment: int
     copy_bandwidth: float | None  # bytes/s for packing into the buffer; None: free
     force_ssend: bool
+    collectives: dict[str, str] | None = None  # algorithm per collective, over the profile's
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,8 @@ class MPIConfig:
     ``alignment``: entry sizes round up to this power of two (standard sizing).
     ``copy_bandwidth``: cost of packing into the attached buffer, e.g. "10 GB/s".
     ``force_ssend``: every send, of any mode, becomes synchronous (the safety check).
+    ``collectives``: the algorithm of each collective, e.g. ``{"allreduce": "ring"}``
+    (see ``mpisim.collectives.ALGORITHMS``); the others follow the profile.
     """
 
     profile: str | Profile = "standard"
@@ -128,6 +131,7 @@ class MPIConfig:
     alignment: int | str | None = None
     copy_bandwidth: float | str | None = None
     force_ssend: bool = False
+    collectives: dict[str, str] | None = None
 
     @classmethod
     def from_dict(cls, settings: dict[str, Any]) -> MPIConfig:
@@ -165,7 +169,8 @@ class MPIConfig:
             raise ValueError(f"mpi.force_ssend: expected true or false, got {self.force_ssend!r}")
         return ResolvedMPIConfig(profile=profile, bsend_overhead=overhead, allocator=allocator,
                                  sizing=profile.sizing, alignment=alignment,
-                                 copy_bandwidth=copy_bw, force_ssend=self.force_ssend)
+                                 copy_bandwidth=copy_bw, force_ssend=self.force_ssend,
+                                 collectives=_collectives(self.collectives))
 
 
 def _value(key: str, parser: Any, value: Any, default: Any) -> Any:
@@ -175,3 +180,13 @@ def _value(key: str, parser: Any, value: Any, default: Any) -> Any:
         return parser(value)
     except UnitError as e:
         raise ValueError(f"mpi.{key}: {e}") from None
+
+
+def _collectives(value: Any) -> dict[str, str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                              for k, v in value.items()):
+        raise ValueError("mpi.collectives: expected a mapping of collective to algorithm, "
+                         f"e.g. {{allreduce: ring}}, got {value!r}")
+    return dict(value)
