@@ -186,6 +186,44 @@ def test_any_source_and_any_tag_match_the_first_arrived_message():
     assert ms.run(prog, ranks=3).returned[0] == [(1, 41), (2, 42)]
 
 
+def test_a_message_matches_the_first_posted_receive_that_fits_it():
+    """3.5 non-overtaking: 'if a process posts two receives which both match the same
+    message, the second receive operation cannot be satisfied by this message, if the first
+    one is still pending' -- the first posted receive takes the first message."""
+    def prog(mpi):
+        if mpi.rank == 0:
+            yield mpi.send(buf="first", count=8, dest=1, tag=3)
+            yield mpi.send(buf="second", count=8, dest=1, tag=3)
+            return None
+        wide = yield mpi.irecv(count=8, source=ms.ANY_SOURCE, tag=ms.ANY_TAG)
+        narrow = yield mpi.irecv(count=8, source=0, tag=3)
+        statuses = yield mpi.waitall([wide, narrow])
+        return [s.data for s in statuses]
+
+    assert ms.run(prog, ranks=2).returned[1] == ["first", "second"]
+
+
+@pytest.mark.parametrize("eager_limit", [1, 4096, 65536])
+def test_a_message_of_exactly_the_eager_limit_goes_eager(eager_limit):
+    """The documented threshold: eager iff 0 < bytes <= eager limit; one byte more is
+    rendezvous, so the send waits for the late receive."""
+    def prog(mpi, nbytes):
+        if mpi.rank == 0:
+            yield mpi.send(count=nbytes, dest=1)
+            return mpi.now
+        yield mpi.compute("1ms")
+        yield mpi.recv(count=nbytes, source=0)
+
+    at_limit = ms.run(prog, ranks=2, network=net(eager_limit=eager_limit),
+                      params={"nbytes": eager_limit})
+    assert list(at_limit.trace.messages["protocol"]) == ["eager"]
+    assert at_limit.returned[0] == pytest.approx(eager_limit / BW)  # did not wait for the recv
+    over = ms.run(prog, ranks=2, network=net(eager_limit=eager_limit),
+                  params={"nbytes": eager_limit + 1})
+    assert list(over.trace.messages["protocol"]) == ["rendezvous"]
+    assert over.returned[0] > 1e-3
+
+
 def test_receive_smaller_than_the_message_raises_mpi_err_truncate():
     """3.2.4: a message longer than the receive buffer is an overflow error (MPI_ERR_TRUNCATE)."""
     def prog(mpi):

@@ -107,18 +107,25 @@ def programs(draw):
 
 @given(programs())
 def test_every_message_is_received_once_in_order_or_a_real_deadlock_is_reported(prog):
-    """3.5: every message is received once, in per-pair order; otherwise the deadlock's
-    cycles are real edges of blocked ranks."""
+    """3.5: every message is received once, in per-pair order; otherwise the deadlock is real,
+    judged from the program text alone (not from the engine's own wait-for graph)."""
     size, ops, eager = prog
+    at = [0] * size          # index of the op each rank is in (or len(ops): finished)
+    started: set[int] = set()  # messages whose send was called
+    taken: set[int] = set()
 
     def program(mpi):
         got = []
-        for op, peer, tag, nbytes, k in ops[mpi.rank]:
+        for i, (op, peer, tag, nbytes, k) in enumerate(ops[mpi.rank]):
+            at[mpi.rank] = i
             if op == "send":
+                started.add(k)
                 yield mpi.send(buf=(mpi.rank, k), count=nbytes, dest=peer, tag=tag)
             else:
                 st_ = yield mpi.recv(count=5000, source=peer, tag=tag)
                 got.append((st_.source, *tuple(st_.data)))
+                taken.add(got[-1][2])
+        at[mpi.rank] = len(ops[mpi.rank])
         return got
 
     r = ms.run(program, ranks=size, network={"eager_limit": eager})
@@ -135,11 +142,35 @@ def test_every_message_is_received_once_in_order_or_a_real_deadlock_is_reported(
                             ops_tag(ops, src, k) == tag] == order  # non-overtaking
     else:
         assert r.outcome is ms.Outcome.DEADLOCK
+        assert_real_deadlock(ops, at, started - taken, eager)
         blocked = {b.rank: b for b in r.deadlock.blocked}
-        assert blocked
+        assert set(blocked) == {q for q in ops if at[q] < len(ops[q])}
         for cycle in r.deadlock.cycles:
             for a, b in zip(cycle, cycle[1:] + cycle[:1], strict=True):
                 assert a in blocked and b in blocked[a].waits_for
+
+
+def assert_real_deadlock(ops, at, unreceived, eager):
+    """The oracle: a rank blocked in a receive has no sent, unreceived message that matches it
+    (such a message would have arrived and matched, 3.5); a rank blocked in a send waits for a
+    rendezvous its receiver cannot answer (an eager send completes on its own)."""
+    current = {q: ops[q][at[q]] for q in ops if at[q] < len(ops[q])}
+    assert current, "a deadlock with no rank left blocked"
+    envelope = {op[4]: (q, op[1], op[2]) for q in ops for op in ops[q] if op[0] == "send"}
+
+    def matches(recv_rank, recv_op, k):
+        src, dst, tag = envelope[k]
+        return dst == recv_rank and tag == recv_op[2] and recv_op[1] in (src, ms.ANY_SOURCE)
+
+    for q, op in current.items():
+        if op[0] == "recv":
+            assert not [k for k in unreceived if matches(q, op, k)], \
+                f"rank {q} is reported blocked but a matching message was sent"
+        else:
+            assert not (eager > 0 and op[3] <= eager), f"rank {q}: an eager send blocked"
+            dst_op = current.get(op[1])
+            assert dst_op is not None, f"rank {q} waits for rank {op[1]}, which finished"
+            assert not (dst_op[0] == "recv" and matches(op[1], dst_op, op[4]))
 
 
 def ops_tag(ops, src, k):
