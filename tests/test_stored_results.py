@@ -42,10 +42,12 @@ def test_shipped_scenario_gives_its_stored_result_and_trace(path):
         assert stored.exists(), f"no stored copy of {name}: run `{REGENERATE}`"
         expected = stored.read_text()
         if text != expected:
-            now, was = [*text.splitlines(), ""], [*expected.splitlines(), ""]
-            diff = next(i for i, (a, b) in enumerate(zip(now, was, strict=False)) if a != b)
-            pytest.fail(f"{name} differs from the stored copy at line {diff + 1}:\n"
-                        f"  now:    {now[diff][:300]}\n  stored: {was[diff][:300]}\n"
+            at = next(i for i, (a, b) in enumerate(zip(text, expected + "\0", strict=False))
+                      if a != b)
+            line, start = text.count("\n", 0, at) + 1, max(at - 120, 0)
+            pytest.fail(f"{name} differs from the stored copy at line {line}:\n"
+                        f"  now:    ...{text[start:at + 80]!r}\n"
+                        f"  stored: ...{expected[start:at + 80]!r}\n"
                         f"if the change is intended, run `{REGENERATE}` and review the diff")
 
 
