@@ -32,6 +32,7 @@ from .p2p.events import at, done, failed, fire_at, pending
 from .p2p.payload import outgoing, receive_capacity
 from .p2p.protocols import BUFFERED, READY, STANDARD, SYNCHRONOUS, Transport
 from .p2p.requests import Request, Status
+from .persistent import CALLS as _PERSISTENT_CALLS
 from .units import UnitError, format_time, parse_time
 
 __all__ = ["SAME_TIME_CALLS", "Rank", "ZeroTimeLoop"]
@@ -182,7 +183,9 @@ class Rank(BufferedCalls):
         return self._send("MPI_Irsend", READY, buf, count, datatype, dest, tag, False, comm)
 
     def _send(self, call: str, mode: str, buf: Any, count: Any, datatype: Any, dest: Any,
-              tag: Any, blocking: bool, comm: Comm | None = None) -> Event:
+              tag: Any, blocking: bool, comm: Comm | None = None,
+              req: Request | None = None) -> Event:
+        """A send of any mode; ``req``: a persistent request to start instead of a new one."""
         env = self.env
         ctx = 0
         try:
@@ -203,7 +206,8 @@ class Rank(BufferedCalls):
         except MPIError as e:
             self._enter(call, (dest if isinstance(dest, int) else None, tag, 0, None))
             return failed(env, e)
-        sreq = Request("send", call, self.rank, dest, tag, nbytes)
+        sreq = (Request("send", call, self.rank, dest, tag, nbytes) if req is None
+                else req.restart(dest, tag, nbytes))
         if ctx:
             sreq.ctx, sreq.comm = ctx, comm
         self._enter(call, (dest, tag, nbytes, sreq))
@@ -273,7 +277,8 @@ class Rank(BufferedCalls):
         return completion.wait(self.env, req)
 
     def _post_recv(self, call: str, buf: Any, count: Any, datatype: Any, source: Any,
-                   tag: Any, comm: Comm | None = None) -> Request | Event:
+                   tag: Any, comm: Comm | None = None,
+                   persistent: Request | None = None) -> Request | Event:
         ctx = 0
         try:
             if comm is not None and comm.info is not self._comms.world:
@@ -290,7 +295,8 @@ class Rank(BufferedCalls):
         except MPIError as e:
             self._enter(call, (None, None, 0, None))
             return failed(self.env, e)
-        req = Request("recv", call, self.rank, source, tag, capacity)
+        req = (Request("recv", call, self.rank, source, tag, capacity) if persistent is None
+               else persistent.restart(source, tag, capacity))
         req.buf, req.count, req.datatype = buf, count, dt
         if ctx:
             req.ctx, req.comm = ctx, comm
@@ -547,8 +553,8 @@ class Rank(BufferedCalls):
         return _addr.aint_diff(addr1, addr2)
 
 
-for _name, _call in _COLLECTIVE_CALLS.items():  # barrier, bcast, ..., ialltoall
-    setattr(Rank, _name, _call)
+for _name, _call in {**_COLLECTIVE_CALLS, **_PERSISTENT_CALLS}.items():
+    setattr(Rank, _name, _call)  # barrier, bcast, ..., ialltoall; send_init, ..., sendrecv
 
 
 def _probe_status(msg: Any, comm: Comm | None) -> Status:

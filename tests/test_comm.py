@@ -130,3 +130,71 @@ def test_non_overtaking_holds_per_communicator(profile):
         return got
 
     assert ms.run(prog, ranks=2, mpi={"profile": profile}).returned[1] == [0, 1, 2, 3, 4]
+
+
+def test_3_10_sendrecv_exchanges_without_deadlock_on_a_ring():
+    """3.10 MPI_Sendrecv: a ring shift of rendezvous-sized messages completes (the same
+    with send then recv would deadlock)."""
+    def prog(mpi, n=100_000):
+        right, left = (mpi.rank + 1) % mpi.size, (mpi.rank - 1) % mpi.size
+        status = yield mpi.sendrecv(mpi.rank, n, ms.BYTE, right, 0, None, n, ms.BYTE, left, 0)
+        return status.source, status.data
+
+    r = ms.run(prog, ranks=4)
+    assert r.outcome is ms.Outcome.COMPLETED
+    assert r.returned == [(3, 3), (0, 0), (1, 1), (2, 2)]
+
+
+def test_sendrecv_replace_overwrites_the_buffer():
+    import numpy as np
+
+    def prog(mpi):
+        buf = np.full(4, mpi.rank, dtype=np.int32)
+        yield mpi.sendrecv_replace(buf, dest=1 - mpi.rank, source=1 - mpi.rank)
+        return buf.tolist()
+
+    assert ms.run(prog, ranks=2).returned == [[1] * 4, [0] * 4]
+
+
+def test_3_9_persistent_requests_start_again_after_each_wait():
+    """3.9: a persistent request is inactive until started, and again after each wait;
+    starting an active one is an error."""
+    def prog(mpi, rounds=3):
+        peer = 1 - mpi.rank
+        s = yield mpi.send_init(count=8, dest=peer, tag=1)
+        r = yield mpi.recv_init(count=8, source=peer, tag=1)
+        got = []
+        for k in range(rounds):
+            s.args = (k + 10 * mpi.rank, 8, None, peer, 1, None)
+            yield mpi.startall([s, r])
+            statuses = yield mpi.waitall([s, r])
+            got.append(statuses[1].data)
+        yield mpi.start(r)
+        try:
+            yield mpi.start(r)
+        except ms.MPIError as e:
+            got.append(e.error_class)
+        yield mpi.send(count=8, dest=peer, tag=1)
+        yield mpi.wait(r)
+        return got
+
+    r = ms.run(prog, ranks=2)
+    assert r.outcome is ms.Outcome.COMPLETED, r.report()
+    assert r.returned == [[10, 11, 12, "MPI_ERR_REQUEST"], [0, 1, 2, "MPI_ERR_REQUEST"]]
+
+
+def test_persistent_bsend_uses_the_buffer_at_each_start():
+    def prog(mpi):
+        if mpi.rank == 0:
+            yield mpi.buffer_attach(2 * (100 + 96))
+            req = yield mpi.bsend_init(count=100, dest=1)
+            for _ in range(2):
+                yield mpi.start(req)
+                yield mpi.wait(req)
+            yield mpi.buffer_detach()
+        else:
+            for _ in range(2):
+                yield mpi.recv(count=100, source=0)
+
+    r = ms.run(prog, ranks=2)
+    assert r.outcome is ms.Outcome.COMPLETED and r.ranks[0].buffer.bsends == 2

@@ -105,6 +105,13 @@ class Request:
         self.comm: Any = None  # its Comm when not the world: Status.source is a rank in it
         self.result: Any = None  # a nonblocking collective's value
 
+    def restart(self, peer: int, tag: int, nbytes: int | None) -> Request:
+        """Start this (persistent) request again (3.9): active, nothing known yet."""
+        self.peer, self.tag, self.nbytes = peer, tag, nbytes
+        self.done_at = self.status = self.error = self.waiters = self.waiting = None
+        self.active = True
+        return self
+
     def known(self, when: float) -> None:
         """The engine learned when this request completes; tell the waiters."""
         self.done_at = when
