@@ -49,6 +49,7 @@ class BufferedCalls:
         if self._copy_bw:
             earliest += nbytes / self._copy_bw
         inner = Request("send", "MPI_Bsend(internal)", self.rank, dest, tag, nbytes)
+        inner.where = sreq.where
 
         def sent(_msg: Message) -> None:
             buffer.complete(entry, env._now)

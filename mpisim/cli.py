@@ -2,14 +2,17 @@
 
 Exit codes: 0 the simulated program completed (``check``: safe); 2 invalid input or usage;
 3 deadlock (``check``: not safe); 4 an MPI error ended the program (e.g. overflow);
-5 timeout; 6 (``run --strict``) the run disagrees with the scenario's ``expect:``;
+5 timeout; 6 (``run --strict``) the run disagrees with the scenario's ``expect:``; 7
+(``run --strict``) it completed, but some messages were never received (erroneous, MPI 4.1
+§11.2.2);
 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (128 + the signal, as shells report).
 Errors are one line on stderr, never a traceback.
 
 ``run --strict`` is for CI: with an ``expect:`` (and no ``--set``, since ``expect:``
 describes the scenario as written) the exit code says whether the run agrees with it: 0 it
 does (a teaching scenario that is meant to deadlock passes), 6 it does not, with the
-difference on stderr. Without ``expect:`` the code follows the outcome as usual.
+difference on stderr; then, a completed run that left messages unreceived exits 7 (without
+``--strict`` it exits 0 with a warning). Otherwise the code follows the outcome as usual.
 
 Interrupted, a command writes nothing (an output directory is replaced whole or not at all,
 see :func:`mpisim.export.output_dir`), except that a sweep keeps the runs it finished: with
@@ -29,7 +32,7 @@ from typing import Any
 from . import __version__
 
 EXIT_OK, EXIT_USAGE, EXIT_DEADLOCK, EXIT_ERROR, EXIT_TIMEOUT = 0, 2, 3, 4, 5
-EXIT_DISAGREES = 6
+EXIT_DISAGREES, EXIT_UNRECEIVED = 6, 7
 
 
 class UsageError(Exception):
@@ -124,7 +127,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="mpisim", description="Simulate MPI buffered communication (MPI_Bsend and the "
         "attached buffer): does a communication pattern complete, deadlock or overflow?",
         epilog="exit codes: 0 completed, 2 invalid input, 3 deadlock, 4 MPI error, 5 timeout, "
-               "6 disagrees with expect: (run --strict), 130/143 interrupted (SIGINT/SIGTERM)")
+               "6 disagrees with expect: and 7 unreceived messages (run --strict), 130/143 "
+               "interrupted (SIGINT/SIGTERM)")
     p.add_argument("--version", action="version", version=f"mpisim {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -136,7 +140,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--trace", choices=["chrome"], help="also write trace.json (Perfetto)")
     run.add_argument("--strict", action="store_true",
                      help="for CI: exit 0 when the run agrees with the scenario's expect:, "
-                          "6 when it does not")
+                          "6 when it does not, 7 when messages were never received")
     run.add_argument("--ranks", metavar="R,R,...", help="ranks the plots show: 0,3,40 or "
                      "0..7 (default: the failing ranks, then the others)")
     run.add_argument("--window", metavar="T0..T1", help="time span of the timeline plot, "
@@ -255,8 +259,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if disagreement is not None and not args.sets and (args.json or args.quiet or args.strict):
         print(f"mpisim: {scenario.name}: the run disagrees with expect: {disagreement}",
               file=sys.stderr)
+    if args.strict and checked and disagreement is not None:
+        return EXIT_DISAGREES
+    if args.strict and result.unreceived:
+        print(f"mpisim: {scenario.name}: {len(result.unreceived)} message(s) never received "
+              "(--strict)", file=sys.stderr)
+        return EXIT_UNRECEIVED
     if args.strict and checked:
-        return EXIT_OK if disagreement is None else EXIT_DISAGREES
+        return EXIT_OK
     return result.exit_code
 
 

@@ -12,6 +12,8 @@ Sizes and times also accept unit strings ("64 KiB", "5us").
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 import numpy as np
@@ -49,6 +51,18 @@ network's per-call ``overhead``): a polling loop advances time as a real one doe
 POLLS = frozenset({"MPI_Iprobe", "MPI_Test", "MPI_Testall", "compute"})
 """Calls a polling loop makes (compute included: a loop may sleep between polls); any other
 call, or a poll that finds something, is progress (see :class:`mpisim.deadlock.PollWatch`)."""
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _program_site() -> tuple[str, int, str]:
+    """(file, line, function) of the program statement making a send: kept with the send
+    so that a message never received can be reported where it was sent."""
+    frame = sys._getframe(3)  # _program_site <- _send <- send/bsend/... <- the program
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back  # sendrecv, start...: one more call inside mpisim
+    return frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name
 
 
 class ZeroTimeLoop(BaseException):
@@ -208,6 +222,7 @@ class Rank(BufferedCalls):
             return failed(env, e)
         sreq = (Request("send", call, self.rank, dest, tag, nbytes) if req is None
                 else req.restart(dest, tag, nbytes))
+        sreq.where = self.where or _program_site()
         if ctx:
             sreq.ctx, sreq.comm = ctx, comm
         self._enter(call, (dest, tag, nbytes, sreq))

@@ -92,6 +92,7 @@ class Result:
     deadlock: Deadlock | None = None
     timeout_reason: str | None = None
     warnings: list[str] = field(default_factory=list)
+    unreceived: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -129,6 +130,7 @@ class Result:
             "ranks": [r.to_dict() for r in self.ranks],
             "messages": dict(self.messages),
             "warnings": list(self.warnings),
+            "unreceived": [dict(u) for u in self.unreceived],
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -174,6 +176,7 @@ class Result:
                 lines.append("  try: a larger until or max_events if the program is just long; "
                              "otherwise look for a loop that never ends")
         lines += [f"  warning: {w}" for w in self.warnings]
+        lines += _unreceived_lines(self.unreceived)
         lines += _buffer_lines([self.ranks[r] for r in self.ranks_in_order()],
                                set(self.failing_ranks()))
         return "\n".join(lines)
@@ -229,6 +232,18 @@ def _error_lines(err: ErrorInfo) -> list[str]:
                      "or receive earlier so that entries complete")
     if err.traceback:
         lines += ["  " + ln for ln in err.traceback.rstrip().splitlines()]
+    return lines
+
+
+def _unreceived_lines(unreceived: list[dict[str, Any]]) -> list[str]:
+    """Each message never received: sender, receiver, tag, size, the send and its place."""
+    lines = []
+    for u in unreceived[:16]:
+        where = f" at {u['where']}" if u.get("where") else ""
+        lines.append(f"    rank {u['src']} -> rank {u['dst']}, tag {u['tag']}, "
+                     f"{format_size(u['bytes'])}: {u['call']}{where}")
+    if len(unreceived) > 16:
+        lines.append(f"    ... and {len(unreceived) - 16} more")
     return lines
 
 

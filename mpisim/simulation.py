@@ -301,9 +301,16 @@ class Simulation:
         ranks = [RankSummary(r, self.finished[r], self.end_times[r], self.buffers[r].summary)
                  for r in range(self.size)]
         tp = self.transport
+        unreceived = [_unreceived(m) for m in tp.unreceived()] \
+            if outcome is Outcome.COMPLETED else []
+        if unreceived:
+            warnings.insert(0, f"{len(unreceived)} message(s) sent but never received: the "
+                               "program is erroneous (MPI 4.1 §11.2.2: before MPI_Finalize "
+                               "a process must complete the communications other processes "
+                               "started with it)")
         return Result(self.name, outcome, self.env._now, self.params, ranks, list(self.returned),
                       {"sent": tp.sent, "received": tp.received, "bytes": tp.bytes}, trace,
-                      self.error, deadlock, self._timeout, warnings)
+                      self.error, deadlock, self._timeout, warnings, unreceived)
 
     def _outcome(self) -> tuple[Outcome, Any]:
         if self.error is not None:
@@ -329,6 +336,15 @@ def run(program: Callable[..., Any] | Sequence[Callable[..., Any]], ranks: int,
     return Simulation(program, ranks, network=network, mpi=mpi, params=params, seed=seed,
                       until=until, max_events=max_events, buffer=buffer, name=name,
                       trace=trace).run()
+
+
+def _unreceived(msg: Message) -> dict[str, Any]:
+    """A message never received, as the result reports it (the send's place included)."""
+    where = msg.sreq.where
+    if isinstance(where, tuple):
+        where = f"{os.path.basename(where[0])}:{where[1]} ({where[2]})"
+    return {"src": msg.src, "dst": msg.dst, "tag": msg.tag, "bytes": msg.nbytes,
+            "call": msg.sreq.call.replace("(internal)", ""), "where": where}
 
 
 def _abort(_event: Any) -> None:

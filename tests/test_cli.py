@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mpisim.cli import main
+from mpisim.scenario import load as load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"
@@ -284,7 +285,6 @@ RING_64 = textwrap.dedent("""\
 def test_the_failing_rank_comes_first_in_the_report_and_the_plots(tmp_path, capsys):
     """Rank 40 of 64 overflows: the report's buffer table and the occupancy plot show it
     first, and --plot writes layout.png of its overflow."""
-    import mpisim as ms
     from mpisim.plot import plot_occupancy
 
     path = tmp_path / "ring64.yaml"
@@ -297,7 +297,7 @@ def test_the_failing_rank_comes_first_in_the_report_and_the_plots(tmp_path, caps
     assert sorted(p.name for p in out.iterdir()) == [
         "buffer.csv", "layout.png", "messages.csv", "occupancy.png", "result.json",
         "timeline.png"]
-    result = ms.scenario.load(path).run()
+    result = load_scenario(path).run()
     assert result.failing_ranks() == [40]
     fig = plot_occupancy(result)
     assert fig.findobj(lambda a: a.get_gid() == "used:40")

@@ -11,6 +11,7 @@ import pytest
 import mpisim as ms
 from mpisim import simulation
 from mpisim.cli import main
+from mpisim.scenario import load as load_scenario
 
 POLL_YAML = textwrap.dedent("""\
     name: poll-forever
@@ -38,7 +39,7 @@ def test_polling_iprobe_for_a_message_nobody_sends_is_a_livelock(tmp_path, capsy
     assert code == 3
     assert "livelock" in out and "rank 0: MPI_Iprobe(peer=1, tag=7)" in out
     assert "(line 9)" in out
-    result = ms.scenario.load(path).run()
+    result = load_scenario(path).run()
     assert result.outcome is ms.Outcome.DEADLOCK and result.deadlock.livelock == [0]
     assert result.to_dict()["deadlock"]["livelock"] == [0]
     assert result.deadlock.blocked[0].waits_for == []  # rank 1 has finished

@@ -259,6 +259,16 @@ class Transport:
             self._seq_in[key] = expected + 1
             self._envelope(nxt)
 
+    def unreceived(self) -> list[Message]:
+        """Messages whose envelope never matched a receive: in an unexpected queue, waiting
+        behind an earlier one of their pair, or held for a receiver that never re-entered
+        MPI. At the end of a completed run they are the sends nobody received."""
+        found = [m for q in self.queues for m in q.unexpected]
+        found += [m for early in self._early.values() for m in early.values()]
+        if self.progress is not None:
+            found += [m for held in self.progress.held.values() for m in held]
+        return sorted(found, key=lambda m: m.id)
+
     def stall(self, src: int, dst: int, cause: str, ctx: int = 0) -> None:
         """Later messages from ``src`` to ``dst`` on context ``ctx`` are never matched (Open
         MPI after a failed bsend: the failed send took a sequence number that never

@@ -81,6 +81,7 @@ class Request:
         "tag",
         "waiters",
         "waiting",
+        "where",
     )
 
     def __init__(self, kind: str, call: str, rank: int, peer: int, tag: int, nbytes: int) -> None:
@@ -104,6 +105,7 @@ class Request:
         self.ctx = 0          # the communicator's matching context (0: MPI_COMM_WORLD)
         self.comm: Any = None  # its Comm when not the world: Status.source is a rank in it
         self.result: Any = None  # a nonblocking collective's value
+        self.where: Any = None  # a send's place in the program (set by the rank handle)
 
     def restart(self, peer: int, tag: int, nbytes: int | None) -> Request:
         """Start this (persistent) request again (3.9): active, nothing known yet."""

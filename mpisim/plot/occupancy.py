@@ -81,6 +81,9 @@ def plot_occupancy(result: Any, ranks: Sequence[int] | None = None,
         target.set_ylim(0, top * 1.08)
         target.grid(True, alpha=0.3)
     title = f"{result.scenario}: attached-buffer occupancy" + (f"\n{note}" if note else "")
+    warning = unreceived_note(result)
+    if warning:
+        title += f"\n{warning}"
     handles, labels = _legend_entries(axes)
     if overlay:
         ax.set_title(title, fontsize="medium")
@@ -125,6 +128,16 @@ def _select(result: Any, ranks: Sequence[int] | None) -> tuple[list[int], list[i
     which = "the failing ones, then those" if shown else "the"
     return top, present, (f"all {len(present)} ranks with a buffer, then {which} with the "
                           "highest peak used")
+
+
+def unreceived_note(result: Any) -> str:
+    """A title line warning of messages never received (the report lists them)."""
+    unreceived = getattr(result, "unreceived", None) or []
+    if not unreceived:
+        return ""
+    shown = ", ".join(f"{u['src']}->{u['dst']} tag {u['tag']}" for u in unreceived[:3])
+    more = f" +{len(unreceived) - 3}" if len(unreceived) > 3 else ""
+    return f"warning: {len(unreceived)} message(s) never received ({shown}{more}): erroneous"
 
 
 def _failing(result: Any) -> list[int]:

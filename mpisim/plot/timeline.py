@@ -29,6 +29,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from ..units import UnitError, format_time, parse_time
+from .occupancy import unreceived_note
 from .style import MODE_COLORS, axes_figure, call_color, set_time_axis
 
 __all__ = ["MAX_LANES", "plot_timeline"]
@@ -69,7 +70,8 @@ def plot_timeline(result: Any, ranks: Sequence[int] | None = None, ax: Axes | No
     handles += _draw_messages(ax, trace.messages, lane_of, max_messages, notes)
     if result.deadlock is not None and len(lanes) <= ANNOTATE_LANES:
         _annotate_blocked(ax, result.deadlock.blocked, trace.calls, lane_of)
-    _decorate(ax, result, lanes, end, notes, handles)
+    warning = unreceived_note(result)
+    _decorate(ax, result, lanes, end, [*notes, warning] if warning else notes, handles)
     if span is not None:
         ax.set_xlim(*span)
         set_time_axis(ax.xaxis, span[1])
