@@ -1,134 +1,346 @@
-"""The buffered-mode calls of the ``mpi`` handle (3.6, 3.6.1, and MPI 4.1's flush).
+"""Buffered mode (3.6, 3.6.1, and MPI 4.1's flush): one object per process owns all of it.
 
-A mixin of :class:`~mpisim.rank.Rank`: attach, detach, flush, the bsend step that places an
-entry and posts the standard-mode send for it, and what MPI_Finalize waits for. The buffer
-itself (allocation, recording) is :mod:`mpisim.bsend.buffer`; this module ties it to the
-transport and to the events the program yields.
+The ``mpi`` handle holds a :class:`BufferedMode`, which owns the attached buffer and the
+whole life of each entry:
+
+- **route**: through the buffer, or straight to the transport where the profile's
+  implementation does that (:meth:`~mpisim.bsend.profiles.Profile.bypasses_buffer`);
+- **reserve**: steps 1-4 of 3.6.1 (reclaim, size, place) or MPI_ERR_BUFFER;
+- **post**: the nonblocking standard-mode send of the entry;
+- **complete**: that send finished, so the entry's bytes are no longer live;
+- **reclaim**: the allocator returns the entries whose space its reclaim step freed, and
+  they are dated here (when the space returns is the allocator's policy: the standard's
+  circular model reclaims from the head, at the next bsend, up to the first uncompleted
+  entry);
+- **drain**: detach, flush and MPI_Finalize wait for the pending entries.
+
+Each entry is a :class:`PendingEntry`. The model implementation's pending message entry
+holds the request of the standard send posted for it (3.6.1); here the entry *is* that
+send's request as the transport sees it (the transport tells it when the send completes),
+and it is also the entry's row of the trace.
+
+One buffer per process (3.6): attaching while one is attached is MPI_ERR_BUFFER. With none
+attached MPI behaves as with a zero-size buffer, so a bsend overflows. Detach blocks until
+every entry's send has completed, then returns the address and size given to attach; the
+buffer can then be attached again. Nothing real is allocated: the allocator works on
+offsets, so attaching 1 TiB costs what 1 KiB costs. Every change of the buffer is recorded
+(time, used, live, entries, largest free block); per-process peaks feed the run's summary.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from simpy.events import Event
 
-from .constants import PROC_NULL, automatic_or
-from .errors import ErrArg, ErrBuffer, MPIError
-from .p2p.events import done, failed, fire_at, pending
-from .p2p.protocols import BUFFERED, Message
+from .bsend.allocators import make_allocator
+from .bsend.buffer import BufferSummary, overflow_error, synthetic_address, unattached_error
+from .constants import BUFFER_AUTOMATIC, COUNT_MAX, PROC_NULL, automatic_or
+from .errors import ErrArg, ErrBuffer, MPIError, error_for_class
+from .p2p.events import callback_at, done, failed, fire_at, pending
+from .p2p.protocols import BUFFERED
 from .p2p.requests import Request
+from .trace import Recorder
 from .units import UnitError, parse_size
 
-__all__ = ["BufferedCalls"]
+__all__ = ["BufferedMode", "PendingEntry"]
 
 
-class BufferedCalls:
-    """Buffered-mode calls; needs the Rank's env, _buffer, _profile, _tp, _copy_bw, _enter."""
+class PendingEntry:
+    """One entry of the attached buffer: its space, the send posted for it, its times.
 
-    env: Any
-    rank: int
-    _buffer: Any
-    _profile: Any
-    _tp: Any
-    _copy_bw: float | None
+    For the transport it is the send's request (``known``, ``done_at``, ``waiting``); for
+    the trace, the entry's row (``rank``, ``msg``, ``offset``, ``size``, ``packed``,
+    ``alloc``, ``done``, ``freed``, ``attach``).
+    """
 
-    def _enter(self, call: str, detail: tuple) -> None:  # pragma: no cover - Rank's
-        raise NotImplementedError
+    __slots__ = ("alloc", "attach", "done", "done_at", "dst", "entry", "freed", "msg",
+                 "offset", "owner", "packed", "rank", "size", "sreq", "waiting", "where")
 
-    def _buffered(self, sreq: Request, dest: int, tag: int, nbytes: int, data: Any,
-                  earliest: float, comm: Any = None) -> float:
-        """3.6.1: place an entry, post a standard send for it; returns when the call returns."""
-        profile, buffer, env = self._profile, self._buffer, self.env
-        direct = profile.bsend_direct_limit
-        if (direct is not None and nbytes <= direct) or (
-                nbytes == 0 and not buffer.attached and profile.zero_bsend_unattached_ok):
-            self._tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, sreq, earliest,
-                               local=True, ctx=sreq.ctx)  # copied into transport memory
-            return earliest
-        entry = buffer.reserve(nbytes, dest, tag, env._now)
-        if self._copy_bw:
-            earliest += nbytes / self._copy_bw
-        inner = Request("send", "MPI_Bsend(internal)", self.rank, dest, tag, nbytes)
-        inner.where = sreq.where
+    call = "MPI_Bsend"
 
-        def sent(_msg: Message) -> None:
-            buffer.complete(entry, env._now)
+    def __init__(self, owner: BufferedMode, entry: Any, dst: int, now: float,
+                 where: Any) -> None:
+        self.owner = owner
+        self.entry = entry            # the allocator's entry (offset arithmetic)
+        self.rank = owner.rank
+        self.dst = dst
+        self.msg = -1
+        self.offset = entry.offset
+        self.size = entry.size
+        self.packed = entry.packed
+        self.alloc = now
+        self.done = float("nan")
+        self.freed = float("nan")
+        self.attach = owner.attaches - 1
+        self.done_at: float | None = None
+        self.waiting: str | None = None  # why the send cannot go yet (deadlock reports)
+        self.sreq: Request | None = None  # the user's request, when it completes with the send
+        self.where = where            # the bsend's place in the program (reports)
 
-        msg = self._tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, inner, earliest,
-                                 sent, ctx=sreq.ctx)
-        buffer.link(entry, msg)
-        if profile.ibsend_completes_at_once:
-            sreq.known(earliest)
+    def known(self, when: float) -> None:
+        """The transport learned when the entry's send completes: the entry completes then."""
+        self.done_at = when
+        if self.sreq is not None:
+            self.sreq.known(when)
+        owner = self.owner
+        if when <= owner.env._now:  # already complete: before the program's next call
+            owner.complete(self)
         else:
-            inner.on_known(lambda r: sreq.known(r.done_at))
-        return earliest
+            callback_at(owner.env, when, _complete_at, self)
 
-    def buffer_attach(self, size: int | str, buf: Any = None) -> Event:
-        """MPI_Buffer_attach(size): ``buf`` (optional) is what detach hands back as address."""
-        self._enter("MPI_Buffer_attach", (None, None, 0, None))
+
+def _complete_at(ev: Any) -> None:
+    entry = ev._value
+    entry.owner.complete(entry)
+
+
+class BufferedMode:
+    """The buffered mode of one process: its attached buffer (or none) and its entries."""
+
+    __slots__ = (
+        "_drain",
+        "_flushes",
+        "address",
+        "allocator",
+        "attaches",
+        "config",
+        "copy_bw",
+        "env",
+        "profile",
+        "rank",
+        "recorder",
+        "summary",
+        "tp",
+    )
+
+    def __init__(self, rank: int, env: Any, transport: Any, config: Any,
+                 recorder: Recorder) -> None:
+        self.rank = rank
+        self.env = env
+        self.tp = transport
+        self.config = config
+        self.profile = config.profile
+        self.copy_bw = config.copy_bandwidth
+        self.recorder = recorder
+        self.allocator: Any = None
+        self.address: Any = None
+        self.attaches = 0
+        self.summary = BufferSummary()
+        self._drain: list[Callable[[], None]] = []
+        self._flushes: list[tuple[set[int], Callable[[], None]]] = []
+
+    @property
+    def attached(self) -> bool:
+        return self.allocator is not None
+
+    @property
+    def pending(self) -> int:
+        """Entries whose send has not completed (what detach and finalize wait for)."""
+        return 0 if self.allocator is None else self.allocator.pending
+
+    def pending_peers(self) -> list[int]:
+        """Receivers of the messages still in the buffer (whom a detach waits for)."""
+        if self.allocator is None:
+            return []
+        return sorted({e.tag.dst for e in self.allocator.entries() if not e.done})
+
+    # -- the calls -----------------------------------------------------------------------
+    def attach(self, size: int | str, address: Any) -> Event:
+        """MPI_Buffer_attach: fails with ErrArg / ErrBuffer as the profile's implementation
+        does. ``BUFFER_AUTOMATIC`` (MPI 4.1) attaches an unbounded buffer."""
         try:
             if isinstance(size, str):
                 try:
                     size = automatic_or(lambda v: parse_size(v, allow_negative=True), size)
                 except UnitError as e:
                     raise ErrArg(f"buffer size: {e}") from None
-            self._buffer.attach(size, buf, self.env._now)
+            self._attach(size, address)
         except MPIError as e:
             return failed(self.env, e)
         return done(self.env, None)
 
-    def buffer_detach(self) -> Event:
+    def detach(self) -> Event:
         """MPI_Buffer_detach: waits until every buffered message is sent; yields
         (address, size)."""
-        env, buffer = self.env, self._buffer
-        self._enter("MPI_Buffer_detach", (None, None, 0, None))
-        if not buffer.attached:
-            if self._profile.detach_unattached_error:
-                return failed(env, ErrBuffer(f"no buffer is attached ({self._profile.name} "
+        env = self.env
+        if self.allocator is None:
+            if self.profile.detach_unattached_error:
+                return failed(env, ErrBuffer(f"no buffer is attached ({self.profile.name} "
                                              "refuses a detach without one)"))
             return done(env, (None, 0))
-        return self._drained(lambda: buffer.detach(env._now))
+        return self._drained(self._detach_now)
 
-    def buffer_flush(self) -> Event:
-        """MPI_Buffer_flush (MPI 4.1): waits until the messages in the attached buffer at
-        the call have been transmitted (bsends made meanwhile by other requests do not
-        delay it); the buffer stays attached."""
-        self._enter("MPI_Buffer_flush", (None, None, 0, None))
+    def flush(self) -> Event:
+        """MPI_Buffer_flush (MPI 4.1): waits until the messages in the attached buffer at the
+        call have been transmitted; the buffer stays attached."""
         env = self.env
         ev = pending(env)
-        if not self._buffer.on_sent(lambda: fire_at(ev, env._now, None)):
+        if not self._on_sent(lambda: fire_at(ev, env._now, None)):
             return done(env, None)
         return ev
 
-    def buffer_iflush(self) -> Event:
+    def iflush(self) -> Event:
         """MPI_Buffer_iflush (MPI 4.1): yields a Request that completes when the messages in
         the buffer at the call have been transmitted."""
-        self._enter("MPI_Buffer_iflush", (None, None, 0, None))
         req = Request("send", "MPI_Buffer_iflush", self.rank, PROC_NULL, 0, 0)
         env = self.env
-        if not self._buffer.on_sent(lambda: req.known(env._now)):
+        if not self._on_sent(lambda: req.known(env._now)):
             req.known(env._now)
         return done(env, req)
 
-    def _drained(self, value: Any) -> Event:
-        """An event that happens when no entry of the attached buffer is pending."""
-        env, buffer = self.env, self._buffer
-        if buffer.pending == 0:
-            return done(env, value())
-        ev = pending(env)
-        buffer.on_drained(lambda: fire_at(ev, env._now, value()))
+    def finalize(self) -> Event | None:
+        """What MPI_Finalize waits for: the pending entries, then it detaches. None if
+        nothing is left to wait for."""
+        if self.pending == 0:
+            self._detach_now()
+            return None
+        ev = pending(self.env)
+        self._drain.append(lambda: (self._detach_now(), fire_at(ev, self.env._now, None)))
         return ev
 
-    # -- end of the program --------------------------------------------------------------
-    def finalize(self) -> Event | None:
-        """What MPI_Finalize waits for: buffered messages still pending. None if nothing."""
-        buffer, env = self._buffer, self.env
-        if not buffer.attached:
-            return None
-        self._enter("MPI_Finalize", (None, None, 0, None))
-        if buffer.pending == 0:
-            buffer.detach(env._now)
-            return None
+    # -- an entry's life -----------------------------------------------------------------
+    def bsend(self, sreq: Request, dest: int, tag: int, nbytes: int, data: Any,
+              earliest: float, ctx: int = 0) -> float:
+        """3.6.1: place an entry and post a standard send for it; returns when the call
+        returns. Raises ErrBuffer when the message does not fit."""
+        if self.profile.bypasses_buffer(nbytes, self.allocator is not None):
+            self.tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, sreq, earliest,
+                              local=True, ctx=ctx)  # copied into transport memory
+            return earliest
+        entry = self._reserve(nbytes, dest, sreq.where)
+        if self.copy_bw:
+            earliest += nbytes / self.copy_bw
+        at_once = self.profile.ibsend_completes_at_once
+        if not at_once:
+            entry.sreq = sreq
+        entry.msg = self.tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, entry,
+                                      earliest, ctx=ctx).id
+        if at_once:
+            sreq.known(earliest)
+        return earliest
+
+    def _reserve(self, packed: int, dst: int, where: Any) -> PendingEntry:
+        """Steps 1-4 of 3.6.1: reclaim, size, place an entry, or raise MPI_ERR_BUFFER."""
+        alloc, now = self.allocator, self.env._now
+        if alloc is None:
+            self.summary.overflows += 1
+            raise unattached_error(self.config, packed)
+        placed, freed = alloc.allocate(packed)
+        for e in freed:
+            e.tag.freed = now
+        if placed is None:
+            self.summary.overflows += 1
+            self._record(now, "overflow", alloc.entry_size(packed))
+            raise overflow_error(alloc, self.config, packed)
+        entry = placed.tag = PendingEntry(self, placed, dst, now, where)
+        self.recorder.entry(entry)
+        self.summary.bsends += 1
+        self._record(now, "bsend", placed.size)
+        return entry
+
+    def complete(self, entry: PendingEntry) -> None:
+        """The entry's send completed now: its bytes are no longer live."""
+        alloc, now = self.allocator, self.env._now
+        alloc.complete(entry.entry)
+        entry.done = now
+        self._record(now, "complete")
+        if self._flushes:
+            self._flushed(id(entry.entry))
+        if alloc.pending == 0 and self._drain:
+            callbacks, self._drain = self._drain, []
+            for callback in callbacks:
+                callback()
+
+    # -- attach, detach, drain -----------------------------------------------------------
+    def _attach(self, size: Any, address: Any) -> None:
+        if size is not BUFFER_AUTOMATIC:
+            if isinstance(size, bool) or not isinstance(size, int):
+                raise ErrArg(f"buffer size must be an integer number of bytes, got {size!r}")
+            if size < 0:
+                raise ErrArg(f"buffer size must be non-negative, got {size}")
+            if size > COUNT_MAX:
+                raise ErrArg(f"buffer size {size} does not fit the MPI_Count of "
+                             f"MPI_Buffer_attach_c (max {COUNT_MAX})")
+        if self.allocator is not None:
+            cls = error_for_class(self.profile.attach_twice_error_class)
+            if size is BUFFER_AUTOMATIC:
+                raise cls("a buffer is already attached; detach it first (3.6: only one "
+                          "buffer can be attached to a process at a time)")
+            what = ("MPI_BUFFER_AUTOMATIC is" if self.address is BUFFER_AUTOMATIC
+                    else f"a buffer of {self.allocator.capacity} B is")
+            raise cls(f"{what} already attached; detach it first (3.6: only one buffer can be "
+                      "attached to a process at a time)")
+        cfg = self.config
+        if size is BUFFER_AUTOMATIC:
+            self.allocator = make_allocator("unbounded", 0, overhead=cfg.bsend_overhead,
+                                            alignment=cfg.alignment)
+            self.address = BUFFER_AUTOMATIC
+        else:
+            if size < self.profile.attach_min:
+                raise ErrBuffer(f"a buffer of {size} B is smaller than the "
+                                f"{self.profile.attach_min} B that {self.profile.name} accepts")
+            self.allocator = make_allocator(cfg.allocator, size, overhead=cfg.bsend_overhead,
+                                            alignment=cfg.alignment, sizing=cfg.sizing)
+            self.address = (address if address is not None
+                            else synthetic_address(self.rank, self.attaches))
+            self.summary.size = max(self.summary.size, size)
+        self.attaches += 1
+        self._record(self.env._now, "attach")
+
+    def _detach_now(self) -> tuple[Any, int]:
+        """Complete a detach once nothing is pending: (address, size) given to attach."""
+        now, alloc = self.env._now, self.allocator
+        address, size = self.address, alloc.capacity
+        for entry in alloc.entries():
+            entry.tag.freed = now
+        self.allocator = None
+        self.address = None
+        if self.recorder.enabled:
+            self.recorder.buffer_state(self.rank, now, "detach", 0, 0, 0, 0, 0, 0)
+        return address, size
+
+    def _drained(self, value: Callable[[], Any]) -> Event:
+        """An event that happens when no entry of the attached buffer is pending."""
+        env = self.env
+        if self.pending == 0:
+            return done(env, value())
         ev = pending(env)
-        buffer.on_drained(lambda: (buffer.detach(env._now), fire_at(ev, env._now, None)))
+        self._drain.append(lambda: fire_at(ev, env._now, value()))
         return ev
+
+    def _on_sent(self, callback: Callable[[], None]) -> bool:
+        """Call ``callback()`` once every entry pending now has completed (MPI 4.1 flush:
+        "all messages currently in the buffer"; later bsends do not delay it). False, and
+        no call, when none is pending."""
+        alloc = self.allocator
+        waiting = {id(e) for e in alloc.entries() if not e.done} if alloc else set()
+        if not waiting:
+            return False
+        self._flushes.append((waiting, callback))
+        return True
+
+    def _flushed(self, key: int) -> None:
+        finished = []
+        for flush in self._flushes:
+            flush[0].discard(key)
+            if not flush[0]:
+                finished.append(flush)
+        for flush in finished:
+            self._flushes.remove(flush)
+            flush[1]()
+
+    def _record(self, now: float, event: str, requested: int = 0) -> None:
+        alloc = self.allocator
+        used, live, held = alloc.used, alloc.live, alloc.held
+        s = self.summary
+        if used > s.peak_used:
+            s.peak_used = used
+        if live > s.peak_live:
+            s.peak_live = live
+        if held > s.peak_entries:
+            s.peak_entries = held
+        if self.recorder.enabled:
+            self.recorder.buffer_state(self.rank, now, event, alloc.capacity, used, live, held,
+                                       alloc.largest_free(), requested)

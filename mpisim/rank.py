@@ -21,8 +21,7 @@ from simpy.events import Event
 
 from . import addresses as _addr
 from . import datatypes as _dt
-from .bsend.buffer import AttachedBuffer
-from .buffered import BufferedCalls
+from .buffered import BufferedMode
 from .collectives import Collectives
 from .collectives.calls import ALL as _COLLECTIVE_CALLS
 from .comm import Comm, Communicators, Session
@@ -70,10 +69,10 @@ class ZeroTimeLoop(BaseException):
     end. A BaseException, so that a program's ``except Exception`` does not swallow it."""
 
 
-class Rank(BufferedCalls):
+class Rank:
     """The handle of one MPI process (``mpi`` in rank programs)."""
 
-    def __init__(self, rank: int, size: int, env: Any, transport: Transport, buffer: AttachedBuffer,
+    def __init__(self, rank: int, size: int, env: Any, transport: Transport, buffered: BufferedMode,
                  colls: Collectives, config: Any, overhead: float, trace_calls: bool,
                  comms: Communicators | None = None) -> None:
         self.rank = rank
@@ -83,7 +82,7 @@ class Rank(BufferedCalls):
         self.BSEND_OVERHEAD = config.bsend_overhead
         self._tp = transport
         self._progress = transport.progress
-        self._buffer = buffer
+        self.buffered = buffered
         self._colls = colls
         self._comms = comms if comms is not None else Communicators(size, 0.0)
         self._world: Comm | None = None
@@ -92,7 +91,6 @@ class Rank(BufferedCalls):
         self._group_calls: dict[tuple, int] = {}
         self._profile = config.profile
         self._sync_all = config.force_ssend
-        self._copy_bw = config.copy_bandwidth
         self._overhead = overhead
         self._space = _addr.AddressSpace()
         self._log = trace_calls
@@ -235,7 +233,7 @@ class Rank(BufferedCalls):
         earliest = now + self._overhead
         if mode == BUFFERED:
             try:
-                earliest = self._buffered(sreq, dest, tag, nbytes, data, earliest, comm)
+                earliest = self.buffered.bsend(sreq, dest, tag, nbytes, data, earliest, ctx)
             except ErrBuffer as e:
                 if self._profile.failed_bsend_stalls_pair:
                     self._tp.stall(self.rank, dest, self._stall_cause(call, dest), ctx)
@@ -273,6 +271,39 @@ class Rank(BufferedCalls):
         ev = pending(self.env)
         req.on_known(lambda r: fire_at(ev, max(r.done_at, earliest), None))
         return ev
+
+    # -- buffered mode (its life is self.buffered's) --------------------------------------
+    def buffer_attach(self, size: int | str, buf: Any = None) -> Event:
+        """MPI_Buffer_attach(size): ``buf`` (optional) is what detach hands back as address;
+        ``size`` may be BUFFER_AUTOMATIC (MPI 4.1)."""
+        self._enter("MPI_Buffer_attach", (None, None, 0, None))
+        return self.buffered.attach(size, buf)
+
+    def buffer_detach(self) -> Event:
+        """MPI_Buffer_detach: waits until every buffered message is sent; yields
+        (address, size)."""
+        self._enter("MPI_Buffer_detach", (None, None, 0, None))
+        return self.buffered.detach()
+
+    def buffer_flush(self) -> Event:
+        """MPI_Buffer_flush (MPI 4.1): waits until the messages in the attached buffer at
+        the call have been transmitted (bsends made meanwhile by other requests do not
+        delay it); the buffer stays attached."""
+        self._enter("MPI_Buffer_flush", (None, None, 0, None))
+        return self.buffered.flush()
+
+    def buffer_iflush(self) -> Event:
+        """MPI_Buffer_iflush (MPI 4.1): yields a Request that completes when the messages in
+        the buffer at the call have been transmitted."""
+        self._enter("MPI_Buffer_iflush", (None, None, 0, None))
+        return self.buffered.iflush()
+
+    def finalize(self) -> Event | None:
+        """What MPI_Finalize waits for: buffered messages still pending. None if nothing."""
+        if not self.buffered.attached:
+            return None
+        self._enter("MPI_Finalize", (None, None, 0, None))
+        return self.buffered.finalize()
 
     # -- receives and probes -------------------------------------------------------------
     def irecv(self, buf: Any = None, count: int | None = None, datatype: Any = None,

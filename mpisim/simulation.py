@@ -38,8 +38,8 @@ from typing import Any
 
 from simpy.core import EmptySchedule, Environment
 
-from .bsend.buffer import AttachedBuffer
 from .bsend.profiles import MPIConfig
+from .buffered import BufferedMode
 from .collectives import Collectives
 from .comm import Communicators
 from .constants import automatic_or
@@ -97,9 +97,10 @@ class Simulation:
         self.transport = Transport(self.env, self.net, ranks, self._ready_error, trace)
         self.collectives = Collectives(self.env, self.transport, self.config.profile.name,
                                        self.config.collectives)
-        self.buffers = [AttachedBuffer(r, self.config, self.recorder) for r in range(ranks)]
         self.comms = Communicators(ranks, self.net.latency)
-        self.handles = [Rank(r, ranks, self.env, self.transport, self.buffers[r],
+        self.handles = [Rank(r, ranks, self.env, self.transport,
+                             BufferedMode(r, self.env, self.transport, self.config,
+                                          self.recorder),
                              self.collectives,
                              self.config, self.net.overhead, trace, self.comms)
                         for r in range(ranks)]
@@ -298,8 +299,8 @@ class Simulation:
         warnings = [] if self.trace_stopped is None else [
             f"the trace holds the first {TRACE_EVENTS} events only (to t = "
             f"{format_time(self.trace_stopped)}); summaries and outcome cover the whole run"]
-        ranks = [RankSummary(r, self.finished[r], self.end_times[r], self.buffers[r].summary)
-                 for r in range(self.size)]
+        ranks = [RankSummary(r, self.finished[r], self.end_times[r], h.buffered.summary)
+                 for r, h in enumerate(self.handles)]
         tp = self.transport
         unreceived = [_unreceived(m) for m in tp.unreceived()] \
             if outcome is Outcome.COMPLETED else []
@@ -321,7 +322,7 @@ class Simulation:
             return Outcome.COMPLETED, None
         if not self._done:
             return Outcome.TIMEOUT, None
-        dl = analyse(self.handles, self.finished, self.buffers,
+        dl = analyse(self.handles, self.finished, [h.buffered for h in self.handles],
                      self.net.eager_limit, lambda r: self.handles[r].call_where or self._where(r),
                      self.transport.stall_cause, self._livelock)
         return Outcome.DEADLOCK, dl

@@ -52,33 +52,13 @@ class Trace:
         return self.calls[self.calls["rank"] == rank]
 
 
-class EntryRecord:
-    """Times of one buffer entry (filled in as they happen)."""
-
-    __slots__ = ("alloc", "attach", "done", "dst", "freed", "msg", "offset", "packed", "rank",
-                 "size")
-
-    def __init__(self, rank: int, dst: int, offset: int, size: int, packed: int, alloc: float,
-                 attach: int) -> None:
-        self.rank = rank
-        self.dst = dst
-        self.msg = -1
-        self.offset = offset
-        self.size = size
-        self.packed = packed
-        self.alloc = alloc
-        self.done = float("nan")
-        self.freed = float("nan")
-        self.attach = attach
-
-
 class Recorder:
     """Append-only columns; ``enabled=False`` keeps only what summaries need."""
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
         self.buffer_rows: list[tuple] = []
-        self.entry_records: list[EntryRecord] = []
+        self.entry_records: list[Any] = []  # the entries, with their times as attributes
 
     def buffer_state(self, rank: int, time: float, event: str, capacity: int, used: int,
                      live: int, entries: int, largest_free: int, requested: int = 0) -> None:
@@ -86,7 +66,7 @@ class Recorder:
             self.buffer_rows.append((rank, time, event, capacity, used, live, entries,
                                      largest_free, requested))
 
-    def entry(self, record: EntryRecord) -> None:
+    def entry(self, record: Any) -> None:
         if self.enabled:
             self.entry_records.append(record)
 

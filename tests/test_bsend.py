@@ -244,7 +244,7 @@ def test_attaching_a_huge_buffer_allocates_nothing():
     tracemalloc.start()
     r = ms.run(prog, ranks=1)
     alloc = make_allocator("circular", 2**40, overhead=96)
-    entry = alloc.allocate(2**39)
+    entry = alloc.allocate(2**39)[0]
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert r.outcome is ms.Outcome.COMPLETED and r.ranks[0].buffer.peak_used == 2**30 + 96

@@ -45,7 +45,7 @@ is reclaimed once; the scan for the first uncompleted entry never goes back).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 __all__ = ["KINDS", "SIZINGS", "Allocator", "CircularAllocator", "Entry", "FirstFitAllocator",
@@ -79,7 +79,8 @@ class Entry:
 class Allocator(Protocol):
     """What the attached buffer needs from an allocator.
 
-    ``on_free(entry)`` is called for each entry whose space returns (at an allocate);
+    ``allocate(packed)`` returns ``(entry, freed)``: the new entry (None: overflow) and the
+    entries whose space its reclaim step returned, so that the caller can date them;
     ``held`` counts entries still taking space, completed-but-unreclaimed included.
     """
 
@@ -89,10 +90,9 @@ class Allocator(Protocol):
     live: int
     used: int
     held: int
-    on_free: Callable[[Entry], None] | None
 
     def entry_size(self, packed: int) -> int: ...
-    def allocate(self, packed: int) -> Entry | None: ...
+    def allocate(self, packed: int) -> tuple[Entry | None, Sequence[Entry]]: ...
     def complete(self, entry: Entry) -> None: ...
     def entries(self) -> list[Entry]: ...
     def free_total(self) -> int: ...
@@ -167,7 +167,6 @@ class _Base:
         self.live = 0
         self.used = 0
         self.held = 0
-        self.on_free: Callable[[Entry], None] | None = None
 
     def entry_size(self, packed: int) -> int:
         """Bytes an entry for ``packed`` message bytes takes (when a block is cut for it)."""
@@ -199,8 +198,6 @@ class _Base:
     def _freed(self, entry: Entry) -> None:
         self.used -= entry.size
         self.held -= 1
-        if self.on_free is not None:
-            self.on_free(entry)
 
     def layout(self) -> dict:
         """The buffer now: kind, capacity, counters and entries (offset, size, state)."""
@@ -238,14 +235,16 @@ class CircularAllocator(_Base):
         self._scan = i
         return i
 
-    def _reclaim(self) -> None:
-        """Step 1 of 3.6.1: drop completed entries from the head up to the first pending one."""
+    def _reclaim(self) -> Sequence[Entry]:
+        """Step 1 of 3.6.1: drop completed entries from the head up to the first pending one;
+        returns them."""
         stop = self._first_pending()
         if stop == self._h:
-            return
+            return ()
         q = self._q
-        for i in range(self._h, stop):
-            self._freed(q[i])
+        freed = q[self._h:stop]
+        for e in freed:
+            self._freed(e)
         self._h = stop
         if self._gap is not None and stop >= self._lap:  # the head passed the wrap gap
             self.used -= self.capacity - self._gap
@@ -259,6 +258,7 @@ class CircularAllocator(_Base):
             if stop > 32 and 2 * stop > len(q):  # drop the reclaimed prefix, amortised O(1)
                 del q[:stop]
                 self._h, self._scan, self._lap = 0, self._scan - stop, max(self._lap - stop, 0)
+        return freed
 
     def _place(self, n: int) -> int | None:
         """Step 3 of 3.6.1: the offset of n contiguous free bytes, or None."""
@@ -274,21 +274,22 @@ class CircularAllocator(_Base):
             return self._base
         return None
 
-    def allocate(self, packed: int) -> Entry | None:
-        """Reclaim from the head, then place after the tail or at the start; None = overflow."""
+    def allocate(self, packed: int) -> tuple[Entry | None, Sequence[Entry]]:
+        """Reclaim from the head, then place after the tail or at the start; (entry or None
+        for an overflow, the entries reclaimed)."""
         if packed < 0:
             raise ValueError(f"packed size must be non-negative, got {packed}")
-        self._reclaim()
+        freed = self._reclaim()
         n = self.sizing.entry_size(packed)
         offset = self._place(n)
         if offset is None:
-            return None
+            return None, freed
         entry = self._new(offset, n, packed)
         if not self._q:
             self.head = offset
         self._q.append(entry)
         self.tail = offset + n
-        return entry
+        return entry, freed
 
     def largest_free(self) -> int:
         """The largest entry allocate() could place now, *after* its reclaim step."""
@@ -323,22 +324,26 @@ class FirstFitAllocator(_Base):
         """Entries still held, in address order."""
         return list(self._held)
 
-    def _reclaim(self) -> None:
+    def _reclaim(self) -> Sequence[Entry]:
+        """Free every completed entry; returns them."""
         if self.held == self.pending:
-            return
-        keep = []
+            return ()
+        keep, freed = [], []
         for e in self._held:
             if e.done:
                 self._freed(e)
+                freed.append(e)
             else:
                 keep.append(e)
         self._held = keep
+        return freed
 
-    def allocate(self, packed: int) -> Entry | None:
-        """Free every completed entry, then take the first free block that fits; None = overflow."""
+    def allocate(self, packed: int) -> tuple[Entry | None, Sequence[Entry]]:
+        """Free every completed entry, then take the first free block that fits; (entry or
+        None for an overflow, the entries freed)."""
         if packed < 0:
             raise ValueError(f"packed size must be non-negative, got {packed}")
-        self._reclaim()
+        freed = self._reclaim()
         take, held = self.sizing.take, self._held
         prev = self._base
         for i, e in enumerate(held):
@@ -346,14 +351,14 @@ class FirstFitAllocator(_Base):
             if n is not None:
                 entry = self._new(prev, n, packed)
                 held.insert(i, entry)
-                return entry
+                return entry, freed
             prev = e.offset + e.size
         n = take(self.capacity - prev, packed)
         if n is None:
-            return None
+            return None, freed
         entry = self._new(prev, n, packed)
         held.append(entry)
-        return entry
+        return entry, freed
 
     def largest_free(self) -> int:
         """The largest free block after allocate()'s reclaim step (completed entries freed)."""
@@ -382,12 +387,15 @@ class UnboundedAllocator(_Base):
         """Entries still held, in address order."""
         return list(self._held)
 
-    def allocate(self, packed: int) -> Entry:
-        """Free every completed entry, then place after the last one; never None."""
+    def allocate(self, packed: int) -> tuple[Entry, Sequence[Entry]]:
+        """Free every completed entry, then place after the last one; (entry, the entries
+        freed): never an overflow."""
         if packed < 0:
             raise ValueError(f"packed size must be non-negative, got {packed}")
+        freed: Sequence[Entry] = ()
         if self.held != self.pending:
-            for e in [e for e in self._held if e.done]:
+            freed = [e for e in self._held if e.done]
+            for e in freed:
                 del self._held[e]
                 self._freed(e)
         if not self._held:
@@ -396,7 +404,7 @@ class UnboundedAllocator(_Base):
         self._held[entry] = None
         self._next += entry.size
         self.peak_needed = max(self.peak_needed, self.sizing.start + self.used)
-        return entry
+        return entry, freed
 
     def free_total(self) -> int:
         """What the attached size would have left now (never negative; allocate never fails)."""

@@ -54,6 +54,14 @@ class Profile:
     eager_waits_for_rendezvous: bool = False  # eager behind an unmatched rendezvous waits
     failed_bsend_stalls_pair: bool = False  # later messages of the pair never match
 
+    def bypasses_buffer(self, nbytes: int, attached: bool) -> bool:
+        """Whether a bsend of ``nbytes`` goes straight to the transport instead of into the
+        attached buffer: Open MPI sends small ones at once, and accepts an empty one with no
+        buffer attached. The only place this is decided."""
+        direct = self.bsend_direct_limit
+        return (direct is not None and nbytes <= direct) or (
+            nbytes == 0 and not attached and self.zero_bsend_unattached_ok)
+
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (
     Profile(

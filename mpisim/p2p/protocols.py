@@ -67,7 +67,6 @@ class Message:
         "match",
         "mode",
         "nbytes",
-        "on_sent",
         "post",
         "protocol",
         "recv_done",
@@ -96,7 +95,6 @@ class Message:
         self.match = float("nan")
         self.send_done = float("nan")
         self.recv_done = float("nan")
-        self.on_sent: Callable[[Message], None] | None = None
         self.counted = False
         self.seq = 0
         self.ctx = 0          # communicator context (0: MPI_COMM_WORLD)
@@ -130,17 +128,15 @@ class Transport:
 
     # -- sending -------------------------------------------------------------------------
     def post_send(self, src: int, dst: int, tag: int, nbytes: int, data: Any, mode: str,
-                  sreq: Request, earliest: float,
-                  on_sent: Callable[[Message], None] | None = None,
-                  local: bool = False, ctx: int = 0) -> Message:
+                  sreq: Request, earliest: float, local: bool = False,
+                  ctx: int = 0) -> Message:
         """Start a send; ``earliest`` is when its bytes may start to leave (call overhead,
-        buffer copy). Completion is reported through ``sreq`` (and ``on_sent``). ``local``:
-        the data was copied into transport memory (a bsend bypassing the buffer), so the
-        receiver's progress does not bound the send's completion. ``ctx``: the
-        communicator's context; ranks are world ranks."""
+        buffer copy). Completion is reported through ``sreq.known(when)`` (for a bsend,
+        ``sreq`` is its buffer entry). ``local``: the data was copied into transport memory
+        (a bsend bypassing the buffer), so the receiver's progress does not bound the send's
+        completion. ``ctx``: the communicator's context; ranks are world ranks."""
         net = self.net
         msg = Message(self.sent, src, dst, tag, nbytes, data, mode, sreq, self.env._now)
-        msg.on_sent = on_sent
         key = src * self.size + dst
         msg.ctx = ctx
         order = key if not ctx else ctx * self.size * self.size + key
@@ -204,11 +200,6 @@ class Transport:
         """The send side completes at ``end`` (known now)."""
         msg.send_done = end
         msg.sreq.known(end)
-        if msg.on_sent is not None:
-            if end <= self.env._now:  # already complete: tell the buffer before the next call
-                msg.on_sent(msg)
-            else:
-                callback_at(self.env, end, _run_on_sent, msg)
 
     # -- arriving and matching -----------------------------------------------------------
     def _arrive(self, ev: Any) -> None:
@@ -365,7 +356,3 @@ class Transport:
                 keep.append(probe)
         q.probes = keep
 
-
-def _run_on_sent(ev: Any) -> None:
-    msg = ev._value
-    msg.on_sent(msg)
