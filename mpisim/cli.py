@@ -138,6 +138,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="also write occupancy.png and timeline.png (into --out, default "
                           "out/<scenario>)")
     run.add_argument("--trace", choices=["chrome"], help="also write trace.json (Perfetto)")
+    run.add_argument("--profiles", metavar="P,P,...",
+                     help="run under each profile side by side, e.g. standard,mpich,openmpi "
+                          "(each profile brings its allocator and sizing unless --set names "
+                          "them)")
     run.add_argument("--strict", action="store_true",
                      help="for CI: exit 0 when the run agrees with the scenario's expect:, "
                           "6 when it does not, 7 when messages were never received")
@@ -237,8 +241,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     import mpisim as ms
 
     scenario = _load(args)
+    if args.profiles:
+        return _run_profiles(args, scenario)
     sim = _settings_error(lambda: ms.Simulation(**scenario.run_kwargs()))
-    result = sim.run(progress=_progress())
+    result = scenario.annotate(sim.run(progress=_progress()))
     disagreement = scenario.check_expect(result)
     written = _write_outputs(result, args, scenario.name)
     if args.json:
@@ -268,6 +274,75 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.strict and checked:
         return EXIT_OK
     return result.exit_code
+
+
+def _run_profiles(args: argparse.Namespace, scenario: Any) -> int:
+    """``run --profiles``: the scenario under each profile, side by side."""
+    import mpisim as ms
+
+    from .scenario import ScenarioError
+
+    names = [p.strip() for p in args.profiles.split(",") if p.strip()]
+    if not names:
+        raise UsageError("--profiles: expected names such as standard,mpich,openmpi")
+    overrides = dict(_key_value(s, "--set") for s in args.sets)
+    results = []
+    for name in names:
+        try:
+            under = _load_base(args).with_overrides(overrides | {"mpi.profile": name})
+        except ScenarioError as e:
+            raise UsageError(f"--profiles {name}: " + "; ".join(
+                getattr(e, "problems", None) or [str(e)])) from None
+        sim = _settings_error(lambda u=under: ms.Simulation(**u.run_kwargs()))
+        results.append((name, under.annotate(sim.run(progress=_progress()))))
+    written: list[Path] = []
+    if args.out or args.plot or args.trace:
+        base = Path(args.out or Path("out") / scenario.name)
+        for name, result in results:
+            args_out = argparse.Namespace(**{**vars(args), "out": str(base / name)})
+            written += _write_outputs(result, args_out, scenario.name)
+    if args.json:
+        print(json.dumps({"scenario": scenario.name,
+                          "profiles": {n: r.to_dict() for n, r in results}}))
+    else:
+        print(_profiles_table(scenario.name, results, args.quiet))
+        for path in written:
+            print(f"wrote {path}")
+    return max(r.exit_code for _, r in results)
+
+
+def _load_base(args: argparse.Namespace) -> Any:
+    from .scenario import load
+
+    try:
+        return load(args.scenario)
+    except OSError as e:
+        raise UsageError(f"{args.scenario}: {e.strerror or e}") from None
+
+
+def _profiles_table(name: str, results: list[tuple[str, Any]], quiet: bool) -> str:
+    from .units import format_time
+
+    lines = [f"{name} under {len(results)} profiles:",
+             "  profile   outcome    sim time    error           allocator  sizing    "
+             "eager limit  peak used"]
+    for profile, r in results:
+        s = {k.split(".", 1)[1]: v["value"] for k, v in r.settings.items()}
+        err = r.error.error_class if r.error is not None else "-"
+        peak = max((x.buffer.peak_used for x in r.ranks), default=0)
+        lines.append(f"  {profile:<9} {r.outcome.value:<10} {format_time(r.sim_time):<11} "
+                     f"{err:<15} {s.get('allocator', '?'):<10} {s.get('sizing', '?'):<9} "
+                     f"{_short_size(s.get('eager_limit')):<12} {peak}")
+    if not quiet:
+        for profile, r in results:
+            lines += ["", f"-- {profile} --", r.report()]
+    return "\n".join(lines)
+
+
+def _short_size(value: Any) -> str:
+    from .units import format_size
+
+    return format_size(value).split(" (")[0] if isinstance(value, int) else str(value)
 
 
 def _describe_expect(expect: dict[str, Any]) -> str:

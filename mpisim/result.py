@@ -93,6 +93,7 @@ class Result:
     timeout_reason: str | None = None
     warnings: list[str] = field(default_factory=list)
     unreceived: list[dict[str, Any]] = field(default_factory=list)
+    settings: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -131,6 +132,7 @@ class Result:
             "messages": dict(self.messages),
             "warnings": list(self.warnings),
             "unreceived": [dict(u) for u in self.unreceived],
+            "settings": {k: dict(v) for k, v in self.settings.items()},
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -175,6 +177,8 @@ class Result:
             if self.outcome is Outcome.TIMEOUT:
                 lines.append("  try: a larger until or max_events if the program is just long; "
                              "otherwise look for a loop that never ends")
+        if self.settings:
+            lines.append("  settings in force: " + settings_text(self.settings))
         lines += [f"  warning: {w}" for w in self.warnings]
         lines += _unreceived_lines(self.unreceived)
         lines += _buffer_lines([self.ranks[r] for r in self.ranks_in_order()],
@@ -233,6 +237,20 @@ def _error_lines(err: ErrorInfo) -> list[str]:
     if err.traceback:
         lines += ["  " + ln for ln in err.traceback.rstrip().splitlines()]
     return lines
+
+
+def settings_text(settings: dict[str, dict[str, Any]]) -> str:
+    """``profile mpich (--set), allocator first-fit (profile), ...`` in one line."""
+    parts = []
+    for key, entry in settings.items():
+        name = key.split(".", 1)[1].replace("_", " ")
+        value = entry["value"]
+        if key in ("network.eager_limit", "mpi.bsend_overhead") and isinstance(value, int):
+            value = format_size(value).split(" (")[0]
+        elif value is None:
+            value = "none"
+        parts.append(f"{name} {value} ({entry['from']})")
+    return ", ".join(parts)
 
 
 def _unreceived_lines(unreceived: list[dict[str, Any]]) -> list[str]:

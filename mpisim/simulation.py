@@ -89,9 +89,11 @@ class Simulation:
         self.max_events = max_events
         self.buffer = (None if buffer is None else
                        _setting("buffer", lambda v: automatic_or(parse_size, v), buffer))
-        self.config = _mpi_config(mpi)
-        self.net = Network.coerce(network).resolve(ranks=ranks, seed=seed,
-                                                   defaults=self.config.profile)
+        given_mpi = _mpi_config(mpi)
+        given_net = Network.coerce(network)
+        self.config = given_mpi.resolve()
+        self.net = given_net.resolve(ranks=ranks, seed=seed, defaults=self.config.profile)
+        self.settings = settings_in_force(given_mpi, self.config, given_net, self.net)
         self.env = Environment()
         self.recorder = Recorder(trace)
         self.transport = Transport(self.env, self.net, ranks, self._ready_error, trace)
@@ -311,7 +313,8 @@ class Simulation:
                                "started with it)")
         return Result(self.name, outcome, self.env._now, self.params, ranks, list(self.returned),
                       {"sent": tp.sent, "received": tp.received, "bytes": tp.bytes}, trace,
-                      self.error, deadlock, self._timeout, warnings, unreceived)
+                      self.error, deadlock, self._timeout, warnings, unreceived,
+                      {k: dict(v) for k, v in self.settings.items()})
 
     def _outcome(self) -> tuple[Outcome, Any]:
         if self.error is not None:
@@ -402,4 +405,29 @@ def _mpi_config(mpi: Any) -> Any:
         mpi = MPIConfig.from_dict(mpi)
     elif not isinstance(mpi, MPIConfig):
         raise ValueError(f"mpi: expected an MPIConfig or a dict, got {type(mpi).__name__}")
-    return mpi.resolve()
+    return mpi
+
+
+IN_FORCE = (("profile", "mpi"), ("allocator", "mpi"), ("sizing", "mpi"),
+            ("bsend_overhead", "mpi"), ("eager_limit", "network"), ("eager_cells", "network"))
+"""The settings a report shows as in force: (name, group)."""
+
+
+def settings_in_force(given_mpi: Any, config: Any, given_net: Any, net: Any
+                      ) -> dict[str, dict[str, Any]]:
+    """``{"mpi.allocator": {"value": "circular", "from": "given"}, ...}``: the effective
+    value of each IN_FORCE setting and where it came from: "given" to the run, or the
+    profile's ("profile"; the profile itself is "default" when it is the standard one and
+    nobody named it). The scenario edge tells "given" apart into the file and ``--set``."""
+    profile = config.profile.name
+    values = {"mpi.profile": profile, "mpi.allocator": config.allocator,
+              "mpi.sizing": config.sizing, "mpi.bsend_overhead": config.bsend_overhead,
+              "network.eager_limit": net.eager_limit, "network.eager_cells": net.eager_cells}
+    out: dict[str, dict[str, Any]] = {}
+    for name, group in IN_FORCE:
+        given = getattr(given_mpi if group == "mpi" else given_net, name, None)
+        source = "given" if given is not None and name != "sizing" else "profile"
+        if name == "profile":
+            source = "default" if given == "standard" else "given"
+        out[f"{group}.{name}"] = {"value": values[f"{group}.{name}"], "from": source}
+    return out

@@ -75,8 +75,30 @@ class Scenario:
                     problems.add(OVERRIDE, key, str(e))
                     continue
             _put(doc, key, value, in_params=key in self.params)
+        _profile_brings_its_allocator(doc, overrides)
         problems.raise_if_any()
         return self._rebuild(doc)
+
+    def setting_sources(self) -> dict[str, str]:
+        """Where each ``mpi.*`` and ``network.*`` setting given to the run comes from:
+        ``"file"`` (the scenario's own key) or ``"--set"`` (an override)."""
+        out: dict[str, str] = {}
+        for group in ("mpi", "network"):
+            section = self._doc.get(group)
+            if not isinstance(section, dict):
+                continue
+            lines = getattr(section, "lines", {})
+            for key in section:
+                out[f"{group}.{key}"] = "--set" if lines.get(key) == OVERRIDE else "file"
+        return out
+
+    def annotate(self, result: Any) -> Any:
+        """``result.settings`` with "given" told apart into "file" and "--set"."""
+        sources = self.setting_sources()
+        for key, entry in result.settings.items():
+            if key in sources:
+                entry["from"] = sources[key]
+        return result
 
     # -- running -------------------------------------------------------------------------
     def run_kwargs(self) -> dict[str, Any]:
@@ -90,7 +112,7 @@ class Scenario:
         """Run it: ``ms.run(**self.run_kwargs() | overrides)``."""
         from ..simulation import run
 
-        return run(**(self.run_kwargs() | overrides))
+        return self.annotate(run(**(self.run_kwargs() | overrides)))
 
     def check_expect(self, result: Any) -> str | None:
         """None when ``result`` agrees with ``expect:`` (or there is none), else why not."""
@@ -122,6 +144,15 @@ class Scenario:
                 shown = "never finished" if end is None else f"finished at {end:.9g} s"
                 return f"expected rank {rank} to finish at >= {earliest:.9g} s, {shown}"
         return None
+
+
+def _profile_brings_its_allocator(doc: dict, overrides: dict[str, Any]) -> None:
+    """``--set mpi.profile=mpich`` models MPICH: the profile's allocator replaces the file's
+    unless the override also names one (the sizing always follows the profile)."""
+    keys = {str(k).strip() for k in overrides}
+    mpi = doc.get("mpi")
+    if "mpi.profile" in keys and "mpi.allocator" not in keys and isinstance(mpi, dict):
+        mpi.pop("allocator", None)
 
 
 def _put(doc: dict, key: str, value: Any, in_params: bool) -> None:

@@ -127,6 +127,7 @@ class _Plan:
     never_outcome: str | None
     runs: int
     as_written: Probe
+    settings: dict[str, Any]
 
     @classmethod
     def make(cls, scenario: Any, run_kwargs: dict[str, Any], seeds: Iterable[int] | None
@@ -142,6 +143,7 @@ class _Plan:
         sites = [{"rank": s.rank, "where": s.where, "requested": s.requested}
                  for s in wrapper.sites]
         as_written = judge(written, None, -1)
+        settings = dict(getattr(written, "settings", {}))
         runs, results = 1, []
         implicit = not sites
         prober.implicit = implicit
@@ -161,7 +163,7 @@ class _Plan:
                 outcome = res.outcome.value
                 break
         return cls(target.name, target, program, ranks, implicit, seed_list, sites, peak,
-                   totals, never, outcome, runs, as_written)
+                   totals, never, outcome, runs, as_written, settings)
 
     def buffering(self) -> list[int]:
         """Ranks worth a per-rank answer: they attach (their own attach) or hold entries."""
@@ -189,7 +191,7 @@ class _Plan:
         base = MinBuffer(None, self.peak_live, [], self.runs, rank, scenario=self.name,
                          searched=self.searched(rank), sites=self.sites,
                          seeds=None if self.seeds is None else list(self.seeds),
-                         as_written=self.as_written)
+                         as_written=self.as_written, settings=self.settings)
         if self.never is not None:
             base.never, base.never_outcome = self.never, self.never_outcome
             return base
@@ -224,6 +226,7 @@ class _Plan:
                           upper, exhaustive, self.name, notes, holds_all, base.searched,
                           self.sites, search.verdict(answer), below, seeds=base.seeds)
         found.gap, found.as_written = explain_gap(found), self.as_written
+        found.settings = self.settings
         return found
 
 

@@ -45,6 +45,7 @@ class MinBuffer:
     seeds: list[int] | None = None
     wall_time: float = 0.0
     as_written: Probe | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -65,6 +66,7 @@ class MinBuffer:
                 "bounds": {"lower": self.lower_bound, "upper": self.upper,
                            "holds_all": self.holds_all},
                 "fragmentation": self.gap, "seeds": self.seeds, "runs": self.runs,
+                "settings": {k: dict(v) for k, v in self.settings.items()},
                 "exhaustive": self.exhaustive, "wall_time": round(self.wall_time, 3),
                 "notes": list(self.notes)}
 
@@ -151,7 +153,7 @@ def report_lines(found: Any) -> list[str]:
         return [f"{found.scenario}: {found.never}",
                 f"  searched: {found.searched}{seeds}",
                 "  no attach size makes it complete: fix the program first "
-                "(mpisim run shows the full report)",
+                "(mpisim run shows the full report)", *_settings_lines(found),
                 f"  {found.runs} runs in {found.wall_time:.2f} s"]
     others = "" if found.rank is None else ", the other ranks unbounded"
     lines = [f"{found.scenario}: min buffer {format_size(found.min_buffer)} (smallest attach "
@@ -176,8 +178,17 @@ def report_lines(found: Any) -> list[str]:
     if found.holds_all is not None:
         lines.append(f"  from {found.holds_all} B on, every entry of the run fits at once")
     lines += [f"  note: {n}" for n in found.notes]
+    lines += _settings_lines(found)
     lines.append(f"  {found.runs} runs in {found.wall_time:.2f} s")
     return lines
+
+
+def _settings_lines(found: Any) -> list[str]:
+    if not found.settings:
+        return []
+    from ..result import settings_text
+
+    return ["  settings in force: " + settings_text(found.settings)]
 
 
 def _verdict(probe: Any) -> str:

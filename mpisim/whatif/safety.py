@@ -67,6 +67,10 @@ class Safety:
                  f"{self.synchronous.outcome.value}"]
         if self.reason:
             lines.append(f"  {self.reason}")
+        if getattr(self.as_written, "settings", None):
+            from ..result import settings_text
+
+            lines.append("  settings in force: " + settings_text(self.as_written.settings))
         return "\n".join(lines)
 
 

@@ -110,9 +110,11 @@ class Target:
         """Run one simulation at ``point``; a bad setting raises ValueError naming the point."""
         kwargs = self.run_kwargs(point, **extra)
         try:
-            return run(**kwargs)
+            result = run(**kwargs)
         except ValueError as e:
             raise ValueError(_at(point, e)) from None
+        annotate = getattr(self.scenario, "annotate", None)
+        return annotate(result) if annotate is not None and not point else result
 
     def _scenario(self, shaping: dict[str, Any]) -> Any:
         """The scenario rebuilt for the params (and ranks) of a point; recent ones cached,
