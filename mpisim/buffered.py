@@ -37,14 +37,14 @@ from simpy.events import Event
 from .bsend.allocators import make_allocator
 from .bsend.buffer import BufferSummary, overflow_error, synthetic_address, unattached_error
 from .constants import BUFFER_AUTOMATIC, COUNT_MAX, PROC_NULL, automatic_or
-from .errors import ErrArg, ErrBuffer, MPIError, error_for_class
+from .errors import ErrArg, ErrBuffer, ErrOther, MPIError, error_for_class
 from .p2p.events import callback_at, done, failed, fire_at, pending
 from .p2p.protocols import BUFFERED
 from .p2p.requests import Request
 from .trace import Recorder
 from .units import UnitError, parse_size
 
-__all__ = ["BufferedMode", "PendingEntry"]
+__all__ = ["BufferedMode", "PendingEntry", "missing_mpi41"]
 
 
 class PendingEntry:
@@ -108,6 +108,7 @@ class BufferedMode:
         "config",
         "copy_bw",
         "env",
+        "name",
         "profile",
         "rank",
         "recorder",
@@ -116,8 +117,9 @@ class BufferedMode:
     )
 
     def __init__(self, rank: int, env: Any, transport: Any, config: Any,
-                 recorder: Recorder) -> None:
+                 recorder: Recorder, name: str = "process") -> None:
         self.rank = rank
+        self.name = name  # "process", or "comm NAME" / "session NAME" (MPI 4.1 §3.6)
         self.env = env
         self.tp = transport
         self.config = config
@@ -235,7 +237,8 @@ class BufferedMode:
             self._record(now, "overflow", alloc.entry_size(packed))
             raise overflow_error(alloc, self.config, packed)
         entry = placed.tag = PendingEntry(self, placed, dst, now, where)
-        self.recorder.entry(entry)
+        if self.name == "process":  # (communicators' and sessions' buffers: state rows only)
+            self.recorder.entry(entry)
         self.summary.bsends += 1
         self._record(now, "bsend", placed.size)
         return entry
@@ -298,7 +301,7 @@ class BufferedMode:
         self.allocator = None
         self.address = None
         if self.recorder.enabled:
-            self.recorder.buffer_state(self.rank, now, "detach", 0, 0, 0, 0, 0, 0)
+            self._row(self.rank, now, "detach", 0, 0, 0, 0, 0, 0)
         return address, size
 
     def _drained(self, value: Callable[[], Any]) -> Event:
@@ -342,5 +345,18 @@ class BufferedMode:
         if held > s.peak_entries:
             s.peak_entries = held
         if self.recorder.enabled:
-            self.recorder.buffer_state(self.rank, now, event, alloc.capacity, used, live, held,
-                                       alloc.largest_free(), requested)
+            self._row(self.rank, now, event, alloc.capacity, used, live, held,
+                      alloc.largest_free(), requested)
+
+    def _row(self, *row: Any) -> None:
+        if self.name == "process":
+            self.recorder.buffer_state(*row)
+        else:
+            self.recorder.named_buffer_state(self.name, *row)
+
+
+def missing_mpi41(call: str, profile: Any) -> MPIError:
+    """An MPI 4.1 buffer call that the profile's library does not have."""
+    return ErrOther(f"{call} is an MPI 4.1 call that {profile.name} does not have (Open MPI "
+                    "5.0.11: mpi4py raises NotImplementedError, the symbol is missing); set "
+                    "the profile's mpi41_buffers to explore it anyway")

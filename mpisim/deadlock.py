@@ -143,7 +143,10 @@ def _blocked(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,
     peer, tag, nbytes, obj = ((*mpi.detail, None, None, None, None))[:4]
     others = [r for r in alive if r != mpi.rank]
     any_of = False
-    if call in ("MPI_Buffer_detach", "MPI_Buffer_flush", "MPI_Finalize"):
+    if call in ("MPI_Buffer_detach", "MPI_Buffer_flush", "MPI_Finalize") or call.endswith(
+            ("_detach_buffer", "_flush_buffer")) or call == "MPI_Comm_free":
+        if hasattr(obj, "pending_peers"):  # a communicator's or session's buffer
+            buffer = obj
         waits = buffer.pending_peers()
         reason = (f"waits until the {buffer.pending} message(s) in its attached buffer are "
                   "sent; their receivers have not received them")

@@ -21,11 +21,21 @@ from simpy.events import Event
 
 from . import addresses as _addr
 from . import datatypes as _dt
-from .buffered import BufferedMode
+from .buffered import BufferedMode, missing_mpi41
 from .collectives import Collectives
 from .collectives.calls import ALL as _COLLECTIVE_CALLS
 from .comm import Comm, Communicators, Session
-from .constants import ANY_SOURCE, ANY_TAG, BOTTOM, PROC_NULL, TAG_UB, UNDEFINED
+from .commbuffers import CALLS as _BUFFER_CALLS
+from .constants import (
+    ANY_SOURCE,
+    ANY_TAG,
+    BOTTOM,
+    BUFFER_AUTOMATIC,
+    PROC_NULL,
+    TAG_UB,
+    UNDEFINED,
+    automatic_or,
+)
 from .errors import ErrArg, ErrBuffer, ErrComm, MPIError
 from .p2p import completion
 from .p2p.calls import check_datatype, check_dest, check_source, check_tag
@@ -88,6 +98,7 @@ class Rank:
         self._world: Comm | None = None
         self._self: Comm | None = None
         self._sessions = 0
+        self._named_buffers: list[BufferedMode] = []  # its communicators' and sessions'
         self._group_calls: dict[tuple, int] = {}
         self._profile = config.profile
         self._sync_all = config.force_ssend
@@ -233,7 +244,8 @@ class Rank:
         earliest = now + self._overhead
         if mode == BUFFERED:
             try:
-                earliest = self.buffered.bsend(sreq, dest, tag, nbytes, data, earliest, ctx)
+                earliest = self._buffered_for(comm).bsend(sreq, dest, tag, nbytes, data,
+                                                          earliest, ctx)
             except ErrBuffer as e:
                 if self._profile.failed_bsend_stalls_pair:
                     self._tp.stall(self.rank, dest, self._stall_cause(call, dest), ctx)
@@ -273,10 +285,29 @@ class Rank:
         return ev
 
     # -- buffered mode (its life is self.buffered's) --------------------------------------
+    def _buffered_for(self, comm: Any) -> BufferedMode:
+        """The buffer a bsend on ``comm`` uses, chosen when it starts (MPI 4.1 §3.6): the
+        communicator's, else its session's, else the process's."""
+        if comm is None:
+            comm = self._world
+        if comm is not None:
+            own = comm.buffer
+            if own is not None and own.attached:
+                return own
+            session = comm.session
+            if session is not None and session.buffer is not None and session.buffer.attached:
+                return session.buffer
+        return self.buffered
+
     def buffer_attach(self, size: int | str, buf: Any = None) -> Event:
         """MPI_Buffer_attach(size): ``buf`` (optional) is what detach hands back as address;
         ``size`` may be BUFFER_AUTOMATIC (MPI 4.1)."""
         self._enter("MPI_Buffer_attach", (None, None, 0, None))
+        if not self._profile.mpi41_buffers and (size is BUFFER_AUTOMATIC or (
+                isinstance(size, str) and automatic_or(str, size) is BUFFER_AUTOMATIC)):
+            return failed(self.env, ErrArg(f"{self._profile.name} has no MPI_BUFFER_AUTOMATIC "
+                                           "(an MPI 4.1 address; Open MPI 5.0 answers "
+                                           "MPI_ERR_ARG)"))
         return self.buffered.attach(size, buf)
 
     def buffer_detach(self) -> Event:
@@ -290,20 +321,35 @@ class Rank:
         the call have been transmitted (bsends made meanwhile by other requests do not
         delay it); the buffer stays attached."""
         self._enter("MPI_Buffer_flush", (None, None, 0, None))
+        if not self._profile.mpi41_buffers:
+            return failed(self.env, missing_mpi41("MPI_Buffer_flush", self._profile))
         return self.buffered.flush()
 
     def buffer_iflush(self) -> Event:
         """MPI_Buffer_iflush (MPI 4.1): yields a Request that completes when the messages in
         the buffer at the call have been transmitted."""
         self._enter("MPI_Buffer_iflush", (None, None, 0, None))
+        if not self._profile.mpi41_buffers:
+            return failed(self.env, missing_mpi41("MPI_Buffer_iflush", self._profile))
         return self.buffered.iflush()
 
     def finalize(self) -> Event | None:
-        """What MPI_Finalize waits for: buffered messages still pending. None if nothing."""
-        if not self.buffered.attached:
+        """What MPI_Finalize waits for: buffered messages still pending in any of the
+        process's buffers (its own, its communicators', its sessions'). None if nothing."""
+        attached = [b for b in (self.buffered, *self._named_buffers) if b.attached]
+        if not attached:
             return None
-        self._enter("MPI_Finalize", (None, None, 0, None))
-        return self.buffered.finalize()
+        self._enter("MPI_Finalize", (None, None, 0, attached[0]))
+        if len(attached) == 1:
+            return attached[0].finalize()
+        return self.env.process(self._finalize_all(attached))
+
+    def _finalize_all(self, buffers: list[BufferedMode]) -> Any:
+        for buffer in buffers:
+            self.detail = (None, None, 0, buffer)
+            waiting = buffer.finalize()
+            if waiting is not None:
+                yield waiting
 
     # -- receives and probes -------------------------------------------------------------
     def irecv(self, buf: Any = None, count: int | None = None, datatype: Any = None,
@@ -499,12 +545,15 @@ class Rank:
 
     def comm_free(self, comm: Comm) -> Event:
         """MPI_Comm_free: the handle becomes unusable (MPI_ERR_COMM afterwards)."""
-        self._enter("MPI_Comm_free", (None, None, 0, None))
+        self._enter("MPI_Comm_free", (None, None, 0, getattr(comm, "buffer", None)))
         if not isinstance(comm, Comm) or comm.freed:
             return failed(self.env, ErrComm(f"comm_free: {comm!r} is not a valid communicator"))
         if comm.info is self._comms.world or comm.info.context == 2:
             return failed(self.env, ErrComm(f"comm_free: {comm.name} cannot be freed"))
         comm.freed = True
+        buffer = comm.buffer
+        if buffer is not None and buffer.attached:  # detached first, as MPICH does
+            return buffer.finalize() or done(self.env, None)
         return done(self.env, None)
 
     def session_init(self) -> Event:
@@ -599,7 +648,7 @@ class Rank:
         return _addr.aint_diff(addr1, addr2)
 
 
-for _name, _call in {**_COLLECTIVE_CALLS, **_PERSISTENT_CALLS}.items():
+for _name, _call in {**_COLLECTIVE_CALLS, **_PERSISTENT_CALLS, **_BUFFER_CALLS}.items():
     setattr(Rank, _name, _call)  # barrier, bcast, ..., ialltoall; send_init, ..., sendrecv
 
 

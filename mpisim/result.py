@@ -70,10 +70,14 @@ class RankSummary:
     finished: bool
     end_time: float | None
     buffer: BufferSummary
+    buffers: dict[str, BufferSummary] = field(default_factory=dict)  # communicators', sessions'
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rank": self.rank, "finished": self.finished, "end_time": self.end_time,
-                "buffer": self.buffer.to_dict()}
+        d = {"rank": self.rank, "finished": self.finished, "end_time": self.end_time,
+             "buffer": self.buffer.to_dict()}
+        if self.buffers:
+            d["buffers"] = {name: s.to_dict() for name, s in self.buffers.items()}
+        return d
 
 
 @dataclass

@@ -301,7 +301,8 @@ class Simulation:
         warnings = [] if self.trace_stopped is None else [
             f"the trace holds the first {TRACE_EVENTS} events only (to t = "
             f"{format_time(self.trace_stopped)}); summaries and outcome cover the whole run"]
-        ranks = [RankSummary(r, self.finished[r], self.end_times[r], h.buffered.summary)
+        ranks = [RankSummary(r, self.finished[r], self.end_times[r], h.buffered.summary,
+                             {b.name: b.summary for b in h._named_buffers})
                  for r, h in enumerate(self.handles)]
         tp = self.transport
         unreceived = [_unreceived(m) for m in tp.unreceived()] \

@@ -10,18 +10,21 @@ path); at the end :meth:`Recorder.build` turns them into the four arrays of :cla
   allocated, completed (its send finished) and freed (its space returned);
 - ``messages``: one row per message with envelope, mode, protocol and the times it was
   posted, matched, completed at the sender and delivered;
-- ``calls``: one row per call interval of a rank (NaN end: still blocked when the run ended).
+- ``calls``: one row per call interval of a rank (NaN end: still blocked when the run ended);
+- ``named_buffers``: the rows of communicator and session buffers (MPI 4.1), as ``buffer``'s
+  with the buffer's name; ``buffer`` holds the process buffers only.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
 
 import numpy as np
 
-__all__ = ["BUFFER_DTYPE", "CALL_DTYPE", "ENTRY_DTYPE", "MESSAGE_DTYPE", "Recorder", "Trace"]
+__all__ = ["BUFFER_DTYPE", "CALL_DTYPE", "ENTRY_DTYPE", "MESSAGE_DTYPE", "NAMED_BUFFER_DTYPE",
+           "Recorder", "Trace"]
 
 BUFFER_DTYPE = np.dtype([("rank", "i4"), ("time", "f8"), ("event", "U9"), ("capacity", "i8"),
                          ("used", "i8"), ("live", "i8"), ("entries", "i4"),
@@ -33,6 +36,7 @@ MESSAGE_DTYPE = np.dtype([("id", "i8"), ("src", "i4"), ("dst", "i4"), ("tag", "i
                           ("bytes", "i8"), ("mode", "U11"), ("protocol", "U10"), ("post", "f8"),
                           ("match", "f8"), ("send_done", "f8"), ("recv_done", "f8")])
 CALL_DTYPE = np.dtype([("rank", "i4"), ("call", "U20"), ("start", "f8"), ("end", "f8")])
+NAMED_BUFFER_DTYPE = np.dtype([*BUFFER_DTYPE.descr, ("name", "U64")])
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,7 @@ class Trace:
     entries: np.ndarray
     messages: np.ndarray
     calls: np.ndarray
+    named_buffers: np.ndarray = field(default_factory=lambda: np.empty(0, NAMED_BUFFER_DTYPE))
 
     def buffer_of(self, rank: int) -> np.ndarray:
         """The buffer rows of one rank, in time order."""
@@ -59,12 +64,18 @@ class Recorder:
         self.enabled = enabled
         self.buffer_rows: list[tuple] = []
         self.entry_records: list[Any] = []  # the entries, with their times as attributes
+        self.named_rows: list[tuple] = []
 
     def buffer_state(self, rank: int, time: float, event: str, capacity: int, used: int,
                      live: int, entries: int, largest_free: int, requested: int = 0) -> None:
         if self.enabled:
             self.buffer_rows.append((rank, time, event, capacity, used, live, entries,
                                      largest_free, requested))
+
+    def named_buffer_state(self, name: str, *row: Any) -> None:
+        """A change of a communicator's or session's buffer (row as for ``buffer_state``)."""
+        if self.enabled:
+            self.named_rows.append((*row, name))
 
     def entry(self, record: Any) -> None:
         if self.enabled:
@@ -76,7 +87,8 @@ class Recorder:
         buffer = np.array(self.buffer_rows, dtype=BUFFER_DTYPE)
         entries = _columns(self.entry_records, ENTRY_DTYPE, {})
         msgs = _columns(messages or [], MESSAGE_DTYPE, {"bytes": "nbytes"})
-        return Trace(buffer, entries, msgs, _calls_array(calls))
+        named = np.array(self.named_rows, dtype=NAMED_BUFFER_DTYPE)
+        return Trace(buffer, entries, msgs, _calls_array(calls), named)
 
 
 def _columns(objects: list[Any], dtype: np.dtype, renamed: dict[str, str]) -> np.ndarray:

@@ -53,6 +53,7 @@ class Profile:
     local_send_limit: int | None = None  # larger standard sends wait for the receiver
     eager_waits_for_rendezvous: bool = False  # eager behind an unmatched rendezvous waits
     failed_bsend_stalls_pair: bool = False  # later messages of the pair never match
+    mpi41_buffers: bool = True  # communicator/session buffers, flush, MPI_BUFFER_AUTOMATIC
 
     def bypasses_buffer(self, nbytes: int, attached: bool) -> bool:
         """Whether a bsend of ``nbytes`` goes straight to the transport instead of into the
@@ -92,7 +93,8 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
                     "256 B, or beyond 16 messages and a 4088-byte box per pair, wait for "
                     "the receiver; after a failed bsend the pair's later messages never "
                     "match.",
-        eager_cells=16, eager_box=4088, local_send_limit=256, failed_bsend_stalls_pair=True),
+        eager_cells=16, eager_box=4088, local_send_limit=256, failed_bsend_stalls_pair=True,
+        mpi41_buffers=False),
 )}
 
 

@@ -1,0 +1,117 @@
+"""Communicator and session buffers (MPI 4.1 §3.6): calls of the ``mpi`` handle.
+
+MPI 4.1 lets a buffer be attached to a communicator or to a session as well as to the
+process. A buffered send uses its communicator's buffer, else that of the communicator's
+session, else the process's, chosen when the send starts. Each is one more
+:class:`~mpisim.buffered.BufferedMode`: attached one at a time (a second attach to the same
+communicator or session is MPI_ERR_BUFFER), with its own allocator, recording
+(``trace.named_buffers``) and summary (``result.ranks[r].buffers``), flushed without
+detaching it; ``BUFFER_AUTOMATIC`` works for any of them. MPI_Finalize waits for every
+buffer of the process; freeing a communicator with a buffer attached detaches it first,
+waiting for its messages (MPI 4.1 leaves this open; MPICH detaches it). A profile whose
+library lacks these calls (``mpi41_buffers`` false: Open MPI 5.0) refuses them with
+MPI_ERR_OTHER naming the call.
+
+Each function is a method of :class:`~mpisim.rank.Rank` (assigned in its module).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from simpy.events import Event
+
+from .buffered import BufferedMode, missing_mpi41
+from .comm import Session
+from .errors import ErrArg, MPIError
+from .p2p.events import done, failed
+from .p2p.requests import Request
+
+__all__ = ["CALLS"]
+
+
+def _buffer(mpi: Any, call: str, owner: Any, create: bool) -> BufferedMode | None:
+    """The buffered mode of a communicator or session (made on its first attach)."""
+    if not mpi._profile.mpi41_buffers:
+        raise missing_mpi41(call, mpi._profile)
+    if owner.buffer is None and create:
+        kind = "session" if isinstance(owner, Session) else "comm"
+        own = mpi.buffered
+        owner.buffer = BufferedMode(mpi.rank, mpi.env, own.tp, own.config, own.recorder,
+                                    name=f"{kind} {owner.name}")
+        mpi._named_buffers.append(owner.buffer)
+    return owner.buffer
+
+
+def _do(mpi: Any, call: str, owner: Any, action: str, *args: Any) -> Event:
+    """``action`` (attach, detach, flush, iflush) on the buffer of ``owner``."""
+    env = mpi.env
+    try:
+        if call.startswith("MPI_Session"):
+            if not isinstance(owner, Session) or owner.finalized:
+                raise ErrArg(f"{call}: {owner!r} is not an active session")
+        else:
+            owner = mpi._comm(owner)
+        buffer = _buffer(mpi, call, owner, action == "attach")
+    except MPIError as e:
+        mpi._enter(call, (None, None, 0, None))
+        return failed(env, e)
+    mpi._enter(call, (None, None, 0, buffer))
+    if buffer is None:  # nothing was ever attached to it
+        return done(env, (None, 0)) if action == "detach" else (
+            done(env, None) if action == "flush" else buffer_request(mpi, call))
+    return getattr(buffer, action)(*args)
+
+
+def buffer_request(mpi: Any, call: str) -> Event:
+    """The completed Request of an iflush with nothing to flush."""
+    req = Request("send", call, mpi.rank, -1, 0, 0)
+    req.known(mpi.env._now)
+    return done(mpi.env, req)
+
+
+def comm_attach_buffer(self: Any, size: Any, comm: Any = None, buf: Any = None) -> Event:
+    """MPI_Comm_attach_buffer: bsends on ``comm`` use this buffer (MPI 4.1)."""
+    return _do(self, "MPI_Comm_attach_buffer", comm, "attach", size, buf)
+
+
+def comm_detach_buffer(self: Any, comm: Any = None) -> Event:
+    """MPI_Comm_detach_buffer: waits for its messages; yields (address, size)."""
+    return _do(self, "MPI_Comm_detach_buffer", comm, "detach")
+
+
+def comm_flush_buffer(self: Any, comm: Any = None) -> Event:
+    """MPI_Comm_flush_buffer: waits for the messages in ``comm``'s buffer at the call."""
+    return _do(self, "MPI_Comm_flush_buffer", comm, "flush")
+
+
+def comm_iflush_buffer(self: Any, comm: Any = None) -> Event:
+    """MPI_Comm_iflush_buffer: yields a Request for that flush."""
+    return _do(self, "MPI_Comm_iflush_buffer", comm, "iflush")
+
+
+def session_attach_buffer(self: Any, size: Any, session: Any = None, buf: Any = None) -> Event:
+    """MPI_Session_attach_buffer: bsends on the session's communicators use this buffer
+    unless the communicator has its own."""
+    return _do(self, "MPI_Session_attach_buffer", session, "attach", size, buf)
+
+
+def session_detach_buffer(self: Any, session: Any = None) -> Event:
+    """MPI_Session_detach_buffer: waits for its messages; yields (address, size)."""
+    return _do(self, "MPI_Session_detach_buffer", session, "detach")
+
+
+def session_flush_buffer(self: Any, session: Any = None) -> Event:
+    """MPI_Session_flush_buffer."""
+    return _do(self, "MPI_Session_flush_buffer", session, "flush")
+
+
+def session_iflush_buffer(self: Any, session: Any = None) -> Event:
+    """MPI_Session_iflush_buffer: yields a Request."""
+    return _do(self, "MPI_Session_iflush_buffer", session, "iflush")
+
+
+CALLS = {f.__name__: f for f in (
+    comm_attach_buffer, comm_detach_buffer, comm_flush_buffer, comm_iflush_buffer,
+    session_attach_buffer, session_detach_buffer, session_flush_buffer, session_iflush_buffer)}
+"""The handle's methods defined here, by name."""

@@ -1,0 +1,207 @@
+"""MPI 4.1 §3.6 communicator and session buffers: which buffer a bsend uses, one at a
+time, flush, BUFFER_AUTOMATIC, and libraries without them."""
+
+from __future__ import annotations
+
+import pytest
+
+import mpisim as ms
+
+N = 10_000                       # above no eager limit here: entries complete on the match
+ENTRY = N + 96                   # the standard profile's entry
+NET = {"latency": "1us", "bandwidth": "10 GB/s", "eager_limit": 0}  # every send rendezvous
+
+
+def _late_receiver(mpi, tags, comm_of):
+    yield mpi.compute("10us")
+    for tag in tags:
+        yield mpi.recv(count=N, source=0, tag=tag, comm=comm_of(tag))
+
+
+def test_3_6_a_bsend_uses_its_communicators_buffer_else_the_process_buffer():
+    """MPI 4.1 §3.6: a bsend on a communicator with a buffer uses it; one on the world
+    (no buffer of its own) uses the process's. Each has room for one entry, so two
+    bsends succeed only because they go to different buffers."""
+    def prog(mpi):
+        lib = yield mpi.comm_dup()
+        if mpi.rank == 0:
+            yield mpi.buffer_attach(ENTRY)
+            yield mpi.comm_attach_buffer(ENTRY, comm=lib)
+            yield mpi.bsend(count=N, dest=1, tag=1, comm=lib)
+            yield mpi.bsend(count=N, dest=1, tag=2)
+            try:
+                yield mpi.bsend(count=N, dest=1, tag=3, comm=lib)
+            except ms.MPIError as e:
+                return e.error_class
+        else:
+            yield from _late_receiver(mpi, (1, 2), lambda t: lib if t == 1 else None)
+        return None
+
+    r = ms.run(prog, ranks=2, network=NET)
+    assert r.outcome is ms.Outcome.COMPLETED, r.report()
+    assert r.returned[0] == "MPI_ERR_BUFFER"
+    summary = r.ranks[0]
+    assert summary.buffer.bsends == 1 and summary.buffer.peak_live == ENTRY
+    (name, comm_buffer), = summary.buffers.items()
+    assert name.startswith("comm dup(") and comm_buffer.bsends == 1
+    assert comm_buffer.overflows == 1
+    assert "buffers" in r.to_dict()["ranks"][0]
+
+
+def test_3_6_a_session_buffer_serves_the_sessions_communicators():
+    """MPI 4.1: communicator's buffer, else its session's, else the process's."""
+    def prog(mpi):
+        session = yield mpi.session_init()
+        comm = yield mpi.comm_create_from_group(session, "app")
+        if mpi.rank == 0:
+            yield mpi.session_attach_buffer(2 * ENTRY, session)
+            yield mpi.bsend(count=N, dest=1, tag=1, comm=comm)     # session buffer
+            yield mpi.bsend(count=N, dest=1, tag=2, comm=comm)     # session buffer
+            try:
+                yield mpi.bsend(count=N, dest=1, tag=3)            # process: none attached
+            except ms.MPIError as e:
+                got = e.error_class
+            _address, size = yield mpi.session_detach_buffer(session)
+            return got, size, mpi.now
+        yield from _late_receiver(mpi, (1, 2), lambda t: comm)
+        return None
+
+    r = ms.run(prog, ranks=2, network=NET)
+    assert r.outcome is ms.Outcome.COMPLETED, r.report()
+    got, size, detached = r.returned[0]
+    assert got == "MPI_ERR_BUFFER" and size == 2 * ENTRY
+    assert detached > 10e-6                       # detach waited for the receiver
+
+
+def test_3_6_one_buffer_per_communicator_at_a_time():
+    def prog(mpi):
+        yield mpi.comm_attach_buffer(1000)
+        try:
+            yield mpi.comm_attach_buffer(1000)
+        except ms.MPIError as e:
+            return e.error_class
+
+    assert ms.run(prog, ranks=1).returned == ["MPI_ERR_BUFFER"]
+
+
+def test_comm_flush_returns_once_that_buffers_messages_left():
+    """MPI 4.1 MPI_Comm_flush_buffer: waits for the messages in that buffer only; the
+    buffer stays attached."""
+    def prog(mpi):
+        lib = yield mpi.comm_dup()
+        if mpi.rank == 0:
+            yield mpi.buffer_attach(ENTRY)
+            yield mpi.comm_attach_buffer(ENTRY, comm=lib)
+            yield mpi.bsend(count=N, dest=1, tag=1, comm=lib)   # received at 10 us
+            yield mpi.bsend(count=N, dest=1, tag=2)             # received at 50 us
+            req = yield mpi.comm_iflush_buffer(comm=lib)
+            yield mpi.wait(req)
+            t = mpi.now
+            yield mpi.comm_flush_buffer(comm=lib)
+            yield mpi.buffer_flush()
+            return t, mpi.now
+        yield mpi.compute("10us")
+        yield mpi.recv(count=N, source=0, tag=1, comm=lib)
+        yield mpi.compute("40us")
+        yield mpi.recv(count=N, source=0, tag=2)
+        return None
+
+    r = ms.run(prog, ranks=2, network=NET)
+    lib_flushed, all_flushed = r.returned[0]
+    dup = 1e-6  # MPI_Comm_dup: one round of latency for two ranks
+    assert lib_flushed == pytest.approx(dup + 10e-6 + 1e-6 + N / 10e9)  # CTS, bytes leave
+    first_recv = 1e-6 + N / 10e9 + 1e-6  # CTS, transfer, latency: the receiver goes on
+    assert all_flushed == pytest.approx(dup + 10e-6 + first_recv + 40e-6 + 1e-6 + N / 10e9)
+
+
+def test_buffer_automatic_on_a_communicator_never_overflows():
+    """MPI 4.1 MPI_BUFFER_AUTOMATIC: the library allocates as needed; detach returns it."""
+    def prog(mpi):
+        lib = yield mpi.comm_dup()
+        if mpi.rank == 0:
+            yield mpi.comm_attach_buffer(ms.BUFFER_AUTOMATIC, comm=lib)
+            for tag in range(20):
+                yield mpi.bsend(count=N, dest=1, tag=tag, comm=lib)
+            return (yield mpi.comm_detach_buffer(comm=lib))
+        for tag in range(20):
+            yield mpi.recv(count=N, source=0, tag=tag, comm=lib)
+        return None
+
+    r = ms.run(prog, ranks=2, network=NET)
+    assert r.outcome is ms.Outcome.COMPLETED
+    assert r.returned[0] == (ms.BUFFER_AUTOMATIC, 0)
+    (summary,) = r.ranks[0].buffers.values()
+    assert summary.peak_live == 20 * ENTRY
+
+
+@pytest.mark.parametrize("call", [
+    lambda mpi: mpi.comm_attach_buffer(1000),
+    lambda mpi: mpi.comm_flush_buffer(),
+    lambda mpi: mpi.buffer_flush(),
+    lambda mpi: mpi.buffer_iflush(),
+    lambda mpi: mpi.buffer_attach(ms.BUFFER_AUTOMATIC),
+])
+def test_openmpi_has_no_mpi_4_1_buffer_calls(call):
+    """facts (MPI-4.1 additions): Open MPI 5.0.11 lacks MPI_Comm_attach_buffer and
+    MPI_Buffer_flush (mpi4py raises NotImplementedError) and refuses MPI_BUFFER_AUTOMATIC
+    with MPI_ERR_ARG; MPICH 5.0.2 has them all."""
+    def prog(mpi):
+        try:
+            yield call(mpi)
+        except ms.MPIError as e:
+            return e.error_class, e.message
+
+    ompi = ms.run(prog, ranks=1, mpi={"profile": "openmpi"}).returned[0]
+    assert ompi[0] in ("MPI_ERR_OTHER", "MPI_ERR_ARG") and "openmpi" in ompi[1]
+    assert ms.run(prog, ranks=1, mpi={"profile": "mpich"}).returned == [None]
+
+
+def test_finalize_waits_for_a_communicator_buffer_and_a_blocked_detach_is_explained():
+    def prog(mpi):
+        lib = yield mpi.comm_dup()
+        if mpi.rank == 0:
+            yield mpi.comm_attach_buffer(ENTRY, comm=lib)
+            yield mpi.bsend(count=N, dest=1, tag=1, comm=lib)
+            yield mpi.comm_detach_buffer(comm=lib)
+        else:
+            yield mpi.recv(count=N, source=0, tag=2, comm=lib)   # never sent
+
+    r = ms.run(prog, ranks=2, network=NET)
+    assert r.outcome is ms.Outcome.DEADLOCK
+    b = {x.rank: x for x in r.deadlock.blocked}[0]
+    assert b.call == "MPI_Comm_detach_buffer" and b.waits_for == [1]
+
+
+def test_freeing_a_communicator_with_a_buffer_waits_for_its_messages():
+    """MPI 4.1 leaves it open; as MPICH does, MPI_Comm_free detaches the buffer first,
+    so it returns once the buffered message has left."""
+    def prog(mpi):
+        lib = yield mpi.comm_dup()
+        if mpi.rank == 0:
+            yield mpi.comm_attach_buffer(ENTRY, comm=lib)
+            yield mpi.bsend(count=N, dest=1, tag=1, comm=lib)
+            yield mpi.comm_free(lib)
+            return mpi.now
+        yield mpi.compute("10us")
+        yield mpi.recv(count=N, source=0, tag=1, comm=lib)
+        return None
+
+    r = ms.run(prog, ranks=2, network=NET)
+    assert r.outcome is ms.Outcome.COMPLETED
+    assert r.returned[0] == pytest.approx(1e-6 + 10e-6 + 1e-6 + N / 10e9)
+
+
+def test_communicator_buffers_have_their_own_trace_rows():
+    def prog(mpi):
+        lib = yield mpi.comm_dup()
+        if mpi.rank == 0:
+            yield mpi.comm_attach_buffer(ENTRY, comm=lib)
+            yield mpi.bsend(count=N, dest=1, comm=lib)
+        else:
+            yield mpi.recv(count=N, source=0, comm=lib)
+
+    r = ms.run(prog, ranks=2, network=NET)
+    rows = r.trace.named_buffers
+    assert len(r.trace.buffer) == 0
+    assert list(rows["event"]) == ["attach", "bsend", "complete", "detach"]
+    assert set(rows["name"]) == {"comm dup(MPI_COMM_WORLD)#1"}
