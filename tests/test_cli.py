@@ -338,7 +338,7 @@ def test_check_buffered_keeps_bsends_buffered(capsys):
     --buffered asks whether it relies on buffering beyond its attached buffer."""
     path = SCENARIOS / "example-3.10-bsend.yaml"
     code, out, _ = run_cli(capsys, "check", path)
-    assert code == 3 and "NOT SAFE" in out
+    assert code == 3 and "NOT SAFE" in out and "check --buffered" in out
     code, out, _ = run_cli(capsys, "check", path, "--buffered", "--json")
     d = json.loads(out)
     assert code == 0 and d["safe"] is True and d["buffered"] is True

@@ -67,6 +67,11 @@ class Safety:
                  f"{self.synchronous.outcome.value}"]
         if self.reason:
             lines.append(f"  {self.reason}")
+        bsends = sum(r.buffer.bsends for r in getattr(self.as_written, "ranks", []))
+        if not self.safe and not self.buffered and bsends and \
+                self.as_written.outcome.value == "completed":
+            lines.append("  note: 3.5's check makes bsends synchronous too; `check --buffered` "
+                         "asks whether it relies on buffering beyond its attached buffer")
         if getattr(self.as_written, "settings", None):
             from ..result import settings_text
 
