@@ -1,0 +1,1 @@
+"""The benchmark package: ``python -m bench`` (see bench/run.py)."""
