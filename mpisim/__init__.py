@@ -93,6 +93,10 @@ def __getattr__(name: str):
         from . import whatif
 
         return getattr(whatif, name)
+    if name == "run_mpi4py":  # the mpi4py stand-in (greenlet) only when asked for
+        from .mpi4py import run_mpi4py
+
+        return run_mpi4py
     raise AttributeError(f"module 'mpisim' has no attribute {name!r}")
 
 __all__ = [
@@ -177,4 +181,5 @@ __all__ = [
     "__version__",
     "datatype_of",
     "run",
+    "run_mpi4py",
 ]

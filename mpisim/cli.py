@@ -176,6 +176,14 @@ def _parser() -> argparse.ArgumentParser:
                          "1,2,3")
 
     _command(sub, "validate", "load and check a scenario without running it", _cmd_validate)
+
+    from .mpi4py.cli import add_arguments
+
+    m4 = sub.add_parser("mpi4py", help="run an unmodified mpi4py script on N simulated ranks",
+                        description="run an unmodified mpi4py script on N simulated ranks "
+                        "(run, --check or --min-buffer, with run's options)")
+    add_arguments(m4)
+    m4.set_defaults(handler=_cmd_mpi4py)
     return p
 
 
@@ -196,6 +204,8 @@ def _command(sub: Any, name: str, help_text: str, handler: Callable[[argparse.Na
 def _load(args: argparse.Namespace) -> Any:
     from .scenario import ScenarioError, load
 
+    if getattr(args, "loaded", None) is not None:  # mpisim mpi4py: the script, loaded
+        return args.loaded
     try:
         scenario = load(args.scenario)
         overrides = dict(_key_value(s, "--set") for s in args.sets)
@@ -495,6 +505,21 @@ def _cmd_min_buffer(args: argparse.Namespace) -> int:
     else:
         print(found.report())
     return found.exit_code
+
+
+def _cmd_mpi4py(args: argparse.Namespace) -> int:
+    from .mpi4py.cli import load_script
+
+    try:
+        args.loaded = load_script(args)
+    except ValueError as e:
+        raise UsageError("\nmpisim: ".join(str(e).splitlines())) from None
+    args.strict = False
+    if args.check:
+        return _cmd_check(args)
+    if args.min_buffer:
+        return _cmd_min_buffer(args)
+    return _cmd_run(args)
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:

@@ -238,7 +238,20 @@ class Simulation:
                 self._stop_trace()
             if more and self.events >= cap:
                 self._timeout = why
-        return self.result()
+        result = self.result()
+        if self._done:
+            self._release()
+        return result
+
+    def _release(self) -> None:
+        """Close the programs a finished run left suspended (blocked in a deadlock, or
+        stopped by another rank's error): their ``finally`` blocks run now rather than at
+        some later garbage collection, and what they hold (an mpi4py rank's greenlet) is
+        freed with the run."""
+        for proc in self._procs:
+            gen = getattr(proc, "_generator", None)
+            if gen is not None and proc.is_alive:
+                gen.close()
 
     def _cap(self, limit: float | None) -> tuple[float, str]:
         """The event budget and the words for reaching it."""
@@ -376,8 +389,9 @@ def _program_traceback(exc: BaseException) -> str | None:
     None when no frame is the user's (a scenario file's error names its op instead)."""
     if _program_line(exc) is None:
         return None
-    frames = [f for f in traceback.extract_tb(exc.__traceback__)
-              if not f.filename.endswith(("simulation.py", "simpy/events.py"))]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)  # the user's frames only
+              if not os.path.abspath(f.filename).startswith(_PACKAGE + os.sep)
+              and not f.filename.endswith("simpy/events.py")]
     lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames),
              *traceback.format_exception_only(type(exc), exc)]
     return "".join(lines)

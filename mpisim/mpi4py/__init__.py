@@ -1,0 +1,15 @@
+"""Run unmodified mpi4py scripts in the simulator.
+
+``mpisim mpi4py -n 4 script.py [args...]``, ``python -m mpisim.mpi4py ...`` or
+:func:`run_mpi4py` run the script once per rank inside one simulation. ``from mpi4py import
+MPI`` in the script resolves to the stand-in (never the real mpi4py, which need not be
+installed); each rank runs in its own greenlet and every blocking call suspends it in
+simulated time (:mod:`.bridge`). The modules: ``bridge`` (greenlets and the import scope),
+``script`` (the script as a rank program), ``module`` (the ``MPI`` namespace), ``comm``
+and ``collective`` (``MPI.Comm``), ``request`` (``Request``, ``Status``), ``datatype``
+(datatypes, ops, buffer specs), ``exceptions`` (``MPI.Exception``), ``cli``.
+"""
+
+from .script import Script, ScriptError, run_mpi4py
+
+__all__ = ["Script", "ScriptError", "run_mpi4py"]

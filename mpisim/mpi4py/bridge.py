@@ -1,0 +1,194 @@
+"""One greenlet per rank: blocking mpi4py calls become events the engine waits for.
+
+The engine runs rank programs that are generators yielding events. An mpi4py script is
+ordinary blocking code, so each rank's script runs in its own greenlet and
+:func:`bridge` is the rank program the engine sees: it switches into the greenlet, which
+runs until its next blocking call; the call hands the handle's event back to the bridge
+(``parent.switch(event)``), the bridge yields it, and the engine resumes the bridge at the
+event's simulated time with its value (or its MPI error), which the bridge passes into the
+greenlet as the call's return value (or raises there). A rank's script therefore stops in
+simulated time exactly where a real process would block.
+
+While a rank's greenlet runs — and only then — ``sys.modules`` maps ``mpi4py`` and
+``mpi4py.MPI`` to the stand-in, ``sys.argv`` is the script's, and the script's directory is
+first on ``sys.path`` (:class:`Scope`): the hook is scoped to the script's own code, so
+nothing else in the process ever imports the stand-in in place of the real mpi4py.
+
+The stand-in's objects (``MPI.COMM_WORLD``...) are shared by every rank, like the modules a
+script imports; each call finds its rank with :func:`current` (the greenlet it runs in).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Generator
+from typing import Any
+
+from greenlet import GreenletExit, getcurrent, greenlet
+
+from ..errors import MPIError
+from .exceptions import as_exception
+
+__all__ = ["RankContext", "RankGreenlet", "Scope", "bridge", "current", "where"]
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_MISSING = object()
+
+
+class RankContext:
+    """One rank's state in the stand-in: its ``mpi`` handle and the script's view of MPI."""
+
+    def __init__(self, mpi: Any, script: str) -> None:
+        self.mpi = mpi
+        self.script = script
+        self.greenlet: RankGreenlet | None = None
+        self.closed = False            # the run is over: any further call unwinds the rank
+        self.finalized = False
+        self.attached: Any = None      # the buffer object given to Attach_buffer
+        self.comm_attached: dict[int, Any] = {}
+
+    def call(self, make: Callable[[], Any]) -> Any:
+        """Make one blocking call: ``make()`` returns the handle's event; the value of the
+        event is returned here once the engine reaches it (its MPI error is raised)."""
+        if self.closed:
+            raise GreenletExit
+        self.mpi.where = where()
+        ev = make()
+        try:
+            return self.greenlet.parent.switch(ev)  # type: ignore[union-attr]
+        except GreenletExit:
+            self.closed = True
+            raise
+        except MPIError as e:
+            raise as_exception(e) from None
+
+    def plain(self) -> Any:
+        """The handle, for a call that takes no simulated time; records where it is made."""
+        self.mpi.where = where()
+        return self.mpi
+
+
+class RankGreenlet(greenlet):
+    """A rank's greenlet; ``ctx`` tells the stand-in which rank is calling."""
+
+    ctx: RankContext
+
+
+def current() -> RankContext:
+    """The rank whose script is calling."""
+    ctx = getattr(getcurrent(), "ctx", None)
+    if ctx is None:
+        raise RuntimeError("the mpi4py stand-in is used outside a simulated rank: run the "
+                           "script with `mpisim mpi4py -n N script.py` or ms.run_mpi4py()")
+    return ctx
+
+
+def where() -> str | None:
+    """The script's line making the current call: the innermost frame outside this package,
+    as ``file.py:line (function)``."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_HERE):
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None:
+        return None
+    code = frame.f_code
+    return f"{os.path.basename(code.co_filename)}:{frame.f_lineno} ({code.co_name})"
+
+
+class Scope:
+    """What a rank's script sees while its greenlet runs: the stand-in modules, its argv and
+    its directory on sys.path. Entered and left around every switch into the greenlet."""
+
+    def __init__(self, modules: dict[str, Any], argv: list[str], directory: str,
+                 output: str = "stdout") -> None:
+        self.modules = modules
+        self.argv = argv
+        self.directory = directory
+        self.output = output
+        self._saved: list[Any] = []
+        self._stdout: Any = None
+
+    def enter(self) -> None:
+        mods = sys.modules
+        self._saved = [mods.get(name, _MISSING) for name in self.modules]
+        self._saved.append(sys.argv)
+        mods.update(self.modules)
+        sys.argv = self.argv
+        sys.path.insert(0, self.directory)
+        if self.output != "stdout":
+            self._stdout = sys.stdout
+            sys.stdout = sys.stderr if self.output == "stderr" else _discard()
+
+    def leave(self) -> None:
+        mods = sys.modules
+        saved = self._saved
+        for name, old in zip(self.modules, saved, strict=False):
+            if old is _MISSING:
+                mods.pop(name, None)
+            else:
+                mods[name] = old
+        sys.argv = saved[-1]
+        if self._stdout is not None:
+            sys.stdout, self._stdout = self._stdout, None
+        path = sys.path
+        if path and path[0] == self.directory:
+            del path[0]
+        elif self.directory in path:
+            path.remove(self.directory)
+
+
+_DEVNULL: list[Any] = []
+
+
+def _discard() -> Any:
+    if not _DEVNULL:
+        _DEVNULL.append(open(os.devnull, "w"))  # noqa: SIM115 - kept for the process
+    return _DEVNULL[0]
+
+
+def bridge(ctx: RankContext, body: Callable[[], Any], scope: Scope) -> Generator[Any, Any, Any]:
+    """The rank program the engine runs for one rank's script (see the module)."""
+    g = RankGreenlet(body)
+    g.ctx = ctx
+    ctx.greenlet = g
+    value: Any = None
+    error: BaseException | None = None
+    started = False
+    try:
+        while True:
+            scope.enter()
+            try:
+                if error is not None:
+                    ev = g.throw(error)
+                elif started:
+                    ev = g.switch(value)
+                else:
+                    started = True
+                    ev = g.switch()
+            finally:
+                scope.leave()
+            if g.dead:
+                return ev
+            try:
+                value, error = (yield ev), None
+            except GeneratorExit:
+                raise
+            except BaseException as e:  # the event's MPI error: raised at the script's call
+                value, error = None, e
+    finally:
+        ctx.closed = True
+        if started and not g.dead:
+            _unwind(g, scope)
+
+
+def _unwind(g: RankGreenlet, scope: Scope) -> None:
+    """End a rank the run left blocked (a deadlock, a stop): its ``finally`` blocks run now,
+    in its scope, and any MPI call they make ends the greenlet at once."""
+    scope.enter()
+    try:
+        g.throw(GreenletExit)
+    except BaseException:  # a rank's clean-up code cannot change the result
+        pass
+    finally:
+        scope.leave()

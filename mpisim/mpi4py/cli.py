@@ -1,0 +1,162 @@
+"""``mpisim mpi4py``: the options, and an mpi4py script seen as a scenario.
+
+:class:`ScriptScenario` gives a script what the CLI and the what-if tools need of a scenario
+(``name``, ``ranks``, ``run_kwargs()``, ``with_overrides()``, ``check_expect()``), so
+``run``, ``check`` and ``min-buffer`` treat it as they treat a scenario file. Its settings
+(network, MPI library, ``buffer``, ``seed``, ``until``, ``max_events``) are those of a
+scenario: read from an optional settings YAML (a scenario's keys without ``programs`` and
+``params``) and ``--set KEY=VALUE`` / ``--profile``, validated by the scenario rules, so a bad
+value is one line naming the key. The program is the script; ``-n`` gives the ranks.
+
+``min-buffer`` searches the size the script's own ``MPI.Attach_buffer`` calls ask for (each
+such call of a searched rank gets the probed size), or, for a script that never attaches,
+the ``buffer`` every rank attaches before the script starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from .script import Script, ScriptError
+
+__all__ = ["ScriptScenario", "add_arguments", "load_script"]
+
+_BASE = "programs:\n  - ops: []\n"
+_RANKS = "ranks: 1\n"  # the settings' own (the script's ranks come from -n)
+
+
+class ScriptScenario:
+    """An mpi4py script with its settings, used where a Scenario is (see the module)."""
+
+    def __init__(self, script: Script, settings: Any, ranks: int) -> None:
+        self.script = script
+        self.settings = settings          # a Scenario holding the settings (no ops)
+        self.ranks = ranks
+        self.name = settings.name if settings.name != "<settings>" else script.__name__
+        self.expect: dict[str, Any] = {}
+        self.params: dict[str, Any] = {}
+        self.path = script.path
+
+    def __repr__(self) -> str:
+        return f"<mpi4py script {self.script.__name__!r} ({self.ranks} ranks)>"
+
+    def run_kwargs(self) -> dict[str, Any]:
+        kwargs = self.settings.run_kwargs()
+        kwargs.update(program=self.script, ranks=self.ranks, params={}, name=self.name)
+        return kwargs
+
+    def with_overrides(self, overrides: dict[str, Any]) -> ScriptScenario:
+        """Settings overridden (``network.eager_limit``, ``buffer``, ``ranks``...)."""
+        overrides = dict(overrides)
+        ranks = overrides.pop("ranks", self.ranks)
+        if isinstance(ranks, str):
+            ranks = int(ranks)
+        settings = self.settings.with_overrides(overrides) if overrides else self.settings
+        return ScriptScenario(self.script, settings, ranks)
+
+    def check_expect(self, result: Any) -> str | None:
+        return None
+
+    def run(self, **overrides: Any) -> Any:
+        from ..simulation import run
+
+        return run(**(self.run_kwargs() | overrides))
+
+
+def script_scenario(path: str, argv: list[str], ranks: int, settings: str | None = None,
+                    overrides: dict[str, Any] | None = None, output: str = "stdout"
+                    ) -> ScriptScenario:
+    """Load a script and its settings; ValueError (one line per problem) if anything is
+    wrong."""
+    from ..scenario import ScenarioError
+    from ..scenario.load import build_yaml
+    from ..scenario.yamlload import read_yaml
+
+    if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
+        raise ValueError(f"-n: expected a positive number of ranks, got {ranks!r}")
+    script = Script(path, argv, output)
+    text, source = f"name: {script.__name__}\n{_RANKS}{_BASE}", "<settings>"
+    if settings is not None:
+        source = settings
+        try:
+            with open(settings, encoding="utf-8") as f:
+                own = f.read()
+        except OSError as e:
+            raise ValueError(f"{settings}: cannot read the settings: {e.strerror or e}") \
+                from None
+        doc, _problems = read_yaml(own)
+        for key in ("programs", "params", "expect"):
+            if isinstance(doc, dict) and key in doc:
+                raise ValueError(f"{settings}: {key}: not used with an mpi4py script (the "
+                                 "script is the program; settings only)")
+        has = doc if isinstance(doc, dict) else {}
+        name = "" if "name" in has else f"name: {script.__name__}\n"
+        count = "" if "ranks" in has else _RANKS
+        text = f"{own.rstrip()}\n{name}{count}{_BASE}" if own.strip() else text
+    try:
+        doc, problems = read_yaml(text)
+        scenario = build_yaml(source, doc, problems)
+        scenario = scenario.with_overrides(dict(overrides or {}))
+    except ScenarioError as e:
+        raise ValueError("\n".join(getattr(e, "problems", None) or [str(e)])) from None
+    return ScriptScenario(script, scenario, ranks)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``mpisim mpi4py`` (those of ``run``, ``check`` and ``min-buffer``)."""
+    p.add_argument("-n", "-np", dest="np", type=int, default=1, metavar="N",
+                   help="number of ranks (as mpiexec -n)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
+                   help="a setting: network.eager_limit=64KiB, mpi.profile=mpich, "
+                        "buffer=16KiB, until=1s (repeatable)")
+    p.add_argument("--profile", choices=["standard", "mpich", "openmpi"],
+                   help="the MPI library modelled (same as --set mpi.profile=...)")
+    p.add_argument("--settings", metavar="FILE.yaml",
+                   help="settings as in a scenario file (network, mpi, buffer, seed, until)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of the summary")
+    p.add_argument("--quiet", "-q", action="store_true", help="print only the outcome line")
+    p.add_argument("--out", metavar="DIR", help="write result.json, messages.csv, buffer.csv")
+    p.add_argument("--plot", action="store_true", help="also write occupancy.png and "
+                   "timeline.png (into --out, default out/<script>)")
+    p.add_argument("--trace", choices=["chrome"], help="also write trace.json (Perfetto)")
+    p.add_argument("--ranks", metavar="R,R,...", help="ranks the plots show")
+    p.add_argument("--window", metavar="T0..T1", help="time span of the timeline plot")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="safety (MPI 3.5): run as "
+                      "written, then with every send synchronous")
+    mode.add_argument("--min-buffer", action="store_true", help="the smallest size for the "
+                      "script's own Attach_buffer with which it completes without overflow")
+    p.add_argument("--buffered", action="store_true", help="with --check: keep bsends "
+                   "buffered, make only the other sends synchronous")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--rank", type=int, default=None,
+                     help="with --min-buffer: search only this rank's size")
+    who.add_argument("--per-rank", action="store_true",
+                     help="with --min-buffer: search each rank that buffers in turn")
+    p.add_argument("--seeds", metavar="A..B", default=None,
+                   help="with --min-buffer: worst case over these seeds")
+    p.add_argument("script", metavar="SCRIPT", help="an mpi4py script (python file)")
+    p.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")
+
+
+def load_script(args: argparse.Namespace) -> ScriptScenario:
+    """The ScriptScenario the options describe; ValueError naming the problem."""
+    overrides: dict[str, Any] = {}
+    for text in args.sets:
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set {text!r}: expected KEY=VALUE")
+        overrides[key.strip()] = value.strip()
+    if args.profile:
+        overrides["mpi.profile"] = args.profile
+    if not os.path.isfile(args.script):
+        raise ValueError(f"{args.script}: no such script")
+    try:
+        output = ("discard" if args.check or args.min_buffer else
+                  "stderr" if args.json else "stdout")
+        return script_scenario(args.script, list(args.args), args.np, args.settings,
+                               overrides, output)
+    except ScriptError as e:
+        raise ValueError(str(e)) from None

@@ -1,0 +1,244 @@
+"""The ``mpi4py`` and ``mpi4py.MPI`` module objects of the stand-in.
+
+:func:`modules` builds them once per process: ``MPI`` holds the constants, datatypes, ops,
+classes and module-level functions (buffer attach/detach/flush, Wtime, addresses,
+Init/Finalize, versions, errors). A name the stand-in does not offer raises
+:class:`~.exceptions.Unsupported` (a NotImplementedError naming it and pointing at the table
+of supported calls), so a script fails at its first unsupported call with a clear message.
+``MPI.BSEND_OVERHEAD`` is the value of the run's profile, read when the script asks.
+"""
+
+from __future__ import annotations
+
+import types
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from .. import addresses as _addr
+from ..constants import ANY_SOURCE, ANY_TAG, BOTTOM, BUFFER_AUTOMATIC, PROC_NULL, UNDEFINED
+from ..datatypes import ORDER_C, ORDER_FORTRAN
+from ..errors import MPIError
+from . import comm as _comm
+from .bridge import current
+from .collective import IN_PLACE
+from .datatype import DATATYPES, OPS, Datatype, Op
+from .exceptions import CODES, ERR_LASTCODE, Exception, as_exception, error_string, unsupported
+from .request import Prequest, Request, Status
+
+__all__ = ["MPI_VERSION", "attach", "detach", "flush", "iflush", "modules"]
+
+try:
+    __version__ = metadata.version("mpisim")
+except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
+    __version__ = "0"
+
+MPI_VERSION = (4, 1)
+"""The MPI standard version the stand-in follows (MPI.Get_version)."""
+
+THREAD_SINGLE, THREAD_FUNNELED, THREAD_SERIALIZED, THREAD_MULTIPLE = 0, 1, 2, 3
+
+
+# -- buffers (3.6, MPI 4.1 communicator buffers) ------------------------------------------
+def _size_of(buf: Any) -> Any:
+    if buf is BUFFER_AUTOMATIC:
+        return BUFFER_AUTOMATIC
+    if isinstance(buf, int) and not isinstance(buf, bool):
+        return buf
+    try:
+        return memoryview(buf).nbytes
+    except TypeError:
+        raise Exception(f"Attach_buffer: a {type(buf).__name__} is not a buffer", None,
+                        "MPI_ERR_BUFFER") from None
+
+
+def _comm_call(name: str, comm: Any) -> tuple[Any, Any, dict[str, Any]]:
+    """The handle's process-wide call, or its communicator form for ``comm``."""
+    ctx = current()
+    mpi = ctx.mpi
+    if comm is None:
+        return ctx, getattr(mpi, f"buffer_{name}"), {}
+    method = getattr(mpi, f"comm_{name}_buffer", None)
+    if method is None:
+        raise unsupported("Comm", f"{name.capitalize()}_buffer")
+    return ctx, method, {"comm": comm._c(mpi)}
+
+
+def attach(buf: Any, comm: Any = None) -> None:
+    """MPI_Buffer_attach (or MPI_Comm_attach_buffer): the size is the buffer's; the
+    handle's ``buffer_attach`` is looked up at each call, so min-buffer can replace it."""
+    size = _size_of(buf)
+    ctx, _, kwargs = _comm_call("attach", comm)
+    mpi = ctx.mpi
+    if comm is None:
+        ctx.call(lambda: mpi.buffer_attach(size, buf))
+    else:
+        ctx.call(lambda: mpi.comm_attach_buffer(size, buf=buf, **kwargs))
+
+
+def detach(comm: Any = None) -> Any:
+    """The buffer object given to attach (BUFFER_AUTOMATIC if that), once its messages
+    have been sent; None when none was attached."""
+    ctx, method, kwargs = _comm_call("detach", comm)
+    address, _size = ctx.call(lambda: method(**kwargs))
+    return address
+
+
+def flush(comm: Any = None) -> None:
+    ctx, method, kwargs = _comm_call("flush", comm)
+    ctx.call(lambda: method(**kwargs))
+
+
+def iflush(comm: Any = None) -> Request:
+    ctx, method, kwargs = _comm_call("iflush", comm)
+    return Request(ctx.call(lambda: method(**kwargs)))
+
+
+# -- environment ---------------------------------------------------------------------------
+def Init() -> None:
+    raise Exception("MPI_Init: MPI is already initialized (mpi4py initializes it on import)",
+                    None, "MPI_ERR_OTHER")
+
+
+def Init_thread(required: int = THREAD_MULTIPLE) -> int:
+    Init()
+    return THREAD_SINGLE
+
+
+def Finalize() -> None:
+    ctx = current()
+    if ctx.finalized:
+        raise Exception("MPI_Finalize called twice", None, "MPI_ERR_OTHER")
+    ctx.finalized = True
+
+
+def Is_initialized() -> bool:
+    return True
+
+
+def Is_finalized() -> bool:
+    return current().finalized
+
+
+def Query_thread() -> int:
+    return THREAD_SINGLE
+
+
+def Is_thread_main() -> bool:
+    return True
+
+
+def Get_version() -> tuple[int, int]:
+    return MPI_VERSION
+
+
+def Get_library_version() -> str:
+    mpi = current().mpi
+    return (f"mpisim {__version__} (simulated MPI {MPI_VERSION[0]}.{MPI_VERSION[1]}, "
+            f"profile {mpi._profile.name}): mpi4py stand-in")
+
+
+def get_vendor() -> tuple[str, tuple[int, int, int]]:
+    parts = [int(x) for x in __version__.split(".")[:3] if x.isdigit()]
+    major, minor, patch = (*parts, 0, 0, 0)[:3]
+    return "mpisim", (major, minor, patch)
+
+
+def Get_processor_name() -> str:
+    return f"mpisim-rank-{current().mpi.rank}"
+
+
+def Wtime() -> float:
+    """Simulated time, in seconds."""
+    return float(current().mpi.now)
+
+
+def Wtick() -> float:
+    return 1e-9
+
+
+def Get_error_class(errorcode: int) -> int:
+    return errorcode
+
+
+def Get_error_string(errorcode: int) -> str:
+    return error_string(errorcode)
+
+
+def Alloc_mem(size: int, info: Any = None) -> bytearray:
+    return bytearray(size)
+
+
+def Free_mem(mem: Any) -> None:
+    return None
+
+
+# -- addresses (4.1.5) ---------------------------------------------------------------------
+def Get_address(location: Any) -> int:
+    arr = location if isinstance(location, np.ndarray) else np.asarray(memoryview(location))
+    try:
+        return current().plain().get_address(arr)
+    except MPIError as e:
+        raise as_exception(e) from None
+
+
+def Aint_add(base: int, disp: int) -> int:
+    return _addr.aint_add(base, disp)
+
+
+def Aint_diff(addr1: int, addr2: int) -> int:
+    return _addr.aint_diff(addr1, addr2)
+
+
+# -- the modules ---------------------------------------------------------------------------
+_NAMES: dict[str, Any] = {
+    "ANY_SOURCE": ANY_SOURCE, "ANY_TAG": ANY_TAG, "PROC_NULL": PROC_NULL,
+    "UNDEFINED": UNDEFINED, "ROOT": -3, "BOTTOM": BOTTOM, "IN_PLACE": IN_PLACE,
+    "BUFFER_AUTOMATIC": BUFFER_AUTOMATIC, "ORDER_C": ORDER_C, "ORDER_FORTRAN": ORDER_FORTRAN,
+    "ORDER_F": ORDER_FORTRAN, "THREAD_SINGLE": THREAD_SINGLE,
+    "THREAD_FUNNELED": THREAD_FUNNELED, "THREAD_SERIALIZED": THREAD_SERIALIZED,
+    "THREAD_MULTIPLE": THREAD_MULTIPLE, "VERSION": MPI_VERSION[0],
+    "SUBVERSION": MPI_VERSION[1], "SUCCESS": 0, "ERR_LASTCODE": ERR_LASTCODE,
+    "COMM_WORLD": _comm.COMM_WORLD, "COMM_SELF": _comm.COMM_SELF,
+    "COMM_NULL": _comm.COMM_NULL, "REQUEST_NULL": Request(), "Comm": _comm.Comm,
+    "Intracomm": _comm.Intracomm, "Request": Request, "Prequest": Prequest,
+    "Status": Status, "Datatype": Datatype, "Op": Op, "Exception": Exception,
+    "Attach_buffer": attach, "Detach_buffer": detach, "Flush_buffer": flush,
+    "Iflush_buffer": iflush,
+}
+_NAMES.update({name[4:]: code for name, code in CODES.items() if name.startswith("MPI_ERR")})
+_NAMES.update(DATATYPES)
+_NAMES.update(OPS)
+_FUNCTIONS = (Init, Init_thread, Finalize, Is_initialized, Is_finalized, Query_thread,
+              Is_thread_main, Get_version, Get_library_version, get_vendor,
+              Get_processor_name, Wtime, Wtick, Get_error_class, Get_error_string, Alloc_mem,
+              Free_mem, Get_address, Aint_add, Aint_diff)
+_NAMES.update({f.__name__: f for f in _FUNCTIONS})
+
+
+def _mpi_getattr(name: str) -> Any:
+    if name == "BSEND_OVERHEAD":
+        return current().mpi.BSEND_OVERHEAD
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise unsupported("MPI", name)
+
+
+_MODULES: dict[str, types.ModuleType] = {}
+
+
+def modules() -> dict[str, types.ModuleType]:
+    """``{"mpi4py": ..., "mpi4py.MPI": ...}``: the stand-in modules (one pair per process)."""
+    if not _MODULES:
+        mpi = types.ModuleType("mpi4py.MPI", "mpisim's stand-in for mpi4py.MPI (simulated).")
+        mpi.__dict__.update(_NAMES)
+        mpi.__dict__["__getattr__"] = _mpi_getattr
+        pkg = types.ModuleType("mpi4py", "mpisim's stand-in for mpi4py (simulated MPI).")
+        pkg.__path__ = []  # a package: `import mpi4py.MPI` works, other submodules do not
+        pkg.__version__ = "4.1.2"
+        pkg.MPI = mpi  # type: ignore[attr-defined]
+        pkg.rc = types.SimpleNamespace(initialize=True, finalize=True,  # type: ignore[attr-defined]
+                                       threads=True, thread_level="multiple")
+        _MODULES.update({"mpi4py": pkg, "mpi4py.MPI": mpi})
+    return _MODULES

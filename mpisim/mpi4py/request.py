@@ -1,0 +1,337 @@
+"""``MPI.Status``, ``MPI.Request`` and ``MPI.Prequest`` of the stand-in.
+
+A :class:`Request` wraps the handle's request. As in mpi4py it is true while it is not
+MPI_REQUEST_NULL: a wait or test that completes it (or ``Free``) makes it false. A request
+made by a lowercase call (``irecv``, ``isend``) returns the received object from
+``wait``/``test`` (unpickled from the bytes that travelled); one made by an uppercase call
+returns None. Persistent requests (``Send_init``...) stay true when complete (inactive, not
+null) until freed, as in MPI.
+
+``Testany`` and ``Testsome`` are built here from the handle's ``test``/``wait``: a request
+complete at the current simulated time is reported (lowest index first, as the engine's
+waitany does); when none is, one poll of simulated time passes, as with ``Test``.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
+from ..p2p.requests import Request as _EngineRequest
+from .bridge import current
+from .datatype import DATATYPES, Datatype
+from .exceptions import unsupported
+
+__all__ = ["Prequest", "Request", "Status"]
+
+_BYTE = DATATYPES["BYTE"]
+
+
+class Status:
+    """mpi4py's MPI.Status: filled in place by the calls given it."""
+
+    def __init__(self, status: Status | None = None) -> None:
+        self.source = ANY_SOURCE if status is None else status.source
+        self.tag = ANY_TAG if status is None else status.tag
+        self.error = 0 if status is None else status.error
+        self.count = 0 if status is None else status.count
+        self.cancelled = False if status is None else status.cancelled
+
+    def Get_source(self) -> int:
+        return self.source
+
+    def Set_source(self, source: int) -> None:
+        self.source = source
+
+    def Get_tag(self) -> int:
+        return self.tag
+
+    def Set_tag(self, tag: int) -> None:
+        self.tag = tag
+
+    def Get_error(self) -> int:
+        return self.error
+
+    def Set_error(self, error: int) -> None:
+        self.error = error
+
+    def Get_count(self, datatype: Datatype = _BYTE) -> int:
+        """Elements of ``datatype`` received; UNDEFINED when not a whole number."""
+        size = datatype.Get_size()
+        if size == 0:
+            return 0 if self.count == 0 else UNDEFINED
+        return self.count // size if self.count % size == 0 else UNDEFINED
+
+    def Get_elements(self, datatype: Datatype) -> int:
+        """As Get_count (exact for predefined datatypes)."""
+        return self.Get_count(datatype)
+
+    def Is_cancelled(self) -> bool:
+        return self.cancelled
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise unsupported("Status", name)
+
+
+def fill(status: Status | None, st: Any) -> None:
+    """Copy the engine's Status into the script's ``status`` (if it gave one)."""
+    if status is None or st is None:
+        return
+    from .exceptions import CODES
+
+    status.source, status.tag, status.count = st.source, st.tag, st.count
+    status.error = CODES.get(st.error, 0) if st.error else 0
+    status.cancelled = bool(st.cancelled)
+
+
+def received(st: Any) -> Any:
+    """The object a lowercase receive returns: the sender's object, unpickled."""
+    data = None if st is None else st.data
+    if data is None:
+        return None
+    return pickle.loads(data) if isinstance(data, bytes | bytearray) else data
+
+
+def _null(rank: int) -> _EngineRequest:
+    r = _EngineRequest("send", "MPI_REQUEST_NULL", rank, PROC_NULL, 0, 0)
+    r.active = False
+    return r
+
+
+class Request:
+    """mpi4py's MPI.Request (see the module)."""
+
+    _persistent = False
+
+    def __init__(self, r: _EngineRequest | None = None, objects: bool = False,
+                 result: Any = None) -> None:
+        self._r = r
+        self._objects = objects      # made by a lowercase call: wait returns the object
+        self._result = result        # a collective's value handler (uppercase forms)
+        self._null = r is None
+
+    # -- state ---------------------------------------------------------------------------
+    def __bool__(self) -> bool:
+        if self._null or self._r is None:
+            return False
+        return self._persistent or self._r.active
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Request):
+            return (not self and not other) or self._r is other._r
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def _engine(self) -> _EngineRequest:
+        if not self:
+            return _null(current().mpi.rank)
+        return self._r  # type: ignore[return-value]
+
+    def _done(self, st: Any) -> Any:
+        """After the engine reported completion: nullify (non-persistent), the value."""
+        if self._result is not None:
+            self._result(self._r)
+        value = received(st) if self._objects else None
+        if not self._persistent:
+            self._null = True
+        return value
+
+    # -- completion ----------------------------------------------------------------------
+    def Wait(self, status: Status | None = None) -> bool:
+        self.wait(status)
+        return True
+
+    def wait(self, status: Status | None = None) -> Any:
+        ctx = current()
+        if not self:
+            fill(status, _empty())
+            return None
+        st = ctx.call(lambda: ctx.mpi.wait(self._r))
+        fill(status, st)
+        return self._done(st)
+
+    def Test(self, status: Status | None = None) -> bool:
+        return self.test(status)[0]
+
+    def test(self, status: Status | None = None) -> tuple[bool, Any]:
+        ctx = current()
+        if not self:
+            fill(status, _empty())
+            return True, None
+        flag, st = ctx.call(lambda: ctx.mpi.test(self._r))
+        if not flag:
+            return False, None
+        fill(status, st)
+        return True, self._done(st)
+
+    def Get_status(self, status: Status | None = None) -> bool:
+        """Whether it is complete, without completing it (no simulated time passes)."""
+        if not self:
+            fill(status, _empty())
+            return True
+        r, now = self._r, current().mpi.now
+        flag = r.done_at is not None and r.done_at <= now  # type: ignore[union-attr]
+        if flag:
+            fill(status, r.status)  # type: ignore[union-attr]
+        return flag
+
+    def Free(self) -> None:
+        ctx = current()
+        if self:
+            ctx.call(lambda: ctx.mpi.request_free(self._r))
+        self._null = True
+
+    def free(self) -> None:
+        self.Free()
+
+    def Cancel(self) -> None:
+        raise unsupported("Request", "Cancel")
+
+    def cancel(self) -> None:
+        self.Cancel()
+
+    # -- on lists ------------------------------------------------------------------------
+    @classmethod
+    def Waitall(cls, requests: Any, statuses: list | None = None) -> bool:
+        cls.waitall(requests, statuses)
+        return True
+
+    @classmethod
+    def waitall(cls, requests: Any, statuses: list | None = None) -> list[Any]:
+        ctx = current()
+        reqs = list(requests)
+        alive = [bool(r) for r in reqs]
+        sts = ctx.call(lambda: ctx.mpi.waitall([r._engine() for r in reqs]))
+        _fill_all(statuses, sts)
+        return [r._done(st) if a else None for r, a, st in zip(reqs, alive, sts, strict=True)]
+
+    @classmethod
+    def Waitany(cls, requests: Any, status: Status | None = None) -> int:
+        return cls.waitany(requests, status)[0]
+
+    @classmethod
+    def waitany(cls, requests: Any, status: Status | None = None) -> tuple[int, Any]:
+        ctx = current()
+        reqs = list(requests)
+        index, st = ctx.call(lambda: ctx.mpi.waitany([r._engine() for r in reqs]))
+        fill(status, st)
+        if index == UNDEFINED:
+            return UNDEFINED, None
+        return index, reqs[index]._done(st)
+
+    @classmethod
+    def Waitsome(cls, requests: Any, statuses: list | None = None) -> list[int] | None:
+        return cls.waitsome(requests, statuses)[0]
+
+    @classmethod
+    def waitsome(cls, requests: Any, statuses: list | None = None
+                 ) -> tuple[list[int] | None, list[Any] | None]:
+        ctx = current()
+        reqs = list(requests)
+        indices, sts = ctx.call(lambda: ctx.mpi.waitsome([r._engine() for r in reqs]))
+        if indices == UNDEFINED:
+            return None, None
+        _fill_all(statuses, sts)
+        return list(indices), [reqs[i]._done(st) for i, st in zip(indices, sts, strict=True)]
+
+    @classmethod
+    def Testall(cls, requests: Any, statuses: list | None = None) -> bool:
+        return cls.testall(requests, statuses)[0]
+
+    @classmethod
+    def testall(cls, requests: Any, statuses: list | None = None
+                ) -> tuple[bool, list[Any] | None]:
+        ctx = current()
+        reqs = list(requests)
+        alive = [bool(r) for r in reqs]
+        flag, sts = ctx.call(lambda: ctx.mpi.testall([r._engine() for r in reqs]))
+        if not flag:
+            return False, None
+        _fill_all(statuses, sts)
+        return True, [r._done(st) if a else None
+                      for r, a, st in zip(reqs, alive, sts, strict=True)]
+
+    @classmethod
+    def Testany(cls, requests: Any, status: Status | None = None) -> tuple[int, bool]:
+        index, flag, _obj = cls.testany(requests, status)
+        return index, flag
+
+    @classmethod
+    def testany(cls, requests: Any, status: Status | None = None) -> tuple[int, bool, Any]:
+        reqs = list(requests)
+        active = [i for i, r in enumerate(reqs) if r]
+        if not active:
+            fill(status, _empty())
+            return UNDEFINED, True, None
+        ready = _complete(reqs, active)
+        if not ready:
+            reqs[active[0]].test()  # nothing complete: one poll of simulated time
+            return UNDEFINED, False, None
+        i = ready[0]
+        return i, True, reqs[i].wait(status)
+
+    @classmethod
+    def Testsome(cls, requests: Any, statuses: list | None = None) -> list[int] | None:
+        return cls.testsome(requests, statuses)[0]
+
+    @classmethod
+    def testsome(cls, requests: Any, statuses: list | None = None
+                 ) -> tuple[list[int] | None, list[Any] | None]:
+        reqs = list(requests)
+        active = [i for i, r in enumerate(reqs) if r]
+        if not active:
+            return None, None
+        ready = _complete(reqs, active)
+        if not ready:
+            reqs[active[0]].test()
+            return [], []
+        sub, objs = cls.waitsome([reqs[i] for i in ready], statuses)
+        return [ready[k] for k in sub or []], objs
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise unsupported("Request", name)
+
+
+def _complete(reqs: list[Request], active: list[int]) -> list[int]:
+    now = current().mpi.now
+    return [i for i in active if reqs[i]._r.done_at is not None  # type: ignore[union-attr]
+            and reqs[i]._r.done_at <= now]  # type: ignore[union-attr]
+
+
+def _fill_all(statuses: list | None, sts: list[Any]) -> None:
+    if statuses is None:
+        return
+    while len(statuses) < len(sts):
+        statuses.append(Status())
+    for status, st in zip(statuses, sts, strict=False):
+        fill(status, st)
+
+
+def _empty() -> Any:
+    from ..p2p.requests import EMPTY_STATUS_ARGS
+    from ..p2p.requests import Status as _EngineStatus
+
+    return _EngineStatus(*EMPTY_STATUS_ARGS)
+
+
+class Prequest(Request):
+    """mpi4py's MPI.Prequest: a persistent request, restarted with ``Start``."""
+
+    _persistent = True
+
+    def Start(self) -> None:
+        ctx = current()
+        ctx.call(lambda: ctx.mpi.start(self._r))
+
+    @classmethod
+    def Startall(cls, requests: Any) -> None:
+        ctx = current()
+        reqs = list(requests)
+        ctx.call(lambda: ctx.mpi.startall([r._r for r in reqs]))

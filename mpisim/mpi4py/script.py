@@ -1,0 +1,112 @@
+"""An mpi4py script as a rank program, and :func:`run_mpi4py`.
+
+:class:`Script` is a program like any other (``ms.run(Script("ring.py"), ranks=4)``; it
+pickles as its path and arguments, so sweeps and min-buffer send it to worker processes):
+called with a rank's handle it returns the :func:`~.bridge.bridge` generator that runs the
+script in that rank's greenlet, in a fresh ``__main__`` namespace, with ``sys.argv`` set.
+
+``output`` sends what the script prints to stdout (as mpiexec does), to stderr, or nowhere.
+A script that ends with ``sys.exit(0)`` (or ``sys.exit()``) ends its rank normally; any other
+exit status ends the run as ERROR, as a real MPI job is aborted when one process fails.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+from typing import Any
+
+from .bridge import RankContext, Scope, bridge
+from .module import modules
+
+__all__ = ["Script", "ScriptError", "ScriptExit", "run_mpi4py"]
+
+_CODE: dict[tuple[str, float], Any] = {}
+
+OUTPUTS = ("stdout", "stderr", "discard")
+"""Where a script's prints go: ``stderr`` keeps stdout for JSON, ``discard`` is for the many
+runs of check and min-buffer."""
+
+
+class ScriptError(ValueError):
+    """The script cannot be run (missing, unreadable, a syntax error): one line naming it."""
+
+
+class ScriptExit(RuntimeError):
+    """A rank's script called sys.exit with a non-zero status."""
+
+
+def _compile(path: str) -> Any:
+    try:
+        stamp = os.stat(path).st_mtime
+    except OSError as e:
+        raise ScriptError(f"{path}: cannot read the script: {e.strerror or e}") from None
+    code = _CODE.get((path, stamp))
+    if code is None:
+        try:
+            with open(path, "rb") as f:
+                source = f.read()
+            code = compile(source, path, "exec", dont_inherit=True)
+        except SyntaxError as e:
+            raise ScriptError(f"{path}:{e.lineno}: syntax error: {e.msg}") from None
+        except (OSError, ValueError) as e:
+            raise ScriptError(f"{path}: cannot read the script: {e}") from None
+        _CODE[(path, stamp)] = code
+    return code
+
+
+class Script:
+    """The rank program that runs an mpi4py script (see the module)."""
+
+    def __init__(self, path: str | os.PathLike[str], argv: list[str] | tuple[str, ...] = (),
+                 output: str = "stdout") -> None:
+        if output not in OUTPUTS:
+            raise ValueError(f"output: expected one of {', '.join(OUTPUTS)}, got {output!r}")
+        self.output = output
+        self.path = os.path.abspath(os.fspath(path))
+        self.argv = [os.fspath(path), *(str(a) for a in argv)]
+        self.__name__ = os.path.splitext(os.path.basename(self.path))[0]
+        _compile(self.path)  # a missing file or a syntax error is found now, once
+
+    def __repr__(self) -> str:
+        return f"<mpi4py script {os.path.basename(self.path)}>"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"path": self.path, "argv": self.argv, "__name__": self.__name__,
+                "output": self.output}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def __call__(self, mpi: Any, **params: Any) -> Any:
+        if params:
+            raise TypeError(f"an mpi4py script takes command-line arguments, not params "
+                            f"({', '.join(sorted(params))})")
+        code = _compile(self.path)
+        ctx = RankContext(mpi, self.path)
+        scope = Scope(modules(), list(self.argv), os.path.dirname(self.path), self.output)
+        return bridge(ctx, lambda: _execute(code, self.path), scope)
+
+
+def _execute(code: Any, path: str) -> None:
+    namespace = {"__name__": "__main__", "__file__": path, "__builtins__": builtins,
+                 "__package__": None, "__spec__": None, "__cached__": None}
+    try:
+        exec(code, namespace)
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            raise ScriptExit(f"the script exited with status {e.code!r}") from None
+
+
+def run_mpi4py(script: str | os.PathLike[str], ranks: int, args: list[str] | tuple[str, ...] = (),
+               **run_kwargs: Any) -> Any:
+    """Run an mpi4py script on ``ranks`` simulated ranks and return the Result.
+
+    ``args`` are the script's command-line arguments (``sys.argv[1:]``); ``run_kwargs`` are
+    those of :func:`mpisim.run` (``network``, ``mpi``, ``buffer``, ``seed``, ``until``...).
+    """
+    from ..simulation import run
+
+    program = Script(script, args)
+    run_kwargs.setdefault("name", program.__name__)
+    return run(program, ranks=ranks, **run_kwargs)
