@@ -514,12 +514,13 @@ def _cmd_mpi4py(args: argparse.Namespace) -> int:
         args.loaded = load_script(args)
     except ValueError as e:
         raise UsageError("\nmpisim: ".join(str(e).splitlines())) from None
-    args.strict = False
-    if args.check:
-        return _cmd_check(args)
-    if args.min_buffer:
-        return _cmd_min_buffer(args)
-    return _cmd_run(args)
+    command, handler = (("check", _cmd_check) if args.check else
+                        ("min-buffer", _cmd_min_buffer) if args.min_buffer else
+                        ("run", _cmd_run))
+    for key, value in vars(_parser().parse_args([command, args.script])).items():
+        if not hasattr(args, key):  # that command's other options, at their defaults
+            setattr(args, key, value)
+    return handler(args)
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:

@@ -59,6 +59,13 @@ class ScriptScenario:
     def check_expect(self, result: Any) -> str | None:
         return None
 
+    def __getattr__(self, name: str) -> Any:
+        """Anything else a scenario offers (where each setting came from...) is the
+        settings' own."""
+        if name.startswith("__") or name == "settings":
+            raise AttributeError(name)
+        return getattr(self.settings, name)
+
     def run(self, **overrides: Any) -> Any:
         from ..simulation import run
 
