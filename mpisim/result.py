@@ -271,7 +271,8 @@ def _unreceived_lines(unreceived: list[dict[str, Any]]) -> list[str]:
 
 def _buffer_lines(ranks: list[RankSummary], failing: set[int]) -> list[str]:
     """The attached buffers, failing ranks first (marked *), at most 16 rows."""
-    used = [r for r in ranks if r.buffer.size or r.buffer.bsends or r.buffer.overflows]
+    used = [r for r in ranks if r.buffer.size or r.buffer.bsends or r.buffer.overflows
+            or r.buffers]
     if not used:
         return []
     mark = any(r.rank in failing for r in used)
@@ -285,6 +286,13 @@ def _buffer_lines(ranks: list[RankSummary], failing: set[int]) -> list[str]:
                      f"{b.peak_entries:>8} {b.bsends:>7} {b.overflows:>10}")
     if len(used) > 16:
         lines.append(f"  ... {len(used) - 16} more ranks")
+    named = [(r, name, b) for r in ranks for name, b in r.buffers.items()]
+    if named:
+        lines.append("  communicator and session buffers (MPI 4.1):")
+        for r, name, b in named[:16]:
+            star = "*" if r.rank in failing else " "
+            lines.append(f" {star}{r.rank:>4} {b.size:>11} {b.peak_used:>11} {b.peak_live:>11} "
+                         f"{b.peak_entries:>8} {b.bsends:>7} {b.overflows:>10}  {name}")
     return lines
 
 

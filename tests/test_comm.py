@@ -198,3 +198,37 @@ def test_persistent_bsend_uses_the_buffer_at_each_start():
 
     r = ms.run(prog, ranks=2)
     assert r.outcome is ms.Outcome.COMPLETED and r.ranks[0].buffer.bsends == 2
+
+
+def _scenario(tmp_path, ops: str, extra: str = ""):
+    from mpisim.scenario import load
+    path = tmp_path / "s.yaml"
+    path.write_text("name: s\nranks: 4\nprograms:\n  - ranks: all\n    ops:\n" + ops + extra)
+    return load(path)
+
+
+def test_scenarios_name_communicators_made_by_comm_split_and_use_collectives(tmp_path):
+    """Scenario files: comm_split / comm_dup bind a name (as:), comm: on calls uses it,
+    collectives take count or bytes, root and algorithm."""
+    sc = _scenario(tmp_path, """\
+      - comm_split: {color: rank % 2, key: rank, as: half}
+      - bcast: {bytes: 1 KiB, root: 1, comm: half}
+      - allreduce: {count: 100, datatype: DOUBLE, comm: half, algorithm: ring}
+      - alltoall: {count: 8, datatype: INT}
+      - send: {dest: 1 - rank // 2, count: 1, comm: half, tag: 3}
+      - recv: {source: 1 - rank // 2, count: 1, comm: half, tag: 3}
+      - barrier: {comm: half}
+      - comm_free: half
+""")
+    r = sc.run()
+    assert r.outcome is ms.Outcome.COMPLETED, r.report()
+    calls = set(r.trace.calls["call"].tolist())
+    assert {"MPI_Comm_split", "MPI_Bcast", "MPI_Allreduce", "MPI_Alltoall", "MPI_Barrier",
+            "MPI_Comm_free"} <= calls
+
+
+def test_scenario_communicator_names_are_checked_at_load(tmp_path):
+    from mpisim.scenario import ScenarioError
+    with pytest.raises(ScenarioError) as info:
+        _scenario(tmp_path, "      - send: {dest: 1, count: 1, comm: lib}\n")
+    assert "unknown communicator 'lib'" in str(info.value)

@@ -196,7 +196,7 @@ def test_undefined_name_suggests_a_close_one(tmp_path):
     ("recv: {source: 1, count: 1, status: {source: rank}}",
      "'rank' is a reserved name; choose another variable name"),
     ("recv: {source: 1, count: 1, status: {source: count}}", "'count' is a param"),
-    ("barrier: 3", "barrier: takes no arguments (write {}), got the number 3"),
+    ("barrier: 3", "barrier: expected a mapping of arguments (comm), got the number 3"),
     ("buffer_attach: {}", "expected a size (e.g. 16 KiB) or {count, datatype, messages}"),
     ("buffer_attach: {size: 1, count: 1}", "give size, or count + datatype"),
     ("compute: soon", "compute.time: undefined name 'soon'"),

@@ -26,7 +26,7 @@ from typing import Any
 from ..datatypes import BASIC_TYPES, pack_size
 from ..errors import MPIError
 from .expr import CONSTANTS, Expr, ExprError
-from .ops import Op, RequestRef
+from .ops import COLLECTIVES, SELF, Op, RequestRef
 from .problems import ScenarioRuntimeError
 from .selectors import select
 from .values import Invalid, convert
@@ -84,14 +84,27 @@ def _reselect(entry: Entry, size: int, params: dict[str, Any]) -> frozenset[int]
 class _State:
     """One rank's variables and request handles while its ops run."""
 
-    __slots__ = ("env", "mpi", "requests", "spins")
+    __slots__ = ("comms", "env", "mpi", "requests", "spins")
 
     def __init__(self, mpi: Any, params: dict[str, Any]) -> None:
         self.mpi = mpi
         self.env: dict[str, Any] = {**CONSTANTS, **params, "rank": mpi.rank, "size": mpi.size,
                                     "BSEND_OVERHEAD": mpi.BSEND_OVERHEAD}
         self.requests: dict[tuple[str, Any], Any] = {}
+        self.comms: dict[str, Any] = {}
         self.spins = 0
+
+    def comm(self, op: Op) -> Any:
+        """The communicator an op names (None: MPI_COMM_WORLD)."""
+        name = op.comm
+        if name is None:
+            return None
+        if name == SELF:
+            return self.mpi.comm_self
+        if name not in self.comms:
+            raise self.error(op, f"{op.call}.comm: {name!r} is not set on this rank (its "
+                             "comm_dup / comm_split did not run here, or gave MPI_COMM_NULL)")
+        return self.comms[name]
 
     def run(self, ops: list[Op]) -> Generator[Any, Any, None]:
         for op in ops:
@@ -204,7 +217,8 @@ def _send(st: _State, op: Op) -> Generator[Any, Any, None]:
     datatype = st.datatype(op)
     mpi.where = op.where
     st.spins = 0
-    result = yield getattr(mpi, op.call)(count=count, datatype=datatype, dest=dest, tag=tag)
+    result = yield getattr(mpi, op.call)(count=count, datatype=datatype, dest=dest, tag=tag,
+                                         comm=st.comm(op))
     if op.request is not None:
         st.store(op, op.request, result)
 
@@ -215,7 +229,8 @@ def _recv(st: _State, op: Op) -> Generator[Any, Any, None]:
     datatype = st.datatype(op)
     mpi.where = op.where
     st.spins = 0
-    result = yield getattr(mpi, op.call)(count=count, datatype=datatype, source=source, tag=tag)
+    result = yield getattr(mpi, op.call)(count=count, datatype=datatype, source=source, tag=tag,
+                                         comm=st.comm(op))
     if op.request is not None:
         st.store(op, op.request, result)
     else:
@@ -227,7 +242,7 @@ def _probe(st: _State, op: Op) -> Generator[Any, Any, None]:
     source, tag = st.arg(op, "source"), st.arg(op, "tag")
     mpi.where = op.where
     st.spins = 0
-    result = yield getattr(mpi, op.call)(source, tag)
+    result = yield getattr(mpi, op.call)(source, tag, comm=st.comm(op))
     if op.call == "iprobe":
         flag, status = result
         st.bind(op, "flag", bool(flag))
@@ -277,24 +292,74 @@ def _attach(st: _State, op: Op) -> Generator[Any, Any, None]:
             size = messages * (pack_size(count, st.datatype(op)) + mpi.BSEND_OVERHEAD)
         except MPIError as e:  # MPI_Pack_size refused the count: name the op and its line
             raise st.error(op, f"buffer_attach: MPI_Pack_size: {e}") from None
+    comm = st.comm(op)
     mpi.where = op.where
     st.spins = 0
-    yield mpi.buffer_attach(size)
+    if op.comm is None:
+        yield mpi.buffer_attach(size)
+    else:
+        yield mpi.comm_attach_buffer(size, comm=comm)
 
 
 def _detach(st: _State, op: Op) -> Generator[Any, Any, None]:
+    comm = st.comm(op)
     st.mpi.where = op.where
     st.spins = 0
-    _address, size = yield st.mpi.buffer_detach()
+    if op.comm is None:
+        _address, size = yield st.mpi.buffer_detach()
+    else:
+        _address, size = yield st.mpi.comm_detach_buffer(comm=comm)
     st.bind(op, "size", size)
 
 
 def _plain(st: _State, op: Op) -> Generator[Any, Any, None]:
     mpi = st.mpi
-    args = (st.arg(op, "time"),) if op.call == "compute" else ()
+    call, args, kwargs = op.call, (), {}
+    if call == "compute":
+        args = (st.arg(op, "time"),)
+    elif call == "barrier" or op.comm is not None:
+        kwargs = {"comm": st.comm(op)}
+        if call == "buffer_flush":
+            call = "comm_flush_buffer"
     mpi.where = op.where
     st.spins = 0
-    yield getattr(mpi, op.call)(*args)
+    yield getattr(mpi, call)(*args, **kwargs)
+
+
+def _make_comm(st: _State, op: Op) -> Generator[Any, Any, None]:
+    mpi = st.mpi
+    parent = st.comm(op)
+    mpi.where = op.where
+    st.spins = 0
+    if op.call == "comm_free":
+        yield mpi.comm_free(parent if parent is not None else mpi.comm_world)
+        st.comms.pop(op.comm, None)
+        return
+    if op.call == "comm_dup":
+        made = yield mpi.comm_dup(comm=parent)
+    else:
+        made = yield mpi.comm_split(st.arg(op, "color"), st.arg(op, "key"), comm=parent)
+    name = op.binds["as"]
+    if made is None:
+        st.comms.pop(name, None)
+    else:
+        st.comms[name] = made
+
+
+def _collective(st: _State, op: Op) -> Generator[Any, Any, None]:
+    mpi = st.mpi
+    count, datatype, comm = st.arg(op, "count"), st.datatype(op), st.comm(op)
+    kwargs: dict[str, Any] = {"count": count, "datatype": datatype, "comm": comm}
+    if "root" in op.args:
+        kwargs["root"] = st.arg(op, "root")
+    if "algorithm" in op.args:
+        kwargs["algorithm"] = st.arg(op, "algorithm")
+    if op.call in ("scatter", "alltoall", "reduce_scatter_block"):
+        size = mpi.comm_size(comm)
+        kwargs["sendbuf"] = [None] * size   # one item of count elements per rank
+    mpi.where = op.where
+    st.spins = 0
+    yield getattr(mpi, op.call)(**kwargs)
 
 
 _CALLS = {
@@ -304,5 +369,6 @@ _CALLS = {
     "wait": _single, "test": _single, "request_free": _single,
     "waitall": _many, "waitany": _many, "waitsome": _many, "testall": _many,
     "buffer_attach": _attach, "buffer_detach": _detach, "buffer_flush": _plain, "barrier": _plain,
-    "compute": _plain,
+    "compute": _plain, "comm_dup": _make_comm, "comm_split": _make_comm, "comm_free": _make_comm,
+    **dict.fromkeys(COLLECTIVES, _collective),
 }

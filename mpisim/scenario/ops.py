@@ -54,9 +54,14 @@ __all__ = ["CALLS", "Op", "OpReader", "RequestRef"]
 
 SENDS = ("send", "bsend", "ssend", "rsend", "isend", "ibsend", "issend", "irsend")
 _LISTS = ("waitall", "waitany", "waitsome", "testall")
+COLLECTIVES = ("bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall",
+               "reduce_scatter_block", "scan", "exscan")
+_ROOTED = ("bcast", "reduce", "gather", "scatter")
 CALLS = (*SENDS, "irecv", "recv", "probe", "iprobe", "wait", *_LISTS, "test",
          "request_free", "buffer_attach", "buffer_detach", "buffer_flush", "barrier", "compute",
-         "loop", "if")
+         "comm_dup", "comm_split", "comm_free", *COLLECTIVES, "loop", "if")
+WORLD, SELF = "world", "self"
+"""The names of MPI_COMM_WORLD and MPI_COMM_SELF in a scenario's ``comm:`` arguments."""
 _STATUS_FIELDS = ("source", "tag", "count")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REF = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[(.*)\])?\s*$")
@@ -78,8 +83,8 @@ class RequestRef:
 class Op:
     """One step of a rank program: the call, its arguments, where it is in the file."""
 
-    __slots__ = ("args", "binds", "body", "call", "datatype", "orelse", "request", "requests",
-                 "var", "where")
+    __slots__ = ("args", "binds", "body", "call", "comm", "datatype", "orelse", "request",
+                 "requests", "var", "where")
 
     def __init__(self, call: str, where: str) -> None:
         self.call = call
@@ -92,6 +97,7 @@ class Op:
         self.body: list[Op] = []
         self.orelse: list[Op] = []
         self.var: str | None = None
+        self.comm: str | None = None  # the communicator's name (None: MPI_COMM_WORLD)
 
     def __repr__(self) -> str:
         return f"<Op {self.call} at {self.where}>"
@@ -111,6 +117,7 @@ class OpReader:
         self.base = {*self.known, "rank", "BSEND_OVERHEAD"}
         self.bound: set[str] = set()
         self.request_names: set[str] = set()
+        self.comm_names: set[str] = {WORLD, SELF}
         self.loop_vars: list[str] = []
 
     # -- op lists ------------------------------------------------------------------------
@@ -140,17 +147,19 @@ class OpReader:
             self._problem(line, path, f"unknown call {str(call)!r}{hint(str(call), CALLS)}")
             return None
         op = Op(call, f"{path} (line {line})")
-        reader = getattr(self, "_" + ("sendop" if call in SENDS else call))
+        reader = getattr(self, "_" + ("sendop" if call in SENDS else
+                                      "collective" if call in COLLECTIVES else call))
         reader(op, value, f"{path}.{call}", line, f"{path}.{call}")
         return op
 
     # -- the calls -----------------------------------------------------------------------
     def _sendop(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
         blocking = not op.call.startswith("i")
-        allowed = ("dest", "tag", "count", "bytes", "datatype") + (() if blocking else
-                                                                   ("request",))
+        allowed = ("dest", "tag", "count", "bytes", "datatype", "comm") + (
+            () if blocking else ("request",))
         m = self._mapping(value, path, line, allowed, ("dest",) + (() if blocking else
                                                                    ("request",)))
+        self._comm(op, m, path, line)
         self._arg(op, m, "dest", "int", path, line)
         self._arg(op, m, "tag", "int", path, line, default=0)
         self._size(op, m, path, line)
@@ -162,9 +171,10 @@ class OpReader:
 
     def _recv(self, op: Op, value: Any, path: str, line: int, _: str,
               request: bool = False) -> None:
-        allowed = ("source", "tag", "count", "bytes", "datatype",
+        allowed = ("source", "tag", "count", "bytes", "datatype", "comm",
                    "request" if request else "status")
         m = self._mapping(value, path, line, allowed, ("request",) if request else ())
+        self._comm(op, m, path, line)
         self._arg(op, m, "source", "int", path, line, default=CONSTANTS["ANY_SOURCE"])
         self._arg(op, m, "tag", "int", path, line, default=CONSTANTS["ANY_TAG"])
         self._size(op, m, path, line)
@@ -175,8 +185,9 @@ class OpReader:
 
     def _probe(self, op: Op, value: Any, path: str, line: int, _: str,
                flag: bool = False) -> None:
-        m = self._mapping(value, path, line, ("source", "tag", "status") +
+        m = self._mapping(value, path, line, ("source", "tag", "status", "comm") +
                           (("flag",) if flag else ()), ())
+        self._comm(op, m, path, line)
         self._arg(op, m, "source", "int", path, line, default=CONSTANTS["ANY_SOURCE"])
         self._arg(op, m, "tag", "int", path, line, default=CONSTANTS["ANY_TAG"])
         self._status(op, m, path, line)
@@ -230,10 +241,11 @@ class OpReader:
         if isinstance(value, str) and value.strip() == "BUFFER_AUTOMATIC":
             op.args["size"] = ("size", constant(BUFFER_AUTOMATIC, "BUFFER_AUTOMATIC"))
             return
-        m = self._mapping(value, path, line, ("size", "count", "datatype", "messages"), (),
-                          short="size")
+        m = self._mapping(value, path, line, ("size", "count", "datatype", "messages", "comm"),
+                          (), short="size")
+        self._comm(op, m, path, line)
         if "size" in m:
-            if len(m) > 1:
+            if len(m) - ("comm" in m) > 1:
                 self._problem(line, path, "give size, or count + datatype (+ messages), "
                               "not both")
             self._arg(op, m, "size", "size", path, line)
@@ -247,13 +259,75 @@ class OpReader:
                           "messages}")
 
     def _buffer_detach(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
-        m = self._mapping(value, path, line, ("size",), ())
+        m = self._mapping(value, path, line, ("size", "comm"), ())
+        self._comm(op, m, path, line)
         self._bind(op, m, "size", path, line)
 
     def _barrier(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
-        self._mapping(value, path, line, (), ())
+        self._comm(op, self._mapping(value, path, line, ("comm",), ()), path, line)
 
-    _buffer_flush = _barrier  # MPI 4.1 MPI_Buffer_flush: no arguments either
+    _buffer_flush = _barrier  # MPI 4.1 MPI_Buffer_flush: optional comm (its buffer's flush)
+
+    # -- communicators and collectives ---------------------------------------------------
+    def _comm_dup(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        m = self._mapping(value, path, line, ("comm", "as"), ("as",), short="as")
+        self._comm(op, m, path, line)
+        self._new_comm(op, m, path, line)
+
+    def _comm_split(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        m = self._mapping(value, path, line, ("color", "key", "comm", "as"), ("color", "as"))
+        self._comm(op, m, path, line)
+        self._arg(op, m, "color", "int", path, line)
+        self._arg(op, m, "key", "int", path, line, default=0)
+        self._new_comm(op, m, path, line)
+
+    def _comm_free(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        m = self._mapping(value, path, line, ("comm",), ("comm",), short="comm")
+        self._comm(op, m, path, line)
+
+    def _collective(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        rooted = op.call in _ROOTED
+        allowed = ("count", "bytes", "datatype", "comm", "algorithm") + (
+            ("root",) if rooted else ())
+        m = self._mapping(value, path, line, allowed, ())
+        self._comm(op, m, path, line)
+        if rooted:
+            self._arg(op, m, "root", "int", path, line, default=0)
+        if "count" in m or "bytes" in m:
+            self._size(op, m, path, line)
+        else:  # no data: a collective of empty messages
+            op.args["count"], op.datatype = ("int", constant(0)), constant("BYTE")
+        if "algorithm" in m:
+            algorithm = m["algorithm"]
+            if not isinstance(algorithm, str):
+                self._problem(line_of(m, "algorithm", line), f"{path}.algorithm",
+                              f"expected an algorithm name, got {describe(algorithm)}")
+            else:
+                op.args["algorithm"] = ("any", constant(algorithm))
+
+    def _comm(self, op: Op, m: dict, path: str, line: int) -> None:
+        if "comm" not in m:
+            return
+        name = m["comm"]
+        if not isinstance(name, str) or name not in self.comm_names:
+            shown = name if isinstance(name, str) else describe(name)
+            self._problem(line_of(m, "comm", line), f"{path}.comm",
+                          f"unknown communicator {shown!r}{hint(str(shown), self.comm_names)} "
+                          f"({WORLD}, {SELF}, or a name an earlier comm_dup / comm_split "
+                          "gives with as:)")
+            return
+        op.comm = None if name == WORLD else name
+
+    def _new_comm(self, op: Op, m: dict, path: str, line: int) -> None:
+        if "as" in m:
+            name = self._name(m["as"], f"{path}.as", line_of(m, "as", line))
+            if name in (WORLD, SELF):
+                self._problem(line_of(m, "as", line), f"{path}.as",
+                              f"{name!r} names a predefined communicator; choose another name")
+            elif name:
+                op.binds["as"] = name
+            if isinstance(m["as"], str):  # known from here on, even if refused (one problem)
+                self.comm_names.add(m["as"])
 
     def _compute(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
         m = self._mapping(value, path, line, ("time",), ("time",), short="time")
