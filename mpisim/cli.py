@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -39,22 +38,10 @@ class UsageError(Exception):
     """Invalid input: printed as one line, exit 2."""
 
 
-class Interrupted(KeyboardInterrupt):
-    """SIGTERM (or SIGINT) received: raised like Ctrl-C so every cleanup runs."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    previous = _catch_signals()
-    try:
-        return _main(argv)
-    except KeyboardInterrupt as e:  # before the command started (parsing, imports)
-        return _interrupted(e)
-    finally:
-        _restore_signals(previous)
+    from .interrupts import catching_sigterm, interrupted
+
+    return catching_sigterm(lambda: _main(argv), interrupted)
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -69,56 +56,11 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"mpisim: {e}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt as e:
-        return _interrupted(e, args)
+        from .interrupts import interrupted
+
+        return interrupted(e, getattr(args, "out", None))
     except BrokenPipeError:
         return EXIT_OK
-
-
-def _interrupted(e: KeyboardInterrupt, args: argparse.Namespace | None = None) -> int:
-    """One line, the partial rows of a sweep kept, exit 128 + the signal."""
-    signum = getattr(e, "signum", signal.SIGINT)
-    name = signal.Signals(signum).name
-    kept = ""
-    table = getattr(e, "table", None)
-    if table is not None and args is not None and getattr(args, "out", None):
-        kept = _keep_partial(table, getattr(e, "total", len(table)), Path(args.out))
-    print(f"mpisim: interrupted by {name}{kept or '; nothing written'}", file=sys.stderr)
-    return 128 + int(signum)
-
-
-def _keep_partial(table: Any, total: int, out: Path) -> str:
-    from .export import write_files
-
-    try:
-        with _held():
-            (path,) = write_files(out, [("sweep.partial.csv",
-                                         lambda f: f.write(table.csv_text()), False)])
-    except OSError as e:
-        return f"; the finished runs could not be kept: {e.strerror or e}"
-    return f"; {len(table)} of {total} runs finished, kept in {path}"
-
-
-def _held() -> Any:
-    from .export import held_signals
-
-    return held_signals()
-
-
-def _catch_signals() -> Any:
-    """SIGTERM raises Interrupted (so temporaries are removed); only in the main thread."""
-    try:
-        return signal.signal(signal.SIGTERM, _on_signal)
-    except ValueError:  # not the main thread: leave signals alone
-        return None
-
-
-def _restore_signals(previous: Any) -> None:
-    if previous is not None:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _on_signal(signum: int, _frame: Any) -> None:
-    raise Interrupted(signum)
 
 
 # -- parser ------------------------------------------------------------------------------
@@ -288,71 +230,28 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _run_profiles(args: argparse.Namespace, scenario: Any) -> int:
     """``run --profiles``: the scenario under each profile, side by side."""
-    import mpisim as ms
-
     from .scenario import ScenarioError
+    from .whatif.profiles import compare_profiles
 
     names = [p.strip() for p in args.profiles.split(",") if p.strip()]
-    if not names:
-        raise UsageError("--profiles: expected names such as standard,mpich,openmpi")
-    overrides = dict(_key_value(s, "--set") for s in args.sets)
-    results = []
-    for name in names:
-        try:
-            under = _load_base(args).with_overrides(overrides | {"mpi.profile": name})
-        except ScenarioError as e:
-            raise UsageError(f"--profiles {name}: " + "; ".join(
-                getattr(e, "problems", None) or [str(e)])) from None
-        sim = _settings_error(lambda u=under: ms.Simulation(**u.run_kwargs()))
-        results.append((name, under.annotate(sim.run(progress=_progress()))))
+    try:
+        found = _settings_error(lambda: compare_profiles(scenario, names))
+    except ScenarioError as e:
+        raise UsageError("--profiles: " + "; ".join(
+            getattr(e, "problems", None) or [str(e)])) from None
     written: list[Path] = []
     if args.out or args.plot or args.trace:
         base = Path(args.out or Path("out") / scenario.name)
-        for name, result in results:
-            args_out = argparse.Namespace(**{**vars(args), "out": str(base / name)})
-            written += _write_outputs(result, args_out, scenario.name)
+        for name, result in found.results:
+            one = argparse.Namespace(**{**vars(args), "out": str(base / name)})
+            written += _write_outputs(result, one, scenario.name)
     if args.json:
-        print(json.dumps({"scenario": scenario.name,
-                          "profiles": {n: r.to_dict() for n, r in results}}))
+        print(json.dumps(found.to_dict()))
     else:
-        print(_profiles_table(scenario.name, results, args.quiet))
+        print(found.table() if args.quiet else found.report())
         for path in written:
             print(f"wrote {path}")
-    return max(r.exit_code for _, r in results)
-
-
-def _load_base(args: argparse.Namespace) -> Any:
-    from .scenario import load
-
-    try:
-        return load(args.scenario)
-    except OSError as e:
-        raise UsageError(f"{args.scenario}: {e.strerror or e}") from None
-
-
-def _profiles_table(name: str, results: list[tuple[str, Any]], quiet: bool) -> str:
-    from .units import format_time
-
-    lines = [f"{name} under {len(results)} profiles:",
-             "  profile   outcome    sim time    error           allocator  sizing    "
-             "eager limit  peak used"]
-    for profile, r in results:
-        s = {k.split(".", 1)[1]: v["value"] for k, v in r.settings.items()}
-        err = r.error.error_class if r.error is not None else "-"
-        peak = max((x.buffer.peak_used for x in r.ranks), default=0)
-        lines.append(f"  {profile:<9} {r.outcome.value:<10} {format_time(r.sim_time):<11} "
-                     f"{err:<15} {s.get('allocator', '?'):<10} {s.get('sizing', '?'):<9} "
-                     f"{_short_size(s.get('eager_limit')):<12} {peak}")
-    if not quiet:
-        for profile, r in results:
-            lines += ["", f"-- {profile} --", r.report()]
-    return "\n".join(lines)
-
-
-def _short_size(value: Any) -> str:
-    from .units import format_size
-
-    return format_size(value).split(" (")[0] if isinstance(value, int) else str(value)
+    return found.exit_code
 
 
 def _describe_expect(expect: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -19,7 +20,8 @@ from .deadlock import Deadlock
 from .trace import Trace
 from .units import format_size, format_time
 
-__all__ = ["ErrorInfo", "Outcome", "RankSummary", "Result"]
+__all__ = ["IN_FORCE", "ErrorInfo", "Outcome", "RankSummary", "Result", "settings_in_force",
+           "settings_text", "unreceived_entry"]
 
 
 class Outcome(Enum):
@@ -188,6 +190,40 @@ class Result:
         lines += _buffer_lines([self.ranks[r] for r in self.ranks_in_order()],
                                set(self.failing_ranks()))
         return "\n".join(lines)
+
+
+IN_FORCE = (("profile", "mpi"), ("allocator", "mpi"), ("sizing", "mpi"),
+            ("bsend_overhead", "mpi"), ("eager_limit", "network"), ("eager_cells", "network"))
+"""The settings a report shows as in force: (name, group)."""
+
+
+def settings_in_force(given_mpi: Any, config: Any, given_net: Any, net: Any
+                      ) -> dict[str, dict[str, Any]]:
+    """``{"mpi.allocator": {"value": "circular", "from": "given"}, ...}``: the effective
+    value of each IN_FORCE setting and where it came from: "given" to the run, or the
+    profile's ("profile"; the profile itself is "default" when it is the standard one and
+    nobody named it). The scenario edge tells "given" apart into the file and ``--set``."""
+    profile = config.profile.name
+    values = {"mpi.profile": profile, "mpi.allocator": config.allocator,
+              "mpi.sizing": config.sizing, "mpi.bsend_overhead": config.bsend_overhead,
+              "network.eager_limit": net.eager_limit, "network.eager_cells": net.eager_cells}
+    out: dict[str, dict[str, Any]] = {}
+    for name, group in IN_FORCE:
+        given = getattr(given_mpi if group == "mpi" else given_net, name, None)
+        source = "given" if given is not None and name != "sizing" else "profile"
+        if name == "profile":
+            source = "default" if given == "standard" else "given"
+        out[f"{group}.{name}"] = {"value": values[f"{group}.{name}"], "from": source}
+    return out
+
+
+def unreceived_entry(msg: Any) -> dict[str, Any]:
+    """A message never received, as the result reports it (the send's place included)."""
+    where = msg.sreq.where
+    if isinstance(where, tuple):
+        where = f"{os.path.basename(where[0])}:{where[1]} ({where[2]})"
+    return {"src": msg.src, "dst": msg.dst, "tag": msg.tag, "bytes": msg.nbytes,
+            "call": msg.sreq.call.replace("(internal)", ""), "where": where}
 
 
 def _plural(n: int, word: str) -> str:

@@ -48,7 +48,7 @@ from .errors import ErrOther, MPIError
 from .network import Network
 from .p2p.protocols import Message, Transport
 from .rank import Rank, ZeroTimeLoop
-from .result import ErrorInfo, Outcome, RankSummary, Result
+from .result import ErrorInfo, Outcome, RankSummary, Result, settings_in_force, unreceived_entry
 from .trace import Recorder
 from .units import UnitError, format_time, parse_size, parse_time
 
@@ -318,7 +318,7 @@ class Simulation:
                              {b.name: b.summary for b in h._named_buffers})
                  for r, h in enumerate(self.handles)]
         tp = self.transport
-        unreceived = [_unreceived(m) for m in tp.unreceived()] \
+        unreceived = [unreceived_entry(m) for m in tp.unreceived()] \
             if outcome is Outcome.COMPLETED else []
         if unreceived:
             warnings.insert(0, f"{len(unreceived)} message(s) sent but never received: the "
@@ -354,15 +354,6 @@ def run(program: Callable[..., Any] | Sequence[Callable[..., Any]], ranks: int,
     return Simulation(program, ranks, network=network, mpi=mpi, params=params, seed=seed,
                       until=until, max_events=max_events, buffer=buffer, name=name,
                       trace=trace).run()
-
-
-def _unreceived(msg: Message) -> dict[str, Any]:
-    """A message never received, as the result reports it (the send's place included)."""
-    where = msg.sreq.where
-    if isinstance(where, tuple):
-        where = f"{os.path.basename(where[0])}:{where[1]} ({where[2]})"
-    return {"src": msg.src, "dst": msg.dst, "tag": msg.tag, "bytes": msg.nbytes,
-            "call": msg.sreq.call.replace("(internal)", ""), "where": where}
 
 
 def _abort(_event: Any) -> None:
@@ -421,28 +412,3 @@ def _mpi_config(mpi: Any) -> Any:
     elif not isinstance(mpi, MPIConfig):
         raise ValueError(f"mpi: expected an MPIConfig or a dict, got {type(mpi).__name__}")
     return mpi
-
-
-IN_FORCE = (("profile", "mpi"), ("allocator", "mpi"), ("sizing", "mpi"),
-            ("bsend_overhead", "mpi"), ("eager_limit", "network"), ("eager_cells", "network"))
-"""The settings a report shows as in force: (name, group)."""
-
-
-def settings_in_force(given_mpi: Any, config: Any, given_net: Any, net: Any
-                      ) -> dict[str, dict[str, Any]]:
-    """``{"mpi.allocator": {"value": "circular", "from": "given"}, ...}``: the effective
-    value of each IN_FORCE setting and where it came from: "given" to the run, or the
-    profile's ("profile"; the profile itself is "default" when it is the standard one and
-    nobody named it). The scenario edge tells "given" apart into the file and ``--set``."""
-    profile = config.profile.name
-    values = {"mpi.profile": profile, "mpi.allocator": config.allocator,
-              "mpi.sizing": config.sizing, "mpi.bsend_overhead": config.bsend_overhead,
-              "network.eager_limit": net.eager_limit, "network.eager_cells": net.eager_cells}
-    out: dict[str, dict[str, Any]] = {}
-    for name, group in IN_FORCE:
-        given = getattr(given_mpi if group == "mpi" else given_net, name, None)
-        source = "given" if given is not None and name != "sizing" else "profile"
-        if name == "profile":
-            source = "default" if given == "standard" else "given"
-        out[f"{group}.{name}"] = {"value": values[f"{group}.{name}"], "from": source}
-    return out

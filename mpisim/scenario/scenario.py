@@ -151,7 +151,8 @@ def _profile_brings_its_allocator(doc: dict, overrides: dict[str, Any]) -> None:
     unless the override also names one (the sizing always follows the profile)."""
     keys = {str(k).strip() for k in overrides}
     mpi = doc.get("mpi")
-    if "mpi.profile" in keys and "mpi.allocator" not in keys and isinstance(mpi, dict):
+    if "mpi.profile" in keys and "mpi.allocator" not in keys and isinstance(mpi, dict) and \
+            getattr(mpi, "lines", {}).get("allocator") != OVERRIDE:  # an earlier --set stays
         mpi.pop("allocator", None)
 
 

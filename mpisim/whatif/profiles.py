@@ -1,0 +1,77 @@
+"""One program under several MPI implementations' profiles, side by side.
+
+``compare_profiles(scenario, ["standard", "mpich", "openmpi"])`` runs the scenario once per
+profile. A profile models a library: its allocator, its entry sizing, its eager limit and
+cells, so the scenario's own ``mpi.allocator`` gives way to the profile's (as with ``--set
+mpi.profile=...``) unless ``overrides`` name one. The answer is a table (outcome, time,
+error, allocator, sizing, eager limit, peak used bytes) and each run's full Result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..units import format_size, format_time
+from .target import Target
+
+__all__ = ["ProfileComparison", "compare_profiles"]
+
+
+@dataclass
+class ProfileComparison:
+    """The runs of :func:`compare_profiles`, in the order of the profiles given."""
+
+    scenario: str
+    results: list[tuple[str, Any]]
+
+    @property
+    def exit_code(self) -> int:
+        """The CLI's status: the largest of the runs' codes (0 when every run completed)."""
+        return max((r.exit_code for _, r in self.results), default=0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scenario": self.scenario,
+                "profiles": {name: r.to_dict() for name, r in self.results}}
+
+    def table(self) -> str:
+        lines = [f"{self.scenario} under {len(self.results)} profiles:",
+                 "  profile   outcome    sim time    error           allocator  sizing    "
+                 "eager limit  peak used"]
+        for profile, r in self.results:
+            s = {k.split(".", 1)[1]: v["value"] for k, v in r.settings.items()}
+            err = r.error.error_class if r.error is not None else "-"
+            peak = max((x.buffer.peak_used for x in r.ranks), default=0)
+            limit = s.get("eager_limit")
+            limit = format_size(limit).split(" (")[0] if isinstance(limit, int) else str(limit)
+            lines.append(f"  {profile:<9} {r.outcome.value:<10} {format_time(r.sim_time):<11} "
+                         f"{err:<15} {s.get('allocator', '?'):<10} {s.get('sizing', '?'):<9} "
+                         f"{limit:<12} {peak}")
+        return "\n".join(lines)
+
+    def report(self) -> str:
+        """The table, then each run's report."""
+        parts = [self.table()]
+        for profile, r in self.results:
+            parts += ["", f"-- {profile} --", r.report()]
+        return "\n".join(parts)
+
+
+def compare_profiles(scenario: Any, profiles: Sequence[str] = ("standard", "mpich", "openmpi"),
+                     overrides: dict[str, Any] | None = None,
+                     **run_kwargs: Any) -> ProfileComparison:
+    """Run ``scenario`` (a path, a loaded Scenario or a program function with ``ranks=``)
+    under each profile; ``overrides``: further ``--set``-style keys for a scenario."""
+    profiles = list(profiles)
+    if not profiles or not all(isinstance(p, str) and p for p in profiles):
+        raise ValueError("profiles: expected names such as standard, mpich, openmpi")
+    target = Target.of(scenario, run_kwargs)
+    results = []
+    for name in profiles:
+        if target.scenario is not None:
+            under = target.scenario.with_overrides(dict(overrides or {}) | {"mpi.profile": name})
+            results.append((name, under.run(**target.extra)))
+        else:
+            results.append((name, target.run({"mpi.profile": name})))
+    return ProfileComparison(target.name, results)
