@@ -270,6 +270,8 @@ def message(spec: Any, writable: bool = False) -> tuple[Any, int | None, Any]:
 def _array(buf: Any, writable: bool) -> np.ndarray:
     if isinstance(buf, np.ndarray):
         arr = buf
+    elif hasattr(buf, "__cuda_array_interface__") or hasattr(buf, "__dlpack__"):
+        raise unsupported("buffer", f"{type(buf).__name__} (GPU/DLPack buffers)")
     else:
         try:
             arr = np.asarray(memoryview(buf))

@@ -190,7 +190,20 @@ class Request:
         self.Free()
 
     def Cancel(self) -> None:
-        raise unsupported("Request", "Cancel")
+        """MPI_Cancel (3.8.4): a receive not yet matched is cancelled (it completes with
+        ``Is_cancelled()`` true); anything else completes as it would have (the standard
+        allows either, and MPI 4.1 deprecates cancelling sends)."""
+        if not self:
+            return
+        r = self._r
+        ctx = current()
+        posted = ctx.mpi._tp.queues[ctx.mpi.rank].posted  # type: ignore[union-attr]
+        if r.kind == "recv" and r in posted:  # type: ignore[union-attr]
+            posted.remove(r)
+            st = _empty()
+            st.cancelled = True
+            r.status = st  # type: ignore[union-attr]
+            r.known(ctx.mpi.now)  # type: ignore[union-attr]
 
     def cancel(self) -> None:
         self.Cancel()

@@ -1,0 +1,128 @@
+"""Fetch mpi4py's own test files (never committed) and run them under the stand-in.
+
+:func:`suite_dir` downloads mpi4py's source distribution of :data:`VERSION` through the
+package index pip is configured with (``pip config``, ``PIP_INDEX_URL``, else PyPI), checks
+its sha256 against the index, and keeps the ``test/`` files in a cache
+(``$MPISIM_CACHE`` or ``~/.cache/mpisim``). ``pip download`` of that sdist would build its
+metadata, which needs an MPI compiler, so the index page is read directly.
+:data:`DRIVER` is the script each simulated rank runs: it loads the named test modules
+with unittest, counts a NotImplementedError from the stand-in as a skip (its message names
+the unsupported call), and prints one JSON line per rank.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+VERSION = "4.1.2"
+FILES = ("mpiunittest.py", "mpitestutil.py", "arrayimpl.py", "test_p2p_obj.py",
+         "test_p2p_buf.py")
+MARK = "MPISIM-SUITE "
+
+DRIVER = '''
+import json
+import sys
+import unittest
+
+from mpi4py import MPI
+
+
+class Result(unittest.TestResult):
+    def _unsupported(self, test, err):
+        if issubclass(err[0], NotImplementedError):
+            self.skipped.append((test, f"unsupported: {err[1]}"))
+            return True
+        return False
+
+    def addError(self, test, err):
+        if not self._unsupported(test, err):
+            super().addError(test, err)
+
+    def addSubTest(self, test, subtest, err):
+        if err is not None and self._unsupported(test, err):
+            return
+        super().addSubTest(test, subtest, err)
+
+
+suite = unittest.defaultTestLoader.loadTestsFromNames(sys.argv[1:])
+result = Result()
+suite.run(result)
+out = {"rank": MPI.COMM_WORLD.Get_rank(), "run": result.testsRun,
+       "skipped": {t.id(): str(why) for t, why in result.skipped},
+       "failures": {t.id(): tb for t, tb in result.failures + result.errors}}
+print("MARK" + json.dumps(out), flush=True)
+'''.replace("MARK", MARK)
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("MPISIM_CACHE") or Path.home() / ".cache" / "mpisim")
+
+
+def index_url() -> str:
+    """The index pip is configured with."""
+    if os.environ.get("PIP_INDEX_URL"):
+        return os.environ["PIP_INDEX_URL"]
+    try:
+        found = subprocess.run([sys.executable, "-m", "pip", "config", "get",
+                                "global.index-url"], capture_output=True, text=True,
+                               timeout=60).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        found = ""
+    return found or "https://pypi.org/simple"
+
+
+def suite_dir() -> Path:
+    """The directory holding mpi4py's test files; OSError with the reason when they cannot
+    be fetched."""
+    target = cache_root() / f"mpi4py-{VERSION}-test"
+    if all((target / f).is_file() for f in FILES):
+        (target / "run_suite.py").write_text(DRIVER)
+        return target
+    name = f"mpi4py-{VERSION}.tar.gz"
+    base = index_url().rstrip("/")
+    page = f"{base}/mpi4py/"
+    try:
+        with urllib.request.urlopen(page, timeout=30) as response:
+            html = response.read().decode("utf-8", "replace")
+    except Exception as e:  # noqa: BLE001 - any failure to reach the index is a skip
+        raise OSError(f"cannot read {page}: {e}") from None
+    link = re.search(rf'href="([^"]*{re.escape(name)}[^"]*)"', html)
+    if link is None:
+        raise OSError(f"{page} lists no {name}")
+    url = urllib.parse.urljoin(page, link.group(1).replace("&amp;", "&"))
+    try:
+        with urllib.request.urlopen(url, timeout=120) as response:
+            data = response.read()
+    except Exception as e:  # noqa: BLE001
+        raise OSError(f"cannot download {url}: {e}") from None
+    digest = re.search(r"sha256=([0-9a-f]{64})", url)
+    if digest and hashlib.sha256(data).hexdigest() != digest.group(1):
+        raise OSError(f"{name}: sha256 differs from the index's")
+    target.mkdir(parents=True, exist_ok=True)
+    tmp = target / (name + ".part")
+    tmp.write_bytes(data)
+    with tarfile.open(tmp) as tar:
+        for f in FILES:
+            member = tar.extractfile(f"mpi4py-{VERSION}/test/{f}")
+            if member is None:
+                raise OSError(f"{name} has no test/{f}")
+            (target / f).write_bytes(member.read())
+    tmp.unlink()
+    (target / "run_suite.py").write_text(DRIVER)
+    return target
+
+
+def parse(stdout: str) -> list[dict]:
+    """The per-rank JSON lines the driver printed, by rank."""
+    rows = [json.loads(line[len(MARK):]) for line in stdout.splitlines()
+            if line.startswith(MARK)]
+    return sorted(rows, key=lambda r: r["rank"])
