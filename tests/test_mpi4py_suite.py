@@ -13,11 +13,10 @@ from __future__ import annotations
 import contextlib
 import io
 
+import mpi4py_suite
 import pytest
 
 import mpisim as ms
-
-import mpi4py_suite
 
 FAMILIES = ("testSendAndRecv", "testISendAndRecv", "testSSendAndRecv", "testISSendAndRecv",
             "testIRecvAndBSend", "testIRecvAndIBSend", "testIRecvAndSSend",
