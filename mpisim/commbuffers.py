@@ -23,14 +23,15 @@ from simpy.events import Event
 
 from .buffered import BufferedMode, missing_mpi41
 from .comm import Session
+from .constants import BUFFER_AUTOMATIC
 from .errors import ErrArg, MPIError
 from .p2p.events import done, failed
 from .p2p.requests import Request
 
-__all__ = ["CALLS"]
+__all__ = ["CALLS", "owned_buffer"]
 
 
-def _buffer(mpi: Any, call: str, owner: Any, create: bool) -> BufferedMode | None:
+def owned_buffer(mpi: Any, call: str, owner: Any, create: bool) -> BufferedMode | None:
     """The buffered mode of a communicator or session (made on its first attach)."""
     if not mpi._profile.mpi41_buffers:
         raise missing_mpi41(call, mpi._profile)
@@ -52,14 +53,18 @@ def _do(mpi: Any, call: str, owner: Any, action: str, *args: Any) -> Event:
                 raise ErrArg(f"{call}: {owner!r} is not an active session")
         else:
             owner = mpi._comm(owner)
-        buffer = _buffer(mpi, call, owner, action == "attach")
+        buffer = owned_buffer(mpi, call, owner, action == "attach" and mpi._policy != "process")
     except MPIError as e:
         mpi._enter(call, (None, None, 0, None))
         return failed(env, e)
     mpi._enter(call, (None, None, 0, buffer))
-    if buffer is None:  # nothing was ever attached to it
+    policy = mpi._policy
+    if policy == "process" or (buffer is None and action != "attach"):
+        # ignored by mpi.buffer_policy "process", or nothing was ever attached to it
         return done(env, (None, 0)) if action == "detach" else (
             done(env, None) if action == "flush" else buffer_request(mpi, call))
+    if action == "attach" and policy == "automatic":
+        args = (BUFFER_AUTOMATIC, *args[1:])
     return getattr(buffer, action)(*args)
 
 

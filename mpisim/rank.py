@@ -26,6 +26,7 @@ from .collectives import Collectives
 from .collectives.calls import ALL as _COLLECTIVE_CALLS
 from .comm import Comm, Communicators, Session
 from .commbuffers import CALLS as _BUFFER_CALLS
+from .commbuffers import owned_buffer
 from .constants import (
     ANY_SOURCE,
     ANY_TAG,
@@ -99,6 +100,7 @@ class Rank:
         self._self: Comm | None = None
         self._sessions = 0
         self._named_buffers: list[BufferedMode] = []  # its communicators' and sessions'
+        self._policy = config.buffer_policy
         self._group_calls: dict[tuple, int] = {}
         self._profile = config.profile
         self._sync_all = config.force_ssend
@@ -287,10 +289,20 @@ class Rank:
     # -- buffered mode (its life is self.buffered's) --------------------------------------
     def _buffered_for(self, comm: Any) -> BufferedMode:
         """The buffer a bsend on ``comm`` uses, chosen when it starts (MPI 4.1 §3.6): the
-        communicator's, else its session's, else the process's."""
+        communicator's, else its session's, else the process's (``mpi.buffer_policy``
+        "process": always the process's; "communicator": an automatic one per
+        communicator)."""
+        policy = self._policy
+        if policy == "process":
+            return self.buffered
         if comm is None:
             comm = self._world
+            if comm is None and policy == "communicator":
+                comm = self.comm_world
         if comm is not None:
+            if policy == "communicator" and comm.buffer is None and self._profile.mpi41_buffers:
+                owned_buffer(self, "MPI_Comm_attach_buffer", comm, True).attach(
+                    BUFFER_AUTOMATIC, None)
             own = comm.buffer
             if own is not None and own.attached:
                 return own
@@ -308,6 +320,8 @@ class Rank:
             return failed(self.env, ErrArg(f"{self._profile.name} has no MPI_BUFFER_AUTOMATIC "
                                            "(an MPI 4.1 address; Open MPI 5.0 answers "
                                            "MPI_ERR_ARG)"))
+        if self._policy == "automatic":
+            size = BUFFER_AUTOMATIC
         return self.buffered.attach(size, buf)
 
     def buffer_detach(self) -> Event:

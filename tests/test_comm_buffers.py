@@ -205,3 +205,25 @@ def test_communicator_buffers_have_their_own_trace_rows():
     assert len(r.trace.buffer) == 0
     assert list(rows["event"]) == ["attach", "bsend", "complete", "detach"]
     assert set(rows["name"]) == {"comm dup(MPI_COMM_WORLD)#1"}
+
+
+@pytest.mark.parametrize("policy, outcome", [
+    ("as_written", ms.Outcome.COMPLETED), ("process", ms.Outcome.ERROR),
+    ("communicator", ms.Outcome.COMPLETED), ("automatic", ms.Outcome.COMPLETED)])
+def test_buffer_policy_compares_one_process_buffer_with_communicator_buffers(policy, outcome):
+    """mpi.buffer_policy: the shipped library scenario as written completes; with every
+    bsend sharing the process buffer it overflows; with automatic buffers nothing does,
+    and the peaks say what each way needs."""
+    from pathlib import Path
+
+    from mpisim.scenario import load
+    path = Path(__file__).resolve().parent.parent / "scenarios" / "library-comm-buffer.yaml"
+    r = load(path).with_overrides({"mpi.buffer_policy": policy}).run()
+    assert r.outcome is outcome, r.report()
+    if policy == "automatic":
+        (lib,) = r.ranks[0].buffers.values()
+        assert r.ranks[0].buffer.peak_live == 2 * (4096 + 96)  # automatic: pack + overhead
+        assert lib.peak_live == 2 * (8192 + 96)
+    if policy == "communicator":  # the world's bsends and the library's, apart
+        assert sorted(r.ranks[0].buffers) == ["comm MPI_COMM_WORLD",
+                                              "comm dup(MPI_COMM_WORLD)#1"]

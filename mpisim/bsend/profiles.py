@@ -118,6 +118,10 @@ class ResolvedMPIConfig:
     copy_bandwidth: float | None  # bytes/s for packing into the buffer; None: free
     force_ssend: bool
     collectives: dict[str, str] | None = None  # algorithm per collective, over the profile's
+    buffer_policy: str = "as_written"  # see MPIConfig
+
+
+BUFFER_POLICIES = ("as_written", "process", "communicator", "automatic")
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,12 @@ class MPIConfig:
     ``force_ssend``: every send, of any mode, becomes synchronous (the safety check).
     ``collectives``: the algorithm of each collective, e.g. ``{"allreduce": "ring"}``
     (see ``mpisim.collectives.ALGORITHMS``); the others follow the profile.
+    ``buffer_policy`` (MPI 4.1 buffers, to compare the memory each way needs):
+    "as_written" (the attaches the program makes); "process" (communicator and session
+    attaches do nothing, every bsend shares the process buffer); "communicator" (every
+    communicator without a buffer of its own gets an automatic one at its first bsend); or
+    "automatic" (every attach attaches MPI_BUFFER_AUTOMATIC: nothing overflows, and the
+    peaks are what the program needs).
     """
 
     profile: str | Profile = "standard"
@@ -142,6 +152,7 @@ class MPIConfig:
     copy_bandwidth: float | str | None = None
     force_ssend: bool = False
     collectives: dict[str, str] | None = None
+    buffer_policy: str = "as_written"
 
     @classmethod
     def from_dict(cls, settings: dict[str, Any]) -> MPIConfig:
@@ -180,7 +191,8 @@ class MPIConfig:
         return ResolvedMPIConfig(profile=profile, bsend_overhead=overhead, allocator=allocator,
                                  sizing=profile.sizing, alignment=alignment,
                                  copy_bandwidth=copy_bw, force_ssend=self.force_ssend,
-                                 collectives=_collectives(self.collectives))
+                                 collectives=_collectives(self.collectives),
+                                 buffer_policy=_policy(self.buffer_policy))
 
 
 def _value(key: str, parser: Any, value: Any, default: Any) -> Any:
@@ -200,3 +212,10 @@ def _collectives(value: Any) -> dict[str, str] | None:
         raise ValueError("mpi.collectives: expected a mapping of collective to algorithm, "
                          f"e.g. {{allreduce: ring}}, got {value!r}")
     return dict(value)
+
+
+def _policy(value: Any) -> str:
+    if value not in BUFFER_POLICIES:
+        raise ValueError(f"mpi.buffer_policy: {value!r} is not one of "
+                         f"{', '.join(BUFFER_POLICIES)}")
+    return value

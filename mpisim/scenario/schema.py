@@ -37,7 +37,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..bsend.profiles import MPIConfig
+from ..bsend.profiles import BUFFER_POLICIES, MPIConfig
 from ..constants import automatic_or
 from ..network import Network
 from .expr import RESERVED
@@ -87,6 +87,7 @@ NETWORK_KEYS: dict[str, Callable[[Any], Any]] = {
 INTRA_KEYS: dict[str, Callable[[Any], Any]] = {"latency": read_time,
                                                "bandwidth": read_bandwidth}
 MPI_KEYS: dict[str, Callable[[Any], Any]] = {
+    "buffer_policy": lambda v: read_choice(v, BUFFER_POLICIES),
     "profile": lambda v: read_choice(v, ("standard", "mpich", "openmpi")),
     "bsend_overhead": read_size,
     "allocator": lambda v: read_choice(v, ("circular", "first-fit", "unbounded")),

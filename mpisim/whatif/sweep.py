@@ -87,12 +87,17 @@ def vary_values(vary: Mapping[str, Sequence[Any] | str]) -> dict[str, list[Any]]
 
 
 def outcome_row(result: Any) -> tuple[str, float, str, int, int]:
-    """The outcome columns of one run: outcome, sim_time, error_class, peak_used, peak_live."""
-    buffers = [r.buffer for r in result.ranks]
+    """The outcome columns of one run: outcome, sim_time, error_class, peak_used, peak_live
+    (a rank's peaks add its communicator and session buffers' to its process buffer's)."""
+    ranks = result.ranks
     error_class = result.error.error_class if result.error is not None else ""
     return (result.outcome.value, float(result.sim_time), error_class[:32],
-            max((b.peak_used for b in buffers), default=0),
-            max((b.peak_live for b in buffers), default=0))
+            max((_total(r, "peak_used") for r in ranks), default=0),
+            max((_total(r, "peak_live") for r in ranks), default=0))
+
+
+def _total(rank: Any, peak: str) -> int:
+    return getattr(rank.buffer, peak) + sum(getattr(b, peak) for b in rank.buffers.values())
 
 
 def _run_chunk(job: tuple[Target, list[str]], points: Sequence[tuple[Any, ...]]
