@@ -117,7 +117,8 @@ def test_bad_values_name_their_key_on_one_line(settings_, message) -> None:
 def test_from_dict_refuses_unknown_keys_listing_the_valid_ones() -> None:
     with pytest.raises(ValueError, match=r"^mpi\.overhead: unknown setting \(valid: profile, "
                                          r"bsend_overhead, allocator, alignment, "
-                                         r"copy_bandwidth, force_ssend, collectives\)$"):
+                                         r"copy_bandwidth, force_ssend, collectives, "
+                                         r"buffer_policy\)$"):
         MPIConfig.from_dict({"overhead": 96})
     with pytest.raises(ValueError, match="mpi: expected a mapping"):
         MPIConfig.from_dict(["profile"])  # type: ignore[arg-type]
