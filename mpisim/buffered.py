@@ -56,7 +56,7 @@ class PendingEntry:
     """
 
     __slots__ = ("alloc", "attach", "done", "done_at", "dst", "entry", "freed", "msg",
-                 "offset", "owner", "packed", "rank", "size", "sreq", "waiting", "where")
+                 "offset", "owner", "packed", "rank", "seq", "size", "sreq", "waiting", "where")
 
     call = "MPI_Bsend"
 
@@ -78,6 +78,7 @@ class PendingEntry:
         self.waiting: str | None = None  # why the send cannot go yet (deadlock reports)
         self.sreq: Request | None = None  # the user's request, when it completes with the send
         self.where = where            # the bsend's place in the program (reports)
+        self.seq = -1                 # its place in the trace, once recorded
 
     def known(self, when: float) -> None:
         """The transport learned when the entry's send completes: the entry completes then."""
@@ -231,7 +232,7 @@ class BufferedMode:
             raise unattached_error(self.config, packed)
         placed, freed = alloc.allocate(packed)
         for e in freed:
-            e.tag.freed = now
+            self._freed(e, now)
         if placed is None:
             self.summary.overflows += 1
             self._record(now, "overflow", alloc.entry_size(packed))
@@ -297,12 +298,18 @@ class BufferedMode:
         now, alloc = self.env._now, self.allocator
         address, size = self.address, alloc.capacity
         for entry in alloc.entries():
-            entry.tag.freed = now
+            self._freed(entry, now)
         self.allocator = None
         self.address = None
         if self.recorder.enabled:
             self._row(self.rank, now, "detach", 0, 0, 0, 0, 0, 0)
         return address, size
+
+    def _freed(self, entry: Any, now: float) -> None:
+        """The allocator returned the entry's space: its trace row is final."""
+        pe, entry.tag = entry.tag, None  # (no reference cycle left behind)
+        pe.freed = now
+        self.recorder.entry_freed(pe)
 
     def _drained(self, value: Callable[[], Any]) -> Event:
         """An event that happens when no entry of the attached buffer is pending."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+from array import array
 from typing import Any
 
 import numpy as np
@@ -108,7 +109,7 @@ class Rank:
         self._space = _addr.AddressSpace()
         self._log = trace_calls
         self.calls: list[str] = []
-        self.starts: list[float] = []
+        self.starts = array("d")  # 8 bytes a call
         self.call: str | None = None
         self.detail: tuple = ()
         self.call_where: str | None = None

@@ -96,7 +96,7 @@ class Simulation:
         self.settings = settings_in_force(given_mpi, self.config, given_net, self.net)
         self.env = Environment()
         self.recorder = Recorder(trace)
-        self.transport = Transport(self.env, self.net, ranks, self._ready_error, trace)
+        self.transport = Transport(self.env, self.net, ranks, self._ready_error, self.recorder)
         self.collectives = Collectives(self.env, self.transport, self.config.profile.name,
                                        self.config.collectives)
         self.comms = Communicators(ranks, self.net.latency)
@@ -265,8 +265,6 @@ class Simulation:
     def _stop_trace(self) -> None:
         """Stop recording (bounded memory); summaries and outcome go on being exact."""
         self.trace_stopped = self.env._now
-        self._kept_messages = self.transport.messages
-        self.transport.messages = None
         self.recorder.enabled = False
         for h in self.handles:
             h._log = False
@@ -308,9 +306,7 @@ class Simulation:
         """The Result as of now (the run need not be over)."""
         outcome, deadlock = self._outcome()
         calls = [(r, h.calls, h.starts, self.end_times[r]) for r, h in enumerate(self.handles)]
-        messages = self.transport.messages if self.trace_stopped is None else \
-            self._kept_messages
-        trace = self.recorder.build(messages, calls, self.env._now)
+        trace = self.recorder.build(calls, self.env._now)
         warnings = [] if self.trace_stopped is None else [
             f"the trace holds the first {TRACE_EVENTS} events only (to t = "
             f"{format_time(self.trace_stopped)}); summaries and outcome cover the whole run"]

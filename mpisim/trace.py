@@ -1,7 +1,8 @@
 """The trace: what happened, as numpy structured arrays.
 
-During a run the engine appends plain Python values to lists (cheap on the per-message
-path); at the end :meth:`Recorder.build` turns them into the four arrays of :class:`Trace`:
+During a run the engine writes each row, once it is final, into growable typed columns
+(:class:`Columns`: 8 bytes a number, no Python object kept per message); at the end
+:meth:`Recorder.build` turns them into the arrays of :class:`Trace`:
 
 - ``buffer``: one row per change of a rank's attached-buffer state (attach, bsend,
   complete, reclaim, overflow, detach) with capacity, used, live, entries, largest free
@@ -17,8 +18,8 @@ path); at the end :meth:`Recorder.build` turns them into the four arrays of :cla
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ BUFFER_DTYPE = np.dtype([("rank", "i4"), ("time", "f8"), ("event", "U9"), ("capa
 ENTRY_DTYPE = np.dtype([("rank", "i4"), ("msg", "i8"), ("offset", "i8"), ("size", "i8"),
                         ("packed", "i8"), ("alloc", "f8"), ("done", "f8"), ("freed", "f8"),
                         ("attach", "i4")])
+_ENTRY_RECORD = np.dtype([*ENTRY_DTYPE.descr, ("seq", "i8")])  # recorded: + allocation order
 MESSAGE_DTYPE = np.dtype([("id", "i8"), ("src", "i4"), ("dst", "i4"), ("tag", "i4"),
                           ("bytes", "i8"), ("mode", "U11"), ("protocol", "U10"), ("post", "f8"),
                           ("match", "f8"), ("send_done", "f8"), ("recv_done", "f8")])
@@ -57,47 +59,165 @@ class Trace:
         return self.calls[self.calls["rank"] == rank]
 
 
+class Columns:
+    """One trace array while it is recorded: a growable typed array per column (8 bytes a
+    number, no Python object per value); a text column holds codes into its vocabulary."""
+
+    __slots__ = ("apps", "cols", "dtype", "vocab")
+
+    def __init__(self, dtype: np.dtype) -> None:
+        self.dtype = dtype
+        self.cols = [array("H" if dtype[n].kind == "U" else _TYPECODE[dtype[n].str[1:]])
+                     for n in dtype.names]
+        self.apps = tuple(c.append for c in self.cols)
+        self.vocab: dict[str, dict[str, int]] = {n: {} for n in dtype.names
+                                                  if dtype[n].kind == "U"}
+
+    def code(self, column: str, word: str) -> int:
+        """The code of ``word`` in a text column (a new one for a new word)."""
+        vocab = self.vocab[column]
+        c = vocab.get(word)
+        if c is None:
+            c = vocab[word] = len(vocab)
+        return c
+
+    def __len__(self) -> int:
+        return len(self.cols[0])
+
+    def copy(self) -> Columns:
+        """An independent copy (to add rows to without changing this one)."""
+        out = Columns(self.dtype)
+        for mine, theirs in zip(self.cols, out.cols, strict=True):
+            theirs.extend(mine)
+        out.vocab = {name: dict(words) for name, words in self.vocab.items()}
+        return out
+
+    def build(self, order: str | None = None) -> np.ndarray:
+        """The structured array (sorted by column ``order``, stably, if given)."""
+        out = np.empty(len(self), dtype=self.dtype)
+        for name, col in zip(self.dtype.names, self.cols, strict=True):
+            values = np.frombuffer(col, dtype=col.typecode) if len(col) else np.empty(0, int)
+            if name in self.vocab:
+                words = np.array(list(self.vocab[name]) or [""], dtype=self.dtype[name])
+                out[name] = words[values]
+            else:
+                out[name] = values
+        if order is not None and len(out):
+            out = out[np.argsort(out[order], kind="stable")]
+        return out
+
+
+_TYPECODE = {"i4": "i", "i8": "q", "f8": "d"}
+
+
 class Recorder:
-    """Append-only columns; ``enabled=False`` keeps only what summaries need."""
+    """The run's trace while it is recorded: rows go into typed columns as soon as they
+    are final (a message once sent and delivered, an entry once freed), so that nothing of
+    a finished message stays alive. ``enabled=False`` records nothing new."""
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
-        self.buffer_rows: list[tuple] = []
-        self.entry_records: list[Any] = []  # the entries, with their times as attributes
+        self.buffer = Columns(BUFFER_DTYPE)
+        self.entries = Columns(_ENTRY_RECORD)
+        self.messages = Columns(MESSAGE_DTYPE)
         self.named_rows: list[tuple] = []
+        self.live_entries: dict[int, Any] = {}   # recorded entries not freed yet, by seq
+        self.live_messages: dict[int, Any] = {}  # recorded messages not finished yet, by id
+        self._seq = 0
 
     def buffer_state(self, rank: int, time: float, event: str, capacity: int, used: int,
                      live: int, entries: int, largest_free: int, requested: int = 0) -> None:
         if self.enabled:
-            self.buffer_rows.append((rank, time, event, capacity, used, live, entries,
-                                     largest_free, requested))
+            a = self.buffer.apps
+            a[0](rank)
+            a[1](time)
+            a[2](self.buffer.code("event", event))
+            a[3](capacity)
+            a[4](used)
+            a[5](live)
+            a[6](entries)
+            a[7](largest_free)
+            a[8](requested)
 
     def named_buffer_state(self, name: str, *row: Any) -> None:
         """A change of a communicator's or session's buffer (row as for ``buffer_state``)."""
         if self.enabled:
             self.named_rows.append((*row, name))
 
+    # -- entries: recorded at allocation, written once freed ------------------------------
     def entry(self, record: Any) -> None:
+        """Record a buffer entry (its attributes are ENTRY_DTYPE's fields; ``seq`` is set)."""
         if self.enabled:
-            self.entry_records.append(record)
+            record.seq = self._seq
+            self.live_entries[self._seq] = record
+            self._seq += 1
 
-    def build(self, messages: list[Any] | None, calls: list[tuple[int, list, list]],
-              end_time: float) -> Trace:
-        """The arrays; ``calls`` is (rank, codes, starts, finished_at) per rank."""
-        buffer = np.array(self.buffer_rows, dtype=BUFFER_DTYPE)
-        entries = _columns(self.entry_records, ENTRY_DTYPE, {})
-        msgs = _columns(messages or [], MESSAGE_DTYPE, {"bytes": "nbytes"})
+    def entry_freed(self, record: Any) -> None:
+        """The entry's space returned: its row is final."""
+        if self.live_entries.pop(record.seq, None) is not None:
+            _write_entry(self.entries.apps, record)
+
+    # -- messages: recorded at posting, written once sent and delivered -----------------
+    def message(self, msg: Any) -> None:
+        """Record a message (its ``left`` counts the two ends still to finish)."""
+        if self.enabled:
+            msg.left = 2
+            self.live_messages[msg.id] = msg
+
+    def message_end(self, msg: Any) -> None:
+        """One end of a recorded message finished; at the second its row is final."""
+        msg.left -= 1
+        if msg.left == 0 and self.live_messages.pop(msg.id, None) is not None:
+            _write_message(self.messages, msg)
+
+    def build(self, calls: list[tuple[int, list, list]], end_time: float) -> Trace:
+        """The arrays; ``calls`` is (rank, codes, starts, finished_at) per rank. Entries and
+        messages still alive are shown as they are now (and recorded on as the run goes
+        on, if it does)."""
+        entries, messages = self.entries, self.messages
+        if self.live_entries:
+            entries = entries.copy()
+            for e in self.live_entries.values():
+                _write_entry(entries.apps, e)
+        if self.live_messages:
+            messages = messages.copy()
+            for m in self.live_messages.values():
+                _write_message(messages, m)
+        recorded = entries.build(order="seq")
+        entry_rows = np.empty(len(recorded), dtype=ENTRY_DTYPE)
+        for name in ENTRY_DTYPE.names:
+            entry_rows[name] = recorded[name]
         named = np.array(self.named_rows, dtype=NAMED_BUFFER_DTYPE)
-        return Trace(buffer, entries, msgs, _calls_array(calls), named)
+        return Trace(self.buffer.build(), entry_rows, messages.build(order="id"),
+                     _calls_array(calls), named)
 
 
-def _columns(objects: list[Any], dtype: np.dtype, renamed: dict[str, str]) -> np.ndarray:
-    """A structured array from objects' attributes, one column at a time (much faster than
-    a list of tuples for the string columns)."""
-    out = np.empty(len(objects), dtype=dtype)
-    for name in dtype.names:
-        out[name] = list(map(attrgetter(renamed.get(name, name)), objects))
-    return out
+def _write_entry(a: tuple, e: Any) -> None:
+    a[0](e.rank)
+    a[1](e.msg)
+    a[2](e.offset)
+    a[3](e.size)
+    a[4](e.packed)
+    a[5](e.alloc)
+    a[6](e.done)
+    a[7](e.freed)
+    a[8](e.attach)
+    a[9](e.seq)
+
+
+def _write_message(cols: Columns, m: Any) -> None:
+    a = cols.apps
+    a[0](m.id)
+    a[1](m.src)
+    a[2](m.dst)
+    a[3](m.tag)
+    a[4](m.nbytes)
+    a[5](cols.code("mode", m.mode))
+    a[6](cols.code("protocol", m.protocol))
+    a[7](m.post)
+    a[8](m.match)
+    a[9](m.send_done)
+    a[10](m.recv_done)
 
 
 def _calls_array(calls: list[tuple]) -> np.ndarray:

@@ -38,6 +38,7 @@ from simpy.core import Environment
 
 from ..constants import ANY_SOURCE, ANY_TAG
 from ..network import NetworkModel
+from ..trace import Recorder
 from .events import callback_at
 from .matching import MatchQueues
 from .payload import deliver
@@ -64,6 +65,7 @@ class Message:
         "data",
         "dst",
         "id",
+        "left",
         "match",
         "mode",
         "nbytes",
@@ -100,19 +102,20 @@ class Message:
         self.ctx = 0          # communicator context (0: MPI_COMM_WORLD)
         self.slot = 0         # what it holds of its pair's room (progress.CELL, box bytes)
         self.awaits = False   # taken by the receiver's progress (see .progress)
+        self.left = 0         # recorded: its ends (send, delivery) not finished yet
 
 
 class Transport:
     """Moves messages between ranks: protocol choice, matching, completion times."""
 
     def __init__(self, env: Environment, net: NetworkModel, size: int,
-                 on_ready_error: Callable[[Message], None], keep_messages: bool) -> None:
+                 on_ready_error: Callable[[Message], None], recorder: Recorder) -> None:
         self.env = env
         self.net = net
         self.size = size
         self.queues = [MatchQueues() for _ in range(size)]
         self.on_ready_error = on_ready_error
-        self.messages: list[Message] | None = [] if keep_messages else None
+        self.recorder = recorder
         self.sent = 0
         self.received = 0
         self.bytes = 0
@@ -145,8 +148,8 @@ class Transport:
         msg.seq = seq
         self.sent += 1
         self.bytes += nbytes
-        if self.messages is not None:
-            self.messages.append(msg)
+        if self.recorder.enabled:
+            self.recorder.message(msg)
         limit = net.eager_limit
         if mode == READY or (limit > 0 and nbytes <= limit and (
                 net.system_buffer is None or self._system_buffer_room(dst, nbytes))):
@@ -200,6 +203,8 @@ class Transport:
         """The send side completes at ``end`` (known now)."""
         msg.send_done = end
         msg.sreq.known(end)
+        if msg.left:
+            self.recorder.message_end(msg)
 
     # -- arriving and matching -----------------------------------------------------------
     def _arrive(self, ev: Any) -> None:
@@ -331,6 +336,8 @@ class Transport:
         req = msg.rreq
         deliver(msg, req)
         req.known(now)
+        if msg.left:
+            self.recorder.message_end(msg)
 
     # -- probing -------------------------------------------------------------------------
     def peek(self, rank: int, source: int, tag: int, ctx: int = 0) -> Message | None:
