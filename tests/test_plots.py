@@ -603,3 +603,20 @@ def test_a_run_ending_at_time_zero_shows_the_layouts() -> None:
     fig = plot_occupancy(result)
     assert "the run ended at t = 0" in fig.get_suptitle()
     assert [ax.get_title(loc="left") for ax in fig.axes] == ["rank 1", "rank 0"]
+
+
+def test_the_timeline_names_the_failing_ranks_lane() -> None:
+    """64 lanes are labelled every 4th; the lane of rank 41, whose overflow ended the run,
+    is labelled too, in red."""
+    def ring(mpi):
+        yield mpi.buffer_attach(500 if mpi.rank == 41 else 2000)
+        yield mpi.compute(1e-6)
+        yield mpi.bsend(count=1000, dest=(mpi.rank + 1) % mpi.size)
+        yield mpi.recv(count=1000, source=(mpi.rank - 1) % mpi.size)
+
+    result = ms.run(ring, ranks=64, network={"eager_limit": 0})
+    assert result.failing_ranks() == [41]
+    labels = {t.get_text(): t.get_color() for t in plot_timeline(result).axes[0]
+              .get_yticklabels()}
+    assert labels["rank 41"] == "#d62728" and labels["rank 40"] == "black"
+    assert "rank 42" not in labels

@@ -213,9 +213,16 @@ def _decorate(ax: Axes, result: Any, lanes: list[int], end: float, notes: list[s
     n = len(lanes)
     ax.set_ylim(n - 0.5, -0.5)  # rank 0 on top
     step = max(1, int(np.ceil(n / 16)))
-    ticks = list(range(0, n, step))
+    method = getattr(result, "failing_ranks", None)
+    failing = set(method()) if method is not None else set()
+    failed_lanes = {i for i, r in enumerate(lanes) if r in failing}
+    ticks = sorted(set(range(0, n, step)) | failed_lanes)  # a failing rank's lane is named
     ax.set_yticks(ticks, [f"rank {lanes[i]}" for i in ticks],
                   fontsize="small" if n <= 16 else "x-small")
+    for i, label in zip(ticks, ax.get_yticklabels(), strict=True):
+        if i in failed_lanes:
+            label.set_color("#d62728")
+            label.set_fontweight("bold")
     span = end if end > 0 else 1e-9
     ax.set_xlim(-0.01 * span, span * 1.02)
     set_time_axis(ax.xaxis, end)
