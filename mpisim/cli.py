@@ -119,6 +119,13 @@ def _parser() -> argparse.ArgumentParser:
 
     _command(sub, "validate", "load and check a scenario without running it", _cmd_validate)
 
+    prof = sub.add_parser("profiles", help="every setting of each profile, its value and "
+                          "where it comes from", description="every setting of each "
+                          "implementation profile, its value and the text or measurement it "
+                          "comes from")
+    prof.add_argument("--markdown", action="store_true", help="as the README's table")
+    prof.set_defaults(handler=_cmd_profiles)
+
     from .mpi4py.cli import add_arguments
 
     m4 = sub.add_parser("mpi4py", help="run an unmodified mpi4py script on N simulated ranks",
@@ -420,6 +427,13 @@ def _cmd_mpi4py(args: argparse.Namespace) -> int:
         if not hasattr(args, key):  # that command's other options, at their defaults
             setattr(args, key, value)
     return handler(args)
+
+
+def _cmd_profiles(args: argparse.Namespace) -> int:
+    from .bsend.evidence import table
+
+    print(table(markdown=args.markdown))
+    return EXIT_OK
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
