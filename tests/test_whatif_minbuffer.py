@@ -345,6 +345,9 @@ def test_seeds_give_the_worst_case_over_jitter():
     worst = min_buffer(jittery, ranks=2, network=net, seeds=range(6))
     assert worst.min_buffer == max(each) and len(set(each)) > 1
     assert worst.seeds == list(range(6)) and "seeds 0..5" in worst.report()
+    assert not worst.notes
+    still = min_buffer(jittery, ranks=2, network={"eager_limit": 0}, seeds=range(3))
+    assert "the seeds change nothing" in still.notes[0]
 
 
 @pytest.mark.parametrize(("kwargs", "words"), [

@@ -128,6 +128,7 @@ class _Plan:
     runs: int
     as_written: Probe
     settings: dict[str, Any]
+    same_runs: bool = False
 
     @classmethod
     def make(cls, scenario: Any, run_kwargs: dict[str, Any], seeds: Iterable[int] | None
@@ -162,8 +163,9 @@ class _Plan:
                         f"{describe_failure(res)}"
                 outcome = res.outcome.value
                 break
+        same = len(results) > 1 and len({(r.sim_time, r.messages["sent"]) for r in results}) == 1
         return cls(target.name, target, program, ranks, implicit, seed_list, sites, peak,
-                   totals, never, outcome, runs, as_written, settings)
+                   totals, never, outcome, runs, as_written, settings, same)
 
     def buffering(self) -> list[int]:
         """Ranks worth a per-rank answer: they attach (their own attach) or hold entries."""
@@ -208,6 +210,9 @@ class _Plan:
             return base
         lower = max(lo, min(bound, upper))
         notes: list[str] = []
+        if self.same_runs:
+            notes.append("every seed gave the same unbounded run: without network jitter "
+                         "(--set network.jitter=...) the seeds change nothing")
         if lower > lo and search.passes(lower - 1):
             notes.append(f"a size below the unbounded run's peak ({bound} B) passed; searched "
                          f"from {lo} B instead")
