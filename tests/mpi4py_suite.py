@@ -53,12 +53,22 @@ class Result(unittest.TestResult):
         super().addSubTest(test, subtest, err)
 
 
+# Device buffers (__cuda_array_interface__, DLPack) are refused by the stand-in, which never
+# reads raw memory: the fake-GPU array backends of the buffer tests are left out.
+import arrayimpl
+
+fake_gpu = getattr(arrayimpl, "BaseFakeGPUArray", ())
+gone = [b for b in arrayimpl.ArrayBackends if fake_gpu and issubclass(b, fake_gpu)
+        or "gpu" in str(b.backend) or "dlpack" in str(b.backend)]
+arrayimpl.ArrayBackends[:] = [b for b in arrayimpl.ArrayBackends if b not in gone]
+left_out = [b.__name__ for b in gone]
 suite = unittest.defaultTestLoader.loadTestsFromNames(sys.argv[1:])
 result = Result()
 suite.run(result)
 out = {"rank": MPI.COMM_WORLD.Get_rank(), "run": result.testsRun,
        "skipped": {t.id(): str(why) for t, why in result.skipped},
-       "failures": {t.id(): tb for t, tb in result.failures + result.errors}}
+       "failures": {t.id(): tb for t, tb in result.failures + result.errors},
+       "left_out": left_out}
 print("MARK" + json.dumps(out), flush=True)
 '''.replace("MARK", MARK)
 

@@ -308,13 +308,27 @@ def test_each_rank_runs_the_script_fresh_with_its_argv_and_the_hook_is_scoped(tm
         MPI.Finalize()
         assert MPI.Is_finalized()
     """)
-    (tmp_path / "helper.py").write_text("from mpi4py import MPI\n")
+    (tmp_path / "helper.py").write_text("from mpi4py import MPI\nSEEN = []\n")
     before = sys.modules.get("mpi4py")
     result = ms.run_mpi4py(path, ranks=3, args=["a", "b"])
     assert result.outcome is ms.Outcome.COMPLETED, result.report()
     assert sys.modules.get("mpi4py") is before  # nothing of the stand-in leaks out
+    assert "helper" not in sys.modules
     assert str(tmp_path) not in sys.path
-    sys.modules.pop("helper", None)
+
+
+def test_modules_the_script_imports_from_its_directory_are_each_ranks_own(tmp_path):
+    """As in separate processes: a helper module's globals are per rank."""
+    path = script(tmp_path, """
+        import helper
+        from mpi4py import MPI
+        helper.SEEN.append(MPI.COMM_WORLD.rank)
+        MPI.COMM_WORLD.Barrier()
+        assert helper.SEEN == [MPI.COMM_WORLD.rank], helper.SEEN
+    """)
+    (tmp_path / "helper.py").write_text("SEEN = []\n")
+    result = ms.run_mpi4py(path, ranks=3)
+    assert result.outcome is ms.Outcome.COMPLETED, result.report()
 
 
 def test_a_deadlocked_rank_is_unwound_after_the_run(tmp_path):

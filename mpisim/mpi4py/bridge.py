@@ -13,9 +13,12 @@ While a rank's greenlet runs — and only then — ``sys.modules`` maps ``mpi4py
 ``mpi4py.MPI`` to the stand-in, ``sys.argv`` is the script's, and the script's directory is
 first on ``sys.path`` (:class:`Scope`): the hook is scoped to the script's own code, so
 nothing else in the process ever imports the stand-in in place of the real mpi4py.
+Modules the script imports from its own directory are each rank's own, as in separate
+processes (a helper module's globals are per rank); others (numpy, the standard library)
+are shared.
 
-The stand-in's objects (``MPI.COMM_WORLD``...) are shared by every rank, like the modules a
-script imports; each call finds its rank with :func:`current` (the greenlet it runs in).
+The stand-in's objects (``MPI.COMM_WORLD``...) are shared by every rank; each call finds
+its rank with :func:`current` (the greenlet it runs in).
 """
 
 from __future__ import annotations
@@ -108,12 +111,16 @@ class Scope:
         self.output = output
         self._saved: list[Any] = []
         self._stdout: Any = None
+        self.private: dict[str, Any] = {}  # the rank's own copies of the script's modules
+        self._count = 0
 
     def enter(self) -> None:
         mods = sys.modules
         self._saved = [mods.get(name, _MISSING) for name in self.modules]
         self._saved.append(sys.argv)
         mods.update(self.modules)
+        mods.update(self.private)
+        self._count = len(mods)
         sys.argv = self.argv
         sys.path.insert(0, self.directory)
         if self.output != "stdout":
@@ -122,6 +129,12 @@ class Scope:
 
     def leave(self) -> None:
         mods = sys.modules
+        if len(mods) > self._count:  # the rank imported modules: its own are kept apart
+            for name in list(mods)[self._count:]:
+                if _under(getattr(mods[name], "__file__", None), self.directory):
+                    self.private[name] = None
+        for name in self.private:
+            self.private[name] = mods.pop(name, self.private[name])
         saved = self._saved
         for name, old in zip(self.modules, saved, strict=False):
             if old is _MISSING:
@@ -136,6 +149,10 @@ class Scope:
             del path[0]
         elif self.directory in path:
             path.remove(self.directory)
+
+
+def _under(path: str | None, directory: str) -> bool:
+    return bool(path) and os.path.abspath(path).startswith(directory + os.sep)  # type: ignore[arg-type]
 
 
 _DEVNULL: list[Any] = []

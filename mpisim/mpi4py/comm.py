@@ -17,7 +17,10 @@ Collectives are in :mod:`.collective` (mixed in).
 from __future__ import annotations
 
 import pickle
+import warnings
 from typing import Any
+
+import numpy as np
 
 from ..constants import ANY_SOURCE, ANY_TAG
 from .bridge import current
@@ -139,9 +142,8 @@ class Comm(Collectives):
 
     # -- lowercase point-to-point (pickled objects) ---------------------------------------
     def _send_obj(self, call: str, obj: Any, dest: int, tag: int) -> Any:
-        data = dumps(obj)
-        return self._p2p(call, True, buf=data, count=len(data), datatype=_byte(),
-                         dest=dest, tag=tag)
+        data = np.frombuffer(dumps(obj), dtype=np.uint8)  # a buffer Recv can take it too
+        return self._p2p(call, True, buf=data, datatype=_byte(), dest=dest, tag=tag)
 
     def send(self, obj: Any, dest: int, tag: int = 0) -> None:
         self._send_obj("send", obj, dest, tag)
@@ -163,8 +165,10 @@ class Comm(Collectives):
 
     def recv(self, buf: Any = None, source: int = ANY_SOURCE, tag: int = ANY_TAG,
              status: Status | None = None) -> Any:
-        st = self._p2p("recv", True, count=_capacity(buf), datatype=_byte(), source=source,
-                       tag=tag)
+        if buf is not None:
+            warnings.warn("Comm.recv: the buf argument is ignored (the object is received "
+                          "whole, as a matched probe and receive)", UserWarning, stacklevel=2)
+        st = self._p2p("recv", True, datatype=_byte(), source=source, tag=tag)
         fill(status, st)
         return received(st)
 
@@ -175,8 +179,8 @@ class Comm(Collectives):
     def sendrecv(self, sendobj: Any, dest: int, sendtag: int = 0, recvbuf: Any = None,
                  source: int = ANY_SOURCE, recvtag: int = ANY_TAG,
                  status: Status | None = None) -> Any:
-        data = dumps(sendobj)
-        st = self._sendrecv(dict(sendbuf=data, sendcount=len(data), sendtype=_byte()),
+        data = np.frombuffer(dumps(sendobj), dtype=np.uint8)
+        st = self._sendrecv(dict(sendbuf=data, sendcount=None, sendtype=_byte()),
                             dest, sendtag, dict(recvcount=_capacity(recvbuf),
                                                 recvtype=_byte()), source, recvtag)
         fill(status, st)

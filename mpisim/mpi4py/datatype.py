@@ -244,6 +244,8 @@ def message(spec: Any, writable: bool = False) -> tuple[Any, int | None, Any]:
         buf, rest = spec[0], list(spec[1:])
         if rest and isinstance(rest[-1], Datatype):
             datatype = rest.pop()._type()
+        elif rest and isinstance(rest[-1], str):  # a typecode: "d", "i", "B"...
+            datatype = _typecode(rest.pop())
         if len(rest) == 1 and isinstance(rest[0], tuple | list):
             count, displ = rest[0]
         elif len(rest) == 1:
@@ -267,15 +269,23 @@ def message(spec: Any, writable: bool = False) -> tuple[Any, int | None, Any]:
     return arr, count, datatype
 
 
+def _typecode(code: str) -> Any:
+    try:
+        return _dt.datatype_of(np.dtype(code))
+    except (TypeError, MPIError):
+        raise MPIException(f"unknown typecode {code!r}", None, "MPI_ERR_TYPE") from None
+
+
 def _array(buf: Any, writable: bool) -> np.ndarray:
     if isinstance(buf, np.ndarray):
         arr = buf
-    elif hasattr(buf, "__cuda_array_interface__") or hasattr(buf, "__dlpack__"):
-        raise unsupported("buffer", f"{type(buf).__name__} (GPU/DLPack buffers)")
     else:
         try:
             arr = np.asarray(memoryview(buf))
         except TypeError:
+            if hasattr(buf, "__cuda_array_interface__") or hasattr(buf, "__dlpack__"):
+                raise unsupported("buffer", f"{type(buf).__name__} (GPU/DLPack buffers)") \
+                    from None
             raise MPIException(f"a {type(buf).__name__} is not a buffer (expected a numpy "
                                "array, bytearray, array.array or a [buf, datatype] list)",
                                None, "MPI_ERR_BUFFER") from None

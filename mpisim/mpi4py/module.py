@@ -10,6 +10,7 @@ of supported calls), so a script fails at its first unsupported call with a clea
 
 from __future__ import annotations
 
+import pickle
 import types
 from importlib import metadata
 from typing import Any
@@ -49,6 +50,9 @@ def _size_of(buf: Any) -> Any:
     try:
         return memoryview(buf).nbytes
     except TypeError:
+        if hasattr(buf, "__cuda_array_interface__") or hasattr(buf, "__dlpack__"):
+            raise unsupported("buffer", f"{type(buf).__name__} (GPU/DLPack buffers)") \
+                from None
         raise Exception(f"Attach_buffer: a {type(buf).__name__} is not a buffer", None,
                         "MPI_ERR_BUFFER") from None
 
@@ -191,6 +195,20 @@ def Aint_diff(addr1: int, addr2: int) -> int:
     return _addr.aint_diff(addr1, addr2)
 
 
+class Pickle:
+    """``MPI.pickle``: how lowercase calls serialize objects (the pickle module's highest
+    protocol, as mpi4py uses)."""
+
+    PROTOCOL = pickle.HIGHEST_PROTOCOL
+    THRESHOLD = 256 * 1024
+
+    def dumps(self, obj: Any) -> bytes:
+        return pickle.dumps(obj, self.PROTOCOL)
+
+    def loads(self, data: Any) -> Any:
+        return pickle.loads(data)
+
+
 # -- the modules ---------------------------------------------------------------------------
 _NAMES: dict[str, Any] = {
     "ANY_SOURCE": ANY_SOURCE, "ANY_TAG": ANY_TAG, "PROC_NULL": PROC_NULL,
@@ -205,7 +223,7 @@ _NAMES: dict[str, Any] = {
     "Intracomm": _comm.Intracomm, "Request": Request, "Prequest": Prequest,
     "Status": Status, "Datatype": Datatype, "Op": Op, "Exception": Exception,
     "Attach_buffer": attach, "Detach_buffer": detach, "Flush_buffer": flush,
-    "Iflush_buffer": iflush,
+    "Iflush_buffer": iflush, "pickle": Pickle(),
 }
 _NAMES.update({name[4:]: code for name, code in CODES.items() if name.startswith("MPI_ERR")})
 _NAMES.update(DATATYPES)

@@ -17,7 +17,9 @@ from __future__ import annotations
 import pickle
 from typing import Any
 
-from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
+import numpy as np
+
+from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED
 from ..p2p.requests import Request as _EngineRequest
 from .bridge import current
 from .datatype import DATATYPES, Datatype
@@ -92,7 +94,14 @@ def received(st: Any) -> Any:
     data = None if st is None else st.data
     if data is None:
         return None
-    return pickle.loads(data) if isinstance(data, bytes | bytearray) else data
+    if isinstance(data, np.ndarray):
+        data = data.tobytes()
+    if isinstance(data, bytes | bytearray):
+        return pickle.loads(data) if data else None  # an empty message is None
+    return data
+
+
+_HANDLES: dict[int, Request] = {}
 
 
 def _null(rank: int) -> _EngineRequest:
@@ -106,12 +115,33 @@ class Request:
 
     _persistent = False
 
-    def __init__(self, r: _EngineRequest | None = None, objects: bool = False,
-                 result: Any = None) -> None:
+    def __init__(self, r: Any = None, objects: bool = False, result: Any = None) -> None:
+        if isinstance(r, Request):  # MPI.Request(other): the same request
+            self.__dict__.update(r.__dict__)
+            return
         self._r = r
         self._objects = objects      # made by a lowercase call: wait returns the object
         self._result = result        # a collective's value handler (uppercase forms)
         self._null = r is None
+
+    @property
+    def handle(self) -> int:
+        """An integer naming the request (MPI_Request as an int)."""
+        if not self:
+            return 0
+        _HANDLES[id(self._r)] = self
+        return id(self._r)
+
+    @classmethod
+    def fromhandle(cls, handle: int) -> Request:
+        found = _HANDLES.get(handle)
+        return cls(found) if found is not None else cls()
+
+    def toint(self) -> int:
+        return -1  # no Fortran/C integer handles in the stand-in
+
+    def py2f(self) -> int:
+        return -1
 
     # -- state ---------------------------------------------------------------------------
     def __bool__(self) -> bool:
@@ -170,15 +200,22 @@ class Request:
         return True, self._done(st)
 
     def Get_status(self, status: Status | None = None) -> bool:
-        """Whether it is complete, without completing it (no simulated time passes)."""
+        """Whether it is complete, without completing it. Not complete, it is a poll: it
+        takes the poll time of an MPI_Iprobe that finds nothing (and is recorded as one),
+        so a loop on it advances simulated time as a real one does."""
         if not self:
             fill(status, _empty())
             return True
-        r, now = self._r, current().mpi.now
-        flag = r.done_at is not None and r.done_at <= now  # type: ignore[union-attr]
-        if flag:
+        ctx = current()
+        mpi = ctx.mpi
+        r = self._r
+        if r.done_at is not None and r.done_at <= mpi.now:  # type: ignore[union-attr]
             fill(status, r.status)  # type: ignore[union-attr]
-        return flag
+            return True
+        ctx.call(lambda: mpi.iprobe(source=0, tag=TAG_UB, comm=mpi.comm_self))
+        return False
+
+    get_status = Get_status
 
     def Free(self) -> None:
         ctx = current()
