@@ -1,12 +1,12 @@
 """mpi4py's own point-to-point tests (test_p2p_obj.py, test_p2p_buf.py with mpiunittest)
 run under the stand-in at 1, 2 and 4 ranks.
 
-Device-buffer backends of mpi4py's array helper (fake GPU arrays) are left out: the
-stand-in refuses such buffers. The files come from mpi4py's source distribution through
-the configured package index (tests/mpi4py_suite.py; cached, never committed); without an
-index the test is skipped with the reason. A test method that raises NotImplementedError
-from the stand-in counts as skipped, its reason naming the unsupported call. The pass/skip/fail counts are printed
-(``pytest -s``).
+The files come from mpi4py's source distribution through the configured package index
+(tests/mpi4py_suite.py; cached, never committed); without an index the test is skipped
+with the reason. A test method that raises NotImplementedError from the stand-in counts
+as skipped, its reason naming the unsupported call. Device-buffer backends of mpi4py's
+array helper (fake GPU arrays) are left out: the stand-in refuses such buffers. The
+pass/skip/fail counts are printed (``pytest -s``).
 """
 
 from __future__ import annotations
