@@ -131,8 +131,8 @@ class BufferedMode:
         self.address: Any = None
         self.attaches = 0
         self.summary = BufferSummary()
-        self._drain: list[Callable[[], None]] = []
-        self._flushes: list[tuple[set[int], Callable[[], None]]] = []
+        self._drain: list[Callable[[], None]] | None = None  # made when first needed
+        self._flushes: list[tuple[set[int], Callable[[], None]]] | None = None
 
     @property
     def attached(self) -> bool:
@@ -200,7 +200,7 @@ class BufferedMode:
             self._detach_now()
             return None
         ev = pending(self.env)
-        self._drain.append(lambda: (self._detach_now(), fire_at(ev, self.env._now, None)))
+        self._when_drained(lambda: (self._detach_now(), fire_at(ev, self.env._now, None)))
         return ev
 
     # -- an entry's life -----------------------------------------------------------------
@@ -253,7 +253,7 @@ class BufferedMode:
         if self._flushes:
             self._flushed(id(entry.entry))
         if alloc.pending == 0 and self._drain:
-            callbacks, self._drain = self._drain, []
+            callbacks, self._drain = self._drain, None
             for callback in callbacks:
                 callback()
 
@@ -311,13 +311,18 @@ class BufferedMode:
         pe.freed = now
         self.recorder.entry_freed(pe)
 
+    def _when_drained(self, callback: Callable[[], None]) -> None:
+        if self._drain is None:
+            self._drain = []
+        self._drain.append(callback)
+
     def _drained(self, value: Callable[[], Any]) -> Event:
         """An event that happens when no entry of the attached buffer is pending."""
         env = self.env
         if self.pending == 0:
             return done(env, value())
         ev = pending(env)
-        self._drain.append(lambda: fire_at(ev, env._now, value()))
+        self._when_drained(lambda: fire_at(ev, env._now, value()))
         return ev
 
     def _on_sent(self, callback: Callable[[], None]) -> bool:
@@ -328,6 +333,8 @@ class BufferedMode:
         waiting = {id(e) for e in alloc.entries() if not e.done} if alloc else set()
         if not waiting:
             return False
+        if self._flushes is None:
+            self._flushes = []
         self._flushes.append((waiting, callback))
         return True
 

@@ -84,6 +84,14 @@ class ZeroTimeLoop(BaseException):
 class Rank:
     """The handle of one MPI process (``mpi`` in rank programs)."""
 
+    # Slots keep an idle rank small; ``__dict__`` stays for the attributes other layers
+    # add to a handle (made only when one is set).
+    __slots__ = ("BSEND_OVERHEAD", "__dict__", "_colls", "_comms", "_group_calls",
+                 "_last_time", "_log", "_named_buffers", "_overhead", "_policy", "_profile",
+                 "_progress", "_same_time", "_self", "_sessions", "_space", "_sync_all", "_tp",
+                 "_world", "buffered", "call", "call_where", "calls", "detail", "env",
+                 "polling", "rank", "size", "starts", "watch", "where")
+
     def __init__(self, rank: int, size: int, env: Any, transport: Transport, buffered: BufferedMode,
                  colls: Collectives, config: Any, overhead: float, trace_calls: bool,
                  comms: Communicators | None = None) -> None:
@@ -106,7 +114,7 @@ class Rank:
         self._profile = config.profile
         self._sync_all = config.force_ssend
         self._overhead = overhead
-        self._space = _addr.AddressSpace()
+        self._space: _addr.AddressSpace | None = None  # made on first use
         self._log = trace_calls
         self.calls: list[str] = []
         self.starts = array("d")  # 8 bytes a call
@@ -120,6 +128,13 @@ class Rank:
 
     def __repr__(self) -> str:
         return f"<mpi rank {self.rank} of {self.size}>"
+
+    def _addresses(self) -> _addr.AddressSpace:
+        """This process's address space (4.1.5), made when first needed: most ranks of a
+        large run never take an address."""
+        if self._space is None:
+            self._space = _addr.AddressSpace()
+        return self._space
 
     @property
     def comm_world(self) -> Comm:
@@ -228,7 +243,7 @@ class Rank:
                 dt = check_datatype(datatype)
                 if dt is None and not isinstance(buf, np.ndarray):
                     dt = _dt.BYTE
-                count, dt, nbytes, data = outgoing(buf, count, dt, self._space)
+                count, dt, nbytes, data = outgoing(buf, count, dt, self._addresses())
         except MPIError as e:
             self._enter(call, (dest if isinstance(dest, int) else None, tag, 0, None))
             return failed(env, e)
@@ -408,7 +423,7 @@ class Rank:
         if ctx:
             req.ctx, req.comm = ctx, comm
         if buf is BOTTOM:
-            req.space = self._space
+            req.space = self._addresses()
         self._enter(call, (source, tag, capacity, req))
         if source == PROC_NULL:
             req.status = Status(PROC_NULL, ANY_TAG, 0)
@@ -650,7 +665,7 @@ class Rank:
 
     def get_address(self, location: Any, index: Any = None) -> int:
         """MPI_Get_address of an element of a numpy array."""
-        return self._space.get_address(location, index)
+        return self._addresses().get_address(location, index)
 
     @staticmethod
     def aint_add(base: int, disp: int) -> int:

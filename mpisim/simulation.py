@@ -116,8 +116,9 @@ class Simulation:
         self._livelock: list[int] = []
         self.trace_stopped: float | None = None
         self._procs = [self.env.process(self._main(r)) for r in range(ranks)]
-        for r, proc in enumerate(self._procs):
-            proc.callbacks.append(self._exit_callback(r))
+        self._rank_of = {id(proc): r for r, proc in enumerate(self._procs)}
+        for proc in self._procs:
+            proc.callbacks.append(self._exited)
         watch = PollWatch(self.env, self._procs, self.handles, self.finished, self._livelocked)
         for h in self.handles:
             h.watch = watch
@@ -140,21 +141,21 @@ class Simulation:
             yield final
         return value
 
-    def _exit_callback(self, r: int) -> Callable[[Any], None]:
-        def exited(proc: Any) -> None:
-            if proc._ok:
-                self.finished[r] = True
-                self.end_times[r] = self.env._now
-                self.returned[r] = proc._value
-                return
-            proc._defused = True
-            if isinstance(proc._value, KeyboardInterrupt | SystemExit):
-                raise proc._value  # the user stopped the run; not the program's error
-            if isinstance(proc._value, ZeroTimeLoop):
-                self._timeout = str(proc._value)
-                raise _Abort
-            self._fatal(r, proc._value)
-        return exited
+    def _exited(self, proc: Any) -> None:
+        """A rank's process ended (one bound method for all: no closure per rank)."""
+        r = self._rank_of[id(proc)]
+        if proc._ok:
+            self.finished[r] = True
+            self.end_times[r] = self.env._now
+            self.returned[r] = proc._value
+            return
+        proc._defused = True
+        if isinstance(proc._value, KeyboardInterrupt | SystemExit):
+            raise proc._value  # the user stopped the run; not the program's error
+        if isinstance(proc._value, ZeroTimeLoop):
+            self._timeout = str(proc._value)
+            raise _Abort
+        self._fatal(r, proc._value)
 
     def _fatal(self, r: int, exc: BaseException) -> None:
         mpi = self.handles[r]

@@ -45,6 +45,7 @@ is reclaimed once; the scan for the first uncompleted entry never goes back).
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -157,6 +158,7 @@ def _entry_rows(entries: list[Entry]) -> list[tuple[int, int, str]]:
 class _Base:
     """Counters and the parts every kind shares."""
 
+    __slots__ = ("_base", "capacity", "held", "live", "pending", "sizing", "used")
     name = ""
 
     def __init__(self, capacity: int, sizing: _StandardSizing) -> None:
@@ -213,6 +215,7 @@ class _Base:
 class CircularAllocator(_Base):
     """The standard's model (3.6.1): a circular queue of entries, reclaimed from its head."""
 
+    __slots__ = ("_gap", "_h", "_lap", "_q", "_scan", "head", "tail")
     name = "circular"
 
     def __init__(self, capacity: int, sizing: _StandardSizing) -> None:
@@ -314,6 +317,7 @@ class CircularAllocator(_Base):
 class FirstFitAllocator(_Base):
     """MPICH / Open MPI: first fit in address order; every completed entry is freed."""
 
+    __slots__ = ("_held",)
     name = "first-fit"
 
     def __init__(self, capacity: int, sizing: _StandardSizing) -> None:
@@ -374,6 +378,7 @@ class FirstFitAllocator(_Base):
 class UnboundedAllocator(_Base):
     """Never overflows; records the most bytes ever held at once (``peak_needed``)."""
 
+    __slots__ = ("_held", "_next", "peak_needed")
     name = "unbounded"
 
     def __init__(self, capacity: int, sizing: _StandardSizing) -> None:
@@ -442,4 +447,10 @@ def make_allocator(kind: str, capacity: int, *, overhead: int, alignment: int = 
     _nonneg_int("overhead", overhead)
     if _nonneg_int("alignment", alignment) < 1 or alignment & (alignment - 1):
         raise ValueError(f"alignment: expected a power of two >= 1, got {alignment!r}")
-    return _KINDS[kind](capacity, _SIZINGS[sizing](overhead, alignment))
+    return _KINDS[kind](capacity, _sizing(sizing, overhead, alignment))
+
+
+@functools.lru_cache(maxsize=64)
+def _sizing(sizing: str, overhead: int, alignment: int) -> _StandardSizing:
+    """One sizing object per rule, shared by every buffer that charges entries by it."""
+    return _SIZINGS[sizing](overhead, alignment)
