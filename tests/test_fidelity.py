@@ -253,3 +253,39 @@ def test_buffer_automatic_as_the_run_buffer(how):
     r = ms.run(prog, ranks=2, buffer=how)
     assert r.outcome is ms.Outcome.COMPLETED
     assert r.ranks[0].buffer.peak_live == 50 * (100_000 + 96)
+
+
+@pytest.mark.parametrize("profile", ["standard", "mpich", "openmpi"])
+def test_example_3_10_with_ibsend_and_wait_completes_under_every_profile(profile):
+    """3.5 Example 3.10 written with MPI_Ibsend + MPI_Wait + MPI_Recv of 100000 B: the
+    ibsend request is complete when the call returns (3.6; both libraries), so both
+    ranks reach their receive."""
+    def prog(mpi, n=100_000):
+        peer = 1 - mpi.rank
+        yield mpi.buffer_attach(n + 1000)
+        req = yield mpi.ibsend(count=n, dest=peer)
+        yield mpi.wait(req)
+        yield mpi.recv(count=n, source=peer)
+        yield mpi.buffer_detach()
+
+    assert ms.run(prog, ranks=2, mpi={"profile": profile}).outcome is ms.Outcome.COMPLETED
+
+
+def test_buffer_automatic_from_the_command_line(tmp_path):
+    """`--set buffer=AUTOMATIC` and the scenario key `buffer: AUTOMATIC` attach
+    MPI_BUFFER_AUTOMATIC on every rank (MPI 4.1)."""
+    import json
+    import subprocess
+    import sys
+    path = tmp_path / "s.yaml"
+    path.write_text("name: s\nranks: 2\nbuffer: AUTOMATIC\nprograms:\n  - ranks: all\n"
+                    "    ops:\n      - loop: {times: 5, ops: [{bsend: {dest: 1 - rank, "
+                    "bytes: 100 KiB}}]}\n      - loop: {times: 5, ops: [{recv: {source: "
+                    "1 - rank, bytes: 100 KiB}}]}\n")
+    for args in ([], ["--set", "buffer=AUTOMATIC"]):
+        out = subprocess.run([sys.executable, "-m", "mpisim", "run", str(path), "--json", *args],
+                             capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        d = json.loads(out.stdout)
+        assert d["outcome"] == "completed"
+        assert d["ranks"][0]["buffer"]["peak_live"] == 5 * (102400 + 96)
