@@ -35,8 +35,8 @@ def test_example_3_10_send_completes_below_the_eager_limit_with_the_data(capsys)
     result = ms.run_mpi4py(SCRIPTS / "exchange.py", ranks=2, args=["send", "100"])
     assert result.outcome is ms.Outcome.COMPLETED
     out = capsys.readouterr().out
-    assert "rank 0 received 100 floats from rank 1: sum 100" in out
-    assert "rank 1 received 100 floats from rank 0: sum 0" in out
+    assert "rank 0: received 100 floats from 1, sum 100" in out
+    assert "rank 1: received 100 floats from 0, sum 0" in out
 
 
 def test_example_3_10_send_deadlocks_above_the_eager_limit_naming_the_script_line():

@@ -30,4 +30,4 @@ else:
 comm.Recv([got, MPI.FLOAT], source=peer, tag=0)
 if mode == "bsend":
     MPI.Detach_buffer()
-print(f"rank {rank} received {count} floats from rank {peer}: sum {got.sum():.0f}")
+print(f"rank {rank}: received {count} floats from {peer}, sum {got.sum():.0f}")

@@ -12,8 +12,8 @@ if rank == 0:
         msg = comm.recv(source=MPI.ANY_SOURCE, tag=1, status=status)
         seen.append(msg["rank"])
         comm.send({"ack": status.Get_source()}, dest=status.Get_source(), tag=2)
-    print(f"rank 0 heard from {sorted(seen)}")
+    print(f"rank 0: heard from {sorted(seen)}")
 else:
     comm.send({"rank": rank}, dest=0, tag=1)
     reply = comm.recv(source=0, tag=2)
-    print(f"rank {rank} acknowledged: {reply['ack'] == rank}")
+    print(f"rank {rank}: acknowledged {reply['ack'] == rank}")

@@ -26,4 +26,4 @@ for r in range(rounds):
     comm.Recv([got, MPI.INT], source=left, tag=r)
     total += int(got[0])
 MPI.Detach_buffer()
-print(f"rank {rank}: {rounds} messages from rank {left}, first values sum {total}")
+print(f"rank {rank}: {rounds} messages from {left}, first values sum {total}")
