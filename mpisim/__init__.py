@@ -83,7 +83,7 @@ from .simulation import Simulation, run
 
 __version__ = "0.1.0"
 
-_WHATIF = ("sweep", "min_buffer", "check_safe")
+_WHATIF = ("sweep", "min_buffer", "min_buffer_per_rank", "check_safe", "compare_profiles")
 
 
 def __getattr__(name: str):

@@ -82,3 +82,14 @@ def test_run_profiles_side_by_side(tmp_path, capsys):
     assert sorted(p.name for p in out.iterdir()) == ["mpich", "openmpi"]
     code = main(["run", str(HOL), "--profiles", "mpich,lam"])
     assert code == 2 and "lam" in capsys.readouterr().err
+
+
+def test_compare_profiles_from_python():
+    def quiet(mpi):
+        yield mpi.compute(1e-6)
+
+    found = ms.compare_profiles(quiet, ranks=1)
+    assert [name for name, _ in found.results] == ["standard", "mpich", "openmpi"]
+    assert [r.settings["mpi.sizing"]["value"] for _, r in found.results] == [
+        "standard", "mpich", "openmpi"]
+    assert found.exit_code == 0 and "quiet under 3 profiles" in found.table()
