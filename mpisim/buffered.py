@@ -362,11 +362,14 @@ class BufferedMode:
             self._row(self.rank, now, event, alloc.capacity, used, live, held,
                       alloc.largest_free(), requested)
 
-    def _row(self, *row: Any) -> None:
+    def _row(self, rank: int, now: float, event: str, capacity: int, used: int, live: int,
+             held: int, largest_free: int, requested: int) -> None:
         if self.name == "process":
-            self.recorder.buffer_state(*row)
+            self.recorder.buffer_state(rank, now, event, capacity, used, live, held,
+                                       largest_free, requested)
         else:
-            self.recorder.named_buffer_state(self.name, *row)
+            self.recorder.named_buffer_state(self.name, rank, now, event, capacity, used,
+                                             live, held, largest_free, requested)
 
 
 def missing_mpi41(call: str, profile: Any) -> MPIError:

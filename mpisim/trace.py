@@ -1,7 +1,7 @@
 """The trace: what happened, as numpy structured arrays.
 
 During a run the engine writes each row, once it is final, into growable typed columns
-(:class:`Columns`: 8 bytes a number, no Python object kept per message); at the end
+(:class:`Rows`: 8 bytes a number, no Python object kept per message); at the end
 :meth:`Recorder.build` turns them into the arrays of :class:`Trace`:
 
 - ``buffer``: one row per change of a rank's attached-buffer state (attach, bsend,
@@ -59,17 +59,18 @@ class Trace:
         return self.calls[self.calls["rank"] == rank]
 
 
-class Columns:
-    """One trace array while it is recorded: a growable typed array per column (8 bytes a
-    number, no Python object per value); a text column holds codes into its vocabulary."""
+class Rows:
+    """One trace array while it is recorded: its integer fields (text ones as codes into
+    their vocabulary) in one growable flat array of 8-byte integers, its float fields in
+    another. A row is two ``extend`` calls and 8 bytes a value, no Python object kept."""
 
-    __slots__ = ("apps", "cols", "dtype", "vocab")
+    __slots__ = ("dtype", "floats", "ints", "nf", "ni", "vocab")
 
     def __init__(self, dtype: np.dtype) -> None:
         self.dtype = dtype
-        self.cols = [array("H" if dtype[n].kind == "U" else _TYPECODE[dtype[n].str[1:]])
-                     for n in dtype.names]
-        self.apps = tuple(c.append for c in self.cols)
+        self.ints, self.floats = array("q"), array("d")
+        self.ni = sum(dtype[n].kind != "f" for n in dtype.names)  # fields in each array
+        self.nf = len(dtype.names) - self.ni
         self.vocab: dict[str, dict[str, int]] = {n: {} for n in dtype.names
                                                   if dtype[n].kind == "U"}
 
@@ -81,33 +82,37 @@ class Columns:
             c = vocab[word] = len(vocab)
         return c
 
-    def __len__(self) -> int:
-        return len(self.cols[0])
-
-    def copy(self) -> Columns:
+    def copy(self) -> Rows:
         """An independent copy (to add rows to without changing this one)."""
-        out = Columns(self.dtype)
-        for mine, theirs in zip(self.cols, out.cols, strict=True):
-            theirs.extend(mine)
+        out = Rows(self.dtype)
+        out.ints.extend(self.ints)
+        out.floats.extend(self.floats)
         out.vocab = {name: dict(words) for name, words in self.vocab.items()}
         return out
 
     def build(self, order: str | None = None) -> np.ndarray:
         """The structured array (sorted by column ``order``, stably, if given)."""
-        out = np.empty(len(self), dtype=self.dtype)
-        for name, col in zip(self.dtype.names, self.cols, strict=True):
-            values = np.frombuffer(col, dtype=col.typecode) if len(col) else np.empty(0, int)
+        n = len(self.ints) // self.ni if self.ni else len(self.floats) // self.nf
+        ints = np.frombuffer(self.ints, dtype=np.int64).reshape(n, self.ni) if n else \
+            np.empty((0, self.ni), np.int64)
+        floats = np.frombuffer(self.floats, dtype=np.float64).reshape(n, self.nf) if n else \
+            np.empty((0, self.nf), np.float64)
+        out = np.empty(n, dtype=self.dtype)
+        i = f = 0
+        for name in self.dtype.names:
+            if self.dtype[name].kind == "f":
+                out[name] = floats[:, f]
+                f += 1
+                continue
             if name in self.vocab:
                 words = np.array(list(self.vocab[name]) or [""], dtype=self.dtype[name])
-                out[name] = words[values]
+                out[name] = words[ints[:, i]]
             else:
-                out[name] = values
-        if order is not None and len(out):
+                out[name] = ints[:, i]
+            i += 1
+        if order is not None and n:
             out = out[np.argsort(out[order], kind="stable")]
         return out
-
-
-_TYPECODE = {"i4": "i", "i8": "q", "f8": "d"}
 
 
 class Recorder:
@@ -117,27 +122,24 @@ class Recorder:
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
-        self.buffer = Columns(BUFFER_DTYPE)
-        self.entries = Columns(_ENTRY_RECORD)
-        self.messages = Columns(MESSAGE_DTYPE)
+        self.buffer = Rows(BUFFER_DTYPE)
+        self.entries = Rows(_ENTRY_RECORD)
+        self.messages = Rows(MESSAGE_DTYPE)
         self.named_rows: list[tuple] = []
         self.live_entries: dict[int, Any] = {}   # recorded entries not freed yet, by seq
         self.live_messages: dict[int, Any] = {}  # recorded messages not finished yet, by id
         self._seq = 0
+        self._events = self.buffer.vocab["event"]
 
     def buffer_state(self, rank: int, time: float, event: str, capacity: int, used: int,
                      live: int, entries: int, largest_free: int, requested: int = 0) -> None:
         if self.enabled:
-            a = self.buffer.apps
-            a[0](rank)
-            a[1](time)
-            a[2](self.buffer.code("event", event))
-            a[3](capacity)
-            a[4](used)
-            a[5](live)
-            a[6](entries)
-            a[7](largest_free)
-            a[8](requested)
+            code = self._events.get(event)
+            if code is None:
+                code = self.buffer.code("event", event)
+            self.buffer.ints.extend((rank, code, capacity, used, live, entries, largest_free,
+                                     requested))
+            self.buffer.floats.append(time)
 
     def named_buffer_state(self, name: str, *row: Any) -> None:
         """A change of a communicator's or session's buffer (row as for ``buffer_state``)."""
@@ -155,7 +157,7 @@ class Recorder:
     def entry_freed(self, record: Any) -> None:
         """The entry's space returned: its row is final."""
         if self.live_entries.pop(record.seq, None) is not None:
-            _write_entry(self.entries.apps, record)
+            _write_entry(self.entries, record)
 
     # -- messages: recorded at posting, written once sent and delivered -----------------
     def message(self, msg: Any) -> None:
@@ -178,7 +180,7 @@ class Recorder:
         if self.live_entries:
             entries = entries.copy()
             for e in self.live_entries.values():
-                _write_entry(entries.apps, e)
+                _write_entry(entries, e)
         if self.live_messages:
             messages = messages.copy()
             for m in self.live_messages.values():
@@ -192,32 +194,15 @@ class Recorder:
                      _calls_array(calls), named)
 
 
-def _write_entry(a: tuple, e: Any) -> None:
-    a[0](e.rank)
-    a[1](e.msg)
-    a[2](e.offset)
-    a[3](e.size)
-    a[4](e.packed)
-    a[5](e.alloc)
-    a[6](e.done)
-    a[7](e.freed)
-    a[8](e.attach)
-    a[9](e.seq)
+def _write_entry(rows: Rows, e: Any) -> None:
+    rows.ints.extend((e.rank, e.msg, e.offset, e.size, e.packed, e.attach, e.seq))
+    rows.floats.extend((e.alloc, e.done, e.freed))
 
 
-def _write_message(cols: Columns, m: Any) -> None:
-    a = cols.apps
-    a[0](m.id)
-    a[1](m.src)
-    a[2](m.dst)
-    a[3](m.tag)
-    a[4](m.nbytes)
-    a[5](cols.code("mode", m.mode))
-    a[6](cols.code("protocol", m.protocol))
-    a[7](m.post)
-    a[8](m.match)
-    a[9](m.send_done)
-    a[10](m.recv_done)
+def _write_message(rows: Rows, m: Any) -> None:
+    rows.ints.extend((m.id, m.src, m.dst, m.tag, m.nbytes, rows.code("mode", m.mode),
+                      rows.code("protocol", m.protocol)))
+    rows.floats.extend((m.post, m.match, m.send_done, m.recv_done))
 
 
 def _calls_array(calls: list[tuple]) -> np.ndarray:
