@@ -1,0 +1,88 @@
+"""MPI 4.1 communicator buffers observed on a real MPI library, beside what mpisim's profile
+for it says. Needs mpi4py and an MPI with ``mpiexec`` (``pip install mpi4py mpich`` in the
+venv of the Python given by ``MPISIM_ORACLE_PYTHON``, or in this one: the ``oracle`` extra);
+skipped otherwise. Observed with MPICH 5.0.2: a bsend uses its communicator's buffer,
+never falls back to the process buffer when that one is full, a communicator without a
+buffer uses the process buffer, Comm.Detach_buffer waits for the messages, and returns
+MPI.BUFFER_AUTOMATIC for an automatic buffer."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import mpisim as ms
+
+HERE = Path(__file__).resolve().parent / "real"
+
+
+def _oracle() -> tuple[str, str]:
+    python = os.environ.get("MPISIM_ORACLE_PYTHON", sys.executable)
+    mpiexec = Path(python).parent / "mpiexec"
+    ok = mpiexec.exists() and subprocess.run(
+        [python, "-c", "from mpi4py import MPI"], capture_output=True).returncode == 0
+    if not ok:
+        pytest.skip("no real MPI: set MPISIM_ORACLE_PYTHON to a Python with mpi4py and an "
+                    "mpiexec beside it (pip install mpi4py mpich)")
+    return python, str(mpiexec)
+
+
+def _real(script: str) -> str:
+    python, mpiexec = _oracle()
+    out = subprocess.run([mpiexec, "-n", "2", python, str(HERE / script)], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout
+
+
+def test_mpich_communicator_buffers_match_the_real_library():
+    """MPI 4.1 §3.6 on MPICH: the comm's buffer, else the process's; full means
+    MPI_ERR_BUFFER; detach waits; an automatic buffer detaches as BUFFER_AUTOMATIC."""
+    text = _real("comm_buffers.py")
+    if "MPICH" not in text:
+        pytest.skip("the oracle is not MPICH")
+    real = dict(line.split(" : ", 1) for line in text.splitlines() if " : " in line)
+    assert real["lib 2nd bsend (lib buffer full)"] == "MPI_ERR_BUFFER"
+    assert real["bsend on a dup without buffer, world buffer full"] == "MPI_ERR_BUFFER"
+    assert float(real["lib Detach_buffer waited (s)"]) >= 0.4
+    assert real["... is MPI.BUFFER_AUTOMATIC"] == "True"
+
+    n = 10_000
+
+    def prog(mpi):
+        lib = yield mpi.comm_dup()
+        other = yield mpi.comm_dup()
+        if mpi.rank == 0:
+            got = {}
+            yield mpi.buffer_attach(n + mpi.BSEND_OVERHEAD)
+            yield mpi.comm_attach_buffer(n + mpi.BSEND_OVERHEAD, comm=lib)
+            yield mpi.bsend(count=n, dest=1, tag=1, comm=lib)
+            yield mpi.bsend(count=n, dest=1, tag=2)
+            for key, comm, tag in (("lib", lib, 3), ("other", other, 4)):
+                try:
+                    yield mpi.bsend(count=n, dest=1, tag=tag, comm=comm)
+                except ms.MPIError as e:
+                    got[key] = e.error_class
+            t = mpi.now
+            yield mpi.comm_detach_buffer(comm=lib)
+            got["waited"] = mpi.now - t
+            yield mpi.comm_attach_buffer(ms.BUFFER_AUTOMATIC, comm=lib)
+            got["automatic"] = (yield mpi.comm_detach_buffer(comm=lib))[0]
+            return got
+        yield mpi.compute(0.5)
+        yield mpi.recv(count=n, source=0, tag=1, comm=lib)
+        yield mpi.recv(count=n, source=0, tag=2)
+        return None
+
+    sim = ms.run(prog, ranks=2, mpi={"profile": "mpich"}).returned[0]
+    assert sim["lib"] == sim["other"] == "MPI_ERR_BUFFER"
+    assert sim["waited"] >= 0.4 and sim["automatic"] is ms.BUFFER_AUTOMATIC
+
+
+def test_mpich_a_full_communicator_buffer_does_not_fall_back_to_the_process_buffer():
+    text = _real("comm_buffer_no_fallback.py")
+    assert "-> MPI_ERR_BUFFER" in text
