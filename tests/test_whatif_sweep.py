@@ -359,3 +359,18 @@ def test_run_keywords_given_with_a_scenario_rebuild_it(tmp_path):
     assert table.array["outcome"].tolist() == [expected_exchange(2000, 65536)]
     table = sweep(path, {"seed": [0]}, jobs=1, params={"count": 2000})
     assert table.array["outcome"].tolist() == [expected_exchange(2000, 4096)]
+
+
+def test_a_sweep_reports_its_wall_time():
+    """What a sweep cost in seconds, in the table's text and JSON (not a speed check)."""
+    def ping(mpi, count):
+        if mpi.rank == 0:
+            yield mpi.send(count=count, dest=1)
+        else:
+            yield mpi.recv(count=count, source=0)
+
+    table = sweep(ping, {"count": [1, 2, 3]}, jobs=1, progress=False, ranks=2)
+    assert table.wall_time is not None and table.wall_time > 0
+    assert table.to_dict()["wall_time"] == round(table.wall_time, 3)
+    assert str(table).splitlines()[-1].startswith("3 runs: 3 completed in ")
+    assert str(table).endswith("s of wall time")

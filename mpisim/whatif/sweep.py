@@ -16,6 +16,7 @@ raises the KeyboardInterrupt again with ``.table``: a SweepTable of the runs tha
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor
 from typing import Any
@@ -42,6 +43,7 @@ def sweep(scenario: Any, vary: Mapping[str, Sequence[Any] | str],
     local process pool of ``jobs`` workers (default: the cores; ``jobs=1`` runs in-process).
     ``progress``: a bar on stderr (None: only when stderr is a terminal).
     """
+    start = time.perf_counter()
     values = vary_values(vary)
     run_kwargs.pop("trace", None)  # sweeps never record traces
     target = Target.of(scenario, run_kwargs)
@@ -58,7 +60,9 @@ def sweep(scenario: Any, vary: Mapping[str, Sequence[Any] | str],
                                    [done[i] for i in finished], scenario=target.name)
         e.total = len(points)  # type: ignore[attr-defined]
         raise
-    return SweepTable.build(values, points, rows, scenario=target.name)
+    table = SweepTable.build(values, points, rows, scenario=target.name)
+    table.wall_time = time.perf_counter() - start
+    return table
 
 
 def vary_values(vary: Mapping[str, Sequence[Any] | str]) -> dict[str, list[Any]]:

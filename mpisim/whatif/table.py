@@ -66,6 +66,7 @@ class SweepTable:
         self.keys = list(keys)
         self.scenario = scenario
         self.vary = dict(vary) if vary is not None else {k: _unique(array[k]) for k in keys}
+        self.wall_time: float | None = None  # seconds the sweep took (set by sweep())
 
     @classmethod
     def build(cls, vary: dict[str, list[Any]], points: Sequence[tuple[Any, ...]],
@@ -108,7 +109,8 @@ class SweepTable:
         """Plain JSON: the scenario, the varied values, and the rows (NaN as null)."""
         return {"scenario": self.scenario,
                 "vary": {k: [_plain(v) for v in vs] for k, vs in self.vary.items()},
-                "rows": [{k: _plain(v) for k, v in row.items()} for row in self]}
+                "rows": [{k: _plain(v) for k, v in row.items()} for row in self],
+                "wall_time": None if self.wall_time is None else round(self.wall_time, 3)}
 
     def to_pandas(self) -> Any:
         """A pandas DataFrame of the rows (pandas is not a dependency of mpisim)."""
@@ -164,7 +166,8 @@ class SweepTable:
             lines.append("  ".join(v.rjust(w) for v, w in zip(c, widths, strict=True)))
         counts = ", ".join(f"{self.count(o)} {o}" for o in
                            ("completed", "deadlock", "error", "timeout") if self.count(o))
-        lines.append(f"{len(rows)} runs" + (f": {counts}" if counts else ""))
+        took = "" if self.wall_time is None else f" in {self.wall_time:.3g} s of wall time"
+        lines.append(f"{len(rows)} runs" + (f": {counts}" if counts else "") + took)
         return "\n".join(lines)
 
 
