@@ -130,7 +130,8 @@ def _parser() -> argparse.ArgumentParser:
 
     m4 = sub.add_parser("mpi4py", help="run an unmodified mpi4py script on N simulated ranks",
                         description="run an unmodified mpi4py script on N simulated ranks "
-                        "(run, --check or --min-buffer, with run's options)")
+                        "(run, --check or --min-buffer, with run's options); the supported "
+                        "calls are tabled in the README, section 'mpi4py scripts'")
     add_arguments(m4)
     m4.set_defaults(handler=_cmd_mpi4py)
     return p

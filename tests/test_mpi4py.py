@@ -405,3 +405,29 @@ def test_numpy_is_not_required_to_be_imported_by_the_script(tmp_path):
     path = script(tmp_path, "from mpi4py import MPI\nMPI.COMM_WORLD.Barrier()\n")
     assert ms.run_mpi4py(path, ranks=2).outcome is ms.Outcome.COMPLETED
     assert np is not None
+
+
+def test_communicator_buffers_serve_only_their_communicator(tmp_path):
+    """MPI 4.1 3.6: a bsend uses its communicator's buffer, else the process's."""
+    path = script(tmp_path, """
+        import numpy as np
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD.Dup()
+        peer = 1 - comm.rank
+        buf = bytearray(MPI.DOUBLE.Pack_size(10, comm) + MPI.BSEND_OVERHEAD)
+        comm.Attach_buffer(buf)
+        comm.Bsend([np.ones(10), MPI.DOUBLE], dest=peer, tag=0)
+        got = np.empty(10)
+        comm.Recv([got, MPI.DOUBLE], source=peer, tag=0)
+        comm.Flush_buffer()
+        assert comm.Detach_buffer() is buf and got.sum() == 10
+        try:
+            MPI.COMM_WORLD.Bsend([np.ones(10), MPI.DOUBLE], dest=peer, tag=1)
+        except MPI.Exception as e:
+            assert e.Get_error_class() == MPI.ERR_BUFFER
+        else:
+            raise AssertionError("COMM_WORLD has no buffer attached")
+        MPI.Iflush_buffer().Wait()
+    """)
+    result = ms.run_mpi4py(path, ranks=2)
+    assert result.outcome is ms.Outcome.COMPLETED, result.report()
