@@ -113,6 +113,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="search only this rank's size (the other ranks unbounded)")
     who.add_argument("--per-rank", action="store_true",
                      help="search each rank that buffers in turn (the others unbounded)")
+    mb.add_argument("--buffer", metavar="comm:NAME", default=None,
+                    help="search the buffer the program attaches to communicator NAME (its "
+                         "scenario name) instead of the process buffer (MPI 4.1)")
     mb.add_argument("--seeds", metavar="A..B", default=None,
                     help="worst case over these seeds (network jitter is seeded): 0..99 or "
                          "1,2,3")
@@ -400,9 +403,11 @@ def _cmd_min_buffer(args: argparse.Namespace) -> int:
         except (ValueError, TypeError) as e:
             raise UsageError(f"--seeds {args.seeds}: {e}") from None
     if args.per_rank:
-        found = _settings_error(lambda: min_buffer_per_rank(scenario, seeds=seeds))
+        found = _settings_error(lambda: min_buffer_per_rank(scenario, seeds=seeds,
+                                                            buffer=args.buffer))
     else:
-        found = _settings_error(lambda: min_buffer(scenario, rank=args.rank, seeds=seeds))
+        found = _settings_error(lambda: min_buffer(scenario, rank=args.rank, seeds=seeds,
+                                                   buffer=args.buffer))
     if args.json:
         print(json.dumps(found.to_dict()))
     elif args.quiet:

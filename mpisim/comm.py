@@ -75,7 +75,7 @@ class Session:
 class Comm:
     """One process's handle of a communicator (MPI_Comm)."""
 
-    __slots__ = ("buffer", "calls", "colls", "freed", "info", "rank", "session")
+    __slots__ = ("buffer", "calls", "colls", "freed", "info", "label", "rank", "session")
 
     def __init__(self, info: CommInfo, rank: int, session: Session | None = None) -> None:
         self.info = info
@@ -84,6 +84,7 @@ class Comm:
         self.buffer: Any = None       # the buffer attached to it (MPI 4.1), if any
         self.calls = 0                # collective creation calls made on it (matching order)
         self.colls = 0                # collective calls made on it (their messages' tag)
+        self.label: str | None = None  # the program's name for it (a scenario's ``as:``)
         self.freed = False
 
     @property
@@ -97,6 +98,11 @@ class Comm:
     @property
     def name(self) -> str:
         return self.info.name
+
+    @property
+    def label_or_name(self) -> str:
+        """What reports call it: the program's name for it, else MPI's."""
+        return self.label or self.info.name
 
     @property
     def size(self) -> int:

@@ -37,9 +37,10 @@ def owned_buffer(mpi: Any, call: str, owner: Any, create: bool) -> BufferedMode 
         raise missing_mpi41(call, mpi._profile)
     if owner.buffer is None and create:
         kind = "session" if isinstance(owner, Session) else "comm"
+        label = owner.name if kind == "session" else owner.label_or_name
         own = mpi.buffered
         owner.buffer = BufferedMode(mpi.rank, mpi.env, own.tp, own.config, own.recorder,
-                                    name=f"{kind} {owner.name}")
+                                    name=f"{kind} {label}")
         mpi._named_buffers.append(owner.buffer)
     return owner.buffer
 

@@ -225,5 +225,23 @@ def test_buffer_policy_compares_one_process_buffer_with_communicator_buffers(pol
         assert r.ranks[0].buffer.peak_live == 2 * (4096 + 96)  # automatic: pack + overhead
         assert lib.peak_live == 2 * (8192 + 96)
     if policy == "communicator":  # the world's bsends and the library's, apart
-        assert sorted(r.ranks[0].buffers) == ["comm MPI_COMM_WORLD",
-                                              "comm dup(MPI_COMM_WORLD)#1"]
+        assert sorted(r.ranks[0].buffers) == ["comm MPI_COMM_WORLD", "comm lib"]
+
+
+def test_min_buffer_searches_a_communicator_buffer(tmp_path):
+    """min-buffer --buffer comm:NAME: the size of the buffer the program attaches to that
+    communicator, verified at the answer and the byte below (MPICH sizing: two 8192-byte
+    entries of 88 + 8192 B)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "scenarios" / "library-comm-buffer.yaml"
+    out = subprocess.run([sys.executable, "-m", "mpisim", "min-buffer", str(path), "--buffer",
+                          "comm:lib", "--json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert d["min_buffer"] == 2 * (88 + 8192)
+    bad = subprocess.run([sys.executable, "-m", "mpisim", "min-buffer", str(path), "--buffer",
+                          "comm:nope"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "attaches no buffer to that communicator" in bad.stderr

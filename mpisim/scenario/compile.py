@@ -343,6 +343,7 @@ def _make_comm(st: _State, op: Op) -> Generator[Any, Any, None]:
     if made is None:
         st.comms.pop(name, None)
     else:
+        made.label = name
         st.comms[name] = made
 
 

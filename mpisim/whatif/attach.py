@@ -56,8 +56,9 @@ class SizedAttach:
 
     def __init__(self, program: Callable[..., Any] | Sequence[Callable[..., Any]],
                  sizes: Sequence[int | None], implicit: bool, stop_on_overflow: bool = False,
-                 record: bool = False) -> None:
+                 record: bool = False, buffer: str | None = None) -> None:
         self.program = program
+        self.buffer = buffer  # "comm NAME": that communicator's buffer; None: the process's
         self.sizes = tuple(sizes)
         self.implicit = implicit
         self.stop_on_overflow = stop_on_overflow
@@ -81,6 +82,9 @@ class SizedAttach:
             return program(mpi, **params)
         if self.stop_on_overflow:
             self._stop_on_overflow(mpi)
+        if self.buffer is not None:
+            self._shadow_comm_attach(mpi, size)
+            return program(mpi, **params)
         if self.implicit and size != KEEP:
             return _attached_first(mpi, size, program, params)
         original = mpi.buffer_attach
@@ -94,6 +98,22 @@ class SizedAttach:
         buffer_attach.__doc__ = original.__doc__
         mpi.buffer_attach = buffer_attach
         return program(mpi, **params)
+
+    def _shadow_comm_attach(self, mpi: Any, size: int) -> None:
+        """Replace the size of the comm_attach_buffer calls for the chosen communicator
+        (``buffer`` is "comm NAME": the scenario's name for it, or MPI's)."""
+        original, wanted = mpi.comm_attach_buffer, self.buffer.removeprefix("comm ")
+        sites = self.sites if self.record else None
+
+        def comm_attach_buffer(requested: Any, comm: Any = None, buf: Any = None) -> Any:
+            handle = mpi.comm_world if comm is None else comm
+            if getattr(handle, "label_or_name", None) != wanted:
+                return original(requested, comm, buf)
+            if sites is not None:
+                sites.append(AttachSite(mpi.rank, _caller(mpi), requested))
+            return original(requested if size == KEEP else size, comm, buf)
+
+        mpi.comm_attach_buffer = comm_attach_buffer
 
     def _stop_on_overflow(self, mpi: Any) -> None:
         """Shadow bsend/ibsend on this handle: a refused entry ends the run at once (the

@@ -64,17 +64,21 @@ _VERBS = {"deadlock": "deadlocks", "error": "ends in an error", "timeout": "does
 
 def min_buffer(scenario: Any, *, rank: int | None = None, lo: int = 0, hi: int | None = None,
                executor: Executor | None = None, samples: int = 64,
-               seeds: Iterable[int] | None = None, **run_kwargs: Any) -> MinBuffer:
+               seeds: Iterable[int] | None = None, buffer: str | None = None,
+               **run_kwargs: Any) -> MinBuffer:
     """The smallest attach size with which the program completes without overflow.
 
     ``scenario``: a path, a loaded Scenario, or a program function with ``ranks=`` in
     ``run_kwargs``. ``rank``: search only this rank's size (the others unbounded).
     ``lo``/``hi``: search in ``[lo, hi]``. ``executor``: runs samples in parallel.
-    ``seeds``: the worst case over these seeds. See the module docstring for the method.
+    ``seeds``: the worst case over these seeds. ``buffer``: "comm:NAME" searches the size of
+    the communicator buffer the program attaches to NAME (its scenario name, ``as:``, or
+    MPI's name for it) instead of the process buffer (MPI 4.1 §3.6). See the module
+    docstring for the method.
     """
     start = time.perf_counter()
     _check_args(lo, hi, samples)
-    plan = _Plan.make(scenario, run_kwargs, seeds)
+    plan = _Plan.make(scenario, run_kwargs, seeds, _buffer_name(buffer))
     if rank is not None and not 0 <= rank < plan.ranks:
         raise ValueError(f"rank {rank}: the scenario has ranks 0..{plan.ranks - 1}")
     found = plan.answer(rank, lo, hi, samples, executor)
@@ -84,11 +88,11 @@ def min_buffer(scenario: Any, *, rank: int | None = None, lo: int = 0, hi: int |
 
 def min_buffer_per_rank(scenario: Any, *, executor: Executor | None = None,
                         samples: int = 64, seeds: Iterable[int] | None = None,
-                        **run_kwargs: Any) -> MinBufferTable:
+                        buffer: str | None = None, **run_kwargs: Any) -> MinBufferTable:
     """:func:`min_buffer` for each rank that attaches or bsends, the others unbounded."""
     start = time.perf_counter()
     _check_args(0, None, samples)
-    plan = _Plan.make(scenario, run_kwargs, seeds)
+    plan = _Plan.make(scenario, run_kwargs, seeds, _buffer_name(buffer))
     if plan.never is not None:
         never = plan.answer(None, 0, None, samples, executor)
         return MinBufferTable(plan.name, [], [], never, time.perf_counter() - start)
@@ -129,17 +133,18 @@ class _Plan:
     as_written: Probe
     settings: dict[str, Any]
     same_runs: bool = False
+    buffer: str | None = None   # "comm NAME" (a communicator's buffer), None: the process's
 
     @classmethod
-    def make(cls, scenario: Any, run_kwargs: dict[str, Any], seeds: Iterable[int] | None
-             ) -> _Plan:
+    def make(cls, scenario: Any, run_kwargs: dict[str, Any], seeds: Iterable[int] | None,
+             buffer: str | None = None) -> _Plan:
         run_kwargs = dict(run_kwargs)
         run_kwargs.pop("trace", None)
         target = Target.of(scenario, run_kwargs)
         kwargs = target.run_kwargs({})
         program, ranks = kwargs["program"], kwargs["ranks"]
         seed_list = None if seeds is None else tuple(_seeds(seeds))
-        prober = Prober(target, program, ranks, None, implicit=False)
+        prober = Prober(target, program, ranks, None, implicit=False, buffer=buffer)
         written, wrapper = prober.run([KEEP] * ranks, record=True, trace=False)
         sites = [{"rank": s.rank, "where": s.where, "requested": s.requested}
                  for s in wrapper.sites]
@@ -147,14 +152,17 @@ class _Plan:
         settings = dict(getattr(written, "settings", {}))
         runs, results = 1, []
         implicit = not sites
+        if implicit and buffer is not None:
+            raise ValueError(f"--buffer comm:{buffer.removeprefix('comm ')}: the program "
+                             "attaches no buffer to that communicator (comm_attach_buffer)")
         prober.implicit = implicit
         for seed in seed_list or (None,):
             results.append(prober.run([INT_MAX] * ranks, seed=seed, trace=True,
                                       mpi=_unbounded(kwargs.get("mpi")))[0])
             runs += 1
-        peak = [max(int(res.ranks[r].buffer.peak_live) for res in results) for r in range(ranks)]
+        peak = [max(_peak_live(res.ranks[r], buffer) for res in results) for r in range(ranks)]
         totals = [max(t) for t in zip(*(_entry_totals(res, ranks) for res in results),
-                                      strict=True)]
+                                      strict=True)] if buffer is None else [0] * ranks
         never, outcome = None, None
         for seed, res in zip(seed_list or (None,), results, strict=True):
             if res.outcome.value != "completed":
@@ -165,7 +173,7 @@ class _Plan:
                 break
         same = len(results) > 1 and len({(r.sim_time, r.messages["sent"]) for r in results}) == 1
         return cls(target.name, target, program, ranks, implicit, seed_list, sites, peak,
-                   totals, never, outcome, runs, as_written, settings, same)
+                   totals, never, outcome, runs, as_written, settings, same, buffer)
 
     def buffering(self) -> list[int]:
         """Ranks worth a per-rank answer: they attach (their own attach) or hold entries."""
@@ -181,7 +189,9 @@ class _Plan:
         places: dict[str, list[Any]] = {}
         for s in sites:
             places.setdefault(s["where"], []).append(s["requested"])
-        shown = "; ".join(f"buffer_attach at {w} (asks for {_asked(v)})"
+        call = "buffer_attach" if self.buffer is None else \
+            f"comm_attach_buffer to {self.buffer.removeprefix('comm ')}"
+        shown = "; ".join(f"{call} at {w} (asks for {_asked(v)})"
                           for w, v in list(places.items())[:4])
         more = f"; +{len(places) - 4} more" if len(places) > 4 else ""
         if not sites:
@@ -197,7 +207,8 @@ class _Plan:
         if self.never is not None:
             base.never, base.never_outcome = self.never, self.never_outcome
             return base
-        prober = Prober(self.target, self.program, self.ranks, rank, self.implicit, self.seeds)
+        prober = Prober(self.target, self.program, self.ranks, rank, self.implicit, self.seeds,
+                        buffer=self.buffer)
         search = _Search(prober, executor)
         counted = range(self.ranks) if rank is None else [rank]
         bound = max(self.peak_live[r] for r in counted)
@@ -228,7 +239,8 @@ class _Plan:
         ranges = search.failing_ranges(answer, upper)
         below = search.verdict(answer - 1) if answer > 0 else None
         found = MinBuffer(answer, self.peak_live, ranges, self.runs + search.runs, rank, bound,
-                          upper, exhaustive, self.name, notes, holds_all, base.searched,
+                          upper, exhaustive, self.name, notes,
+                          holds_all if self.buffer is None else None, base.searched,
                           self.sites, search.verdict(answer), below, seeds=base.seeds)
         found.gap, found.as_written = explain_gap(found), self.as_written
         found.settings = self.settings
@@ -340,6 +352,23 @@ def _unbounded(mpi: Any) -> dict[str, Any]:
     from .target import _settings
 
     return _settings(mpi) | {"allocator": "unbounded"}
+
+
+def _buffer_name(buffer: str | None) -> str | None:
+    """"comm:NAME" as the buffer's name in summaries ("comm NAME"); None: the process's."""
+    if buffer is None or buffer == "process":
+        return None
+    kind, _, name = str(buffer).partition(":")
+    if kind != "comm" or not name:
+        raise ValueError(f"buffer: expected process or comm:NAME, got {buffer!r}")
+    return f"comm {name}"
+
+
+def _peak_live(rank: Any, buffer: str | None) -> int:
+    if buffer is None:
+        return int(rank.buffer.peak_live)
+    found = rank.buffers.get(buffer)
+    return 0 if found is None else int(found.peak_live)
 
 
 def _entry_totals(result: Any, ranks: int) -> list[int]:

@@ -49,7 +49,7 @@ class Prober:
     implicit: bool
     seeds: tuple[int, ...] | None = None
     stop_on_overflow: bool = True
-
+    buffer: str | None = None   # "comm NAME": search that communicator's buffer
     def sizes(self, size: int) -> list[int | None]:
         """Every rank at ``size``; with a counted rank, the others unbounded (INT_MAX)."""
         if self.rank is None:
@@ -63,7 +63,7 @@ class Prober:
         """One run with the attach sizes replaced; returns (result, the wrapper)."""
         wrapper = SizedAttach(self.program, sizes, self.implicit,
                               stop_on_overflow=self.stop_on_overflow and not record,
-                              record=record)
+                              record=record, buffer=self.buffer)
         point = {} if seed is None else {"seed": seed}
         if self.implicit:
             extra["buffer"] = None
