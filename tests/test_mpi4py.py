@@ -431,3 +431,32 @@ def test_communicator_buffers_serve_only_their_communicator(tmp_path):
     """)
     result = ms.run_mpi4py(path, ranks=2)
     assert result.outcome is ms.Outcome.COMPLETED, result.report()
+
+
+def test_python_dash_m_runs_the_same_command():
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-m", "mpisim.mpi4py", "-n", "2", "-q",
+                           str(SCRIPTS / "exchange.py"), "ssend", "10"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3  # deadlock
+    assert "exchange: deadlock" in done.stdout
+
+
+def test_isendrecv_completes_when_both_halves_have(tmp_path):
+    path = script(tmp_path, """
+        import numpy as np
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        r, p = comm.rank, comm.size
+        got = np.empty(3, dtype="i")
+        req = comm.Isendrecv(np.full(3, r, dtype="i"), (r + 1) % p, 0, got, (r - 1) % p, 0)
+        status = MPI.Status()
+        req.Wait(status)
+        assert list(got) == [(r - 1) % p] * 3 and status.Get_source() == (r - 1) % p
+        buf = np.full(2, r, dtype="d")
+        comm.Isendrecv_replace(buf, (r + 1) % p, 1, (r - 1) % p, 1).Wait()
+        assert list(buf) == [(r - 1) % p] * 2
+    """)
+    result = ms.run_mpi4py(path, ranks=3)
+    assert result.outcome is ms.Outcome.COMPLETED, result.report()

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..constants import ANY_SOURCE, ANY_TAG
+from ..p2p.requests import Request as _EngineRequest
 from .bridge import current
 from .collective import Collectives
 from .datatype import message
@@ -274,6 +275,29 @@ class Comm(Collectives):
                                   comm=comm))
         return ctx.call(lambda: mpi.wait(rreq))
 
+    def Isendrecv(self, sendbuf: Any, dest: int, sendtag: int = 0, recvbuf: Any = None,
+                  source: int = ANY_SOURCE, recvtag: int = ANY_TAG) -> Request:
+        """MPI_Isendrecv (MPI 4.0): an irecv and an isend, one request for both."""
+        sarr, scount, stype = message(sendbuf)
+        rarr, rcount, rtype = message(recvbuf, writable=True)
+        rreq = self._p2p("irecv", False, buf=rarr, count=rcount, datatype=rtype,
+                         source=source, tag=recvtag)
+        sreq = self._p2p("isend", False, buf=sarr, count=scount, datatype=stype, dest=dest,
+                         tag=sendtag)
+        return Request(both(sreq, rreq, "MPI_Isendrecv"))
+
+    def Isendrecv_replace(self, buf: Any, dest: int, sendtag: int = 0,
+                          source: int = ANY_SOURCE, recvtag: int = ANY_TAG) -> Request:
+        """MPI_Isendrecv_replace: the data sent is copied at the call (as MPI's internal
+        buffer), the received data replaces it in ``buf``."""
+        arr, count, dt = message(buf, writable=True)
+        send = None if arr is None else arr.copy()
+        rreq = self._p2p("irecv", False, buf=arr, count=count, datatype=dt, source=source,
+                         tag=recvtag)
+        sreq = self._p2p("isend", False, buf=send, count=count, datatype=dt, dest=dest,
+                         tag=sendtag)
+        return Request(both(sreq, rreq, "MPI_Isendrecv_replace"))
+
     def Probe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
               status: Status | None = None) -> bool:
         return self.probe(source, tag, status)
@@ -336,6 +360,26 @@ class Comm(Collectives):
 
 
 Intracomm = Comm
+
+
+def both(sreq: Any, rreq: Any, call: str) -> Any:
+    """One handle request that completes when a send and a receive both have: its status
+    and error are the receive's (the send's error if only it failed)."""
+    combo = _EngineRequest("recv", call, rreq.rank, rreq.peer, rreq.tag, rreq.nbytes)
+    combo.ctx, combo.comm = rreq.ctx, rreq.comm
+    left = [2]
+
+    def known(_r: Any) -> None:
+        left[0] -= 1
+        if left[0] == 0:
+            combo.status = rreq.status
+            combo.error = rreq.error or sreq.error
+            sreq.active = rreq.active = False  # completed through the combined request
+            combo.known(max(sreq.done_at, rreq.done_at))
+
+    sreq.on_known(known)
+    rreq.on_known(known)
+    return combo
 
 
 def _byte() -> Any:
