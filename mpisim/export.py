@@ -159,6 +159,7 @@ def chrome_trace(result: Any) -> dict[str, Any]:
     events += _call_events(trace.calls, end)
     events += _message_events(trace.messages)
     events += _buffer_events(trace.buffer)
+    events += _named_buffer_events(trace.named_buffers)
     outcome = getattr(result.outcome, "value", str(result.outcome))
     return {"traceEvents": events, "displayTimeUnit": "ns",
             "otherData": {"scenario": str(result.scenario), "outcome": outcome,
@@ -221,6 +222,22 @@ def _buffer_events(buffer: np.ndarray) -> list[dict[str, Any]]:
                         "ts": ts, "pid": rank, "tid": rank,
                         "args": {"requested": requested, "used": used, "capacity": capacity,
                                  "largest_free": largest_free}})
+    return out
+
+
+def _named_buffer_events(rows: np.ndarray) -> list[dict[str, Any]]:
+    """Counters of the communicator and session buffers (MPI 4.1), named after them."""
+    out = []
+    for row in rows.tolist():
+        rank, time, event, capacity, used, live = row[:6]
+        name = row[-1]
+        for what, value in (("used", used), ("live", live), ("capacity", capacity)):
+            out.append({"name": f"{name} {what}", "cat": "buffer", "ph": "C",
+                        "ts": time * _US, "pid": rank, "tid": rank, "args": {"bytes": value}})
+        if event == "overflow":
+            out.append({"name": f"{name} overflow", "cat": "buffer", "ph": "i", "s": "p",
+                        "ts": time * _US, "pid": rank, "tid": rank,
+                        "args": {"used": used, "capacity": capacity}})
     return out
 
 

@@ -245,3 +245,20 @@ def test_min_buffer_searches_a_communicator_buffer(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "mpisim", "min-buffer", str(path), "--buffer",
                           "comm:nope"], capture_output=True, text=True)
     assert bad.returncode == 2 and "attaches no buffer to that communicator" in bad.stderr
+
+
+def test_occupancy_plot_and_chrome_trace_show_communicator_buffers(tmp_path):
+    """The plots and the Chrome trace distinguish the buffers: a communicator buffer has
+    its own curve and its own counters, named after it."""
+    import json
+    from pathlib import Path
+
+    from mpisim.scenario import load
+    path = Path(__file__).resolve().parent.parent / "scenarios" / "library-comm-buffer.yaml"
+    r = load(path).run()
+    fig = r.plot_occupancy()
+    gids = {a.get_gid() for ax in fig.axes for a in ax.get_children()}
+    assert "named:comm lib" in gids
+    r.to_chrome_trace(tmp_path / "t.json")
+    names = {ev["name"] for ev in json.loads((tmp_path / "t.json").read_text())["traceEvents"]}
+    assert {"comm lib used", "comm lib live", "buffer used"} <= names

@@ -71,9 +71,14 @@ def plot_occupancy(result: Any, ranks: Sequence[int] | None = None,
         _draw_aggregate(axes[0], buffer, aggregate, end)
     drawn = buffer[np.isin(buffer["rank"], [*chosen, *aggregate])]
     top = max(1, int(drawn["capacity"].max(initial=0)), int(drawn["used"].max(initial=0)))
+    named = result.trace.named_buffers
+    if len(named):
+        top = max(top, int(named["capacity"].max(initial=0)), int(named["used"].max(initial=0)))
     for i, (rank, target) in enumerate(zip(chosen, axes[bool(aggregate):], strict=False)):
         _draw_rank(target, rank, buffer[buffer["rank"] == rank], end,
                    f"C{i % 10}" if overlay else None)
+        if not overlay and len(named):
+            _draw_named(target, named[named["rank"] == rank], end)
     for target in dict.fromkeys(axes):
         set_time_axis(target.xaxis, end)
         set_size_axis(target.yaxis, top)
@@ -264,6 +269,24 @@ def _draw_rank(ax: Axes, rank: int, rows: np.ndarray, end: float,
         if len(over):
             text += f", {len(over)} overflow{'s' if len(over) > 1 else ''}"
         ax.set_title(text, fontsize="medium", loc="left")
+
+
+_NAMED_COLOURS = ("#2ca02c", "#9467bd", "#8c564b", "#e377c2")
+
+
+def _draw_named(ax: Axes, rows: np.ndarray, end: float) -> None:
+    """A rank's communicator and session buffers (MPI 4.1): their used bytes, one colour
+    each, with their overflows."""
+    for k, name in enumerate(dict.fromkeys(rows["name"].tolist())):
+        mine = rows[rows["name"] == name]
+        t, used = _extended(mine, "used", end)
+        colour = _NAMED_COLOURS[k % len(_NAMED_COLOURS)]
+        ax.step(t, used, where="post", color=colour, lw=1.8, label=f"{name}: used",
+                gid=f"named:{name}")
+        over = mine[mine["event"] == "overflow"]
+        if len(over):
+            ax.plot(over["time"], over["used"], ls="none", marker="X", ms=9, color="#d62728",
+                    mec="white", mew=0.8, zorder=5, label="overflow (MPI_ERR_BUFFER)")
 
 
 def _empty(ax: Axes, text: str) -> None:
