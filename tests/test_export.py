@@ -399,6 +399,6 @@ def test_chrome_trace_and_tables_of_every_shipped_scenario(path, tmp_path: Path)
     doc = json.loads(paths[-1].read_text())
     _check_flows(_check_format(doc), result.trace.messages)
     counters = [ev for ev in doc["traceEvents"] if ev["ph"] == "C"]
-    assert len(counters) == 3 * len(result.trace.buffer)
+    assert len(counters) == 3 * (len(result.trace.buffer) + len(result.trace.named_buffers))
     assert len(_read_csv(tmp_path / "messages.csv")[1]) == len(result.trace.messages)
     assert len(_read_csv(tmp_path / "buffer.csv")[1]) == len(result.trace.buffer)
