@@ -460,3 +460,34 @@ def test_isendrecv_completes_when_both_halves_have(tmp_path):
     """)
     result = ms.run_mpi4py(path, ranks=3)
     assert result.outcome is ms.Outcome.COMPLETED, result.report()
+
+
+def test_errors_are_fatal_ends_the_run_even_where_the_script_catches(tmp_path):
+    """MPI_ERRORS_ARE_FATAL (9.3): an error ends the job; MPI_ERRORS_RETURN returns it."""
+    path = script(tmp_path, """
+        import sys
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        assert comm.Get_errhandler() is MPI.ERRORS_RETURN
+        if sys.argv[1] == "fatal":
+            comm.Set_errhandler(MPI.ERRORS_ARE_FATAL)
+        dup = comm.Dup()
+        try:
+            dup.Recv(bytearray(1), source=5, tag=0)
+        except MPI.Exception as e:
+            assert e.Get_error_class() == MPI.ERR_RANK
+            print("caught")
+    """)
+    ok = ms.run_mpi4py(path, ranks=2, args=["return"])
+    assert ok.outcome is ms.Outcome.COMPLETED, ok.report()
+    fatal = ms.run_mpi4py(path, ranks=2, args=["fatal"])
+    assert fatal.outcome is ms.Outcome.ERROR
+    assert fatal.error.error_class == "MPI_ERR_RANK" and fatal.error.call == "MPI_Recv"
+    assert fatal.error.where.startswith(f"prog.py:{line_of(path, 'dup.Recv')}")
+
+
+def test_submodules_of_the_stand_in_are_refused_by_name(tmp_path):
+    path = script(tmp_path, "from mpi4py.util import pkl5\n")
+    result = ms.run_mpi4py(path, ranks=1)
+    assert result.outcome is ms.Outcome.ERROR
+    assert "mpi4py.util is not supported" in result.error.message

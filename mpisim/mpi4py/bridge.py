@@ -31,7 +31,7 @@ from typing import Any
 from greenlet import GreenletExit, getcurrent, greenlet
 
 from ..errors import MPIError
-from .exceptions import as_exception
+from .exceptions import as_exception, unsupported
 
 __all__ = ["RankContext", "RankGreenlet", "Scope", "bridge", "current", "where"]
 
@@ -48,12 +48,13 @@ class RankContext:
         self.greenlet: RankGreenlet | None = None
         self.closed = False            # the run is over: any further call unwinds the rank
         self.finalized = False
-        self.attached: Any = None      # the buffer object given to Attach_buffer
-        self.comm_attached: dict[int, Any] = {}
+        self.fatal: dict[Any, bool] = {}  # communicator key -> MPI_ERRORS_ARE_FATAL in force
 
-    def call(self, make: Callable[[], Any]) -> Any:
+    def call(self, make: Callable[[], Any], comm: Any = "world") -> Any:
         """Make one blocking call: ``make()`` returns the handle's event; the value of the
-        event is returned here once the engine reaches it (its MPI error is raised)."""
+        event is returned here once the engine reaches it. Its MPI error is raised in the
+        script as MPI.Exception (MPI_ERRORS_RETURN, mpi4py's default), or, with
+        MPI_ERRORS_ARE_FATAL on ``comm`` (a key of :attr:`fatal`), ends the run."""
         if self.closed:
             raise GreenletExit
         self.mpi.where = where()
@@ -64,12 +65,23 @@ class RankContext:
             self.closed = True
             raise
         except MPIError as e:
+            if self.fatal.get(comm):
+                raise Fatal(e) from None
             raise as_exception(e) from None
 
     def plain(self) -> Any:
         """The handle, for a call that takes no simulated time; records where it is made."""
         self.mpi.where = where()
         return self.mpi
+
+
+class Fatal(BaseException):
+    """An MPI error under MPI_ERRORS_ARE_FATAL: it unwinds the script (no ``except
+    Exception`` catches it) and the bridge ends the run with the MPI error itself."""
+
+    def __init__(self, error: MPIError) -> None:
+        super().__init__(error)
+        self.error = error
 
 
 class RankGreenlet(greenlet):
@@ -99,6 +111,19 @@ def where() -> str | None:
     return f"{os.path.basename(code.co_filename)}:{frame.f_lineno} ({code.co_name})"
 
 
+class _Submodules:
+    """A finder, first while a script runs: ``import mpi4py.util`` (any submodule of the
+    stand-in but MPI) is refused by name, as an unsupported call is."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name.startswith("mpi4py.") and name != "mpi4py.MPI":
+            raise unsupported("mpi4py", name[len("mpi4py."):])
+        return None
+
+
+SUBMODULES = _Submodules()
+
+
 class Scope:
     """What a rank's script sees while its greenlet runs: the stand-in modules, its argv and
     its directory on sys.path. Entered and left around every switch into the greenlet."""
@@ -123,6 +148,7 @@ class Scope:
         self._count = len(mods)
         sys.argv = self.argv
         sys.path.insert(0, self.directory)
+        sys.meta_path.insert(0, SUBMODULES)
         if self.output != "stdout":
             self._stdout = sys.stdout
             sys.stdout = sys.stderr if self.output == "stderr" else _discard()
@@ -144,6 +170,11 @@ class Scope:
         sys.argv = saved[-1]
         if self._stdout is not None:
             sys.stdout, self._stdout = self._stdout, None
+        meta = sys.meta_path
+        if meta and meta[0] is SUBMODULES:
+            del meta[0]
+        elif SUBMODULES in meta:
+            meta.remove(SUBMODULES)
         path = sys.path
         if path and path[0] == self.directory:
             del path[0]
@@ -183,6 +214,8 @@ def bridge(ctx: RankContext, body: Callable[[], Any], scope: Scope) -> Generator
                 else:
                     started = True
                     ev = g.switch()
+            except Fatal as fatal:
+                raise fatal.error from None
             finally:
                 scope.leave()
             if g.dead:

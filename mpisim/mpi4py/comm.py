@@ -69,8 +69,35 @@ class Comm(Collectives):
         mpi = ctx.mpi
         comm = self._c(mpi)
         method = getattr(mpi, call)
-        result = ctx.call(lambda: method(comm=comm, **kwargs))
-        return result
+        return ctx.call(lambda: method(comm=comm, **kwargs), self._key())
+
+    def _key(self) -> Any:
+        """This communicator in the rank's table of error handlers."""
+        return self._kind if self._handle is None else self._handle.context
+
+    # -- error handlers ---------------------------------------------------------------------
+    def Set_errhandler(self, errhandler: Any) -> None:
+        """MPI_ERRORS_RETURN (mpi4py's default: errors raise MPI.Exception) or
+        MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT (an MPI error ends the run, even if the
+        script would catch it)."""
+        from .module import Errhandler
+
+        if not isinstance(errhandler, Errhandler):
+            raise MPIException(f"{errhandler!r} is not an error handler", None,
+                               "MPI_ERR_ARG")
+        current().fatal[self._key()] = errhandler.fatal
+
+    def Get_errhandler(self) -> Any:
+        from .module import ERRORS_ARE_FATAL, ERRORS_RETURN
+
+        return ERRORS_ARE_FATAL if current().fatal.get(self._key()) else ERRORS_RETURN
+
+    def _inherit(self, made: Comm) -> Comm:
+        """A new communicator keeps its parent's error handler (6.4.2)."""
+        fatal = current().fatal
+        if self._key() in fatal and made._kind == "handle":
+            fatal[made._key()] = fatal[self._key()]
+        return made
 
     # -- identity -------------------------------------------------------------------------
     def Get_rank(self) -> int:
@@ -122,13 +149,13 @@ class Comm(Collectives):
 
     # -- communicators ---------------------------------------------------------------------
     def Dup(self, info: Any = None) -> Comm:
-        return Comm("handle", self._p2p("comm_dup", True))
+        return self._inherit(Comm("handle", self._p2p("comm_dup", True)))
 
     Clone = Dup
 
     def Split(self, color: int = 0, key: int = 0) -> Comm:
         made = self._p2p("comm_split", True, color=color, key=key)
-        return Comm("null") if made is None else Comm("handle", made)
+        return Comm("null") if made is None else self._inherit(Comm("handle", made))
 
     def Free(self) -> None:
         if self._kind in ("world", "self"):

@@ -195,6 +195,25 @@ def Aint_diff(addr1: int, addr2: int) -> int:
     return _addr.aint_diff(addr1, addr2)
 
 
+class Errhandler:
+    """``MPI.ERRORS_RETURN``, ``MPI.ERRORS_ARE_FATAL``, ``MPI.ERRORS_ABORT``."""
+
+    def __init__(self, name: str, fatal: bool) -> None:
+        self.name = name
+        self.fatal = fatal
+
+    def Free(self) -> None:
+        return None
+
+    def __repr__(self) -> str:
+        return f"<mpi4py.MPI.Errhandler {self.name}>"
+
+
+ERRORS_RETURN = Errhandler("ERRORS_RETURN", False)
+ERRORS_ARE_FATAL = Errhandler("ERRORS_ARE_FATAL", True)
+ERRORS_ABORT = Errhandler("ERRORS_ABORT", True)
+
+
 class Pickle:
     """``MPI.pickle``: how lowercase calls serialize objects (the pickle module's highest
     protocol, as mpi4py uses)."""
@@ -223,7 +242,9 @@ _NAMES: dict[str, Any] = {
     "Intracomm": _comm.Intracomm, "Request": Request, "Prequest": Prequest,
     "Status": Status, "Datatype": Datatype, "Op": Op, "Exception": Exception,
     "Attach_buffer": attach, "Detach_buffer": detach, "Flush_buffer": flush,
-    "Iflush_buffer": iflush, "pickle": Pickle(),
+    "Iflush_buffer": iflush, "pickle": Pickle(), "Errhandler": Errhandler,
+    "ERRORS_RETURN": ERRORS_RETURN, "ERRORS_ARE_FATAL": ERRORS_ARE_FATAL,
+    "ERRORS_ABORT": ERRORS_ABORT,
 }
 _NAMES.update({name[4:]: code for name, code in CODES.items() if name.startswith("MPI_ERR")})
 _NAMES.update(DATATYPES)
