@@ -5,8 +5,8 @@
 MPI`` in the script resolves to the stand-in (never the real mpi4py, which need not be
 installed); each rank runs in its own greenlet and every blocking call suspends it in
 simulated time (:mod:`.bridge`). The modules: ``bridge`` (greenlets and the import scope),
-``script`` (the script as a rank program), ``module`` (the ``MPI`` namespace), ``comm``
-and ``collective`` (``MPI.Comm``), ``request`` (``Request``, ``Status``), ``datatype``
+``script`` (the script as a rank program), ``module`` (the ``MPI`` namespace), ``comm``,
+``pt2pt`` and ``collective`` (``MPI.Comm``), ``request`` (``Request``, ``Status``), ``datatype``
 (datatypes, ops, buffer specs), ``exceptions`` (``MPI.Exception``), ``cli``.
 """
 
