@@ -51,6 +51,10 @@ CASES = [
 ]
 
 
+# Open MPI refuses to run as root without these (containers and CI often are root).
+ENV = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+
+
 @cache
 def oracle() -> tuple[str, str, str] | None:
     """(python, mpiexec, profile) of the real library, or None."""
@@ -61,7 +65,7 @@ def oracle() -> tuple[str, str, str] | None:
     try:
         found = subprocess.run([python, "-c", "from mpi4py import MPI; "
                                 "print(MPI.Get_library_version())"],
-                               capture_output=True, text=True, timeout=60)
+                               capture_output=True, text=True, timeout=60, env=ENV)
     except (OSError, subprocess.SubprocessError):
         return None
     text = found.stdout
@@ -72,10 +76,13 @@ def oracle() -> tuple[str, str, str] | None:
 
 
 def real(script: str, args: list[str], ranks: int) -> tuple[str, list[str]]:
-    python, mpiexec, _ = oracle()  # type: ignore[misc]
-    proc = subprocess.Popen([mpiexec, "-n", str(ranks), python, str(SCRIPTS / script), *args],
+    python, mpiexec, profile = oracle()  # type: ignore[misc]
+    # Open MPI counts cores as slots: more ranks than cores need oversubscription
+    extra = ["--oversubscribe"] if profile == "openmpi" else []
+    proc = subprocess.Popen([mpiexec, *extra, "-n", str(ranks), python, str(SCRIPTS / script),
+                             *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, env=ENV)
     try:
         out, err = proc.communicate(timeout=DEADLOCK_AFTER)
         hung = False
