@@ -113,6 +113,7 @@ class Simulation:
         self.events = 0
         self._timeout: str | None = None
         self._done = False
+        self._final: Result | None = None  # the Result of a run that is over
         self._livelock: list[int] = []
         self.trace_stopped: float | None = None
         self._procs = [self.env.process(self._main(r)) for r in range(ranks)]
@@ -241,6 +242,7 @@ class Simulation:
                 self._timeout = why
         result = self.result()
         if self._done:
+            self._final = result  # kept: the programs are released below
             self._release()
         return result
 
@@ -305,6 +307,8 @@ class Simulation:
 
     def result(self) -> Result:
         """The Result as of now (the run need not be over)."""
+        if self._final is not None:
+            return self._final
         outcome, deadlock = self._outcome()
         calls = [(r, h.calls, h.starts, self.end_times[r]) for r, h in enumerate(self.handles)]
         trace = self.recorder.build(calls, self.env._now)

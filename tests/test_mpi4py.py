@@ -491,3 +491,21 @@ def test_submodules_of_the_stand_in_are_refused_by_name(tmp_path):
     result = ms.run_mpi4py(path, ranks=1)
     assert result.outcome is ms.Outcome.ERROR
     assert "mpi4py.util is not supported" in result.error.message
+
+
+def test_a_finished_run_closes_its_suspended_programs_and_keeps_its_result():
+    """Rank programs left blocked by a deadlock are closed when the run ends (their
+    ``finally`` blocks run then, and an mpi4py rank's greenlet is freed with the run)."""
+    closed = []
+
+    def blocked(mpi):
+        try:
+            yield mpi.recv(count=1, source=1 - mpi.rank)
+        finally:
+            closed.append(mpi.rank)
+
+    sim = ms.Simulation(blocked, 2)
+    first = sim.run()
+    assert first.outcome is ms.Outcome.DEADLOCK and sorted(closed) == [0, 1]
+    assert sim.result() is first
+    assert all(b.where.startswith("test_mpi4py.py:") for b in first.deadlock.blocked)
