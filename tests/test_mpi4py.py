@@ -509,3 +509,31 @@ def test_a_finished_run_closes_its_suspended_programs_and_keeps_its_result():
     assert first.outcome is ms.Outcome.DEADLOCK and sorted(closed) == [0, 1]
     assert sim.result() is first
     assert all(b.where.startswith("test_mpi4py.py:") for b in first.deadlock.blocked)
+
+
+def test_scans_and_nonblocking_collectives(tmp_path):
+    """6.11 scan/exscan (inclusive, exclusive prefix reductions); 6.12 nonblocking forms."""
+    path = script(tmp_path, """
+        import numpy as np
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        r, p = comm.rank, comm.size
+        assert comm.scan(r) == sum(range(r + 1))
+        assert comm.exscan(r) == (None if r == 0 else sum(range(r)))
+        out = np.empty(2, dtype="i")
+        comm.Scan(np.full(2, r, dtype="i"), out)
+        assert list(out) == [sum(range(r + 1))] * 2
+        block = np.empty(1, dtype="i")
+        comm.Reduce_scatter_block(np.arange(p, dtype="i"), block)
+        assert block[0] == r * p
+        total = np.empty(3)
+        req = comm.Iallreduce(np.full(3, 1.0), total)
+        comm.Ibarrier().Wait()
+        req.Wait()
+        assert list(total) == [float(p)] * 3
+        data = np.arange(4.0) if r == 0 else np.zeros(4)
+        comm.Ibcast(data, root=0).Wait()
+        assert list(data) == [0, 1, 2, 3]
+    """)
+    result = ms.run_mpi4py(path, ranks=4)
+    assert result.outcome is ms.Outcome.COMPLETED, result.report()

@@ -92,6 +92,15 @@ class Collectives:
         return [_unpack(x) for x in self._p2p("alltoall", True,
                                               sendbuf=[_pack(x) for x in sendobj])]
 
+    def scan(self, sendobj: Any, op: Any = OPS["SUM"]) -> Any:
+        size = len(pickle.dumps(sendobj, pickle.HIGHEST_PROTOCOL))
+        return _copy(self._p2p("scan", True, sendbuf=sendobj, count=size, op=python_op(op)))
+
+    def exscan(self, sendobj: Any, op: Any = OPS["SUM"]) -> Any:
+        size = len(pickle.dumps(sendobj, pickle.HIGHEST_PROTOCOL))
+        value = self._p2p("exscan", True, sendbuf=sendobj, count=size, op=python_op(op))
+        return None if value is None else _copy(value)
+
     def _world_rank(self, root: int) -> int:
         mpi = current().mpi
         comm = self._c(mpi)  # type: ignore[attr-defined]
@@ -136,6 +145,47 @@ class Collectives:
     def Alltoall(self, sendbuf: Any, recvbuf: Any) -> None:
         send = np.ascontiguousarray(message(sendbuf)[0]).reshape(-1).view(_UINT8)
         _into(recvbuf, self._p2p("alltoall", True, sendbuf=send))
+
+
+    def Scan(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> None:
+        send, recv = _in_place(sendbuf, recvbuf)
+        self._p2p("scan", True, sendbuf=send, recvbuf=recv, op=_engine_op(op))
+
+    def Exscan(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> None:
+        send, recv = _in_place(sendbuf, recvbuf)
+        self._p2p("exscan", True, sendbuf=send, recvbuf=recv, op=_engine_op(op))
+
+    def Reduce_scatter_block(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> None:
+        send, _ = _in_place(sendbuf, recvbuf)
+        _into(recvbuf, [self._p2p("reduce_scatter_block", True, sendbuf=send,
+                                  op=_engine_op(op))])
+
+    # -- nonblocking (a Request; Wait completes it, the receive buffer is then filled) ------
+    def Ibarrier(self) -> Any:
+        from .request import Request
+
+        return Request(self._p2p("ibarrier", True))
+
+    def Ibcast(self, buf: Any, root: int = 0) -> Any:
+        from .request import Request
+
+        arr, count, dt = message(buf, writable=True)
+        return Request(self._p2p("ibcast", True, buf=arr, count=count, datatype=dt,
+                                 root=root))
+
+    def Ireduce(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"], root: int = 0) -> Any:
+        from .request import Request
+
+        send, recv = _in_place(sendbuf, recvbuf)
+        return Request(self._p2p("ireduce", True, sendbuf=send, recvbuf=recv,
+                                 op=_engine_op(op), root=root))
+
+    def Iallreduce(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> Any:
+        from .request import Request
+
+        send, recv = _in_place(sendbuf, recvbuf)
+        return Request(self._p2p("iallreduce", True, sendbuf=send, recvbuf=recv,
+                                 op=_engine_op(op)))
 
 
 def _in_place(sendbuf: Any, recvbuf: Any) -> tuple[Any, Any]:
