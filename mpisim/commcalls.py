@@ -111,6 +111,23 @@ def _create(self: Any, call: str, comm: Any, arg: Any, maker: Any, key: Any = No
     return ev
 
 
+def comm_set_name(self: Any, comm: Comm, name: str) -> None:
+    """MPI_Comm_set_name (a local call, not yielded): what reports call the communicator.
+    When the run's ``buffer`` setting names it (``{comm: NAME, size: SIZE}``), that buffer
+    is attached to it now (MPI_Comm_attach_buffer)."""
+    comm = self._comm(comm)
+    if not isinstance(name, str) or not name:
+        raise ErrArg(f"comm_set_name: expected a name, got {name!r}")
+    comm.label = name
+    sizes = getattr(self, "named_sizes", None)
+    if sizes and name in sizes and (comm.buffer is None or not comm.buffer.attached):
+        from .commbuffers import owned_buffer
+
+        ev = owned_buffer(self, "MPI_Comm_attach_buffer", comm, True).attach(sizes[name], None)
+        if ev._ok is False:
+            raise ev._value
+
+
 CALLS = {f.__name__: f for f in (comm_rank, comm_size, comm_dup, comm_split, comm_free,
-                                  session_init, comm_create_from_group)}
+                                  session_init, comm_create_from_group, comm_set_name)}
 """The handle's methods defined here, by name."""

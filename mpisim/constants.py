@@ -19,6 +19,7 @@ __all__ = [
     "TAG_UB",
     "UNDEFINED",
     "automatic_or",
+    "buffer_setting",
 ]
 
 ANY_SOURCE = -2
@@ -77,6 +78,19 @@ class _BufferAutomatic:
 
 
 BUFFER_AUTOMATIC = _BufferAutomatic()
+
+
+def buffer_setting(parse: Any, value: Any) -> tuple[Any, tuple[str, Any] | None]:
+    """The run's ``buffer``: a size or AUTOMATIC for the process buffer, or a mapping
+    ``{comm: NAME, size: SIZE}`` for the buffer of the communicator the program names NAME
+    (MPI 4.1). Returns (process size or None, (NAME, size) or None)."""
+    if isinstance(value, dict):
+        unknown = set(value) - {"comm", "size"}
+        if unknown or not isinstance(value.get("comm"), str) or "size" not in value:
+            raise ValueError("expected a size, AUTOMATIC, or {comm: NAME, size: SIZE}, got "
+                             f"{value!r}")
+        return None, (value["comm"], automatic_or(parse, value["size"]))
+    return automatic_or(parse, value), None
 
 
 def automatic_or(parse: Any, value: Any) -> Any:

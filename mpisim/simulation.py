@@ -42,7 +42,7 @@ from .bsend.profiles import MPIConfig
 from .buffered import BufferedMode
 from .collectives import Collectives
 from .comm import Communicators
-from .constants import automatic_or
+from .constants import buffer_setting
 from .deadlock import PollWatch, analyse
 from .errors import ErrOther, MPIError
 from .network import Network
@@ -87,8 +87,7 @@ class Simulation:
                                        not isinstance(max_events, int) or max_events < 1):
             raise ValueError(f"max_events: expected a positive integer, got {max_events!r}")
         self.max_events = max_events
-        self.buffer = (None if buffer is None else
-                       _setting("buffer", lambda v: automatic_or(parse_size, v), buffer))
+        self.buffer, comm_buffer = (None, None) if buffer is None else _buffer(buffer)
         given_mpi = _mpi_config(mpi)
         given_net = Network.coerce(network)
         self.config = given_mpi.resolve()
@@ -106,6 +105,9 @@ class Simulation:
                              self.collectives,
                              self.config, self.net.overhead, trace, self.comms)
                         for r in range(ranks)]
+        if comm_buffer is not None:  # attached when the program names the communicator
+            for h in self.handles:
+                h.named_sizes = dict([comm_buffer])
         self.finished = [False] * ranks
         self.end_times: list[float | None] = [None] * ranks
         self.returned: list[Any] = [None] * ranks
@@ -413,3 +415,10 @@ def _mpi_config(mpi: Any) -> Any:
     elif not isinstance(mpi, MPIConfig):
         raise ValueError(f"mpi: expected an MPIConfig or a dict, got {type(mpi).__name__}")
     return mpi
+
+
+def _buffer(value: Any) -> tuple[Any, tuple[str, Any] | None]:
+    try:
+        return buffer_setting(parse_size, value)
+    except (UnitError, ValueError) as e:
+        raise ValueError(f"buffer: {e}") from None

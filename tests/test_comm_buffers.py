@@ -244,7 +244,7 @@ def test_min_buffer_searches_a_communicator_buffer(tmp_path):
     assert d["min_buffer"] == 2 * (88 + 8192)
     bad = subprocess.run([sys.executable, "-m", "mpisim", "min-buffer", str(path), "--buffer",
                           "comm:nope"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "attaches no buffer to that communicator" in bad.stderr
+    assert bad.returncode == 2 and "neither attaches a buffer to that communicator" in bad.stderr
 
 
 def test_occupancy_plot_and_chrome_trace_show_communicator_buffers(tmp_path):
@@ -262,3 +262,36 @@ def test_occupancy_plot_and_chrome_trace_show_communicator_buffers(tmp_path):
     r.to_chrome_trace(tmp_path / "t.json")
     names = {ev["name"] for ev in json.loads((tmp_path / "t.json").read_text())["traceEvents"]}
     assert {"comm lib used", "comm lib live", "buffer used"} <= names
+
+
+def test_the_run_buffer_may_name_a_communicator(tmp_path):
+    """`buffer: {comm: NAME, size: SIZE}` attaches SIZE to the communicator the program
+    names NAME (as: in a scenario, comm_set_name in Python) when it names it; min-buffer
+    --buffer comm:NAME searches that size for a program that attaches none itself."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    def prog(mpi):
+        lib = yield mpi.comm_dup()
+        mpi.comm_set_name(lib, "lib")
+        yield mpi.bsend(count=1000, dest=1 - mpi.rank, comm=lib)
+        yield mpi.recv(count=1000, source=1 - mpi.rank, comm=lib)
+
+    r = ms.run(prog, ranks=2, buffer={"comm": "lib", "size": "2 KiB"})
+    assert r.outcome is ms.Outcome.COMPLETED
+    assert r.ranks[0].buffers["comm lib"].size == 2048
+    short = ms.run(prog, ranks=2, buffer={"comm": "lib", "size": 1095})
+    assert short.outcome is ms.Outcome.ERROR and short.error.error_class == "MPI_ERR_BUFFER"
+
+    path = Path(__file__).resolve().parent.parent / "scenarios" / \
+        "library-shared-buffer-overflow.yaml"
+    text = path.read_text().replace("params: {", "buffer: {comm: lib, size: 16560}\nparams: {")
+    (tmp_path / "s.yaml").write_text(text)
+    out = subprocess.run([sys.executable, "-m", "mpisim", "run", str(tmp_path / "s.yaml"),
+                          "-q"], capture_output=True, text=True)
+    assert out.stdout.startswith("library-shared-buffer-overflow: completed"), out.stdout
+    found = subprocess.run([sys.executable, "-m", "mpisim", "min-buffer", str(path),
+                            "--buffer", "comm:lib", "--json"], capture_output=True, text=True)
+    import json
+    assert json.loads(found.stdout)["min_buffer"] == 2 * (88 + 8192)

@@ -343,7 +343,7 @@ def _make_comm(st: _State, op: Op) -> Generator[Any, Any, None]:
     if made is None:
         st.comms.pop(name, None)
     else:
-        made.label = name
+        mpi.comm_set_name(made, name)  # (attaches the run's buffer for it, if it names it)
         st.comms[name] = made
 
 

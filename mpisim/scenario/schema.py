@@ -38,7 +38,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..bsend.profiles import BUFFER_POLICIES, MPIConfig
-from ..constants import automatic_or
+from ..constants import buffer_setting
 from ..network import Network
 from .expr import RESERVED
 from .problems import Problems
@@ -70,6 +70,17 @@ SETTINGS = ("name", "description", "ranks", "buffer", "seed", "until", "max_even
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+def _buffer_key(value: Any) -> Any:
+    """A size, AUTOMATIC, or {comm: NAME, size: SIZE} (a communicator's buffer)."""
+    try:
+        process, comm = buffer_setting(read_size, value)
+    except Invalid:
+        raise
+    except ValueError as e:
+        raise Invalid(str(e)) from None
+    return process if comm is None else {"comm": comm[0], "size": comm[1]}
+
+
 def _nullable(reader: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return lambda v: None if v is None else reader(v)
 
@@ -97,7 +108,7 @@ MPI_KEYS: dict[str, Callable[[Any], Any]] = {
 _TOP: dict[str, Callable[[Any], Any]] = {
     "name": read_text, "description": read_text,
     "ranks": lambda v: read_int(v, minimum=1, maximum=MAX_RANKS),
-    "buffer": _nullable(lambda v: automatic_or(read_size, v)),
+    "buffer": _nullable(lambda v: _buffer_key(v)),
     "seed": lambda v: read_int(v, minimum=0),
     "until": _nullable(read_time), "max_events": _nullable(_positive),
 }

@@ -152,14 +152,16 @@ class _Plan:
         settings = dict(getattr(written, "settings", {}))
         runs, results = 1, []
         implicit = not sites
-        if implicit and buffer is not None:
-            raise ValueError(f"--buffer comm:{buffer.removeprefix('comm ')}: the program "
-                             "attaches no buffer to that communicator (comm_attach_buffer)")
         prober.implicit = implicit
         for seed in seed_list or (None,):
             results.append(prober.run([INT_MAX] * ranks, seed=seed, trace=True,
                                       mpi=_unbounded(kwargs.get("mpi")))[0])
             runs += 1
+        if buffer is not None and not any(buffer in res.ranks[r].buffers for res in results
+                                          for r in range(ranks)):
+            raise ValueError(f"--buffer comm:{buffer.removeprefix('comm ')}: the program "
+                             "neither attaches a buffer to that communicator nor names one "
+                             "so (comm_set_name, or as: in a scenario)")
         peak = [max(_peak_live(res.ranks[r], buffer) for res in results) for r in range(ranks)]
         totals = [max(t) for t in zip(*(_entry_totals(res, ranks) for res in results),
                                       strict=True)] if buffer is None else [0] * ranks
@@ -183,6 +185,10 @@ class _Plan:
 
     def searched(self, rank: int | None) -> str:
         who = "every rank" if rank is None else f"rank {rank}"
+        if self.implicit and self.buffer is not None:
+            name = self.buffer.removeprefix("comm ")
+            return (f"`buffer: {{comm: {name}, size}}` (attached to communicator {name} when "
+                    f"the program names it, on {who})")
         if self.implicit:
             return f"`buffer` (the attach {who} makes before its program starts)"
         sites = [s for s in self.sites if rank is None or s["rank"] == rank]
@@ -207,6 +213,9 @@ class _Plan:
         if self.never is not None:
             base.never, base.never_outcome = self.never, self.never_outcome
             return base
+        if rank is not None and self.implicit and self.buffer is not None:
+            raise ValueError("--rank: the size of `buffer: {comm: ...}` is the same on every "
+                             "rank; search all ranks, or attach per rank in the program")
         prober = Prober(self.target, self.program, self.ranks, rank, self.implicit, self.seeds,
                         buffer=self.buffer)
         search = _Search(prober, executor)

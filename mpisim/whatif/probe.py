@@ -65,7 +65,11 @@ class Prober:
                               stop_on_overflow=self.stop_on_overflow and not record,
                               record=record, buffer=self.buffer)
         point = {} if seed is None else {"seed": seed}
-        if self.implicit:
+        if self.implicit and self.buffer is not None:  # the run's buffer names the comm
+            counted = [s for s in sizes if s is not None]
+            extra["buffer"] = {"comm": self.buffer.removeprefix("comm "),
+                               "size": max(counted) if counted else INT_MAX}
+        elif self.implicit:
             extra["buffer"] = None
         return self.target.run(point, program=wrapper, **extra), wrapper
 
