@@ -51,16 +51,23 @@ def wait(env: Environment, req: Request) -> Event:
         if req.done_at <= env._now or req.error is not None:
             return _result(env, (req,), _finish(req))
         return at(env, req.done_at, _finish(req))  # the waiting rank cannot look before then
-    ev = pending(env)
-
-    def known(r: Request) -> None:
-        if r.done_at <= env._now:
-            _fire_wait(ev, r)
-        else:
-            callback_at(env, r.done_at, lambda _e: _fire_wait(ev, r), None)
-
-    req.on_known(known)
+    req.wake = pending(env)
+    ev = req.wake
+    req.on_known(_wake)  # a module function and the event on the request: no closure
     return ev
+
+
+def _wake(req: Request) -> None:
+    """The completion time of a request a blocking wait waits on became known."""
+    ev, req.wake = req.wake, None
+    if req.done_at <= ev.env._now:
+        _fire_wait(ev, req)
+    else:
+        callback_at(ev.env, req.done_at, _wake_later, (ev, req))
+
+
+def _wake_later(e: Event) -> None:
+    _fire_wait(*e._value)
 
 
 def _fire_wait(ev: Event, req: Request) -> None:

@@ -81,6 +81,7 @@ class Request:
         "tag",
         "waiters",
         "waiting",
+        "wake",
         "where",
     )
 
@@ -106,6 +107,7 @@ class Request:
         self.comm: Any = None  # its Comm when not the world: Status.source is a rank in it
         self.result: Any = None  # a nonblocking collective's value
         self.where: Any = None  # a send's place in the program (set by the rank handle)
+        self.wake: Any = None   # the event of the blocking wait on it, if one waits
 
     def restart(self, peer: int, tag: int, nbytes: int | None) -> Request:
         """Start this (persistent) request again (3.9): active, nothing known yet."""
