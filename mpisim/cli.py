@@ -428,6 +428,7 @@ def _cmd_mpi4py(args: argparse.Namespace) -> int:
         raise UsageError("\nmpisim: ".join(str(e).splitlines())) from None
     command, handler = (("check", _cmd_check) if args.check else
                         ("min-buffer", _cmd_min_buffer) if args.min_buffer else
+                        ("sweep", _cmd_sweep) if args.vary else
                         ("run", _cmd_run))
     for key, value in vars(_parser().parse_args([command, args.script])).items():
         if not hasattr(args, key):  # that command's other options, at their defaults

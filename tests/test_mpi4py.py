@@ -537,3 +537,14 @@ def test_scans_and_nonblocking_collectives(tmp_path):
     """)
     result = ms.run_mpi4py(path, ranks=4)
     assert result.outcome is ms.Outcome.COMPLETED, result.report()
+
+
+def test_cli_sweeps_a_script_over_settings_and_ranks(tmp_path, capsys):
+    out = tmp_path / "sweep"
+    code = main(["mpi4py", "-n", "2", "--vary", "network.eager_limit=1KiB,64KiB", "--jobs", "1",
+                 "--out", str(out), str(SCRIPTS / "exchange.py"), "send", "2000"])
+    assert code == 0
+    rows = (out / "sweep.csv").read_text().splitlines()
+    assert rows[0].startswith("network.eager_limit,")
+    assert [r.split(",")[1] for r in rows[1:]] == ["deadlock", "completed"]
+    assert "received" not in capsys.readouterr().out  # the script's prints are off

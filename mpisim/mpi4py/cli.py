@@ -135,6 +135,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                       "written, then with every send synchronous")
     mode.add_argument("--min-buffer", action="store_true", help="the smallest size for the "
                       "script's own Attach_buffer with which it completes without overflow")
+    mode.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2,...",
+                      help="a sweep (as `mpisim sweep`) over settings or ranks: "
+                           "network.eager_limit=1KiB..64KiB:x2, ranks=2,4,8 (repeatable)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="with --vary: worker processes (default: cores)")
     p.add_argument("--buffered", action="store_true", help="with --check: keep bsends "
                    "buffered, make only the other sends synchronous")
     who = p.add_mutually_exclusive_group()
@@ -161,7 +166,7 @@ def load_script(args: argparse.Namespace) -> ScriptScenario:
     if not os.path.isfile(args.script):
         raise ValueError(f"{args.script}: no such script")
     try:
-        output = ("discard" if args.check or args.min_buffer else
+        output = ("discard" if args.check or args.min_buffer or args.vary else
                   "stderr" if args.json else "stdout")
         return script_scenario(args.script, list(args.args), args.np, args.settings,
                                overrides, output)
