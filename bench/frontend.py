@@ -4,13 +4,15 @@ The same ring (attach room for ``slots`` messages, then ``iterations`` times bse
 rank+1 and recv from rank-1; latency 1 us, bandwidth 10 GB/s) three ways, in this process:
 
 - the bare SimPy event ring of ``bench/run.py`` (the baseline every figure is divided by);
-- the native generator program (``bench.run.bsend_ring``);
+- the native generator program (``bench.run.bsend_ring``, sizes only), and the same
+  moving numpy data as the script does;
 - an mpi4py script run by ``ms.run_mpi4py``: one greenlet per rank, a pickle-free
   uppercase ``Bsend``/``Recv`` of a numpy buffer per message (size only in the native one,
   so the difference is the front end: greenlet switches, buffer-spec reading, the data copy).
 
 Each figure is the best of ``--repeat`` timings (shared, noisy machines); the ratios are the
-numbers that count: ``native / bare`` and ``mpi4py / native`` (messages per second).
+numbers that count: ``native / bare``, ``mpi4py / native`` and ``mpi4py / native + data``
+(the greenlet front end alone).
 
     python -m bench.frontend                    # 16 ranks, 2000 messages each
     python -m bench.frontend --ranks 64 --iterations 500 --repeat 5
@@ -44,6 +46,18 @@ SCRIPT = """
 """
 
 
+def bsend_ring_data(mpi, iterations: int, slots: int = 4):
+    """The native ring moving numpy data, as the script does (bench.run's moves sizes)."""
+    import numpy as np
+
+    right, left = (mpi.rank + 1) % mpi.size, (mpi.rank - 1) % mpi.size
+    out, got = np.zeros(NBYTES, dtype=np.uint8), np.empty(NBYTES, dtype=np.uint8)
+    yield mpi.buffer_attach(slots * (NBYTES + mpi.BSEND_OVERHEAD))
+    for _ in range(iterations):
+        yield mpi.bsend(out, dest=right, tag=0)
+        yield mpi.recv(got, source=left, tag=0)
+
+
 def best(fn, repeat: int) -> float:
     times = []
     for _ in range(repeat):
@@ -74,14 +88,15 @@ def main(argv: list[str] | None = None) -> int:
                                    args=[str(args.iterations), str(args.slots)], network=NET)
             assert result.outcome is ms.Outcome.COMPLETED, result.report()
 
-        def native() -> None:
-            result = ms.run(bsend_ring, ranks=args.ranks, network=NET,
+        def native(program) -> None:
+            result = ms.run(program, ranks=args.ranks, network=NET,
                             params={"iterations": args.iterations, "slots": args.slots})
             assert result.outcome is ms.Outcome.COMPLETED, result.report()
 
         timings = {"bare SimPy ring": best(lambda: bare_ring(args.ranks, args.iterations),
                                            args.repeat),
-                   "native program": best(native, args.repeat),
+                   "native program": best(lambda: native(bsend_ring), args.repeat),
+                   "native + data": best(lambda: native(bsend_ring_data), args.repeat),
                    "mpi4py script": best(front, args.repeat)}
     bare = timings["bare SimPy ring"]
     print(f"bsend ring: {args.ranks} ranks x {args.iterations} messages of {NBYTES} B "
@@ -89,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, seconds in timings.items():
         print(f"  {name:16s} {messages / seconds:12,.0f} msg/s  {seconds / bare:6.2f}x bare")
     ratio = timings["mpi4py script"] / timings["native program"]
-    print(f"  mpi4py front end / native: {ratio:.2f}x the time per message")
+    data = timings["mpi4py script"] / timings["native + data"]
+    print(f"  mpi4py script / native program: {ratio:.2f}x the time per message "
+          f"({data:.2f}x the native program that moves the same numpy data)")
     return 0
 
 
