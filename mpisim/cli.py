@@ -104,6 +104,9 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--jobs", type=int, default=None, help="worker processes (default: cores)")
     sweep.add_argument("--dask", metavar="ADDRESS", help="run on a Dask distributed scheduler")
     sweep.add_argument("--out", metavar="DIR", help="write sweep.csv and sweep.png")
+    sweep.add_argument("--buffer", metavar="comm:NAME", default=None,
+                       help="a varied `buffer` is the size of the buffer attached to "
+                            "communicator NAME (MPI 4.1) instead of the process buffer")
 
     mb = _command(sub, "min-buffer", "smallest attach size with which the program completes "
                   "without overflow (searches the program's own buffer_attach, else `buffer`)",
@@ -348,7 +351,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         raise UsageError("--jobs must be at least 1")
     executor, client = _executor(args)
     try:
-        table = _settings_error(lambda: sweep(scenario, vary, executor=executor, jobs=args.jobs))
+        table = _settings_error(lambda: sweep(scenario, vary, executor=executor, jobs=args.jobs,
+                                              buffer=args.buffer))
     finally:
         if client is not None:
             client.close()

@@ -295,3 +295,15 @@ def test_the_run_buffer_may_name_a_communicator(tmp_path):
                             "--buffer", "comm:lib", "--json"], capture_output=True, text=True)
     import json
     assert json.loads(found.stdout)["min_buffer"] == 2 * (88 + 8192)
+
+
+def test_sweep_varies_a_communicator_buffer():
+    """sweep --buffer comm:NAME: the varied `buffer` is that communicator's buffer size; the
+    outcome turns at the size min-buffer finds (2 x (88 + 8192) under MPICH)."""
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "scenarios" / \
+        "library-shared-buffer-overflow.yaml"
+    table = ms.sweep(path, {"buffer": [16559, 16560]}, jobs=1, buffer="comm:lib")
+    assert list(table["outcome"]) == ["error", "completed"]
+    with pytest.raises(ValueError, match="comm:NAME"):
+        ms.sweep(path, {"buffer": [1]}, jobs=1, buffer="lib")

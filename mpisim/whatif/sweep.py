@@ -31,7 +31,8 @@ __all__ = ["outcome_row", "sweep", "vary_values"]
 
 def sweep(scenario: Any, vary: Mapping[str, Sequence[Any] | str],
           executor: Executor | None = None, *, jobs: int | None = None,
-          progress: bool | None = None, **run_kwargs: Any) -> SweepTable:
+          progress: bool | None = None, buffer: str | None = None,
+          **run_kwargs: Any) -> SweepTable:
     """Run ``scenario`` at every combination of the ``vary`` values.
 
     ``scenario``: a path, a loaded ``mpisim.scenario.Scenario``, or a program function (then
@@ -41,12 +42,20 @@ def sweep(scenario: Any, vary: Mapping[str, Sequence[Any] | str],
     :func:`parse_values` (``"1KiB..64KiB:x2"``). ``executor``: any
     ``concurrent.futures.Executor`` (e.g. ``distributed.Client.get_executor()``); default a
     local process pool of ``jobs`` workers (default: the cores; ``jobs=1`` runs in-process).
-    ``progress``: a bar on stderr (None: only when stderr is a terminal).
+    ``progress``: a bar on stderr (None: only when stderr is a terminal). ``buffer``:
+    "comm:NAME" makes the varied ``buffer`` the size of the buffer attached to the
+    communicator the program names NAME (MPI 4.1) instead of the process buffer; the peak
+    columns add a rank's communicator buffers to its process buffer.
     """
     start = time.perf_counter()
     values = vary_values(vary)
     run_kwargs.pop("trace", None)  # sweeps never record traces
     target = Target.of(scenario, run_kwargs)
+    if buffer is not None and buffer != "process":
+        kind, _, name = str(buffer).partition(":")
+        if kind != "comm" or not name:
+            raise ValueError(f"buffer: expected process or comm:NAME, got {buffer!r}")
+        target.comm_buffer = name
     target.validate(values)
     keys = list(values)
     points = list(itertools.product(*values.values()))

@@ -52,6 +52,7 @@ class Target:
         self.program = program
         self.base = dict(base or {})
         self.extra = dict(extra or {})
+        self.comm_buffer: str | None = None  # `buffer` values go to this communicator's
 
     # -- construction --------------------------------------------------------------------
     @classmethod
@@ -92,7 +93,15 @@ class Target:
 
     # -- the keywords of one run ---------------------------------------------------------
     def run_kwargs(self, point: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
-        """The keywords of ``mpisim.run`` at ``point`` (``extra`` last: it wins)."""
+        """The keywords of ``mpisim.run`` at ``point`` (``extra`` last: it wins); with
+        ``comm_buffer`` set, a ``buffer`` value is that communicator's buffer size."""
+        kwargs = self._run_kwargs(point, **extra)
+        if self.comm_buffer is not None and kwargs.get("buffer") is not None \
+                and not isinstance(kwargs["buffer"], dict):
+            kwargs["buffer"] = {"comm": self.comm_buffer, "size": kwargs["buffer"]}
+        return kwargs
+
+    def _run_kwargs(self, point: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
         if self.scenario is None:
             kwargs = dict(self.base)
             kwargs["program"] = self.program
