@@ -68,6 +68,11 @@ class SweepTable:
         self.vary = dict(vary) if vary is not None else {k: _unique(array[k]) for k in keys}
         self.wall_time: float | None = None  # seconds the sweep took (set by sweep())
 
+    # -- indexing: as the structured array it holds --------------------------------------
+    def __getitem__(self, key: Any) -> Any:
+        """``table["buffer"]``, ``table[0]``, ``table[mask]``: as the structured array."""
+        return self.array[key]
+
     @classmethod
     def build(cls, vary: dict[str, list[Any]], points: Sequence[tuple[Any, ...]],
               rows: Sequence[tuple[Any, ...]], scenario: str = "") -> SweepTable:
