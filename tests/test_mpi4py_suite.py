@@ -65,3 +65,11 @@ def _tests(module: str) -> list[str]:
     text = (mpi4py_suite.cache_root() / f"mpi4py-{mpi4py_suite.VERSION}-test" /
             f"{module}.py").read_text()
     return re.findall(r"def (test\w+)", text)
+
+
+def test_an_unreachable_index_is_a_clear_reason_to_skip(tmp_path, monkeypatch):
+    monkeypatch.setenv("MPISIM_CACHE", str(tmp_path))
+    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
+    with pytest.raises(OSError, match=r"cannot read http://127\.0\.0\.1:9/simple/mpi4py/"):
+        mpi4py_suite.suite_dir()
+    assert not any(tmp_path.iterdir())  # nothing half-written in the cache
