@@ -238,8 +238,10 @@ class BufferedMode:
             self._record(now, "overflow", alloc.entry_size(packed))
             raise overflow_error(alloc, self.config, packed)
         entry = placed.tag = PendingEntry(self, placed, dst, now, where)
-        if self.name == "process":  # (communicators' and sessions' buffers: state rows only)
+        if self.name == "process":
             self.recorder.entry(entry)
+        else:
+            self.recorder.named_entry(entry)
         self.summary.bsends += 1
         self._record(now, "bsend", placed.size)
         return entry

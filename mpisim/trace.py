@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["BUFFER_DTYPE", "CALL_DTYPE", "ENTRY_DTYPE", "MESSAGE_DTYPE", "NAMED_BUFFER_DTYPE",
-           "Recorder", "Trace"]
+           "NAMED_ENTRY_DTYPE", "Recorder", "Trace"]
 
 BUFFER_DTYPE = np.dtype([("rank", "i4"), ("time", "f8"), ("event", "U9"), ("capacity", "i8"),
                          ("used", "i8"), ("live", "i8"), ("entries", "i4"),
@@ -39,6 +39,7 @@ MESSAGE_DTYPE = np.dtype([("id", "i8"), ("src", "i4"), ("dst", "i4"), ("tag", "i
                           ("match", "f8"), ("send_done", "f8"), ("recv_done", "f8")])
 CALL_DTYPE = np.dtype([("rank", "i4"), ("call", "U20"), ("start", "f8"), ("end", "f8")])
 NAMED_BUFFER_DTYPE = np.dtype([*BUFFER_DTYPE.descr, ("name", "U64")])
+NAMED_ENTRY_DTYPE = np.dtype([*ENTRY_DTYPE.descr, ("name", "U64")])
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class Trace:
     messages: np.ndarray
     calls: np.ndarray
     named_buffers: np.ndarray = field(default_factory=lambda: np.empty(0, NAMED_BUFFER_DTYPE))
+    named_entries: np.ndarray = field(default_factory=lambda: np.empty(0, NAMED_ENTRY_DTYPE))
 
     def buffer_of(self, rank: int) -> np.ndarray:
         """The buffer rows of one rank, in time order."""
@@ -126,6 +128,7 @@ class Recorder:
         self.entries = Rows(_ENTRY_RECORD)
         self.messages = Rows(MESSAGE_DTYPE)
         self.named_rows: list[tuple] = []
+        self.named_entry_records: list[Any] = []  # communicators' and sessions' entries
         self.live_entries: dict[int, Any] = {}   # recorded entries not freed yet, by seq
         self.live_messages: dict[int, Any] = {}  # recorded messages not finished yet, by id
         self._seq = 0
@@ -145,6 +148,11 @@ class Recorder:
         """A change of a communicator's or session's buffer (row as for ``buffer_state``)."""
         if self.enabled:
             self.named_rows.append((*row, name))
+
+    def named_entry(self, record: Any) -> None:
+        """An entry of a communicator's or session's buffer (``record.owner.name``)."""
+        if self.enabled:
+            self.named_entry_records.append(record)
 
     # -- entries: recorded at allocation, written once freed ------------------------------
     def entry(self, record: Any) -> None:
@@ -190,8 +198,10 @@ class Recorder:
         for name in ENTRY_DTYPE.names:
             entry_rows[name] = recorded[name]
         named = np.array(self.named_rows, dtype=NAMED_BUFFER_DTYPE)
+        named_entries = np.array([(*(getattr(e, f) for f in ENTRY_DTYPE.names), e.owner.name)
+                                  for e in self.named_entry_records], dtype=NAMED_ENTRY_DTYPE)
         return Trace(self.buffer.build(), entry_rows, messages.build(order="id"),
-                     _calls_array(calls), named)
+                     _calls_array(calls), named, named_entries)
 
 
 def _write_entry(rows: Rows, e: Any) -> None:

@@ -307,3 +307,19 @@ def test_sweep_varies_a_communicator_buffer():
     assert list(table["outcome"]) == ["error", "completed"]
     with pytest.raises(ValueError, match="comm:NAME"):
         ms.sweep(path, {"buffer": [1]}, jobs=1, buffer="lib")
+
+
+def test_the_layout_plot_shows_a_communicator_buffer():
+    """plot_layout(rank, buffer="comm NAME"): that buffer's entries at a time, from the
+    trace's named_entries (the layout plot distinguishes the buffers too)."""
+    from pathlib import Path
+
+    from mpisim.plot.layout import layout_at
+    from mpisim.scenario import load
+    path = Path(__file__).resolve().parent.parent / "scenarios" / "library-comm-buffer.yaml"
+    r = load(path).run()
+    lay = layout_at(r, 0, 10e-6, buffer="comm lib")
+    assert len(lay.entries) == 2 and lay.capacity == 2 * (8192 + 96)
+    assert len(layout_at(r, 0, 10e-6).entries) == 2  # the process buffer's own two
+    fig = r.plot_layout(0, buffer="comm lib")
+    assert "buffer of comm lib" in fig.axes[0].get_title() + fig.get_suptitle()

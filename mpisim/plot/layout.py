@@ -60,17 +60,27 @@ class BufferLayout:
     requested: int
 
 
-def layout_at(result: Any, rank: int, time: float) -> BufferLayout:
-    """The buffer of ``rank`` at ``time`` (seconds), after every event of that instant."""
+def _arrays(result: Any, buffer: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """The state rows and entries of the process buffers, or of the communicator or session
+    buffers called ``buffer`` (``"comm lib"``, as in ``ranks[r].buffers``)."""
     trace = result.trace
-    rows = trace.buffer[(trace.buffer["rank"] == rank) & (trace.buffer["time"] <= time)]
+    if buffer is None:
+        return trace.buffer, trace.entries
+    return (trace.named_buffers[trace.named_buffers["name"] == buffer],
+            trace.named_entries[trace.named_entries["name"] == buffer])
+
+
+def layout_at(result: Any, rank: int, time: float, buffer: str | None = None) -> BufferLayout:
+    """The buffer of ``rank`` at ``time`` (seconds), after every event of that instant
+    (``buffer``: a communicator's or session's, by name; default the process's)."""
+    states_rows, ent = _arrays(result, buffer)
+    rows = states_rows[(states_rows["rank"] == rank) & (states_rows["time"] <= time)]
     if len(rows) == 0 or rows[-1]["event"] == "detach":
         last = rows[-1] if len(rows) else None
-        return BufferLayout(rank, time, 0, -1, trace.entries[:0], [], None, None, None, 0, 0,
+        return BufferLayout(rank, time, 0, -1, ent[:0], [], None, None, None, 0, 0,
                             0, None if last is None else str(last["event"]), 0)
     last = rows[-1]
     attach = int(np.count_nonzero(rows["event"] == "attach")) - 1
-    ent = trace.entries
     held = ent[(ent["rank"] == rank) & (ent["attach"] == attach) & (ent["alloc"] <= time)
                & ~(ent["freed"] <= time)]
     held = held[np.argsort(held["alloc"], kind="stable")]
@@ -101,21 +111,22 @@ def _queue(held: np.ndarray, capacity: int) -> tuple[int | None, int | None,
 
 
 def plot_layout(result: Any, rank: int, time: float | str | None = None,
-                ax: Axes | None = None) -> Figure:
+                ax: Axes | None = None, buffer: str | None = None) -> Figure:
     """The buffer of ``rank`` at ``time`` (default: its first overflow, else its peak used)."""
     size = len(result.ranks)
     if isinstance(rank, bool) or not isinstance(rank, int | np.integer) or not 0 <= rank < size:
         raise ValueError(f"rank: {rank!r} is not a rank in 0..{size - 1}")
     rank = int(rank)
-    time, why = _default_time(result, rank) if time is None else (_check_time(time), "")
-    lay = layout_at(result, rank, time)
+    time, why = _default_time(result, rank, buffer) if time is None else (_check_time(time), "")
+    lay = layout_at(result, rank, time, buffer)
     if ax is None:
         fig = Figure(figsize=(10, 2.8), layout="constrained")
         ax = fig.add_subplot()
     else:
         fig = axes_figure(ax)
     _draw(ax, lay)
-    title = f"{result.scenario}: rank {rank}'s attached buffer at t = {format_time(time)}{why}"
+    which = "attached buffer" if buffer is None else f"buffer of {buffer}"
+    title = f"{result.scenario}: rank {rank}'s {which} at t = {format_time(time)}{why}"
     ax.set_title(title + "\n" + _summary(lay), fontsize="medium")
     return fig
 
@@ -127,8 +138,9 @@ def _check_time(time: Any) -> float:
         raise ValueError(f"time: {e}") from None
 
 
-def _default_time(result: Any, rank: int) -> tuple[float, str]:
-    rows = result.trace.buffer[result.trace.buffer["rank"] == rank]
+def _default_time(result: Any, rank: int, buffer: str | None = None) -> tuple[float, str]:
+    states = _arrays(result, buffer)[0]
+    rows = states[states["rank"] == rank]
     if len(rows) == 0:
         return 0.0, ""
     over = rows[rows["event"] == "overflow"]
