@@ -182,8 +182,18 @@ class Scope:
             path.remove(self.directory)
 
 
+_INSTALLED = tuple({os.path.abspath(p) + os.sep for p in (sys.prefix, sys.base_prefix,
+                                                        sys.exec_prefix)})
+
+
 def _under(path: str | None, directory: str) -> bool:
-    return bool(path) and os.path.abspath(path).startswith(directory + os.sep)  # type: ignore[arg-type]
+    """A module of the script's own (its directory's), not an installed package (a virtual
+    environment inside the script's directory stays shared)."""
+    if not path:
+        return False
+    path = os.path.abspath(path)
+    return (path.startswith(directory + os.sep) and not path.startswith(_INSTALLED)
+            and "site-packages" not in path and "dist-packages" not in path)
 
 
 _DEVNULL: list[Any] = []
