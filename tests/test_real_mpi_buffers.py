@@ -86,3 +86,51 @@ def test_mpich_communicator_buffers_match_the_real_library():
 def test_mpich_a_full_communicator_buffer_does_not_fall_back_to_the_process_buffer():
     text = _real("comm_buffer_no_fallback.py")
     assert "-> MPI_ERR_BUFFER" in text
+
+
+def _run_one(python: str, flags: list[str], script: str) -> dict[str, str]:
+    mpiexec = str(Path(python).parent / "mpiexec")
+    out = subprocess.run([mpiexec, *flags, "-n", "1", python, str(HERE / script)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return dict(line.split(" : ", 1) for line in out.stdout.splitlines() if " : " in line)
+
+
+ORACLES = [("MPISIM_ORACLE_PYTHON", [], "MPICH", "mpich"),
+           ("MPISIM_ORACLE_OMPI_PYTHON", ["--allow-run-as-root", "--oversubscribe"],
+            "Open MPI", "openmpi")]
+
+
+@pytest.mark.parametrize("env, flags, library, profile", ORACLES,
+                         ids=[o[3] for o in ORACLES])
+def test_which_mpi_4_1_buffer_calls_the_library_has(env, flags, library, profile):
+    """facts (MPI-4.1 additions), observed again: MPICH 5.0.2 has MPI_Comm_attach_buffer,
+    MPI_Buffer_flush and MPI_BUFFER_AUTOMATIC; Open MPI 5.0.11 has none (mpi4py raises
+    NotImplementedError, BUFFER_AUTOMATIC is MPI_ERR_ARG). The profile of each does the same
+    (a missing call is MPI_ERR_OTHER naming it)."""
+    python = os.environ.get(env) or (sys.executable if env == "MPISIM_ORACLE_PYTHON" else None)
+    if not python or not (Path(python).parent / "mpiexec").exists():
+        pytest.skip(f"set {env} to a Python with mpi4py and {library}'s mpiexec beside it")
+    real = _run_one(python, flags, "mpi41_calls.py")
+    if library not in real["version"]:
+        pytest.skip(f"{env} is not {library}: {real['version']}")
+
+    def prog(mpi):
+        got = {}
+        for name, call in (("Comm.Attach_buffer", lambda: mpi.comm_attach_buffer(1000)),
+                           ("MPI.Flush_buffer", mpi.buffer_flush),
+                           ("MPI.Attach_buffer(BUFFER_AUTOMATIC)",
+                            lambda: mpi.buffer_attach(ms.BUFFER_AUTOMATIC))):
+            try:
+                yield call()
+                got[name] = "ok"
+            except ms.MPIError as e:
+                got[name] = e.error_class
+        return got
+
+    sim = ms.run(prog, ranks=1, mpi={"profile": profile}).returned[0]
+    for name, value in real.items():
+        if name == "version":
+            continue
+        expected = "MPI_ERR_OTHER" if value == "NotImplementedError" else value
+        assert sim[name] == expected, (name, value, sim[name])
