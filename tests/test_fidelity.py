@@ -289,3 +289,29 @@ def test_buffer_automatic_from_the_command_line(tmp_path):
         d = json.loads(out.stdout)
         assert d["outcome"] == "completed"
         assert d["ranks"][0]["buffer"]["peak_live"] == 5 * (102400 + 96)
+
+
+def test_jitter_never_reorders_a_pairs_channel_even_where_the_receiver_takes_messages():
+    """3.5 non-overtaking with seeded jitter: a pair's channel is FIFO, so a message never
+    reaches the receiver's shared memory before an earlier one. Under Open MPI's model the
+    receiver's progress completes sends of 300 B as their messages arrive: those completion
+    times follow the sending order."""
+    def prog(mpi, n=30):
+        if mpi.rank == 0:
+            reqs = []
+            for _ in range(n):
+                reqs.append((yield mpi.isend(count=300, dest=1, tag=1)))
+            yield mpi.waitall(reqs)
+            yield mpi.send(count=1, dest=1, tag=2)
+            return None
+        yield mpi.recv(count=1, source=0, tag=2)  # inside MPI all along: takes each arrival
+        for _ in range(n):
+            yield mpi.recv(count=300, source=0, tag=1)
+        return None
+
+    r = ms.run(prog, ranks=2, mpi={"profile": "openmpi"},
+               network={"jitter": "5us", "latency": "1us"}, seed=3)
+    assert r.outcome is ms.Outcome.COMPLETED
+    msgs = r.trace.messages
+    done = msgs[msgs["tag"] == 1]["send_done"]
+    assert (done[1:] >= done[:-1]).all()
