@@ -24,6 +24,7 @@ from .comm import Comm, Session
 from .constants import ANY_SOURCE, ANY_TAG, BOTTOM, BUFFER_AUTOMATIC, PROC_NULL, TAG_UB, UNDEFINED
 from .datatypes import (
     AINT,
+    BASIC_TYPES,
     BYTE,
     C_BOOL,
     C_DOUBLE_COMPLEX,
@@ -47,6 +48,8 @@ from .datatypes import (
     LONG_DOUBLE,
     LONG_LONG,
     OFFSET,
+    ORDER_C,
+    ORDER_FORTRAN,
     PACKED,
     REAL,
     SHORT,
@@ -81,7 +84,18 @@ from .p2p.requests import Request, Status
 from .result import Outcome, Result
 from .simulation import Simulation, run
 
-__version__ = "0.1.0"
+try:  # the installed distribution's version: one place to change it (pyproject.toml)
+    from importlib.metadata import PackageNotFoundError, version
+
+    __version__ = version("mpisim")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree not installed
+    __version__ = "0+unknown"
+
+BSEND_OVERHEAD = 96
+"""MPI_BSEND_OVERHEAD of the ``standard`` profile; ``mpi.BSEND_OVERHEAD`` in a program is
+the value in force for its run (MPICH 96, Open MPI 128)."""
+
+globals().update(BASIC_TYPES)  # every predefined datatype, named as in MPI without MPI_
 
 _WHATIF = ("sweep", "min_buffer", "min_buffer_per_rank", "check_safe", "compare_profiles")
 
@@ -182,4 +196,13 @@ __all__ = [
     "datatype_of",
     "run",
     "run_mpi4py",
+    "BSEND_OVERHEAD",
+    "ORDER_C",
+    "ORDER_FORTRAN",
+    *_WHATIF,
 ]
+__all__ += sorted(set(BASIC_TYPES) - set(__all__))  # the predefined datatypes not named above
+
+
+def __dir__() -> list[str]:
+    return sorted(set(__all__) | set(globals()))
