@@ -122,8 +122,8 @@ class SweepTable:
         try:
             import pandas as pd
         except ImportError:
-            raise ImportError("SweepTable.to_pandas() needs pandas, which mpisim does not "
-                              "install: pip install pandas (or use .array / .to_csv())") from None
+            raise ImportError("SweepTable.to_pandas() needs pandas: pip install "
+                              "'mpisim[pandas]' (or use .array / .to_csv())") from None
         return pd.DataFrame({name: self.array[name] for name in self.columns})
 
     # -- files ---------------------------------------------------------------------------
