@@ -8,6 +8,9 @@ received exactly ``latency + n / bandwidth`` after it was sent. Control messages
 request-to-send, clear-to-send, synchronous acknowledgements) cost ``latency`` only and do
 not occupy the port.
 
+A message to oneself costs no latency and does not use the port (it is copied within the
+process).
+
 Two-level machines: with ``ranks_per_node`` set, ranks ``r // ranks_per_node`` share a node,
 and transfers between ranks of one node use the ``intra`` latency and bandwidth.
 
@@ -178,7 +181,14 @@ class NetworkModel:
         return value
 
     def link(self, src: int, dst: int) -> tuple[float, float]:
-        """(latency, seconds per byte) between two ranks."""
+        """(latency, seconds per byte) between two ranks.
+
+        A message a rank sends to itself never leaves the process (MPICH's and Open MPI's
+        ``self`` transport copy it in memory): no latency, the intra-node bandwidth, and
+        :meth:`inject` does not queue it on the port.
+        """
+        if src == dst:
+            return 0.0, self.intra_inv_bw
         rpn = self.ranks_per_node
         if rpn is not None and src // rpn == dst // rpn:
             return self.intra_latency, self.intra_inv_bw
@@ -194,7 +204,7 @@ class NetworkModel:
     def inject(self, src: int, dst: int, nbytes: int, earliest: float) -> tuple[float, float]:
         """Reserve the sender's port for ``nbytes``: (time the bytes have left, arrival time)."""
         lat, inv_bw = self.link(src, dst)
-        if self.nic:
+        if self.nic and src != dst:
             start = self.port_free[src]
             if start < earliest:
                 start = earliest

@@ -54,9 +54,8 @@ def test_mpi4py_own_p2p_tests_under_the_stand_in(suite, module, ranks):
               f"{passed} passed, {len(skipped)} skipped, {len(failed)} failing: "
               f"{sorted(failed)}")
         ran = {name.split(".")[-1] for name in _tests(module)}
-        for family in FAMILIES:
-            if family in ran:
-                assert family not in failed, row["failures"]
+        assert FAMILIES[:3] and any(f in ran for f in FAMILIES)
+        assert not failed, row["failures"]  # every method passes or is skipped with a reason
 
 
 def _tests(module: str) -> list[str]:

@@ -115,6 +115,28 @@ def test_sends_serialise_on_the_senders_port():
     assert r.returned[2] == pytest.approx(n / BW + L)
 
 
+def test_a_message_to_oneself_costs_no_latency_and_leaves_the_port_free():
+    """3.4: a rank may send to itself; the message is copied within the process (MPICH's and
+    Open MPI's self transport), so an eager message to oneself takes n / bandwidth, an ssend
+    to oneself completes when its receive matches, and neither queues behind the port."""
+    n = 10_000
+
+    def to_self(mpi, mode="isend"):
+        other = yield mpi.isend(count=n, dest=1 - mpi.rank, tag=1)  # occupies the port
+        mine = yield getattr(mpi, mode)(count=n, dest=mpi.rank, tag=0)
+        yield mpi.recv(count=n, source=mpi.rank, tag=0)
+        yield mpi.wait(mine)
+        done = mpi.now
+        yield mpi.recv(count=n, source=1 - mpi.rank, tag=1)
+        yield mpi.wait(other)
+        return done
+
+    for mode in ("isend", "issend"):
+        r = ms.run(to_self, ranks=2, network=net(eager_limit=65536), params={"mode": mode})
+        assert r.outcome is ms.Outcome.COMPLETED
+        assert r.returned[0] == pytest.approx(n / BW, rel=1e-12), mode
+
+
 def test_two_level_machine_uses_intra_node_settings_within_a_node():
     def ping(mpi):
         if mpi.rank == 0:
