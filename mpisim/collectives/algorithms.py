@@ -40,6 +40,25 @@ def _copy(value: Any) -> Any:
     return value.copy() if isinstance(value, np.ndarray) else value
 
 
+def _binomial_tree(rel: int, p: int) -> tuple[int | None, list[tuple[int, int]]]:
+    """A process's place in a binomial tree of ``p`` rooted at relative rank 0: its parent
+    (None at the root) and its children as (relative rank, size of the subtree it heads),
+    the largest subtree first, which is the order MPICH sends in."""
+    mask, parent = 1, None
+    while mask < p:
+        if rel & mask:
+            parent = rel - mask
+            break
+        mask <<= 1
+    mask >>= 1
+    children = []
+    while mask > 0:
+        if rel + mask < p:
+            children.append((rel + mask, mask))
+        mask >>= 1
+    return parent, children
+
+
 # -- barrier ------------------------------------------------------------------------------
 def barrier_dissemination(ch: Any, a: Args) -> Gen:
     """ceil(log2 p) rounds: round k sends to r + 2^k and receives from r - 2^k."""
@@ -68,19 +87,11 @@ def barrier_linear(ch: Any, a: Args) -> Gen:
 def bcast_binomial(ch: Any, a: Args) -> Gen:
     """Binomial tree from the root: ceil(log2 p) rounds; the largest subtree first."""
     p, root = ch.size, a.root
-    rel = (ch.rank - root) % p
-    value, mask = a.value, 1
-    while mask < p:
-        if rel & mask:
-            value = (yield ch.wait(ch.irecv((rel - mask + root) % p)))[0].data
-            break
-        mask <<= 1
-    mask >>= 1
-    sends = []
-    while mask > 0:
-        if rel + mask < p:
-            sends.append(ch.isend((rel + mask + root) % p, value, a.nbytes))
-        mask >>= 1
+    parent, children = _binomial_tree((ch.rank - root) % p, p)
+    value = a.value
+    if parent is not None:
+        value = (yield ch.wait(ch.irecv((parent + root) % p)))[0].data
+    sends = [ch.isend((child + root) % p, value, a.nbytes) for child, _ in children]
     if sends:
         yield ch.wait(*sends)
     return _copy(value)
@@ -229,19 +240,13 @@ def scatter_binomial(ch: Any, a: Args) -> Gen:
     have: dict[int, tuple[Any, int]] = {}
     if ch.rank == root:
         have = {(k - root) % p: (a.items[k], a.sizes[k]) for k in range(p)}
-    mask = 1
-    while mask < p:
-        if rel & mask:
-            have = (yield ch.wait(ch.irecv((rel - mask + root) % p)))[0].data
-            break
-        mask <<= 1
-    mask >>= 1
+    parent, children = _binomial_tree(rel, p)
+    if parent is not None:
+        have = (yield ch.wait(ch.irecv((parent + root) % p)))[0].data
     sends = []
-    while mask > 0:
-        if rel + mask < p:
-            part = {k: v for k, v in have.items() if rel + mask <= k < rel + 2 * mask}
-            sends.append(ch.isend((rel + mask + root) % p, part, sum(n for _, n in part.values())))
-        mask >>= 1
+    for child, span in children:
+        part = {k: v for k, v in have.items() if child <= k < child + span}
+        sends.append(ch.isend((child + root) % p, part, sum(n for _, n in part.values())))
     if sends:
         yield ch.wait(*sends)
     return _copy(have[rel][0])
