@@ -132,6 +132,13 @@ def _parser() -> argparse.ArgumentParser:
     prof.add_argument("--markdown", action="store_true", help="as the README's table")
     prof.set_defaults(handler=_cmd_profiles)
 
+    sets = sub.add_parser("settings", help="every setting (--set, --vary, scenario keys, "
+                          "mpisim.run): its value, default and meaning",
+                          description="every setting a scenario, --set, --vary and "
+                          "mpisim.run accept, from its one declaration")
+    sets.add_argument("--markdown", action="store_true", help="as the README's table")
+    sets.set_defaults(handler=_cmd_settings)
+
     from .mpi4py.cli import add_arguments
 
     m4 = sub.add_parser("mpi4py", help="run an unmodified mpi4py script on N simulated ranks",
@@ -444,6 +451,13 @@ def _cmd_profiles(args: argparse.Namespace) -> int:
     from .bsend.evidence import table
 
     print(table(markdown=args.markdown))
+    return EXIT_OK
+
+
+def _cmd_settings(args: argparse.Namespace) -> int:
+    from .settings import markdown_table, text_table
+
+    print(markdown_table() if args.markdown else text_table(), end="")
     return EXIT_OK
 
 

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .units import UnitError, parse_bandwidth, parse_size, parse_time
+from .readers import SettingError, declare, entry, resolve_field, unknown_key
 
 __all__ = ["Network", "NetworkModel"]
 
@@ -48,22 +48,49 @@ class Network:
     """Network settings (scenario key ``network``); ``None`` takes the profile's default.
 
     Values accept unit strings: ``latency="1us"``, ``bandwidth="10 GB/s"``,
-    ``eager_limit="4 KiB"``.
+    ``eager_limit="4 KiB"``. Each field declares its setting (reader, kind, documentation):
+    ``mpisim settings`` lists them.
     """
 
-    latency: float | str | None = None
-    bandwidth: float | str | None = None
-    eager_limit: int | str | None = None
-    system_buffer: int | str | None = None
-    overhead: float | str = 0.0
-    contention: str = "nic"
-    intra: dict[str, Any] | None = None
-    ranks_per_node: int | None = None
-    jitter: float | str = 0.0
-    eager_cells: int | None = None
-    eager_box: int | str | None = None
-    local_send_limit: int | str | None = None
-    eager_waits_for_rendezvous: bool | None = None
+    latency: float | str | None = declare(
+        "time", "time a transfer's first byte takes to arrive (Hockney's alpha)", shown="1 us")
+    bandwidth: float | str | None = declare(
+        "bandwidth", "bytes per second of one transfer (``Gb/s``: bits)", shown="10 GB/s")
+    eager_limit: int | str | None = declare(
+        "size", "standard sends of 1..eager_limit bytes go eager, larger ones rendezvous "
+        "(0: all rendezvous)", shown="the profile's")
+    system_buffer: int | str | None = declare(
+        "size", "bytes of eager messages a receiver holds unmatched; a send that finds no "
+        "room goes rendezvous", shown="no limit")
+    overhead: float | str = declare("time", "time added to every MPI call", default=0.0,
+                                    shown="0 s")
+    contention: str = declare(
+        "choice", "nic: a rank's sends serialise on its injection port; none: they overlap",
+        default="nic", choices=("nic", "none"), shown="nic")
+    intra: dict[str, Any] | None = declare(
+        "mapping", "latency and bandwidth between ranks of one node (with ranks_per_node)",
+        shown="the values above", keys=(
+            entry("latency", "time", "latency within a node", shown="network.latency"),
+            entry("bandwidth", "bandwidth", "bandwidth within a node",
+                  shown="network.bandwidth")))
+    ranks_per_node: int | None = declare(
+        "count", "ranks r // ranks_per_node share a node (and the intra link)",
+        shown="one rank per node")
+    jitter: float | str = declare(
+        "time", "a seeded uniform delay in [0, jitter) added to every transfer (a pair's "
+        "messages never overtake)", default=0.0, shown="0 s")
+    eager_cells: int | None = declare(
+        "count", "eager sends of one pair that complete before the receiver takes them "
+        "(MPICH's shared-memory cells)", shown="the profile's")
+    eager_box: int | str | None = declare(
+        "size", "further per-pair bytes of eager messages before the receiver takes them "
+        "(Open MPI's fast box)", shown="the profile's")
+    local_send_limit: int | str | None = declare(
+        "size", "the largest standard send that completes before the receiver takes it",
+        shown="the profile's")
+    eager_waits_for_rendezvous: bool | None = declare(
+        "bool", "an eager send behind an unmatched rendezvous message of its pair waits for "
+        "the receiver", shown="the profile's")
 
     @classmethod
     def from_dict(cls, settings: dict[str, Any]) -> Network:
@@ -71,7 +98,7 @@ class Network:
         valid = [f.name for f in fields(cls)]
         for key in settings:
             if key not in valid:
-                raise ValueError(f"network.{key}: unknown setting (valid: {', '.join(valid)})")
+                raise SettingError(f"network.{key}", unknown_key(str(key), valid))
         return cls(**settings)
 
     @classmethod
@@ -92,18 +119,6 @@ class Network:
         """Parse and check every value; the engine's model of this network. ``defaults``
         (a profile) gives ``eager_limit`` and the receiver-progress settings left None."""
         return NetworkModel(self, ranks=ranks, seed=seed, defaults=defaults)
-
-
-def _get(key: str, parser, value):
-    try:
-        return parser(value)
-    except UnitError as e:
-        raise ValueError(f"network.{key}: {e}") from None
-
-
-def _optional_size(key: str, value: Any, default: Any) -> int | None:
-    value = default if value is None else value
-    return None if value is None else _get(key, parse_size, value)
 
 
 class NetworkModel:
@@ -130,55 +145,30 @@ class NetworkModel:
     )
 
     def __init__(self, net: Network, *, ranks: int, seed: int, defaults: Any) -> None:
-        self.latency = _get("latency", parse_time,
-                            DEFAULT_LATENCY if net.latency is None else net.latency)
-        self.bandwidth = _get("bandwidth", parse_bandwidth,
-                              DEFAULT_BANDWIDTH if net.bandwidth is None else net.bandwidth)
-        self.inv_bw = 1.0 / self.bandwidth
-        self.eager_limit = _get("eager_limit", parse_size, defaults.eager_limit
-                                if net.eager_limit is None else net.eager_limit)
-        cells = defaults.eager_cells if net.eager_cells is None else net.eager_cells
-        if cells is not None and (isinstance(cells, bool) or not isinstance(cells, int)
-                                  or cells < 1):
-            raise ValueError(f"network.eager_cells: expected a positive integer, got {cells!r}")
-        self.eager_cells = cells
-        self.eager_box = _optional_size("eager_box", net.eager_box, defaults.eager_box)
-        self.local_send_limit = _optional_size("local_send_limit", net.local_send_limit,
-                                               defaults.local_send_limit)
-        waits = (defaults.eager_waits_for_rendezvous if net.eager_waits_for_rendezvous is None
-                 else net.eager_waits_for_rendezvous)
-        if not isinstance(waits, bool):
-            raise ValueError("network.eager_waits_for_rendezvous: expected true or false, "
-                             f"got {waits!r}")
-        self.eager_waits_for_rendezvous = waits
-        self.system_buffer = (None if net.system_buffer is None
-                              else _get("system_buffer", parse_size, net.system_buffer))
-        self.overhead = _get("overhead", parse_time, net.overhead)
-        if net.contention not in ("nic", "none"):
-            raise ValueError(f"network.contention: {net.contention!r} is not 'nic' or 'none'")
-        self.nic = net.contention == "nic"
-        self.jitter = _get("jitter", parse_time, net.jitter)
-        self.rng = np.random.default_rng(seed) if self.jitter > 0 else None
-        self.ranks_per_node = self._ranks_per_node(net.ranks_per_node)
-        intra = net.intra or {}
-        if not isinstance(intra, dict):
-            raise ValueError("network.intra: expected a mapping with latency and bandwidth")
-        for key in intra:
-            if key not in ("latency", "bandwidth"):
-                raise ValueError(f"network.intra.{key}: unknown setting "
-                                 "(valid: latency, bandwidth)")
-        self.intra_latency = _get("intra.latency", parse_time, intra.get("latency", self.latency))
-        self.intra_inv_bw = 1.0 / _get("intra.bandwidth", parse_bandwidth,
-                                       intra.get("bandwidth", self.bandwidth))
-        self.port_free = [0.0] * ranks
+        def read(name: str, default: Any = None) -> Any:
+            value = resolve_field(net, "network", name)
+            return default if value is None else value
 
-    @staticmethod
-    def _ranks_per_node(value: int | None) -> int | None:
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"network.ranks_per_node: expected a positive integer, got {value!r}")
-        return value
+        self.latency = read("latency", DEFAULT_LATENCY)
+        self.bandwidth = read("bandwidth", DEFAULT_BANDWIDTH)
+        self.inv_bw = 1.0 / self.bandwidth
+        self.eager_limit = read("eager_limit", defaults.eager_limit)
+        self.eager_cells = read("eager_cells", defaults.eager_cells)
+        self.eager_box = read("eager_box", defaults.eager_box)
+        self.local_send_limit = read("local_send_limit", defaults.local_send_limit)
+        self.eager_waits_for_rendezvous = read("eager_waits_for_rendezvous",
+                                               defaults.eager_waits_for_rendezvous)
+        self.system_buffer = read("system_buffer")
+        self.overhead = read("overhead")
+        self.nic = read("contention") == "nic"
+        self.jitter = read("jitter")
+        self.rng = np.random.default_rng(seed) if self.jitter > 0 else None
+        self.ranks_per_node = read("ranks_per_node")
+        intra = read("intra", {})
+        latency, bandwidth = intra.get("latency"), intra.get("bandwidth")
+        self.intra_latency = self.latency if latency is None else latency
+        self.intra_inv_bw = 1.0 / (self.bandwidth if bandwidth is None else bandwidth)
+        self.port_free = [0.0] * ranks
 
     def link(self, src: int, dst: int) -> tuple[float, float]:
         """(latency, seconds per byte) between two ranks.

@@ -42,15 +42,15 @@ from .bsend.profiles import MPIConfig
 from .buffered import BufferedMode
 from .collectives import Collectives
 from .comm import Communicators
-from .constants import buffer_setting
 from .deadlock import PollWatch, analyse
 from .errors import ErrOther, MPIError
 from .network import Network
 from .p2p.protocols import Message, Transport
 from .rank import Rank, ZeroTimeLoop
 from .result import ErrorInfo, Outcome, RankSummary, Result, settings_in_force, unreceived_entry
+from .settings import RUN
 from .trace import Recorder
-from .units import UnitError, format_time, parse_size, parse_time
+from .units import format_time
 
 __all__ = ["Simulation", "run"]
 
@@ -76,18 +76,15 @@ class Simulation:
                  until: float | str | None = None, max_events: int | None = None,
                  buffer: int | str | None = None, name: str | None = None,
                  trace: bool = True) -> None:
-        if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
-            raise ValueError(f"ranks: expected a positive integer, got {ranks!r}")
+        ranks = RUN["ranks"](ranks)
+        seed = RUN["seed"](seed)
         self.size = ranks
         self.programs = _programs(program, ranks)
         self.params = dict(params or {})
-        self.name = name or getattr(self.programs[0], "__name__", "program")
-        self.until = None if until is None else _setting("until", parse_time, until)
-        if max_events is not None and (isinstance(max_events, bool) or
-                                       not isinstance(max_events, int) or max_events < 1):
-            raise ValueError(f"max_events: expected a positive integer, got {max_events!r}")
-        self.max_events = max_events
-        self.buffer, comm_buffer = (None, None) if buffer is None else _buffer(buffer)
+        self.name = RUN["name"](name) or getattr(self.programs[0], "__name__", "program")
+        self.until = RUN["until"](until)
+        self.max_events = RUN["max_events"](max_events)
+        self.buffer, comm_buffer = _buffer(RUN["buffer"](buffer))
         given_mpi = _mpi_config(mpi)
         given_net = Network.coerce(network)
         self.config = given_mpi.resolve()
@@ -227,7 +224,7 @@ class Simulation:
         (outcome TIMEOUT: not over yet), then ``run(until=t2)`` or ``run()`` goes on.
         ``progress(events, now)`` is called every PROGRESS_EVERY events (for progress bars).
         """
-        limit = self.until if until is None else _setting("until", parse_time, until)
+        limit = self.until if until is None else RUN["until"](until)
         if self._timeout is not None and self._timeout.startswith(UNTIL_REACHED):
             self._timeout = None  # an earlier stop at a time limit: go on from there
         cap, why = self._cap(limit)
@@ -400,13 +397,6 @@ def _programs(program: Any, ranks: int) -> list[Callable[..., Any]]:
     return programs
 
 
-def _setting(key: str, parser: Callable[[Any], Any], value: Any) -> Any:
-    try:
-        return parser(value)
-    except UnitError as e:
-        raise ValueError(f"{key}: {e}") from None
-
-
 def _mpi_config(mpi: Any) -> Any:
     if mpi is None:
         mpi = MPIConfig()
@@ -418,7 +408,7 @@ def _mpi_config(mpi: Any) -> Any:
 
 
 def _buffer(value: Any) -> tuple[Any, tuple[str, Any] | None]:
-    try:
-        return buffer_setting(parse_size, value)
-    except (UnitError, ValueError) as e:
-        raise ValueError(f"buffer: {e}") from None
+    """(the process buffer, (communicator name, size) or None) of the run's ``buffer``."""
+    if isinstance(value, dict):
+        return None, (value["comm"], value["size"])
+    return value, None

@@ -97,7 +97,7 @@ def test_unit_strings_are_parsed() -> None:
 
 
 @pytest.mark.parametrize(("settings_", "message"), [
-    ({"profile": "lam"}, "mpi.profile: unknown profile 'lam'"),
+    ({"profile": "lam"}, "mpi.profile: 'lam' is not one of standard, mpich"),
     ({"allocator": "best-fit"}, "mpi.allocator: 'best-fit' is not one of circular, first-fit"),
     ({"alignment": 3}, "mpi.alignment: expected a power of two >= 1, got 3"),
     ({"alignment": 0}, "mpi.alignment: expected a power of two >= 1, got 0"),
@@ -114,12 +114,15 @@ def test_bad_values_name_their_key_on_one_line(settings_, message) -> None:
     assert text.startswith(message) and "\n" not in text
 
 
-def test_from_dict_refuses_unknown_keys_listing_the_valid_ones() -> None:
-    with pytest.raises(ValueError, match=r"^mpi\.overhead: unknown setting \(valid: profile, "
+def test_from_dict_refuses_unknown_keys_naming_the_closest_or_the_valid_ones() -> None:
+    with pytest.raises(ValueError, match=r"^mpi\.overhead: unknown key \(did you mean "
+                                         r"'bsend_overhead'\?\)$"):
+        MPIConfig.from_dict({"overhead": 96})
+    with pytest.raises(ValueError, match=r"^mpi\.zzz: unknown key \(valid: profile, "
                                          r"bsend_overhead, allocator, alignment, "
                                          r"copy_bandwidth, force_ssend, collectives, "
                                          r"buffer_policy\)$"):
-        MPIConfig.from_dict({"overhead": 96})
+        MPIConfig.from_dict({"zzz": 96})
     with pytest.raises(ValueError, match="mpi: expected a mapping"):
         MPIConfig.from_dict(["profile"])  # type: ignore[arg-type]
     assert MPIConfig.from_dict({"profile": "mpich"}) == MPIConfig(profile="mpich")

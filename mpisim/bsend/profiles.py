@@ -24,7 +24,16 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from ..units import UnitError, parse_bandwidth, parse_size
+from ..readers import (
+    Invalid,
+    SettingError,
+    declare,
+    describe,
+    read_choice,
+    read_power_of_two,
+    resolve_field,
+    unknown_key,
+)
 from .allocators import KINDS
 
 __all__ = ["PROFILES", "MPIConfig", "Profile", "ResolvedMPIConfig", "get_profile"]
@@ -124,6 +133,19 @@ class ResolvedMPIConfig:
 BUFFER_POLICIES = ("as_written", "process", "communicator", "automatic")
 
 
+def _profile(value: Any) -> str | Profile:
+    """A profile's name, or a :class:`Profile` (Python only)."""
+    return value if isinstance(value, Profile) else read_choice(value, tuple(PROFILES))
+
+
+def _collectives(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                              for k, v in value.items()):
+        raise Invalid("expected a mapping of collective to algorithm, e.g. "
+                      f"{{allreduce: ring}}, got {describe(value)}")
+    return dict(value)
+
+
 @dataclass(frozen=True)
 class MPIConfig:
     """MPI settings (scenario key ``mpi``); ``None`` takes the profile's value.
@@ -143,16 +165,36 @@ class MPIConfig:
     communicator without a buffer of its own gets an automatic one at its first bsend); or
     "automatic" (every attach attaches MPI_BUFFER_AUTOMATIC: nothing overflows, and the
     peaks are what the program needs).
+
+    Each field declares its setting (reader, kind, documentation): ``mpisim settings``.
     """
 
-    profile: str | Profile = "standard"
-    bsend_overhead: int | str | None = None
-    allocator: str | None = None
-    alignment: int | str | None = None
-    copy_bandwidth: float | str | None = None
-    force_ssend: bool = False
-    collectives: dict[str, str] | None = None
-    buffer_policy: str = "as_written"
+    profile: str | Profile = declare(
+        "choice", "the MPI library modelled: its buffer sizing, allocator, limits and "
+        "network defaults (mpisim profiles)", _profile, default="standard",
+        choices=tuple(PROFILES), shown="standard")
+    bsend_overhead: int | str | None = declare(
+        "size", "MPI_BSEND_OVERHEAD as programs see it (the standard sizing charges it per "
+        "entry)", shown="the profile's")
+    allocator: str | None = declare(
+        "choice", "how entries are placed in the attached buffer", choices=KINDS,
+        shown="the profile's")
+    alignment: int | str | None = declare(
+        "size", "entry sizes round up to this power of two (standard sizing)",
+        read_power_of_two, shown="the profile's")
+    copy_bandwidth: float | str | None = declare(
+        "bandwidth", "cost of packing a message into the attached buffer",
+        shown="free")
+    force_ssend: bool = declare(
+        "bool", "every send, of any mode, becomes synchronous (what check uses)",
+        default=False, shown="false")
+    collectives: dict[str, str] | None = declare(
+        "algorithms", "the algorithm of each collective, e.g. {allreduce: ring}; the others "
+        "follow the profile", _collectives, shown="the profile's")
+    buffer_policy: str = declare(
+        "choice", "as_written: the program's attaches; process: one process buffer; "
+        "communicator: an automatic buffer per communicator; automatic: every attach "
+        "automatic", default="as_written", choices=BUFFER_POLICIES, shown="as_written")
 
     @classmethod
     def from_dict(cls, settings: dict[str, Any]) -> MPIConfig:
@@ -162,60 +204,28 @@ class MPIConfig:
         valid = [f.name for f in fields(cls)]
         for key in settings:
             if key not in valid:
-                raise ValueError(f"mpi.{key}: unknown setting (valid: {', '.join(valid)})")
+                raise SettingError(f"mpi.{key}", unknown_key(str(key), valid))
         return cls(**settings)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     def resolve(self) -> ResolvedMPIConfig:
-        """Fill defaults from the profile, parse units, check every value (ValueError)."""
-        profile = self.profile
+        """Fill defaults from the profile, read every value by its declaration
+        (SettingError naming the key)."""
+        def read(name: str, default: Any = None) -> Any:
+            value = resolve_field(self, "mpi", name)
+            return default if value is None else value
+
+        profile = read("profile")
         if not isinstance(profile, Profile):
-            try:
-                profile = get_profile(profile)
-            except ValueError as e:
-                raise ValueError(f"mpi.profile: {e}") from None
-        overhead = _value("bsend_overhead", parse_size, self.bsend_overhead,
-                          profile.bsend_overhead)
-        allocator = profile.allocator if self.allocator is None else self.allocator
-        if allocator not in KINDS:
-            raise ValueError(f"mpi.allocator: {allocator!r} is not one of {', '.join(KINDS)}")
-        alignment = _value("alignment", parse_size, self.alignment, profile.alignment)
-        if alignment < 1 or alignment & (alignment - 1):
-            raise ValueError(f"mpi.alignment: expected a power of two >= 1, got {alignment}")
-        copy_bw = (None if self.copy_bandwidth is None
-                   else _value("copy_bandwidth", parse_bandwidth, self.copy_bandwidth, None))
-        if not isinstance(self.force_ssend, bool):
-            raise ValueError(f"mpi.force_ssend: expected true or false, got {self.force_ssend!r}")
-        return ResolvedMPIConfig(profile=profile, bsend_overhead=overhead, allocator=allocator,
-                                 sizing=profile.sizing, alignment=alignment,
-                                 copy_bandwidth=copy_bw, force_ssend=self.force_ssend,
-                                 collectives=_collectives(self.collectives),
-                                 buffer_policy=_policy(self.buffer_policy))
-
-
-def _value(key: str, parser: Any, value: Any, default: Any) -> Any:
-    if value is None:
-        return default
-    try:
-        return parser(value)
-    except UnitError as e:
-        raise ValueError(f"mpi.{key}: {e}") from None
-
-
-def _collectives(value: Any) -> dict[str, str] | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str)
-                                              for k, v in value.items()):
-        raise ValueError("mpi.collectives: expected a mapping of collective to algorithm, "
-                         f"e.g. {{allreduce: ring}}, got {value!r}")
-    return dict(value)
-
-
-def _policy(value: Any) -> str:
-    if value not in BUFFER_POLICIES:
-        raise ValueError(f"mpi.buffer_policy: {value!r} is not one of "
-                         f"{', '.join(BUFFER_POLICIES)}")
-    return value
+            profile = PROFILES[profile]
+        return ResolvedMPIConfig(profile=profile,
+                                 bsend_overhead=read("bsend_overhead", profile.bsend_overhead),
+                                 allocator=read("allocator", profile.allocator),
+                                 sizing=profile.sizing,
+                                 alignment=read("alignment", profile.alignment),
+                                 copy_bandwidth=read("copy_bandwidth"),
+                                 force_ssend=read("force_ssend"),
+                                 collectives=read("collectives"),
+                                 buffer_policy=read("buffer_policy"))

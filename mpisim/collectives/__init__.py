@@ -24,6 +24,7 @@ from .. import datatypes as _dt
 from ..errors import ErrArg, ErrCount, ErrRoot, MPIError
 from ..p2p.events import done, failed
 from ..p2p.requests import Request, Status
+from ..readers import SettingError
 from .algorithms import ALGORITHMS, Args
 from .channel import Channel, Entered
 from .ops import (
@@ -45,7 +46,8 @@ from .ops import (
 )
 
 __all__ = ["ALGORITHMS", "BAND", "BOR", "BXOR", "DEFAULTS", "LAND", "LOR", "LXOR", "MAX",
-           "MAXLOC", "MIN", "MINLOC", "OPS", "PROD", "SUM", "Collectives", "Op"]
+           "MAXLOC", "MIN", "MINLOC", "OPS", "PROD", "SUM", "Collectives", "Op",
+           "check_algorithms"]
 
 DEFAULTS: dict[str, dict[str, str]] = {
     # the standard's profile: the first (textbook) algorithm of each collective
@@ -67,6 +69,19 @@ DEFAULTS: dict[str, dict[str, str]] = {
 """Each profile's algorithm per collective (collectives not named take the standard's)."""
 
 
+def check_algorithms(chosen: dict[str, str]) -> dict[str, str]:
+    """``chosen`` (collective -> algorithm) if every name is known; else SettingError naming
+    ``mpi.collectives.<collective>``."""
+    for kind, alg in chosen.items():
+        if kind not in ALGORITHMS:
+            raise SettingError(f"mpi.collectives.{kind}", "unknown collective (valid: "
+                               f"{', '.join(ALGORITHMS)})")
+        if alg not in ALGORITHMS[kind]:
+            raise SettingError(f"mpi.collectives.{kind}", f"unknown algorithm {alg!r} (one of "
+                               f"{', '.join(ALGORITHMS[kind])})")
+    return chosen
+
+
 class Collectives:
     """Starts collective calls for every process of one run."""
 
@@ -74,12 +89,8 @@ class Collectives:
                  chosen: dict[str, str] | None = None) -> None:
         self.env = env
         self.tp = transport
-        self.choice = {**DEFAULTS["standard"], **DEFAULTS.get(profile, {}), **(chosen or {})}
-        for kind, alg in self.choice.items():
-            if kind not in ALGORITHMS or alg not in ALGORITHMS[kind]:
-                raise ValueError(f"mpi.collectives.{kind}: unknown "
-                                 + ("collective" if kind not in ALGORITHMS else
-                                    f"algorithm {alg!r} (one of {', '.join(ALGORITHMS[kind])})"))
+        self.choice = {**DEFAULTS["standard"], **DEFAULTS.get(profile, {}),
+                       **check_algorithms(chosen or {})}
         self.entered = Entered()
 
     def start(self, mpi: Any, call: str, kind: str, comm: Any, algorithm: str | None,

@@ -12,8 +12,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from .. import settings
 from .problems import OVERRIDE, Problems
-from .schema import INTRA_KEYS, MPI_KEYS, NETWORK_KEYS, SETTINGS, Header
+from .schema import SETTINGS, Header
 from .yamlload import LMap, read_scalar
 
 __all__ = ["Scenario"]
@@ -46,11 +47,8 @@ class Scenario:
     # -- overrides -----------------------------------------------------------------------
     def override_keys(self) -> list[str]:
         """Every key :meth:`with_overrides` accepts."""
-        keys = [*self.params, *SETTINGS]
-        keys += [f"network.{k}" for k in NETWORK_KEYS]
-        keys += [f"network.intra.{k}" for k in INTRA_KEYS]
-        keys += [f"mpi.{k}" for k in MPI_KEYS]
-        return keys
+        return [*self.params, *SETTINGS,
+                *(k for k in settings.every_key() if k not in SETTINGS)]
 
     def with_overrides(self, overrides: dict[str, Any]) -> Scenario:
         """A new Scenario with ``overrides`` applied (``{"count": "4096",
@@ -157,20 +155,13 @@ def _profile_brings_its_allocator(doc: dict, overrides: dict[str, Any]) -> None:
 
 
 def _put(doc: dict, key: str, value: Any, in_params: bool) -> None:
-    parts = ["params", key] if in_params else key.split(".")
-    target = doc
-    for part in parts[:-1]:
-        inner = target.get(part)
-        if not isinstance(inner, dict):
-            inner = LMap()
-            target[part] = inner
-            if hasattr(target, "lines"):
-                target.lines[part] = OVERRIDE
-        target = inner
-    target[parts[-1]] = value
-    if not hasattr(target, "lines"):
-        return
-    target.lines[parts[-1]] = OVERRIDE
+    """Set ``key`` in the document, marking it (and every mapping made) as an override."""
+    settings.put(doc, f"params.{key}" if in_params else key, value, new=LMap, mark=_mark)
+
+
+def _mark(mapping: dict, key: str) -> None:
+    if hasattr(mapping, "lines"):
+        mapping.lines[key] = OVERRIDE
 
 
 def _detail(result: Any) -> str:

@@ -9,13 +9,10 @@ ranks          whole number, 1..65536
 params         mapping name -> number, text or boolean; names usable in expressions
                and overridable (``--set count=4096``); a number with a unit is read as
                the number (``64 KiB`` -> 65536 bytes, ``10us`` -> 1e-05 seconds)
-network        latency, bandwidth, eager_limit, system_buffer, overhead, contention
-               (nic|none), intra {latency, bandwidth}, ranks_per_node, jitter
-mpi            profile (standard|mpich|openmpi), bsend_overhead, allocator
-               (circular|first-fit|unbounded), alignment, copy_bandwidth, force_ssend
-buffer         size every rank attaches before its program starts (null: none)
-seed           whole number >= 0 (default 0)
-until          simulated time limit (null: none); max_events: event limit
+network        the network's settings (``mpisim settings``: network.*)
+mpi            the MPI library's settings (``mpisim settings``: mpi.*)
+buffer, seed,  the run's settings (``mpisim settings``)
+until, max_events
 expect         outcome (completed|deadlock|error|timeout), and optionally
                error_class (e.g. MPI_ERR_BUFFER), error_call (e.g. MPI_Bsend),
                error_rank, blocked (the ranks a deadlock leaves blocked),
@@ -25,10 +22,10 @@ programs       list of {ranks: selector, ops: [...]} (see ops and selectors)
 =============  ==================================================================
 
 Settings are literals (no expressions): they are what ``--set``/``--vary`` change. Times,
-sizes and bandwidths take units. A param's name must be an identifier that is not a
-top-level key, ``rank``, ``size`` or an MPI constant. Header values are read here; the
-engine's own checks (``Network``/``MPIConfig``) then run too, so a value the engine would
-refuse is reported at load time with the file's line.
+sizes and bandwidths take units. Each is read by its one declaration (:mod:`mpisim.settings`),
+the reader the engine uses too, so a value the engine would refuse is reported here, at the
+file's line, with the engine's reason; nothing is validated twice. A param's name must be an
+identifier that is not a top-level key, ``rank``, ``size`` or an MPI constant.
 """
 
 from __future__ import annotations
@@ -37,18 +34,15 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..bsend.profiles import BUFFER_POLICIES, MPIConfig
-from ..constants import buffer_setting
-from ..network import Network
+from ..readers import Setting, SettingError, unknown_key
+from ..settings import GROUPS, RUN
 from .expr import RESERVED
 from .problems import Problems
 from .values import (
     Invalid,
     describe,
-    hint,
     is_unit_literal,
     read_bandwidth,
-    read_bool,
     read_choice,
     read_int,
     read_size,
@@ -57,61 +51,26 @@ from .values import (
 )
 from .yamlload import Ambiguous, line_of
 
-__all__ = ["MAX_RANKS", "MPI_KEYS", "NETWORK_KEYS", "OUTCOMES", "TOP_KEYS", "Header",
-           "read_header"]
+__all__ = ["MAX_RANKS", "OUTCOMES", "SETTINGS", "TOP_KEYS", "Header", "read_header"]
 
 MAX_RANKS = 65536
+"""The most ranks a scenario file runs (its selectors and expressions are per rank; a
+Python program given to ``mpisim.run`` may have more)."""
 OUTCOMES = ("completed", "deadlock", "error", "timeout")
 TOP_KEYS = ("name", "description", "ranks", "params", "network", "mpi", "buffer", "seed",
             "until", "max_events", "expect", "programs")
-SETTINGS = ("name", "description", "ranks", "buffer", "seed", "until", "max_events")
-"""Top-level keys an override may set."""
+SETTINGS = ("description", *RUN)
+"""Top-level keys an override may set (the run's settings, and the description)."""
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def _buffer_key(value: Any) -> Any:
-    """A size, AUTOMATIC, or {comm: NAME, size: SIZE} (a communicator's buffer)."""
-    try:
-        process, comm = buffer_setting(read_size, value)
-    except Invalid:
-        raise
-    except ValueError as e:
-        raise Invalid(str(e)) from None
-    return process if comm is None else {"comm": comm[0], "size": comm[1]}
+def _ranks(value: Any) -> int:
+    return read_int(RUN["ranks"](value), maximum=MAX_RANKS)
 
 
-def _nullable(reader: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    return lambda v: None if v is None else reader(v)
-
-
-def _positive(v: Any) -> int:
-    return read_int(v, minimum=1)
-
-
-NETWORK_KEYS: dict[str, Callable[[Any], Any]] = {
-    "latency": read_time, "bandwidth": read_bandwidth, "eager_limit": read_size,
-    "system_buffer": _nullable(read_size), "overhead": read_time,
-    "contention": lambda v: read_choice(v, ("nic", "none")), "ranks_per_node": _positive,
-    "jitter": read_time,
-}
-INTRA_KEYS: dict[str, Callable[[Any], Any]] = {"latency": read_time,
-                                               "bandwidth": read_bandwidth}
-MPI_KEYS: dict[str, Callable[[Any], Any]] = {
-    "buffer_policy": lambda v: read_choice(v, BUFFER_POLICIES),
-    "profile": lambda v: read_choice(v, ("standard", "mpich", "openmpi")),
-    "bsend_overhead": read_size,
-    "allocator": lambda v: read_choice(v, ("circular", "first-fit", "unbounded")),
-    "alignment": _positive, "copy_bandwidth": _nullable(read_bandwidth),
-    "force_ssend": read_bool,
-}
 _TOP: dict[str, Callable[[Any], Any]] = {
-    "name": read_text, "description": read_text,
-    "ranks": lambda v: read_int(v, minimum=1, maximum=MAX_RANKS),
-    "buffer": _nullable(lambda v: _buffer_key(v)),
-    "seed": lambda v: read_int(v, minimum=0),
-    "until": _nullable(read_time), "max_events": _nullable(_positive),
-}
+    **RUN, "description": read_text, "name": read_text, "ranks": _ranks}
 
 
 class Header:
@@ -147,9 +106,8 @@ def read_header(doc: dict, problems: Problems, default_name: str,
     if "ranks" not in doc:
         problems.add(getattr(doc, "line", 1) or 1, "ranks", "missing (how many MPI processes)")
     h.params = _params(problems, doc.get("params"), line_of(doc, "params"))
-    h.network = _settings(problems, doc, "network", NETWORK_KEYS)
-    h.mpi = _settings(problems, doc, "mpi", MPI_KEYS)
-    _engine_checks(problems, doc, h)
+    h.network = _settings(problems, doc, "network")
+    h.mpi = _settings(problems, doc, "mpi")
     if doc.get("expect") is not None:
         h.expect = _expect(problems, doc["expect"], line_of(doc, "expect"))
     return h
@@ -159,15 +117,15 @@ def _read(problems: Problems, m: dict, key: str, path: str,
           reader: Callable[[Any], Any]) -> Any:
     try:
         return reader(m[key])
+    except SettingError as e:  # a declared setting: the reason is the same everywhere
+        problems.add(line_of(m, key), path, e.reason)
     except Invalid as e:
         problems.add(line_of(m, key), path, str(e))
-        return None
+    return None
 
 
 def _unknown(problems: Problems, line: int, path: str, valid: Any) -> None:
-    close = hint(path.rsplit(".", 1)[-1], valid)
-    listed = ", ".join(valid)
-    problems.add(line, path, f"unknown key{close or f' (valid: {listed})'}")
+    problems.add(line, path, unknown_key(path.rsplit(".", 1)[-1], list(valid)))
 
 
 def _mapping(problems: Problems, value: Any, line: int, path: str) -> dict | None:
@@ -218,63 +176,38 @@ def read_param(value: Any) -> Any:
     raise Invalid(f"a param is a number, text or true/false, not {describe(value)}")
 
 
-def _settings(problems: Problems, doc: dict, section: str,
-              keys: dict[str, Callable[[Any], Any]]) -> dict[str, Any]:
+def _settings(problems: Problems, doc: dict, section: str) -> dict[str, Any]:
+    """The ``network:`` or ``mpi:`` mapping, each key read by its declaration."""
     line = line_of(doc, section)
     m = _mapping(problems, doc.get(section), line, section)
+    declared = GROUPS[section]
     out: dict[str, Any] = {}
     for key in m or {}:
-        path = f"{section}.{key}"
-        if key == "intra" and section == "network":
-            intra = _mapping(problems, m[key], line_of(m, key, line), path)
-            out[key] = {}
-            for sub in intra or {}:
-                if sub not in INTRA_KEYS:
-                    _unknown(problems, line_of(intra, sub, line), f"{path}.{sub}", INTRA_KEYS)
-                    continue
-                value = _read(problems, intra, sub, f"{path}.{sub}", INTRA_KEYS[sub])
-                if value is not None:
-                    out[key][sub] = value
-        elif key not in keys:
-            valid = [*keys, "intra"] if section == "network" else keys
-            _unknown(problems, line_of(m, key, line), path, valid)
+        path, setting = f"{section}.{key}", declared.get(key)
+        if setting is None:
+            _unknown(problems, line_of(m, key, line), path, declared)
+        elif setting.keys and m[key] is not None:
+            out[key] = _keys(problems, m, key, setting, line)
         else:
-            value = _read(problems, m, key, path, keys[key])
+            value = _read(problems, m, key, path, setting)
             if value is not None or m[key] is None:
                 out[key] = value
     return out
 
 
-def _engine_checks(problems: Problems, doc: dict, h: Header) -> None:
-    """What the engine itself refuses (a combination of values, a profile's limits)."""
-    if problems:
-        return
-    try:
-        config = MPIConfig.from_dict(dict(h.mpi)).resolve()
-    except (ValueError, TypeError) as e:
-        _engine_problem(problems, doc, "mpi", str(e))
-        return
-    try:
-        Network.from_dict(dict(h.network)).resolve(ranks=h.ranks or 1, seed=0,
-                                                   defaults=config.profile)
-    except (ValueError, TypeError) as e:
-        _engine_problem(problems, doc, "network", str(e))
-
-
-def _engine_problem(problems: Problems, doc: dict, section: str, message: str) -> None:
-    """Place the engine's ``"mpi.alignment: ..."`` at the line of that key."""
-    first = message.splitlines()[0] if message else "invalid setting"
-    key, sep, rest = first.partition(": ")
-    path = key.split(".")
-    if not sep or path[0] != section or not all(p.isidentifier() for p in path):
-        problems.add(line_of(doc, section), section, first)
-        return
-    line, node = line_of(doc, section), doc.get(section)
-    for part in path[1:]:
-        if not isinstance(node, dict) or part not in node:
-            break
-        line, node = line_of(node, part, line), node[part]
-    problems.add(line, key, rest)
+def _keys(problems: Problems, m: dict, key: str, setting: Setting, line: int) -> dict:
+    """A mapping setting (``network.intra``): each of its keys at its own line."""
+    inner = _mapping(problems, m[key], line_of(m, key, line), setting.key)
+    out: dict[str, Any] = {}
+    for sub in inner or {}:
+        path, declared = f"{setting.key}.{sub}", setting.sub(sub)
+        if declared is None:
+            _unknown(problems, line_of(inner, sub, line), path, [s.name for s in setting.keys])
+            continue
+        value = _read(problems, inner, sub, path, declared)
+        if value is not None:
+            out[sub] = value
+    return out
 
 
 def _expect(problems: Problems, value: Any, line: int) -> dict[str, Any] | None:

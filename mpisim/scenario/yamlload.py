@@ -31,6 +31,8 @@ import yaml
 from yaml.composer import ComposerError
 from yaml.events import AliasEvent
 
+from ..readers import Refused
+
 __all__ = ["Ambiguous", "LList", "LMap", "YamlProblem", "line_of", "read_scalar", "read_yaml"]
 
 
@@ -56,7 +58,7 @@ class LList(list):
 
 
 @dataclass(frozen=True)
-class Ambiguous:
+class Ambiguous(Refused):
     """A plain scalar that YAML 1.1 and YAML 1.2 read differently; refused where used."""
 
     text: str

@@ -26,11 +26,12 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .. import settings
 from ..simulation import Simulation, run
 
 __all__ = ["RUN_KEYS", "Target"]
 
-RUN_KEYS = ("buffer", "ranks", "seed", "until", "max_events")
+RUN_KEYS = tuple(k for k in settings.RUN if k != "name")
 """Varied keys that are keywords of ``mpisim.run`` itself, not params or settings."""
 
 CACHED_SCENARIOS = 64
@@ -39,8 +40,7 @@ CACHED_SCENARIOS = 64
 VALIDATE_ALL = 32
 """Keys with at most this many distinct values have every value tried before a sweep."""
 
-_FUNCTION_KEYS = {"ranks", "network", "mpi", "params", "seed", "until", "max_events", "buffer",
-                  "name", "trace"}
+_FUNCTION_KEYS = {*settings.RUN, *settings.GROUPS, "params", "trace"}
 
 
 class Target:
@@ -183,10 +183,12 @@ class Target:
         if self.scenario is not None or key in RUN_KEYS:
             return  # a scenario's with_overrides names its own valid keys
         if "." in key:
-            if key.split(".", 1)[0] not in ("network", "mpi"):
+            if key.split(".", 1)[0] not in settings.GROUPS:
                 raise ValueError(f"{key}: unknown setting group {key.split('.', 1)[0]!r} "
                                  "(vary 'network.<key>', 'mpi.<key>', a param, or one of "
                                  f"{', '.join(RUN_KEYS)})")
+            if settings.lookup(key) is None:
+                raise ValueError(f"{key}: unknown setting (mpisim settings lists them)")
             return
         accepted = _program_params(self.program)
         if accepted is not None and key not in accepted:
@@ -223,13 +225,12 @@ def _is_setting(key: str) -> bool:
 def _apply(kwargs: dict[str, Any], key: str, value: Any) -> None:
     """Put one varied value into run keywords (copies: the base keywords are shared)."""
     group, dot, setting = key.partition(".")
-    if dot and group in ("network", "mpi"):
+    if dot and group in settings.GROUPS:
         outer = _settings(kwargs.get(group))
-        inner, dot, leaf = setting.partition(".")  # network.intra.latency
-        if dot:
-            outer[inner] = dict(outer.get(inner) or {}) | {leaf: value}
-        else:
-            outer[setting] = value
+        inner = setting.partition(".")[0]  # network.intra.latency: copy intra too
+        if inner != setting and isinstance(outer.get(inner), dict):
+            outer[inner] = dict(outer[inner])
+        settings.put(outer, setting, value)
         kwargs[group] = outer
     elif key in RUN_KEYS:
         kwargs[key] = value
@@ -239,10 +240,7 @@ def _apply(kwargs: dict[str, Any], key: str, value: Any) -> None:
 
 def _lookup(kwargs: dict[str, Any], key: str) -> Any:
     """The value of ``key`` (``network.eager_limit``, ``buffer``...) in run keywords."""
-    value: Any = kwargs
-    for part in key.split("."):
-        value = value.get(part) if isinstance(value, dict) else None
-    return value
+    return settings.get(kwargs, key)
 
 
 def _key(point: Mapping[str, Any]) -> tuple[Any, ...]:
