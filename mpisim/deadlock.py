@@ -78,6 +78,18 @@ class Deadlock:
         return {"blocked": [b.to_dict() for b in self.blocked], "cycles": self.cycles,
                 "knots": self.knots, "livelock": self.livelock}
 
+    def __repr__(self) -> str:
+        cycle = (", cycle " + " -> ".join(str(r) for r in [*self.cycles[0], self.cycles[0][0]])
+                 if self.cycles else "")
+        return f"<Deadlock: {len(self.blocked)} ranks blocked{cycle}>"
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the blocked calls and the wait-for graph (looked up at call time: the
+        engine never imports the display or matplotlib)."""
+        import importlib
+
+        return importlib.import_module("mpisim.display").deadlock_html(self)
+
 
 class PollWatch:
     """Counts failed polls (the ``mpi`` handles call it) and finds livelocks (see above)."""

@@ -159,8 +159,8 @@ class Result:
         return importlib.import_module("mpisim.plot").plot_layout(self, rank, **kwargs)
 
     def _repr_html_(self) -> str:
-        import html
-        return f"<pre>{html.escape(self.report())}</pre>"
+        """Jupyter: outcome badge, cause, buffer peaks, occupancy (see mpisim.display)."""
+        return importlib.import_module("mpisim.display").result_html(self)
 
     def __repr__(self) -> str:
         return (f"<Result {self.scenario}: {self.outcome.value} at "

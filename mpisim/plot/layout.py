@@ -59,6 +59,19 @@ class BufferLayout:
     event: str | None
     requested: int
 
+    def _repr_png_(self) -> bytes:
+        """Jupyter: the layout drawn (the figure is the answer)."""
+        import io
+
+        fig = Figure(figsize=(10, 2.6), layout="constrained")
+        ax = fig.add_subplot()
+        _draw(ax, self)
+        ax.set_title(f"rank {self.rank}'s buffer at t = {format_time(self.time)}\n"
+                     + _summary(self), fontsize="medium")
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=80, facecolor="white")
+        return buf.getvalue()
+
 
 def _arrays(result: Any, buffer: str | None) -> tuple[np.ndarray, np.ndarray]:
     """The state rows and entries of the process buffers, or of the communicator or session

@@ -74,6 +74,19 @@ class MinBuffer:
         """A readable account: the answer verified at it and the byte below, the bounds."""
         return "\n".join(report_lines(self))
 
+    def __repr__(self) -> str:
+        who = "every rank" if self.rank is None else f"rank {self.rank}"
+        if self.min_buffer is None:
+            return f"<MinBuffer {self.scenario}: none ({self.never_outcome}), {who}>"
+        again = f", overflows again at {len(self.non_monotonic)} ranges" \
+            if self.non_monotonic else ""
+        return f"<MinBuffer {self.scenario}: {self.min_buffer} B for {who}{again}>"
+
+    def _repr_html_(self) -> str:
+        from ..display import min_buffer_html
+
+        return min_buffer_html(self)
+
 
 @dataclass
 class MinBufferTable:
@@ -97,6 +110,15 @@ class MinBufferTable:
                 "not_buffering": self.skipped,
                 "never": None if self.never is None else self.never.never,
                 "runs": sum(a.runs for a in self.answers), "wall_time": round(self.wall_time, 3)}
+
+    def __repr__(self) -> str:
+        return (f"<MinBufferTable {self.scenario}: "
+                f"{[(a.rank, a.min_buffer) for a in self.answers]}>")
+
+    def _repr_html_(self) -> str:
+        from ..display import min_buffer_table_html
+
+        return min_buffer_table_html(self)
 
     def report(self) -> str:
         if self.never is not None:

@@ -35,6 +35,15 @@ class ProfileComparison:
         return {"scenario": self.scenario,
                 "profiles": {name: r.to_dict() for name, r in self.results}}
 
+    def __repr__(self) -> str:
+        runs = ", ".join(f"{p} {r.outcome.value}" for p, r in self.results)
+        return f"<ProfileComparison {self.scenario}: {runs}>"
+
+    def _repr_html_(self) -> str:
+        from ..display import profiles_html
+
+        return profiles_html(self)
+
     def table(self) -> str:
         lines = [f"{self.scenario} under {len(self.results)} profiles:",
                  "  profile   outcome    sim time    error           allocator  sizing    "

@@ -53,6 +53,16 @@ class Safety:
         """The CLI's status: 0 safe, 3 not."""
         return 0 if self.safe else 3
 
+    def __repr__(self) -> str:
+        return (f"<Safety {self.as_written.scenario}: {'safe' if self.safe else 'not safe'} "
+                f"(as written {self.as_written.outcome.value}, synchronous "
+                f"{self.synchronous.outcome.value})>")
+
+    def _repr_html_(self) -> str:
+        from ..display import safety_html
+
+        return safety_html(self)
+
     def report(self) -> str:
         head = "SAFE" if self.safe else "NOT SAFE"
         if self.buffered:

@@ -156,6 +156,12 @@ class SweepTable:
         head = f"<SweepTable {self.scenario or ''}: {len(self)} runs over {', '.join(self.keys)}>"
         return head + "\n" + self.text(max_rows=REPR_ROWS)
 
+    def _repr_html_(self) -> str:
+        """Jupyter: the rows with outcome colours and the outcome map (mpisim.display)."""
+        from ..display import sweep_html
+
+        return sweep_html(self)
+
     def text(self, max_rows: int | None = None) -> str:
         """The table for people: aligned columns, times in readable units."""
         rows = self.rows()
