@@ -147,6 +147,21 @@ def _parser() -> argparse.ArgumentParser:
                         "calls are tabled in the README, section 'mpi4py scripts'")
     add_arguments(m4)
     m4.set_defaults(handler=_cmd_mpi4py)
+
+    from .replay.cli import add_record_arguments, add_replay_arguments
+
+    rp = sub.add_parser("replay", help="replay a recorded run (mpisim record) in the "
+                        "simulator", description="replay a recorded run: run, --check, "
+                        "--min-buffer, --vary or --to-yaml (README, section 'Recording and "
+                        "replaying a real run')")
+    add_replay_arguments(rp)
+    rp.set_defaults(handler=_cmd_replay)
+    rec = sub.add_parser("record", help="record a real MPI run for replay: mpisim record "
+                         "[--out run.trace] -- mpiexec -n 4 ./app", description="record a "
+                         "real MPI run with a PMPI library built with the MPI's own mpicc and "
+                         "preloaded (LD_PRELOAD)")
+    add_record_arguments(rec)
+    rec.set_defaults(handler=_cmd_record)
     return p
 
 
@@ -169,6 +184,16 @@ def _load(args: argparse.Namespace) -> Any:
 
     if getattr(args, "loaded", None) is not None:  # mpisim mpi4py: the script, loaded
         return args.loaded
+    from .replay import is_trace
+
+    if is_trace(args.scenario):  # a recording (mpisim record) in place of a scenario
+        from .replay import replay_scenario
+
+        try:
+            return replay_scenario(args.scenario, overrides=dict(
+                _key_value(s, "--set") for s in args.sets))
+        except ValueError as e:
+            raise UsageError("\nmpisim: ".join(str(e).splitlines())) from None
     try:
         scenario = load(args.scenario)
         overrides = dict(_key_value(s, "--set") for s in args.sets)
@@ -445,6 +470,49 @@ def _cmd_mpi4py(args: argparse.Namespace) -> int:
         if not hasattr(args, key):  # that command's other options, at their defaults
             setattr(args, key, value)
     return handler(args)
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from .replay.cli import load_replay
+
+    try:
+        args.loaded = scenario = load_replay(args)
+        if args.to_yaml is not None:
+            from .replay.toyaml import write_yaml
+
+            written = write_yaml(scenario, args.to_yaml)
+            if written:
+                print(f"wrote {written}", file=sys.stderr)
+            return EXIT_OK
+    except ValueError as e:
+        raise UsageError("\nmpisim: ".join(str(e).splitlines())) from None
+    command, handler = (("check", _cmd_check) if args.check else
+                        ("min-buffer", _cmd_min_buffer) if args.min_buffer else
+                        ("sweep", _cmd_sweep) if args.vary else
+                        ("run", _cmd_run))
+    for key, value in vars(_parser().parse_args([command, args.recording])).items():
+        if not hasattr(args, key):  # that command's other options, at their defaults
+            setattr(args, key, value)
+    talk = command == "run" and not (args.json or args.quiet or args.profiles)
+    if talk:
+        print(scenario.recording())
+    code = handler(args)
+    if talk and scenario.last_result is not None:
+        print(scenario.compare(scenario.last_result))
+    return code
+
+
+def _cmd_record(args: argparse.Namespace) -> int:
+    from .replay.record import RecordError, record, shim_source
+
+    if args.shim:
+        print(shim_source())
+        return EXIT_OK
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    try:
+        return record(command, args.out, timeout=args.timeout, mpicc=args.mpicc)
+    except RecordError as e:
+        raise UsageError(str(e)) from None
 
 
 def _cmd_profiles(args: argparse.Namespace) -> int:

@@ -1,0 +1,416 @@
+"""A recorded rank's calls as a rank program: what ``mpisim replay`` runs.
+
+Each rank runs its recorded calls in order on mpisim's engine. Between two calls it computes
+for the wall time the process spent outside MPI there (``compute_scale`` times it; 0 drops
+it). Sizes are the recorded ones: ``count`` elements of a datatype of the recorded size (the
+predefined type of that name when mpisim has it, else a contiguous type of that many bytes:
+a derived type's pack size in mpisim is its size). The attach sizes are the recorded byte
+counts. Every call sets ``mpi.where`` to "call N, SITE" (N counts the rank's calls from
+MPI_Init = 1), which reports, errors and min-buffer show where a scenario shows file:line.
+
+What cannot change in a replay, and what it does instead (decisions, as an MPI user expects):
+
+- Wildcards stay wildcards (``ANY_SOURCE``, ``ANY_TAG``), so another network or library can
+  match differently; ``as_matched`` pins each wildcard receive and probe to the source it
+  matched in the recording.
+- Control flow that depended on data or timing is the recorded one. A test or iprobe that
+  found nothing in the recording is replayed as a test or iprobe (a poll, whatever it finds);
+  one that succeeded is replayed as a wait (the program went on because it succeeded), so
+  the replay cannot run past a completion the recording needed. ``Waitany``/``Testany`` wait
+  for the request the recording completed; ``Waitsome``/``Testsome`` for the ones it did.
+- Divergences are recorded, never hidden (``divergences``, the report's warnings): a receive
+  or probe that matched another source or tag than in the recording, a successful iprobe
+  that now finds nothing (the replay then probes until the message comes, as the program
+  went on to receive it), a call that failed in the recording but not in the replay. A call
+  that fails in the replay raises its MPIError as in any program: caught where the recording
+  shows the program went on after an error of that call, else it ends the run.
+- A call the recording shows in progress when the process ended (a blocked call of a
+  killed run, the call in which the process died) is replayed as well; the replay stops
+  there.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Generator
+from typing import Any
+
+from .. import datatypes as _dt
+from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL
+from ..errors import MPIError
+from .trace import Call, RankLog, Trace, read_trace
+
+__all__ = ["ReplayProgram", "Unsupported"]
+
+_TRACES: dict[tuple[str, float], Trace] = {}
+
+_BY_NAME = {f"MPI_{name}": dt for name, dt in _dt.BASIC_TYPES.items()}
+"""mpisim's predefined datatypes by their MPI names (a recorded MPI_DOUBLE replays as DOUBLE)."""
+
+
+class Unsupported(MPIError):
+    """A recorded call mpisim does not model (or a handle made by a call not recorded)."""
+
+    error_class = "MPI_ERR_OTHER"
+
+
+def load(path: str) -> Trace:
+    """The recording at ``path``, read once per process (keyed by path and mtime)."""
+    key = (path, os.stat(path).st_mtime)
+    trace = _TRACES.get(key)
+    if trace is None:
+        trace = read_trace(path)
+        _TRACES[key] = trace
+    return trace
+
+
+class ReplayProgram:
+    """The rank program replaying a recording (pickles as the recording's path)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.path.abspath(os.fspath(path))
+        self.__name__ = os.path.splitext(os.path.basename(self.path))[0]
+        self.divergences: dict[int, list[str]] = {}
+        load(self.path)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"path": self.path, "__name__": self.__name__, "divergences": {}}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def __repr__(self) -> str:
+        return f"<replay of {os.path.basename(self.path)}>"
+
+    def __call__(self, mpi: Any, compute_scale: float = 1.0, as_matched: bool = False
+                 ) -> Generator[Any, Any, None]:
+        trace = load(self.path)
+        if mpi.size != trace.size:
+            raise ValueError(f"{self.__name__}: recorded with {trace.size} processes, cannot "
+                             f"replay on {mpi.size} ranks")
+        notes: list[str] = []
+        self.divergences[mpi.rank] = notes
+        return _Replay(mpi, trace.ranks[mpi.rank], float(compute_scale), bool(as_matched),
+                       notes).run()
+
+
+class _Replay:
+    """One rank's replay: the recorded handles (communicators, requests, types) mapped to
+    mpisim's."""
+
+    def __init__(self, mpi: Any, log: RankLog, scale: float, as_matched: bool,
+                 notes: list[str]) -> None:
+        self.mpi, self.log, self.scale, self.as_matched = mpi, log, scale, as_matched
+        self.notes = notes
+        self.comms: dict[int, Any] = {0: None, 1: mpi.comm_self}
+        self.reqs: dict[int, Any] = {}
+        self.types: dict[int, Any] = {}
+
+    # -- the loop ------------------------------------------------------------------------
+    def run(self) -> Generator[Any, Any, None]:
+        mpi = self.mpi
+        for call in self.log.calls:
+            handler = _CALLS.get(call.name)
+            if handler is None:
+                raise Unsupported(f"{call.where()}: MPI_{call.name} is not modelled by mpisim")
+            gap = call.gap * self.scale
+            where = call.where()
+            if gap > 0 and call.name != "Init":
+                mpi.where = where
+                yield mpi.compute(gap)
+            mpi.where = where
+            try:
+                yield from handler(self, call)
+            except MPIError as e:
+                if call.returned and call.error is not None and not isinstance(e, Unsupported):
+                    continue  # the recorded program went on after this call's error
+                raise
+            else:
+                if call.returned and call.error is not None:
+                    self.note(call, f"failed with {call.error} in the recording, succeeded in "
+                                    "the replay")
+            if not call.returned:
+                self.note(call, f"the recorded process was in this call when it ended "
+                                f"({self.log.end_text()}); the replay completed it and has "
+                                "no recorded calls after it")
+                return
+
+    def note(self, call: Call, text: str) -> None:
+        self.notes.append(f"rank {self.mpi.rank} {call.where()} MPI_{call.name}: {text}")
+
+    # -- handles -------------------------------------------------------------------------
+    def comm(self, call: Call, key: str = "comm") -> Any:
+        cid = call.args.get(key, 0)
+        if cid not in self.comms:
+            raise Unsupported(f"{call.where()}: communicator {cid} was made by a call the "
+                              "recorder does not log (only dup and split are replayed)")
+        return self.comms[cid]
+
+    def datatype(self, call: Call, key: str = "T") -> Any:
+        tid = call.args.get(key, 0)
+        found = self.types.get(tid)
+        if found is None:
+            info = self.log.types.get(tid)
+            if info is None:
+                raise Unsupported(f"{call.where()}: datatype {tid} is not described in the log")
+            known = _BY_NAME.get(info.name or "")
+            found = known if known is not None and known.size == info.size else \
+                _dt.BYTE.create_contiguous(info.size).commit()
+            self.types[tid] = found
+        return found
+
+    def request(self, call: Call, rid: int | None) -> Any:
+        if rid is None:
+            raise Unsupported(f"{call.where()}: a request made by a call the recorder does not "
+                              "log")
+        return self.reqs.get(rid)
+
+    def status_check(self, call: Call, got: Any, index: int = 0) -> None:
+        recorded = call.statuses[index] if index < len(call.statuses) else None
+        source = getattr(got, "source", None)
+        if recorded is None or source is None or source == ANY_SOURCE:
+            return  # a send's status, or an empty one (completed earlier by a poll)
+        if got.source != recorded.source or got.tag != recorded.tag:
+            self.note(call, f"matched source {got.source} tag {got.tag}; the recording "
+                            f"matched source {recorded.source} tag {recorded.tag}")
+
+    def source(self, call: Call, key: str = "src", index: int = 0) -> Any:
+        source = call.args.get(key, ANY_SOURCE)
+        if self.as_matched and source == ANY_SOURCE and index < len(call.statuses):
+            matched = call.statuses[index]
+            if matched is not None and matched.source != PROC_NULL:
+                return matched.source
+        return source
+
+
+# -- one function per call -------------------------------------------------------------------
+def _none(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    return
+    yield
+
+
+def _send(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    a = call.args
+    method = getattr(r.mpi, call.name.lower())
+    result = yield method(count=a.get("n", 0), datatype=r.datatype(call), dest=a["dest"],
+                          tag=a.get("tag", 0), comm=r.comm(call))
+    if "r" in call.out:
+        r.reqs[call.out["r"]] = result
+
+
+def _persistent(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    a = call.args
+    method = getattr(r.mpi, call.name.lower())
+    if call.name == "Recv_init":
+        result = yield method(count=a.get("n", 0), datatype=r.datatype(call),
+                              source=r.source(call), tag=a.get("tag", ANY_TAG),
+                              comm=r.comm(call))
+    else:
+        result = yield method(count=a.get("n", 0), datatype=r.datatype(call), dest=a["dest"],
+                              tag=a.get("tag", 0), comm=r.comm(call))
+    if "r" in call.out:
+        r.reqs[call.out["r"]] = result
+
+
+def _recv(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    a = call.args
+    kwargs = dict(count=a.get("n", 0), datatype=r.datatype(call), source=r.source(call),
+                  tag=a.get("tag", ANY_TAG), comm=r.comm(call))
+    if call.name == "Irecv":
+        req = yield r.mpi.irecv(**kwargs)
+        if "r" in call.out:
+            r.reqs[call.out["r"]] = req
+        return
+    status = yield r.mpi.recv(**kwargs)
+    r.status_check(call, status)
+
+
+def _sendrecv(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    a = call.args
+    dt = r.datatype(call)
+    if call.name == "Sendrecv_replace":
+        status = yield r.mpi.sendrecv_replace(count=a.get("n", 0), datatype=dt, dest=a["dest"],
+                                              sendtag=a.get("tag", 0), source=r.source(call),
+                                              recvtag=a.get("rtag", ANY_TAG), comm=r.comm(call))
+    else:
+        status = yield r.mpi.sendrecv(sendcount=a.get("n", 0), sendtype=dt, dest=a["dest"],
+                                      sendtag=a.get("tag", 0), recvcount=a.get("rn", 0),
+                                      recvtype=r.datatype(call, "rT"), source=r.source(call),
+                                      recvtag=a.get("rtag", ANY_TAG), comm=r.comm(call))
+    r.status_check(call, status)
+
+
+def _probe(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    a = call.args
+    source, tag, comm = r.source(call), a.get("tag", ANY_TAG), r.comm(call)
+    if call.name == "Probe":
+        status = yield r.mpi.probe(source, tag, comm=comm)
+        r.status_check(call, status)
+        return
+    flag, status = yield r.mpi.iprobe(source, tag, comm=comm)
+    if call.out.get("flag") == 1 or not call.returned:
+        if not flag:
+            r.note(call, "found a message in the recording, finds none in the replay (the "
+                         "replay probes until one comes)")
+            status = yield r.mpi.probe(source, tag, comm=comm)
+        r.status_check(call, status)
+
+
+def _complete(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    """Wait/Test and their many-request forms (see the module: a success is a wait)."""
+    ids = call.args.get("r", [])
+    reqs = [r.request(call, rid) for rid in ids]
+    mpi = r.mpi
+    name = call.name
+    polled = name.startswith("Test") and call.out.get("flag") != 1 and name != "Testsome"
+    if name == "Testsome" and call.returned and not call.out.get("done"):
+        polled = True
+    if name in ("Waitany", "Testany") and call.returned:
+        index = call.out.get("index", -1)
+        chosen = [reqs[index]] if index is not None and 0 <= index < len(reqs) else []
+    elif name in ("Waitsome", "Testsome") and call.returned and call.out.get("done"):
+        chosen = [reqs[i] for i in call.out["done"] if 0 <= i < len(reqs)]
+    else:
+        chosen = reqs
+    active = [q for q in chosen if q is not None]
+    if polled:
+        live = [q for q in reqs if q is not None]
+        if live:
+            yield mpi.testall(live) if len(live) > 1 else mpi.test(live[0])
+        else:
+            yield mpi.compute(0)
+        return
+    if not active:
+        return
+    statuses = yield mpi.waitall(active)
+    for i, status in enumerate(statuses):
+        r.status_check(call, status, i)
+
+
+def _start(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    reqs = [r.request(call, rid) for rid in call.args.get("r", [])]
+    live = [q for q in reqs if q is not None]
+    if call.name == "Start" and live:
+        yield r.mpi.start(live[0])
+    elif live:
+        yield r.mpi.startall(live)
+
+
+def _request_free(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    for rid in call.args.get("r", []):
+        req = r.request(call, rid)
+        if req is not None:
+            yield r.mpi.request_free(req)
+
+
+def _attach(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    size = call.args.get("size", 0)
+    from ..constants import BUFFER_AUTOMATIC
+
+    size = BUFFER_AUTOMATIC if size == "auto" else size
+    if call.name == "Comm_attach_buffer":
+        yield r.mpi.comm_attach_buffer(size, comm=r.comm(call) or r.mpi.comm_world)
+    else:
+        yield r.mpi.buffer_attach(size)
+
+
+def _detach(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    if call.name == "Comm_detach_buffer":
+        yield r.mpi.comm_detach_buffer(comm=r.comm(call) or r.mpi.comm_world)
+    else:
+        yield r.mpi.buffer_detach()
+
+
+def _flush(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    mpi = r.mpi
+    if call.name == "Buffer_flush":
+        yield mpi.buffer_flush()
+    elif call.name == "Buffer_iflush":
+        r.reqs[call.out.get("r", -1)] = yield mpi.buffer_iflush()
+    elif call.name == "Comm_flush_buffer":
+        yield mpi.comm_flush_buffer(comm=r.comm(call) or mpi.comm_world)
+    else:
+        r.reqs[call.out.get("r", -1)] = yield mpi.comm_iflush_buffer(
+            comm=r.comm(call) or mpi.comm_world)
+
+
+def _comm(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    mpi = r.mpi
+    parent = r.comm(call)
+    if call.name == "Comm_free":
+        yield mpi.comm_free(parent if parent is not None else mpi.comm_world)
+        r.comms.pop(call.args.get("comm"), None)
+        return
+    if call.name == "Comm_dup":
+        made = yield mpi.comm_dup(comm=parent)
+    else:
+        color = call.args.get("color")
+        made = yield mpi.comm_split(color, call.args.get("key", 0), comm=parent)
+        if made is not None and call.out.get("size") not in (None, made.size):
+            r.note(call, f"made a communicator of {made.size} ranks; the recording's had "
+                         f"{call.out['size']}")
+    new = call.out.get("new")
+    if new is not None and new >= 0 and made is not None:
+        mpi.comm_set_name(made, f"comm{new}")
+        r.comms[new] = made
+
+
+def _finalize(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    waiting = r.mpi.finalize()
+    if waiting is not None:
+        yield waiting
+
+
+def _abort(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    raise MPIError(f"MPI_Abort(code {call.args.get('code', 0)}) was called here in the "
+                   "recording")
+    yield
+
+
+def _collective(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    mpi, a, name = r.mpi, call.args, call.name.lower()
+    comm = r.comm(call)
+    kwargs: dict[str, Any] = {"comm": comm}
+    if name not in ("barrier", "ibarrier"):
+        dt = r.datatype(call)
+        size = mpi.comm_size(comm)
+        counts = a.get("ns")
+        if name in ("scatter", "alltoall", "reduce_scatter_block"):
+            kwargs.update(sendbuf=[None] * size, count=a.get("n", 0), datatype=dt)
+        elif counts is not None:  # scatterv at its root, alltoallv: a size per rank
+            import numpy as np
+
+            kwargs["sendbuf"] = [np.empty(c * dt.size, dtype=np.uint8) for c in counts]
+        elif name == "scatterv":  # a rank that only receives
+            kwargs["sendbuf"] = None
+        else:
+            kwargs.update(count=a.get("n", 0), datatype=dt)
+        if "root" in a:
+            kwargs["root"] = a["root"]
+    result = yield getattr(mpi, name)(**kwargs)
+    if "r" in call.out:
+        r.reqs[call.out["r"]] = result
+
+
+_CALLS: dict[str, Any] = {
+    "Init": _none, "Comm_set_errhandler": _none, "Finalize": _finalize, "Abort": _abort,
+    **dict.fromkeys(("Send", "Bsend", "Ssend", "Rsend", "Isend", "Ibsend", "Issend", "Irsend"),
+                    _send),
+    **dict.fromkeys(("Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init"),
+                    _persistent),
+    "Recv": _recv, "Irecv": _recv, "Sendrecv": _sendrecv, "Sendrecv_replace": _sendrecv,
+    "Probe": _probe, "Iprobe": _probe,
+    **dict.fromkeys(("Wait", "Test", "Waitall", "Testall", "Waitany", "Testany", "Waitsome",
+                     "Testsome"), _complete),
+    "Start": _start, "Startall": _start, "Request_free": _request_free,
+    "Buffer_attach": _attach, "Comm_attach_buffer": _attach,
+    "Buffer_detach": _detach, "Comm_detach_buffer": _detach,
+    **dict.fromkeys(("Buffer_flush", "Buffer_iflush", "Comm_flush_buffer",
+                     "Comm_iflush_buffer"), _flush),
+    "Comm_dup": _comm, "Comm_split": _comm, "Comm_free": _comm,
+    **dict.fromkeys(("Barrier", "Ibarrier", "Bcast", "Ibcast", "Reduce", "Ireduce", "Allreduce",
+                     "Iallreduce", "Scan", "Exscan", "Reduce_scatter_block", "Gather",
+                     "Gatherv", "Allgather", "Allgatherv", "Scatter", "Scatterv", "Alltoall",
+                     "Alltoallv"), _collective),
+}
+"""Every call the replay knows, by its recorded name."""

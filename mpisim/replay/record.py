@@ -1,0 +1,203 @@
+"""``mpisim record -- mpiexec -n 4 ./app``: run a real MPI job with the recorder preloaded.
+
+The recorder is the C source ``shim/mpisim_record.c`` shipped in the package. It is built
+once per MPI library with that library's own ``mpicc`` (``--mpicc``, else ``$MPICC``, else
+the ``mpicc`` beside the launcher named in the command, else ``mpicc`` on PATH) into
+``$XDG_CACHE_HOME/mpisim/recorder/<hash>/`` (default ``~/.cache``), the hash covering the
+source, the compiler's path and what ``mpicc -show`` (MPICH) or ``--showme`` (Open MPI)
+says, so another library or a new mpisim builds anew. The command runs with
+``LD_PRELOAD`` set to it and ``MPISIM_TRACE_DIR`` to a temporary directory (Open MPI's
+``mpiexec`` passes the environment to local processes; for remote hosts add
+``-x LD_PRELOAD -x MPISIM_TRACE_DIR``); each process writes ``rank.N.log`` there, and the
+logs are joined, in rank order, into the ``--out`` file once the command has ended (through
+a temporary file and a rename).
+
+``--timeout`` (and SIGINT/SIGTERM sent to ``mpisim record``) stops the run with SIGTERM to
+its process group (SIGKILL 5 s later if it is still there): the recorder flushes each
+process's log on SIGTERM, so a deadlocking run keeps every call up to the blocked ones.
+
+A statically linked application cannot be preloaded: link the recorder into it before the
+MPI library (``mpisim record --shim`` prints the source's path: ``mpicc -c $(mpisim record
+--shim) -o rec.o && mpicc app.o rec.o -o app``), then run it with ``MPISIM_TRACE_DIR`` set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from importlib import resources
+from pathlib import Path
+
+from .trace import TraceError, read_trace
+
+__all__ = ["RecordError", "build_shim", "find_mpicc", "merge_logs", "record"]
+
+EXIT_TIMEOUT = 5
+GRACE = 5.0
+"""Seconds between the SIGTERM that stops a run and the SIGKILL if it is still there."""
+
+
+class RecordError(RuntimeError):
+    """The recorder could not be built or the command not run: one line."""
+
+
+def shim_source() -> Path:
+    return Path(str(resources.files(__package__).joinpath("shim/mpisim_record.c")))
+
+
+def find_mpicc(command: list[str], mpicc: str | None = None) -> str:
+    """The MPI C compiler that matches the command's MPI (see the module)."""
+    if mpicc:
+        found = shutil.which(mpicc)
+        if not found:
+            raise RecordError(f"--mpicc {mpicc}: not found")
+        return found
+    if os.environ.get("MPICC"):
+        found = shutil.which(os.environ["MPICC"])
+        if found:
+            return found
+    if command:
+        launcher = shutil.which(command[0])
+        if launcher:
+            beside = Path(launcher).resolve().parent / "mpicc"
+            unresolved = Path(launcher).parent / "mpicc"
+            for candidate in (unresolved, beside):
+                if candidate.exists():
+                    return str(candidate)
+    found = shutil.which("mpicc")
+    if not found:
+        raise RecordError("no mpicc found: the recorder is built with the MPI library's own "
+                          "compiler wrapper (give --mpicc PATH or set MPICC)")
+    return found
+
+
+def _wrapper_flags(mpicc: str) -> str:
+    for flag in ("-show", "--showme"):
+        try:
+            out = subprocess.run([mpicc, flag], capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if out.returncode == 0 and out.stdout.strip():
+            return out.stdout.strip()
+    return ""
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "mpisim" / "recorder"
+
+
+def build_shim(mpicc: str) -> Path:
+    """The recorder built with ``mpicc`` (from the cache when it is there)."""
+    source = shim_source().read_bytes()
+    digest = hashlib.sha256(source + b"\0" + mpicc.encode() + b"\0" +
+                            _wrapper_flags(mpicc).encode()).hexdigest()[:16]
+    target = cache_dir() / digest / "libmpisim_record.so"
+    if target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        src = Path(tmp) / "mpisim_record.c"
+        src.write_bytes(source)
+        out = Path(tmp) / "libmpisim_record.so"
+        try:
+            built = subprocess.run([mpicc, "-shared", "-fPIC", "-O2", "-o", str(out), str(src),
+                                    "-ldl"], capture_output=True, text=True, timeout=300)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise RecordError(f"cannot build the recorder with {mpicc}: {e}") from None
+        if built.returncode != 0:
+            first = (built.stderr.strip().splitlines() or ["(no message)"])[0]
+            raise RecordError(f"building the recorder with {mpicc} failed: {first}")
+        os.replace(out, target)
+    return target
+
+
+def merge_logs(directory: str | os.PathLike[str], out: str | os.PathLike[str]) -> int:
+    """Join the ``rank.N.log`` files of ``directory`` into ``out`` (whole or not at all);
+    the number of logs."""
+    files = sorted((int(p.name.split(".")[1]), p) for p in Path(directory).glob("rank.*.log")
+                   if p.name.split(".")[1].isdigit())
+    if not files:
+        return 0
+    out = Path(out)
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for _, path in files:
+                data = path.read_bytes()
+                if data and not data.endswith(b"\n"):
+                    data = data[:data.rfind(b"\n") + 1]  # a line cut by a kill: dropped
+                f.write(data)
+        os.replace(tmp, out)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return len(files)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """SIGTERM to the run's process group, SIGKILL after GRACE seconds."""
+    for sig, wait in ((signal.SIGTERM, GRACE), (signal.SIGKILL, GRACE)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def record(command: list[str], out: str, timeout: float | None = None,
+           mpicc: str | None = None) -> int:
+    """Run ``command`` with the recorder; write the recording to ``out``. Returns the
+    command's exit status (EXIT_TIMEOUT when ``timeout`` stopped it)."""
+    if not command:
+        raise RecordError("record: no command (mpisim record [--out run.trace] -- mpiexec "
+                          "-n 4 ./app)")
+    if shutil.which(command[0]) is None:
+        raise RecordError(f"record: {command[0]}: command not found")
+    out_path = Path(out)
+    if not out_path.parent.exists():
+        raise RecordError(f"--out {out}: directory {out_path.parent} does not exist")
+    shim = build_shim(find_mpicc(command, mpicc))
+    with tempfile.TemporaryDirectory(prefix="mpisim-record-") as logs:
+        env = dict(os.environ, MPISIM_TRACE_DIR=logs)
+        env["LD_PRELOAD"] = " ".join(p for p in (str(shim), env.get("LD_PRELOAD", "")) if p)
+        started = time.monotonic()
+        proc = subprocess.Popen(command, env=env, start_new_session=True)
+        stopped = False
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            stopped = True
+            print(f"mpisim record: stopping the run after {timeout:g} s (SIGTERM)",
+                  file=sys.stderr)
+            _stop(proc)
+        except KeyboardInterrupt:
+            _stop(proc)
+            merge_logs(logs, out_path)
+            raise
+        wall = time.monotonic() - started
+        count = merge_logs(logs, out_path)
+    if count == 0:
+        raise RecordError("record: no process wrote a log (did the command run an MPI "
+                          "program, dynamically linked, that called MPI_Init?)")
+    try:
+        trace = read_trace(out_path)
+        summary = (f"{trace.size} processes, {sum(len(r.calls) for r in trace.ranks)} calls, "
+                   f"{trace.outcome()}")
+    except TraceError as e:
+        summary = f"incomplete: {e}"
+    print(f"mpisim record: wrote {out_path} ({summary}; {wall:.2f} s of wall time)",
+          file=sys.stderr)
+    if stopped:
+        return EXIT_TIMEOUT
+    return proc.returncode if proc.returncode >= 0 else 128 - proc.returncode

@@ -1,0 +1,229 @@
+"""A recording seen as a scenario: what ``run``, ``check``, ``min-buffer``, ``sweep`` and
+``--profiles`` take, and :func:`replay`.
+
+:class:`ReplayScenario` offers what the CLI and the what-if tools need of a scenario
+(``name``, ``ranks``, ``params``, ``run_kwargs()``, ``with_overrides()``, ``annotate()``,
+``check_expect()``). Its settings (network, MPI library, ``buffer``, ``seed``, ``until``,
+``max_events``) are a scenario's, validated by the scenario rules; its params are the
+replay's own: ``compute_scale`` (the measured time outside MPI is computed times this; 0
+ignores it) and ``as_matched`` (wildcard receives pinned to what they matched). ``ranks`` is
+the recording's and cannot change (a replay is one run's calls, not a pattern).
+
+:meth:`ReplayScenario.compare` says how the replay's outcome relates to the recorded run's:
+the same outcome, and for a killed run the same blocked calls.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .program import ReplayProgram, load
+from .trace import Trace
+
+__all__ = ["ReplayScenario", "replay", "replay_scenario"]
+
+_BASE = "programs:\n  - ops: []\n"
+PARAMS = {"compute_scale": 1.0, "as_matched": False}
+
+
+class ReplayScenario:
+    """A recorded run with its settings, used where a Scenario is (see the module)."""
+
+    def __init__(self, program: ReplayProgram, settings: Any, params: dict[str, Any]) -> None:
+        self.program = program
+        self.settings = settings
+        self.trace: Trace = load(program.path)
+        self.ranks = self.trace.size
+        self.params = dict(params)
+        self.name = settings.name
+        self.expect: dict[str, Any] = {}
+        self.path = program.path
+        self._last: ReplayProgram | None = None
+        self.last_result: Any = None
+
+    def __repr__(self) -> str:
+        return f"<replay of {os.path.basename(self.path)} ({self.ranks} ranks)>"
+
+    def run_kwargs(self) -> dict[str, Any]:
+        kwargs = self.settings.run_kwargs()
+        self._last = ReplayProgram.__new__(ReplayProgram)
+        self._last.__setstate__(self.program.__getstate__())
+        kwargs.update(program=self._last, ranks=self.ranks, params=dict(self.params),
+                      name=self.name)
+        return kwargs
+
+    def override_keys(self) -> list[str]:
+        return [*PARAMS, *(k for k in self.settings.override_keys() if k != "ranks")]
+
+    def with_overrides(self, overrides: dict[str, Any]) -> ReplayScenario:
+        """Params (``compute_scale``, ``as_matched``) and settings overridden."""
+        from ..scenario import ScenarioError
+        from ..scenario.yamlload import read_scalar
+
+        params, settings = dict(self.params), {}
+        for key, value in overrides.items():
+            key = str(key).strip().removeprefix("params.")
+            if key == "ranks" and str(value).strip() != str(self.ranks):
+                raise ScenarioError([f"{self.path}: ranks: a replay runs the {self.ranks} "
+                                     "recorded processes; it cannot change their number"])
+            if key == "ranks":
+                continue
+            if key in PARAMS:
+                params[key] = _param(self.path, key, read_scalar(value)
+                                     if isinstance(value, str) else value)
+            else:
+                settings[key] = value
+        merged = self.settings.with_overrides(settings) if settings else self.settings
+        return ReplayScenario(self.program, merged, params)
+
+    def setting_sources(self) -> dict[str, str]:
+        return self.settings.setting_sources()
+
+    def annotate(self, result: Any) -> Any:
+        """The settings' sources, and the divergences of the last run as warnings."""
+        result = self.settings.annotate(result)
+        if self._last is not None:  # first: an unreceived-messages warning lists them after
+            result.warnings[0:0] = [f"replay diverged: {n}" for rank in
+                                    sorted(self._last.divergences)
+                                    for n in self._last.divergences[rank]]
+        self.last_result = result
+        return result
+
+    def check_expect(self, result: Any) -> str | None:
+        return None
+
+    def run(self, **overrides: Any) -> Any:
+        from ..simulation import run
+
+        return self.annotate(run(**(self.run_kwargs() | overrides)))
+
+    # -- the recording beside the replay --------------------------------------------------
+    def recording(self) -> str:
+        """One paragraph on the recorded run: library, processes, how each ended."""
+        t = self.trace
+        lines = [f"recording {os.path.basename(t.path)}: {t.size} processes, "
+                 f"{sum(len(r.calls) for r in t.ranks)} calls, {_library(t.library)}; "
+                 f"{t.outcome()}"]
+        for rank, call in t.blocked():
+            lines.append(f"  rank {rank} was in MPI_{call.name} at {call.where()} when it "
+                         f"ended: {t.ranks[rank].end_text()}")
+        errors = [(r.rank, c) for r in t.ranks for c in r.calls if c.error]
+        for rank, call in errors[:5]:
+            lines.append(f"  rank {rank} {call.where()}: MPI_{call.name} returned {call.error}")
+        if len(errors) > 5:
+            lines.append(f"  ... {len(errors) - 5} more calls returned errors")
+        return "\n".join(lines)
+
+    def compare(self, result: Any) -> str:
+        """Whether the replay ended as the recorded run did (one line)."""
+        t = self.trace
+        recorded = t.outcome()
+        got = result.outcome.value
+        if recorded == "completed":
+            return ("agrees with the recording: both completed" if got == "completed" else
+                    f"DIFFERS from the recording: the recorded run completed, the replay "
+                    f"ended in {got}")
+        if recorded == "killed":
+            want = {(r, c.number) for r, c in t.blocked()}
+            if result.deadlock is None:
+                return (f"DIFFERS from the recording: it was killed with calls in progress "
+                        f"({_calls(want)}), the replay ended in {got}")
+            have = {(b.rank, _number(b.where)) for b in result.deadlock.blocked}
+            if have == want:
+                return (f"agrees with the recording: the same calls are blocked "
+                        f"({_calls(want)})")
+            return (f"DIFFERS from the recording: blocked {_calls(have)} in the replay, "
+                    f"{_calls(want)} when the recording was killed")
+        return (f"the recorded run ended in an error; the replay ended in {got}"
+                + (f" ({result.error.error_class} in {result.error.call} on rank "
+                   f"{result.error.rank})" if result.error is not None else ""))
+
+
+def _number(where: Any) -> int | None:
+    text = str(where or "")
+    if text.startswith("call "):
+        head = text[5:].split(",", 1)[0].split()[0]
+        if head.isdigit():
+            return int(head)
+    return None
+
+
+def _calls(pairs: set[tuple[int, int | None]]) -> str:
+    return ", ".join(f"rank {r} call {n}" for r, n in sorted(pairs, key=lambda p: (p[0],
+                                                                              p[1] or 0)))
+
+
+def _library(text: str) -> str:
+    words = text.split()
+    if len(words) >= 3 and words[0] == "MPICH" and words[1] == "Version:":
+        return f"MPICH {words[2]}"
+    if text.startswith("Open MPI"):
+        return text.split(",")[0]
+    return text[:60] or "unknown library"
+
+
+def _param(path: str, key: str, value: Any) -> Any:
+    from ..scenario import ScenarioError
+
+    if key == "compute_scale":
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise ScenarioError([f"{path}: compute_scale: expected a number >= 0, got "
+                                 f"{value!r}"])
+        return float(value)
+    if not isinstance(value, bool):
+        raise ScenarioError([f"{path}: as_matched: expected true or false, got {value!r}"])
+    return value
+
+
+def replay_scenario(path: str | os.PathLike[str], settings: str | None = None,
+                    overrides: dict[str, Any] | None = None) -> ReplayScenario:
+    """Load a recording and its settings; ValueError (one line per problem) if anything is
+    wrong (TraceError names the file, line and key)."""
+    from ..scenario import ScenarioError
+    from ..scenario.load import build_yaml
+    from ..scenario.yamlload import read_yaml
+
+    program = ReplayProgram(path)
+    size = load(program.path).size
+    head = f"name: {program.__name__}\nranks: {size}\n"
+    text, source = head + _BASE, "<settings>"
+    if settings is not None:
+        source = settings
+        try:
+            with open(settings, encoding="utf-8") as f:
+                own = f.read()
+        except OSError as e:
+            raise ValueError(f"{settings}: cannot read the settings: {e.strerror or e}") \
+                from None
+        doc, _problems = read_yaml(own)
+        for key in ("programs", "params", "expect", "ranks"):
+            if isinstance(doc, dict) and key in doc:
+                raise ValueError(f"{settings}: {key}: not used with a replay (the recording "
+                                 "is the program; settings only)")
+        name = "" if isinstance(doc, dict) and "name" in doc else f"name: {program.__name__}\n"
+        text = f"{own.rstrip()}\n{name}ranks: {size}\n{_BASE}" if own.strip() else text
+    try:
+        doc, problems = read_yaml(text)
+        scenario = ReplayScenario(program, build_yaml(source, doc, problems), dict(PARAMS))
+        return scenario.with_overrides(dict(overrides or {})) if overrides else scenario
+    except ScenarioError as e:
+        raise ValueError("\n".join(getattr(e, "problems", None) or [str(e)])) from None
+
+
+def replay(path: str | os.PathLike[str], compute_scale: float = 1.0, as_matched: bool = False,
+           **run_kwargs: Any) -> Any:
+    """Replay a recorded run on mpisim's engine and return the Result.
+
+    ``run_kwargs`` are those of :func:`mpisim.run` except ``program``/``ranks``/``params``
+    (``network``, ``mpi``, ``buffer``, ``seed``, ``until``...); the divergences from the
+    recording are the Result's warnings."""
+    scenario = replay_scenario(path)
+    overrides: dict[str, Any] = {"compute_scale": compute_scale, "as_matched": as_matched}
+    for group in ("network", "mpi"):
+        for key, value in dict(run_kwargs.pop(group, None) or {}).items():
+            overrides[f"{group}.{key}"] = value
+    for key in ("buffer", "seed", "until", "max_events"):
+        if key in run_kwargs:
+            overrides[key] = run_kwargs.pop(key)
+    return scenario.with_overrides(overrides).run(**run_kwargs)

@@ -1,0 +1,1171 @@
+/* mpisim_record: a PMPI interposition library that logs a run's MPI calls for mpisim.
+ *
+ * Built by `mpisim record` with the user's own mpicc (-shared -fPIC), loaded with LD_PRELOAD
+ * (or linked before -lmpi in a static build). Each process writes one line-oriented log,
+ * $MPISIM_TRACE_DIR/rank.<world rank>.log, in the format that mpisim/replay/trace.py reads
+ * (its docstring is the specification). Lines are written into a 64 KiB buffer, flushed with
+ * write(2) when it fills, at MPI_Finalize, at exit(), and on SIGTERM/SIGINT/SIGSEGV/SIGABRT/
+ * SIGBUS/SIGHUP (then the previous disposition runs): a run that deadlocks and is killed
+ * keeps every line up to the blocked calls.
+ *
+ * Every call writes its entry line before it enters the library and a result line ("=")
+ * when it returns, so a call still blocked when the process died has no result line.
+ * Single-threaded use (MPI_THREAD_SINGLE/FUNNELED/SERIALIZED): calls made concurrently by
+ * several threads would interleave their lines.
+ */
+#define _GNU_SOURCE
+#include <mpi.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+#define HAVE_MPI41 1
+#else
+#define HAVE_MPI41 0
+#endif
+
+/* ---- output buffer ---------------------------------------------------------------------- */
+#define OUT_SIZE 65536
+static char out[OUT_SIZE];
+static size_t used;
+static int fd = -1;
+static int depth;            /* > 0 inside a logged call: nested MPI calls are not logged */
+static uint64_t last_exit;   /* when the previous MPI call returned (ns) */
+static uint64_t entered;     /* when the current call was entered (ns) */
+static int world_rank = -1;
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void flush_out(void) {
+    size_t done = 0;
+    while (fd >= 0 && done < used) {
+        ssize_t n = write(fd, out + done, used - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += (size_t)n;
+    }
+    used = 0;
+}
+
+/* The line of the current call is built in `line`; descriptions of handles first seen
+ * (T, C and @ lines) go straight to the output, so they precede the call that names them. */
+static char line[8192];
+static size_t line_used;
+static int in_line;
+
+static void put(const char *s, size_t n) {
+    if (fd < 0) return;
+    if (in_line) {
+        if (line_used + n > sizeof line) n = sizeof line - line_used;
+        memcpy(line + line_used, s, n);
+        line_used += n;
+        return;
+    }
+    if (used + n > OUT_SIZE) flush_out();
+    if (n > OUT_SIZE) n = OUT_SIZE;
+    memcpy(out + used, s, n);
+    used += n;
+}
+
+static void puts_(const char *s) { put(s, strlen(s)); }
+
+static void line_end(void) {
+    in_line = 0;
+    line[line_used < sizeof line ? line_used++ : sizeof line - 1] = '\n';
+    put(line, line_used);
+    line_used = 0;
+}
+
+static void putf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void putf(const char *fmt, ...) {
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    put(tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* ---- handle tables (handles are ints in MPICH, pointers in Open MPI: keyed by their bits) */
+#define TABLE 4096
+typedef struct { uint64_t key; int id; char kind; char used; } slot_t;
+static slot_t comms[TABLE], types[TABLE], reqs[TABLE];
+static int next_comm = 2, next_type = 1, next_req = 1;
+
+static uint64_t key_of(const void *h, size_t n) {
+    uint64_t k = 0;
+    memcpy(&k, h, n < sizeof k ? n : sizeof k);
+    return k;
+}
+#define KEY(h) key_of(&(h), sizeof(h))
+
+static slot_t *lookup(slot_t *t, uint64_t key, int create) {
+    size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 52) % TABLE;
+    slot_t *tomb = NULL;
+    for (size_t probes = 0; probes < TABLE; probes++, i = (i + 1) % TABLE) {
+        if (t[i].used == 1 && t[i].key == key) return &t[i];
+        if (t[i].used == 2 && !tomb) tomb = &t[i];
+        if (t[i].used == 0) {
+            if (!create) return NULL;
+            slot_t *s = tomb ? tomb : &t[i];
+            s->key = key; s->used = 1; s->id = 0; s->kind = 0;
+            return s;
+        }
+    }
+    if (create && tomb) { tomb->key = key; tomb->used = 1; tomb->id = 0; tomb->kind = 0; return tomb; }
+    return NULL;
+}
+
+static void forget(slot_t *t, uint64_t key) {
+    slot_t *s = lookup(t, key, 0);
+    if (s) s->used = 2;
+}
+
+/* ---- communicators ------------------------------------------------------------------- */
+static int comm_id(MPI_Comm c) {
+    if (c == MPI_COMM_WORLD) return 0;
+    if (c == MPI_COMM_SELF) return 1;
+    if (c == MPI_COMM_NULL) return -1;
+    slot_t *s = lookup(comms, KEY(c), 1);
+    if (!s) return -2;
+    if (s->id == 0) {  /* made by a call this library does not log: described once */
+        int size = 0, rank = 0;
+        s->id = next_comm++;
+        PMPI_Comm_size(c, &size);
+        PMPI_Comm_rank(c, &rank);
+        { int was = in_line; in_line = 0; putf("C %d size=%d rank=%d origin=unlogged\n", s->id, size, rank); in_line = was; }
+    }
+    return s->id;
+}
+
+static int new_comm(MPI_Comm c) {
+    if (c == MPI_COMM_NULL) return -1;
+    slot_t *s = lookup(comms, KEY(c), 1);
+    if (!s) return -2;
+    s->id = next_comm++;
+    return s->id;
+}
+
+/* ---- datatypes: described once, never expanded ---------------------------------------- */
+static const char *combiner_name(int c) {
+    switch (c) {
+    case MPI_COMBINER_NAMED: return "named";
+    case MPI_COMBINER_DUP: return "dup";
+    case MPI_COMBINER_CONTIGUOUS: return "contiguous";
+    case MPI_COMBINER_VECTOR: return "vector";
+    case MPI_COMBINER_HVECTOR: return "hvector";
+    case MPI_COMBINER_INDEXED: return "indexed";
+    case MPI_COMBINER_HINDEXED: return "hindexed";
+    case MPI_COMBINER_INDEXED_BLOCK: return "indexed_block";
+    case MPI_COMBINER_STRUCT: return "struct";
+    case MPI_COMBINER_SUBARRAY: return "subarray";
+    case MPI_COMBINER_DARRAY: return "darray";
+    case MPI_COMBINER_RESIZED: return "resized";
+    default: return "other";
+    }
+}
+
+static int type_id(MPI_Datatype t) {
+    if (t == MPI_DATATYPE_NULL) return 0;
+    slot_t *s = lookup(types, KEY(t), 1);
+    if (!s) return -1;
+    if (s->id == 0) {
+        int size = 0, len = 0, ni, na, nd, comb;
+        MPI_Aint lb = 0, extent = 0;
+        char name[MPI_MAX_OBJECT_NAME + 1] = "";
+        s->id = next_type++;
+        PMPI_Type_size(t, &size);
+        PMPI_Type_get_extent(t, &lb, &extent);
+        PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+        if (comb == MPI_COMBINER_NAMED) PMPI_Type_get_name(t, name, &len);
+        for (char *p = name; *p; p++) if (*p == ' ') *p = '_';
+        int was = in_line;
+        in_line = 0;
+        putf("T %d size=%d extent=%ld lb=%ld kind=%s%s%s\n", s->id, size, (long)extent,
+             (long)lb, combiner_name(comb), name[0] ? " name=" : "", name);
+        in_line = was;
+    }
+    return s->id;
+}
+
+/* ---- requests: numbered when made, so that waits name them ---------------------------- */
+static int req_new(MPI_Request r, char kind) {
+    if (r == MPI_REQUEST_NULL) return 0;
+    slot_t *s = lookup(reqs, KEY(r), 1);
+    if (!s) return -1;
+    s->id = next_req++;
+    s->kind = kind;
+    return s->id;
+}
+
+static slot_t *req_slot(MPI_Request r) {
+    return r == MPI_REQUEST_NULL ? NULL : lookup(reqs, KEY(r), 0);
+}
+
+/* kind: 's' send, 'r' receive, 'S'/'R' persistent, 'c' collective, 'f' flush */
+static int is_persistent(char k) { return k == 'S' || k == 'R'; }
+
+/* ---- call sites: the caller's return address, resolved once with dladdr --------------- */
+#define SITES 1024
+static struct { void *addr; int id; } sites[SITES];
+static int next_site = 1;
+
+static int site_id(void *addr) {
+    size_t i = ((uintptr_t)addr >> 2) % SITES;
+    for (size_t n = 0; n < SITES; n++, i = (i + 1) % SITES) {
+        if (sites[i].addr == addr) return sites[i].id;
+        if (sites[i].addr == NULL) break;
+    }
+    if (sites[i].addr != NULL) return 0;  /* table full: no site */
+    sites[i].addr = addr;
+    sites[i].id = next_site++;
+    Dl_info info;
+    if (dladdr(addr, &info) && info.dli_fname) {
+        uintptr_t off = (uintptr_t)addr - (uintptr_t)info.dli_fbase;
+        if (info.dli_sname)
+            putf("@ %d %s 0x%lx %s+0x%lx\n", sites[i].id, info.dli_fname, (unsigned long)off,
+                 info.dli_sname, (unsigned long)((uintptr_t)addr - (uintptr_t)info.dli_saddr));
+        else
+            putf("@ %d %s 0x%lx\n", sites[i].id, info.dli_fname, (unsigned long)off);
+    } else {
+        putf("@ %d ? 0x%lx\n", sites[i].id, (unsigned long)(uintptr_t)addr);
+    }
+    return sites[i].id;
+}
+
+/* ---- peers, tags, statuses in the log's words -------------------------------------------- */
+static void put_peer(const char *key, int peer) {
+    if (peer == MPI_ANY_SOURCE) putf(" %s=A", key);
+    else if (peer == MPI_PROC_NULL) putf(" %s=N", key);
+    else putf(" %s=%d", key, peer);
+}
+
+static void put_tag(const char *key, int tag) {
+    if (tag == MPI_ANY_TAG) putf(" %s=A", key);
+    else putf(" %s=%d", key, tag);
+}
+
+static void put_status_body(const MPI_Status *st) {
+    int bytes = 0;
+    PMPI_Get_count(st, MPI_BYTE, &bytes);
+    if (st->MPI_SOURCE == MPI_PROC_NULL) puts_("N");
+    else putf("%d", st->MPI_SOURCE);
+    if (st->MPI_TAG == MPI_ANY_TAG) puts_(":A");
+    else putf(":%d", st->MPI_TAG);
+    putf(":%d", bytes);
+}
+
+static void put_status(const MPI_Status *st) {
+    puts_(" st=");
+    put_status_body(st);
+}
+
+static const char *error_name(int rc) {
+    int cls = rc;
+    PMPI_Error_class(rc, &cls);
+    switch (cls) {
+    case MPI_ERR_BUFFER: return "MPI_ERR_BUFFER";
+    case MPI_ERR_COUNT: return "MPI_ERR_COUNT";
+    case MPI_ERR_TYPE: return "MPI_ERR_TYPE";
+    case MPI_ERR_TAG: return "MPI_ERR_TAG";
+    case MPI_ERR_COMM: return "MPI_ERR_COMM";
+    case MPI_ERR_RANK: return "MPI_ERR_RANK";
+    case MPI_ERR_REQUEST: return "MPI_ERR_REQUEST";
+    case MPI_ERR_ROOT: return "MPI_ERR_ROOT";
+    case MPI_ERR_TRUNCATE: return "MPI_ERR_TRUNCATE";
+    case MPI_ERR_ARG: return "MPI_ERR_ARG";
+    case MPI_ERR_PENDING: return "MPI_ERR_PENDING";
+    case MPI_ERR_IN_STATUS: return "MPI_ERR_IN_STATUS";
+    case MPI_ERR_INTERN: return "MPI_ERR_INTERN";
+    default: return "MPI_ERR_OTHER";
+    }
+}
+
+/* ---- entry and result lines ------------------------------------------------------------ */
+#define LOGGING (fd >= 0 && depth == 0)
+
+static void enter(const char *call, void *caller) {
+    entered = now_ns();
+    int site = site_id(caller);
+    in_line = 1;
+    putf("%s g=%lu", call, (unsigned long)(entered - last_exit));
+    if (site) putf(" @=%d", site);
+    depth++;
+}
+
+static void end_entry(void) { line_end(); }
+
+static void result(int rc) {
+    uint64_t t = now_ns();
+    in_line = 1;
+    if (rc == MPI_SUCCESS) putf("= 0 d=%lu", (unsigned long)(t - entered));
+    else putf("= %s d=%lu", error_name(rc), (unsigned long)(t - entered));
+    depth--;
+}
+
+static void done(void) {
+    line_end();
+    last_exit = now_ns();
+}
+
+#define CALLER __builtin_return_address(0)
+
+/* ---- flushing at exit and on fatal signals ---------------------------------------------- */
+static struct sigaction previous[32];
+static const int fatal[] = {SIGTERM, SIGINT, SIGSEGV, SIGABRT, SIGBUS, SIGHUP, SIGQUIT};
+
+static void on_signal(int sig) {
+    char line[64];
+    int n = snprintf(line, sizeof line, "# signal %d\n", sig);
+    if (fd >= 0) {
+        if (used + (size_t)n <= OUT_SIZE) { memcpy(out + used, line, (size_t)n); used += (size_t)n; }
+        flush_out();
+    }
+    sigaction(sig, &previous[sig], NULL);
+    raise(sig);
+}
+
+static void at_exit(void) {
+    if (fd < 0) return;
+    puts_("# exit\n");
+    flush_out();
+    close(fd);
+    fd = -1;
+}
+
+static void start_log(const char *how, int provided) {
+    const char *dir = getenv("MPISIM_TRACE_DIR");
+    int size = 0;
+    char path[4096], lib[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
+    char exe[4096] = "";
+    int len = 0;
+    if (!dir || !*dir) return;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    snprintf(path, sizeof path, "%s/rank.%d.log", dir, world_rank);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    PMPI_Get_library_version(lib, &len);
+    for (char *p = lib; *p; p++) if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    putf("#mpisim-trace 1\n#rank %d %d\n#pid %ld\n#mpi %d.%d\n", world_rank, size,
+         (long)getpid(), MPI_VERSION, MPI_SUBVERSION);
+    putf("#bsend-overhead %d\n#any-source %d\n#proc-null %d\n", (int)MPI_BSEND_OVERHEAD,
+         MPI_ANY_SOURCE, MPI_PROC_NULL);
+    putf("#exe %s\n", exe);
+    puts_("#library ");
+    put(lib, strnlen(lib, sizeof lib));
+    puts_("\n");
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(fatal[i], &sa, &previous[fatal[i]]);
+    }
+    atexit(at_exit);
+    putf("%s g=0 thread=%d\n= 0 d=0\n", how, provided);
+    last_exit = now_ns();
+}
+
+/* ===== the calls ========================================================================= */
+int MPI_Init(int *argc, char ***argv) {
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS) start_log("Init", MPI_THREAD_SINGLE);
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS) start_log("Init", *provided);
+    return rc;
+}
+
+int MPI_Finalize(void) {
+    if (!LOGGING) return PMPI_Finalize();
+    enter("Finalize", CALLER);
+    end_entry();
+    flush_out();
+    int rc = PMPI_Finalize();
+    result(rc);
+    done();
+    flush_out();
+    return rc;
+}
+
+int MPI_Abort(MPI_Comm comm, int code) {
+    if (fd >= 0) {
+        enter("Abort", CALLER);
+        putf(" comm=%d code=%d", comm_id(comm), code);
+        end_entry();
+        flush_out();
+    }
+    return PMPI_Abort(comm, code);
+}
+
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh) {
+    if (!LOGGING) return PMPI_Comm_set_errhandler(comm, eh);
+    enter("Comm_set_errhandler", CALLER);
+    putf(" comm=%d handler=%s", comm_id(comm),
+         eh == MPI_ERRORS_RETURN ? "return" : eh == MPI_ERRORS_ARE_FATAL ? "fatal" : "user");
+    end_entry();
+    int rc = PMPI_Comm_set_errhandler(comm, eh);
+    result(rc);
+    done();
+    return rc;
+}
+
+/* ---- sends ---------------------------------------------------------------------------- */
+static void send_args(int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int pack) {
+    put_peer("dest", dest);
+    put_tag("tag", tag);
+    putf(" comm=%d n=%d T=%d", comm_id(comm), count, type_id(dt));
+    if (pack) {
+        int ps = 0;
+        PMPI_Pack_size(count, dt, comm, &ps);
+        putf(" pk=%d", ps);
+    }
+}
+
+#define BLOCKING_SEND(NAME, PACK)                                                         \
+    int MPI_##NAME(const void *buf, int count, MPI_Datatype dt, int dest, int tag,        \
+                   MPI_Comm comm) {                                                       \
+        if (!LOGGING) return PMPI_##NAME(buf, count, dt, dest, tag, comm);                \
+        enter(#NAME, CALLER);                                                             \
+        send_args(count, dt, dest, tag, comm, PACK);                                      \
+        end_entry();                                                                      \
+        int rc = PMPI_##NAME(buf, count, dt, dest, tag, comm);                            \
+        result(rc);                                                                       \
+        done();                                                                           \
+        return rc;                                                                        \
+    }
+
+BLOCKING_SEND(Send, 0)
+BLOCKING_SEND(Bsend, 1)
+BLOCKING_SEND(Ssend, 0)
+BLOCKING_SEND(Rsend, 0)
+
+#define NONBLOCKING_SEND(NAME, PACK, KIND)                                                \
+    int MPI_##NAME(const void *buf, int count, MPI_Datatype dt, int dest, int tag,        \
+                   MPI_Comm comm, MPI_Request *req) {                                     \
+        if (!LOGGING) return PMPI_##NAME(buf, count, dt, dest, tag, comm, req);           \
+        enter(#NAME, CALLER);                                                             \
+        send_args(count, dt, dest, tag, comm, PACK);                                      \
+        end_entry();                                                                      \
+        int rc = PMPI_##NAME(buf, count, dt, dest, tag, comm, req);                       \
+        result(rc);                                                                       \
+        if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, KIND));                        \
+        done();                                                                           \
+        return rc;                                                                        \
+    }
+
+NONBLOCKING_SEND(Isend, 0, 's')
+NONBLOCKING_SEND(Ibsend, 1, 's')
+NONBLOCKING_SEND(Issend, 0, 's')
+NONBLOCKING_SEND(Irsend, 0, 's')
+NONBLOCKING_SEND(Send_init, 0, 'S')
+NONBLOCKING_SEND(Bsend_init, 1, 'S')
+NONBLOCKING_SEND(Ssend_init, 0, 'S')
+NONBLOCKING_SEND(Rsend_init, 0, 'S')
+
+/* ---- receives and probes ------------------------------------------------------------- */
+static void recv_args(int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm) {
+    put_peer("src", source);
+    put_tag("tag", tag);
+    putf(" comm=%d n=%d T=%d", comm_id(comm), count, type_id(dt));
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+             MPI_Status *status) {
+    if (!LOGGING) return PMPI_Recv(buf, count, dt, source, tag, comm, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("Recv", CALLER);
+    recv_args(count, dt, source, tag, comm);
+    end_entry();
+    int rc = PMPI_Recv(buf, count, dt, source, tag, comm, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_status(st);
+    done();
+    return rc;
+}
+
+#define NONBLOCKING_RECV(NAME, KIND)                                                      \
+    int MPI_##NAME(void *buf, int count, MPI_Datatype dt, int source, int tag,            \
+                   MPI_Comm comm, MPI_Request *req) {                                     \
+        if (!LOGGING) return PMPI_##NAME(buf, count, dt, source, tag, comm, req);         \
+        enter(#NAME, CALLER);                                                             \
+        recv_args(count, dt, source, tag, comm);                                          \
+        end_entry();                                                                      \
+        int rc = PMPI_##NAME(buf, count, dt, source, tag, comm, req);                     \
+        result(rc);                                                                       \
+        if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, KIND));                        \
+        done();                                                                           \
+        return rc;                                                                        \
+    }
+
+NONBLOCKING_RECV(Irecv, 'r')
+NONBLOCKING_RECV(Recv_init, 'R')
+
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+                 void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
+                 MPI_Comm comm, MPI_Status *status) {
+    if (!LOGGING)
+        return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
+                             rtag, comm, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("Sendrecv", CALLER);
+    send_args(scount, stype, dest, stag, comm, 0);
+    put_peer("src", source);
+    put_tag("rtag", rtag);
+    putf(" rn=%d rT=%d", rcount, type_id(rtype));
+    end_entry();
+    int rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+                           comm, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_status(st);
+    done();
+    return rc;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag,
+                         int source, int rtag, MPI_Comm comm, MPI_Status *status) {
+    if (!LOGGING)
+        return PMPI_Sendrecv_replace(buf, count, dt, dest, stag, source, rtag, comm, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("Sendrecv_replace", CALLER);
+    send_args(count, dt, dest, stag, comm, 0);
+    put_peer("src", source);
+    put_tag("rtag", rtag);
+    end_entry();
+    int rc = PMPI_Sendrecv_replace(buf, count, dt, dest, stag, source, rtag, comm, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_status(st);
+    done();
+    return rc;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
+    if (!LOGGING) return PMPI_Probe(source, tag, comm, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("Probe", CALLER);
+    put_peer("src", source);
+    put_tag("tag", tag);
+    putf(" comm=%d", comm_id(comm));
+    end_entry();
+    int rc = PMPI_Probe(source, tag, comm, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_status(st);
+    done();
+    return rc;
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
+    if (!LOGGING) return PMPI_Iprobe(source, tag, comm, flag, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("Iprobe", CALLER);
+    put_peer("src", source);
+    put_tag("tag", tag);
+    putf(" comm=%d", comm_id(comm));
+    end_entry();
+    int rc = PMPI_Iprobe(source, tag, comm, flag, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) {
+        putf(" flag=%d", *flag ? 1 : 0);
+        if (*flag) put_status(st);
+    }
+    done();
+    return rc;
+}
+
+/* ---- completion ------------------------------------------------------------------------ */
+/* One request before the call: its id (0: MPI_REQUEST_NULL, ? unknown) and kind. */
+static void put_req_ids(const char *key, int n, const MPI_Request *rs, char *kinds) {
+    putf(" %s=", key);
+    for (int i = 0; i < n; i++) {
+        slot_t *s = req_slot(rs[i]);
+        kinds[i] = s ? s->kind : 0;
+        if (i) puts_(",");
+        if (rs[i] == MPI_REQUEST_NULL) puts_("0");
+        else if (s) putf("%d", s->id);
+        else puts_("?");
+    }
+}
+
+/* After completion: statuses of the completed receives, requests that became NULL. */
+static void completed(int n, const MPI_Request *before, const int *which, int nwhich,
+                      const char *kinds, const MPI_Status *sts) {
+    puts_(" st=");
+    for (int j = 0; j < nwhich; j++) {
+        int i = which ? which[j] : j;
+        if (j) puts_(",");
+        if (kinds[i] == 'r' || kinds[i] == 'R') put_status_body(&sts[j]);
+        else puts_("-");
+        if (!is_persistent(kinds[i]) && before[i] != MPI_REQUEST_NULL)
+            forget(reqs, KEY(before[i]));
+    }
+    (void)n;
+}
+
+#define MANY 64
+#define ALLOC_REQS(n)                                                                     \
+    MPI_Request before_s[MANY], *before = (n) <= MANY ? before_s : malloc(sizeof(MPI_Request) * (n)); \
+    char kinds_s[MANY], *kinds = (n) <= MANY ? kinds_s : malloc((size_t)(n));             \
+    MPI_Status sts_s[MANY], *own = (n) <= MANY ? sts_s : malloc(sizeof(MPI_Status) * (n));
+#define FREE_REQS(n)                                                                      \
+    if ((n) > MANY) { free(before); free(kinds); free(own); }
+
+int MPI_Wait(MPI_Request *req, MPI_Status *status) {
+    if (!LOGGING) return PMPI_Wait(req, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    MPI_Request before = *req;
+    char kind;
+    enter("Wait", CALLER);
+    put_req_ids("r", 1, req, &kind);
+    end_entry();
+    int rc = PMPI_Wait(req, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) completed(1, &before, NULL, 1, &kind, st);
+    done();
+    return rc;
+}
+
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
+    if (!LOGGING) return PMPI_Test(req, flag, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    MPI_Request before = *req;
+    char kind;
+    enter("Test", CALLER);
+    put_req_ids("r", 1, req, &kind);
+    end_entry();
+    int rc = PMPI_Test(req, flag, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) {
+        putf(" flag=%d", *flag ? 1 : 0);
+        if (*flag) completed(1, &before, NULL, 1, &kind, st);
+    }
+    done();
+    return rc;
+}
+
+int MPI_Waitall(int n, MPI_Request rs[], MPI_Status sts[]) {
+    if (!LOGGING) return PMPI_Waitall(n, rs, sts);
+    ALLOC_REQS(n)
+    MPI_Status *st = sts == MPI_STATUSES_IGNORE ? own : sts;
+    memcpy(before, rs, sizeof(MPI_Request) * (size_t)n);
+    enter("Waitall", CALLER);
+    put_req_ids("r", n, rs, kinds);
+    end_entry();
+    int rc = PMPI_Waitall(n, rs, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) completed(n, before, NULL, n, kinds, st);
+    done();
+    FREE_REQS(n)
+    return rc;
+}
+
+int MPI_Testall(int n, MPI_Request rs[], int *flag, MPI_Status sts[]) {
+    if (!LOGGING) return PMPI_Testall(n, rs, flag, sts);
+    ALLOC_REQS(n)
+    MPI_Status *st = sts == MPI_STATUSES_IGNORE ? own : sts;
+    memcpy(before, rs, sizeof(MPI_Request) * (size_t)n);
+    enter("Testall", CALLER);
+    put_req_ids("r", n, rs, kinds);
+    end_entry();
+    int rc = PMPI_Testall(n, rs, flag, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) {
+        putf(" flag=%d", *flag ? 1 : 0);
+        if (*flag) completed(n, before, NULL, n, kinds, st);
+    }
+    done();
+    FREE_REQS(n)
+    return rc;
+}
+
+int MPI_Waitany(int n, MPI_Request rs[], int *index, MPI_Status *status) {
+    if (!LOGGING) return PMPI_Waitany(n, rs, index, status);
+    ALLOC_REQS(n)
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? own : status;
+    memcpy(before, rs, sizeof(MPI_Request) * (size_t)n);
+    enter("Waitany", CALLER);
+    put_req_ids("r", n, rs, kinds);
+    end_entry();
+    int rc = PMPI_Waitany(n, rs, index, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) {
+        putf(" index=%d", *index == MPI_UNDEFINED ? -1 : *index);
+        if (*index != MPI_UNDEFINED) completed(n, before, index, 1, kinds, st);
+    }
+    done();
+    FREE_REQS(n)
+    return rc;
+}
+
+int MPI_Testany(int n, MPI_Request rs[], int *index, int *flag, MPI_Status *status) {
+    if (!LOGGING) return PMPI_Testany(n, rs, index, flag, status);
+    ALLOC_REQS(n)
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? own : status;
+    memcpy(before, rs, sizeof(MPI_Request) * (size_t)n);
+    enter("Testany", CALLER);
+    put_req_ids("r", n, rs, kinds);
+    end_entry();
+    int rc = PMPI_Testany(n, rs, index, flag, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) {
+        putf(" flag=%d index=%d", *flag ? 1 : 0, *index == MPI_UNDEFINED ? -1 : *index);
+        if (*flag && *index != MPI_UNDEFINED) completed(n, before, index, 1, kinds, st);
+    }
+    done();
+    FREE_REQS(n)
+    return rc;
+}
+
+static void some_done(int n, int outcount, const int *idx, const MPI_Request *before,
+                      const char *kinds, const MPI_Status *st) {
+    if (outcount == MPI_UNDEFINED) { puts_(" done=-1"); return; }
+    puts_(" done=");
+    for (int j = 0; j < outcount; j++) putf(j ? ",%d" : "%d", idx[j]);
+    if (outcount == 0) puts_("-");
+    if (outcount > 0) completed(n, before, idx, outcount, kinds, st);
+}
+
+int MPI_Waitsome(int n, MPI_Request rs[], int *outcount, int idx[], MPI_Status sts[]) {
+    if (!LOGGING) return PMPI_Waitsome(n, rs, outcount, idx, sts);
+    ALLOC_REQS(n)
+    MPI_Status *st = sts == MPI_STATUSES_IGNORE ? own : sts;
+    memcpy(before, rs, sizeof(MPI_Request) * (size_t)n);
+    enter("Waitsome", CALLER);
+    put_req_ids("r", n, rs, kinds);
+    end_entry();
+    int rc = PMPI_Waitsome(n, rs, outcount, idx, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) some_done(n, *outcount, idx, before, kinds, st);
+    done();
+    FREE_REQS(n)
+    return rc;
+}
+
+int MPI_Testsome(int n, MPI_Request rs[], int *outcount, int idx[], MPI_Status sts[]) {
+    if (!LOGGING) return PMPI_Testsome(n, rs, outcount, idx, sts);
+    ALLOC_REQS(n)
+    MPI_Status *st = sts == MPI_STATUSES_IGNORE ? own : sts;
+    memcpy(before, rs, sizeof(MPI_Request) * (size_t)n);
+    enter("Testsome", CALLER);
+    put_req_ids("r", n, rs, kinds);
+    end_entry();
+    int rc = PMPI_Testsome(n, rs, outcount, idx, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) some_done(n, *outcount, idx, before, kinds, st);
+    done();
+    FREE_REQS(n)
+    return rc;
+}
+
+int MPI_Start(MPI_Request *req) {
+    if (!LOGGING) return PMPI_Start(req);
+    char kind;
+    enter("Start", CALLER);
+    put_req_ids("r", 1, req, &kind);
+    end_entry();
+    int rc = PMPI_Start(req);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Startall(int n, MPI_Request rs[]) {
+    if (!LOGGING) return PMPI_Startall(n, rs);
+    char kinds_s[MANY], *kinds = n <= MANY ? kinds_s : malloc((size_t)n);
+    enter("Startall", CALLER);
+    put_req_ids("r", n, rs, kinds);
+    end_entry();
+    int rc = PMPI_Startall(n, rs);
+    result(rc);
+    done();
+    if (n > MANY) free(kinds);
+    return rc;
+}
+
+int MPI_Request_free(MPI_Request *req) {
+    if (!LOGGING) return PMPI_Request_free(req);
+    MPI_Request before = *req;
+    char kind;
+    enter("Request_free", CALLER);
+    put_req_ids("r", 1, req, &kind);
+    end_entry();
+    int rc = PMPI_Request_free(req);
+    result(rc);
+    if (rc == MPI_SUCCESS && before != MPI_REQUEST_NULL) forget(reqs, KEY(before));
+    done();
+    return rc;
+}
+
+/* ---- buffered mode ----------------------------------------------------------------------- */
+static int automatic(const void *buf) {
+#ifdef MPI_BUFFER_AUTOMATIC
+    return buf == MPI_BUFFER_AUTOMATIC;
+#else
+    (void)buf;
+    return 0;
+#endif
+}
+
+int MPI_Buffer_attach(void *buf, int size) {
+    if (!LOGGING) return PMPI_Buffer_attach(buf, size);
+    enter("Buffer_attach", CALLER);
+    if (automatic(buf)) puts_(" size=auto");
+    else putf(" size=%d", size);
+    end_entry();
+    int rc = PMPI_Buffer_attach(buf, size);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Buffer_detach(void *addr, int *size) {
+    if (!LOGGING) return PMPI_Buffer_detach(addr, size);
+    enter("Buffer_detach", CALLER);
+    end_entry();
+    int rc = PMPI_Buffer_detach(addr, size);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" size=%d", *size);
+    done();
+    return rc;
+}
+
+#if HAVE_MPI41
+int MPI_Buffer_flush(void) {
+    if (!LOGGING) return PMPI_Buffer_flush();
+    enter("Buffer_flush", CALLER);
+    end_entry();
+    int rc = PMPI_Buffer_flush();
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Buffer_iflush(MPI_Request *req) {
+    if (!LOGGING) return PMPI_Buffer_iflush(req);
+    enter("Buffer_iflush", CALLER);
+    end_entry();
+    int rc = PMPI_Buffer_iflush(req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'f'));
+    done();
+    return rc;
+}
+
+int MPI_Comm_attach_buffer(MPI_Comm comm, void *buf, int size) {
+    if (!LOGGING) return PMPI_Comm_attach_buffer(comm, buf, size);
+    enter("Comm_attach_buffer", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    if (automatic(buf)) puts_(" size=auto");
+    else putf(" size=%d", size);
+    end_entry();
+    int rc = PMPI_Comm_attach_buffer(comm, buf, size);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Comm_detach_buffer(MPI_Comm comm, void *addr, int *size) {
+    if (!LOGGING) return PMPI_Comm_detach_buffer(comm, addr, size);
+    enter("Comm_detach_buffer", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    end_entry();
+    int rc = PMPI_Comm_detach_buffer(comm, addr, size);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" size=%d", *size);
+    done();
+    return rc;
+}
+
+int MPI_Comm_flush_buffer(MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Comm_flush_buffer(comm);
+    enter("Comm_flush_buffer", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    end_entry();
+    int rc = PMPI_Comm_flush_buffer(comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Comm_iflush_buffer(comm, req);
+    enter("Comm_iflush_buffer", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    end_entry();
+    int rc = PMPI_Comm_iflush_buffer(comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'f'));
+    done();
+    return rc;
+}
+#endif
+
+/* ---- communicators ----------------------------------------------------------------------- */
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
+    if (!LOGGING) return PMPI_Comm_dup(comm, newcomm);
+    enter("Comm_dup", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    end_entry();
+    int rc = PMPI_Comm_dup(comm, newcomm);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" new=%d", new_comm(*newcomm));
+    done();
+    return rc;
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
+    if (!LOGGING) return PMPI_Comm_split(comm, color, key, newcomm);
+    enter("Comm_split", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    if (color == MPI_UNDEFINED) puts_(" color=U");
+    else putf(" color=%d", color);
+    putf(" key=%d", key);
+    end_entry();
+    int rc = PMPI_Comm_split(comm, color, key, newcomm);
+    result(rc);
+    if (rc == MPI_SUCCESS) {
+        putf(" new=%d", new_comm(*newcomm));
+        if (*newcomm != MPI_COMM_NULL) {
+            int size = 0, rank = 0;
+            PMPI_Comm_size(*newcomm, &size);
+            PMPI_Comm_rank(*newcomm, &rank);
+            putf(" size=%d rank=%d", size, rank);
+        }
+    }
+    done();
+    return rc;
+}
+
+int MPI_Comm_free(MPI_Comm *comm) {
+    if (!LOGGING) return PMPI_Comm_free(comm);
+    MPI_Comm before = *comm;
+    enter("Comm_free", CALLER);
+    putf(" comm=%d", comm_id(*comm));
+    end_entry();
+    int rc = PMPI_Comm_free(comm);
+    result(rc);
+    if (rc == MPI_SUCCESS) forget(comms, KEY(before));
+    done();
+    return rc;
+}
+
+int MPI_Type_free(MPI_Datatype *t) {
+    MPI_Datatype before = *t;
+    int rc = PMPI_Type_free(t);
+    if (rc == MPI_SUCCESS) forget(types, KEY(before));  /* the handle may be reused */
+    return rc;
+}
+
+/* ---- collectives -------------------------------------------------------------------------- */
+static void counts(const char *key, const int *cs, MPI_Comm comm) {
+    int size = 0;
+    PMPI_Comm_size(comm, &size);
+    putf(" %s=", key);
+    for (int i = 0; i < size; i++) putf(i ? ",%d" : "%d", cs[i]);
+}
+
+static int coll_begin(const char *call, MPI_Comm comm, void *caller) {
+    enter(call, caller);
+    putf(" comm=%d", comm_id(comm));
+    return 0;
+}
+
+static int coll_end(int rc, MPI_Request *req) {
+    result(rc);
+    if (req && rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+int MPI_Barrier(MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Barrier(comm);
+    coll_begin("Barrier", comm, CALLER);
+    end_entry();
+    return coll_end(PMPI_Barrier(comm), NULL);
+}
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ibarrier(comm, req);
+    coll_begin("Ibarrier", comm, CALLER);
+    end_entry();
+    return coll_end(PMPI_Ibarrier(comm, req), req);
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Bcast(buf, count, dt, root, comm);
+    coll_begin("Bcast", comm, CALLER);
+    putf(" n=%d T=%d root=%d", count, type_id(dt), root);
+    end_entry();
+    return coll_end(PMPI_Bcast(buf, count, dt, root, comm), NULL);
+}
+
+int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+               MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ibcast(buf, count, dt, root, comm, req);
+    coll_begin("Ibcast", comm, CALLER);
+    putf(" n=%d T=%d root=%d", count, type_id(dt), root);
+    end_entry();
+    return coll_end(PMPI_Ibcast(buf, count, dt, root, comm, req), req);
+}
+
+int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root,
+               MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Reduce(s, r, count, dt, op, root, comm);
+    coll_begin("Reduce", comm, CALLER);
+    putf(" n=%d T=%d root=%d", count, type_id(dt), root);
+    end_entry();
+    return coll_end(PMPI_Reduce(s, r, count, dt, op, root, comm), NULL);
+}
+
+int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root,
+                MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ireduce(s, r, count, dt, op, root, comm, req);
+    coll_begin("Ireduce", comm, CALLER);
+    putf(" n=%d T=%d root=%d", count, type_id(dt), root);
+    end_entry();
+    return coll_end(PMPI_Ireduce(s, r, count, dt, op, root, comm, req), req);
+}
+
+#define REDUCE_ALL(NAME)                                                                  \
+    int MPI_##NAME(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,         \
+                   MPI_Comm comm) {                                                       \
+        if (!LOGGING) return PMPI_##NAME(s, r, count, dt, op, comm);                      \
+        coll_begin(#NAME, comm, CALLER);                                                  \
+        putf(" n=%d T=%d", count, type_id(dt));                                           \
+        end_entry();                                                                      \
+        return coll_end(PMPI_##NAME(s, r, count, dt, op, comm), NULL);                    \
+    }
+
+REDUCE_ALL(Allreduce)
+REDUCE_ALL(Scan)
+REDUCE_ALL(Exscan)
+
+int MPI_Iallreduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
+                   MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Iallreduce(s, r, count, dt, op, comm, req);
+    coll_begin("Iallreduce", comm, CALLER);
+    putf(" n=%d T=%d", count, type_id(dt));
+    end_entry();
+    return coll_end(PMPI_Iallreduce(s, r, count, dt, op, comm, req), req);
+}
+
+int MPI_Reduce_scatter_block(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
+                             MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Reduce_scatter_block(s, r, count, dt, op, comm);
+    coll_begin("Reduce_scatter_block", comm, CALLER);
+    putf(" n=%d T=%d", count, type_id(dt));
+    end_entry();
+    return coll_end(PMPI_Reduce_scatter_block(s, r, count, dt, op, comm), NULL);
+}
+
+int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+               int root, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Gather(s, sc, st, r, rc_, rt, root, comm);
+    coll_begin("Gather", comm, CALLER);
+    putf(" n=%d T=%d root=%d", sc, type_id(st), root);
+    end_entry();
+    return coll_end(PMPI_Gather(s, sc, st, r, rc_, rt, root, comm), NULL);
+}
+
+int MPI_Gatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
+                const int displs[], MPI_Datatype rt, int root, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Gatherv(s, sc, st, r, rcs, displs, rt, root, comm);
+    coll_begin("Gatherv", comm, CALLER);
+    putf(" n=%d T=%d root=%d", sc, type_id(st), root);
+    end_entry();
+    return coll_end(PMPI_Gatherv(s, sc, st, r, rcs, displs, rt, root, comm), NULL);
+}
+
+int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                  MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Allgather(s, sc, st, r, rc_, rt, comm);
+    coll_begin("Allgather", comm, CALLER);
+    if (s == MPI_IN_PLACE) putf(" n=%d T=%d", rc_, type_id(rt));
+    else putf(" n=%d T=%d", sc, type_id(st));
+    end_entry();
+    return coll_end(PMPI_Allgather(s, sc, st, r, rc_, rt, comm), NULL);
+}
+
+int MPI_Allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
+                   const int displs[], MPI_Datatype rt, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Allgatherv(s, sc, st, r, rcs, displs, rt, comm);
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    coll_begin("Allgatherv", comm, CALLER);
+    if (s == MPI_IN_PLACE) putf(" n=%d T=%d", rcs[me], type_id(rt));
+    else putf(" n=%d T=%d", sc, type_id(st));
+    end_entry();
+    return coll_end(PMPI_Allgatherv(s, sc, st, r, rcs, displs, rt, comm), NULL);
+}
+
+int MPI_Scatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                int root, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Scatter(s, sc, st, r, rc_, rt, root, comm);
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    coll_begin("Scatter", comm, CALLER);
+    if (me == root) putf(" n=%d T=%d root=%d", sc, type_id(st), root);
+    else putf(" n=%d T=%d root=%d", rc_, type_id(rt), root);
+    end_entry();
+    return coll_end(PMPI_Scatter(s, sc, st, r, rc_, rt, root, comm), NULL);
+}
+
+int MPI_Scatterv(const void *s, const int scs[], const int displs[], MPI_Datatype st, void *r,
+                 int rc_, MPI_Datatype rt, int root, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Scatterv(s, scs, displs, st, r, rc_, rt, root, comm);
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    coll_begin("Scatterv", comm, CALLER);
+    putf(" root=%d", root);
+    if (me == root) { putf(" T=%d", type_id(st)); counts("ns", scs, comm); }
+    else putf(" n=%d T=%d", rc_, type_id(rt));
+    end_entry();
+    return coll_end(PMPI_Scatterv(s, scs, displs, st, r, rc_, rt, root, comm), NULL);
+}
+
+int MPI_Alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                 MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Alltoall(s, sc, st, r, rc_, rt, comm);
+    coll_begin("Alltoall", comm, CALLER);
+    if (s == MPI_IN_PLACE) putf(" n=%d T=%d", rc_, type_id(rt));
+    else putf(" n=%d T=%d", sc, type_id(st));
+    end_entry();
+    return coll_end(PMPI_Alltoall(s, sc, st, r, rc_, rt, comm), NULL);
+}
+
+int MPI_Alltoallv(const void *s, const int scs[], const int sd[], MPI_Datatype st, void *r,
+                  const int rcs[], const int rd[], MPI_Datatype rt, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Alltoallv(s, scs, sd, st, r, rcs, rd, rt, comm);
+    coll_begin("Alltoallv", comm, CALLER);
+    if (s == MPI_IN_PLACE) { putf(" T=%d", type_id(rt)); counts("ns", rcs, comm); }
+    else { putf(" T=%d", type_id(st)); counts("ns", scs, comm); }
+    end_entry();
+    return coll_end(PMPI_Alltoallv(s, scs, sd, st, r, rcs, rd, rt, comm), NULL);
+}

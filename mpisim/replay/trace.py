@@ -1,0 +1,440 @@
+"""Reading a recorded run: the log the PMPI shim (``shim/mpisim_record.c``) writes.
+
+**Format** (version 1). One log per process, UTF-8 text, one record a line, fields separated
+by single spaces; ``mpisim record`` concatenates the processes' logs in rank order into one
+``.trace`` file (a directory holding ``rank.N.log`` files is read the same way).
+
+- ``#mpisim-trace 1`` starts a process's log; the header lines that follow are
+  ``#rank R SIZE``, ``#pid``, ``#mpi V.S`` (the header's MPI version), ``#bsend-overhead N``
+  (the library's MPI_BSEND_OVERHEAD), ``#exe PATH``, ``#library TEXT``
+  (MPI_Get_library_version). ``# signal N`` and ``# exit`` say how the process ended when it
+  did not return from MPI_Finalize (a fatal signal; exit() inside a call, e.g. a fatal MPI
+  error). Other ``#`` lines are comments.
+- ``T ID size=S extent=E lb=L kind=K [name=N]``: a datatype, described the first time a call
+  uses it (K: ``named`` for predefined types, else the combiner: ``vector``, ``struct``...).
+  Never expanded: the replay needs only its size.
+- ``C ID size=S rank=R origin=unlogged``: a communicator made by a call the shim does not log.
+- ``@ ID OBJECT OFFSET [SYMBOL+OFF]``: a call site (the caller's return address, its
+  object file and offset in it, the symbol dladdr found).
+- A call: ``NAME g=NS [@=SITE] key=value...``, written when the call is entered. ``NAME`` is
+  the MPI name without ``MPI_``; ``g`` is the wall time in nanoseconds spent outside MPI since
+  the previous call returned. Peers are ranks of the call's communicator, ``A`` for
+  MPI_ANY_SOURCE and ``N`` for MPI_PROC_NULL; tags ``A`` for MPI_ANY_TAG; ``comm`` is a
+  communicator id (0 world, 1 self, then in creation order); ``n`` a count and ``T`` a
+  datatype id; ``pk`` MPI_Pack_size (buffered sends); ``r`` request ids.
+- ``= RC d=NS key=value...``: the result of the call on the line before it, written when it
+  returns: RC is ``0`` or an MPI error class (``MPI_ERR_BUFFER``); ``d`` the nanoseconds it
+  took; ``st=SOURCE:TAG:BYTES`` the status of each completed receive or probe (``-`` for a
+  send request, comma-separated for several); ``r`` a new request's id; ``flag``, ``index``,
+  ``done``, ``new`` (a new communicator's id, -1 for MPI_COMM_NULL), ``size``.
+
+A call without a result line was still in progress when the process ended: a blocked call
+of a deadlock that was killed, or the call in which the process died. A last line without
+its newline (a process killed while writing) is ignored.
+
+Problems are :class:`TraceError` naming the file, line and key.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL
+
+__all__ = ["Call", "RankLog", "Site", "Status", "Trace", "TraceError", "TypeInfo",
+           "is_trace", "read_trace"]
+
+MAGIC = "#mpisim-trace"
+VERSION = "1"
+_SIGNALS = {"1": "SIGHUP", "2": "SIGINT", "3": "SIGQUIT", "6": "SIGABRT", "7": "SIGBUS",
+            "11": "SIGSEGV", "15": "SIGTERM"}
+_RANK_FILE = re.compile(r"^rank\.(\d+)\.log$")
+
+
+class TraceError(ValueError):
+    """A recording that cannot be read: ``file:line: key: problem``."""
+
+
+@dataclass(frozen=True)
+class TypeInfo:
+    """A datatype as the shim described it."""
+
+    id: int
+    size: int
+    extent: int
+    lb: int
+    kind: str
+    name: str | None = None
+
+    def describe(self) -> str:
+        return self.name or f"{self.kind} type of {self.size} B (extent {self.extent})"
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a call was made: object file, offset in it, symbol+offset when known."""
+
+    id: int
+    obj: str
+    offset: int
+    symbol: str | None = None
+
+    def describe(self) -> str:
+        base = os.path.basename(self.obj)
+        return (self.symbol and f"{self.symbol} in {base}") or f"{base}+{self.offset:#x}"
+
+
+@dataclass(frozen=True)
+class Status:
+    """What a receive or probe matched: source (a rank of its communicator), tag, bytes."""
+
+    source: int
+    tag: int
+    count: int
+
+
+@dataclass
+class Call:
+    """One recorded call: its number on its rank (1 = MPI_Init), MPI name, the wall time
+    spent outside MPI before it (s), its arguments and, if it returned, its result."""
+
+    number: int
+    name: str
+    gap: float
+    args: dict[str, Any]
+    line: int
+    site: Site | None = None
+    returned: bool = False
+    error: str | None = None          # the MPI error class it returned, None for success
+    duration: float | None = None
+    out: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def statuses(self) -> list[Status | None]:
+        return self.out.get("st", [])
+
+    def where(self) -> str:
+        site = f", {self.site.describe()}" if self.site is not None else ""
+        return f"call {self.number}{site}"
+
+
+@dataclass
+class RankLog:
+    """One process's log."""
+
+    rank: int
+    size: int
+    header: dict[str, str]
+    calls: list[Call]
+    types: dict[int, TypeInfo]
+    sites: dict[int, Site]
+    comms: dict[int, dict[str, Any]]
+    ended: str          # "finalized", "signal N", "exit", "abort", "cut" (log ends mid-run)
+    path: str
+
+    def end_text(self) -> str:
+        """How the process ended, in words."""
+        if self.ended.startswith("signal "):
+            number = self.ended.split()[1]
+            name = _SIGNALS.get(number)
+            return f"killed by signal {number}" + (f" ({name})" if name else "")
+        return {"finalized": "returned from MPI_Finalize",
+                "exit": "exited (exit() inside MPI: a fatal MPI error?)",
+                "abort": "called MPI_Abort",
+                "cut": "its log ends here (killed before it could flush: SIGKILL?)"}.get(
+                    self.ended, self.ended)
+
+    @property
+    def blocked(self) -> Call | None:
+        """The call in progress when the process ended (None if it ended between calls)."""
+        last = self.calls[-1] if self.calls else None
+        return last if last is not None and not last.returned else None
+
+
+@dataclass
+class Trace:
+    """A recorded run: every rank's log."""
+
+    path: str
+    ranks: list[RankLog]
+
+    @property
+    def size(self) -> int:
+        return len(self.ranks)
+
+    @property
+    def library(self) -> str:
+        return self.ranks[0].header.get("library", "unknown MPI library") if self.ranks else ""
+
+    @property
+    def bsend_overhead(self) -> int | None:
+        value = self.ranks[0].header.get("bsend-overhead") if self.ranks else None
+        return int(value) if value is not None and value.isdigit() else None
+
+    def outcome(self) -> str:
+        """How the recorded run ended: "completed", "killed" (a signal while calls were in
+        progress: a deadlock or a hang that was stopped) or "error" (a process exited or
+        aborted in a call)."""
+        ends = {r.ended for r in self.ranks}
+        if ends == {"finalized"}:
+            return "completed"
+        if any(e in ("exit", "abort") for e in ends):
+            return "error"
+        return "killed"
+
+    def blocked(self) -> list[tuple[int, Call]]:
+        return [(r.rank, r.blocked) for r in self.ranks if r.blocked is not None]
+
+
+# -- reading -----------------------------------------------------------------------------
+def is_trace(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a recording (a file starting with the magic line, or a directory
+    of ``rank.N.log`` files)."""
+    p = Path(path)
+    if p.is_dir():
+        return any(_RANK_FILE.match(f.name) for f in p.iterdir())
+    try:
+        with open(p, "rb") as f:
+            return f.read(len(MAGIC)).decode("ascii", "replace") == MAGIC
+    except OSError:
+        return False
+
+
+def read_trace(path: str | os.PathLike[str]) -> Trace:
+    """Read a recording (a ``.trace`` file or a directory of ``rank.N.log``)."""
+    p = Path(path)
+    try:
+        if p.is_dir():
+            files = sorted((int(m.group(1)), f) for f in p.iterdir()
+                           if (m := _RANK_FILE.match(f.name)))
+            if not files:
+                raise TraceError(f"{p}: no rank.N.log files (not a recording)")
+            logs = [log for _, f in files for log in _read_file(f)]
+        else:
+            logs = _read_file(p)
+    except OSError as e:
+        raise TraceError(f"{p}: cannot read the recording: {e.strerror or e}") from None
+    return _assemble(str(p), logs)
+
+
+def _read_file(path: Path) -> list[RankLog]:
+    data = path.read_bytes()
+    text = data.decode("utf-8", "replace")
+    lines = text.split("\n")
+    cut = not text.endswith("\n")
+    if cut:
+        lines = lines[:-1]  # a last line without its newline: the process died writing it
+    elif lines and lines[-1] == "":
+        lines.pop()
+    if not lines or not lines[0].startswith(MAGIC):
+        raise TraceError(f"{path}:1: not a recording (expected a first line {MAGIC!r})")
+    logs: list[RankLog] = []
+    start = 0
+    for i in range(1, len(lines) + 1):
+        if i == len(lines) or lines[i].startswith(MAGIC):
+            logs.append(_parse_log(str(path), lines, start, i))
+            start = i
+    return logs
+
+
+def _assemble(path: str, logs: list[RankLog]) -> Trace:
+    if not logs:
+        raise TraceError(f"{path}: no process logs in the recording")
+    size = logs[0].size
+    by_rank: dict[int, RankLog] = {}
+    for log in logs:
+        if log.size != size:
+            raise TraceError(f"{log.path}: #rank: rank {log.rank} says {log.size} processes, "
+                             f"rank {logs[0].rank} says {size}")
+        if log.rank in by_rank:
+            raise TraceError(f"{log.path}: #rank: two logs of rank {log.rank}")
+        by_rank[log.rank] = log
+    missing = [r for r in range(size) if r not in by_rank]
+    if missing:
+        raise TraceError(f"{path}: no log of rank {missing[0]} (of {size}): every process must "
+                         "have reached MPI_Init with the recorder loaded")
+    return Trace(path, [by_rank[r] for r in range(size)])
+
+
+class _Lines:
+    """Problem reporting for one log."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def error(self, line: int, key: str, problem: str) -> TraceError:
+        return TraceError(f"{self.path}:{line}: {key}: {problem}")
+
+
+def _parse_log(path: str, lines: list[str], start: int, stop: int) -> RankLog:
+    where = _Lines(path)
+    first = lines[start].split()
+    if len(first) < 2 or first[1] != VERSION:
+        raise where.error(start + 1, "#mpisim-trace", f"version {first[1:] or '?'} is not "
+                          f"supported (this mpisim reads version {VERSION})")
+    header: dict[str, str] = {}
+    calls: list[Call] = []
+    types: dict[int, TypeInfo] = {}
+    sites: dict[int, Site] = {}
+    comms: dict[int, dict[str, Any]] = {}
+    signal = exited = None
+    for index in range(start + 1, stop):
+        text = lines[index]
+        number = index + 1
+        if not text:
+            continue
+        head = text[0]
+        if head == "#":
+            key, _, value = text[1:].strip().partition(" ")
+            if key == "signal":
+                signal = signal or f"signal {value.strip()}"
+            elif key == "exit":
+                exited = "exit"
+            elif key:
+                header.setdefault(key, value.strip())
+        elif head == "=":
+            _result(where, number, text, calls)
+        elif head == "T" and text.startswith("T "):
+            t = _type(where, number, text)
+            types[t.id] = t
+        elif head == "@" and text.startswith("@ "):
+            s = _site(where, number, text)
+            sites[s.id] = s
+        elif head == "C" and text.startswith("C "):
+            parts = text.split()
+            comms[_int(where, number, "C", parts[1])] = _fields(where, number, parts[2:])
+        else:
+            call = _call(where, number, text, len(calls) + 1, sites)
+            if calls and not calls[-1].returned:
+                raise where.error(number, call.name, f"a call starts before call "
+                                  f"{calls[-1].number} ({calls[-1].name}) returned")
+            calls.append(call)
+    finalized = bool(calls) and calls[-1].name == "Finalize" and calls[-1].returned
+    aborted = any(c.name == "Abort" for c in calls[-1:])
+    ended = signal or ("finalized" if finalized else "abort" if aborted else exited or "cut")
+    rank_text = header.get("rank", "").split()
+    if len(rank_text) != 2 or not all(t.isdigit() for t in rank_text):
+        raise where.error(start + 2, "#rank", "missing or not 'RANK SIZE'")
+    rank, size = int(rank_text[0]), int(rank_text[1])
+    if not 0 <= rank < size:
+        raise where.error(start + 2, "#rank", f"rank {rank} is not in 0..{size - 1}")
+    return RankLog(rank, size, header, calls, types, sites, comms, ended, path)
+
+
+def _fields(where: _Lines, line: int, parts: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for part in parts:
+        key, sep, value = part.partition("=")
+        if not sep or not key:
+            raise where.error(line, part, "expected key=value")
+        out[key] = value
+    return out
+
+
+def _int(where: _Lines, line: int, key: str, text: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise where.error(line, key, f"expected an integer, got {text!r}") from None
+
+
+def _type(where: _Lines, line: int, text: str) -> TypeInfo:
+    parts = text.split()
+    if len(parts) < 2:
+        raise where.error(line, "T", "expected 'T ID size=... extent=... kind=...'")
+    f = _fields(where, line, parts[2:])
+    for key in ("size", "extent", "kind"):
+        if key not in f:
+            raise where.error(line, key, "missing in a datatype description")
+    return TypeInfo(_int(where, line, "T", parts[1]), _int(where, line, "size", f["size"]),
+                    _int(where, line, "extent", f["extent"]),
+                    _int(where, line, "lb", f.get("lb", "0")), f["kind"], f.get("name"))
+
+
+def _site(where: _Lines, line: int, text: str) -> Site:
+    parts = text.split()
+    if len(parts) < 4:
+        raise where.error(line, "@", "expected '@ ID OBJECT OFFSET [SYMBOL]'")
+    return Site(_int(where, line, "@", parts[1]), parts[2], _int(where, line, "@", parts[3]),
+                parts[4] if len(parts) > 4 else None)
+
+
+# Argument kinds: peer (rank, A, N), tag (int, A), int, ints (comma list), reqs (ids, 0, ?)
+_KINDS = {"dest": "peer", "src": "peer", "tag": "tag", "rtag": "tag", "comm": "int",
+          "n": "int", "T": "int", "rn": "int", "rT": "int", "pk": "int", "root": "int",
+          "r": "reqs", "ns": "ints", "key": "int", "code": "int", "thread": "int"}
+
+
+def _call(where: _Lines, line: int, text: str, number: int, sites: dict[int, Site]) -> Call:
+    parts = text.split(" ")
+    name = parts[0]
+    if not name.replace("_", "").isalnum() or not name[:1].isupper():
+        raise where.error(line, name or "?", "not a call, a result or a description line")
+    raw = _fields(where, line, [p for p in parts[1:] if p])
+    if "g" not in raw:
+        raise where.error(line, name, "missing g= (time outside MPI before the call)")
+    gap = _int(where, line, "g", raw.pop("g")) * 1e-9
+    site_id = raw.pop("@", None)
+    site = sites.get(_int(where, line, "@", site_id)) if site_id is not None else None
+    args: dict[str, Any] = {}
+    for key, value in raw.items():
+        args[key] = _typed(where, line, key, value)
+    return Call(number, name, gap, args, line, site)
+
+
+def _typed(where: _Lines, line: int, key: str, value: str) -> Any:
+    kind = _KINDS.get(key)
+    if kind == "peer":
+        return ANY_SOURCE if value == "A" else PROC_NULL if value == "N" else \
+            _int(where, line, key, value)
+    if kind == "tag":
+        return ANY_TAG if value == "A" else _int(where, line, key, value)
+    if kind == "int":
+        return _int(where, line, key, value)
+    if kind == "ints":
+        return [_int(where, line, key, v) for v in value.split(",") if v]
+    if kind == "reqs":
+        return [None if v == "?" else _int(where, line, key, v) for v in value.split(",") if v]
+    if key == "color":
+        return None if value == "U" else _int(where, line, key, value)
+    if key == "size":
+        return "auto" if value == "auto" else _int(where, line, key, value)
+    return value
+
+
+def _result(where: _Lines, line: int, text: str, calls: list[Call]) -> None:
+    if not calls or calls[-1].returned:
+        raise where.error(line, "=", "a result line without a call before it")
+    call = calls[-1]
+    parts = [p for p in text.split(" ")[1:] if p]
+    if not parts:
+        raise where.error(line, "=", "expected '= RC d=NS ...'")
+    rc = parts[0]
+    call.error = None if rc == "0" else rc
+    out = _fields(where, line, parts[1:])
+    call.duration = _int(where, line, "d", out.pop("d", "0")) * 1e-9
+    for key, value in out.items():
+        if key == "st":
+            call.out["st"] = [None if v == "-" else _status(where, line, v)
+                              for v in value.split(",")]
+        elif key == "done":
+            call.out["done"] = [] if value == "-" else [_int(where, line, key, v)
+                                                       for v in value.split(",")]
+        elif key in ("flag", "index", "new", "r", "rank", "size"):
+            call.out[key] = _int(where, line, key, value)
+        else:
+            call.out[key] = value
+    call.returned = True
+
+
+def _status(where: _Lines, line: int, text: str) -> Status:
+    parts = text.split(":")
+    if len(parts) != 3:
+        raise where.error(line, "st", f"expected SOURCE:TAG:BYTES, got {text!r}")
+    source = PROC_NULL if parts[0] == "N" else _int(where, line, "st", parts[0])
+    tag = ANY_TAG if parts[1] == "A" else _int(where, line, "st", parts[1])
+    return Status(source, tag, _int(where, line, "st", parts[2]))
