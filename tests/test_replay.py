@@ -206,3 +206,32 @@ def test_cli_bad_recording_is_one_line(tmp_path):
 
 
 HEAD_BAD = "#mpisim-trace 1\n#rank 0 1\nInit g=x\n"
+
+
+# -- --to-yaml -------------------------------------------------------------------------------
+def test_to_yaml_folds_loops_and_rank_relative_peers(tmp_path):
+    """The ring's 4 bsends with tags 0..3 become one loop (tag: i), its ranks one entry with
+    dest (rank + 1) % size; the file validates and runs to the replay's outcome."""
+    from mpisim.replay.toyaml import scenario_text
+    from mpisim.scenario import load
+
+    sc = replay_scenario(DATA / "bsend-ring.trace")
+    text = scenario_text(sc)
+    assert 'ranks: "0..3"' in text and "times: 4" in text
+    assert 'bsend: {dest: "(rank + 1) % size", tag: i, count: 100, datatype: DOUBLE}' in text
+    path = tmp_path / "ring.yaml"
+    path.write_text(text)
+    result = load(str(path)).run()
+    replayed = sc.run()
+    assert result.outcome is replayed.outcome is ms.Outcome.COMPLETED
+    assert result.messages["sent"] == replayed.messages["sent"]
+    assert [r.buffer.size for r in result.ranks] == [3584] * 4
+
+
+def test_to_yaml_cli_and_recorded_errors(tmp_path):
+    out_file = tmp_path / "burst.yaml"
+    out = _mpisim("replay", str(DATA / "bsend-burst.trace"), "--to-yaml", str(out_file))
+    assert out.returncode == 0, out.stderr
+    text = out_file.read_text()
+    assert "returned MPI_ERR_BUFFER in the recording" in text
+    assert _mpisim("validate", str(out_file)).returncode == 0

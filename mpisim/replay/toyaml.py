@@ -1,0 +1,420 @@
+"""``mpisim replay run.trace --to-yaml``: a recording as a scenario file to edit and share.
+
+Each rank's recorded calls become its ``programs`` entry, in the scenario grammar; ranks
+whose programs come out the same share one entry (``ranks: [0, 2]``), and a rank's program
+written the same as another's up to ``(rank + k) % size`` in its peers is written once with
+that expression. Repetitions become loops where that is simple: a block of up to
+``MAX_BLOCK`` ops repeated at least twice in a row, whose integer arguments are the same in
+every repetition or grow by the same step (``tag: 3 + 1 * i``), is ``loop: {times, var,
+ops}``; the compute time of a folded op is the mean of its repetitions. Ops that name
+requests are not folded (their names differ from one repetition to the next).
+
+What the scenario grammar has no op for is written as its equivalent: ``MPI_Sendrecv`` as
+``isend`` + ``irecv`` + ``waitall``; a test or iprobe that succeeded in the recording as a
+wait or probe (as the replay does). Persistent requests, v-collectives, ``Reduce_scatter``
+and nonblocking collectives have none: such a recording is refused, naming the call. A
+recorded error (MPI_ERRORS_RETURN) cannot be caught by a scenario: a comment says where the
+recording went on after one.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Any
+
+from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL
+from .program import _BY_NAME
+from .scenario import _library
+from .trace import Call, RankLog
+
+__all__ = ["MAX_BLOCK", "scenario_text", "write_yaml"]
+
+MAX_BLOCK = 8
+"""The longest block of ops recognised as a loop body."""
+
+_SENDS = {"Send", "Bsend", "Ssend", "Rsend", "Isend", "Ibsend", "Issend", "Irsend"}
+_COLLECTIVES = {"Bcast": "bcast", "Reduce": "reduce", "Allreduce": "allreduce",
+                "Gather": "gather", "Scatter": "scatter", "Allgather": "allgather",
+                "Alltoall": "alltoall", "Reduce_scatter_block": "reduce_scatter_block",
+                "Scan": "scan", "Exscan": "exscan"}
+
+
+class _Op:
+    """One scenario op: its name and arguments (ints, names, or seconds for compute)."""
+
+    __slots__ = ("args", "comment", "name")
+
+    def __init__(self, name: str, args: dict[str, Any] | Any, comment: str = "") -> None:
+        self.name, self.args, self.comment = name, args, comment
+
+    def shape(self) -> tuple:
+        """What must be equal for two ops to be one op of a loop (ints may vary)."""
+        if self.name == "compute":
+            return ("compute",)
+        if not isinstance(self.args, dict):
+            return (self.name, repr(self.args))
+        return (self.name, tuple((k, "int" if type(v) is int else repr(v))
+                                 for k, v in self.args.items()), "request" in self.args)
+
+
+def scenario_text(scenario: Any) -> str:
+    """The YAML text of the recording behind ``scenario`` (a ReplayScenario)."""
+    trace, scale = scenario.trace, scenario.params.get("compute_scale", 1.0)
+    programs = [_fold(_ops(log, scale)) for log in trace.ranks]
+    lines = [f"name: {scenario.name}",
+             "description: >-",
+             f"  Recorded from a real run ({_library(trace.library)}, {trace.outcome()}) and "
+             "written by mpisim replay --to-yaml.",
+             f"ranks: {trace.size}",
+             "programs:"]
+    for ranks, ops in _group(programs, trace.size):
+        lines.append(f"  - ranks: {_ranks(ranks)}")
+        lines.append("    ops:" if ops else "    ops: []")
+        lines += _render(ops, 6, trace.size)
+    return "\n".join(lines) + "\n"
+
+
+def write_yaml(scenario: Any, target: str) -> str | None:
+    """Write the scenario to ``target`` ("-": stdout; a file whole or not at all)."""
+    text = scenario_text(scenario)
+    if target == "-":
+        print(text, end="")
+        return None
+    directory = os.path.dirname(os.path.abspath(target))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".mpisim-", suffix=".yaml", dir=directory)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, target)
+    except OSError as e:
+        raise ValueError(f"--to-yaml {target}: {e.strerror or e}") from None
+    return target
+
+
+# -- calls to ops ----------------------------------------------------------------------------
+def _ops(log: RankLog, scale: float) -> list[_Op]:
+    ops: list[_Op] = []
+    comms = {0: None, 1: "self"}
+    for call in log.calls:
+        if call.gap * scale > 0 and call.name != "Init":
+            if ops and ops[-1].name == "compute":  # a call with no op between: one compute
+                ops[-1].args += call.gap * scale
+            else:
+                ops.append(_Op("compute", call.gap * scale))
+        ops += _call_ops(log, call, comms)
+        if not call.returned:
+            break
+    return ops
+
+
+def _size(log: RankLog, call: Call, count_key: str = "n", type_key: str = "T"
+          ) -> dict[str, Any]:
+    count = call.args.get(count_key, 0)
+    info = log.types.get(call.args.get(type_key, 0))
+    if info is not None and info.name in _BY_NAME and _BY_NAME[info.name].size == info.size:
+        return {"count": count, "datatype": info.name.removeprefix("MPI_")}
+    return {"bytes": count * (info.size if info is not None else 1)}
+
+
+def _peer(value: int) -> Any:
+    return {ANY_SOURCE: "ANY_SOURCE", PROC_NULL: "PROC_NULL"}.get(value, value)
+
+
+def _tag(value: int) -> Any:
+    return "ANY_TAG" if value == ANY_TAG else value
+
+
+def _with_comm(args: dict[str, Any], call: Call, comms: dict[int, Any], key: str = "comm"
+               ) -> dict[str, Any]:
+    cid = call.args.get(key, 0)
+    if cid not in comms:
+        raise ValueError(f"--to-yaml: {call.where()}: MPI_{call.name} uses a communicator "
+                         "made by a call the recorder does not log")
+    if comms[cid] is not None:
+        args["comm"] = comms[cid]
+    return args
+
+
+def _call_ops(log: RankLog, call: Call, comms: dict[int, Any]) -> list[_Op]:
+    name, a, out = call.name, call.args, call.out
+    note = f"{call.where()}: returned {call.error} in the recording" if call.error else ""
+    if name in ("Init", "Finalize", "Comm_set_errhandler"):
+        return []
+    if name in _SENDS:
+        args = {"dest": _peer(a["dest"]), "tag": _tag(a.get("tag", 0)), **_size(log, call)}
+        if name.startswith("I"):
+            args["request"] = f"r{out.get('r', 0)}"
+        return [_Op(name.lower(), _with_comm(args, call, comms), note)]
+    if name in ("Recv", "Irecv"):
+        args = {"source": _peer(a.get("src", ANY_SOURCE)), "tag": _tag(a.get("tag", ANY_TAG)),
+                **_size(log, call)}
+        if name == "Irecv":
+            args["request"] = f"r{out.get('r', 0)}"
+        return [_Op(name.lower(), _with_comm(args, call, comms), note)]
+    if name in ("Sendrecv", "Sendrecv_replace"):
+        n = call.number
+        send = {"dest": _peer(a["dest"]), "tag": a.get("tag", 0), **_size(log, call),
+                "request": f"sr{n}s"}
+        recv = {"source": _peer(a.get("src", ANY_SOURCE)), "tag": _tag(a.get("rtag", ANY_TAG)),
+                **(_size(log, call, "rn", "rT") if name == "Sendrecv" else _size(log, call)),
+                "request": f"sr{n}r"}
+        return [_Op("isend", _with_comm(send, call, comms), f"{call.where()}: MPI_{name}"),
+                _Op("irecv", _with_comm(recv, call, comms)),
+                _Op("waitall", {"requests": [f"sr{n}s", f"sr{n}r"]})]
+    if name in ("Probe", "Iprobe"):
+        op = "probe" if name == "Probe" or out.get("flag") == 1 or not call.returned \
+            else "iprobe"
+        args = {"source": _peer(a.get("src", ANY_SOURCE)), "tag": _tag(a.get("tag", ANY_TAG))}
+        return [_Op(op, _with_comm(args, call, comms), note)]
+    if name in ("Wait", "Test", "Waitall", "Testall", "Waitany", "Testany", "Waitsome",
+                "Testsome"):
+        return _completion(call)
+    if name in ("Buffer_attach", "Comm_attach_buffer"):
+        size = a.get("size", 0)
+        args = {"size": "BUFFER_AUTOMATIC" if size == "auto" else size}
+        if name == "Comm_attach_buffer":
+            _with_comm(args, call, comms)
+        return [_Op("buffer_attach", args, note)]
+    if name in ("Buffer_detach", "Comm_detach_buffer"):
+        args = _with_comm({}, call, comms) if name.startswith("Comm") else {}
+        return [_Op("buffer_detach", args, note)]
+    if name in ("Buffer_flush", "Comm_flush_buffer"):
+        args = _with_comm({}, call, comms) if name.startswith("Comm") else {}
+        return [_Op("buffer_flush", args, note)]
+    if name in ("Comm_dup", "Comm_split"):
+        new = out.get("new", -1)
+        label = f"c{new}"
+        args: dict[str, Any] = {"as": label}
+        if name == "Comm_split":
+            color = a.get("color")
+            args = {"color": "UNDEFINED" if color is None else color, "key": a.get("key", 0),
+                    **args}
+        _with_comm(args, call, comms)
+        if new >= 0:
+            comms[new] = label
+        return [_Op(name.lower(), args, note)]
+    if name == "Comm_free":
+        label = comms.get(a.get("comm", 0))
+        comms.pop(a.get("comm", 0), None)
+        return [_Op("comm_free", label or "world", note)]
+    if name == "Barrier":
+        return [_Op("barrier", _with_comm({}, call, comms), note)]
+    if name in _COLLECTIVES:
+        args = dict(_size(log, call))
+        if "root" in a:
+            args["root"] = a["root"]
+        return [_Op(_COLLECTIVES[name], _with_comm(args, call, comms), note)]
+    raise ValueError(f"--to-yaml: {call.where()}: MPI_{name} has no op in the scenario "
+                     "grammar (replay the recording instead)")
+
+
+def _completion(call: Call) -> list[_Op]:
+    ids = [f"r{rid}" for rid in call.args.get("r", []) if rid]
+    name, out = call.name, call.out
+    succeeded = name.startswith("Wait") or out.get("flag") == 1 or bool(out.get("done"))
+    if name in ("Waitany", "Testany") and call.returned:
+        index = out.get("index", -1)
+        ids = [ids[index]] if 0 <= index < len(ids) else []
+    elif name in ("Waitsome", "Testsome") and out.get("done"):
+        ids = [ids[i] for i in out["done"] if 0 <= i < len(ids)]
+    if not ids:
+        return []
+    if succeeded or not call.returned:
+        return [_Op("wait", ids[0])] if len(ids) == 1 else [_Op("waitall", {"requests": ids})]
+    return [_Op("test", ids[0])] if len(ids) == 1 else [_Op("testall", {"requests": ids})]
+
+
+# -- loops -------------------------------------------------------------------------------------
+class _Loop:
+    __slots__ = ("body", "times")
+
+    def __init__(self, times: int, body: list[Any]) -> None:
+        self.times, self.body = times, body
+
+
+def _fold(ops: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    i = 0
+    while i < len(ops):
+        best = (1, 1)
+        for length in range(1, MAX_BLOCK + 1):
+            times = _repeats(ops, i, length)
+            if times >= 2 and times * length > best[0] * best[1]:
+                best = (times, length)
+        times, length = best
+        if times >= 2:
+            out.append(_loop(ops[i:i + times * length], times, length))
+            i += times * length
+        else:
+            out.append(ops[i])
+            i += 1
+    return out
+
+
+def _repeats(ops: list[Any], start: int, length: int) -> int:
+    first = ops[start:start + length]
+    if len(first) < length or not all(isinstance(o, _Op) for o in first) \
+            or all(o.name == "compute" for o in first):
+        return 0
+    shapes = [o.shape() for o in first]
+    if any("request" in str(s) and s[-1] is True for s in shapes):
+        return 0
+    times = 1
+    steps: list[dict[str, int]] | None = None
+    while True:
+        block = ops[start + times * length:start + (times + 1) * length]
+        if len(block) < length or not all(isinstance(o, _Op) for o in block) or \
+                [o.shape() for o in block] != shapes:
+            return times
+        if steps is None:
+            steps = [_diff(b, f) for b, f in zip(block, first, strict=True)]
+        elif any(_diff(b, f) != {k: v * times for k, v in s.items()}
+                 for b, f, s in zip(block, first, steps, strict=True)):
+            return times
+        times += 1
+
+
+def _diff(op: _Op, first: _Op) -> dict[str, int]:
+    if op.name == "compute" or not isinstance(op.args, dict):
+        return {}
+    return {k: v - first.args[k] for k, v in op.args.items() if type(v) is int}
+
+
+def _loop(ops: list[_Op], times: int, length: int) -> _Loop:
+    body = []
+    for j in range(length):
+        first = ops[j]
+        if first.name == "compute":
+            mean = sum(ops[j + t * length].args for t in range(times)) / times
+            body.append(_Op("compute", mean))
+            continue
+        if not isinstance(first.args, dict) or times < 2:
+            body.append(first)
+            continue
+        step = _diff(ops[j + length], first)
+        args = {k: (_progression(v, step[k]) if step.get(k) else v)
+                for k, v in first.args.items()}
+        notes = [ops[j + t * length].comment for t in range(times)]
+        body.append(_Op(first.name, args, "; ".join(n for n in notes if n)))
+    return _Loop(times, body)
+
+
+def _progression(first: int, step: int) -> str:
+    """``first + step * i`` written simply: ``i``, ``3 + i``, ``2 * i``, ``8 - i``."""
+    term = "i" if abs(step) == 1 else f"{abs(step)} * i"
+    if first == 0:
+        return term if step > 0 else f"-{term}"
+    return f"{first} {'+' if step > 0 else '-'} {term}"
+
+
+# -- ranks -----------------------------------------------------------------------------------
+def _group(programs: list[list[Any]], size: int) -> list[tuple[list[int], list[Any]]]:
+    """Ranks whose programs are written the same (peers on MPI_COMM_WORLD as
+    ``(rank + k) % size``; compute times ignored, their mean kept), in order of their first
+    rank. A rank alone keeps its literal peers and times."""
+    groups: dict[str, list[tuple[int, list[Any]]]] = {}
+    for rank, ops in enumerate(programs):
+        relative = _relative(ops, rank, size)
+        groups.setdefault(_skeleton(relative), []).append((rank, relative))
+    out = []
+    for members in groups.values():
+        if len(members) == 1:
+            out.append(([members[0][0]], programs[members[0][0]]))
+        else:
+            out.append(([r for r, _ in members], _mean_computes([ops for _, ops in members])))
+    return out
+
+
+_PEERS = ("dest", "source", "root")
+
+
+def _relative(ops: list[Any], rank: int, size: int) -> list[Any]:
+    out: list[Any] = []
+    for op in ops:
+        if isinstance(op, _Loop):
+            out.append(_Loop(op.times, _relative(op.body, rank, size)))
+        elif isinstance(op.args, dict) and "comm" not in op.args:
+            args = dict(op.args)
+            for key in ("dest", "source"):
+                if type(args.get(key)) is int:
+                    k = (args[key] - rank) % size
+                    args[key] = "rank" if k == 0 else f"(rank + {k}) % size"
+            out.append(_Op(op.name, args, ""))
+        else:
+            out.append(_Op(op.name, op.args, ""))
+    return out
+
+
+def _skeleton(ops: list[Any]) -> str:
+    parts = []
+    for op in ops:
+        if isinstance(op, _Loop):
+            parts.append(f"loop {op.times} [{_skeleton(op.body)}]")
+        elif op.name == "compute":
+            parts.append("compute")
+        else:
+            parts.append(f"{op.name} {_value(op)}")
+    return "; ".join(parts)
+
+
+def _mean_computes(programs: list[list[Any]]) -> list[Any]:
+    first = programs[0]
+    out: list[Any] = []
+    for j, op in enumerate(first):
+        if isinstance(op, _Loop):
+            out.append(_Loop(op.times, _mean_computes([p[j].body for p in programs])))
+        elif op.name == "compute":
+            out.append(_Op("compute", sum(p[j].args for p in programs) / len(programs)))
+        else:
+            out.append(op)
+    return out
+
+
+def _ranks(ranks: list[int]) -> str:
+    if len(ranks) == 1:
+        return str(ranks[0])
+    if ranks == list(range(ranks[0], ranks[-1] + 1)):
+        return f'"{ranks[0]}..{ranks[-1]}"'
+    return "[" + ", ".join(map(str, ranks)) + "]"
+
+
+# -- text --------------------------------------------------------------------------------------
+def _render(ops: list[Any], indent: int, size: int) -> list[str]:
+    """Loops never nest (a loop's body is ops only), so one variable name serves."""
+    pad = " " * indent
+    lines: list[str] = []
+    for op in ops:
+        if isinstance(op, _Loop):
+            lines += [f"{pad}- loop:", f"{pad}    times: {op.times}", f"{pad}    var: i",
+                      f"{pad}    ops:"]
+            lines += _render(op.body, indent + 6, size)
+            continue
+        comment = f"  # {op.comment}" if op.comment else ""
+        lines.append(f"{pad}- {op.name}: {_value(op)}{comment}")
+    return lines
+
+
+def _value(op: _Op) -> str:
+    if op.name == "compute":
+        return _seconds(op.args)
+    if not isinstance(op.args, dict):
+        return str(op.args)
+    parts = []
+    for key, value in op.args.items():
+        if isinstance(value, list):
+            value = "[" + ", ".join(map(str, value)) + "]"
+        elif isinstance(value, str) and (" " in value or value[:1] in "(-"):
+            value = f'"{value}"'
+        parts.append(f"{key}: {value}")
+    return "{" + ", ".join(parts) + "}"
+
+
+def _seconds(value: float) -> str:
+    if value >= 1:
+        return f"{value:.6g}s"
+    if value >= 1e-3:
+        return f"{value * 1e3:.6g}ms"
+    if value >= 1e-6:
+        return f"{value * 1e6:.6g}us"
+    return f"{value * 1e9:.6g}ns"
