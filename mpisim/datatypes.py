@@ -64,6 +64,8 @@ ORDER_FORTRAN = 57
 
 COUNT_MAX = 2**63 - 1
 """Largest MPI_Count (int64)."""
+AINT_LIMIT = 2**63
+"""Displacements, bounds and sizes of a type stay in [-2**63, 2**63): MPI_Aint, MPI_Count."""
 
 
 class Datatype:
@@ -203,6 +205,7 @@ class Datatype:
     def _vector(self, kind: str, count: int, blocklength: int, stride: int,
                 unit: int) -> Datatype:
         n, bl, st = count_arg(count), _int(blocklength, "blocklength", 0), _int(stride, "stride")
+        _aint(max(n - 1, 0) * st * unit, f"{kind}'s last displacement")
         disps = np.arange(n, dtype=np.int64) * (st * unit)
         return _derive(f"{kind}({n}, {bl}, {st}, {self.name})",
                        [(self, disps, np.full(n, bl, dtype=np.int64))])
@@ -215,6 +218,9 @@ class Datatype:
         if counts.size != disps.size:
             raise ErrArg(f"{kind} needs as many blocklengths ({counts.size}) as "
                          f"displacements ({disps.size})")
+        if disps.size:
+            _aint(max(abs(int(disps.min())), abs(int(disps.max()))) * unit,
+                  f"{kind}'s displacement in bytes")
         return _derive(f"{kind}({_seq(counts)}, {_seq(disps)}, {self.name})",
                        [(self, disps * unit, counts)])
 
@@ -250,6 +256,8 @@ def _derive(name: str, members: list[tuple[Datatype, np.ndarray, np.ndarray]], *
         if not live.any():
             continue
         first = disps[live]
+        reach = max(abs(int(first.min())), abs(int(first.max())))
+        _aint(reach + (int(counts[live].max()) - 1) * abs(old.extent), f"{name}'s bounds")
         last = first + (counts[live] - 1) * old.extent
         lo, hi = int(min(first.min(), last.min())), int(max(first.max(), last.max()))
         size += old.size * int(counts[live].sum())
@@ -269,7 +277,20 @@ def _derive(name: str, members: list[tuple[Datatype, np.ndarray, np.ndarray]], *
     if pad and not (t._lb_marked or t._ub_marked) and ub > lb:
         ub += -(ub - lb) % align  # the epsilon rule
     t.lb, t.extent = lb, ub - lb
+    for value, what in ((size, "size"), (lb, "lower bound"), (ub, "upper bound"),
+                        (t.extent, "extent"), (t.true_lb, "true lower bound"),
+                        (t.true_lb + t.true_extent, "true upper bound")):
+        _aint(value, f"{name}'s {what}")
     return t
+
+
+def _aint(value: int, what: str) -> int:
+    """``value`` if it fits an MPI_Aint / MPI_Count (64 bits, signed); else MPI_ERR_ARG.
+    Sizes and bounds are computed from a type's description, never by expanding it, and no
+    wider value reaches numpy (whose int64 arithmetic would wrap silently)."""
+    if not -AINT_LIMIT <= value < AINT_LIMIT:
+        raise ErrArg(f"{what} ({value}) does not fit in 64 bits (MPI_Aint)")
+    return value
 
 
 def _set_bounds(t: Datatype, lb: int, extent: int) -> Datatype:
@@ -295,7 +316,7 @@ def _ints(values: Any, what: str, minimum: int | None = None) -> np.ndarray:
         out = values.astype(np.int64)
     else:
         try:
-            out = _arr([_int(v, what) for v in values])
+            out = _arr([_aint(_int(v, what), f"every entry of {what}") for v in values])
         except TypeError:
             raise ErrArg(f"{what} must be a sequence of integers, got {values!r}") from None
     if minimum is not None and out.size and out.min() < minimum:

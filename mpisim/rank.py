@@ -12,6 +12,7 @@ Sizes and times also accept unit strings ("64 KiB", "5us").
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from array import array
@@ -34,6 +35,7 @@ from .constants import (
     ANY_TAG,
     BOTTOM,
     BUFFER_AUTOMATIC,
+    COUNT_MAX,
     PROC_NULL,
     TAG_UB,
     automatic_or,
@@ -42,7 +44,7 @@ from .errors import ErrArg, ErrBuffer, ErrComm, MPIError
 from .p2p import completion
 from .p2p.calls import check_datatype, check_dest, check_source, check_tag
 from .p2p.events import at, done, failed, fire_at, pending
-from .p2p.payload import outgoing, receive_capacity
+from .p2p.payload import message_bytes, outgoing, receive_capacity
 from .p2p.protocols import BUFFERED, READY, STANDARD, SYNCHRONOUS, Transport
 from .p2p.requests import Request, Status
 from .persistent import CALLS as _PERSISTENT_CALLS
@@ -239,6 +241,8 @@ class Rank:
             if buf is None and datatype is not None and type(count) is int and count >= 0 \
                     and type(datatype) is _dt.Datatype and datatype.committed:
                 dt, nbytes, data = datatype, count * datatype.size, None  # size only
+                if nbytes > COUNT_MAX:
+                    message_bytes(count, datatype)  # MPI_ERR_COUNT
             else:
                 dt = check_datatype(datatype)
                 if dt is None and not isinstance(buf, np.ndarray):
@@ -412,6 +416,8 @@ class Rank:
             if buf is None and datatype is not None and type(count) is int and count >= 0 \
                     and type(datatype) is _dt.Datatype and datatype.committed:
                 capacity, dt = count * datatype.size, datatype  # size only
+                if capacity > COUNT_MAX:
+                    message_bytes(count, datatype)  # MPI_ERR_COUNT
             else:
                 capacity, dt = receive_capacity(buf, count, check_datatype(datatype))
         except MPIError as e:
@@ -562,9 +568,13 @@ class Rank:
             seconds = parse_time(seconds)
         except UnitError as e:
             return failed(self.env, ErrArg(f"compute: {e}"))
+        end = self.env._now + seconds
+        if end == math.inf:
+            return failed(self.env, ErrArg(f"compute: the simulated clock would overflow "
+                                           f"({self.env._now:.6g} s + {seconds:.6g} s)"))
         if self._progress is not None and seconds > 0:
             self._progress.computing[self.rank] = True
-        return at(self.env, self.env._now + seconds, None)
+        return at(self.env, end, None)
 
     # -- datatypes and addresses (plain calls) -------------------------------------------
     def type_size(self, datatype: Any) -> int:

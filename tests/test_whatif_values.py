@@ -59,7 +59,7 @@ def test_lists_may_mix_values_and_ranges():
     ("1..", "expected 'a..b:STEP'"),
     ("0..10:0", "step must be positive"),
     ("0..1e9:1", "more than"),
-    ("3 parsecs", "unknown size unit"),
+    ("3 parsecs", "unknown unit .parsecs."),
     ("1.5 B", "whole number of bytes"),
 ])
 def test_bad_text_is_one_clear_value_error(text, words):

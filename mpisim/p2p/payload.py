@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 
 from .. import datatypes as dts
-from ..constants import BOTTOM
+from ..constants import BOTTOM, COUNT_MAX
 from ..errors import ErrCount, ErrTruncate, MPIError
 from .requests import Status
 
-__all__ = ["deliver", "outgoing", "receive_capacity"]
+__all__ = ["deliver", "message_bytes", "outgoing", "receive_capacity"]
 
 _UINT8 = np.dtype(np.uint8)
 
@@ -33,7 +33,7 @@ def outgoing(buf: Any, count: int | None, datatype: Any, space: Any) -> tuple[in
             count = 0
         elif type(count) is not int or count < 0:
             _check_count(count)
-        return count, datatype, count * datatype.size, None
+        return count, datatype, message_bytes(count, datatype), None
     if buf is BOTTOM:
         count = 1 if count is None else count
         _check_count(count)
@@ -66,6 +66,16 @@ def _from_array(buf: np.ndarray, count: int | None, datatype: Any) -> tuple[int,
     return count, datatype, nbytes, np.ascontiguousarray(flat).view(_UINT8)[:nbytes].copy()
 
 
+def message_bytes(count: int, datatype: Any) -> int:
+    """``count * datatype.size``: MPI_ERR_COUNT beyond an MPI_Count (no larger size reaches
+    the engine or the trace)."""
+    nbytes = count * datatype.size
+    if nbytes > COUNT_MAX:
+        raise ErrCount(f"count {count} of {datatype.name} is {nbytes} bytes, more than an "
+                       f"MPI_Count holds ({COUNT_MAX})")
+    return nbytes
+
+
 def _check_count(count: Any) -> None:
     if type(count) is int and count >= 0:
         return
@@ -87,7 +97,7 @@ def receive_capacity(buf: Any, count: int | None, datatype: Any) -> tuple[int | 
         return (None if buf is None else datatype.size), datatype
     if type(count) is not int or count < 0:
         _check_count(count)
-    return count * datatype.size, datatype
+    return message_bytes(count, datatype), datatype
 
 
 def deliver(msg: Any, req: Any) -> None:

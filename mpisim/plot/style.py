@@ -19,6 +19,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from ..units import SIZE_SCALES, TIME_SCALES
+
 __all__ = [
     "CALL_COLORS",
     "MODE_COLORS",
@@ -33,8 +35,8 @@ __all__ = [
     "time_unit",
 ]
 
-_TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
-_SIZE_UNITS = (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
+_TIME_UNITS = TIME_SCALES
+_SIZE_UNITS = SIZE_SCALES
 
 # Calls of one family share a hue, so a lane reads at a glance: sends blue, receives green,
 # completion (wait/test) orange, the attached buffer purple, synchronisation and computing grey.

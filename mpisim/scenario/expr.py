@@ -1,7 +1,8 @@
 """Expressions in scenario files, evaluated through an ``ast`` allow-list (never ``eval``).
 
-Allowed: integer and float literals, numbers with a unit (``5us`` and ``2.5 ms`` are seconds,
-``64 KiB`` and ``16 B`` bytes, so ``(size - rank) * 5us`` works), text literals (for comparing
+Allowed: integer and float literals, numbers with a unit read by :mod:`mpisim.units` as
+everywhere else (``5us``, ``2.5 ms`` and ``1min`` are seconds, ``64 KiB`` and ``16 B`` bytes,
+``10 GB/s`` bytes per second, so ``(size - rank) * 5us`` works), text literals (for comparing
 text params), the names in scope, ``+ - * / // % **``, unary ``- + not``, comparisons
 (``== != < <= > >=``, chained), ``and``/``or``, the conditional expression
 ``a if cond else b``, and calls of ``min``, ``max`` and ``abs``. Everything else
@@ -32,7 +33,7 @@ import re
 from typing import Any
 
 from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED
-from ..units import UnitError, parse_size, parse_time
+from ..units import QUANTITY, UnitError, parse_quantity
 
 __all__ = ["CONSTANTS", "FUNCTIONS", "RESERVED", "Expr", "ExprError", "constant", "parse_expr"]
 
@@ -125,23 +126,12 @@ def constant(value: Any, source: str | None = None) -> Expr:
     return Expr(repr(value) if source is None else source, ("c", value), frozenset())
 
 
-# A number directly followed by a unit word: never valid Python, so replacing it by its value
-# cannot change the meaning of an expression that parses without it.
-_WITH_UNIT = re.compile(
-    r"(?<![\w.])((?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*"
-    r"(ps|ns|us|µs|ms|sec|s|bytes|byte|B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB|PiB)(?!\w)")
-
-
 def _units(match: re.Match[str]) -> str:
-    number, unit = match.group(1), match.group(2)
+    """A number with a unit (``QUANTITY``) replaced by its value, read as everywhere else."""
     try:
-        value: float | int = parse_time(f"{number}{unit}")
-    except UnitError:
-        try:
-            value = parse_size(f"{number}{unit}")
-        except UnitError:
-            return match.group(0)
-    return repr(value)
+        return repr(parse_quantity(match.group(0))[1])
+    except UnitError as e:
+        raise ExprError(str(e)) from None
 
 
 def parse_expr(text: str) -> Expr:
@@ -149,7 +139,7 @@ def parse_expr(text: str) -> Expr:
     if len(text) > MAX_LENGTH:
         raise ExprError(f"expression longer than {MAX_LENGTH} characters")
     try:
-        node = ast.parse(_WITH_UNIT.sub(_units, text.strip()), mode="eval").body
+        node = ast.parse(QUANTITY.sub(_units, text.strip()), mode="eval").body
     except SyntaxError as e:
         raise ExprError(f"cannot read {text!r} as an expression ({e.msg})") from None
     except (ValueError, RecursionError, MemoryError):

@@ -30,22 +30,22 @@ identifier that is not a top-level key, ``rank``, ``size`` or an MPI constant.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from typing import Any
 
 from ..readers import Setting, SettingError, unknown_key
 from ..settings import GROUPS, RUN
+from ..units import UnitError, parse_quantity
 from .expr import RESERVED
 from .problems import Problems
 from .values import (
     Invalid,
     describe,
     is_unit_literal,
-    read_bandwidth,
     read_choice,
     read_int,
-    read_size,
     read_text,
     read_time,
 )
@@ -156,22 +156,24 @@ def _params(problems: Problems, value: Any, line: int) -> dict[str, Any]:
 
 def read_param(value: Any) -> Any:
     """A param value: a number, text or a boolean. Text that is a number with a unit is
-    read as the number, so expressions can compute with it: ``64 KiB`` -> 65536 (bytes),
-    ``10us`` -> 1e-05 (seconds), ``10 GB/s`` -> 1e10 (bytes per second)."""
+    read as the number (by :func:`mpisim.units.parse_quantity`, as in an expression or
+    ``--vary``), so expressions can compute with it: ``64 KiB`` -> 65536 (bytes), ``10us`` ->
+    1e-05 (seconds), ``10 GB/s`` -> 1e10 (bytes per second)."""
     if isinstance(value, Ambiguous):
         raise Invalid(value.reason)
     if isinstance(value, str) and is_unit_literal(value):
-        for reader in (read_size, read_time, read_bandwidth, read_int):
-            try:
-                return reader(value)
-            except Invalid:
-                continue
-        return value
+        try:
+            kind, number = parse_quantity(value)
+        except UnitError as e:
+            raise Invalid(str(e)) from None
+        if kind != "number":
+            return number
+        return read_int(number) if float(number).is_integer() else number  # "1e3": 1000
     if isinstance(value, bool | str):
         return value
     if isinstance(value, int):
         return read_int(value)
-    if isinstance(value, float) and value == value and abs(value) != float("inf"):
+    if isinstance(value, float) and math.isfinite(value):
         return value
     raise Invalid(f"a param is a number, text or true/false, not {describe(value)}")
 

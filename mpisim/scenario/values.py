@@ -10,7 +10,6 @@ reason.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ..readers import (
@@ -26,17 +25,15 @@ from ..readers import (
     read_text,
     read_time,
 )
+from ..units import is_quantity
 
 __all__ = ["INT_LIMIT", "Invalid", "convert", "describe", "hint", "is_unit_literal",
            "read_bandwidth", "read_bool", "read_choice", "read_int", "read_size", "read_text",
            "read_time"]
 
-_UNIT_LITERAL = re.compile(r"^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*[A-Za-zµ/]*\s*$")
-
-
 def is_unit_literal(text: str) -> bool:
     """True for ``"64 KiB"``, ``"5us"``, ``"1e3"``: a number with an optional unit word."""
-    return bool(_UNIT_LITERAL.match(text))
+    return is_quantity(text)
 
 
 def convert(kind: str, value: Any) -> Any:

@@ -12,8 +12,9 @@ Each item is read as the most specific thing it can be, so that the table's colu
 numbers a plot can use: an integer (``"4096"``, ``"1e3"``), a float (``"2.5"``), a size with a
 unit in whole bytes (``"64 KiB"`` -> 65536), a time with a unit in seconds (``"5us"`` ->
 5e-06), a bandwidth in bytes per second (``"10 GB/s"`` -> 1e10), ``true``/``false``, or else
-the text itself (``"first-fit"``). Sizes and times use :mod:`mpisim.units`, so ``KiB`` is 1024
-and ``kB`` 1000. A range whose ends are whole bytes stays whole bytes (a fractional factor
+the text itself (``"first-fit"``). Numbers with units are read by :mod:`mpisim.units`, as in
+a scenario file, ``--set`` and expressions, so ``KiB`` is 1024 and ``kB`` 1000.
+A range whose ends are whole bytes stays whole bytes (a fractional factor
 rounds each value to the nearest byte, repeats dropped); other ranges are floats kept to 12
 significant digits, so ``0..1:0.1`` gives 0.3, not 0.30000000000000004. A range never yields
 more than ``MAX_VALUES`` values: a typo such as ``0..1e9:1`` is an error, not a billion runs.
@@ -25,7 +26,7 @@ import math
 import re
 from typing import Any
 
-from ..units import UnitError, parse_bandwidth, parse_size, parse_time
+from ..units import UnitError, is_quantity, parse_quantity
 
 __all__ = ["MAX_VALUES", "parse_value", "parse_values"]
 
@@ -34,14 +35,13 @@ MAX_VALUES = 100_000
 
 _INT = re.compile(r"^[-+]?\d+$")
 _FLOAT = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$")
-_WITH_UNIT = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*([A-Za-zµ/]+)$")
 _RANGE = re.compile(r"^(?P<start>.+?)\.\.(?P<end>[^:]+)(?::(?P<step>.+))?$")
-_TIME_UNITS = {"s", "sec", "ms", "us", "µs", "ns", "ps", "min"}
 _EPS = 1e-9
 
 
 def parse_value(text: str) -> Any:
-    """One value: int, float, size (bytes), time (seconds), bandwidth (B/s), bool or text."""
+    """One value: int, float, size (bytes), time (seconds), bandwidth (B/s), bool or text;
+    a number with a unit read by :func:`mpisim.units.parse_quantity`, as everywhere."""
     item = text.strip()
     if not item:
         raise ValueError("empty value")
@@ -52,23 +52,14 @@ def parse_value(text: str) -> Any:
         if "." not in item and number.is_integer() and math.isfinite(number):
             return int(number)  # "1e3": a whole number written with an exponent
         return number
-    m = _WITH_UNIT.match(item)
-    if m:
-        return _with_unit(item, m.group(1))
+    if is_quantity(item):
+        try:
+            return parse_quantity(item)[1]
+        except UnitError as e:
+            raise ValueError(str(e)) from None
     if item.lower() in ("true", "false"):
         return item.lower() == "true"
     return item
-
-
-def _with_unit(item: str, unit: str) -> Any:
-    try:
-        if unit.endswith("/s"):
-            return parse_bandwidth(item)
-        if unit in _TIME_UNITS:
-            return _tidy(parse_time(item))  # "5us" -> 5e-06, not 4.9999999999999996e-06
-        return parse_size(item)
-    except UnitError as e:
-        raise ValueError(str(e)) from None
 
 
 def parse_values(text: str) -> list[Any]:
