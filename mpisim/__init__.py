@@ -107,6 +107,10 @@ def __getattr__(name: str):
         from . import whatif
 
         return getattr(whatif, name)
+    if name == "explore":  # ipywidgets (the notebook extra) only when asked for
+        from .explorer import explore
+
+        return explore
     if name == "run_mpi4py":  # the mpi4py stand-in (greenlet) only when asked for
         from .mpi4py import run_mpi4py
 
@@ -196,6 +200,7 @@ __all__ = [
     "datatype_of",
     "run",
     "run_mpi4py",
+    "explore",
     "BSEND_OVERHEAD",
     "ORDER_C",
     "ORDER_FORTRAN",

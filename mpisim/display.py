@@ -156,8 +156,9 @@ def _size(n: int | None) -> str:
 
 
 # -- a run ---------------------------------------------------------------------------------
-def result_html(result: Any) -> str:
-    """A Result: outcome badge, the cause, settings, buffer peaks, one figure, the report."""
+def result_html(result: Any, figure: bool = True) -> str:
+    """A Result: outcome badge, the cause, settings, buffer peaks, one figure (unless
+    ``figure`` is false: the explorer draws its own), the text report."""
     err = result.error
     kind = category(result.outcome.value, err.error_class if err is not None else None)
     m = result.messages
@@ -175,7 +176,8 @@ def result_html(result: Any) -> str:
         from .result import settings_text
 
         parts.append(small("settings in force: " + settings_text(result.settings)))
-    parts.append(_result_figure(result))
+    if figure:
+        parts.append(_result_figure(result))
     parts.append(details("full report (text)", result.report()))
     return card(*parts)
 
