@@ -75,7 +75,7 @@ class PendingEntry:
         self.freed = float("nan")
         self.attach = owner.attaches - 1
         self.done_at: float | None = None
-        self.waiting: str | None = None  # why the send cannot go yet (deadlock reports)
+        self.waiting: Any = None  # a Cause: why the send cannot go yet (deadlock reports)
         self.sreq: Request | None = None  # the user's request, when it completes with the send
         self.where = where            # the bsend's place in the program (reports)
         self.seq = -1                 # its place in the trace, once recorded

@@ -31,7 +31,9 @@ from itertools import islice
 from types import SimpleNamespace
 from typing import Any
 
+from .causes import CallDetail, Cause
 from .constants import ANY_SOURCE
+from .p2p.protocols import SYNCHRONOUS
 from .p2p.requests import Request
 
 __all__ = ["LIVELOCK_POLLS", "Blocked", "Deadlock", "PollWatch", "analyse"]
@@ -56,10 +58,11 @@ class Blocked:
     any_of: bool = False
     reason: str = ""
     comm: str | None = None   # the communicator, when not MPI_COMM_WORLD
+    cause: Cause | None = None  # what it waits for (advice is chosen by it)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        del d["any_of"], d["reason"]
+        del d["any_of"], d["reason"], d["cause"]
         if d["comm"] is None:
             del d["comm"]
         return d
@@ -143,6 +146,7 @@ def _polling(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,
     shim = SimpleNamespace(rank=mpi.rank, call=call, detail=detail)
     b = _blocked(shim, alive, buffer, eager_limit, poll_where or where, stall_cause)
     b.waits_for = [w for w in b.waits_for if w in alive]
+    b.cause = Cause.POLLING
     b.reason = (f"livelock: polls with {call} in a loop that never ends; nothing is in "
                 "flight to it and every other rank has finished or is blocked, so the poll "
                 "can never succeed")
@@ -152,50 +156,76 @@ def _polling(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,
 def _blocked(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,
              where: str | None, stall_cause: Any = None) -> Blocked:
     call = mpi.call or "(not started)"
-    peer, tag, nbytes, obj = ((*mpi.detail, None, None, None, None))[:4]
+    peer, tag, nbytes, obj = CallDetail(*mpi.detail) if mpi.detail else CallDetail()
     others = [r for r in alive if r != mpi.rank]
     any_of = False
-    if call in ("MPI_Buffer_detach", "MPI_Buffer_flush", "MPI_Finalize") or call.endswith(
-            ("_detach_buffer", "_flush_buffer")) or call == "MPI_Comm_free":
+    ending = _ENDING.get(call) or (Cause.DETACH if call.endswith("_detach_buffer") else
+                                   Cause.FLUSH if call.endswith("_flush_buffer") else None)
+    if ending is not None:
         if hasattr(obj, "pending_peers"):  # a communicator's or session's buffer
             buffer = obj
-        waits = buffer.pending_peers()
+        waits, cause = buffer.pending_peers(), ending
         reason = (f"waits until the {buffer.pending} message(s) in its attached buffer are "
                   "sent; their receivers have not received them")
     elif hasattr(obj, "waits_for"):  # a collective call: the members it still waits for
         waits, reason = obj.waits_for(), obj.reason()
+        cause = Cause.BARRIER if call in ("MPI_Barrier", "MPI_Ibarrier") else Cause.COLLECTIVE
         peer = waits[0] if len(waits) == 1 else None
     elif isinstance(obj, list):
         waits, any_of = _request_peers(obj, others), call in ("MPI_Waitany", "MPI_Waitsome")
-        reason = "waits for requests that cannot complete"
+        reason, cause = "waits for requests that cannot complete", Cause.REQUESTS
         peer = waits[0] if len(waits) == 1 else None
     elif isinstance(obj, Request) and obj.kind == "send":
         waits = [peer]
-        reason = _send_reason(obj, nbytes, eager_limit, peer)
+        cause = send_cause(obj)
+        reason = _send_reason(cause, nbytes, eager_limit, peer)
     else:  # receive or probe
         if peer == ANY_SOURCE:
             waits, any_of, peer = others, True, None
-            reason = "waits for a message from any rank; none is coming"
+            reason, cause = "waits for a message from any rank; none is coming", Cause.ANY_SOURCE
         else:
             waits = [peer] if peer is not None else []
             ctx = obj.ctx if isinstance(obj, Request) else 0
             stalled = (stall_cause(peer, mpi.rank, ctx) if stall_cause and peer is not None
                        else None)
+            cause = Cause.STALLED if stalled else Cause.RECEIVE
             reason = stalled or (f"waits for a message from rank {peer} (tag {_tag(tag)}) "
                                  "that is never sent")
     waits = sorted({w for w in waits if w is not None and w != mpi.rank})
     comm = obj.comm.name if isinstance(obj, Request) and obj.comm is not None else None
-    return Blocked(mpi.rank, call, peer, tag, nbytes, waits, where, any_of, reason, comm)
+    return Blocked(mpi.rank, call, peer, tag, nbytes, waits, where, any_of, reason, comm,
+                   cause)
+
+
+_ENDING = {"MPI_Buffer_detach": Cause.DETACH, "MPI_Buffer_flush": Cause.FLUSH,
+           "MPI_Finalize": Cause.FINALIZE, "MPI_Comm_free": Cause.DETACH}
+"""Calls that wait for the messages in a buffer (a freed communicator detaches its own)."""
 
 
 def _tag(tag: Any) -> str:
     return "ANY_TAG" if tag == -1 else str(tag)
 
 
-def _send_reason(req: Request, nbytes: Any, eager_limit: int, peer: Any) -> str:
-    if req.waiting:
+def send_cause(req: Request) -> Cause:
+    """Why a send request has not completed, from what the transport recorded on it: its
+    effective mode and protocol, and whether the receiver's progress holds it."""
+    if req.waiting is not None:
         return req.waiting
-    if req.call.startswith(("MPI_Ssend", "MPI_Issend")):
+    if req.forced:
+        return Cause.FORCED_SYNCHRONOUS
+    if req.mode == SYNCHRONOUS:
+        return Cause.SYNCHRONOUS
+    return Cause.RENDEZVOUS
+
+
+def _send_reason(cause: Cause, nbytes: Any, eager_limit: int, peer: Any) -> str:
+    if cause is Cause.EAGER_CELLS:
+        return (f"completes only when rank {peer} takes the message (enters MPI): no room "
+                "left for it towards that rank")
+    if cause is Cause.FORCED_SYNCHRONOUS:
+        return (f"sent synchronous (every send is, mpi.force_ssend): completes only when "
+                f"rank {peer} starts a matching receive")
+    if cause is Cause.SYNCHRONOUS:
         return f"synchronous send: completes only when rank {peer} starts a matching receive"
     return (f"the message ({nbytes} B) went rendezvous (eager limit {eager_limit} B): "
             f"the send completes only when rank {peer} posts a matching receive")

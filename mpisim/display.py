@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .causes import advice
 from .units import format_size, format_time
 
 __all__ = ["BADGE_COLORS", "CELL_COLORS", "INK", "PAPER", "category", "deadlock_html",
@@ -282,10 +283,8 @@ def _deadlock_body(dl: Any, graph: bool) -> str:
     for k in dl.knots[:3]:
         if len(k) > 2:
             parts.append(small(f"knot: ranks {', '.join(map(str, k))} wait only on one another"))
-    if any(b.reason.startswith("the message") for b in dl.blocked):
-        parts.append(small("try: a larger eager limit (setting network.eager_limit), bsend "
-                           "with an attached buffer, or isend/irecv (the program is unsafe, "
-                           "3.5)"))
+    for text in advice(b.cause for b in dl.blocked):
+        parts.append(small(f"try: {text}"))
     if graph and dl.blocked:
         parts.append(_svg_block(dl))
     return "".join(parts)

@@ -121,7 +121,7 @@ class Rank:
         self.calls: list[str] = []
         self.starts = array("d")  # 8 bytes a call
         self.call: str | None = None
-        self.detail: tuple = ()
+        self.detail: tuple = ()  # (peer, tag, nbytes, obj): read as causes.CallDetail
         self.call_where: str | None = None
         self._last_time = -1.0
         self._same_time = 0
@@ -261,8 +261,8 @@ class Rank:
         if dest == PROC_NULL:
             sreq.known(now)
             return done(env, None if blocking else sreq)
-        if self._sync_all:
-            mode = SYNCHRONOUS
+        if self._sync_all and mode != SYNCHRONOUS:
+            mode, sreq.forced = SYNCHRONOUS, True  # mpi.force_ssend (the safety check)
         earliest = now + self._overhead
         if mode == BUFFERED:
             try:

@@ -16,6 +16,7 @@ from enum import Enum
 from typing import Any
 
 from .bsend.buffer import BufferSummary
+from .causes import advice
 from .deadlock import Deadlock
 from .trace import Trace
 from .units import format_size, format_time
@@ -258,9 +259,7 @@ def _deadlock_lines(dl: Deadlock) -> list[str]:
     for k in dl.knots[:3]:
         if len(k) > 2:
             lines.append(f"  knot: ranks {', '.join(map(str, k))} wait only on one another")
-    if any(b.reason.startswith("the message") for b in dl.blocked):
-        lines.append("  try: a larger eager limit (setting network.eager_limit), bsend with an "
-                     "attached buffer, or isend/irecv (the program is unsafe, 3.5)")
+    lines += [f"  try: {text}" for text in advice(b.cause for b in dl.blocked)]
     return lines
 
 

@@ -36,6 +36,7 @@ from typing import Any
 
 from simpy.core import Environment
 
+from ..causes import Cause
 from ..constants import ANY_SOURCE, ANY_TAG
 from ..network import NetworkModel
 from ..trace import Recorder
@@ -158,6 +159,8 @@ class Transport:
                 msg.counted = True
         else:
             msg.protocol = RENDEZVOUS
+        if sreq.__class__ is Request:  # (a bsend's is its buffer entry)
+            sreq.mode, sreq.protocol = mode, msg.protocol
         progress = self.progress
         if progress is not None:
             if msg.protocol == RENDEZVOUS:
@@ -165,8 +168,7 @@ class Transport:
             elif not local and mode in (STANDARD, BUFFERED):
                 msg.awaits = True
                 if not progress.admit(msg, key):
-                    sreq.waiting = (f"completes only when rank {dst} takes the message "
-                                    "(enters MPI): no room left for it towards that rank")
+                    sreq.waiting = Cause.EAGER_CELLS
         self._go(msg, earliest)
         return msg
 

@@ -70,10 +70,13 @@ class Request:
         "datatype",
         "done_at",
         "error",
+        "forced",
         "freed",
         "kind",
+        "mode",
         "nbytes",
         "peer",
+        "protocol",
         "rank",
         "result",
         "space",
@@ -102,7 +105,10 @@ class Request:
         self.datatype: Any = None
         self.freed = False
         self.space: Any = None
-        self.waiting: str | None = None  # why a send cannot go yet (for deadlock reports)
+        self.waiting: Any = None  # a Cause: why a send cannot complete yet (deadlock reports)
+        self.mode: str | None = None      # a send's effective mode, set by the transport
+        self.protocol: str | None = None  # eager or rendezvous, set by the transport
+        self.forced = False  # a send made synchronous by mpi.force_ssend
         self.ctx = 0          # the communicator's matching context (0: MPI_COMM_WORLD)
         self.comm: Any = None  # its Comm when not the world: Status.source is a rank in it
         self.result: Any = None  # a nonblocking collective's value
