@@ -39,7 +39,7 @@ from typing import Any
 
 from .display import figure_png, result_html
 from .settings import lookup
-from .units import format_size, format_time
+from .units import format_size, format_time, parse_size
 from .whatif.target import Target
 
 __all__ = ["Explorer", "explore"]
@@ -121,7 +121,8 @@ class Explorer:
         net, mpi = _given(base.get("network")), _given(base.get("mpi"))
         self.controls["network.eager_limit"] = self._sizes(
             "eager limit", net.get("eager_limit"), "profile's")
-        if base.get("buffer") is None or _is_size(base.get("buffer")):
+        if base.get("buffer") is None or _is_size(base.get("buffer")) or \
+                (isinstance(base.get("buffer"), str) and base["buffer"][:1].isdigit()):
             self.controls["buffer"] = self._sizes("buffer (every rank)", base.get("buffer"),
                                                   "none")
         self.controls["mpi.allocator"] = self._choice("allocator", "mpi.allocator",
@@ -134,6 +135,7 @@ class Explorer:
             continuous_update=False, style={"description_width": "110px"})
 
     def _sizes(self, label: str, value: Any, unset: str) -> Any:
+        value = parse_size(value) if isinstance(value, str) else value
         options = [(unset, UNSET)] if value is None else []
         sizes = sorted(set(SIZES) | ({int(value)} if value is not None else set()))
         options += [(format_size(s).split(" (")[0], s) for s in sizes]

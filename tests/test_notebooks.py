@@ -2,10 +2,11 @@
 
 Each notebook is executed once per session with nbclient, in a fresh kernel running this
 interpreter (the project's environment), with the notebook's folder as the working
-directory, as Jupyter would. Every notebook must run without an error and be committed
-without outputs; the figure cells must each show one image; and the tour's claims about
-MPI (3.5, 3.6, 3.6.1) are checked against the outputs of the cells that make them, found by
-cell tag.
+directory, as Jupyter would. Every notebook must run without an error, in well under a
+minute, and be committed without outputs (the rule; notebooks/clear_outputs.py clears
+them); it shows at least one figure and each figure cell one image; and each notebook's
+claims about MPI (3.5, 3.6, 3.6.1) are checked against the outputs of the cells that make
+them, found by cell tag.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +28,9 @@ from mpisim.units import parse_size
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
-TOUR = NOTEBOOK_DIR / "buffered-mode-tour.ipynb"
+TOUR = NOTEBOOK_DIR / "01-buffered-mode-tour.ipynb"
 CELL_TIMEOUT = 120  # seconds per cell
+NOTEBOOK_SECONDS = 60  # each notebook, top to bottom on a fresh kernel (about 10 s here)
 OWN_KERNEL = "mpisim-test-python"
 
 
@@ -76,8 +79,10 @@ def executed(kernel_name: str):
         if path not in done:
             nb = nbformat.read(path, as_version=4)
             done[path] = None  # a broken notebook runs once: the first test shows its error
+            start = time.perf_counter()
             NotebookClient(nb, kernel_name=kernel_name, timeout=CELL_TIMEOUT,
                            resources={"metadata": {"path": str(path.parent)}}).execute()
+            nb.metadata["seconds"] = time.perf_counter() - start
             done[path] = nb
         if done[path] is None:
             pytest.fail(f"{path.name} did not run to the end (see the first failure)",
@@ -98,6 +103,16 @@ def _text(cell: Any) -> str:
     return "".join(parts)
 
 
+def _html(cell: Any) -> str:
+    """The text of what a cell displayed as HTML (tags, SVG and the folded report left out)."""
+    parts = []
+    for out in cell.get("outputs", []):
+        html = out.get("data", {}).get("text/html", "")
+        html = re.sub(r"<svg.*?</svg>|<details.*?</details>", " ", html, flags=re.S)
+        parts.append(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
+    return " ".join(parts)
+
+
 def _cell(nb: Any, tag: str) -> Any:
     cells = [c for c in nb.cells if tag in c.metadata.get("tags", [])]
     assert len(cells) == 1, f"expected one cell tagged {tag!r}, found {len(cells)}"
@@ -110,7 +125,8 @@ def _out(nb: Any, tag: str) -> str:
 
 # -- every notebook ----------------------------------------------------------------------------
 def test_there_are_notebooks():
-    assert TOUR in NOTEBOOKS
+    assert [p.name for p in NOTEBOOKS] == ["01-buffered-mode-tour.ipynb", "02-what-if.ipynb",
+                                           "03-deadlock-hunting.ipynb", "04-mpi4py.ipynb"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -131,6 +147,15 @@ def test_runs_top_to_bottom(path: Path, executed):
     assert code and all(c.execution_count is not None for c in code)
     for cell in code:
         assert not [o for o in cell.outputs if o.output_type == "error"], cell.source[:60]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_runs_well_under_a_minute_and_shows_a_figure(path: Path, executed):
+    nb = executed(path)
+    assert nb.metadata["seconds"] < NOTEBOOK_SECONDS
+    figures = [c for c in nb.cells if "figure" in c.metadata.get("tags", [])]
+    assert figures and all(any("image/png" in o.get("data", {}) for o in c.outputs)
+                           for c in figures)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -279,3 +304,96 @@ def test_simulation_step_by_step(tour):
         r"(\d+) entries, used (\d+) B, live (\d+) B, capacity (\d+) B", out)
     assert entries == 5 and used == live
     assert "producer_consumer: COMPLETED" in _out(tour, "step-final")
+
+
+# -- 02: what if? ------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def what_if(executed):
+    return executed(NOTEBOOK_DIR / "02-what-if.ipynb")
+
+
+def test_what_if_sweep_and_the_two_entry_minimum(what_if):
+    """3.6.1 and 3.4: eager 64 KiB messages that take longer to leave than the gap between
+    bsends hold two entries at once: 2 * (65536 + 96) B, exactly."""
+    assert "40 runs over buffer, count, network.eager_limit" in _html(_cell(what_if, "sweep3"))
+    assert "min buffer 131264 B; two entries of 8 * 8192 + 96 B = 131264 B" in \
+        _out(what_if, "min-64k")
+
+
+def test_what_if_circular_minimum_is_not_monotonic_and_first_fit_is(what_if):
+    """3.6.1: a larger circular buffer overflows again (2200..2399 B); first fit does not."""
+    html = _html(_cell(what_if, "wrap-min"))
+    assert "1800 B" in html and "2200..2399" in html
+    out = _out(what_if, "wrap-first-fit")
+    assert "circular:  1800 B, overflows again at [[2200, 2399]]" in out
+    assert "first-fit: 1800 B, overflows again at []" in out
+
+
+def test_what_if_profiles(what_if):
+    """3.6.1's circular queue costs about half again over the peak of live bytes with a live
+    head; first fit (standard sizing, and MPICH's) reaches the lower bound."""
+    rows = {m[0]: (int(m[1]), int(m[2])) for m in re.findall(
+        r"^(standard \(circular\)|standard, first-fit|mpich|openmpi)\s+(\d+)\s+(\d+)",
+        _out(what_if, "profiles-min"), re.M)}
+    answer, bound = rows["standard (circular)"]
+    assert 1.3 < answer / bound < 1.7
+    assert rows["standard, first-fit"][0] == rows["standard, first-fit"][1]
+    assert rows["mpich"][0] == rows["mpich"][1]
+    assert rows["openmpi"][0] < rows["mpich"][0]  # its small bsends bypass the buffer
+
+
+def test_what_if_explorer_is_a_widget(what_if):
+    outputs = _cell(what_if, "explorer").outputs
+    assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {})
+               for o in outputs)
+
+
+# -- 03: deadlock hunting ------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def hunting(executed):
+    return executed(NOTEBOOK_DIR / "03-deadlock-hunting.ipynb")
+
+
+def test_hunting_finds_the_ring_unsafe_and_its_cycle(hunting):
+    """3.5: the ring shift completes while its messages fit the eager limit, but is not
+    safe; above the limit the whole ring is one cycle of the wait-for graph."""
+    assert "COMPLETED" in _html(_cell(hunting, "as-written"))
+    assert "NOT SAFE" in _html(_cell(hunting, "unsafe"))
+    html = _html(_cell(hunting, "deadlock"))
+    assert "DEADLOCK" in html and "cycle: 0 → 1 → 2 → 3 → 0" in html
+
+
+def test_hunting_three_fixes_are_safe(hunting):
+    """3.5 (reorder), 3.6 (Bsend with its buffer: safe beyond it), 3.7 (nonblocking)."""
+    for tag in ("fix-reorder", "fix-bsend", "fix-nonblocking"):
+        html = _html(_cell(hunting, tag))
+        assert "SAFE" in html and "NOT SAFE" not in html, tag
+    assert "4192 B" in _html(_cell(hunting, "fix-bsend-min"))
+    short = _html(_cell(hunting, "fix-bsend-short"))
+    assert "MPI_ERR_BUFFER" in short and "DEADLOCK" not in short
+    out = _out(hunting, "fixes-sweep")
+    assert "as written   8 of 16 runs completed" in out
+    for name in ("reordered", "bsend", "nonblocking"):
+        assert re.search(rf"^{name}\s+16 of 16 runs completed", out, re.M), name
+
+
+# -- 04: mpi4py ----------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def mpi4py_nb(executed):
+    return executed(NOTEBOOK_DIR / "04-mpi4py.ipynb")
+
+
+def test_mpi4py_script_is_unsafe_at_its_own_line(mpi4py_nb):
+    """3.5, Example 3.10 in mpi4py: not safe; the blocked calls are the script's lines."""
+    assert "COMPLETED" in _html(_cell(mpi4py_nb, "run-send"))
+    html = _html(_cell(mpi4py_nb, "check-send"))
+    assert "NOT SAFE" in html and "exchange.py:29" in html
+    sweep = _html(_cell(mpi4py_nb, "sweep-send"))
+    assert "4 KiB deadlock" in sweep and "8000 completed" in sweep
+
+
+def test_mpi4py_min_buffer_is_one_entry(mpi4py_nb):
+    """3.6: pack_size + MPI_BSEND_OVERHEAD = 8000 + 96 B; one byte less overflows."""
+    assert "SAFE (with its attached buffers" in _out(mpi4py_nb, "min-buffer")
+    assert "8096 B" in _html(_cell(mpi4py_nb, "min-buffer"))
+    assert "MPI_ERR_BUFFER" in _html(_cell(mpi4py_nb, "bsend-short"))
