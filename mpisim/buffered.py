@@ -351,6 +351,8 @@ class BufferedMode:
             flush[1]()
 
     def _record(self, now: float, event: str, requested: int = 0) -> None:
+        """The buffer changed: update the peaks and write its row (one call, no helper per
+        row: this runs twice per buffered message)."""
         alloc = self.allocator
         used, live, held = alloc.used, alloc.live, alloc.held
         s = self.summary
@@ -360,9 +362,16 @@ class BufferedMode:
             s.peak_live = live
         if held > s.peak_entries:
             s.peak_entries = held
-        if self.recorder.enabled:
-            self._row(self.rank, now, event, alloc.capacity, used, live, held,
-                      alloc.largest_free(), requested)
+        recorder = self.recorder
+        if recorder.enabled:
+            if self.name == "process":
+                rows = recorder.buffer
+                rows.ints.extend((self.rank, recorder.event_codes[event], alloc.capacity, used,
+                                  live, held, alloc.largest_free(), requested))
+                rows.floats.append(now)
+            else:
+                recorder.named_buffer_state(self.name, self.rank, now, event, alloc.capacity,
+                                            used, live, held, alloc.largest_free(), requested)
 
     def _row(self, rank: int, now: float, event: str, capacity: int, used: int, live: int,
              held: int, largest_free: int, requested: int) -> None:

@@ -38,6 +38,10 @@ MESSAGE_DTYPE = np.dtype([("id", "i8"), ("src", "i4"), ("dst", "i4"), ("tag", "i
                           ("bytes", "i8"), ("mode", "U11"), ("protocol", "U10"), ("post", "f8"),
                           ("match", "f8"), ("send_done", "f8"), ("recv_done", "f8")])
 CALL_DTYPE = np.dtype([("rank", "i4"), ("call", "U20"), ("start", "f8"), ("end", "f8")])
+BUFFER_EVENTS = ("attach", "bsend", "complete", "overflow", "detach")
+"""The words of ``buffer["event"]`` (their codes are fixed when the recorder is made)."""
+MESSAGE_MODES = ("standard", "buffered", "synchronous", "ready")
+MESSAGE_PROTOCOLS = ("eager", "rendezvous")
 NAMED_BUFFER_DTYPE = np.dtype([*BUFFER_DTYPE.descr, ("name", "U64")])
 NAMED_ENTRY_DTYPE = np.dtype([*ENTRY_DTYPE.descr, ("name", "U64")])
 
@@ -133,6 +137,9 @@ class Recorder:
         self.live_messages: dict[int, Any] = {}  # recorded messages not finished yet, by id
         self._seq = 0
         self._events = self.buffer.vocab["event"]
+        self.event_codes = {event: self.buffer.code("event", event) for event in BUFFER_EVENTS}
+        self._modes = {mode: self.messages.code("mode", mode) for mode in MESSAGE_MODES}
+        self._protocols = {p: self.messages.code("protocol", p) for p in MESSAGE_PROTOCOLS}
 
     def buffer_state(self, rank: int, time: float, event: str, capacity: int, used: int,
                      live: int, entries: int, largest_free: int, requested: int = 0) -> None:
@@ -178,7 +185,9 @@ class Recorder:
         """One end of a recorded message finished; at the second its row is final."""
         msg.left -= 1
         if msg.left == 0 and self.live_messages.pop(msg.id, None) is not None:
-            _write_message(self.messages, msg)
+            self.messages.ints.extend((msg.id, msg.src, msg.dst, msg.tag, msg.nbytes,
+                                       self._modes[msg.mode], self._protocols[msg.protocol]))
+            self.messages.floats.extend((msg.post, msg.match, msg.send_done, msg.recv_done))
 
     def build(self, calls: list[tuple[int, list, list]], end_time: float) -> Trace:
         """The arrays; ``calls`` is (rank, codes, starts, finished_at) per rank. Entries and

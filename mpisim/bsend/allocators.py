@@ -296,10 +296,14 @@ class CircularAllocator(_Base):
 
     def largest_free(self) -> int:
         """The largest entry allocate() could place now, *after* its reclaim step."""
-        i = self._first_pending()
-        if i == len(self._q):
+        q, i = self._q, self._scan  # _first_pending(), inlined: a row per buffer change
+        n = len(q)
+        while i < n and q[i].done:
+            i += 1
+        self._scan = i
+        if i == n:
             return self.capacity - self._base
-        head = self._q[i].offset
+        head = q[i].offset
         if self._gap is not None and i < self._lap:
             return head - self.tail
         return max(self.capacity - self.tail, head - self._base)
