@@ -7,7 +7,14 @@ whole life of each entry:
   implementation does that (:meth:`~mpisim.bsend.profiles.Profile.bypasses_buffer`);
 - **reserve**: steps 1-4 of 3.6.1 (reclaim, size, place) or MPI_ERR_BUFFER;
 - **post**: the nonblocking standard-mode send of the entry;
-- **complete**: that send finished, so the entry's bytes are no longer live;
+- **complete**: that send finished, so the entry's bytes are no longer live. Its time is
+  known when the send is posted (an eager send completes when its bytes have left the
+  port), and nothing but this object looks at the entry before the rank's next buffer call,
+  so no event is spent on it: the completion waits in ``_due`` and is applied, at its own
+  time and in its own place in the event order, when the rank next touches the buffer (or
+  when the result is built). Only when someone must be woken at that time (a detach, a
+  flush, MPI_Finalize) do the waiting completions become events, in the places in the queue
+  they would have had;
 - **reclaim**: the allocator returns the entries whose space its reclaim step freed, and
   they are dated here (when the space returns is the allocator's policy: the standard's
   circular model reclaims from the head, at the next bsend, up to the first uncompleted
@@ -32,13 +39,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from simpy.events import Event
+from simpy.events import NORMAL, Event
 
 from .bsend.allocators import make_allocator
 from .bsend.buffer import BufferSummary, overflow_error, synthetic_address, unattached_error
 from .constants import BUFFER_AUTOMATIC, COUNT_MAX, PROC_NULL, automatic_or
 from .errors import ErrArg, ErrBuffer, ErrOther, MPIError, error_for_class
-from .p2p.events import callback_at, done, failed, fire_at, pending
+from .p2p.events import callback_at, callback_in_place, done, failed, fire_at, order_of, pending
 from .p2p.protocols import BUFFERED
 from .p2p.requests import Request
 from .trace import Recorder
@@ -55,7 +62,7 @@ class PendingEntry:
     ``alloc``, ``done``, ``freed``, ``attach``).
     """
 
-    __slots__ = ("alloc", "attach", "done", "done_at", "dst", "entry", "freed", "msg",
+    __slots__ = ("alloc", "attach", "done", "done_at", "dst", "eid", "entry", "freed", "msg",
                  "offset", "owner", "packed", "rank", "seq", "size", "sreq", "waiting", "where")
 
     call = "MPI_Bsend"
@@ -79,6 +86,7 @@ class PendingEntry:
         self.sreq: Request | None = None  # the user's request, when it completes with the send
         self.where = where            # the bsend's place in the program (reports)
         self.seq = -1                 # its place in the trace, once recorded
+        self.eid = -1                 # its completion's place in the event order, if due
 
     def known(self, when: float) -> None:
         """The transport learned when the entry's send completes: the entry completes then."""
@@ -86,10 +94,18 @@ class PendingEntry:
         if self.sreq is not None:
             self.sreq.known(when)
         owner = self.owner
-        if when <= owner.env._now:  # already complete: before the program's next call
+        env = owner.env
+        if when <= env._now:  # already complete: before the program's next call
             owner.complete(self)
+        elif owner.defers:
+            self.eid = next(env._eid)  # the place its event would have taken
+            due = owner._due
+            if due and due[-1].done_at > when:
+                owner.due(self)  # rare: completes before an earlier send
+            else:
+                due.append(self)
         else:
-            callback_at(owner.env, when, _complete_at, self)
+            callback_at(env, when, _complete_at, self)
 
 
 def _complete_at(ev: Any) -> None:
@@ -102,6 +118,7 @@ class BufferedMode:
 
     __slots__ = (
         "_drain",
+        "_due",
         "_flushes",
         "address",
         "allocator",
@@ -132,6 +149,7 @@ class BufferedMode:
         self.attaches = 0
         self.summary = BufferSummary()
         self._drain: list[Callable[[], None]] | None = None  # made when first needed
+        self._due: list[PendingEntry] = []  # completions not applied yet, in event order
         self._flushes: list[tuple[set[int], Callable[[], None]]] | None = None
 
     @property
@@ -141,10 +159,14 @@ class BufferedMode:
     @property
     def pending(self) -> int:
         """Entries whose send has not completed (what detach and finalize wait for)."""
+        if self._due:
+            self.settle()
         return 0 if self.allocator is None else self.allocator.pending
 
     def pending_peers(self) -> list[int]:
         """Receivers of the messages still in the buffer (whom a detach waits for)."""
+        if self._due:
+            self.settle()
         if self.allocator is None:
             return []
         return sorted({e.tag.dst for e in self.allocator.entries() if not e.done})
@@ -226,6 +248,8 @@ class BufferedMode:
 
     def _reserve(self, packed: int, dst: int, where: Any) -> PendingEntry:
         """Steps 1-4 of 3.6.1: reclaim, size, place an entry, or raise MPI_ERR_BUFFER."""
+        if self._due:
+            self.settle()
         alloc, now = self.allocator, self.env._now
         if alloc is None:
             self.summary.overflows += 1
@@ -248,10 +272,13 @@ class BufferedMode:
 
     def complete(self, entry: PendingEntry) -> None:
         """The entry's send completed now: its bytes are no longer live."""
-        alloc, now = self.allocator, self.env._now
+        self._complete(entry, self.env._now, None)
+
+    def _complete(self, entry: PendingEntry, now: float, order: int | None) -> None:
+        alloc = self.allocator
         alloc.complete(entry.entry)
         entry.done = now
-        self._record(now, "complete")
+        self._record(now, "complete", 0, order)
         if self._flushes:
             self._flushed(id(entry.entry))
         if alloc.pending == 0 and self._drain:
@@ -259,8 +286,49 @@ class BufferedMode:
             for callback in callbacks:
                 callback()
 
+    # -- completions applied when looked at ----------------------------------------------
+    @property
+    def defers(self) -> bool:
+        """A completion can wait to be applied: nobody waits to be woken by it, and the
+        buffer's rows are the process's (ordered when the trace is built)."""
+        return self._drain is None and not self._flushes and self.name == "process"
+
+    def due(self, entry: PendingEntry) -> None:
+        """The entry completes at ``entry.done_at``, in place ``entry.eid`` of the event
+        order: applied when the buffer is next looked at (:meth:`settle`)."""
+        self._due.append(entry)
+        self._due.sort(key=_due_key)
+
+    def settle(self, before: tuple | None = None) -> None:
+        """Apply the due completions that come before ``before`` in the event order, (time,
+        priority, sequence number); by default the event being processed."""
+        due = self._due
+        if not due:
+            return
+        if before is None:
+            before = self.env.current
+        now, priority, eid = before[0], before[1], before[2]
+        i = 0
+        for entry in due:
+            t = entry.done_at
+            if t > now or (t == now and (priority < NORMAL or
+                                         (priority == NORMAL and entry.eid > eid))):
+                break
+            self._complete(entry, t, _IN_ORDER + entry.eid)
+            i += 1
+        del due[:i]
+
+    def _wake_on_completions(self) -> None:
+        """Someone now waits for the due completions: each becomes an event, in its place."""
+        self.settle()
+        env = self.env
+        for entry in self._due:
+            callback_in_place(env, entry.done_at, entry.eid, _complete_at, entry)
+        self._due.clear()
+
     # -- attach, detach, drain -----------------------------------------------------------
     def _attach(self, size: Any, address: Any) -> None:
+        self.settle()
         if size is not BUFFER_AUTOMATIC:
             if isinstance(size, bool) or not isinstance(size, int):
                 raise ErrArg(f"buffer size must be an integer number of bytes, got {size!r}")
@@ -314,6 +382,7 @@ class BufferedMode:
         self.recorder.entry_freed(pe)
 
     def _when_drained(self, callback: Callable[[], None]) -> None:
+        self._wake_on_completions()
         if self._drain is None:
             self._drain = []
         self._drain.append(callback)
@@ -331,10 +400,12 @@ class BufferedMode:
         """Call ``callback()`` once every entry pending now has completed (MPI 4.1 flush:
         "all messages currently in the buffer"; later bsends do not delay it). False, and
         no call, when none is pending."""
+        self.settle()
         alloc = self.allocator
         waiting = {id(e) for e in alloc.entries() if not e.done} if alloc else set()
         if not waiting:
             return False
+        self._wake_on_completions()
         if self._flushes is None:
             self._flushes = []
         self._flushes.append((waiting, callback))
@@ -350,7 +421,8 @@ class BufferedMode:
             self._flushes.remove(flush)
             flush[1]()
 
-    def _record(self, now: float, event: str, requested: int = 0) -> None:
+    def _record(self, now: float, event: str, requested: int = 0,
+                order: int | None = None) -> None:
         """The buffer changed: update the peaks and write its row (one call, no helper per
         row: this runs twice per buffered message)."""
         alloc = self.allocator
@@ -366,8 +438,11 @@ class BufferedMode:
         if recorder.enabled:
             if self.name == "process":
                 rows = recorder.buffer
+                if order is None:
+                    current = self.env.current
+                    order = (current[1] << 62) + current[2]
                 rows.ints.extend((self.rank, recorder.event_codes[event], alloc.capacity, used,
-                                  live, held, alloc.largest_free(), requested))
+                                  live, held, alloc.largest_free(), requested, order))
                 rows.floats.append(now)
             else:
                 recorder.named_buffer_state(self.name, self.rank, now, event, alloc.capacity,
@@ -381,6 +456,13 @@ class BufferedMode:
         else:
             self.recorder.named_buffer_state(self.name, rank, now, event, capacity, used,
                                              live, held, largest_free, requested)
+
+
+_IN_ORDER = order_of(NORMAL, 0)  # + eid: the order of an event of normal priority
+
+
+def _due_key(entry: PendingEntry) -> tuple[float, int]:
+    return entry.done_at, entry.eid
 
 
 def missing_mpi41(call: str, profile: Any) -> MPIError:

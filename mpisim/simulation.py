@@ -34,9 +34,11 @@ import math
 import os
 import traceback
 from collections.abc import Callable, Sequence
+from heapq import heappop
 from typing import Any
 
-from simpy.core import EmptySchedule, Environment
+from simpy.core import EmptySchedule
+from simpy.events import NORMAL
 
 from .bsend.profiles import MPIConfig
 from .buffered import BufferedMode
@@ -45,6 +47,7 @@ from .comm import Communicators
 from .deadlock import PollWatch, analyse
 from .errors import ErrOther, MPIError
 from .network import Network
+from .p2p.events import Clock
 from .p2p.protocols import Message, Transport
 from .rank import Rank, ZeroTimeLoop
 from .result import ErrorInfo, Outcome, RankSummary, Result, settings_in_force, unreceived_entry
@@ -90,8 +93,8 @@ class Simulation:
         self.config = given_mpi.resolve()
         self.net = given_net.resolve(ranks=ranks, seed=seed, defaults=self.config.profile)
         self.settings = settings_in_force(given_mpi, self.config, given_net, self.net)
-        self.env = Environment()
-        self.recorder = Recorder(trace)
+        self.env = Clock()
+        self.recorder = Recorder(trace, self.env)
         self.transport = Transport(self.env, self.net, ranks, self._ready_error, self.recorder)
         self.collectives = Collectives(self.env, self.transport, self.config.profile.name,
                                        self.config.collectives)
@@ -112,6 +115,7 @@ class Simulation:
         self.events = 0
         self._timeout: str | None = None
         self._done = False
+        self._aborted = False  # stopped inside an event (an error, a livelock)
         self._final: Result | None = None  # the Result of a run that is over
         self._livelock: list[int] = []
         self.trace_stopped: float | None = None
@@ -213,7 +217,7 @@ class Simulation:
         except EmptySchedule:
             self._done = True
         except _Abort:
-            self._done = True
+            self._done = self._aborted = True
         return False
 
     def run(self, until: float | str | None = None,
@@ -264,8 +268,20 @@ class Simulation:
         return DEFAULT_MAX_EVENTS, (f"{DEFAULT_MAX_EVENTS} events processed (the guard for "
                                     "runs given neither until nor max_events)")
 
+    def _settle(self) -> None:
+        """Apply the buffer entries' completions that the run has passed (they are applied
+        when a rank next looks at its buffer; see mpisim.buffered)."""
+        queue, now = self.env._queue, self.env._now
+        if self._aborted:
+            before = self.env.current  # stopped inside an event: those before it
+        else:  # between events: every completion before the next event, up to now
+            before = queue[0] if queue and queue[0][0] <= now else (now, NORMAL + 1, 0)
+        for h in self.handles:
+            h.buffered.settle(before)
+
     def _stop_trace(self) -> None:
         """Stop recording (bounded memory); summaries and outcome go on being exact."""
+        self._settle()
         self.trace_stopped = self.env._now
         self.recorder.enabled = False
         for h in self.handles:
@@ -278,26 +294,38 @@ class Simulation:
         Python's cyclic garbage collector is paused meanwhile: the per-message path makes no
         reference cycles, and full collections scanning a growing trace would otherwise cost
         more than the simulation itself."""
-        env, queue, step = self.env, self.env._queue, self.env.step
+        env, queue = self.env, self.env._queue
         budget = stop - self.events
         n = 0
         collecting = gc.isenabled()
         gc.disable()
         try:
-            if limit is None:
-                while n < budget:
-                    step()
-                    n += 1
-            while n < budget:
+            while n < budget:  # Clock.step, inlined: the loop runs once per event
                 if limit is not None and queue and queue[0][0] > limit:
                     self._timeout = f"{UNTIL_REACHED} = {format_time(limit)}"
                     env._now = limit
                     return True
-                step()
+                try:
+                    item = heappop(queue)
+                except IndexError:
+                    raise EmptySchedule from None
+                env._now = item[0]
+                env.current = item
+                event = item[3]
+                callbacks, event.callbacks = event.callbacks, None
+                for callback in callbacks:
+                    callback(event)
+                if not event._ok and not hasattr(event, "_defused"):
+                    exc = type(event._value)(*event._value.args)
+                    exc.__cause__ = event._value
+                    raise exc
                 n += 1
             return bool(queue)
-        except (EmptySchedule, _Abort):
+        except EmptySchedule:
             self._done = True
+            return False
+        except _Abort:
+            self._done = self._aborted = True
             return False
         finally:
             self.events += n
@@ -308,6 +336,7 @@ class Simulation:
         """The Result as of now (the run need not be over)."""
         if self._final is not None:
             return self._final
+        self._settle()
         outcome, deadlock = self._outcome()
         calls = [(r, h.calls, h.starts, self.end_times[r]) for r, h in enumerate(self.handles)]
         trace = self.recorder.build(calls, self.env._now)

@@ -34,6 +34,7 @@ ENTRY_DTYPE = np.dtype([("rank", "i4"), ("msg", "i8"), ("offset", "i8"), ("size"
                         ("packed", "i8"), ("alloc", "f8"), ("done", "f8"), ("freed", "f8"),
                         ("attach", "i4")])
 _ENTRY_RECORD = np.dtype([*ENTRY_DTYPE.descr, ("seq", "i8")])  # recorded: + allocation order
+_BUFFER_RECORD = np.dtype([*BUFFER_DTYPE.descr, ("order", "i8")])  # + place in the event order
 MESSAGE_DTYPE = np.dtype([("id", "i8"), ("src", "i4"), ("dst", "i4"), ("tag", "i4"),
                           ("bytes", "i8"), ("mode", "U11"), ("protocol", "U10"), ("post", "f8"),
                           ("match", "f8"), ("send_done", "f8"), ("recv_done", "f8")])
@@ -126,9 +127,10 @@ class Recorder:
     are final (a message once sent and delivered, an entry once freed), so that nothing of
     a finished message stays alive. ``enabled=False`` records nothing new."""
 
-    def __init__(self, enabled: bool = True) -> None:
+    def __init__(self, enabled: bool = True, clock: Any = None) -> None:
         self.enabled = enabled
-        self.buffer = Rows(BUFFER_DTYPE)
+        self.clock = clock  # a p2p.events.Clock: its current event orders the buffer rows
+        self.buffer = Rows(_BUFFER_RECORD)
         self.entries = Rows(_ENTRY_RECORD)
         self.messages = Rows(MESSAGE_DTYPE)
         self.named_rows: list[tuple] = []
@@ -141,14 +143,24 @@ class Recorder:
         self._modes = {mode: self.messages.code("mode", mode) for mode in MESSAGE_MODES}
         self._protocols = {p: self.messages.code("protocol", p) for p in MESSAGE_PROTOCOLS}
 
+    def order(self) -> int:
+        """The place of the event being processed in the event order (see
+        :func:`~mpisim.p2p.events.order_of`): buffer rows are sorted by (time, order), since
+        a buffer entry's completion can be recorded after later rows (mpisim.buffered)."""
+        if self.clock is None:
+            return 0
+        current = self.clock.current
+        return (current[1] << 62) + current[2]
+
     def buffer_state(self, rank: int, time: float, event: str, capacity: int, used: int,
-                     live: int, entries: int, largest_free: int, requested: int = 0) -> None:
+                     live: int, entries: int, largest_free: int, requested: int = 0,
+                     order: int | None = None) -> None:
         if self.enabled:
             code = self._events.get(event)
             if code is None:
                 code = self.buffer.code("event", event)
             self.buffer.ints.extend((rank, code, capacity, used, live, entries, largest_free,
-                                     requested))
+                                     requested, self.order() if order is None else order))
             self.buffer.floats.append(time)
 
     def named_buffer_state(self, name: str, *row: Any) -> None:
@@ -209,7 +221,12 @@ class Recorder:
         named = np.array(self.named_rows, dtype=NAMED_BUFFER_DTYPE)
         named_entries = np.array([(*(getattr(e, f) for f in ENTRY_DTYPE.names), e.owner.name)
                                   for e in self.named_entry_records], dtype=NAMED_ENTRY_DTYPE)
-        return Trace(self.buffer.build(), entry_rows, messages.build(order="id"),
+        buffer = self.buffer.build()
+        buffer_rows = np.empty(len(buffer), dtype=BUFFER_DTYPE)
+        by_order = np.lexsort((buffer["order"], buffer["time"]))  # stable: same event, as made
+        for name in BUFFER_DTYPE.names:
+            buffer_rows[name] = buffer[name][by_order]
+        return Trace(buffer_rows, entry_rows, messages.build(order="id"),
                      _calls_array(calls), named, named_entries)
 
 

@@ -3,17 +3,57 @@
 A call that completes at once returns an event that is *already processed*: SimPy's process
 loop then resumes the program immediately, without a trip through the event queue. Calls
 that complete later return an event scheduled for the known time, or a pending one.
+
+:class:`Clock` is the environment of a run: it remembers the queue item (time, priority,
+sequence number, event) it is processing, so that work done later than its place in the
+event order (a buffer entry completed when its rank next looks, see
+:mod:`mpisim.buffered`) can still be ordered, and recorded, where an event would have been.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from heapq import heappop, heappush
 from typing import Any
 
-from simpy.core import Environment
+from simpy.core import EmptySchedule, Environment
 from simpy.events import NORMAL, Event
 
-__all__ = ["at", "callback_at", "done", "failed", "fire_at", "pending"]
+__all__ = ["Clock", "at", "callback_at", "callback_in_place", "done", "failed", "fire_at",
+           "order_of", "pending"]
+
+BEFORE_ALL = (0.0, -1, -1, None)
+"""``Clock.current`` before the first event is processed."""
+
+
+class Clock(Environment):
+    """A SimPy environment that keeps ``current``: the queue item being processed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.current: tuple = BEFORE_ALL
+
+    def step(self) -> None:
+        """Process the next event (as SimPy does), remembering its queue item."""
+        try:
+            item = heappop(self._queue)
+        except IndexError:
+            raise EmptySchedule from None
+        self._now = item[0]
+        self.current = item
+        event = item[3]
+        callbacks, event.callbacks = event.callbacks, None
+        for callback in callbacks:
+            callback(event)
+        if not event._ok and not hasattr(event, "_defused"):
+            exc = type(event._value)(*event._value.args)
+            exc.__cause__ = event._value
+            raise exc
+
+
+def order_of(priority: int, eid: int) -> int:
+    """One integer that sorts as (priority, sequence number) do in SimPy's queue."""
+    return (priority << 62) + eid
 
 _new = object.__new__
 
@@ -72,3 +112,16 @@ def callback_at(env: Environment, when: float, fn: Callable[[Event], None], valu
     ev._value = value
     ev._ok = True
     env.schedule(ev, NORMAL, when - env._now)
+
+
+def callback_in_place(env: Environment, when: float, eid: int, fn: Callable[[Event], None],
+                      value: Any) -> None:
+    """Run ``fn(event)`` at time ``when`` in the place of sequence number ``eid`` (taken
+    earlier from ``env._eid``): the event is processed where it would have been had it been
+    scheduled when ``eid`` was taken."""
+    ev = _new(Event)
+    ev.env = env
+    ev.callbacks = [fn]
+    ev._value = value
+    ev._ok = True
+    heappush(env._queue, (when, NORMAL, eid, ev))
