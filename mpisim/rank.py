@@ -73,7 +73,8 @@ def _program_site() -> tuple[str, int, str]:
     """(file, line, function) of the program statement making a send: kept with the send
     so that a message never received can be reported where it was sent."""
     frame = sys._getframe(3)  # _program_site <- _send <- send/bsend/... <- the program
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+    # (the file first: reading f_back makes a frame object, which a generator keeps)
+    while frame.f_code.co_filename.startswith(_PACKAGE) and frame.f_back is not None:
         frame = frame.f_back  # sendrecv, start...: one more call inside mpisim
     return frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name
 
@@ -247,7 +248,8 @@ class Rank:
                 dt = check_datatype(datatype)
                 if dt is None and not isinstance(buf, np.ndarray):
                     dt = _dt.BYTE
-                count, dt, nbytes, data = outgoing(buf, count, dt, self._addresses())
+                count, dt, nbytes, data = outgoing(
+                    buf, count, dt, self._addresses() if buf is BOTTOM else None)
         except MPIError as e:
             self._enter(call, (dest if isinstance(dest, int) else None, tag, 0, None))
             return failed(env, e)
