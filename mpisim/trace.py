@@ -97,28 +97,35 @@ class Rows:
         out.vocab = {name: dict(words) for name, words in self.vocab.items()}
         return out
 
-    def build(self, order: str | None = None) -> np.ndarray:
-        """The structured array (sorted by column ``order``, stably, if given)."""
+    def build(self, order: str | None = None, by: tuple[str, ...] = (),
+              dtype: np.dtype | None = None) -> np.ndarray:
+        """The structured array, sorted stably by column ``order`` or by the columns ``by``
+        (the last one first, as ``np.lexsort``), if given; with the fields of ``dtype``
+        only, if given (a subset of the recorded ones). The sort is applied column by
+        column, so no second structured array is made."""
         n = len(self.ints) // self.ni if self.ni else len(self.floats) // self.nf
         ints = np.frombuffer(self.ints, dtype=np.int64).reshape(n, self.ni) if n else \
             np.empty((0, self.ni), np.int64)
         floats = np.frombuffer(self.floats, dtype=np.float64).reshape(n, self.nf) if n else \
             np.empty((0, self.nf), np.float64)
-        out = np.empty(n, dtype=self.dtype)
+        columns = {}
         i = f = 0
         for name in self.dtype.names:
             if self.dtype[name].kind == "f":
-                out[name] = floats[:, f]
+                columns[name] = floats[:, f]
                 f += 1
-                continue
+            else:
+                columns[name] = ints[:, i]
+                i += 1
+        keys = (order,) if order is not None else by
+        perm = np.lexsort([columns[k] for k in keys]) if keys and n else None
+        out = np.empty(n, dtype=self.dtype if dtype is None else dtype)
+        for name in out.dtype.names:
+            column = columns[name] if perm is None else columns[name][perm]
             if name in self.vocab:
                 words = np.array(list(self.vocab[name]) or [""], dtype=self.dtype[name])
-                out[name] = words[ints[:, i]]
-            else:
-                out[name] = ints[:, i]
-            i += 1
-        if order is not None and n:
-            out = out[np.argsort(out[order], kind="stable")]
+                column = words[column]
+            out[name] = column
         return out
 
 
@@ -214,18 +221,12 @@ class Recorder:
             messages = messages.copy()
             for m in self.live_messages.values():
                 _write_message(messages, m)
-        recorded = entries.build(order="seq")
-        entry_rows = np.empty(len(recorded), dtype=ENTRY_DTYPE)
-        for name in ENTRY_DTYPE.names:
-            entry_rows[name] = recorded[name]
+        entry_rows = entries.build(order="seq", dtype=ENTRY_DTYPE)
         named = np.array(self.named_rows, dtype=NAMED_BUFFER_DTYPE)
         named_entries = np.array([(*(getattr(e, f) for f in ENTRY_DTYPE.names), e.owner.name)
                                   for e in self.named_entry_records], dtype=NAMED_ENTRY_DTYPE)
-        buffer = self.buffer.build()
-        buffer_rows = np.empty(len(buffer), dtype=BUFFER_DTYPE)
-        by_order = np.lexsort((buffer["order"], buffer["time"]))  # stable: same event, as made
-        for name in BUFFER_DTYPE.names:
-            buffer_rows[name] = buffer[name][by_order]
+        # by (time, order); stable: the rows of one event as they were made
+        buffer_rows = self.buffer.build(by=("order", "time"), dtype=BUFFER_DTYPE)
         return Trace(buffer_rows, entry_rows, messages.build(order="id"),
                      _calls_array(calls), named, named_entries)
 
