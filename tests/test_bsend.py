@@ -433,3 +433,57 @@ def test_a_receiver_blocked_in_mpi_frees_cells_so_only_it_deadlocks():
     assert r.outcome is ms.Outcome.DEADLOCK
     assert [b.rank for b in r.deadlock.blocked] == [1]
     assert r.ranks[0].finished
+
+
+def _bsend_at_completion(mpi, wait):
+    """Rank 0 bsends 1 KiB into a buffer of one entry, waits ``wait`` seconds, bsends again."""
+    if mpi.rank == 0:
+        yield mpi.buffer_attach(1024 + mpi.BSEND_OVERHEAD)
+        yield mpi.bsend(count=1024, dest=1)
+        yield mpi.compute(wait)
+        yield mpi.bsend(count=1024, dest=1)
+    else:
+        for _ in range(2):
+            yield mpi.recv(count=1024, source=0)
+
+
+@pytest.mark.parametrize(("wait", "outcome"), [(2.0 ** -20, ms.Outcome.COMPLETED),
+                                               (2.0 ** -20 - 2.0 ** -40, ms.Outcome.ERROR)])
+def test_a_bsend_at_the_instant_an_entry_completes_reclaims_it(wait, outcome):
+    """3.6.1: reclaim frees the entries completed by the time of the bsend. 1 KiB at
+    1 GiB/s leaves the port at exactly 2**-20 s: a bsend at that instant finds the entry
+    complete (its send completed before the program went on), one just before does not,
+    although nothing but the rank's next buffer call looks at that completion."""
+    net = {"latency": 2.0 ** -20, "bandwidth": 2.0 ** 30}
+    r = ms.run(_bsend_at_completion, ranks=2, network=net, params={"wait": wait})
+    assert r.outcome is outcome
+    events = list(r.trace.buffer_of(0)["event"])
+    if outcome is ms.Outcome.COMPLETED:
+        assert events[:4] == ["attach", "bsend", "complete", "bsend"]
+        assert r.trace.entries["done"][0] == 2.0 ** -20
+    else:
+        assert events == ["attach", "bsend", "overflow"]
+
+
+def test_buffer_rows_are_in_event_order_when_completions_are_applied_late():
+    """The buffer trace lists every change in the order it happened (time first), also
+    for entry completions applied when the rank next calls (2 SimPy events per bsend)."""
+    def ring(mpi):
+        right, left = (mpi.rank + 1) % mpi.size, (mpi.rank - 1) % mpi.size
+        yield mpi.buffer_attach(3 * (100 + mpi.BSEND_OVERHEAD))
+        for i in range(20):
+            yield mpi.bsend(count=100, dest=right, tag=0)
+            if i % 3 == 2:
+                yield mpi.compute(1e-6)
+            yield mpi.recv(count=100, source=left, tag=0)
+
+    s = ms.Simulation(ring, ranks=4, network=NET)
+    r = s.run()
+    assert r.outcome is ms.Outcome.COMPLETED
+    assert s.events <= 2 * r.messages["sent"] + 4 * 8  # the bsends', the computes', the ends'
+    times = r.trace.buffer["time"]
+    assert (times[1:] >= times[:-1]).all()
+    for rank in range(4):
+        rows = r.trace.buffer_of(rank)
+        done = rows[rows["event"] == "complete"]["time"]
+        assert sorted(done) == sorted(r.trace.entries[r.trace.entries["rank"] == rank]["done"])
