@@ -4,7 +4,7 @@
 ``ScenarioError`` names the file, line and key of every problem. The modules, from the file
 inwards: ``yamlload`` (YAML with lines and deliberate scalar rules), ``values`` (typed
 values with units), ``schema`` (the top-level keys), ``selectors`` (``ranks:``), ``expr``
-(expressions through an ``ast`` allow-list), ``ops`` (the calls), ``compile`` (running them),
+(expressions through an ``ast`` allow-list), ``ops`` (the calls), ``interpret`` (running them),
 ``pyscenario`` (Python scenarios), ``scenario`` (the Scenario object), ``load``.
 """
 

@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from .compile import Entry, Program
+from .interpret import Entry, Program
 from .ops import OpReader
 from .problems import Problems, ScenarioError
 from .pyscenario import (
@@ -28,6 +28,7 @@ from .pyscenario import (
     located,
     main_line,
 )
+from .scenario import Scenario
 from .schema import TOP_KEYS, Header, read_header
 from .selectors import select
 from .values import Invalid, describe
@@ -60,8 +61,6 @@ def load(path: str | os.PathLike[str]) -> Any:
 
 def build_yaml(path: str, doc: Any, yaml_problems: list[YamlProblem] | None = None) -> Any:
     """Validate a YAML document read from ``path``; the Scenario, or ScenarioError."""
-    from .scenario import Scenario
-
     problems = Problems(path)
     for p in yaml_problems or []:
         problems.add(p.line, "", p.message)
@@ -125,8 +124,6 @@ def _load_python(path: str, text: str) -> Any:
 
 def build_python(path: str, module: Any, doc: Any, line_of_main: int) -> Any:
     """Validate a Python scenario's SCENARIO (as LMap) and main."""
-    from .scenario import Scenario
-
     problems = Problems(path)
     if doc is None:
         problems.add(0, "SCENARIO", "missing: a Python scenario defines SCENARIO = {...} "

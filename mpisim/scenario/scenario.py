@@ -3,7 +3,7 @@
 A Scenario keeps the document it was read from, so :meth:`Scenario.with_overrides` re-reads
 it with new values and validates everything again (a new ``ranks`` can make a selector
 invalid; a new param can make an expression divide by zero). Scenarios pickle: the program
-is a :class:`~mpisim.scenario.compile.Program` or a
+is a :class:`~mpisim.scenario.interpret.Program` or a
 :class:`~mpisim.scenario.pyscenario.PythonProgram`, both plain objects.
 """
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import mpisim as ms
-from mpisim.scenario import compile as compiled
+from mpisim.scenario import interpret as compiled
 from mpisim.scenario import load
 
 NET = "network: {latency: 1us, bandwidth: 1 GB/s, eager_limit: 4 KiB}\n"

@@ -1,4 +1,4 @@
-"""Running a scenario's ops: the compiled program that ``ms.run`` calls for every rank.
+"""Interpreting a scenario's ops: the program that ``ms.run`` calls for every rank.
 
 :class:`Program` is a picklable callable object (not a closure), so a loaded scenario can be
 sent to worker processes. ``program(mpi, **params)`` returns the rank's generator: it runs,
@@ -71,7 +71,7 @@ class Program:
         return ops
 
     def __call__(self, mpi: Any, **params: Any) -> Generator[Any, Any, None]:
-        return _State(mpi, params).run(self.ops_for(mpi.rank, mpi.size, params))
+        return _Interpreter(mpi, params).run(self.ops_for(mpi.rank, mpi.size, params))
 
 
 def _reselect(entry: Entry, size: int, params: dict[str, Any]) -> frozenset[int]:
@@ -81,15 +81,16 @@ def _reselect(entry: Entry, size: int, params: dict[str, Any]) -> frozenset[int]
         raise ScenarioRuntimeError(f"programs[{entry.index}].ranks: {e}") from None
 
 
-class _State:
+class _Interpreter:
     """One rank's variables and request handles while its ops run."""
 
-    __slots__ = ("comms", "env", "mpi", "requests", "spins")
+    __slots__ = ("comms", "mpi", "requests", "scope", "spins")
 
     def __init__(self, mpi: Any, params: dict[str, Any]) -> None:
         self.mpi = mpi
-        self.env: dict[str, Any] = {**CONSTANTS, **params, "rank": mpi.rank, "size": mpi.size,
-                                    "BSEND_OVERHEAD": mpi.BSEND_OVERHEAD}
+        self.scope: dict[str, Any] = {  # the variables expressions see
+            **CONSTANTS, **params, "rank": mpi.rank, "size": mpi.size,
+            "BSEND_OVERHEAD": mpi.BSEND_OVERHEAD}
         self.requests: dict[tuple[str, Any], Any] = {}
         self.comms: dict[str, Any] = {}
         self.spins = 0
@@ -122,18 +123,18 @@ class _State:
         times = self.arg(op, "times")
         if times < 0:
             raise self.error(op, f"loop.times: must not be negative, got {times}")
-        var, env = op.var, self.env
-        saved = env.get(var, _UNSET) if var else _UNSET
+        var, scope = op.var, self.scope
+        saved = scope.get(var, _UNSET) if var else _UNSET
         for i in range(times):
             self._spin(op)
             if var:
-                env[var] = i
+                scope[var] = i
             yield from self.run(op.body)
         if var:
             if saved is _UNSET:
-                env.pop(var, None)
+                scope.pop(var, None)
             else:
-                env[var] = saved
+                scope[var] = saved
 
     def _spin(self, op: Op) -> None:
         self.spins += 1
@@ -151,12 +152,12 @@ class _State:
 
     def value(self, op: Op, what: str, kind: str, expr: Expr) -> Any:
         try:
-            return convert(kind, expr.evaluate(self.env))
+            return convert(kind, expr.evaluate(self.scope))
         except (ExprError, Invalid) as e:
             raise self.error(op, f"{what}: {e}") from None
 
     def datatype(self, op: Op) -> Any:
-        name = op.datatype.evaluate(self.env) if op.datatype is not None else "BYTE"
+        name = op.datatype.evaluate(self.scope) if op.datatype is not None else "BYTE"
         if name not in BASIC_TYPES:
             raise self.error(op, f"{op.call}.datatype: {name!r} is not a basic datatype")
         return BASIC_TYPES[name]
@@ -170,12 +171,12 @@ class _State:
             return
         for key, name in op.binds.items():
             if key.startswith("status."):
-                self.env[name] = getattr(status, key[7:])
+                self.scope[name] = getattr(status, key[7:])
 
     def bind(self, op: Op, key: str, value: Any) -> None:
         name = op.binds.get(key)
         if name is not None:
-            self.env[name] = value
+            self.scope[name] = value
 
     def store(self, op: Op, ref: RequestRef, request: Any) -> None:
         self.requests[(ref.name, self._index(op, ref))] = request
@@ -211,7 +212,7 @@ def _show(key: tuple[str, Any]) -> str:
 
 
 # -- one function per call: evaluate the arguments, set where, yield the call -------------
-def _send(st: _State, op: Op) -> Generator[Any, Any, None]:
+def _send(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     mpi = st.mpi
     count, dest, tag = st.arg(op, "count"), st.arg(op, "dest"), st.arg(op, "tag")
     datatype = st.datatype(op)
@@ -223,7 +224,7 @@ def _send(st: _State, op: Op) -> Generator[Any, Any, None]:
         st.store(op, op.request, result)
 
 
-def _recv(st: _State, op: Op) -> Generator[Any, Any, None]:
+def _recv(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     mpi = st.mpi
     count, source, tag = st.arg(op, "count"), st.arg(op, "source"), st.arg(op, "tag")
     datatype = st.datatype(op)
@@ -237,7 +238,7 @@ def _recv(st: _State, op: Op) -> Generator[Any, Any, None]:
         st.bind_status(op, result)
 
 
-def _probe(st: _State, op: Op) -> Generator[Any, Any, None]:
+def _probe(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     mpi = st.mpi
     source, tag = st.arg(op, "source"), st.arg(op, "tag")
     mpi.where = op.where
@@ -251,7 +252,7 @@ def _probe(st: _State, op: Op) -> Generator[Any, Any, None]:
         st.bind_status(op, result)
 
 
-def _single(st: _State, op: Op) -> Generator[Any, Any, None]:
+def _single(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     mpi = st.mpi
     request = st.lookup(op, op.request)
     mpi.where = op.where
@@ -265,7 +266,7 @@ def _single(st: _State, op: Op) -> Generator[Any, Any, None]:
         st.bind_status(op, status)
 
 
-def _many(st: _State, op: Op) -> Generator[Any, Any, None]:
+def _many(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     mpi = st.mpi
     requests = st.lookup_all(op)
     mpi.where = op.where
@@ -282,7 +283,7 @@ def _many(st: _State, op: Op) -> Generator[Any, Any, None]:
         st.bind(op, "flag", bool(result[0]))
 
 
-def _attach(st: _State, op: Op) -> Generator[Any, Any, None]:
+def _attach(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     mpi = st.mpi
     if "size" in op.args:
         size = st.arg(op, "size")
@@ -301,7 +302,7 @@ def _attach(st: _State, op: Op) -> Generator[Any, Any, None]:
         yield mpi.comm_attach_buffer(size, comm=comm)
 
 
-def _detach(st: _State, op: Op) -> Generator[Any, Any, None]:
+def _detach(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     comm = st.comm(op)
     st.mpi.where = op.where
     st.spins = 0
@@ -312,7 +313,7 @@ def _detach(st: _State, op: Op) -> Generator[Any, Any, None]:
     st.bind(op, "size", size)
 
 
-def _plain(st: _State, op: Op) -> Generator[Any, Any, None]:
+def _plain(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     mpi = st.mpi
     call, args, kwargs = op.call, (), {}
     if call == "compute":
@@ -326,7 +327,7 @@ def _plain(st: _State, op: Op) -> Generator[Any, Any, None]:
     yield getattr(mpi, call)(*args, **kwargs)
 
 
-def _make_comm(st: _State, op: Op) -> Generator[Any, Any, None]:
+def _make_comm(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     mpi = st.mpi
     parent = st.comm(op)
     mpi.where = op.where
@@ -347,7 +348,7 @@ def _make_comm(st: _State, op: Op) -> Generator[Any, Any, None]:
         st.comms[name] = made
 
 
-def _collective(st: _State, op: Op) -> Generator[Any, Any, None]:
+def _collective(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     mpi = st.mpi
     count, datatype, comm = st.arg(op, "count"), st.datatype(op), st.comm(op)
     kwargs: dict[str, Any] = {"count": count, "datatype": datatype, "comm": comm}
