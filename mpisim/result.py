@@ -1,7 +1,7 @@
 """The result of a run: outcome, summaries, the explanation, the trace, the JSON.
 
 ``to_json()`` is deterministic (same scenario, parameters and seed: byte-identical text),
-with the keys of DESIGN.md's result JSON. ``report()`` is for people: the outcome, the
+with the keys listed in ``docs/contract.md``. ``report()`` is for people: the outcome, the
 cause (who waits for whom, or which call failed and why) and what to try.
 """
 

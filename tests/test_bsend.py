@@ -230,7 +230,7 @@ def test_buffer_trace_records_every_change():
 
 
 def test_attaching_a_huge_buffer_allocates_nothing():
-    """DESIGN principle 2: the allocator works on offsets, so the largest attach (INT_MAX
+    """The allocator works on offsets, so the largest attach (INT_MAX
     bytes: MPI_Buffer_attach's size is a C int) and a 1 TiB allocator cost what 1 KiB costs."""
     import tracemalloc
 

@@ -46,7 +46,7 @@ def run_cli(capsys, *args):
 
 
 def test_run_exit_codes_follow_the_outcome(exchange, capsys):
-    """Exit codes: 3 deadlock; 0 completed (DESIGN.md CLI contract)."""
+    """Exit codes: 3 deadlock; 0 completed (docs/contract.md, exit codes)."""
     code, out, _ = run_cli(capsys, "run", exchange)
     assert code == 3 and "DEADLOCK" in out and "cycle: 0 -> 1 -> 0" in out
     code, out, _ = run_cli(capsys, "run", exchange, "--set", "network.eager_limit=64KiB")

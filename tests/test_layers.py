@@ -1,4 +1,5 @@
-"""Architecture: dependencies point downward (DESIGN.md's layout), checked by import-linter."""
+"""Architecture: dependencies point downward (the layers contract in pyproject.toml),
+checked by import-linter."""
 
 from __future__ import annotations
 
