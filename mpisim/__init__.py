@@ -4,6 +4,8 @@ Run a rank program (a generator taking the ``mpi`` handle) with :func:`run`; see
 for the scenario files, the CLI and the what-if tools.
 """
 
+import importlib
+
 from .bsend.profiles import MPIConfig
 from .collectives.ops import (
     BAND,
@@ -98,6 +100,7 @@ the value in force for its run (MPICH 96, Open MPI 128)."""
 globals().update(BASIC_TYPES)  # every predefined datatype, named as in MPI without MPI_
 
 _WHATIF = ("sweep", "min_buffer", "min_buffer_per_rank", "check_safe", "compare_profiles")
+_SUBPACKAGES = ("collectives", "plot", "scenario", "whatif", "mpi4py")  # imported on first use
 
 
 def __getattr__(name: str):
@@ -115,6 +118,12 @@ def __getattr__(name: str):
         from .mpi4py import run_mpi4py
 
         return run_mpi4py
+    if name == "load_scenario":
+        from .scenario import load
+
+        return load
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'mpisim' has no attribute {name!r}")
 
 __all__ = [
@@ -201,6 +210,7 @@ __all__ = [
     "run",
     "run_mpi4py",
     "explore",
+    "load_scenario",
     "BSEND_OVERHEAD",
     "ORDER_C",
     "ORDER_FORTRAN",
@@ -209,5 +219,14 @@ __all__ = [
 __all__ += sorted(set(BASIC_TYPES) - set(__all__))  # the predefined datatypes not named above
 
 
+# The engine's modules are reached by import (``from mpisim.bsend import profiles``); in this
+# namespace a name is MPI's, so ``ms.bsend``, ``ms.rank`` and ``ms.network`` would read as the
+# handle's calls and the run's keyword: they are not left here.
+for _module in ("bsend", "rank", "network"):
+    globals().pop(_module, None)
+del _module
+
+
 def __dir__() -> list[str]:
-    return sorted(set(__all__) | set(globals()))
+    """What a user reaches from here: ``__all__`` and the public sub-packages."""
+    return sorted(set(__all__) | set(_SUBPACKAGES))

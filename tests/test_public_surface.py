@@ -5,6 +5,7 @@ private."""
 from __future__ import annotations
 
 import importlib.metadata
+from pathlib import Path
 
 import mpisim as ms
 from mpisim.datatypes import BASIC_TYPES
@@ -34,3 +35,23 @@ def test_nothing_private_is_public_and_the_version_comes_from_the_package():
     assert len(ms.__all__) == len(set(ms.__all__))
     assert ms.__version__ == importlib.metadata.version("mpisim")
     assert ms.MPIConfig().resolve().bsend_overhead == ms.BSEND_OVERHEAD
+
+
+def test_sub_packages_do_not_shadow_the_handles_calls():
+    """``ms.bsend`` would read as MPI_Bsend and ``ms.rank`` as the handle's rank: the engine's
+    modules are imported by path, and ``dir(ms)`` shows what a user reaches."""
+    for name in ("bsend", "rank", "network"):
+        assert not hasattr(ms, name) and name not in dir(ms), name
+    from mpisim.bsend import profiles  # still importable by path
+
+    assert profiles.MPIConfig is ms.MPIConfig and not hasattr(ms, "bsend")
+    public = {"collectives", "plot", "scenario", "whatif", "mpi4py"}
+    assert public <= set(dir(ms))
+    assert all(getattr(ms, n).__name__ == f"mpisim.{n}" for n in public)
+    assert [n for n in dir(ms) if n.startswith("_")] == ["__version__"]
+
+
+def test_a_scenario_file_loads_from_the_one_namespace():
+    root = Path(__file__).resolve().parent.parent
+    scenario = ms.load_scenario(root / "scenarios" / "example-3.10-bsend.yaml")
+    assert scenario.run().outcome is ms.Outcome.COMPLETED
