@@ -149,8 +149,12 @@ class NetworkModel:
             value = resolve_field(net, "network", name)
             return default if value is None else value
 
-        self.latency = read("latency", DEFAULT_LATENCY)
-        self.bandwidth = read("bandwidth", DEFAULT_BANDWIDTH)
+        measured_latency = getattr(defaults, "latency", None)  # a calibrated profile's
+        measured_bandwidth = getattr(defaults, "bandwidth", None)
+        self.latency = read("latency", DEFAULT_LATENCY if measured_latency is None
+                            else measured_latency)
+        self.bandwidth = read("bandwidth", DEFAULT_BANDWIDTH if measured_bandwidth is None
+                              else measured_bandwidth)
         self.inv_bw = 1.0 / self.bandwidth
         self.eager_limit = read("eager_limit", defaults.eager_limit)
         self.eager_cells = read("eager_cells", defaults.eager_cells)

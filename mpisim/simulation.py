@@ -96,7 +96,8 @@ class Simulation:
         self.env = Clock()
         self.recorder = Recorder(trace, self.env)
         self.transport = Transport(self.env, self.net, ranks, self._ready_error, self.recorder)
-        self.collectives = Collectives(self.env, self.transport, self.config.profile.name,
+        self.collectives = Collectives(self.env, self.transport,
+                                       self.config.profile.collectives_family,
                                        self.config.collectives)
         self.comms = Communicators(ranks, self.net.latency)
         self.handles = [Rank(r, ranks, self.env, self.transport,

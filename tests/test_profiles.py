@@ -13,12 +13,16 @@ from mpisim.bsend.allocators import make_allocator
 from mpisim.bsend.profiles import PROFILES, MPIConfig, Profile, get_profile
 
 
-def test_the_three_profiles_and_their_overheads() -> None:
+def test_the_built_in_profiles_and_their_overheads() -> None:
     """MPI_BSEND_OVERHEAD: the standard fixes no value (the standard profile takes MPICH's
-    96); MPICH (64-bit) 96; Open MPI 128."""
-    assert list(PROFILES) == ["standard", "mpich", "openmpi"]
-    assert [PROFILES[n].bsend_overhead for n in PROFILES] == [96, 96, 128]
+    96); MPICH (64-bit) 96; Open MPI 128. ``mpich``/``openmpi`` are the old names of the
+    4.x profiles: the same settings, reported under the name given."""
+    assert list(PROFILES)[:3] == ["standard", "mpich-4.0", "openmpi-4.1"]
+    assert [PROFILES[n].bsend_overhead for n in list(PROFILES)[:3]] == [96, 96, 128]
     assert all(p.name == n and p.description for n, p in PROFILES.items())
+    for alias, name in (("mpich", "mpich-4.0"), ("openmpi", "openmpi-4.1")):
+        assert get_profile(alias) == dataclasses.replace(PROFILES[name], name=alias)
+        assert get_profile(alias).collectives_family == alias
 
 
 def test_standard_profile_is_the_3_6_1_model() -> None:
@@ -56,8 +60,8 @@ def test_profiles_are_frozen() -> None:
 
 
 def test_unknown_profile_lists_the_valid_names() -> None:
-    with pytest.raises(ValueError,
-                       match=r"unknown profile 'lam' \(valid: standard, mpich, openmpi\)"):
+    with pytest.raises(ValueError, match=r"unknown profile 'lam' \(valid: standard, mpich-4.0, "
+                                         r"openmpi-4.1, .*mpich, openmpi, or a profile file"):
         get_profile("lam")
 
 

@@ -64,7 +64,8 @@ def test_exponent_number_is_read_where_a_number_is_expected(tmp_path):
     ("network: {ranks_per_node: 0}", "network.ranks_per_node: must be at least 1"),
     ("network: {latancy: 1us}", "network.latancy: unknown key (did you mean 'latency'?)"),
     ("mpi: {allocator: best-fit}", "mpi.allocator: 'best-fit' is not one of circular"),
-    ("mpi: {profile: lam}", "mpi.profile: 'lam' is not one of standard, mpich, openmpi"),
+    ("mpi: {profile: lam}", "mpi.profile: 'lam' is not one of standard, mpich-4.0, openmpi-4.1, "
+                            "mpich, openmpi or a profile file .yaml"),
     ("mpi: {force_ssend: yes}", "mpi.force_ssend: 'yes' is a boolean in YAML 1.1"),
     ("mpi: {force_ssend: 1}", "mpi.force_ssend: expected true or false"),
     ("mpi: [1]", "mpi: expected a mapping, got a list"),

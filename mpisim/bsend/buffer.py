@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ErrBuffer
-from .allocators import make_allocator
+from .allocators import EntryRule, make_allocator
 
 __all__ = ["BufferSummary", "overflow_error", "synthetic_address", "unattached_error"]
 
@@ -76,6 +76,8 @@ def _charging(config: Any) -> str:
                 "the free block is cut off")
     if sizing == "openmpi":
         return "Open MPI: 8 * floor(bytes / 8) + 16"
+    if sizing.startswith(EntryRule.PREFIX):
+        return EntryRule.parse(sizing).describe()
     alignment = config.alignment
     return (f"pack_size + MPI_BSEND_OVERHEAD {config.bsend_overhead}"
             + (f", rounded up to {alignment}" if alignment > 1 else ""))

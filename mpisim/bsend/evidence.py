@@ -9,9 +9,8 @@ equal).
 
 from __future__ import annotations
 
-from dataclasses import fields
-
-from .profiles import PROFILES
+from .profilefile import READERS
+from .profiles import PROFILES, Profile
 
 __all__ = ["EVIDENCE", "table"]
 
@@ -34,6 +33,8 @@ _STD = {
     "eager_waits_for_rendezvous": "no: the transport is ideal",
     "failed_bsend_stalls_pair": "no: a failed call has no effect (3.6)",
     "mpi41_buffers": "MPI 4.1 §3.6",
+    "latency": "not a profile value: the network's default (1 us)",
+    "bandwidth": "not a profile value: the network's default (10 GB/s)",
 }
 
 _MPICH = {
@@ -60,6 +61,8 @@ _MPICH = {
     "failed_bsend_stalls_pair": "after MPI_ERR_BUFFER later sends match (falls back to "
                                 "MPI_Send and completes)",
     "mpi41_buffers": "MPICH 5.0.2: Comm.Attach_buffer, Flush_buffer, BUFFER_AUTOMATIC work",
+    "latency": "not measured: the network's default",
+    "bandwidth": "not measured: the network's default",
 }
 
 _OMPI = {
@@ -91,13 +94,57 @@ _OMPI = {
                                 "MPI_Send is never matched; the fallback program hangs",
     "mpi41_buffers": "5.0.11: Comm.Attach_buffer and Flush_buffer raise NotImplementedError, "
                      "BUFFER_AUTOMATIC is MPI_ERR_ARG",
+    "latency": "not measured: the network's default",
+    "bandwidth": "not measured: the network's default",
 }
 
-EVIDENCE: dict[str, dict[str, str]] = {"standard": _STD, "mpich": _MPICH, "openmpi": _OMPI}
+EVIDENCE: dict[str, dict[str, str]] = {"standard": _STD, "mpich-4.0": _MPICH, "openmpi-4.1": _OMPI}
 """Per profile, per setting: the text or measurement the value comes from."""
 
-SETTINGS = [f.name for f in fields(next(iter(PROFILES.values())))
-            if f.name not in ("name", "description")]
+SETTINGS = list(READERS)
+"""The settings of a profile, in the order tables show them."""
+
+
+def evidence_of(profile: Profile) -> dict[str, str]:
+    """Per setting, where ``profile``'s value comes from: the table above for the
+    hand-made profiles, the recorded evidence for a measured one (a file's settings without
+    evidence come from the profile it is based on)."""
+    if not profile.source and profile.name in EVIDENCE:
+        return EVIDENCE[profile.name]
+    base = EVIDENCE.get(profile.family, {}) if profile.family != profile.name else {}
+    recorded = dict(profile.evidence)
+    out = {}
+    for key in SETTINGS:
+        if key in recorded:
+            out[key] = _evidence_text(recorded[key])
+        else:
+            out[key] = base.get(key) or "given in the file, without evidence"
+    return out
+
+
+def _evidence_text(ev: object) -> str:
+    """One line from a recorded evidence mapping: probe, parameters and what was seen."""
+    if not isinstance(ev, dict):
+        return "given in the file, without evidence" if ev is None else str(ev)
+    parts = [f"probe {ev.get('probe', '?')}"]
+    params = ev.get("parameters")
+    if params:
+        parts.append(", ".join(f"{k}={v}" for k, v in params.items()))
+    if "observed" in ev:
+        parts.append(f"observed {_compact(ev['observed'])}")
+    if ev.get("note"):
+        parts.append(str(ev["note"]))
+    return "; ".join(parts)
+
+
+def _compact(value: object) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_compact(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list) and len(value) > 8:
+        return "[" + ", ".join(_compact(v) for v in value[:8]) + f", ... {len(value)} in all]"
+    if isinstance(value, list):
+        return "[" + ", ".join(_compact(v) for v in value) + "]"
+    return str(value)
 
 
 def _value(value: object) -> str:
@@ -108,21 +155,25 @@ def _value(value: object) -> str:
     return str(value)
 
 
-def table(markdown: bool = True) -> str:
-    """Every setting of every profile, its value and where it comes from."""
-    names = list(PROFILES)
+def table(markdown: bool = True, profiles: list[Profile] | None = None) -> str:
+    """Every setting of every profile (the built-in ones unless ``profiles`` are given), its
+    value and where it comes from."""
+    chosen = list(PROFILES.values()) if profiles is None else profiles
+    evidence = [evidence_of(p) for p in chosen]
     if markdown:
-        lines = ["| setting | " + " | ".join(f"`{n}`" for n in names) + " |",
-                 "|---" * (len(names) + 1) + "|"]
+        lines = ["| setting | " + " | ".join(f"`{p.name}`" for p in chosen) + " |",
+                 "|---" * (len(chosen) + 1) + "|"]
         for key in SETTINGS:
-            cells = [f"{_value(getattr(PROFILES[n], key))}: {EVIDENCE[n][key]}" for n in names]
+            cells = [f"{_value(getattr(p, key))}: {ev[key]}"
+                     for p, ev in zip(chosen, evidence, strict=True)]
             lines.append(f"| `{key}` | " + " | ".join(cells) + " |")
         return "\n".join(lines)
     out = []
-    for n in names:
-        out.append(f"{n}: {PROFILES[n].description}")
+    for p, ev in zip(chosen, evidence, strict=True):
+        out.append(f"{p.name}: {p.description}")
+        if p.library:
+            out.append(f"  measured on: {p.library}")
         for key in SETTINGS:
-            out.append(f"  {key:<28} {_value(getattr(PROFILES[n], key)):<16} "
-                       f"{EVIDENCE[n][key]}")
+            out.append(f"  {key:<28} {_value(getattr(p, key)):<16} {ev[key]}")
         out.append("")
     return "\n".join(out).rstrip()

@@ -4,9 +4,12 @@ A :class:`Profile` is a named preset of what the standard leaves to the implemen
 the value of MPI_BSEND_OVERHEAD, how the attached buffer is allocated and entries charged,
 the default eager limit, and the edge cases where implementations differ (3.6 fixes the
 behaviour only up to "MPI may signal an error whenever the simple buffering allocator
-described below would run out of space"). The ``mpich`` and ``openmpi`` numbers were read
-from their sources and checked by running small programs against MPICH 4.0.2 (ch4:ucx) and
-Open MPI 4.1.4 (ob1, shared memory).
+described below would run out of space"). The ``mpich-4.0`` and ``openmpi-4.1`` numbers were
+read from their sources and checked by running small programs against MPICH 4.0.2 (ch4:ucx)
+and Open MPI 4.1.4 (ob1, shared memory); ``mpich`` and ``openmpi`` are their old names, kept as
+aliases (a run reports the name it was given). A profile can also be a file
+(:mod:`mpisim.bsend.profilefile`, what ``mpisim calibrate`` writes): any name ending in
+``.yaml``/``.yml`` or containing a path separator is read as one.
 
 ``standard`` is the standard's model (3.6.1). The standard fixes no number for
 MPI_BSEND_OVERHEAD, so it takes MPICH's 96 (a common 64-bit value), and a network default
@@ -21,7 +24,9 @@ attached MPI behaves as with a zero-size buffer, 3.6).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+import os
+from dataclasses import asdict, dataclass, field, fields, replace
+from functools import cache
 from typing import Any
 
 from ..readers import (
@@ -29,14 +34,14 @@ from ..readers import (
     SettingError,
     declare,
     describe,
-    read_choice,
     read_power_of_two,
     resolve_field,
     unknown_key,
 )
 from .allocators import KINDS
+from .profilefile import is_profile_path, load_profile
 
-__all__ = ["PROFILES", "MPIConfig", "Profile", "ResolvedMPIConfig", "get_profile"]
+__all__ = ["ALIASES", "PROFILES", "MPIConfig", "Profile", "ResolvedMPIConfig", "get_profile"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,18 @@ class Profile:
     eager_waits_for_rendezvous: bool = False  # eager behind an unmatched rendezvous waits
     failed_bsend_stalls_pair: bool = False  # later messages of the pair never match
     mpi41_buffers: bool = True  # communicator/session buffers, flush, MPI_BUFFER_AUTOMATIC
+    # network defaults a calibration measures (Hockney ping-pong); None: the Network's own
+    latency: float | None = None    # seconds
+    bandwidth: float | None = None  # bytes per second
+    family: str = ""  # the built-in profile whose collective algorithms it uses ("": its name)
+    library: str = field(default="", compare=False)  # MPI_Get_library_version, measured ones
+    source: str = field(default="", compare=False)   # the file it was read from
+    evidence: tuple[tuple[str, Any], ...] = field(default=(), compare=False)  # per setting
+
+    @property
+    def collectives_family(self) -> str:
+        """The name under which its collective algorithm choices are kept."""
+        return self.family or self.name
 
     def bypasses_buffer(self, nbytes: int, attached: bool) -> bool:
         """Whether a bsend of ``nbytes`` goes straight to the transport instead of into the
@@ -82,7 +99,8 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
         description="The standard's model (3.6.1): circular queue reclaimed from its head; "
                     "entry = pack_size + MPI_BSEND_OVERHEAD (96)."),
     Profile(
-        name="mpich", bsend_overhead=96, allocator="first-fit", sizing="mpich",
+        name="mpich-4.0", family="mpich", bsend_overhead=96, allocator="first-fit",
+        sizing="mpich",
         alignment=1, eager_limit=8255, attach_min=96, detach_unattached_error=False,
         bsend_direct_limit=None, zero_bsend_unattached_ok=False,
         attach_twice_error_class="MPI_ERR_BUFFER", ibsend_completes_at_once=True,
@@ -92,7 +110,8 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
                     "progress; an eager send behind an unmatched rendezvous one waits.",
         eager_cells=64, eager_waits_for_rendezvous=True),
     Profile(
-        name="openmpi", bsend_overhead=128, allocator="first-fit", sizing="openmpi",
+        name="openmpi-4.1", family="openmpi", bsend_overhead=128, allocator="first-fit",
+        sizing="openmpi",
         alignment=1, eager_limit=4040, attach_min=1, detach_unattached_error=True,
         bsend_direct_limit=4040, zero_bsend_unattached_ok=True,
         attach_twice_error_class="MPI_ERR_BUFFER", ibsend_completes_at_once=True,
@@ -107,12 +126,31 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
 )}
 
 
-def get_profile(name: str) -> Profile:
-    """The profile called ``name``; ValueError listing the valid names otherwise."""
-    try:
+ALIASES: dict[str, str] = {"mpich": "mpich-4.0", "openmpi": "openmpi-4.1"}
+"""Old names of built-in profiles: a run under one reports the old name."""
+
+
+def get_profile(name: str | os.PathLike[str]) -> Profile:
+    """The profile called ``name`` (a built-in one, an alias, or a profile file's path);
+    ValueError listing the valid names otherwise (ProfileFileError for a bad file)."""
+    if isinstance(name, str) and name in PROFILES:
         return PROFILES[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown profile {name!r} (valid: {', '.join(PROFILES)})") from None
+    if isinstance(name, str) and name in ALIASES:
+        return _alias(name)
+    if is_profile_path(name):
+        return load_profile(name, {**PROFILES, **{a: _alias(a) for a in ALIASES}})
+    raise ValueError(f"unknown profile {name!r} (valid: {', '.join(names())}, or a profile "
+                     "file .yaml)") from None
+
+
+def names() -> list[str]:
+    """Every built-in profile name and alias, in the order a user meets them."""
+    return [*PROFILES, *ALIASES]
+
+
+@cache
+def _alias(name: str) -> Profile:
+    return replace(PROFILES[ALIASES[name]], name=name)
 
 
 @dataclass(frozen=True)
@@ -134,8 +172,22 @@ BUFFER_POLICIES = ("as_written", "process", "communicator", "automatic")
 
 
 def _profile(value: Any) -> str | Profile:
-    """A profile's name, or a :class:`Profile` (Python only)."""
-    return value if isinstance(value, Profile) else read_choice(value, tuple(PROFILES))
+    """A profile's name, a profile file's path (read here, so that a bad file is refused
+    where the setting is given), or a :class:`Profile` (Python only)."""
+    if isinstance(value, Profile):
+        return value
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if isinstance(value, str) and is_profile_path(value):
+        try:
+            get_profile(value)
+        except ValueError as e:
+            raise Invalid(str(e)) from None
+        return value
+    if isinstance(value, str) and value in names():
+        return value
+    raise Invalid(f"{describe(value) if not isinstance(value, str) else repr(value)} is not "
+                  f"one of {', '.join(names())} or a profile file .yaml")
 
 
 def _collectives(value: Any) -> dict[str, str]:
@@ -150,7 +202,9 @@ def _collectives(value: Any) -> dict[str, str]:
 class MPIConfig:
     """MPI settings (scenario key ``mpi``); ``None`` takes the profile's value.
 
-    ``profile``: "standard", "mpich" or "openmpi" (or a :class:`Profile`).
+    ``profile``: a built-in profile's name ("standard", "mpich-4.0", "openmpi-4.1",
+    "mpich-5.0", "openmpi-5.0"; "mpich" and "openmpi" are aliases of the 4.x ones), the
+    path of a profile file (``mpisim calibrate`` writes them), or a :class:`Profile`.
     ``bsend_overhead``: MPI_BSEND_OVERHEAD in bytes (under the mpich and openmpi sizings it
     is only the constant programs see; entries are charged by the implementation's rule).
     ``allocator``: "circular" (the standard's model), "first-fit" or "unbounded".
@@ -169,10 +223,10 @@ class MPIConfig:
     Each field declares its setting (reader, kind, documentation): ``mpisim settings``.
     """
 
-    profile: str | Profile = declare(
+    profile: str | os.PathLike[str] | Profile = declare(
         "choice", "the MPI library modelled: its buffer sizing, allocator, limits and "
         "network defaults (mpisim profiles)", _profile, default="standard",
-        choices=tuple(PROFILES), shown="standard")
+        choices=tuple(names()), shown="standard")
     bsend_overhead: int | str | None = declare(
         "size", "MPI_BSEND_OVERHEAD as programs see it (the standard sizing charges it per "
         "entry)", shown="the profile's")
@@ -219,7 +273,7 @@ class MPIConfig:
 
         profile = read("profile")
         if not isinstance(profile, Profile):
-            profile = PROFILES[profile]
+            profile = get_profile(profile)
         return ResolvedMPIConfig(profile=profile,
                                  bsend_overhead=read("bsend_overhead", profile.bsend_overhead),
                                  allocator=read("allocator", profile.allocator),

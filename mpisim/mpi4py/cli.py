@@ -118,8 +118,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
                    help="a setting: network.eager_limit=64KiB, mpi.profile=mpich, "
                         "buffer=16KiB, until=1s (repeatable)")
-    p.add_argument("--profile", choices=["standard", "mpich", "openmpi"],
-                   help="the MPI library modelled (same as --set mpi.profile=...)")
+    p.add_argument("--profile", metavar="NAME|FILE.yaml",
+                   help="the MPI library modelled: standard, mpich-4.0, openmpi-4.1, "
+                        "mpich-5.0, openmpi-5.0 (mpich, openmpi: the 4.x ones) or a profile "
+                        "file from mpisim calibrate (same as --set mpi.profile=...)")
     p.add_argument("--settings", metavar="FILE.yaml",
                    help="settings as in a scenario file (network, mpi, buffer, seed, until)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the summary")

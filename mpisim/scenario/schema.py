@@ -31,15 +31,17 @@ identifier that is not a top-level key, ``rank``, ``size`` or an MPI constant.
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Callable
 from typing import Any
 
+from ..bsend.profilefile import is_profile_path
 from ..readers import Setting, SettingError, unknown_key
 from ..settings import GROUPS, RUN
 from ..units import UnitError, parse_quantity
 from .expr import RESERVED
-from .problems import Problems
+from .problems import OVERRIDE, Problems
 from .values import (
     Invalid,
     describe,
@@ -107,10 +109,25 @@ def read_header(doc: dict, problems: Problems, default_name: str,
         problems.add(getattr(doc, "line", 1) or 1, "ranks", "missing (how many MPI processes)")
     h.params = _params(problems, doc.get("params"), line_of(doc, "params"))
     h.network = _settings(problems, doc, "network")
+    _profile_beside_the_file(doc.get("mpi"), problems.file)
     h.mpi = _settings(problems, doc, "mpi")
     if doc.get("expect") is not None:
         h.expect = _expect(problems, doc["expect"], line_of(doc, "expect"))
     return h
+
+
+def _profile_beside_the_file(section: Any, file: str) -> None:
+    """A profile file named in the scenario is found relative to the scenario file (one
+    given with ``--set`` relative to the working directory): its path is made absolute in
+    the document before the setting is read."""
+    if not isinstance(section, dict):
+        return
+    name = section.get("profile")
+    if not isinstance(name, str) or not is_profile_path(name) or os.path.isabs(name):
+        return
+    if getattr(section, "lines", {}).get("profile") == OVERRIDE:
+        return
+    section["profile"] = os.path.join(os.path.dirname(os.path.abspath(file)), name)
 
 
 def _read(problems: Problems, m: dict, key: str, path: str,
