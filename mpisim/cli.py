@@ -130,7 +130,18 @@ def _parser() -> argparse.ArgumentParser:
                           "implementation profile, its value and the text or measurement it "
                           "comes from")
     prof.add_argument("--markdown", action="store_true", help="as the README's table")
+    prof.add_argument("names", nargs="*", metavar="NAME|FILE.yaml",
+                      help="only these profiles (a profile file shows its evidence)")
     prof.set_defaults(handler=_cmd_profiles)
+
+    from .calibrate.cli import add_arguments as calibrate_arguments
+
+    cal = sub.add_parser("calibrate", help="measure your MPI library with mpi4py probes and "
+                         "write a profile file", description="run probe programs under your "
+                         "mpiexec and write a profile (each value with its evidence) that "
+                         "--set mpi.profile=FILE and mpi: {profile: FILE} accept")
+    calibrate_arguments(cal)
+    cal.set_defaults(handler=_cmd_calibrate)
 
     sets = sub.add_parser("settings", help="every setting (--set, --vary, scenario keys, "
                           "mpisim.run): its value, default and meaning",
@@ -517,8 +528,23 @@ def _cmd_record(args: argparse.Namespace) -> int:
 
 def _cmd_profiles(args: argparse.Namespace) -> int:
     from .bsend.evidence import table
+    from .bsend.profiles import get_profile
 
-    print(table(markdown=args.markdown))
+    try:
+        chosen = [get_profile(n) for n in args.names] or None
+    except ValueError as e:
+        raise UsageError(str(e).splitlines()[0]) from None
+    print(table(markdown=args.markdown, profiles=chosen))
+    return EXIT_OK
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from .calibrate.cli import run
+
+    try:
+        print(run(args))
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     return EXIT_OK
 
 

@@ -10,7 +10,7 @@ equal).
 from __future__ import annotations
 
 from .profilefile import READERS
-from .profiles import PROFILES, Profile
+from .profiles import PROFILES, Profile, shipped_profiles
 
 __all__ = ["EVIDENCE", "table"]
 
@@ -109,7 +109,7 @@ def evidence_of(profile: Profile) -> dict[str, str]:
     """Per setting, where ``profile``'s value comes from: the table above for the
     hand-made profiles, the recorded evidence for a measured one (a file's settings without
     evidence come from the profile it is based on)."""
-    if not profile.source and profile.name in EVIDENCE:
+    if not profile.evidence and profile.name in EVIDENCE:
         return EVIDENCE[profile.name]
     base = EVIDENCE.get(profile.family, {}) if profile.family != profile.name else {}
     recorded = dict(profile.evidence)
@@ -138,6 +138,11 @@ def _evidence_text(ev: object) -> str:
 
 
 def _compact(value: object) -> str:
+    """A recorded value in one short line (the profile file keeps all of it)."""
+    if isinstance(value, dict) and len(value) > 6:
+        shown = list(value.items())[:6]
+        return ("{" + ", ".join(f"{k}: {_compact(v)}" for k, v in shown)
+                + f", ... {len(value)} in all}}")
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k}: {_compact(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list) and len(value) > 8:
@@ -158,7 +163,7 @@ def _value(value: object) -> str:
 def table(markdown: bool = True, profiles: list[Profile] | None = None) -> str:
     """Every setting of every profile (the built-in ones unless ``profiles`` are given), its
     value and where it comes from."""
-    chosen = list(PROFILES.values()) if profiles is None else profiles
+    chosen = [*PROFILES.values(), *shipped_profiles()] if profiles is None else profiles
     evidence = [evidence_of(p) for p in chosen]
     if markdown:
         lines = ["| setting | " + " | ".join(f"`{p.name}`" for p in chosen) + " |",

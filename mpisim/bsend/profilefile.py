@@ -26,6 +26,7 @@ PyYAML's safe loader, node by node, for the lines; anchors and duplicate keys ar
 
 from __future__ import annotations
 
+import copy
 import os
 from dataclasses import fields, replace
 from pathlib import Path
@@ -264,8 +265,8 @@ def dump_profile(profile: Any, evidence: dict[str, Any], *, based_on: str = "sta
         if key not in READERS:
             continue
         value = getattr(profile, key)
-        if key in evidence:
-            settings[key] = {"value": value, "evidence": evidence[key]}
+        if key in evidence:  # a copy each: YAML would share a repeated one by an alias
+            settings[key] = {"value": value, "evidence": copy.deepcopy(evidence[key])}
         else:
             settings[key] = value
     doc = {"mpisim_profile": FORMAT, "name": profile.name, "description": profile.description,
@@ -275,4 +276,5 @@ def dump_profile(profile: Any, evidence: dict[str, Any], *, based_on: str = "sta
     doc["settings"] = settings
     import yaml
 
-    return yaml.safe_dump(doc, sort_keys=False, width=96, allow_unicode=True)
+    return yaml.safe_dump(doc, sort_keys=False, width=96, allow_unicode=True,
+                          default_flow_style=None)

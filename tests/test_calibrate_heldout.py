@@ -1,0 +1,150 @@
+"""The held-out check of ``mpisim calibrate``: calibrate against a real MPI, then run
+programs the calibration never measured both under the real library and under mpisim's
+mpi4py stand-in with the calibrated profile; outcome and what each rank printed (how many
+bsends were accepted before the overflow, which ones fitted after a receive) must agree.
+
+Held-out programs: Example 3.10 with standard sends at the calibrated eager limit and one
+int above it, and with bsend into exactly and less than the standard's advice; overflow
+bursts of rendezvous messages into attaches around the calibrated rule's sizes and into
+the standard's advice; wrap-around (three entries in 3 * (m + MPI_BSEND_OVERHEAD), one
+received: the head, the middle, the last, then two more bsends); rings of bsends.
+
+Needs the real library: ``MPISIM_ORACLE_PYTHON`` (MPICH; or this Python with the ``oracle``
+extra) / ``MPISIM_ORACLE_OMPI_PYTHON`` (Open MPI) naming a Python with mpi4py, numpy and
+that library's mpiexec beside it; skipped otherwise. Each calibrates first (about 20 s with
+MPICH, 70 s with Open MPI). A real hang is a deadlock after DEADLOCK_AFTER seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import signal
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+import mpisim as ms
+from mpisim.bsend.profiles import get_profile
+from mpisim.calibrate import calibrate
+from mpisim.calibrate.fit import predicted_attach
+
+ROOT = Path(__file__).resolve().parents[1]
+HELD_OUT = ROOT / "tests" / "real" / "heldout"
+SCRIPTS = ROOT / "scenarios" / "mpi4py"
+DEADLOCK_AFTER = 8.0
+ENV = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+LIBRARIES = {"mpich": ("MPISIM_ORACLE_PYTHON", []),
+             "openmpi": ("MPISIM_ORACLE_OMPI_PYTHON", ["--allow-run-as-root", "--oversubscribe"])}
+
+
+@cache
+def _found(library: str) -> str | None:
+    """The Python of the real library (MPICH: this one with the oracle extra), or None."""
+    env, _ = LIBRARIES[library]
+    python = os.environ.get(env) or (sys.executable if library == "mpich" else None)
+    if not python or not (Path(python).parent / "mpiexec").exists():
+        return None
+    probe = subprocess.run([python, "-c", "from mpi4py import MPI; import numpy; "
+                            "print(MPI.Get_library_version())"],
+                           capture_output=True, text=True, env=ENV)
+    name = "MPICH" if library == "mpich" else "Open MPI"
+    return python if probe.returncode == 0 and name in probe.stdout else None
+
+
+def _python(library: str) -> str:
+    python = _found(library)
+    if python is None:
+        pytest.skip(f"set {LIBRARIES[library][0]} to a Python with mpi4py, numpy and "
+                    f"{library}'s mpiexec beside it")
+    return python
+
+
+@cache
+def calibrated(library: str, folder: str) -> str:
+    """Calibrate once per library and session; the profile file's path."""
+    python = _python(library)
+    mpiexec = " ".join([str(Path(python).parent / "mpiexec"), *LIBRARIES[library][1], "-n 2"])
+    out = Path(folder) / f"{library}-calibrated.yaml"
+    profile = calibrate(mpiexec, python, out, progress=lambda _line: None)
+    assert library.replace("openmpi", "Open MPI").lower() in profile.library.lower()
+    return str(out)
+
+
+def real(library: str, script: Path, args: list[str], ranks: int) -> tuple[str, list[str]]:
+    python = _python(library)
+    cmd = [str(Path(python).parent / "mpiexec"), *LIBRARIES[library][1], "-n", str(ranks),
+           python, str(script), *args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, env=ENV)
+    try:
+        out, err = proc.communicate(timeout=DEADLOCK_AFTER)
+        hung = False
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        hung = True
+    if re.search(r"Exception: (Invalid buffer pointer|MPI_ERR_BUFFER)", err):
+        outcome = "error MPI_ERR_BUFFER"
+    elif hung:
+        outcome = "deadlock"
+    else:
+        outcome = "completed" if proc.returncode == 0 else f"failed ({proc.returncode})"
+    return outcome, lines(out)
+
+
+def lines(out: str) -> list[str]:
+    return sorted(part.strip() for part in re.split(r"(?=rank \d+: )", out)
+                  if part.startswith("rank "))
+
+
+def simulated(script: Path, args: list[str], ranks: int, profile: str) -> tuple[str, list[str]]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        result = ms.run_mpi4py(script, ranks=ranks, args=args, mpi={"profile": profile})
+    outcome = {"completed": "completed", "deadlock": "deadlock",
+               "timeout": "deadlock"}.get(result.outcome.value)
+    if outcome is None:
+        outcome = f"error {result.error.error_class}"
+    return outcome, lines(out.getvalue())
+
+
+def cases(profile_path: str) -> list[tuple[Path, list[str], int]]:
+    """The held-out programs, sized from the calibrated profile."""
+    p = get_profile(profile_path)
+    ints = p.eager_limit // 4
+    big = 3 * p.eager_limit + 7          # rendezvous, and not a size the probes used
+    rule = p.sizing
+    out = [(SCRIPTS / "exchange.py", ["send", str(ints)], 2),
+           (SCRIPTS / "exchange.py", ["send", str(ints + 1)], 2),
+           (SCRIPTS / "exchange.py", ["bsend", "3000"], 2),
+           (SCRIPTS / "exchange.py", ["bsend", "3000", "12000"], 2),
+           (SCRIPTS / "ring.py", ["10", str(ints + 100), "3"], 4),
+           (SCRIPTS / "ring.py", ["6", "64", "6"], 4)]
+    for k in (2, 3):
+        fit = predicted_attach(rule, k, big)
+        out += [(HELD_OUT / "burst.py", [str(big), "6", str(fit)], 2),
+                (HELD_OUT / "burst.py", [str(big), "6", str(fit - 1)], 2)]
+    out.append((HELD_OUT / "burst.py", [str(big), "6", str(4 * (big + p.bsend_overhead))], 2))
+    out += [(HELD_OUT / "wrap.py", [str(big), str(which)], 2) for which in (0, 1, 2)]
+    return out
+
+
+@pytest.mark.parametrize("library", list(LIBRARIES))
+def test_a_calibrated_profile_predicts_programs_it_never_measured(library, tmp_path_factory):
+    _python(library)
+    profile = calibrated(library, str(tmp_path_factory.mktemp(library)))
+    disagree = []
+    for script, args, ranks in cases(profile):
+        got_real = real(library, script, args, ranks)
+        got_sim = simulated(script, args, ranks, profile)
+        if got_real[0] != got_sim[0] or (got_real[0] == "completed"
+                                         and got_real[1] != got_sim[1]):
+            disagree.append(f"{script.name} {' '.join(args)}: real {got_real}, "
+                            f"simulated {got_sim}")
+    assert not disagree, "\n".join(disagree)
