@@ -65,7 +65,7 @@ def test_exponent_number_is_read_where_a_number_is_expected(tmp_path):
     ("network: {latancy: 1us}", "network.latancy: unknown key (did you mean 'latency'?)"),
     ("mpi: {allocator: best-fit}", "mpi.allocator: 'best-fit' is not one of circular"),
     ("mpi: {profile: lam}", "mpi.profile: 'lam' is not one of standard, mpich-4.0, openmpi-4.1, "
-                            "mpich, openmpi or a profile file .yaml"),
+                            "mpich-5.0, openmpi-5.0, mpich, openmpi or a profile file .yaml"),
     ("mpi: {force_ssend: yes}", "mpi.force_ssend: 'yes' is a boolean in YAML 1.1"),
     ("mpi: {force_ssend: 1}", "mpi.force_ssend: expected true or false"),
     ("mpi: [1]", "mpi: expected a mapping, got a list"),
