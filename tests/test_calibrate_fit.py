@@ -18,7 +18,7 @@ from mpisim.calibrate import profile_from
 from mpisim.calibrate.fit import FitError, fit, fit_entry_rule, fit_progress, predicted_attach
 from mpisim.cli import main
 
-STORED = Path(__file__).resolve().parent / "stored" / "calibrate"
+STORED = Path(__file__).resolve().parent / "calibration"
 NAMED_RULES = {"mpich": "rule: start 0, header 88, unit 16 up, last exact, split 96",
                "openmpi": "rule: start 8, header 16, unit 8 down, last rounded, split 0"}
 
