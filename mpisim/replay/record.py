@@ -112,7 +112,8 @@ def build_shim(mpicc: str) -> Path:
         except (OSError, subprocess.TimeoutExpired) as e:
             raise RecordError(f"cannot build the recorder with {mpicc}: {e}") from None
         if built.returncode != 0:
-            first = (built.stderr.strip().splitlines() or ["(no message)"])[0]
+            lines = built.stderr.strip().splitlines() or ["(no message)"]
+            first = next((x for x in lines if "error" in x), lines[0])
             raise RecordError(f"building the recorder with {mpicc} failed: {first}")
         os.replace(out, target)
     return target

@@ -323,7 +323,9 @@ static void done(void) {
     last_exit = now_ns();
 }
 
-#define CALLER __builtin_return_address(0)
+/* A call made through the Fortran layer below is located at the Fortran caller. */
+static void *fortran_caller;
+#define CALLER (fortran_caller ? fortran_caller : __builtin_return_address(0))
 
 /* ---- flushing at exit and on fatal signals ---------------------------------------------- */
 static struct sigaction previous[32];
@@ -1169,3 +1171,196 @@ int MPI_Alltoallv(const void *s, const int scs[], const int sd[], MPI_Datatype s
     end_entry();
     return coll_end(PMPI_Alltoallv(s, scs, sd, st, r, rcs, rd, rt, comm), NULL);
 }
+
+/* ===== Fortran bindings ====================================================================
+ * Open MPI's Fortran bindings (mpif.h and `use mpi`) call the PMPI_ entry points directly,
+ * bypassing the C wrappers above; these definitions of the gfortran symbols (mpi_send_...)
+ * take their place and go through the C wrappers. Covered: MPI_Init/Init_thread/Finalize,
+ * the sends, receives and probes, Wait/Waitall/Test, the buffered-mode calls, Barrier, Bcast,
+ * Comm_dup/split/free. Not covered from Fortran (their time counts as time outside MPI):
+ * the other collectives (MPI_IN_PLACE differs between the languages), persistent requests,
+ * Waitany/Waitsome/Test*, the mpi_f08 module. Define MPISIM_NO_FORTRAN to leave them out. */
+#ifndef MPISIM_NO_FORTRAN
+#ifndef MPI_F_STATUS_SIZE  /* an MPI 4.0 constant; before it, a status is its C size in ints */
+#define MPI_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
+#endif
+#define F_BEGIN fortran_caller = __builtin_return_address(0)
+#define F_END(rc) do { *ierr = (MPI_Fint)(rc); fortran_caller = NULL; } while (0)
+
+static MPI_Status *f_status(MPI_Fint *fst, MPI_Status *own) {
+    return (fst == MPI_F_STATUS_IGNORE) ? MPI_STATUS_IGNORE : own;
+}
+
+static void f_status_out(MPI_Fint *fst, MPI_Status *own, int rc) {
+    if (rc == MPI_SUCCESS && fst != MPI_F_STATUS_IGNORE) MPI_Status_c2f(own, fst);
+}
+
+void mpi_init_(MPI_Fint *ierr) { F_BEGIN; F_END(MPI_Init(NULL, NULL)); }
+void mpi_init_thread_(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr) {
+    int p = 0;
+    F_BEGIN;
+    int rc = MPI_Init_thread(NULL, NULL, (int)*req, &p);
+    *prov = (MPI_Fint)p;
+    F_END(rc);
+}
+void mpi_finalize_(MPI_Fint *ierr) { F_BEGIN; F_END(MPI_Finalize()); }
+
+#define F_SEND(lower, NAME)                                                               \
+    void lower(void *buf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *dest, MPI_Fint *tag,   \
+               MPI_Fint *comm, MPI_Fint *ierr) {                                          \
+        F_BEGIN;                                                                          \
+        F_END(MPI_##NAME(buf, (int)*count, MPI_Type_f2c(*dt), (int)*dest, (int)*tag,      \
+                         MPI_Comm_f2c(*comm)));                                           \
+    }
+F_SEND(mpi_send_, Send)
+F_SEND(mpi_bsend_, Bsend)
+F_SEND(mpi_ssend_, Ssend)
+F_SEND(mpi_rsend_, Rsend)
+
+#define F_ISEND(lower, NAME)                                                              \
+    void lower(void *buf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *dest, MPI_Fint *tag,   \
+               MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr) {                           \
+        MPI_Request r;                                                                    \
+        F_BEGIN;                                                                          \
+        int rc = MPI_##NAME(buf, (int)*count, MPI_Type_f2c(*dt), (int)*dest, (int)*tag,   \
+                            MPI_Comm_f2c(*comm), &r);                                     \
+        if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(r);                                 \
+        F_END(rc);                                                                        \
+    }
+F_ISEND(mpi_isend_, Isend)
+F_ISEND(mpi_ibsend_, Ibsend)
+F_ISEND(mpi_issend_, Issend)
+F_ISEND(mpi_irsend_, Irsend)
+F_ISEND(mpi_irecv_, Irecv)
+
+void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *src, MPI_Fint *tag,
+               MPI_Fint *comm, MPI_Fint *fst, MPI_Fint *ierr) {
+    MPI_Status own;
+    F_BEGIN;
+    int rc = MPI_Recv(buf, (int)*count, MPI_Type_f2c(*dt), (int)*src, (int)*tag,
+                      MPI_Comm_f2c(*comm), f_status(fst, &own));
+    f_status_out(fst, &own, rc);
+    F_END(rc);
+}
+
+void mpi_sendrecv_(void *sb, MPI_Fint *sc, MPI_Fint *st, MPI_Fint *dest, MPI_Fint *stag,
+                   void *rb, MPI_Fint *rc_, MPI_Fint *rt, MPI_Fint *src, MPI_Fint *rtag,
+                   MPI_Fint *comm, MPI_Fint *fst, MPI_Fint *ierr) {
+    MPI_Status own;
+    F_BEGIN;
+    int rc = MPI_Sendrecv(sb, (int)*sc, MPI_Type_f2c(*st), (int)*dest, (int)*stag, rb,
+                          (int)*rc_, MPI_Type_f2c(*rt), (int)*src, (int)*rtag,
+                          MPI_Comm_f2c(*comm), f_status(fst, &own));
+    f_status_out(fst, &own, rc);
+    F_END(rc);
+}
+
+void mpi_probe_(MPI_Fint *src, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *fst, MPI_Fint *ierr) {
+    MPI_Status own;
+    F_BEGIN;
+    int rc = MPI_Probe((int)*src, (int)*tag, MPI_Comm_f2c(*comm), f_status(fst, &own));
+    f_status_out(fst, &own, rc);
+    F_END(rc);
+}
+
+void mpi_iprobe_(MPI_Fint *src, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *fst,
+                 MPI_Fint *ierr) {
+    MPI_Status own;
+    int f = 0;
+    F_BEGIN;
+    int rc = MPI_Iprobe((int)*src, (int)*tag, MPI_Comm_f2c(*comm), &f, f_status(fst, &own));
+    *flag = f ? 1 : 0;  /* .true. in gfortran */
+    if (f) f_status_out(fst, &own, rc);
+    F_END(rc);
+}
+
+void mpi_wait_(MPI_Fint *req, MPI_Fint *fst, MPI_Fint *ierr) {
+    MPI_Status own;
+    MPI_Request r = MPI_Request_f2c(*req);
+    F_BEGIN;
+    int rc = MPI_Wait(&r, f_status(fst, &own));
+    *req = MPI_Request_c2f(r);
+    f_status_out(fst, &own, rc);
+    F_END(rc);
+}
+
+void mpi_test_(MPI_Fint *req, MPI_Fint *flag, MPI_Fint *fst, MPI_Fint *ierr) {
+    MPI_Status own;
+    MPI_Request r = MPI_Request_f2c(*req);
+    int f = 0;
+    F_BEGIN;
+    int rc = MPI_Test(&r, &f, f_status(fst, &own));
+    *req = MPI_Request_c2f(r);
+    *flag = f ? 1 : 0;
+    if (f) f_status_out(fst, &own, rc);
+    F_END(rc);
+}
+
+void mpi_waitall_(MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *fsts, MPI_Fint *ierr) {
+    int count = (int)*n;
+    MPI_Request *r = malloc(sizeof(MPI_Request) * (size_t)(count > 0 ? count : 1));
+    MPI_Status *own = malloc(sizeof(MPI_Status) * (size_t)(count > 0 ? count : 1));
+    int ignore = fsts == MPI_F_STATUSES_IGNORE;
+    for (int i = 0; i < count; i++) r[i] = MPI_Request_f2c(reqs[i]);
+    F_BEGIN;
+    int rc = MPI_Waitall(count, r, ignore ? MPI_STATUSES_IGNORE : own);
+    for (int i = 0; i < count; i++) {
+        reqs[i] = MPI_Request_c2f(r[i]);
+        if (!ignore && rc == MPI_SUCCESS) MPI_Status_c2f(&own[i], fsts + i * MPI_F_STATUS_SIZE);
+    }
+    free(r);
+    free(own);
+    F_END(rc);
+}
+
+void mpi_buffer_attach_(void *buf, MPI_Fint *size, MPI_Fint *ierr) {
+    F_BEGIN;
+    F_END(MPI_Buffer_attach(buf, (int)*size));
+}
+
+void mpi_buffer_detach_(void *addr, MPI_Fint *size, MPI_Fint *ierr) {
+    int s = 0;
+    void *a = NULL;
+    F_BEGIN;
+    int rc = MPI_Buffer_detach(&a, &s);
+    *size = (MPI_Fint)s;
+    (void)addr;  /* Fortran gets the size; the address is the C one's business */
+    F_END(rc);
+}
+
+void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr) {
+    F_BEGIN;
+    F_END(MPI_Barrier(MPI_Comm_f2c(*comm)));
+}
+
+void mpi_bcast_(void *buf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *root, MPI_Fint *comm,
+                MPI_Fint *ierr) {
+    F_BEGIN;
+    F_END(MPI_Bcast(buf, (int)*count, MPI_Type_f2c(*dt), (int)*root, MPI_Comm_f2c(*comm)));
+}
+
+void mpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr) {
+    MPI_Comm c;
+    F_BEGIN;
+    int rc = MPI_Comm_dup(MPI_Comm_f2c(*comm), &c);
+    if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c);
+    F_END(rc);
+}
+
+void mpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm,
+                     MPI_Fint *ierr) {
+    MPI_Comm c;
+    F_BEGIN;
+    int rc = MPI_Comm_split(MPI_Comm_f2c(*comm), (int)*color, (int)*key, &c);
+    if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c);
+    F_END(rc);
+}
+
+void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierr) {
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    F_BEGIN;
+    int rc = MPI_Comm_free(&c);
+    if (rc == MPI_SUCCESS) *comm = MPI_Comm_c2f(c);
+    F_END(rc);
+}
+#endif

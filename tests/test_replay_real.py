@@ -1,0 +1,169 @@
+"""Record real MPI runs of the C examples in tests/replay_c/ with ``mpisim record`` and replay
+them: the replay under the profile of the library that ran them gives what the library gave.
+
+Needs MPICH's ``mpicc`` and ``mpiexec`` (``pip install mpi4py mpich``: the ``oracle`` extra in
+this venv, or a venv whose Python ``MPISIM_ORACLE_PYTHON`` names); skipped cleanly without
+them. The Open MPI and Fortran checks need Debian's ``openmpi-bin libopenmpi-dev gfortran``
+(``/usr/bin/mpicc`` answering ``--showme``) and skip without them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import mpisim as ms
+from mpisim.replay import read_trace, replay, replay_scenario
+
+HERE = Path(__file__).resolve().parent / "replay_c"
+
+
+def _mpich() -> tuple[str, str]:
+    python = os.environ.get("MPISIM_ORACLE_PYTHON", sys.executable)
+    bindir = Path(python).parent
+    mpicc, mpiexec = bindir / "mpicc", bindir / "mpiexec"
+    if not (mpicc.exists() and mpiexec.exists()):
+        pytest.skip("no MPICH mpicc/mpiexec: pip install mpi4py mpich in this venv or in the "
+                    "one MPISIM_ORACLE_PYTHON names")
+    return str(mpicc), str(mpiexec)
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    """A private recorder cache, so the tests build it as a first-time user would."""
+    cache = tmp_path_factory.mktemp("cache")
+    return dict(os.environ, XDG_CACHE_HOME=str(cache))
+
+
+@pytest.fixture(scope="module")
+def apps(tmp_path_factory):
+    mpicc, _ = _mpich()
+    out = tmp_path_factory.mktemp("apps")
+    for name in ("example_3_10", "bsend_ring", "bsend_burst"):
+        subprocess.run([mpicc, "-O1", "-o", str(out / name), str(HERE / f"{name}.c")],
+                       check=True, timeout=120)
+    return out
+
+
+def _record(env, out: Path, *command: str, timeout: float | None = None
+            ) -> subprocess.CompletedProcess:
+    args = [sys.executable, "-m", "mpisim", "record", "--out", str(out)]
+    if timeout is not None:
+        args += ["--timeout", str(timeout)]
+    return subprocess.run([*args, "--", *command], capture_output=True, text=True, env=env,
+                          timeout=180, cwd=out.parent)
+
+
+def test_example_3_10_bsend_completes_as_in_mpich(apps, env, tmp_path):
+    _, mpiexec = _mpich()
+    trace = tmp_path / "bsend.trace"
+    run = _record(env, trace, mpiexec, "-n", "2", str(apps / "example_3_10"), "bsend", "2000")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.count("done") == 2
+    sc = replay_scenario(trace).with_overrides({"mpi.profile": "mpich"})
+    result = sc.run()
+    assert result.outcome is ms.Outcome.COMPLETED
+    assert sc.compare(result).startswith("agrees")
+    assert ms.min_buffer(replay_scenario(trace)).min_buffer == 8096  # pack_size + 96
+
+
+def test_example_3_10_send_deadlock_killed_and_replayed(apps, env, tmp_path):
+    """40000 B standard sends: MPICH (eager limit 8255 B) deadlocks; the recording, stopped
+    by --timeout, replays under the mpich profile to the same blocked calls, and completes
+    under the standard profile's 64 KiB eager limit."""
+    _, mpiexec = _mpich()
+    trace = tmp_path / "send.trace"
+    run = _record(env, trace, mpiexec, "-n", "2", str(apps / "example_3_10"), "send",
+                  "10000", timeout=4)
+    assert run.returncode == 5, run.stderr  # stopped by the timeout
+    t = read_trace(trace)
+    assert t.outcome() == "killed"
+    assert [(r, c.name) for r, c in t.blocked()] == [(0, "Send"), (1, "Send")]
+    sc = replay_scenario(trace).with_overrides({"mpi.profile": "mpich"})
+    result = sc.run()
+    assert result.outcome is ms.Outcome.DEADLOCK
+    assert sc.compare(result).startswith("agrees with the recording: the same calls")
+    assert replay(trace).outcome is ms.Outcome.COMPLETED  # standard: eager up to 64 KiB
+
+
+def test_example_3_10_send_small_completes(apps, env, tmp_path):
+    _, mpiexec = _mpich()
+    trace = tmp_path / "small.trace"
+    run = _record(env, trace, mpiexec, "-n", "2", str(apps / "example_3_10"), "send", "1000")
+    assert run.returncode == 0, run.stderr
+    assert replay(trace, mpi={"profile": "mpich"}).outcome is ms.Outcome.COMPLETED
+
+
+def test_bsend_ring_any_source(apps, env, tmp_path):
+    _, mpiexec = _mpich()
+    trace = tmp_path / "ring.trace"
+    run = _record(env, trace, mpiexec, "-n", "4", str(apps / "bsend_ring"), "5", "100")
+    assert run.returncode == 0, run.stderr
+    result = replay(trace, mpi={"profile": "mpich"}, as_matched=True)
+    assert result.outcome is ms.Outcome.COMPLETED
+    assert not [w for w in result.warnings if w.startswith("replay diverged")]
+    assert [r.buffer.bsends for r in result.ranks] == [5] * 4
+
+
+def test_overflowing_burst_same_count_as_mpich(apps, env, tmp_path):
+    """MPI_ERR_BUFFER after as many successful bsends in the replay as in MPICH."""
+    _, mpiexec = _mpich()
+    trace = tmp_path / "burst.trace"
+    run = _record(env, trace, mpiexec, "-n", "2", str(apps / "bsend_burst"), "10", "20000",
+                  "3")
+    assert run.returncode == 0, run.stderr
+    real = int(run.stdout.split("successful bsends:")[1].split()[0])
+    result = replay(trace, mpi={"profile": "mpich"})
+    assert result.ranks[0].buffer.bsends == real == 3
+    assert result.ranks[0].buffer.overflows == 1
+    assert result.outcome is ms.Outcome.COMPLETED
+
+
+def _openmpi() -> tuple[str, str]:
+    mpicc, mpiexec = shutil.which("mpicc"), shutil.which("mpiexec")
+    if not mpicc or not mpiexec:
+        pytest.skip("no mpicc/mpiexec on PATH")
+    show = subprocess.run([mpicc, "--showme"], capture_output=True, text=True)
+    if show.returncode != 0 or "openmpi" not in show.stdout:
+        pytest.skip("the mpicc on PATH is not Open MPI's (apt-get install openmpi-bin "
+                    "libopenmpi-dev)")
+    return mpicc, mpiexec
+
+
+def test_open_mpi_recorder_builds_and_records(env, tmp_path):
+    mpicc, mpiexec = _openmpi()
+    app = tmp_path / "ex"
+    subprocess.run([mpicc, "-O1", "-o", str(app), str(HERE / "example_3_10.c")], check=True)
+    trace = tmp_path / "ompi.trace"
+    run = _record(env, trace, mpiexec, "--allow-run-as-root", "--oversubscribe", "-n", "2",
+                  str(app), "bsend", "2000")
+    assert run.returncode == 0, run.stderr
+    t = read_trace(trace)
+    assert "Open MPI" in t.library and t.outcome() == "completed"
+    assert replay(trace, mpi={"profile": "openmpi"}).outcome is ms.Outcome.COMPLETED
+
+
+def test_fortran_program_is_recorded(env, tmp_path):
+    """Open MPI's Fortran bindings call PMPI_ directly: the recorder's mpi_*_ definitions
+    record them anyway."""
+    _, mpiexec = _openmpi()
+    mpif90 = shutil.which("mpif90")
+    if not mpif90:
+        pytest.skip("no mpif90 (apt-get install gfortran)")
+    app = tmp_path / "exf"
+    subprocess.run([mpif90, "-o", str(app), str(HERE / "example_3_10.f90")], check=True)
+    trace = tmp_path / "f.trace"
+    run = _record(env, trace, mpiexec, "--allow-run-as-root", "--oversubscribe", "-n", "2",
+                  str(app))
+    assert run.returncode == 0, run.stderr
+    t = read_trace(trace)
+    names = [c.name for c in t.ranks[0].calls]
+    assert names == ["Init", "Buffer_attach", "Bsend", "Recv", "Buffer_detach", "Barrier",
+                     "Finalize"]
+    assert t.ranks[0].calls[3].statuses[0].source == 1
+    assert replay(trace).outcome is ms.Outcome.COMPLETED
