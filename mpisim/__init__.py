@@ -118,6 +118,10 @@ def __getattr__(name: str):
         from .mpi4py import run_mpi4py
 
         return run_mpi4py
+    if name == "replay":  # a recorded real run (mpisim record), replayed
+        from .replay import replay
+
+        return replay
     if name == "load_scenario":
         from .scenario import load
 
@@ -209,6 +213,7 @@ __all__ = [
     "datatype_of",
     "run",
     "run_mpi4py",
+    "replay",
     "explore",
     "load_scenario",
     "BSEND_OVERHEAD",
