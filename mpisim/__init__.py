@@ -100,7 +100,8 @@ the value in force for its run (MPICH 96, Open MPI 128)."""
 globals().update(BASIC_TYPES)  # every predefined datatype, named as in MPI without MPI_
 
 _WHATIF = ("sweep", "min_buffer", "min_buffer_per_rank", "check_safe", "compare_profiles")
-_SUBPACKAGES = ("collectives", "plot", "scenario", "whatif", "mpi4py")  # imported on first use
+_SUBPACKAGES = ("collectives", "plot", "scenario", "whatif", "mpi4py",
+                "recorded")  # imported on first use
 
 
 def __getattr__(name: str):
@@ -119,7 +120,7 @@ def __getattr__(name: str):
 
         return run_mpi4py
     if name == "replay":  # a recorded real run (mpisim record), replayed
-        from .replay import replay
+        from .recorded import replay
 
         return replay
     if name == "load_scenario":

@@ -159,7 +159,7 @@ def _parser() -> argparse.ArgumentParser:
     add_arguments(m4)
     m4.set_defaults(handler=_cmd_mpi4py)
 
-    from .replay.cli import add_record_arguments, add_replay_arguments
+    from .recorded.cli import add_record_arguments, add_replay_arguments
 
     rp = sub.add_parser("replay", help="replay a recorded run (mpisim record) in the "
                         "simulator", description="replay a recorded run: run, --check, "
@@ -195,10 +195,10 @@ def _load(args: argparse.Namespace) -> Any:
 
     if getattr(args, "loaded", None) is not None:  # mpisim mpi4py: the script, loaded
         return args.loaded
-    from .replay import is_trace
+    from .recorded import is_trace
 
     if is_trace(args.scenario):  # a recording (mpisim record) in place of a scenario
-        from .replay import replay_scenario
+        from .recorded import replay_scenario
 
         try:
             return replay_scenario(args.scenario, overrides=dict(
@@ -484,12 +484,12 @@ def _cmd_mpi4py(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from .replay.cli import load_replay
+    from .recorded.cli import load_replay
 
     try:
         args.loaded = scenario = load_replay(args)
         if args.to_yaml is not None:
-            from .replay.toyaml import write_yaml
+            from .recorded.toyaml import write_yaml
 
             written = write_yaml(scenario, args.to_yaml)
             if written:
@@ -514,7 +514,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_record(args: argparse.Namespace) -> int:
-    from .replay.record import RecordError, record, shim_source
+    from .recorded.record import RecordError, record, shim_source
 
     if args.shim:
         print(shim_source())

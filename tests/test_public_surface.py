@@ -45,7 +45,7 @@ def test_sub_packages_do_not_shadow_the_handles_calls():
     from mpisim.bsend import profiles  # still importable by path
 
     assert profiles.MPIConfig is ms.MPIConfig and not hasattr(ms, "bsend")
-    public = {"collectives", "plot", "scenario", "whatif", "mpi4py"}
+    public = {"collectives", "plot", "scenario", "whatif", "mpi4py", "recorded"}
     assert public <= set(dir(ms))
     assert all(getattr(ms, n).__name__ == f"mpisim.{n}" for n in public)
     assert [n for n in dir(ms) if n.startswith("_")] == ["__version__"]

@@ -1,4 +1,4 @@
-"""Replaying recordings (mpisim.replay): stored MPICH 5.0.2 recordings and small hand-written
+"""Replaying recordings (mpisim.recorded): stored MPICH 5.0.2 recordings and small hand-written
 logs. The real-library comparisons are in test_replay_real.py."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import mpisim as ms
-from mpisim.replay import replay, replay_scenario
+from mpisim.recorded import replay, replay_scenario
 
 DATA = Path(__file__).resolve().parent / "data" / "replay"
 KILLED = DATA / "example-3.10-send-killed.trace"
@@ -212,7 +212,7 @@ HEAD_BAD = "#mpisim-trace 1\n#rank 0 1\nInit g=x\n"
 def test_to_yaml_folds_loops_and_rank_relative_peers(tmp_path):
     """The ring's 4 bsends with tags 0..3 become one loop (tag: i), its ranks one entry with
     dest (rank + 1) % size; the file validates and runs to the replay's outcome."""
-    from mpisim.replay.toyaml import scenario_text
+    from mpisim.recorded.toyaml import scenario_text
     from mpisim.scenario import load
 
     sc = replay_scenario(DATA / "bsend-ring.trace")
@@ -235,3 +235,11 @@ def test_to_yaml_cli_and_recorded_errors(tmp_path):
     text = out_file.read_text()
     assert "returned MPI_ERR_BUFFER in the recording" in text
     assert _mpisim("validate", str(out_file)).returncode == 0
+
+
+def test_ms_replay_is_the_function_even_with_the_package_imported():
+    """The sub-package is mpisim.recorded, so importing it never shadows ms.replay."""
+    import mpisim.recorded
+
+    assert ms.replay is mpisim.recorded.replay and callable(ms.replay)
+    assert ms.replay(KILLED, mpi={"profile": "mpich"}).outcome is ms.Outcome.DEADLOCK

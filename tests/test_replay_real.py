@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import mpisim as ms
-from mpisim.replay import read_trace, replay, replay_scenario
+from mpisim.recorded import read_trace, replay, replay_scenario
 
 HERE = Path(__file__).resolve().parent / "replay_c"
 

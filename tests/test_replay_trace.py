@@ -1,4 +1,4 @@
-"""The recording reader (mpisim.replay.trace) on stored recordings made with MPICH 5.0.2
+"""The recording reader (mpisim.recorded.trace) on stored recordings made with MPICH 5.0.2
 and the recorder (tests/replay_c/*.c), and on broken logs. No MPI needed."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mpisim as ms
-from mpisim.replay import TraceError, is_trace, read_trace
-from mpisim.replay.record import merge_logs
+from mpisim.recorded import TraceError, is_trace, read_trace
+from mpisim.recorded.record import merge_logs
 
 DATA = Path(__file__).resolve().parent / "data" / "replay"
 

@@ -2,7 +2,7 @@
  *
  * Built by `mpisim record` with the user's own mpicc (-shared -fPIC), loaded with LD_PRELOAD
  * (or linked before -lmpi in a static build). Each process writes one line-oriented log,
- * $MPISIM_TRACE_DIR/rank.<world rank>.log, in the format that mpisim/replay/trace.py reads
+ * $MPISIM_TRACE_DIR/rank.<world rank>.log, in the format that mpisim/recorded/trace.py reads
  * (its docstring is the specification). Lines are written into a 64 KiB buffer, flushed with
  * write(2) when it fills, at MPI_Finalize, at exit(), and on SIGTERM/SIGINT/SIGSEGV/SIGABRT/
  * SIGBUS/SIGHUP (then the previous disposition runs): a run that deadlocks and is killed
