@@ -45,6 +45,9 @@ MESSAGE_MODES = ("standard", "buffered", "synchronous", "ready")
 MESSAGE_PROTOCOLS = ("eager", "rendezvous")
 NAMED_BUFFER_DTYPE = np.dtype([*BUFFER_DTYPE.descr, ("name", "U64")])
 NAMED_ENTRY_DTYPE = np.dtype([*ENTRY_DTYPE.descr, ("name", "U64")])
+MATCH, SEND_DONE, RECV_DONE = 1, 2, 3
+"""Offsets of a message's times from its row in :attr:`Recorder.message_times`."""
+NAN = float("nan")
 
 
 @dataclass(frozen=True)
@@ -143,7 +146,6 @@ class Recorder:
         self.named_rows: list[tuple] = []
         self.named_entry_records: list[Any] = []  # communicators' and sessions' entries
         self.live_entries: dict[int, Any] = {}   # recorded entries not freed yet, by seq
-        self.live_messages: dict[int, Any] = {}  # recorded messages not finished yet, by id
         self._seq = 0
         self._events = self.buffer.vocab["event"]
         self.event_codes = {event: self.buffer.code("event", event) for event in BUFFER_EVENTS}
@@ -193,20 +195,25 @@ class Recorder:
         if self.live_entries.pop(record.seq, None) is not None:
             _write_entry(self.entries, record)
 
-    # -- messages: recorded at posting, written once sent and delivered -----------------
-    def message(self, msg: Any) -> None:
-        """Record a message (its ``left`` counts the two ends still to finish)."""
-        if self.enabled:
-            msg.left = 2
-            self.live_messages[msg.id] = msg
+    # -- messages: a row from posting on, its times written into it as they happen -------
+    def message(self, msg: Any, now: float) -> int:
+        """Record a message posted ``now``; returns where its times are in
+        :attr:`message_times` (its match, send completion and delivery: ``row + MATCH``,
+        ``row + SEND_DONE``, ``row + RECV_DONE``), NaN until they happen; -1 when the
+        recorder is off. Nothing of the message is kept but its row."""
+        if not self.enabled:
+            return -1
+        rows = self.messages
+        rows.ints.extend((msg.id, msg.src, msg.dst, msg.tag, msg.nbytes, self._modes[msg.mode],
+                          self._protocols[msg.protocol]))
+        times = rows.floats
+        times.extend((now, NAN, NAN, NAN))
+        return len(times) - 4
 
-    def message_end(self, msg: Any) -> None:
-        """One end of a recorded message finished; at the second its row is final."""
-        msg.left -= 1
-        if msg.left == 0 and self.live_messages.pop(msg.id, None) is not None:
-            self.messages.ints.extend((msg.id, msg.src, msg.dst, msg.tag, msg.nbytes,
-                                       self._modes[msg.mode], self._protocols[msg.protocol]))
-            self.messages.floats.extend((msg.post, msg.match, msg.send_done, msg.recv_done))
+    @property
+    def message_times(self) -> array:
+        """The messages' time columns, four a row (post, match, send_done, recv_done)."""
+        return self.messages.floats
 
     def build(self, calls: list[tuple[int, list, list]], end_time: float) -> Trace:
         """The arrays; ``calls`` is (rank, codes, starts, finished_at) per rank. Entries and
@@ -217,10 +224,6 @@ class Recorder:
             entries = entries.copy()
             for e in self.live_entries.values():
                 _write_entry(entries, e)
-        if self.live_messages:
-            messages = messages.copy()
-            for m in self.live_messages.values():
-                _write_message(messages, m)
         entry_rows = entries.build(order="seq", dtype=ENTRY_DTYPE)
         named = np.array(self.named_rows, dtype=NAMED_BUFFER_DTYPE)
         named_entries = np.array([(*(getattr(e, f) for f in ENTRY_DTYPE.names), e.owner.name)
@@ -234,12 +237,6 @@ class Recorder:
 def _write_entry(rows: Rows, e: Any) -> None:
     rows.ints.extend((e.rank, e.msg, e.offset, e.size, e.packed, e.attach, e.seq))
     rows.floats.extend((e.alloc, e.done, e.freed))
-
-
-def _write_message(rows: Rows, m: Any) -> None:
-    rows.ints.extend((m.id, m.src, m.dst, m.tag, m.nbytes, rows.code("mode", m.mode),
-                      rows.code("protocol", m.protocol)))
-    rows.floats.extend((m.post, m.match, m.send_done, m.recv_done))
 
 
 def _calls_array(calls: list[tuple]) -> np.ndarray:

@@ -39,7 +39,7 @@ from simpy.core import Environment
 from ..causes import Cause
 from ..constants import ANY_SOURCE, ANY_TAG
 from ..network import NetworkModel
-from ..trace import Recorder
+from ..trace import MATCH, NAN, RECV_DONE, SEND_DONE, Recorder
 from .events import callback_at
 from .matching import MatchQueues
 from .payload import deliver
@@ -57,7 +57,9 @@ READY = "ready"
 
 
 class Message:
-    """One message: its envelope, its data and the times of its life (for the trace)."""
+    """One message: its envelope, its data and the state of its delivery. The times of its
+    life (posted, matched, sent, delivered) are written into its trace row as they happen
+    (``row``: see :meth:`~mpisim.trace.Recorder.message`), not kept here."""
 
     __slots__ = (
         "awaits",
@@ -66,13 +68,10 @@ class Message:
         "data",
         "dst",
         "id",
-        "left",
-        "match",
         "mode",
         "nbytes",
-        "post",
         "protocol",
-        "recv_done",
+        "row",
         "rreq",
         "send_done",
         "seq",
@@ -83,7 +82,7 @@ class Message:
     )
 
     def __init__(self, mid: int, src: int, dst: int, tag: int, nbytes: int, data: Any,
-                 mode: str, sreq: Request, post: float) -> None:
+                 mode: str, sreq: Request) -> None:
         self.id = mid
         self.src = src
         self.dst = dst
@@ -94,16 +93,13 @@ class Message:
         self.protocol = EAGER
         self.sreq = sreq
         self.rreq: Request | None = None
-        self.post = post
-        self.match = float("nan")
-        self.send_done = float("nan")
-        self.recv_done = float("nan")
+        self.send_done = NAN  # when its bytes have left (a synchronous send's lower bound)
         self.counted = False
         self.seq = 0
         self.ctx = 0          # communicator context (0: MPI_COMM_WORLD)
         self.slot = 0         # what it holds of its pair's room (progress.CELL, box bytes)
         self.awaits = False   # taken by the receiver's progress (see .progress)
-        self.left = 0         # recorded: its ends (send, delivery) not finished yet
+        self.row = -1         # its times in the trace (-1: not recorded)
 
 
 class Transport:
@@ -117,6 +113,7 @@ class Transport:
         self.queues = [MatchQueues() for _ in range(size)]
         self.on_ready_error = on_ready_error
         self.recorder = recorder
+        self.times = recorder.message_times  # the messages' trace rows (see Message)
         self.sent = 0
         self.received = 0
         self.bytes = 0
@@ -140,7 +137,7 @@ class Transport:
         (a bsend bypassing the buffer), so the receiver's progress does not bound the send's
         completion. ``ctx``: the communicator's context; ranks are world ranks."""
         net = self.net
-        msg = Message(self.sent, src, dst, tag, nbytes, data, mode, sreq, self.env._now)
+        msg = Message(self.sent, src, dst, tag, nbytes, data, mode, sreq)
         key = src * self.size + dst
         msg.ctx = ctx
         order = key if not ctx else ctx * self.size * self.size + key
@@ -149,8 +146,6 @@ class Transport:
         msg.seq = seq
         self.sent += 1
         self.bytes += nbytes
-        if self.recorder.enabled:
-            self.recorder.message(msg)
         limit = net.eager_limit
         if mode == READY or (limit > 0 and nbytes <= limit and (
                 net.system_buffer is None or self._system_buffer_room(dst, nbytes))):
@@ -161,6 +156,7 @@ class Transport:
             msg.protocol = RENDEZVOUS
         if sreq.__class__ is Request:  # (a bsend's is its buffer entry)
             sreq.mode, sreq.protocol = mode, msg.protocol
+        msg.row = self.recorder.message(msg, self.env._now)
         progress = self.progress
         if progress is not None:
             if msg.protocol == RENDEZVOUS:
@@ -182,6 +178,8 @@ class Transport:
         end, arrive = self.net.inject(src, dst, msg.nbytes, earliest)
         if msg.mode == SYNCHRONOUS:
             msg.send_done = end  # bytes gone; complete once the match is acknowledged
+            if msg.row >= 0:
+                self.times[msg.row + SEND_DONE] = end
         elif not msg.awaits:
             self._sent(msg, end)
         elif msg.slot:
@@ -205,8 +203,8 @@ class Transport:
         """The send side completes at ``end`` (known now)."""
         msg.send_done = end
         msg.sreq.known(end)
-        if msg.left:
-            self.recorder.message_end(msg)
+        if msg.row >= 0:
+            self.times[msg.row + SEND_DONE] = end
 
     # -- arriving and matching -----------------------------------------------------------
     def _arrive(self, ev: Any) -> None:
@@ -306,7 +304,8 @@ class Transport:
 
     def _match(self, msg: Message, req: Request) -> None:
         now = self.env._now
-        msg.match = now
+        if msg.row >= 0:
+            self.times[msg.row + MATCH] = now
         msg.rreq = req
         if msg.protocol == EAGER:
             if msg.counted:
@@ -333,13 +332,12 @@ class Transport:
 
     def _deliver(self, msg: Message) -> None:
         now = self.env._now
-        msg.recv_done = now
+        if msg.row >= 0:
+            self.times[msg.row + RECV_DONE] = now
         self.received += 1
         req = msg.rreq
         deliver(msg, req)
         req.known(now)
-        if msg.left:
-            self.recorder.message_end(msg)
 
     # -- probing -------------------------------------------------------------------------
     def peek(self, rank: int, source: int, tag: int, ctx: int = 0) -> Message | None:
