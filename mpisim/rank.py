@@ -159,12 +159,11 @@ class Rank:
         return self.env._now
 
     def _enter(self, call: str, detail: tuple) -> None:
+        """A call starts (an MPI call, or ``compute``): count it against a loop that never
+        lets time advance, log it, and keep what it works on (``detail``) for reports."""
         progress = self._progress
-        if progress is not None and progress.computing[self.rank]:
+        if progress is not None and call != "compute" and progress.computing[self.rank]:
             self._tp.enter_mpi(self.rank)  # an MPI call after computing: progress
-        self._record(call, detail)
-
-    def _record(self, call: str, detail: tuple) -> None:
         now = self.env._now
         if now != self._last_time:
             self._last_time = now
@@ -565,7 +564,7 @@ class Rank:
     def compute(self, seconds: float | str) -> Event:
         """Keep this rank busy for ``seconds`` of simulated time: outside MPI, so it makes
         no progress (messages that need it wait for its next call, see p2p.progress)."""
-        self._record("compute", (None, None, 0, None))
+        self._enter("compute", (None, None, 0, None))
         try:
             seconds = parse_time(seconds)
         except UnitError as e:
