@@ -58,19 +58,20 @@ def wait(env: Environment, req: Request) -> Event:
 
 
 def _wake(req: Request) -> None:
-    """The completion time of a request a blocking wait waits on became known."""
+    """The completion time of a request a blocking wait waits on became known: the wait
+    returns then (a receive's is now, when the message is delivered)."""
     ev, req.wake = req.wake, None
-    if req.done_at <= ev.env._now:
-        _fire_wait(ev, req)
-    else:
-        callback_at(ev.env, req.done_at, _wake_later, (ev, req))
+    env = ev.env
+    if req.done_at > env._now:
+        callback_at(env, req.done_at, _wake_later, (ev, req))
+        return
+    status, error = _finish(req), req.error
+    ev._ok, ev._value = (True, status) if error is None else (False, error)
+    env.schedule(ev)  # now: the receiver's wake-up
 
 
 def _wake_later(e: Event) -> None:
-    _fire_wait(*e._value)
-
-
-def _fire_wait(ev: Event, req: Request) -> None:
+    ev, req = e._value
     status = _finish(req)
     if req.error is not None:
         fire_at(ev, ev.env._now, req.error, ok=False)
