@@ -38,8 +38,8 @@ def owned_buffer(mpi: Any, call: str, owner: Any, create: bool) -> BufferedMode 
     if owner.buffer is None and create:
         kind = "session" if isinstance(owner, Session) else "comm"
         label = owner.name if kind == "session" else owner.label_or_name
-        own = mpi.buffered
-        owner.buffer = BufferedMode(mpi.rank, mpi.env, own.tp, own.config, own.recorder,
+        own = mpi._buffered
+        owner.buffer = BufferedMode(mpi.rank, mpi._env, own.tp, own.config, own.recorder,
                                     name=f"{kind} {label}")
         mpi._named_buffers.append(owner.buffer)
     return owner.buffer
@@ -47,7 +47,7 @@ def owned_buffer(mpi: Any, call: str, owner: Any, create: bool) -> BufferedMode 
 
 def _do(mpi: Any, call: str, owner: Any, action: str, *args: Any) -> Event:
     """``action`` (attach, detach, flush, iflush) on the buffer of ``owner``."""
-    env = mpi.env
+    env = mpi._env
     try:
         if call.startswith("MPI_Session"):
             if not isinstance(owner, Session) or owner.finalized:
@@ -72,8 +72,8 @@ def _do(mpi: Any, call: str, owner: Any, action: str, *args: Any) -> Event:
 def buffer_request(mpi: Any, call: str) -> Event:
     """The completed Request of an iflush with nothing to flush."""
     req = Request("send", call, mpi.rank, -1, 0, 0)
-    req.known(mpi.env._now)
-    return done(mpi.env, req)
+    req.known(mpi._env._now)
+    return done(mpi._env, req)
 
 
 def comm_attach_buffer(self: Any, size: Any, comm: Any = None, buf: Any = None) -> Event:

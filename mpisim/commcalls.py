@@ -41,11 +41,11 @@ def comm_split(self: Any, color: int, key: int = 0, comm: Comm | None = None) ->
     for name, value in (("color", color), ("key", key)):
         if isinstance(value, bool) or not isinstance(value, int):
             self._enter("MPI_Comm_split", (None, None, 0, None))
-            return failed(self.env, ErrArg(f"comm_split: {name} must be an integer, "
+            return failed(self._env, ErrArg(f"comm_split: {name} must be an integer, "
                                            f"got {value!r}"))
     if color < 0 and color != UNDEFINED:
         self._enter("MPI_Comm_split", (None, None, 0, None))
-        return failed(self.env, ErrArg(f"comm_split: color must be >= 0 or UNDEFINED, "
+        return failed(self._env, ErrArg(f"comm_split: color must be >= 0 or UNDEFINED, "
                                        f"got {color}"))
     return _create(self, "MPI_Comm_split", comm, (color, key), self._comms.split)
 
@@ -54,21 +54,21 @@ def comm_free(self: Any, comm: Comm) -> Event:
     """MPI_Comm_free: the handle becomes unusable (MPI_ERR_COMM afterwards)."""
     self._enter("MPI_Comm_free", (None, None, 0, getattr(comm, "buffer", None)))
     if not isinstance(comm, Comm) or comm.freed:
-        return failed(self.env, ErrComm(f"comm_free: {comm!r} is not a valid communicator"))
+        return failed(self._env, ErrComm(f"comm_free: {comm!r} is not a valid communicator"))
     if comm.info is self._comms.world or comm.info.context == 2:
-        return failed(self.env, ErrComm(f"comm_free: {comm.name} cannot be freed"))
+        return failed(self._env, ErrComm(f"comm_free: {comm.name} cannot be freed"))
     comm.freed = True
     buffer = comm.buffer
     if buffer is not None and buffer.attached:  # detached first, as MPICH does
-        return buffer.finalize() or done(self.env, None)
-    return done(self.env, None)
+        return buffer.finalize() or done(self._env, None)
+    return done(self._env, None)
 
 
 def session_init(self: Any) -> Event:
     """MPI_Session_init (MPI 4.1 §11.3): yields this process's new Session."""
     self._enter("MPI_Session_init", (None, None, 0, None))
     self._sessions += 1
-    return done(self.env, Session(f"session#{self._sessions} of rank {self.rank}"))
+    return done(self._env, Session(f"session#{self._sessions} of rank {self.rank}"))
 
 
 def comm_create_from_group(self: Any, session: Session, tag: str = "mpisim") -> Event:
@@ -76,7 +76,7 @@ def comm_create_from_group(self: Any, session: Session, tag: str = "mpisim") -> 
     over every process, matched by ``tag``): yields a communicator of that session."""
     if not isinstance(session, Session) or session.finalized:
         self._enter("MPI_Comm_create_from_group", (None, None, 0, None))
-        return failed(self.env, ErrArg(f"comm_create_from_group: {session!r} is not an "
+        return failed(self._env, ErrArg(f"comm_create_from_group: {session!r} is not an "
                                        "active session"))
     world = self.comm_world
     return _create(self, "MPI_Comm_create_from_group", world, session,
@@ -86,7 +86,7 @@ def comm_create_from_group(self: Any, session: Session, tag: str = "mpisim") -> 
 def _create(self: Any, call: str, comm: Any, arg: Any, maker: Any, key: Any = None) -> Event:
     """A collective call that makes a communicator: wait for every member, then each
     gets its handle after an allgather's time (see mpisim.comm)."""
-    env = self.env
+    env = self._env
     try:
         parent = self._comm(comm)
     except MPIError as e:
@@ -119,7 +119,7 @@ def comm_set_name(self: Any, comm: Comm, name: str) -> None:
     if not isinstance(name, str) or not name:
         raise ErrArg(f"comm_set_name: expected a name, got {name!r}")
     comm.label = name
-    sizes = getattr(self, "named_sizes", None)
+    sizes = self._named_sizes
     if sizes and name in sizes and (comm.buffer is None or not comm.buffer.attached):
         from .commbuffers import owned_buffer
 

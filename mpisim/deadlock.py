@@ -28,7 +28,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from itertools import islice
-from types import SimpleNamespace
 from typing import Any
 
 from .causes import CallDetail, Cause
@@ -108,7 +107,7 @@ class PollWatch:
 
     def failed_poll(self, mpi: Any, later: Any) -> None:
         """``mpi`` polled and found nothing; ``later`` is the event its poll returns at."""
-        mpi.last_poll = (mpi.call, mpi.detail, mpi.call_where)
+        mpi._last_poll = (mpi._call, mpi._detail, mpi._call_where)
         self.quiet += 1
         if self.quiet % LIVELOCK_POLLS == 0:
             pollers = self.pollers()
@@ -116,7 +115,7 @@ class PollWatch:
                 self.on_livelock([h.rank for h in pollers])
 
     def pollers(self) -> list[Any]:
-        return [h for h in self.handles if not self.finished[h.rank] and h.polling]
+        return [h for h in self.handles if not self.finished[h.rank] and h._polling]
 
     def stuck(self, mpi: Any, later: Any, pollers: list[Any]) -> bool:
         """Nothing is scheduled but the polling ranks' own next steps."""
@@ -133,18 +132,20 @@ def analyse(handles: list[Any], finished: list[bool], buffers: list[Any],
     that a livelock of the ``polling`` ranks stopped."""
     alive = [r for r, f in enumerate(finished) if not f]
     polling = polling or []
-    blocked = [(_polling if r in polling else _blocked)(
-        handles[r], alive, buffers[r], eager_limit, where_of(r), stall_cause)
-        for r in alive]
+    blocked = [_polling(handles[r], alive, buffers[r], eager_limit, where_of(r), stall_cause)
+               if r in polling else
+               _blocked(r, handles[r]._call, handles[r]._detail, alive, buffers[r],
+                        eager_limit, where_of(r), stall_cause)
+               for r in alive]
     return Deadlock(blocked, *_cycles_and_knots(blocked), livelock=list(polling))
 
 
 def _polling(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,
              where: str | None, stall_cause: Any = None) -> Blocked:
     """A polling rank, described by its last poll (it may be computing between polls)."""
-    call, detail, poll_where = getattr(mpi, "last_poll", (mpi.call, mpi.detail, None))
-    shim = SimpleNamespace(rank=mpi.rank, call=call, detail=detail)
-    b = _blocked(shim, alive, buffer, eager_limit, poll_where or where, stall_cause)
+    call, detail, poll_where = mpi._last_poll or (mpi._call, mpi._detail, None)
+    b = _blocked(mpi.rank, call, detail, alive, buffer, eager_limit, poll_where or where,
+                 stall_cause)
     b.waits_for = [w for w in b.waits_for if w in alive]
     b.cause = Cause.POLLING
     b.reason = (f"livelock: polls with {call} in a loop that never ends; nothing is in "
@@ -153,11 +154,12 @@ def _polling(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,
     return b
 
 
-def _blocked(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,
-             where: str | None, stall_cause: Any = None) -> Blocked:
-    call = mpi.call or "(not started)"
-    peer, tag, nbytes, obj = CallDetail(*mpi.detail) if mpi.detail else CallDetail()
-    others = [r for r in alive if r != mpi.rank]
+def _blocked(rank: int, call: str | None, detail: tuple, alive: list[int], buffer: Any,
+             eager_limit: int, where: str | None, stall_cause: Any = None) -> Blocked:
+    """Rank ``rank``, blocked in ``call`` on what ``detail`` (a CallDetail) says."""
+    call = call or "(not started)"
+    peer, tag, nbytes, obj = CallDetail(*detail) if detail else CallDetail()
+    others = [r for r in alive if r != rank]
     any_of = False
     ending = _ENDING.get(call) or (Cause.DETACH if call.endswith("_detach_buffer") else
                                    Cause.FLUSH if call.endswith("_flush_buffer") else None)
@@ -186,14 +188,14 @@ def _blocked(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,
         else:
             waits = [peer] if peer is not None else []
             ctx = obj.ctx if isinstance(obj, Request) else 0
-            stalled = (stall_cause(peer, mpi.rank, ctx) if stall_cause and peer is not None
+            stalled = (stall_cause(peer, rank, ctx) if stall_cause and peer is not None
                        else None)
             cause = Cause.STALLED if stalled else Cause.RECEIVE
             reason = stalled or (f"waits for a message from rank {peer} (tag {_tag(tag)}) "
                                  "that is never sent")
-    waits = sorted({w for w in waits if w is not None and w != mpi.rank})
+    waits = sorted({w for w in waits if w is not None and w != rank})
     comm = obj.comm.name if isinstance(obj, Request) and obj.comm is not None else None
-    return Blocked(mpi.rank, call, peer, tag, nbytes, waits, where, any_of, reason, comm,
+    return Blocked(rank, call, peer, tag, nbytes, waits, where, any_of, reason, comm,
                    cause)
 
 

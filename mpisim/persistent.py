@@ -43,7 +43,7 @@ def _init(call: str, mode: str | None) -> Any:
         req.active = False
         req.mode = mode
         req.args = (buf, count, datatype, dest, tag, comm)
-        return done(self.env, req)
+        return done(self._env, req)
     what = "a receive" if mode is None else f"a {mode}-mode send"
     init.__doc__ = f"{call}: yields an inactive persistent request for {what}; ``start`` it."
     return init
@@ -66,7 +66,7 @@ def startall(self: Any, requests: Any, call: str = "MPI_Startall") -> Event:
     for req in reqs:
         if not isinstance(req, Persistent) or req.active:
             self._enter(call, (None, None, 0, None))
-            return failed(self.env, ErrRequest(
+            return failed(self._env, ErrRequest(
                 f"{call}: {req!r} is not an inactive persistent request (3.9: start only "
                 "what *_init made and a wait or test completed)"))
     for req in reqs:
@@ -78,7 +78,7 @@ def startall(self: Any, requests: Any, call: str = "MPI_Startall") -> Event:
                             req=req)
         if isinstance(ev, Event) and ev._ok is False:
             return ev
-    return done(self.env, None)
+    return done(self._env, None)
 
 
 def sendrecv(self: Any, sendbuf: Any = None, sendcount: Any = None, sendtype: Any = None,
@@ -94,8 +94,8 @@ def sendrecv(self: Any, sendbuf: Any = None, sendcount: Any = None, sendtype: An
     rreq = self._post_recv("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm)
     if isinstance(rreq, Event):
         return rreq
-    self.detail = (rreq.peer, recvtag, rreq.nbytes, [sreq, rreq])  # what it waits for
-    return self.env.process(_both(self.env, sreq, rreq))
+    self._detail = (rreq.peer, recvtag, rreq.nbytes, [sreq, rreq])  # what it waits for
+    return self._env.process(_both(self._env, sreq, rreq))
 
 
 def sendrecv_replace(self: Any, buf: Any = None, count: Any = None, datatype: Any = None,

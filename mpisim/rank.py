@@ -8,6 +8,14 @@ it can be caught (MPI_ERRORS_RETURN) or left to end the run (MPI_ERRORS_ARE_FATA
 
 Names follow MPI without the prefix, snake_cased (MPI_Buffer_attach -> buffer_attach).
 Sizes and times also accept unit strings ("64 KiB", "5us").
+
+The handle's public names are MPI's: the calls, ``compute``, and ``rank``, ``size``,
+``now``, ``comm_world``, ``comm_self``, ``BSEND_OVERHEAD``. What it keeps for the run is
+private: its SimPy environment (``_env``: a program reads the clock as ``now``; yielding
+anything but a call's event is not part of the contract), the call it is in (``_call``,
+``_detail``, ``_call_where``: the deadlock analysis reads them), the call log, the poll
+watch, and ``_where``, the program location the scenario and replay interpreters set before
+each call.
 """
 
 from __future__ import annotations
@@ -89,23 +97,24 @@ class Rank:
 
     # Slots keep an idle rank small; ``__dict__`` stays for the attributes other layers
     # add to a handle (made only when one is set).
-    __slots__ = ("BSEND_OVERHEAD", "__dict__", "_colls", "_comms", "_group_calls",
-                 "_last_time", "_log", "_named_buffers", "_overhead", "_policy", "_profile",
-                 "_progress", "_same_time", "_self", "_sessions", "_space", "_sync_all", "_tp",
-                 "_world", "buffered", "call", "call_where", "calls", "detail", "env",
-                 "polling", "rank", "size", "starts", "watch", "where")
+    __slots__ = ("BSEND_OVERHEAD", "__dict__", "_buffered", "_call", "_call_where", "_calls",
+                 "_colls", "_comms", "_detail", "_env", "_group_calls", "_last_poll",
+                 "_last_time", "_log", "_named_buffers", "_named_sizes", "_overhead",
+                 "_policy", "_polling", "_profile", "_progress", "_same_time", "_self",
+                 "_sessions", "_space", "_starts", "_sync_all", "_tp", "_watch", "_where",
+                 "_world", "rank", "size")
 
     def __init__(self, rank: int, size: int, env: Any, transport: Transport, buffered: BufferedMode,
                  colls: Collectives, config: Any, overhead: float, trace_calls: bool,
                  comms: Communicators | None = None) -> None:
         self.rank = rank
         self.size = size
-        self.env = env
-        self.where: str | None = None
+        self._env = env
+        self._where: str | None = None
         self.BSEND_OVERHEAD = config.bsend_overhead
         self._tp = transport
         self._progress = transport.progress
-        self.buffered = buffered
+        self._buffered = buffered
         self._colls = colls
         self._comms = comms if comms is not None else Communicators(size, 0.0)
         self._world: Comm | None = None
@@ -119,15 +128,17 @@ class Rank:
         self._overhead = overhead
         self._space: _addr.AddressSpace | None = None  # made on first use
         self._log = trace_calls
-        self.calls: list[str] = []
-        self.starts = array("d")  # 8 bytes a call
-        self.call: str | None = None
-        self.detail: tuple = ()  # (peer, tag, nbytes, obj): read as causes.CallDetail
-        self.call_where: str | None = None
+        self._calls: list[str] = []
+        self._starts = array("d")  # 8 bytes a call
+        self._call: str | None = None
+        self._detail: tuple = ()  # (peer, tag, nbytes, obj): read as causes.CallDetail
+        self._call_where: str | None = None
         self._last_time = -1.0
         self._same_time = 0
-        self.polling = False
-        self.watch: Any = None
+        self._polling = False
+        self._watch: Any = None  # the run's PollWatch (livelock detection), if any
+        self._last_poll: tuple | None = None  # (call, detail, where) of its last failed poll
+        self._named_sizes: dict | None = None  # the run's ``buffer: {comm: NAME, ...}``
 
     def __repr__(self) -> str:
         return f"<mpi rank {self.rank} of {self.size}>"
@@ -156,7 +167,7 @@ class Rank:
     @property
     def now(self) -> float:
         """Simulated time in seconds (MPI_Wtime)."""
-        return self.env._now
+        return self._env._now
 
     def _enter(self, call: str, detail: tuple) -> None:
         """A call starts (an MPI call, or ``compute``): count it against a loop that never
@@ -164,7 +175,7 @@ class Rank:
         progress = self._progress
         if progress is not None and call != "compute" and progress.computing[self.rank]:
             self._tp.enter_mpi(self.rank)  # an MPI call after computing: progress
-        now = self.env._now
+        now = self._env._now
         if now != self._last_time:
             self._last_time = now
             self._same_time = 0
@@ -174,15 +185,15 @@ class Rank:
                 raise ZeroTimeLoop(f"rank {self.rank} made {SAME_TIME_CALLS} calls at "
                                    f"t = {now:.9g} s without simulated time advancing")
         if self._log:
-            self.calls.append(call)
-            self.starts.append(now)
-        self.call = call
-        self.detail = detail
-        self.call_where = self.where
+            self._calls.append(call)
+            self._starts.append(now)
+        self._call = call
+        self._detail = detail
+        self._call_where = self._where
         if call not in POLLS:
-            self.polling = False
-            if self.watch is not None:
-                self.watch.quiet = 0
+            self._polling = False
+            if self._watch is not None:
+                self._watch.quiet = 0
 
     # -- sends ---------------------------------------------------------------------------
     def send(self, buf: Any = None, count: int | None = None, datatype: Any = None,
@@ -229,7 +240,7 @@ class Rank:
               tag: Any, blocking: bool, comm: Comm | None = None,
               req: Request | None = None) -> Event:
         """A send of any mode; ``req``: a persistent request to start instead of a new one."""
-        env = self.env
+        env = self._env
         ctx = 0
         try:
             if comm is not None and comm.info is not self._comms.world:
@@ -254,7 +265,7 @@ class Rank:
             return failed(env, e)
         sreq = (Request("send", call, self.rank, dest, tag, nbytes) if req is None
                 else req.restart(dest, tag, nbytes))
-        sreq.where = self.where or _program_site()
+        sreq.where = self._where or _program_site()
         if ctx:
             sreq.ctx, sreq.comm = ctx, comm
         self._enter(call, (dest, tag, nbytes, sreq))
@@ -293,21 +304,21 @@ class Rank:
         return peer, comm.context, comm
 
     def _stall_cause(self, call: str, dest: int) -> str:
-        where = f" ({self.call_where})" if self.call_where else ""
+        where = f" ({self._call_where})" if self._call_where else ""
         return (f"rank {self.rank}'s {call} to rank {dest} failed with MPI_ERR_BUFFER at "
-                f"t = {format_time(self.env._now)}{where}; {self._profile.name} then never "
+                f"t = {format_time(self._env._now)}{where}; {self._profile.name} then never "
                 f"matches rank {self.rank}'s later messages to rank {dest}")
 
     def _until_done(self, req: Request, earliest: float) -> Event:
         """The event of a blocking send: it happens when the request completes."""
         when = req.done_at
         if when is not None:
-            return at(self.env, when if when > earliest else earliest, None)
-        ev = pending(self.env)
+            return at(self._env, when if when > earliest else earliest, None)
+        ev = pending(self._env)
         req.on_known(lambda r: fire_at(ev, max(r.done_at, earliest), None))
         return ev
 
-    # -- buffered mode (its life is self.buffered's) --------------------------------------
+    # -- buffered mode (its life is self._buffered's) --------------------------------------
     def _buffered_for(self, comm: Any) -> BufferedMode:
         """The buffer a bsend on ``comm`` uses, chosen when it starts (MPI 4.1 §3.6): the
         communicator's, else its session's, else the process's (``mpi.buffer_policy``
@@ -315,7 +326,7 @@ class Rank:
         communicator)."""
         policy = self._policy
         if policy == "process":
-            return self.buffered
+            return self._buffered
         if comm is None:
             comm = self._world
             if comm is None and policy == "communicator":
@@ -330,7 +341,7 @@ class Rank:
             session = comm.session
             if session is not None and session.buffer is not None and session.buffer.attached:
                 return session.buffer
-        return self.buffered
+        return self._buffered
 
     def buffer_attach(self, size: int | str, buf: Any = None) -> Event:
         """MPI_Buffer_attach(size): ``buf`` (optional) is what detach hands back as address;
@@ -338,18 +349,18 @@ class Rank:
         self._enter("MPI_Buffer_attach", (None, None, 0, None))
         if not self._profile.mpi41_buffers and (size is BUFFER_AUTOMATIC or (
                 isinstance(size, str) and automatic_or(str, size) is BUFFER_AUTOMATIC)):
-            return failed(self.env, ErrArg(f"{self._profile.name} has no MPI_BUFFER_AUTOMATIC "
+            return failed(self._env, ErrArg(f"{self._profile.name} has no MPI_BUFFER_AUTOMATIC "
                                            "(an MPI 4.1 address; Open MPI 5.0 answers "
                                            "MPI_ERR_ARG)"))
         if self._policy == "automatic":
             size = BUFFER_AUTOMATIC
-        return self.buffered.attach(size, buf)
+        return self._buffered.attach(size, buf)
 
     def buffer_detach(self) -> Event:
         """MPI_Buffer_detach: waits until every buffered message is sent; yields
         (address, size)."""
         self._enter("MPI_Buffer_detach", (None, None, 0, None))
-        return self.buffered.detach()
+        return self._buffered.detach()
 
     def buffer_flush(self) -> Event:
         """MPI_Buffer_flush (MPI 4.1): waits until the messages in the attached buffer at
@@ -357,31 +368,31 @@ class Rank:
         delay it); the buffer stays attached."""
         self._enter("MPI_Buffer_flush", (None, None, 0, None))
         if not self._profile.mpi41_buffers:
-            return failed(self.env, missing_mpi41("MPI_Buffer_flush", self._profile))
-        return self.buffered.flush()
+            return failed(self._env, missing_mpi41("MPI_Buffer_flush", self._profile))
+        return self._buffered.flush()
 
     def buffer_iflush(self) -> Event:
         """MPI_Buffer_iflush (MPI 4.1): yields a Request that completes when the messages in
         the buffer at the call have been transmitted."""
         self._enter("MPI_Buffer_iflush", (None, None, 0, None))
         if not self._profile.mpi41_buffers:
-            return failed(self.env, missing_mpi41("MPI_Buffer_iflush", self._profile))
-        return self.buffered.iflush()
+            return failed(self._env, missing_mpi41("MPI_Buffer_iflush", self._profile))
+        return self._buffered.iflush()
 
-    def finalize(self) -> Event | None:
+    def _finalize(self) -> Event | None:
         """What MPI_Finalize waits for: buffered messages still pending in any of the
         process's buffers (its own, its communicators', its sessions'). None if nothing."""
-        attached = [b for b in (self.buffered, *self._named_buffers) if b.attached]
+        attached = [b for b in (self._buffered, *self._named_buffers) if b.attached]
         if not attached:
             return None
         self._enter("MPI_Finalize", (None, None, 0, attached[0]))
         if len(attached) == 1:
             return attached[0].finalize()
-        return self.env.process(self._finalize_all(attached))
+        return self._env.process(self._finalize_all(attached))
 
     def _finalize_all(self, buffers: list[BufferedMode]) -> Any:
         for buffer in buffers:
-            self.detail = (None, None, 0, buffer)
+            self._detail = (None, None, 0, buffer)
             waiting = buffer.finalize()
             if waiting is not None:
                 yield waiting
@@ -393,7 +404,7 @@ class Rank:
         req = self._post_recv("MPI_Irecv", buf, count, datatype, source, tag, comm)
         if isinstance(req, Event):
             return req
-        return at(self.env, self.env._now + self._overhead, req)
+        return at(self._env, self._env._now + self._overhead, req)
 
     def recv(self, buf: Any = None, count: int | None = None, datatype: Any = None,
              source: int = ANY_SOURCE, tag: int = ANY_TAG, comm: Comm | None = None) -> Event:
@@ -401,7 +412,7 @@ class Rank:
         req = self._post_recv("MPI_Recv", buf, count, datatype, source, tag, comm)
         if isinstance(req, Event):
             return req
-        return completion.wait(self.env, req)
+        return completion.wait(self._env, req)
 
     def _post_recv(self, call: str, buf: Any, count: Any, datatype: Any, source: Any,
                    tag: Any, comm: Comm | None = None,
@@ -423,7 +434,7 @@ class Rank:
                 capacity, dt = receive_capacity(buf, count, check_datatype(datatype))
         except MPIError as e:
             self._enter(call, (None, None, 0, None))
-            return failed(self.env, e)
+            return failed(self._env, e)
         req = (Request("recv", call, self.rank, source, tag, capacity) if persistent is None
                else persistent.restart(source, tag, capacity))
         req.buf, req.count, req.datatype = buf, count, dt
@@ -434,7 +445,7 @@ class Rank:
         self._enter(call, (source, tag, capacity, req))
         if source == PROC_NULL:
             req.status = Status(PROC_NULL, ANY_TAG, 0)
-            req.known(self.env._now)
+            req.known(self._env._now)
         else:
             self._tp.post_recv(req)
         return req
@@ -442,7 +453,7 @@ class Rank:
     def probe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
               comm: Comm | None = None) -> Event:
         """MPI_Probe: blocks until a matching message can be received; yields its Status."""
-        env = self.env
+        env = self._env
         try:
             source, ctx, comm = self._probed(source, tag, comm)
             tag = check_tag(tag, True)
@@ -463,7 +474,7 @@ class Rank:
     def iprobe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
                comm: Comm | None = None) -> Event:
         """MPI_Iprobe: yields (flag, Status or None)."""
-        env = self.env
+        env = self._env
         try:
             source, ctx, comm = self._probed(source, tag, comm)
             tag = check_tag(tag, True)
@@ -486,14 +497,14 @@ class Rank:
     def _poll(self, ev: Event) -> Event:
         """A poll that found nothing returns after POLL_TIME (or the call overhead); the
         watch counts it, since a poll that can never succeed would loop forever."""
-        watch = self.watch
+        watch = self._watch
         if ev._ok and ev._value[0] is False:
-            later = at(self.env, self.env._now + max(self._overhead, POLL_TIME), ev._value)
-            self.polling = True
+            later = at(self._env, self._env._now + max(self._overhead, POLL_TIME), ev._value)
+            self._polling = True
             if watch is not None:
                 watch.failed_poll(self, later)
             return later
-        self.polling = False
+        self._polling = False
         if watch is not None:
             watch.quiet = 0
         return ev
@@ -509,39 +520,39 @@ class Rank:
             if not isinstance(r, Request):
                 self._enter(call, (None, None, 0, None))
                 from .errors import ErrRequest
-                return failed(self.env, ErrRequest(f"{r!r} is not a Request"))
+                return failed(self._env, ErrRequest(f"{r!r} is not a Request"))
         self._enter(call, (None, None, 0, items))
         return items
 
     def wait(self, request: Request) -> Event:
         """MPI_Wait: yields the request's Status."""
         reqs = self._requests("MPI_Wait", request)
-        return reqs if isinstance(reqs, Event) else completion.wait(self.env, reqs[0])
+        return reqs if isinstance(reqs, Event) else completion.wait(self._env, reqs[0])
 
     def waitall(self, requests: Any) -> Event:
         """MPI_Waitall: yields the list of Statuses."""
         reqs = self._requests("MPI_Waitall", requests)
-        return reqs if isinstance(reqs, Event) else completion.waitall(self.env, reqs)
+        return reqs if isinstance(reqs, Event) else completion.waitall(self._env, reqs)
 
     def waitany(self, requests: Any) -> Event:
         """MPI_Waitany: yields (index, Status)."""
         reqs = self._requests("MPI_Waitany", requests)
-        return reqs if isinstance(reqs, Event) else completion.waitany(self.env, reqs)
+        return reqs if isinstance(reqs, Event) else completion.waitany(self._env, reqs)
 
     def waitsome(self, requests: Any) -> Event:
         """MPI_Waitsome: yields (indices, Statuses)."""
         reqs = self._requests("MPI_Waitsome", requests)
-        return reqs if isinstance(reqs, Event) else completion.waitsome(self.env, reqs)
+        return reqs if isinstance(reqs, Event) else completion.waitsome(self._env, reqs)
 
     def test(self, request: Request) -> Event:
         """MPI_Test: yields (flag, Status or None)."""
         reqs = self._requests("MPI_Test", request)
-        return reqs if isinstance(reqs, Event) else self._poll(completion.test(self.env, reqs[0]))
+        return reqs if isinstance(reqs, Event) else self._poll(completion.test(self._env, reqs[0]))
 
     def testall(self, requests: Any) -> Event:
         """MPI_Testall: yields (flag, Statuses or None)."""
         reqs = self._requests("MPI_Testall", requests)
-        return reqs if isinstance(reqs, Event) else self._poll(completion.testall(self.env, reqs))
+        return reqs if isinstance(reqs, Event) else self._poll(completion.testall(self._env, reqs))
 
     def request_free(self, request: Request) -> Event:
         """MPI_Request_free: the operation still completes; the handle becomes inactive."""
@@ -550,7 +561,7 @@ class Rank:
             return reqs
         reqs[0].freed = True
         reqs[0].active = False
-        return done(self.env, None)
+        return done(self._env, None)
 
     # -- communicators (their calls: mpisim.commcalls) ---------------------------------
     def _comm(self, comm: Any) -> Comm:
@@ -568,14 +579,14 @@ class Rank:
         try:
             seconds = parse_time(seconds)
         except UnitError as e:
-            return failed(self.env, ErrArg(f"compute: {e}"))
-        end = self.env._now + seconds
+            return failed(self._env, ErrArg(f"compute: {e}"))
+        end = self._env._now + seconds
         if end == math.inf:
-            return failed(self.env, ErrArg(f"compute: the simulated clock would overflow "
-                                           f"({self.env._now:.6g} s + {seconds:.6g} s)"))
+            return failed(self._env, ErrArg(f"compute: the simulated clock would overflow "
+                                           f"({self._env._now:.6g} s + {seconds:.6g} s)"))
         if self._progress is not None and seconds > 0:
             self._progress.computing[self.rank] = True
-        return at(self.env, end, None)
+        return at(self._env, end, None)
 
     # -- datatypes and addresses (plain calls) -------------------------------------------
     def type_size(self, datatype: Any) -> int:

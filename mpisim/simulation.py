@@ -108,7 +108,7 @@ class Simulation:
                         for r in range(ranks)]
         if comm_buffer is not None:  # attached when the program names the communicator
             for h in self.handles:
-                h.named_sizes = dict([comm_buffer])
+                h._named_sizes = dict([comm_buffer])
         self.finished = [False] * ranks
         self.end_times: list[float | None] = [None] * ranks
         self.returned: list[Any] = [None] * ranks
@@ -126,7 +126,7 @@ class Simulation:
             proc.callbacks.append(self._exited)
         watch = PollWatch(self.env, self._procs, self.handles, self.finished, self._livelocked)
         for h in self.handles:
-            h.watch = watch
+            h._watch = watch
 
     @property
     def now(self) -> float:
@@ -141,7 +141,7 @@ class Simulation:
         value = (yield from body) if inspect.isgenerator(body) else body
         if self.transport.progress is not None and self.transport.progress.computing[r]:
             self.transport.enter_mpi(r)  # MPI_Finalize takes what arrived meanwhile
-        final = mpi.finalize()
+        final = mpi._finalize()
         if final is not None:
             yield final
         return value
@@ -164,12 +164,12 @@ class Simulation:
 
     def _fatal(self, r: int, exc: BaseException) -> None:
         mpi = self.handles[r]
-        where = mpi.call_where or _program_line(exc) or self._where(r)
+        where = mpi._call_where or _program_line(exc) or self._where(r)
         if isinstance(exc, MPIError):
-            self.error = ErrorInfo(r, mpi.call, exc.error_class, self.env._now, exc.message,
+            self.error = ErrorInfo(r, mpi._call, exc.error_class, self.env._now, exc.message,
                                    dict(exc.info), where)
         else:
-            self.error = ErrorInfo(r, mpi.call, type(exc).__name__, self.env._now,
+            self.error = ErrorInfo(r, mpi._call, type(exc).__name__, self.env._now,
                                    f"{exc} (raised by the program of rank {r})",
                                    {}, where, _program_traceback(exc))
         raise _Abort
@@ -182,7 +182,7 @@ class Simulation:
             "MPI_Rsend requires the receive to be posted first (3.4)")
         mpi = self.handles[msg.src]
         self.error = ErrorInfo(msg.src, msg.sreq.call, exc.error_class, self.env._now,
-                               exc.message, {}, mpi.call_where)
+                               exc.message, {}, mpi._call_where)
         raise _Abort
 
     def _livelocked(self, ranks: list[int]) -> None:
@@ -278,7 +278,7 @@ class Simulation:
         else:  # between events: every completion before the next event, up to now
             before = queue[0] if queue and queue[0][0] <= now else (now, NORMAL + 1, 0)
         for h in self.handles:
-            h.buffered.settle(before)
+            h._buffered.settle(before)
 
     def _stop_trace(self) -> None:
         """Stop recording (bounded memory); summaries and outcome go on being exact."""
@@ -339,12 +339,12 @@ class Simulation:
             return self._final
         self._settle()
         outcome, deadlock = self._outcome()
-        calls = [(r, h.calls, h.starts, self.end_times[r]) for r, h in enumerate(self.handles)]
+        calls = [(r, h._calls, h._starts, self.end_times[r]) for r, h in enumerate(self.handles)]
         trace = self.recorder.build(calls, self.env._now)
         warnings = [] if self.trace_stopped is None else [
             f"the trace holds the first {TRACE_EVENTS} events only (to t = "
             f"{format_time(self.trace_stopped)}); summaries and outcome cover the whole run"]
-        ranks = [RankSummary(r, self.finished[r], self.end_times[r], h.buffered.summary,
+        ranks = [RankSummary(r, self.finished[r], self.end_times[r], h._buffered.summary,
                              {b.name: b.summary for b in h._named_buffers})
                  for r, h in enumerate(self.handles)]
         tp = self.transport
@@ -369,8 +369,8 @@ class Simulation:
             return Outcome.COMPLETED, None
         if not self._done:
             return Outcome.TIMEOUT, None
-        dl = analyse(self.handles, self.finished, [h.buffered for h in self.handles],
-                     self.net.eager_limit, lambda r: self.handles[r].call_where or self._where(r),
+        dl = analyse(self.handles, self.finished, [h._buffered for h in self.handles],
+                     self.net.eager_limit, lambda r: self.handles[r]._call_where or self._where(r),
                      self.transport.stall_cause, self._livelock)
         return Outcome.DEADLOCK, dl
 

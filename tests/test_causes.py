@@ -112,7 +112,7 @@ def test_a_send_held_by_the_receivers_progress_is_eager_cells():
                 yield mpi.recv(count=8, datatype=ms.BYTE, source=0, tag=0)
     sim = ms.Simulation(program, ranks=2, mpi={"profile": "mpich"})
     sim.run(until="0.5ms")
-    req = sim.handles[0].detail[3]
+    req = sim.handles[0]._detail[3]
     assert req.mode == "standard" and req.protocol == "eager"
     assert send_cause(req) is Cause.EAGER_CELLS
     assert sim.run().outcome is ms.Outcome.COMPLETED

@@ -5,6 +5,7 @@ private."""
 from __future__ import annotations
 
 import importlib.metadata
+import re
 from pathlib import Path
 
 import mpisim as ms
@@ -55,3 +56,35 @@ def test_a_scenario_file_loads_from_the_one_namespace():
     root = Path(__file__).resolve().parent.parent
     scenario = ms.load_scenario(root / "scenarios" / "example-3.10-bsend.yaml")
     assert scenario.run().outcome is ms.Outcome.COMPLETED
+
+
+def _handle() -> object:
+    """A rank program's ``mpi``, as the program sees it."""
+    seen: list = []
+
+    def program(mpi):
+        seen.append(mpi)
+        yield mpi.barrier()
+
+    ms.run(program, ranks=1)
+    return seen[0]
+
+
+HANDLE_ATTRIBUTES = {"rank", "size", "now", "comm_world", "comm_self", "BSEND_OVERHEAD"}
+"""What the handle holds besides calls: MPI_Comm_rank/size of MPI_COMM_WORLD, MPI_Wtime,
+the two predefined communicators, MPI_BSEND_OVERHEAD."""
+
+
+def test_the_handles_public_names_are_mpis_vocabulary():
+    """Every public method is an MPI call named after its function (MPI_Buffer_attach ->
+    buffer_attach, read from the call's own docstring) or ``compute``; everything else the
+    handle keeps for the run (its SimPy environment, the call it is in, the call log) is
+    private."""
+    mpi = _handle()
+    public = {n for n in dir(mpi) if not n.startswith("_")}
+    calls = {n for n in public if callable(getattr(mpi, n))}
+    assert public - calls == HANDLE_ATTRIBUTES
+    assert "compute" in calls
+    for name in calls - {"compute"}:
+        function = re.match(r"MPI_(\w+)", getattr(mpi, name).__doc__ or "")
+        assert function and function[1].lower() == name, name

@@ -68,7 +68,7 @@ def _fingerprint(kwargs: dict[str, Any]) -> tuple[Any, ...]:
     net = tuple((k, getattr(sim.net, k)) for k in type(sim.net).__slots__
                 if k not in ("port_free", "rng"))
     return (net, sim.config, sim.until, sim.max_events, sim.buffer, sim.size, sim.name,
-            sim.handles[0].named_sizes if hasattr(sim.handles[0], "named_sizes") else None)
+            sim.handles[0]._named_sizes)
 
 
 def _program(mpi: Any) -> Any:

@@ -57,7 +57,7 @@ class RankContext:
         MPI_ERRORS_ARE_FATAL on ``comm`` (a key of :attr:`fatal`), ends the run."""
         if self.closed:
             raise GreenletExit
-        self.mpi.where = where()
+        self.mpi._where = where()
         ev = make()
         try:
             return self.greenlet.parent.switch(ev)  # type: ignore[union-attr]
@@ -71,7 +71,7 @@ class RankContext:
 
     def plain(self) -> Any:
         """The handle, for a call that takes no simulated time; records where it is made."""
-        self.mpi.where = where()
+        self.mpi._where = where()
         return self.mpi
 
 

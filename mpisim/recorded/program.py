@@ -5,7 +5,7 @@ for the wall time the process spent outside MPI there (``compute_scale`` times i
 it). Sizes are the recorded ones: ``count`` elements of a datatype of the recorded size (the
 predefined type of that name when mpisim has it, else a contiguous type of that many bytes:
 a derived type's pack size in mpisim is its size). The attach sizes are the recorded byte
-counts. Every call sets ``mpi.where`` to "call N, SITE" (N counts the rank's calls from
+counts. Every call sets ``mpi._where`` to "call N, SITE" (N counts the rank's calls from
 MPI_Init = 1), which reports, errors and min-buffer show where a scenario shows file:line.
 
 What cannot change in a replay, and what it does instead (decisions, as an MPI user expects):
@@ -116,9 +116,9 @@ class _Replay:
             gap = call.gap * self.scale
             where = call.where()
             if gap > 0 and call.name != "Init":
-                mpi.where = where
+                mpi._where = where
                 yield mpi.compute(gap)
-            mpi.where = where
+            mpi._where = where
             try:
                 yield from handler(self, call)
             except MPIError as e:
@@ -356,7 +356,7 @@ def _comm(r: _Replay, call: Call) -> Generator[Any, Any, None]:
 
 
 def _finalize(r: _Replay, call: Call) -> Generator[Any, Any, None]:
-    waiting = r.mpi.finalize()
+    waiting = r.mpi._finalize()
     if waiting is not None:
         yield waiting
 

@@ -3,7 +3,7 @@
 :class:`Program` is a picklable callable object (not a closure), so a loaded scenario can be
 sent to worker processes. ``program(mpi, **params)`` returns the rank's generator: it runs,
 in file order, the ops of every ``programs`` entry whose selector contains the rank (a rank
-in no entry runs nothing). Before each MPI call it sets ``mpi.where`` to the op's location,
+in no entry runs nothing). Before each MPI call it sets ``mpi._where`` to the op's location,
 ``"programs[0].ops[2].loop.ops[0] (line 14)"``, which the engine puts in deadlock reports and
 errors.
 
@@ -216,7 +216,7 @@ def _send(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     mpi = st.mpi
     count, dest, tag = st.arg(op, "count"), st.arg(op, "dest"), st.arg(op, "tag")
     datatype = st.datatype(op)
-    mpi.where = op.where
+    mpi._where = op.where
     st.spins = 0
     result = yield getattr(mpi, op.call)(count=count, datatype=datatype, dest=dest, tag=tag,
                                          comm=st.comm(op))
@@ -228,7 +228,7 @@ def _recv(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     mpi = st.mpi
     count, source, tag = st.arg(op, "count"), st.arg(op, "source"), st.arg(op, "tag")
     datatype = st.datatype(op)
-    mpi.where = op.where
+    mpi._where = op.where
     st.spins = 0
     result = yield getattr(mpi, op.call)(count=count, datatype=datatype, source=source, tag=tag,
                                          comm=st.comm(op))
@@ -241,7 +241,7 @@ def _recv(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
 def _probe(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     mpi = st.mpi
     source, tag = st.arg(op, "source"), st.arg(op, "tag")
-    mpi.where = op.where
+    mpi._where = op.where
     st.spins = 0
     result = yield getattr(mpi, op.call)(source, tag, comm=st.comm(op))
     if op.call == "iprobe":
@@ -255,7 +255,7 @@ def _probe(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
 def _single(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     mpi = st.mpi
     request = st.lookup(op, op.request)
-    mpi.where = op.where
+    mpi._where = op.where
     st.spins = 0
     result = yield getattr(mpi, op.call)(request)
     if op.call == "wait":
@@ -269,7 +269,7 @@ def _single(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
 def _many(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     mpi = st.mpi
     requests = st.lookup_all(op)
-    mpi.where = op.where
+    mpi._where = op.where
     st.spins = 0
     result = yield getattr(mpi, op.call)(requests)
     if op.call == "waitany":
@@ -294,7 +294,7 @@ def _attach(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
         except MPIError as e:  # MPI_Pack_size refused the count: name the op and its line
             raise st.error(op, f"buffer_attach: MPI_Pack_size: {e}") from None
     comm = st.comm(op)
-    mpi.where = op.where
+    mpi._where = op.where
     st.spins = 0
     if op.comm is None:
         yield mpi.buffer_attach(size)
@@ -304,7 +304,7 @@ def _attach(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
 
 def _detach(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     comm = st.comm(op)
-    st.mpi.where = op.where
+    st.mpi._where = op.where
     st.spins = 0
     if op.comm is None:
         _address, size = yield st.mpi.buffer_detach()
@@ -322,7 +322,7 @@ def _plain(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
         kwargs = {"comm": st.comm(op)}
         if call == "buffer_flush":
             call = "comm_flush_buffer"
-    mpi.where = op.where
+    mpi._where = op.where
     st.spins = 0
     yield getattr(mpi, call)(*args, **kwargs)
 
@@ -330,7 +330,7 @@ def _plain(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
 def _make_comm(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     mpi = st.mpi
     parent = st.comm(op)
-    mpi.where = op.where
+    mpi._where = op.where
     st.spins = 0
     if op.call == "comm_free":
         yield mpi.comm_free(parent if parent is not None else mpi.comm_world)
@@ -359,7 +359,7 @@ def _collective(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     if op.call in ("scatter", "alltoall", "reduce_scatter_block"):
         size = mpi.comm_size(comm)
         kwargs["sendbuf"] = [None] * size   # one item of count elements per rank
-    mpi.where = op.where
+    mpi._where = op.where
     st.spins = 0
     yield getattr(mpi, op.call)(**kwargs)
 

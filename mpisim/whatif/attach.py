@@ -139,9 +139,9 @@ def _attached_first(mpi: Any, size: int, program: Callable[..., Any],
 
 
 def _caller(mpi: Any) -> str:
-    """Where the attach was called: the scenario op (``mpi.where``, set by YAML programs
+    """Where the attach was called: the scenario op (``mpi._where``, set by YAML programs
     just before the call) or the Python line that made it."""
-    if mpi.where:
-        return str(mpi.where)
+    if mpi._where:
+        return str(mpi._where)
     frame = sys._getframe(2)
     return f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno}"
