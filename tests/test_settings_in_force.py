@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import mpisim as ms
+from mpisim.bsend.profiles import get_profile
 from mpisim.cli import main
 from mpisim.scenario import load
 
@@ -93,3 +94,20 @@ def test_compare_profiles_from_python():
     assert [r.settings["mpi.sizing"]["value"] for _, r in found.results] == [
         "standard", "mpich", "openmpi"]
     assert found.exit_code == 0 and "quiet under 3 profiles" in found.table()
+
+
+def test_profile_table_stays_aligned_with_measured_sizing_rules(capsys):
+    """A measured profile's sizing is a long rule: the table shows it as a numbered note
+    below, so every row's columns start where the header's do."""
+    assert main(["run", str(HOL), "--profiles", "standard,mpich-5.0,openmpi-5.0,mpich",
+                 "--quiet"]) != 2
+    lines = capsys.readouterr().out.splitlines()
+    header, rows, notes = lines[1], lines[2:6], lines[6:]
+    starts = [header.index(word) for word in ("outcome", "sim time", "allocator", "sizing",
+                                              "eager limit")]
+    for row in rows:
+        assert all(row[i - 2:i] == "  " and row[i] != " " for i in starts), row
+    sizing = header.index("sizing")
+    assert [row[sizing:].split()[0] for row in rows] == ["standard", "rule", "rule", "mpich"]
+    rules = {p: get_profile(p).sizing for p in ("mpich-5.0", "openmpi-5.0")}
+    assert notes == [f"  [1] {rules['mpich-5.0']}", f"  [2] {rules['openmpi-5.0']}"]

@@ -45,18 +45,26 @@ class ProfileComparison:
         return profiles_html(self)
 
     def table(self) -> str:
-        lines = [f"{self.scenario} under {len(self.results)} profiles:",
-                 "  profile   outcome    sim time    error           allocator  sizing    "
-                 "eager limit  peak used"]
+        """One aligned row per profile. A sizing longer than a word (a measured profile's
+        rule) is shown as a note mark, ``rule [1]``, with the rule itself below the table,
+        so the columns stay readable whatever the profiles."""
+        header = ["profile", "outcome", "sim time", "error", "allocator", "sizing",
+                  "eager limit", "peak used"]
+        rows, notes = [], []
         for profile, r in self.results:
             s = {k.split(".", 1)[1]: v["value"] for k, v in r.settings.items()}
-            err = r.error.error_class if r.error is not None else "-"
-            peak = max((x.buffer.peak_used for x in r.ranks), default=0)
             limit = s.get("eager_limit")
-            limit = format_size(limit).split(" (")[0] if isinstance(limit, int) else str(limit)
-            lines.append(f"  {profile:<9} {r.outcome.value:<10} {format_time(r.sim_time):<11} "
-                         f"{err:<15} {s.get('allocator', '?'):<10} {s.get('sizing', '?'):<9} "
-                         f"{limit:<12} {peak}")
+            rows.append([profile, r.outcome.value, format_time(r.sim_time),
+                         r.error.error_class if r.error is not None else "-",
+                         str(s.get("allocator", "?")), _sizing(str(s.get("sizing", "?")), notes),
+                         format_size(limit).split(" (")[0] if isinstance(limit, int)
+                         else str(limit),
+                         str(max((x.buffer.peak_used for x in r.ranks), default=0))])
+        widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+        lines = [f"{self.scenario} under {len(self.results)} profiles:"]
+        lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True))
+                  .rstrip() for row in [header, *rows]]
+        lines += [f"  [{i}] {rule}" for i, rule in enumerate(notes, 1)]
         return "\n".join(lines)
 
     def report(self) -> str:
@@ -65,6 +73,16 @@ class ProfileComparison:
         for profile, r in self.results:
             parts += ["", f"-- {profile} --", r.report()]
         return "\n".join(parts)
+
+
+def _sizing(sizing: str, notes: list[str]) -> str:
+    """The sizing column's cell: a one-word sizing as is, a rule as ``rule [n]`` (its note's
+    number in ``notes``, shared by profiles with the same rule)."""
+    if " " not in sizing:
+        return sizing
+    if sizing not in notes:
+        notes.append(sizing)
+    return f"rule [{notes.index(sizing) + 1}]"
 
 
 def compare_profiles(scenario: Any, profiles: Sequence[str] = ("standard", "mpich", "openmpi"),
