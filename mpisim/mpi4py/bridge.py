@@ -10,9 +10,10 @@ greenlet as the call's return value (or raises there). A rank's script therefore
 simulated time exactly where a real process would block.
 
 While a rank's greenlet runs — and only then — ``sys.modules`` maps ``mpi4py`` and
-``mpi4py.MPI`` to the stand-in, ``sys.argv`` is the script's, and the script's directory is
-first on ``sys.path`` (:class:`Scope`): the hook is scoped to the script's own code, so
-nothing else in the process ever imports the stand-in in place of the real mpi4py.
+``mpi4py.MPI`` to the stand-in and ``time`` to :mod:`.clock`'s (whose sleep is simulated),
+``sys.argv`` is the script's, and the script's directory is first on ``sys.path``
+(:class:`Scope`): the hook is scoped to the script's own code, so nothing else in the
+process ever imports the stand-in in place of the real mpi4py, or sleeps in simulated time.
 Modules the script imports from its own directory are each rank's own, as in separate
 processes (a helper module's globals are per rank); others (numpy, the standard library)
 are shared.

@@ -3,7 +3,8 @@
 :class:`Script` is a program like any other (``ms.run(Script("ring.py"), ranks=4)``; it
 pickles as its path and arguments, so sweeps and min-buffer send it to worker processes):
 called with a rank's handle it returns the :func:`~.bridge.bridge` generator that runs the
-script in that rank's greenlet, in a fresh ``__main__`` namespace, with ``sys.argv`` set.
+script in that rank's greenlet, in a fresh ``__main__`` namespace, with ``sys.argv`` set and
+``time`` the :mod:`.clock` module (``time.sleep`` advances the rank's simulated clock).
 
 ``output`` sends what the script prints to stdout (as mpiexec does), to stderr, or nowhere.
 A script that ends with ``sys.exit(0)`` (or ``sys.exit()``) ends its rank normally; any other
@@ -17,6 +18,7 @@ import os
 from typing import Any
 
 from .bridge import RankContext, Scope, bridge
+from .clock import time_module
 from .module import modules
 
 __all__ = ["Script", "ScriptError", "ScriptExit", "run_mpi4py"]
@@ -84,7 +86,8 @@ class Script:
                             f"({', '.join(sorted(params))})")
         code = _compile(self.path)
         ctx = RankContext(mpi, self.path)
-        scope = Scope(modules(), list(self.argv), os.path.dirname(self.path), self.output)
+        scope = Scope(modules() | {"time": time_module()}, list(self.argv),
+                      os.path.dirname(self.path), self.output)
         return bridge(ctx, lambda: _execute(code, self.path), scope)
 
 
