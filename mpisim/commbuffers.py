@@ -56,9 +56,9 @@ def _do(mpi: Any, call: str, owner: Any, action: str, *args: Any) -> Event:
             owner = mpi._comm(owner)
         buffer = owned_buffer(mpi, call, owner, action == "attach" and mpi._policy != "process")
     except MPIError as e:
-        mpi._enter(call, (None, None, 0, None))
+        mpi._enter(call)
         return failed(env, e)
-    mpi._enter(call, (None, None, 0, buffer))
+    mpi._enter(call, obj=buffer)
     policy = mpi._policy
     if policy == "process" or (buffer is None and action != "attach"):
         # ignored by mpi.buffer_policy "process", or nothing was ever attached to it

@@ -40,11 +40,11 @@ def comm_split(self: Any, color: int, key: int = 0, comm: Comm | None = None) ->
     ranked by (key, rank in ``comm``); None (MPI_COMM_NULL) for ``ms.UNDEFINED``."""
     for name, value in (("color", color), ("key", key)):
         if isinstance(value, bool) or not isinstance(value, int):
-            self._enter("MPI_Comm_split", (None, None, 0, None))
+            self._enter("MPI_Comm_split")
             return failed(self._env, ErrArg(f"comm_split: {name} must be an integer, "
                                            f"got {value!r}"))
     if color < 0 and color != UNDEFINED:
-        self._enter("MPI_Comm_split", (None, None, 0, None))
+        self._enter("MPI_Comm_split")
         return failed(self._env, ErrArg(f"comm_split: color must be >= 0 or UNDEFINED, "
                                        f"got {color}"))
     return _create(self, "MPI_Comm_split", comm, (color, key), self._comms.split)
@@ -52,7 +52,7 @@ def comm_split(self: Any, color: int, key: int = 0, comm: Comm | None = None) ->
 
 def comm_free(self: Any, comm: Comm) -> Event:
     """MPI_Comm_free: the handle becomes unusable (MPI_ERR_COMM afterwards)."""
-    self._enter("MPI_Comm_free", (None, None, 0, getattr(comm, "buffer", None)))
+    self._enter("MPI_Comm_free", obj=getattr(comm, "buffer", None))
     if not isinstance(comm, Comm) or comm.freed:
         return failed(self._env, ErrComm(f"comm_free: {comm!r} is not a valid communicator"))
     if comm.info is self._comms.world or comm.info.context == 2:
@@ -66,7 +66,7 @@ def comm_free(self: Any, comm: Comm) -> Event:
 
 def session_init(self: Any) -> Event:
     """MPI_Session_init (MPI 4.1 §11.3): yields this process's new Session."""
-    self._enter("MPI_Session_init", (None, None, 0, None))
+    self._enter("MPI_Session_init")
     self._sessions += 1
     return done(self._env, Session(f"session#{self._sessions} of rank {self.rank}"))
 
@@ -75,7 +75,7 @@ def comm_create_from_group(self: Any, session: Session, tag: str = "mpisim") -> 
     """MPI_Comm_create_from_group over the session's "mpi://WORLD" group (collective
     over every process, matched by ``tag``): yields a communicator of that session."""
     if not isinstance(session, Session) or session.finalized:
-        self._enter("MPI_Comm_create_from_group", (None, None, 0, None))
+        self._enter("MPI_Comm_create_from_group")
         return failed(self._env, ErrArg(f"comm_create_from_group: {session!r} is not an "
                                        "active session"))
     world = self.comm_world
@@ -90,7 +90,7 @@ def _create(self: Any, call: str, comm: Any, arg: Any, maker: Any, key: Any = No
     try:
         parent = self._comm(comm)
     except MPIError as e:
-        self._enter(call, (None, None, 0, None))
+        self._enter(call)
         return failed(env, e)
     if key is None:
         key = (parent.context, parent.calls)
@@ -107,7 +107,7 @@ def _create(self: Any, call: str, comm: Any, arg: Any, maker: Any, key: Any = No
         fire_at(ev, env._now + rounds, handle)
 
     waiting = self._comms.agree(key, call, parent.group, me, arg, created, maker(parent))
-    self._enter(call, (None, None, 0, waiting))
+    self._enter(call, obj=waiting)
     return ev
 
 

@@ -154,11 +154,11 @@ def _polling(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,
     return b
 
 
-def _blocked(rank: int, call: str | None, detail: tuple, alive: list[int], buffer: Any,
+def _blocked(rank: int, call: str | None, detail: CallDetail, alive: list[int], buffer: Any,
              eager_limit: int, where: str | None, stall_cause: Any = None) -> Blocked:
     """Rank ``rank``, blocked in ``call`` on what ``detail`` (a CallDetail) says."""
     call = call or "(not started)"
-    peer, tag, nbytes, obj = CallDetail(*detail) if detail else CallDetail()
+    peer, tag, nbytes, obj = detail.peer, detail.tag, detail.nbytes, detail.obj
     others = [r for r in alive if r != rank]
     any_of = False
     ending = _ENDING.get(call) or (Cause.DETACH if call.endswith("_detach_buffer") else

@@ -15,6 +15,7 @@ from typing import Any
 
 from simpy.events import Event
 
+from .causes import CallDetail
 from .constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from .errors import ErrRequest
 from .p2p import completion
@@ -38,7 +39,7 @@ class Persistent(Request):
 def _init(call: str, mode: str | None) -> Any:
     def init(self: Any, buf: Any = None, count: Any = None, datatype: Any = None,
              dest: Any = None, tag: Any = 0, comm: Any = None) -> Event:
-        self._enter(call, (None, None, 0, None))
+        self._enter(call)
         req = Persistent("send" if mode else "recv", call, self.rank, -1, -1, 0)
         req.active = False
         req.mode = mode
@@ -65,7 +66,7 @@ def startall(self: Any, requests: Any, call: str = "MPI_Startall") -> Event:
     reqs = list(requests) if not isinstance(requests, Request) else [requests]
     for req in reqs:
         if not isinstance(req, Persistent) or req.active:
-            self._enter(call, (None, None, 0, None))
+            self._enter(call)
             return failed(self._env, ErrRequest(
                 f"{call}: {req!r} is not an inactive persistent request (3.9: start only "
                 "what *_init made and a wait or test completed)"))
@@ -94,7 +95,7 @@ def sendrecv(self: Any, sendbuf: Any = None, sendcount: Any = None, sendtype: An
     rreq = self._post_recv("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm)
     if isinstance(rreq, Event):
         return rreq
-    self._detail = (rreq.peer, recvtag, rreq.nbytes, [sreq, rreq])  # what it waits for
+    self._detail = CallDetail(rreq.peer, recvtag, rreq.nbytes, [sreq, rreq])  # it waits for both
     return self._env.process(_both(self._env, sreq, rreq))
 
 

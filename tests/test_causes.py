@@ -4,7 +4,7 @@ request (effective mode and protocol), and the advice follows the cause (mpisim.
 from __future__ import annotations
 
 import mpisim as ms
-from mpisim.causes import ADVICE, Cause
+from mpisim.causes import ADVICE, CallDetail, Cause
 from mpisim.deadlock import send_cause
 
 
@@ -112,7 +112,10 @@ def test_a_send_held_by_the_receivers_progress_is_eager_cells():
                 yield mpi.recv(count=8, datatype=ms.BYTE, source=0, tag=0)
     sim = ms.Simulation(program, ranks=2, mpi={"profile": "mpich"})
     sim.run(until="0.5ms")
-    req = sim.handles[0]._detail[3]
+    detail = sim.handles[0]._detail
+    assert isinstance(detail, CallDetail)
+    assert (detail.peer, detail.tag, detail.nbytes) == (1, 0, 8)
+    req = detail.obj
     assert req.mode == "standard" and req.protocol == "eager"
     assert send_cause(req) is Cause.EAGER_CELLS
     assert sim.run().outcome is ms.Outcome.COMPLETED
@@ -127,3 +130,32 @@ def test_a_livelock_is_polling():
                     break
     result = ms.run(program, ranks=2)
     assert _causes(result) == {0: Cause.POLLING}
+
+
+def test_every_call_leaves_a_call_detail_record():
+    """Whatever call a rank is in, what it works on is a CallDetail (named fields), never a
+    positional tuple: stepped through point-to-point, persistent, collective, communicator
+    and buffer calls."""
+    def program(mpi):
+        peer = 1 - mpi.rank
+        yield mpi.buffer_attach("4 KiB")
+        yield mpi.bsend(count=8, datatype=ms.BYTE, dest=peer, tag=1)
+        yield mpi.sendrecv(sendcount=4, sendtype=ms.BYTE, dest=peer, sendtag=2, recvcount=4,
+                           recvtype=ms.BYTE, source=peer, recvtag=2)
+        yield mpi.iprobe(source=peer, tag=1)
+        req = yield mpi.recv_init(count=8, datatype=ms.BYTE, source=peer, tag=1)
+        yield mpi.start(req)
+        yield mpi.wait(req)
+        comm = yield mpi.comm_dup()
+        yield mpi.allreduce(1, comm=comm)
+        yield mpi.compute("1us")
+        yield mpi.buffer_detach()
+
+    sim = ms.Simulation(program, ranks=2)
+    seen = set()
+    while sim.step():
+        for h in sim.handles:
+            assert type(h._detail) is CallDetail
+            seen.add(h._call)
+    assert {"MPI_Sendrecv", "MPI_Comm_dup", "MPI_Allreduce"} <= seen
+    assert sim.result().outcome is ms.Outcome.COMPLETED

@@ -106,12 +106,12 @@ class Collectives:
                 raise ErrArg(f"{call}: unknown algorithm {algorithm!r} (one of "
                              f"{', '.join(ALGORITHMS[kind])})")
         except MPIError as e:
-            mpi._enter(call, (None, None, 0, None))
+            mpi._enter(call)
             return failed(env, e)
         tag = comm.colls
         comm.colls += 1
         ch = Channel(env, self.tp, comm, call, tag, self.entered)
-        mpi._enter(call, (None, None, args.nbytes, ch))
+        mpi._enter(call, nbytes=args.nbytes, obj=ch)
         gen = alg(ch, args)
         proc = env.process(gen if recvbuf is None else _into(gen, recvbuf))
         if blocking:
