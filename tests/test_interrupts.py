@@ -49,7 +49,8 @@ def _leftovers(tmp_path: Path) -> list[str]:
 def test_a_signal_during_a_run_exits_128_plus_it_and_writes_nothing(tmp_path, sig, code):
     out = tmp_path / "out"
     proc = _start(tmp_path, "run", "--out", str(out), "--plot")
-    time.sleep(2.0)  # started up, simulating
+    _wait_for_handlers(proc)
+    time.sleep(1.0)  # simulating
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == code
@@ -67,15 +68,24 @@ def _catches(pid: int, sig: int) -> bool:
     return bool(int(caught.split()[1], 16) >> (sig - 1) & 1)
 
 
+def _wait_for_handlers(proc: subprocess.Popen) -> None:
+    """Until the entry point has taken the signals (no guess at how long start-up takes on a
+    loaded machine; without /proc, a generous pause)."""
+    if not Path("/proc/self/status").exists():
+        time.sleep(5.0)
+        return
+    deadline = time.monotonic() + 60
+    while not _catches(proc.pid, signal.SIGTERM) and time.monotonic() < deadline:
+        time.sleep(0.002)
+
+
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
 @pytest.mark.parametrize("delay", [0.0, 0.05])
 def test_ctrl_c_during_start_up_prints_no_traceback(tmp_path, delay):
     """As soon as the entry point runs (it catches SIGTERM, which Python does not), while
     mpisim is still being imported: one line, exit 130, no traceback."""
     proc = _start(tmp_path, "run")
-    deadline = time.monotonic() + 30
-    while not _catches(proc.pid, signal.SIGTERM) and time.monotonic() < deadline:
-        time.sleep(0.002)
+    _wait_for_handlers(proc)
     time.sleep(delay)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
@@ -87,7 +97,8 @@ def test_an_interrupted_sweep_keeps_its_finished_runs_in_a_partial_file(tmp_path
     out = tmp_path / "sweep"
     proc = _start(tmp_path, "sweep", "--vary", "n=200..100000:200", "--jobs", "1",
                   "--out", str(out))
-    time.sleep(5.0)
+    _wait_for_handlers(proc)
+    time.sleep(3.0)  # a few runs finish
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err
