@@ -47,7 +47,7 @@ from .comm import Communicators
 from .deadlock import PollWatch, analyse
 from .errors import ErrOther, MPIError
 from .network import Network
-from .p2p.events import Clock
+from .p2p.events import Clock, ClockOverflow
 from .p2p.protocols import Message, Transport
 from .rank import Rank, ZeroTimeLoop
 from .result import ErrorInfo, Outcome, RankSummary, Result, settings_in_force, unreceived_entry
@@ -168,11 +168,30 @@ class Simulation:
         if isinstance(exc, MPIError):
             self.error = ErrorInfo(r, mpi._call, exc.error_class, self.env._now, exc.message,
                                    dict(exc.info), where)
+        elif isinstance(exc, ClockOverflow):  # raised inside the call that scheduled it
+            self.error = ErrorInfo(r, mpi._call, "MPI_ERR_OTHER", self.env._now,
+                                   f"{mpi._call}: {exc}", {}, where)
         else:
             self.error = ErrorInfo(r, mpi._call, type(exc).__name__, self.env._now,
                                    f"{exc} (raised by the program of rank {r})",
                                    {}, where, _program_traceback(exc))
         raise _Abort
+
+    def _overflowed(self, exc: ClockOverflow) -> None:
+        """An event processed outside any rank's program (a transfer's next step, a
+        collective's next round) would happen at no finite time: the run ends with an error
+        of the call that event belongs to (a message's send, a request's call), else of the
+        call the first unfinished rank is in."""
+        value = getattr(self.env.current[3], "_value", None)
+        owner = getattr(value, "sreq", None) or value
+        rank, call = getattr(owner, "rank", None), getattr(owner, "call", None)
+        if not isinstance(rank, int) or not isinstance(call, str):
+            rank = next((r for r, f in enumerate(self.finished) if not f), 0)
+            call = self.handles[rank]._call
+        self.error = ErrorInfo(rank, call, "MPI_ERR_OTHER", self.env._now,
+                               f"{call}: {exc}", {},
+                               self.handles[rank]._call_where or self._where(rank))
+        self._done = self._aborted = True
 
     def _ready_error(self, msg: Message) -> None:
         """3.4: a ready send whose receive is not posted when it arrives is erroneous."""
@@ -219,6 +238,8 @@ class Simulation:
             self._done = True
         except _Abort:
             self._done = self._aborted = True
+        except ClockOverflow as e:
+            self._overflowed(e)
         return False
 
     def run(self, until: float | str | None = None,
@@ -327,6 +348,9 @@ class Simulation:
             return False
         except _Abort:
             self._done = self._aborted = True
+            return False
+        except ClockOverflow as e:
+            self._overflowed(e)
             return False
         finally:
             self.events += n

@@ -69,6 +69,54 @@ def test_a_clock_that_would_overflow_is_an_error_naming_the_call(tmp_path):
     assert out.returncode == 4 and "Traceback" not in out.stderr
 
 
+def _transfer(kind):
+    def program(mpi):
+        if kind == "bcast":
+            yield mpi.bcast(count=10**6, datatype=ms.BYTE, root=0)
+        elif mpi.rank == 0:
+            if kind == "bsend":
+                yield mpi.buffer_attach("1 MiB")
+            yield getattr(mpi, kind)(count=10**5, datatype=ms.BYTE, dest=1, tag=0)
+            if kind == "bsend":
+                yield mpi.buffer_detach()
+        else:
+            yield mpi.recv(count=10**5, datatype=ms.BYTE, source=0, tag=0)
+    return program
+
+
+@pytest.mark.parametrize(("kind", "call", "eager_limit"), [
+    ("send", "MPI_Send", "1 MiB"),     # eager: overflows inside the call
+    ("send", "MPI_Send", 0),           # rendezvous: overflows at the clear-to-send
+    ("bsend", "MPI_Bsend", "1 MiB"),
+    ("ssend", "MPI_Ssend", "1 MiB"),
+    ("bcast", "MPI_Bcast", "1 MiB"),   # a collective's transfer between its rounds
+])
+def test_a_transfer_that_would_overflow_the_clock_is_an_error_naming_the_call(
+        kind, call, eager_limit):
+    """A transfer time beyond a float (1e5 B at 1e-305 B/s) ends the run with an error of
+    the call that made it, as an overflowing compute does: no inf reaches the queue, the
+    trace or the JSON."""
+    result = ms.run(_transfer(kind), ranks=2,
+                    network={"bandwidth": "1e-305 B/s", "eager_limit": eager_limit})
+    assert result.outcome is ms.Outcome.ERROR
+    assert (result.error.rank, result.error.call) == (0, call)
+    assert result.error.error_class == "MPI_ERR_OTHER"
+    assert "clock would overflow" in result.error.message
+    assert result.sim_time < 1.0
+    json.dumps(result.to_dict(), allow_nan=False)
+
+
+def test_a_transfer_overflow_from_the_cli_is_exit_4_without_a_traceback(tmp_path):
+    path = _write(tmp_path, "ranks: 2\nnetwork: {bandwidth: 1e-305 B/s}\nprograms:\n"
+                            "  - ranks: 0\n    ops:\n      - send: {dest: 1, bytes: 100 KiB}\n"
+                            "  - ranks: 1\n    ops:\n      - recv: {source: 0, bytes: 100 KiB}\n")
+    out = subprocess.run([sys.executable, "-m", "mpisim", "run", str(path), "--json"],
+                         capture_output=True, text=True)
+    assert out.returncode == 4 and "Traceback" not in out.stderr
+    error = json.loads(out.stdout)["error"]
+    assert error["call"] == "MPI_Send" and "clock would overflow" in error["message"]
+
+
 def _send_recv(datatype_factory):
     def program(mpi):
         dt = datatype_factory().commit()

@@ -19,19 +19,41 @@ from typing import Any
 from simpy.core import EmptySchedule, Environment
 from simpy.events import NORMAL, Event
 
-__all__ = ["Clock", "at", "callback_at", "callback_in_place", "done", "failed", "fire_at",
-           "order_of", "pending"]
+__all__ = ["Clock", "ClockOverflow", "at", "callback_at", "callback_in_place", "done", "failed",
+           "fire_at", "order_of", "pending"]
 
 BEFORE_ALL = (0.0, -1, -1, None)
 """``Clock.current`` before the first event is processed."""
 
 
+_INF = float("inf")
+
+
+class ClockOverflow(BaseException):
+    """An event was to be scheduled at a time that is not a finite float (a transfer of
+    many bytes over a very slow link, a sum of huge times): the run cannot go on, and no
+    infinite or NaN time may reach the queue, the trace or the JSON. Raised where the event
+    is scheduled, so inside the call that scheduled it or the callback processing an
+    event; the run reports it as that call's error. A BaseException, as the transport's
+    state is no longer sound: a program's ``except Exception`` must not go on."""
+
+
 class Clock(Environment):
-    """A SimPy environment that keeps ``current``: the queue item being processed."""
+    """A SimPy environment that keeps ``current``: the queue item being processed, and
+    refuses to schedule an event at an infinite or NaN time (:class:`ClockOverflow`)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.current: tuple = BEFORE_ALL
+
+    def schedule(self, event: Event, priority: int = NORMAL, delay: float = 0) -> None:
+        """SimPy's schedule, with the time checked (one comparison)."""
+        when = self._now + delay
+        if not when < _INF:  # inf, or NaN (inf - inf)
+            raise ClockOverflow(f"the simulated clock would overflow: an event {delay:.6g} s "
+                                f"after t = {self._now:.9g} s (a transfer too long for its "
+                                "link's bandwidth, or a sum of huge times)")
+        heappush(self._queue, (when, priority, next(self._eid), event))
 
     def step(self) -> None:
         """Process the next event (as SimPy does), remembering its queue item."""
