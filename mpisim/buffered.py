@@ -441,9 +441,9 @@ class BufferedMode:
                 if order is None:
                     current = self.env.current
                     order = (current[1] << 62) + current[2]
-                rows.ints.extend((self.rank, recorder.event_codes[event], alloc.capacity, used,
-                                  live, held, alloc.largest_free(), requested, order))
-                rows.floats.append(now)
+                rows.data.extend(rows.pack(self.rank, now, recorder.event_codes[event],
+                                           alloc.capacity, used, live, held,
+                                           alloc.largest_free(), requested, order))
             else:
                 recorder.named_buffer_state(self.name, self.rank, now, event, alloc.capacity,
                                             used, live, held, alloc.largest_free(), requested)

@@ -18,7 +18,7 @@ During a run the engine writes each row, once it is final, into growable typed c
 
 from __future__ import annotations
 
-from array import array
+import struct
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,9 +45,23 @@ MESSAGE_MODES = ("standard", "buffered", "synchronous", "ready")
 MESSAGE_PROTOCOLS = ("eager", "rendezvous")
 NAMED_BUFFER_DTYPE = np.dtype([*BUFFER_DTYPE.descr, ("name", "U64")])
 NAMED_ENTRY_DTYPE = np.dtype([*ENTRY_DTYPE.descr, ("name", "U64")])
-MATCH, SEND_DONE, RECV_DONE = 1, 2, 3
-"""Offsets of a message's times from its row in :attr:`Recorder.message_times`."""
+_PACKED = {"i4": "i", "i8": "q", "f8": "d", "u2": "H"}  # numpy type -> struct code
+
+
+def _recorded(dtype: np.dtype) -> np.dtype:
+    """The layout a trace array is recorded in: its fields packed one after another, text
+    ones as 2-byte codes into their vocabulary."""
+    return np.dtype([(n, "u2" if dtype[n].kind == "U" else dtype[n].str[1:])
+                     for n in dtype.names])
+
+
+_MESSAGE_RECORD = _recorded(MESSAGE_DTYPE)
+MATCH, SEND_DONE, RECV_DONE = (_MESSAGE_RECORD.fields[n][1]
+                               for n in ("match", "send_done", "recv_done"))
+"""Offsets in bytes of a message's times from its row in :attr:`Recorder.message_rows`."""
 NAN = float("nan")
+put_time = struct.Struct("=d").pack_into
+"""``put_time(rows, offset, t)``: write the time ``t`` at byte ``offset`` of ``rows``."""
 
 
 @dataclass(frozen=True)
@@ -70,19 +84,29 @@ class Trace:
 
 
 class Rows:
-    """One trace array while it is recorded: its integer fields (text ones as codes into
-    their vocabulary) in one growable flat array of 8-byte integers, its float fields in
-    another. A row is two ``extend`` calls and 8 bytes a value, no Python object kept."""
+    """One trace array while it is recorded: its rows packed one after another into one
+    growable ``bytearray``, in the array's own field order and widths (text fields as
+    2-byte codes into their vocabulary). A row is one ``struct`` pack and one ``extend``,
+    no Python object kept; :meth:`build` reads the bytes through numpy.
 
-    __slots__ = ("dtype", "floats", "ints", "nf", "ni", "vocab")
+    Hot writers extend ``data`` with ``pack(*fields)`` themselves (what :meth:`append`
+    does, without the call); a field written later, in place, is at byte
+    ``record.fields[name][1]`` of its row."""
+
+    __slots__ = ("data", "dtype", "pack", "record", "vocab")
 
     def __init__(self, dtype: np.dtype) -> None:
         self.dtype = dtype
-        self.ints, self.floats = array("q"), array("d")
-        self.ni = sum(dtype[n].kind != "f" for n in dtype.names)  # fields in each array
-        self.nf = len(dtype.names) - self.ni
+        self.record = _recorded(dtype)
+        self.pack = struct.Struct("=" + "".join(_PACKED[self.record[n].str[1:]]
+                                                for n in dtype.names)).pack
+        self.data = bytearray()
         self.vocab: dict[str, dict[str, int]] = {n: {} for n in dtype.names
                                                   if dtype[n].kind == "U"}
+
+    def append(self, *fields: Any) -> None:
+        """Add one row (its fields in the array's order, text ones as codes)."""
+        self.data.extend(self.pack(*fields))
 
     def code(self, column: str, word: str) -> int:
         """The code of ``word`` in a text column (a new one for a new word)."""
@@ -95,8 +119,7 @@ class Rows:
     def copy(self) -> Rows:
         """An independent copy (to add rows to without changing this one)."""
         out = Rows(self.dtype)
-        out.ints.extend(self.ints)
-        out.floats.extend(self.floats)
+        out.data.extend(self.data)
         out.vocab = {name: dict(words) for name, words in self.vocab.items()}
         return out
 
@@ -106,25 +129,14 @@ class Rows:
         (the last one first, as ``np.lexsort``), if given; with the fields of ``dtype``
         only, if given (a subset of the recorded ones). The sort is applied column by
         column, so no second structured array is made."""
-        n = len(self.ints) // self.ni if self.ni else len(self.floats) // self.nf
-        ints = np.frombuffer(self.ints, dtype=np.int64).reshape(n, self.ni) if n else \
-            np.empty((0, self.ni), np.int64)
-        floats = np.frombuffer(self.floats, dtype=np.float64).reshape(n, self.nf) if n else \
-            np.empty((0, self.nf), np.float64)
-        columns = {}
-        i = f = 0
-        for name in self.dtype.names:
-            if self.dtype[name].kind == "f":
-                columns[name] = floats[:, f]
-                f += 1
-            else:
-                columns[name] = ints[:, i]
-                i += 1
+        rows = (np.frombuffer(self.data, dtype=self.record) if self.data
+                else np.empty(0, self.record))
+        n = len(rows)
         keys = (order,) if order is not None else by
-        perm = np.lexsort([columns[k] for k in keys]) if keys and n else None
+        perm = np.lexsort([rows[k] for k in keys]) if keys and n else None
         out = np.empty(n, dtype=self.dtype if dtype is None else dtype)
         for name in out.dtype.names:
-            column = columns[name] if perm is None else columns[name][perm]
+            column = rows[name] if perm is None else rows[name][perm]
             if name in self.vocab:
                 words = np.array(list(self.vocab[name]) or [""], dtype=self.dtype[name])
                 column = words[column]
@@ -168,9 +180,8 @@ class Recorder:
             code = self._events.get(event)
             if code is None:
                 code = self.buffer.code("event", event)
-            self.buffer.ints.extend((rank, code, capacity, used, live, entries, largest_free,
-                                     requested, self.order() if order is None else order))
-            self.buffer.floats.append(time)
+            self.buffer.append(rank, time, code, capacity, used, live, entries, largest_free,
+                               requested, self.order() if order is None else order)
 
     def named_buffer_state(self, name: str, *row: Any) -> None:
         """A change of a communicator's or session's buffer (row as for ``buffer_state``)."""
@@ -204,16 +215,17 @@ class Recorder:
         if not self.enabled:
             return -1
         rows = self.messages
-        rows.ints.extend((msg.id, msg.src, msg.dst, msg.tag, msg.nbytes, self._modes[msg.mode],
-                          self._protocols[msg.protocol]))
-        times = rows.floats
-        times.extend((now, NAN, NAN, NAN))
-        return len(times) - 4
+        row = len(rows.data)
+        rows.data.extend(rows.pack(msg.id, msg.src, msg.dst, msg.tag, msg.nbytes,
+                                   self._modes[msg.mode], self._protocols[msg.protocol], now,
+                                   NAN, NAN, NAN))
+        return row
 
     @property
-    def message_times(self) -> array:
-        """The messages' time columns, four a row (post, match, send_done, recv_done)."""
-        return self.messages.floats
+    def message_rows(self) -> bytearray:
+        """The messages' rows (a message's times: :func:`put_time` at its row + MATCH,
+        SEND_DONE or RECV_DONE)."""
+        return self.messages.data
 
     def build(self, calls: list[tuple[int, list, list]], end_time: float) -> Trace:
         """The arrays; ``calls`` is (rank, codes, starts, finished_at) per rank. Entries and
@@ -235,8 +247,8 @@ class Recorder:
 
 
 def _write_entry(rows: Rows, e: Any) -> None:
-    rows.ints.extend((e.rank, e.msg, e.offset, e.size, e.packed, e.attach, e.seq))
-    rows.floats.extend((e.alloc, e.done, e.freed))
+    rows.append(e.rank, e.msg, e.offset, e.size, e.packed, e.alloc, e.done, e.freed, e.attach,
+                e.seq)
 
 
 def _calls_array(calls: list[tuple]) -> np.ndarray:

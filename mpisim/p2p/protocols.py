@@ -39,7 +39,7 @@ from simpy.core import Environment
 from ..causes import Cause
 from ..constants import ANY_SOURCE, ANY_TAG
 from ..network import NetworkModel
-from ..trace import MATCH, NAN, RECV_DONE, SEND_DONE, Recorder
+from ..trace import MATCH, NAN, RECV_DONE, SEND_DONE, Recorder, put_time
 from .events import callback_at
 from .matching import MatchQueues
 from .payload import deliver
@@ -113,7 +113,7 @@ class Transport:
         self.queues = [MatchQueues() for _ in range(size)]
         self.on_ready_error = on_ready_error
         self.recorder = recorder
-        self.times = recorder.message_times  # the messages' trace rows (see Message)
+        self.rows = recorder.message_rows  # the messages' trace rows (see Message)
         self.sent = 0
         self.received = 0
         self.bytes = 0
@@ -179,7 +179,7 @@ class Transport:
         if msg.mode == SYNCHRONOUS:
             msg.send_done = end  # bytes gone; complete once the match is acknowledged
             if msg.row >= 0:
-                self.times[msg.row + SEND_DONE] = end
+                put_time(self.rows, msg.row + SEND_DONE, end)
         elif not msg.awaits:
             self._sent(msg, end)
         elif msg.slot:
@@ -204,7 +204,7 @@ class Transport:
         msg.send_done = end
         msg.sreq.known(end)
         if msg.row >= 0:
-            self.times[msg.row + SEND_DONE] = end
+            put_time(self.rows, msg.row + SEND_DONE, end)
 
     # -- arriving and matching -----------------------------------------------------------
     def _arrive(self, ev: Any) -> None:
@@ -305,7 +305,7 @@ class Transport:
     def _match(self, msg: Message, req: Request) -> None:
         now = self.env._now
         if msg.row >= 0:
-            self.times[msg.row + MATCH] = now
+            put_time(self.rows, msg.row + MATCH, now)
         msg.rreq = req
         if msg.protocol == EAGER:
             if msg.counted:
@@ -333,7 +333,7 @@ class Transport:
     def _deliver(self, msg: Message) -> None:
         now = self.env._now
         if msg.row >= 0:
-            self.times[msg.row + RECV_DONE] = now
+            put_time(self.rows, msg.row + RECV_DONE, now)
         self.received += 1
         req = msg.rreq
         deliver(msg, req)
