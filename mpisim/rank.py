@@ -59,7 +59,7 @@ from .p2p.requests import Request, Status
 from .persistent import CALLS as _PERSISTENT_CALLS
 from .units import UnitError, format_time, parse_time
 
-__all__ = ["SAME_TIME_CALLS", "Rank", "ZeroTimeLoop"]
+__all__ = ["SAME_TIME_CALLS", "Rank", "ZeroTimeLoop", "site_text"]
 
 SAME_TIME_CALLS = 1_000_000
 """Calls one rank may make without simulated time advancing before the run is stopped."""
@@ -83,14 +83,25 @@ message of the bench rings; a call with nothing to name shares ``NO_DETAIL``).""
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-def _program_site() -> tuple[str, int, str]:
-    """(file, line, function) of the program statement making a send: kept with the send
-    so that a message never received can be reported where it was sent."""
+def _program_site() -> tuple[Any, int]:
+    """(code, instruction offset) of the program statement making a send: kept with the send
+    so that a message never received can be reported where it was sent. The line number is
+    looked up only then (:func:`site_text`): it costs a scan of the line table."""
     frame = sys._getframe(3)  # _program_site <- _send <- send/bsend/... <- the program
     # (the file first: reading f_back makes a frame object, which a generator keeps)
     while frame.f_code.co_filename.startswith(_PACKAGE) and frame.f_back is not None:
         frame = frame.f_back  # sendrecv, start...: one more call inside mpisim
-    return frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name
+    return frame.f_code, frame.f_lasti
+
+
+def site_text(where: Any) -> Any:
+    """A send's place as reports print it: "file:line (function)" for a place in a Python
+    program (see :func:`_program_site`); a scenario's place (already text) as it is."""
+    if not isinstance(where, tuple):
+        return where
+    code, offset = where
+    line = next((ln for start, end, ln in code.co_lines() if start <= offset < end), None)
+    return f"{os.path.basename(code.co_filename)}:{line} ({code.co_name})"
 
 
 class ZeroTimeLoop(BaseException):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib
 import json
 import math
-import os
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from .bsend.buffer import BufferSummary
 from .causes import advice
 from .deadlock import Deadlock
+from .rank import site_text
 from .trace import Trace
 from .units import format_size, format_time
 
@@ -220,11 +220,8 @@ def settings_in_force(given_mpi: Any, config: Any, given_net: Any, net: Any
 
 def unreceived_entry(msg: Any) -> dict[str, Any]:
     """A message never received, as the result reports it (the send's place included)."""
-    where = msg.sreq.where
-    if isinstance(where, tuple):
-        where = f"{os.path.basename(where[0])}:{where[1]} ({where[2]})"
     return {"src": msg.src, "dst": msg.dst, "tag": msg.tag, "bytes": msg.nbytes,
-            "call": msg.sreq.call.replace("(internal)", ""), "where": where}
+            "call": msg.sreq.call.replace("(internal)", ""), "where": site_text(msg.sreq.where)}
 
 
 def _plural(n: int, word: str) -> str:
