@@ -282,7 +282,7 @@ class Transport:
     def _envelope(self, msg: Message) -> None:
         """An envelope in its turn: match a posted receive or join the unexpected queue."""
         q = self.queues[msg.dst]
-        req = q.take_posted(msg.src, msg.tag, msg.ctx)
+        req = q.take_posted(msg.src, msg.tag, msg.ctx) if q.posted else None
         if req is not None:
             self._match(msg, req)
             return
@@ -296,7 +296,7 @@ class Transport:
     def post_recv(self, req: Request) -> None:
         """Post a receive: match the first fitting arrived message, or queue it."""
         q = self.queues[req.rank]
-        msg = q.take_unexpected(req.peer, req.tag, req.ctx)
+        msg = q.take_unexpected(req.peer, req.tag, req.ctx) if q.unexpected else None
         if msg is None:
             q.posted.append(req)
         else:
