@@ -1,8 +1,9 @@
 """The trace: what happened, as numpy structured arrays.
 
-During a run the engine writes each row, once it is final, into growable typed columns
-(:class:`Rows`: 8 bytes a number, no Python object kept per message); at the end
-:meth:`Recorder.build` turns them into the arrays of :class:`Trace`:
+During a run the engine packs each row into a growable byte buffer in its array's own
+field widths (:class:`Rows`: no Python object kept per message): a buffer entry's once it is
+freed, a message's when it is posted, its times written into the row as they happen. At the
+end :meth:`Recorder.build` turns them into the arrays of :class:`Trace`:
 
 - ``buffer``: one row per change of a rank's attached-buffer state (attach, bsend,
   complete, reclaim, overflow, detach) with capacity, used, live, entries, largest free
