@@ -288,7 +288,17 @@ def write_readme(result: dict) -> None:
                      f"{'-' if memory is None else f'{memory / 1024:.1f} KiB'} | "
                      f"{'-' if per_msg is None else f'{per_msg:.0f} B'} |")
     lines += ["", f"Measured {result['when']} (Python {result['python']}); ratio = mpisim's "
-              f"rate / the {result['baseline']}.", "", END]
+              f"rate / the {result['baseline']}."]
+    counted = result.get("instructions")
+    if counted:
+        names = {"bsend-ring": "bsend ring", "send-ring": "send ring", "bare": "bare SimPy ring"}
+        parts = [f"{names.get(r['workload'], r['workload'])} {r['instructions_per_message']:,}"
+                 + (f" (bare / this: {r['ratio']:.3f})" if r["workload"] != "bare"
+                    and "ratio" in r else "") for r in counted["rows"]]
+        lines += ["", f"Instructions per message under cachegrind ({counted['rows'][0]['ranks']} "
+                  f"ranks, trace on, `python -m bench.instructions`, {counted['when']}): "
+                  + "; ".join(parts) + "."]
+    lines += ["", END]
     text = README.read_text()
     start, end = text.index(BEGIN), text.index(END) + len(END)
     README.write_text(text[:start] + "\n".join(lines) + text[end:])

@@ -1,0 +1,113 @@
+"""Instructions per simulated message, counted under cachegrind: the figure machine load
+does not change (wall-clock rates on a shared machine vary several-fold from run to run).
+
+Each workload runs twice under ``valgrind --tool=cachegrind --cache-sim=no``, with a small
+and a larger number of messages; the difference of the two instruction counts divided by
+the difference of the message counts is the cost of one message, start-up and trace
+building excluded. The runs are made deterministic (one BLAS thread, a fixed hash seed,
+no address randomisation where ``setarch -R`` exists), so the same code gives the same
+count to the instruction.
+
+    python -m bench.instructions                     # bsend ring, send ring, bare ring, 64 ranks
+    python -m bench.instructions --ranks 1024 --messages 8192 24576
+
+The counts are also written into ``bench/results.json`` (key ``instructions``), from which
+``python -m bench --readme`` shows them under the performance table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results.json"
+WORKLOADS = ("bsend-ring", "send-ring", "bare")
+
+
+def run_workload(name: str, ranks: int, messages: int) -> None:
+    """One run of ``name`` (the measured process; trace on, as in ``python -m bench``)."""
+    from .run import NET, bare_ring, bsend_ring, send_ring
+
+    iterations = max(1, messages // ranks)
+    if name == "bare":
+        bare_ring(ranks, iterations)
+        return
+    import mpisim as ms
+
+    program = {"bsend-ring": bsend_ring, "send-ring": send_ring}[name]
+    result = ms.Simulation(program, ranks=ranks, network=NET,
+                           params={"iterations": iterations}).run()
+    assert result.outcome is ms.Outcome.COMPLETED, result
+
+
+def instructions(name: str, ranks: int, messages: int) -> int:
+    """Instructions executed by one run under cachegrind."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
+    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+           sys.executable, "-m", "bench.instructions", "--child", name, str(ranks),
+           str(messages)]
+    if shutil.which("setarch"):
+        cmd = ["setarch", "-R", *cmd]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=HERE.parent)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+    if out.returncode != 0 or found is None:
+        raise RuntimeError(f"{name}: cachegrind run failed\n{out.stderr[-2000:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.instructions",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("--only", nargs="*", choices=WORKLOADS, help="these workloads only")
+    ap.add_argument("--ranks", type=int, default=64, help="ranks of the rings (default 64)")
+    ap.add_argument("--messages", type=int, nargs=2, default=[4000, 12000],
+                    metavar=("SMALL", "LARGE"), help="messages of the two runs (default "
+                    "4000 12000)")
+    ap.add_argument("--out", type=Path, default=RESULTS,
+                    help="results file to add the counts to (default %(default)s)")
+    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        run_workload(args.child[0], int(args.child[1]), int(args.child[2]))
+        return 0
+    if shutil.which("valgrind") is None:
+        print("python -m bench.instructions: valgrind is not installed (apt-get install "
+              "valgrind)", file=sys.stderr)
+        return 2
+    small, large = args.messages
+    if not 0 < small < large:
+        print("--messages: SMALL must be positive and below LARGE", file=sys.stderr)
+        return 2
+    rows = []
+    for name in args.only or WORKLOADS:
+        # the rings deliver whole rounds: count what they really deliver
+        lo, hi = (args.ranks * max(1, m // args.ranks) for m in (small, large))
+        per_message = (instructions(name, args.ranks, large)
+                       - instructions(name, args.ranks, small)) / (hi - lo)
+        rows.append({"workload": name, "ranks": args.ranks, "messages": [lo, hi],
+                     "instructions_per_message": round(per_message)})
+        print(f"{name:<12} {args.ranks:>6} ranks  {per_message:>10,.0f} instructions/message",
+              flush=True)
+    bare = next((r["instructions_per_message"] for r in rows if r["workload"] == "bare"), None)
+    if bare:
+        for r in rows:
+            r["ratio"] = round(bare / r["instructions_per_message"], 3)
+    if args.out.exists():
+        result = json.loads(args.out.read_text())
+        result["instructions"] = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                                  "rows": rows}
+        args.out.write_text(json.dumps(result, indent=1) + "\n")
+        print(f"written {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
