@@ -216,7 +216,7 @@ def test_datatype_from_a_param_and_bytes(tmp_path):
     (["send: {dest: 1, count: rank / 2 + 0.5 * (rank + 1)}"],
      "send.count: expected a whole number, got the number 0.5"),
     (["loop: {times: rank - 1, ops: []}"], "loop.times: must not be negative, got -1"),
-    (["compute: rank - 1"], "compute.time: time must be finite and non-negative"),
+    (["compute: rank - 1"], "compute.seconds: time must be finite and non-negative"),
     (['isend: {dest: 1, count: 1, request: "r[0]"}', 'wait: "r[rank + 5]"'],
      "programs[0].ops[1] (line 9): wait: no request stored under 'r[5]' yet"),
     (["if: {cond: rank > 0, then: [{recv: {count: 1, status: {source: who}}}]}",

@@ -23,10 +23,11 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
+from ..calltable import OPS
 from ..datatypes import BASIC_TYPES, pack_size
 from ..errors import MPIError
 from .expr import CONSTANTS, Expr, ExprError
-from .ops import COLLECTIVES, SELF, Op, RequestRef
+from .ops import SELF, Op, RequestRef
 from .problems import ScenarioRuntimeError
 from .selectors import select
 from .values import Invalid, convert
@@ -211,27 +212,36 @@ def _show(key: tuple[str, Any]) -> str:
     return repr(key[0] if key[1] is None else f"{key[0]}[{key[1]}]")
 
 
-# -- one function per call: evaluate the arguments, set where, yield the call -------------
-def _send(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    mpi = st.mpi
-    count, dest, tag = st.arg(op, "count"), st.arg(op, "dest"), st.arg(op, "tag")
-    datatype = st.datatype(op)
-    mpi._where = op.where
+# -- one runner per kind of op (mpisim.calltable): evaluate, set where, yield the call ------
+def _kwargs(st: _Interpreter, op: Op) -> dict[str, Any]:
+    """The op's arguments under the handle's parameter names (the table's ``args``)."""
+    kwargs: dict[str, Any] = {}
+    for name in OPS[op.call].args:
+        if name == "datatype":
+            kwargs[name] = st.datatype(op)
+        elif name == "comm":
+            kwargs[name] = st.comm(op)
+        elif name in op.args:
+            kwargs[name] = st.arg(op, name)
+    return kwargs
+
+
+def _call(st: _Interpreter, op: Op, call: str, kwargs: dict[str, Any]) -> Any:
+    """The event of the handle's ``call``, made where the op is (reports name the op)."""
+    st.mpi._where = op.where
     st.spins = 0
-    result = yield getattr(mpi, op.call)(count=count, datatype=datatype, dest=dest, tag=tag,
-                                         comm=st.comm(op))
+    return getattr(st.mpi, call)(**kwargs)
+
+
+def _local(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
+    """A call whose op gives exactly the handle's arguments (barrier, compute, sends)."""
+    result = yield _call(st, op, op.call, _kwargs(st, op))
     if op.request is not None:
         st.store(op, op.request, result)
 
 
 def _recv(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    mpi = st.mpi
-    count, source, tag = st.arg(op, "count"), st.arg(op, "source"), st.arg(op, "tag")
-    datatype = st.datatype(op)
-    mpi._where = op.where
-    st.spins = 0
-    result = yield getattr(mpi, op.call)(count=count, datatype=datatype, source=source, tag=tag,
-                                         comm=st.comm(op))
+    result = yield _call(st, op, op.call, _kwargs(st, op))
     if op.request is not None:
         st.store(op, op.request, result)
     else:
@@ -239,39 +249,25 @@ def _recv(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
 
 
 def _probe(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    mpi = st.mpi
-    source, tag = st.arg(op, "source"), st.arg(op, "tag")
-    mpi._where = op.where
-    st.spins = 0
-    result = yield getattr(mpi, op.call)(source, tag, comm=st.comm(op))
-    if op.call == "iprobe":
-        flag, status = result
+    result = yield _call(st, op, op.call, _kwargs(st, op))
+    if "flag" in OPS[op.call].binds:
+        flag, result = result
         st.bind(op, "flag", bool(flag))
-        st.bind_status(op, status)
-    else:
+    st.bind_status(op, result)
+
+
+def _request(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
+    result = yield _call(st, op, op.call, {"request": st.lookup(op, op.request)})
+    binds = OPS[op.call].binds
+    if "flag" in binds:
+        flag, result = result
+        st.bind(op, "flag", bool(flag))
+    if "status" in binds:
         st.bind_status(op, result)
 
 
-def _single(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    mpi = st.mpi
-    request = st.lookup(op, op.request)
-    mpi._where = op.where
-    st.spins = 0
-    result = yield getattr(mpi, op.call)(request)
-    if op.call == "wait":
-        st.bind_status(op, result)
-    elif op.call == "test":
-        flag, status = result
-        st.bind(op, "flag", bool(flag))
-        st.bind_status(op, status)
-
-
-def _many(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    mpi = st.mpi
-    requests = st.lookup_all(op)
-    mpi._where = op.where
-    st.spins = 0
-    result = yield getattr(mpi, op.call)(requests)
+def _requests(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
+    result = yield _call(st, op, op.call, {"requests": st.lookup_all(op)})
     if op.call == "waitany":
         index, status = result
         st.bind(op, "index", index)
@@ -283,63 +279,41 @@ def _many(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
         st.bind(op, "flag", bool(result[0]))
 
 
-def _attach(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    mpi = st.mpi
+def _buffer(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
+    """The process's buffer, or with ``comm:`` that communicator's (comm_<verb>_buffer)."""
+    kwargs: dict[str, Any] = {}
+    if op.call == "buffer_attach":
+        kwargs["size"] = _attach_size(st, op)
+    comm = st.comm(op)
+    if op.comm is None:
+        call = op.call
+    else:
+        call, kwargs["comm"] = f"comm_{op.call[len('buffer_'):]}_buffer", comm
+    result = yield _call(st, op, call, kwargs)
+    if op.call == "buffer_detach":
+        st.bind(op, "size", result[1])
+
+
+def _attach_size(st: _Interpreter, op: Op) -> Any:
     if "size" in op.args:
-        size = st.arg(op, "size")
-    else:
-        count, messages = st.arg(op, "count"), st.arg(op, "messages")
-        try:
-            size = messages * (pack_size(count, st.datatype(op)) + mpi.BSEND_OVERHEAD)
-        except MPIError as e:  # MPI_Pack_size refused the count: name the op and its line
-            raise st.error(op, f"buffer_attach: MPI_Pack_size: {e}") from None
-    comm = st.comm(op)
-    mpi._where = op.where
-    st.spins = 0
-    if op.comm is None:
-        yield mpi.buffer_attach(size)
-    else:
-        yield mpi.comm_attach_buffer(size, comm=comm)
+        return st.arg(op, "size")
+    count, messages = st.arg(op, "count"), st.arg(op, "messages")
+    try:
+        return messages * (pack_size(count, st.datatype(op)) + st.mpi.BSEND_OVERHEAD)
+    except MPIError as e:  # MPI_Pack_size refused the count: name the op and its line
+        raise st.error(op, f"buffer_attach: MPI_Pack_size: {e}") from None
 
 
-def _detach(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    comm = st.comm(op)
-    st.mpi._where = op.where
-    st.spins = 0
-    if op.comm is None:
-        _address, size = yield st.mpi.buffer_detach()
-    else:
-        _address, size = yield st.mpi.comm_detach_buffer(comm=comm)
-    st.bind(op, "size", size)
-
-
-def _plain(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
+def _comm(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     mpi = st.mpi
-    call, args, kwargs = op.call, (), {}
-    if call == "compute":
-        args = (st.arg(op, "time"),)
-    elif call == "barrier" or op.comm is not None:
-        kwargs = {"comm": st.comm(op)}
-        if call == "buffer_flush":
-            call = "comm_flush_buffer"
-    mpi._where = op.where
-    st.spins = 0
-    yield getattr(mpi, call)(*args, **kwargs)
-
-
-def _make_comm(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    mpi = st.mpi
-    parent = st.comm(op)
-    mpi._where = op.where
-    st.spins = 0
+    kwargs = _kwargs(st, op)
     if op.call == "comm_free":
-        yield mpi.comm_free(parent if parent is not None else mpi.comm_world)
+        if kwargs["comm"] is None:
+            kwargs["comm"] = mpi.comm_world
+        yield _call(st, op, op.call, kwargs)
         st.comms.pop(op.comm, None)
         return
-    if op.call == "comm_dup":
-        made = yield mpi.comm_dup(comm=parent)
-    else:
-        made = yield mpi.comm_split(st.arg(op, "color"), st.arg(op, "key"), comm=parent)
+    made = yield _call(st, op, op.call, kwargs)
     name = op.binds["as"]
     if made is None:
         st.comms.pop(name, None)
@@ -349,28 +323,19 @@ def _make_comm(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
 
 
 def _collective(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    mpi = st.mpi
-    count, datatype, comm = st.arg(op, "count"), st.datatype(op), st.comm(op)
-    kwargs: dict[str, Any] = {"count": count, "datatype": datatype, "comm": comm}
-    if "root" in op.args:
-        kwargs["root"] = st.arg(op, "root")
-    if "algorithm" in op.args:
-        kwargs["algorithm"] = st.arg(op, "algorithm")
-    if op.call in ("scatter", "alltoall", "reduce_scatter_block"):
-        size = mpi.comm_size(comm)
-        kwargs["sendbuf"] = [None] * size   # one item of count elements per rank
-    mpi._where = op.where
-    st.spins = 0
-    yield getattr(mpi, op.call)(**kwargs)
+    yield _call(st, op, op.call, _kwargs(st, op))
 
 
-_CALLS = {
-    **dict.fromkeys(("send", "bsend", "ssend", "rsend", "isend", "ibsend", "issend", "irsend"),
-                    _send),
-    "recv": _recv, "irecv": _recv, "probe": _probe, "iprobe": _probe,
-    "wait": _single, "test": _single, "request_free": _single,
-    "waitall": _many, "waitany": _many, "waitsome": _many, "testall": _many,
-    "buffer_attach": _attach, "buffer_detach": _detach, "buffer_flush": _plain, "barrier": _plain,
-    "compute": _plain, "comm_dup": _make_comm, "comm_split": _make_comm, "comm_free": _make_comm,
-    **dict.fromkeys(COLLECTIVES, _collective),
-}
+def _split(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
+    """A collective whose send buffer holds one item (of count elements) per rank."""
+    kwargs = _kwargs(st, op)
+    kwargs["sendbuf"] = [None] * st.mpi.comm_size(kwargs["comm"])
+    yield _call(st, op, op.call, kwargs)
+
+
+_RUNNERS = {"send": _local, "recv": _recv, "probe": _probe, "request": _request,
+            "requests": _requests, "buffer": _buffer, "local": _local, "comm": _comm,
+            "collective": _collective, "split": _split}
+"""How each kind of op runs (the table's ``op``)."""
+
+_CALLS = {name: _RUNNERS[c.op] for name, c in OPS.items()}

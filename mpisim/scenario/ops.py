@@ -1,6 +1,7 @@
 """Reading the ops of a ``programs`` entry: one call each, with its location.
 
-An op is a one-key mapping named after the handle's call::
+An op is a one-key mapping named after the handle's call (the calls, their arguments and
+what they bind: :mod:`mpisim.calltable`)::
 
     - bsend: {dest: 1 - rank, count: count, datatype: REAL, tag: 0}
     - isend: {dest: right, bytes: 64 KiB, request: "r[i]"}
@@ -21,7 +22,8 @@ Arguments (each a literal or an expression, see :mod:`mpisim.scenario.expr`):
 - ``buffer_attach``: a size (``16 KiB``, or an expression in bytes), or
   ``{count: n, datatype: T, messages: k}`` meaning k * (pack_size(n, T) + BSEND_OVERHEAD).
 - ``buffer_detach: {}``, ``buffer_flush: {}`` (MPI 4.1), ``barrier: {}``, ``compute: 5us``
-  (a time). ``buffer_attach: BUFFER_AUTOMATIC`` attaches MPI 4.1's automatic buffer.
+  (a time; long form ``{seconds: 5us}``, the handle's argument, ``time`` still accepted).
+  ``buffer_attach: BUFFER_AUTOMATIC`` attaches MPI 4.1's automatic buffer.
 - ``loop: {times: N, var: i, ops: [...]}`` (``var`` optional, counts 0..N-1, visible in its
   body only) and ``if: {cond: EXPR, then: [...], else: [...]}`` (``else`` optional).
 
@@ -44,6 +46,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..calltable import OPS
 from ..constants import BUFFER_AUTOMATIC
 from ..datatypes import BASIC_TYPES
 from .expr import CONSTANTS, RESERVED, Expr, ExprError, constant, parse_expr
@@ -52,14 +55,11 @@ from .yamlload import Ambiguous, line_of
 
 __all__ = ["CALLS", "Op", "OpReader", "RequestRef"]
 
-SENDS = ("send", "bsend", "ssend", "rsend", "isend", "ibsend", "issend", "irsend")
-_LISTS = ("waitall", "waitany", "waitsome", "testall")
-COLLECTIVES = ("bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall",
-               "reduce_scatter_block", "scan", "exscan")
-_ROOTED = ("bcast", "reduce", "gather", "scatter")
-CALLS = (*SENDS, "irecv", "recv", "probe", "iprobe", "wait", *_LISTS, "test",
-         "request_free", "buffer_attach", "buffer_detach", "buffer_flush", "barrier", "compute",
-         "comm_dup", "comm_split", "comm_free", *COLLECTIVES, "loop", "if")
+SENDS = tuple(name for name, c in OPS.items() if c.op == "send")
+COLLECTIVES = tuple(name for name, c in OPS.items() if c.op in ("collective", "split"))
+CALLS = (*OPS, "loop", "if")
+"""The ops of the scenario language: the handle's calls that :data:`mpisim.calltable.OPS`
+lists, and the two control ops."""
 WORLD, SELF = "world", "self"
 """The names of MPI_COMM_WORLD and MPI_COMM_SELF in a scenario's ``comm:`` arguments."""
 _STATUS_FIELDS = ("source", "tag", "count")
@@ -69,6 +69,11 @@ _REF = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[(.*)\])?\s*$")
 
 NON_NEGATIVE = ("count", "messages", "bytes", "size")
 """Arguments whose literal values must not be negative (MPI_ERR_COUNT, MPI_ERR_ARG)."""
+
+
+def _extra(op: Op, *but: str) -> tuple[str, ...]:
+    """The variables the op's call binds (the table's ``binds``), but ``but``."""
+    return tuple(b for b in OPS[op.call].binds if b not in but)
 
 
 class RequestRef:
@@ -183,21 +188,19 @@ class OpReader:
         else:
             self._status(op, m, path, line)
 
-    def _probe(self, op: Op, value: Any, path: str, line: int, _: str,
-               flag: bool = False) -> None:
-        m = self._mapping(value, path, line, ("source", "tag", "status", "comm") +
-                          (("flag",) if flag else ()), ())
+    def _probe(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        m = self._mapping(value, path, line,
+                          ("source", "tag", "status", "comm", *_extra(op, "status")), ())
         self._comm(op, m, path, line)
         self._arg(op, m, "source", "int", path, line, default=CONSTANTS["ANY_SOURCE"])
         self._arg(op, m, "tag", "int", path, line, default=CONSTANTS["ANY_TAG"])
         self._status(op, m, path, line)
         self._bind(op, m, "flag", path, line)
 
-    def _iprobe(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
-        self._probe(op, value, path, line, _, flag=True)
+    _iprobe = _probe
 
     def _wait(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
-        extra = ("flag",) if op.call == "test" else ()
+        extra = _extra(op, "status")
         m = self._mapping(value, path, line, ("request", "status", *extra), ("request",),
                           short="request")
         if "request" in m:
@@ -216,8 +219,7 @@ class OpReader:
                                    line_of(m, "request", line), star=False)
 
     def _waitall(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
-        extra = {"waitany": ("index", "status"), "waitsome": ("outcount",),
-                 "testall": ("flag",)}.get(op.call, ())
+        extra = OPS[op.call].binds
         m = self._mapping(value, path, line, ("requests", *extra), ("requests",),
                           short="requests")
         if "requests" not in m:
@@ -286,7 +288,7 @@ class OpReader:
         self._comm(op, m, path, line)
 
     def _collective(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
-        rooted = op.call in _ROOTED
+        rooted = "root" in OPS[op.call].args
         allowed = ("count", "bytes", "datatype", "comm", "algorithm") + (
             ("root",) if rooted else ())
         m = self._mapping(value, path, line, allowed, ())
@@ -330,8 +332,10 @@ class OpReader:
                 self.comm_names.add(m["as"])
 
     def _compute(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
-        m = self._mapping(value, path, line, ("time",), ("time",), short="time")
-        self._arg(op, m, "time", "time", path, line)
+        if isinstance(value, dict) and "time" in value and "seconds" not in value:
+            value = {"seconds" if k == "time" else k: v for k, v in value.items()}  # old name
+        m = self._mapping(value, path, line, ("seconds",), ("seconds",), short="seconds")
+        self._arg(op, m, "seconds", "time", path, line)
 
     def _loop(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
         m = self._mapping(value, path, line, ("times", "var", "ops"), ("times", "ops"))

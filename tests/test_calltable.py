@@ -1,0 +1,76 @@
+"""One table of MPI calls (mpisim.calltable) that the rank handle, the scenario parser and
+the scenario interpreter share: adding a call touches one place, and these tests say where
+the three disagree."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import pytest
+
+import mpisim as ms
+from mpisim.calltable import CALLS, LOCAL, OPS, mpi_name
+from mpisim.rank import Rank
+from mpisim.scenario import interpret, ops
+
+OP_EXTRAS = {"send": {"bytes", "request"}, "recv": {"bytes", "request", "status"},
+             "probe": {"status", "flag"}, "request": {"status", "flag"},
+             "requests": {"index", "status", "outcount", "flag"},
+             "buffer": {"comm", "count", "datatype", "messages", "size"},
+             "local": set(), "comm": {"as"}, "collective": {"bytes"}, "split": {"bytes"}}
+"""What an op of each kind may give besides the handle's arguments: the scenario's sugar
+(``bytes`` for count + BYTE), request names and the variables it binds."""
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_every_call_of_the_table_is_a_handle_method_named_after_its_mpi_function(name):
+    method = getattr(Rank, name)
+    doc = inspect.getdoc(method) or ""
+    assert re.match(rf"{mpi_name(name)}\b", doc) or name == "compute", (name, doc[:40])
+    returns = str(inspect.signature(method).return_annotation)
+    if CALLS[name].runs == LOCAL:  # its value at once, nothing to yield
+        assert "Event" not in returns, (name, returns)
+    else:
+        assert "Event" in returns or returns == "Any", (name, returns)
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_each_ops_arguments_are_the_handles_parameters(name):
+    """An op's arguments carry the handle's names (``compute: {seconds: ...}`` as
+    ``mpi.compute(seconds)``), so the interpreter passes them through by name."""
+    call = OPS[name]
+    params = set(inspect.signature(getattr(Rank, name)).parameters) - {"self"}
+    assert set(call.args) <= params, set(call.args) - params
+    assert set(call.binds) <= set(call.args) | OP_EXTRAS[call.op]
+    if call.op == "buffer":  # with comm: the communicator's buffer, comm_<verb>_buffer
+        variant = inspect.signature(getattr(Rank, f"comm_{name[len('buffer_'):]}_buffer"))
+        assert "comm" in variant.parameters
+
+
+def test_the_parser_and_the_interpreter_know_exactly_the_tables_ops():
+    assert (*OPS, "loop", "if") == ops.CALLS
+    assert set(interpret._CALLS) == set(OPS)
+    for name in OPS:  # the parser has a reader for each
+        reader = "sendop" if name in ops.SENDS else \
+            "collective" if name in ops.COLLECTIVES else name
+        assert callable(getattr(ops.OpReader, "_" + reader)), name
+
+
+def test_the_handles_public_calls_are_exactly_the_table():
+    seen: list = []
+
+    def program(mpi):
+        seen.append(mpi)
+        yield mpi.barrier()
+
+    ms.run(program, ranks=1)
+    public = {n for n in dir(seen[0]) if not n.startswith("_")}
+    assert {n for n in public if callable(getattr(seen[0], n))} == set(CALLS)
+
+
+def test_compute_takes_seconds_in_a_scenario_and_the_old_name_time(tmp_path):
+    for key in ("seconds", "time"):
+        path = tmp_path / f"{key}.yaml"
+        path.write_text(f"ranks: 1\nprograms:\n  - ops:\n      - compute: {{{key}: 5us}}\n")
+        assert ms.load_scenario(path).run().sim_time == pytest.approx(5e-6)
