@@ -90,10 +90,12 @@ class SizedAttach:
         original = mpi.buffer_attach
         sites = self.sites if self.record else None
 
-        def buffer_attach(requested: Any, buf: Any = None) -> Any:
+        imposed = size
+
+        def buffer_attach(size: Any, buf: Any = None) -> Any:  # the handle's parameter names
             if sites is not None:
-                sites.append(AttachSite(mpi.rank, _caller(mpi), requested))
-            return original(requested if size == KEEP else size, buf)
+                sites.append(AttachSite(mpi.rank, _caller(mpi), size))
+            return original(size if imposed == KEEP else imposed, buf)
 
         buffer_attach.__doc__ = original.__doc__
         mpi.buffer_attach = buffer_attach
@@ -104,14 +106,15 @@ class SizedAttach:
         (``buffer`` is "comm NAME": the scenario's name for it, or MPI's)."""
         original, wanted = mpi.comm_attach_buffer, self.buffer.removeprefix("comm ")
         sites = self.sites if self.record else None
+        imposed = size
 
-        def comm_attach_buffer(requested: Any, comm: Any = None, buf: Any = None) -> Any:
+        def comm_attach_buffer(size: Any, comm: Any = None, buf: Any = None) -> Any:
             handle = mpi.comm_world if comm is None else comm
             if getattr(handle, "label_or_name", None) != wanted:
-                return original(requested, comm, buf)
+                return original(size, comm, buf)
             if sites is not None:
-                sites.append(AttachSite(mpi.rank, _caller(mpi), requested))
-            return original(requested if size == KEEP else size, comm, buf)
+                sites.append(AttachSite(mpi.rank, _caller(mpi), size))
+            return original(size if imposed == KEEP else imposed, comm, buf)
 
         mpi.comm_attach_buffer = comm_attach_buffer
 
