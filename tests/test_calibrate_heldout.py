@@ -1,7 +1,8 @@
 """The held-out check of ``mpisim calibrate``: calibrate against a real MPI, then run
 programs the calibration never measured both under the real library and under mpisim's
 mpi4py stand-in with the calibrated profile; outcome and what each rank printed (how many
-bsends were accepted before the overflow, which ones fitted after a receive) must agree.
+bsends were accepted before the overflow, which ones fitted after a receive, and which of
+its calls waited for a sleeping rank) must agree.
 
 Held-out programs: Example 3.10 with standard sends at the calibrated eager limit and one
 int above it, and with bsend into exactly and less than the standard's advice; overflow
@@ -26,6 +27,7 @@ import subprocess
 import sys
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,8 +38,10 @@ from mpisim.calibrate.fit import predicted_attach
 
 ROOT = Path(__file__).resolve().parents[1]
 HELD_OUT = ROOT / "tests" / "real" / "heldout"
-SCRIPTS = ROOT / "scenarios" / "mpi4py"
 DEADLOCK_AFTER = 8.0
+SLEEP = 0.5
+"""Seconds the held-out programs' sleeping rank sleeps; a call that takes more than half of
+it waited (wall time under the real library, simulated time under mpisim)."""
 ENV = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 LIBRARIES = {"mpich": ("MPISIM_ORACLE_PYTHON", []),
              "openmpi": ("MPISIM_ORACLE_OMPI_PYTHON", ["--allow-run-as-root", "--oversubscribe"])}
@@ -74,6 +78,13 @@ def calibrated(library: str, folder: str) -> str:
     profile = calibrate(mpiexec, python, out, progress=lambda _line: None)
     assert library.replace("openmpi", "Open MPI").lower() in profile.library.lower()
     return str(out)
+
+
+def _folder(library: str, tmp_path_factory: Any) -> Path:
+    """One folder per library and session, so both tests share one calibration."""
+    folder = tmp_path_factory.getbasetemp() / f"calibrated-{library}"
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 def real(library: str, script: Path, args: list[str], ranks: int) -> tuple[str, list[str]]:
@@ -115,36 +126,65 @@ def simulated(script: Path, args: list[str], ranks: int, profile: str) -> tuple[
 
 
 def cases(profile_path: str) -> list[tuple[Path, list[str], int]]:
-    """The held-out programs, sized from the calibrated profile."""
+    """The held-out programs, sized from the calibrated profile; in each, one rank sleeps
+    SLEEP seconds and the others say which of their calls waited."""
     p = get_profile(profile_path)
     ints = p.eager_limit // 4
     big = 3 * p.eager_limit + 7          # rendezvous, and not a size the probes used
     rule = p.sizing
-    out = [(SCRIPTS / "exchange.py", ["send", str(ints)], 2),
-           (SCRIPTS / "exchange.py", ["send", str(ints + 1)], 2),
-           (SCRIPTS / "exchange.py", ["bsend", "3000"], 2),
-           (SCRIPTS / "exchange.py", ["bsend", "3000", "12000"], 2),
-           (SCRIPTS / "ring.py", ["10", str(ints + 100), "3"], 4),
-           (SCRIPTS / "ring.py", ["6", "64", "6"], 4)]
+    nap = str(SLEEP)
+    out = [(HELD_OUT / "exchange_timed.py", ["send", str(ints), nap], 2),
+           (HELD_OUT / "exchange_timed.py", ["send", str(ints + 1), nap], 2),
+           (HELD_OUT / "exchange_timed.py", ["bsend", "3000", nap], 2),
+           (HELD_OUT / "exchange_timed.py", ["bsend", "3000", nap, "12000"], 2),
+           (HELD_OUT / "exchange_timed.py", ["bsend", str(ints + 1), nap], 2),
+           (HELD_OUT / "ring_timed.py", ["10", str(ints + 100), "3", nap], 4),
+           (HELD_OUT / "ring_timed.py", ["6", "64", "6", nap], 4)]
     for k in (2, 3):
         fit = predicted_attach(rule, k, big)
-        out += [(HELD_OUT / "burst.py", [str(big), "6", str(fit)], 2),
-                (HELD_OUT / "burst.py", [str(big), "6", str(fit - 1)], 2)]
-    out.append((HELD_OUT / "burst.py", [str(big), "6", str(4 * (big + p.bsend_overhead))], 2))
-    out += [(HELD_OUT / "wrap.py", [str(big), str(which)], 2) for which in (0, 1, 2)]
+        out += [(HELD_OUT / "burst.py", [str(big), "6", str(fit), nap], 2),
+                (HELD_OUT / "burst.py", [str(big), "6", str(fit - 1), nap], 2)]
+    out.append((HELD_OUT / "burst.py", [str(big), "6", str(4 * (big + p.bsend_overhead)), nap],
+                2))
+    out += [(HELD_OUT / "wrap.py", [str(big), str(which), nap], 2) for which in (0, 1, 2)]
+    out.append((HELD_OUT / "prerecv_timed.py", [str(p.eager_limit), nap], 2))
+    return out
+
+
+def disagreements(library: str, profile: str, programs: list[tuple[Path, list[str], int]]
+                  ) -> list[str]:
+    """The programs on which the real library and mpisim differ, each with both answers."""
+    out = []
+    for script, args, ranks in programs:
+        got_real = real(library, script, args, ranks)
+        got_sim = simulated(script, args, ranks, profile)
+        if got_real[0] != got_sim[0] or (got_real[0] == "completed"
+                                         and got_real[1] != got_sim[1]):
+            out.append(f"{script.name} {' '.join(args)}: real {got_real}, "
+                       f"simulated {got_sim}")
     return out
 
 
 @pytest.mark.parametrize("library", list(LIBRARIES))
 def test_a_calibrated_profile_predicts_programs_it_never_measured(library, tmp_path_factory):
     _python(library)
-    profile = calibrated(library, str(tmp_path_factory.mktemp(library)))
-    disagree = []
-    for script, args, ranks in cases(profile):
-        got_real = real(library, script, args, ranks)
-        got_sim = simulated(script, args, ranks, profile)
-        if got_real[0] != got_sim[0] or (got_real[0] == "completed"
-                                         and got_real[1] != got_sim[1]):
-            disagree.append(f"{script.name} {' '.join(args)}: real {got_real}, "
-                            f"simulated {got_sim}")
+    profile = calibrated(library, str(_folder(library, tmp_path_factory)))
+    disagree = disagreements(library, profile, cases(profile))
+    assert not disagree, "\n".join(disagree)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known difference (model): a receive posted before its rank sleeps outside MPI answers a "
+    "rendezvous request in mpisim at once; MPICH 5.0.2 and Open MPI 5.0.11 answer it only "
+    "at the receiver's next MPI call, so their MPI_Send waits as long as the receiver "
+    "sleeps"))
+@pytest.mark.parametrize("library", list(LIBRARIES))
+def test_a_rendezvous_send_to_a_receiver_asleep_after_posting_waits(library, tmp_path_factory):
+    """3.4: a rendezvous send completes once the receive is matched and the data moved; with
+    the receiver outside MPI (asleep) the real libraries make no progress on it."""
+    _python(library)
+    profile = calibrated(library, str(_folder(library, tmp_path_factory)))
+    big = 3 * get_profile(profile).eager_limit + 7
+    disagree = disagreements(library, profile,
+                             [(HELD_OUT / "prerecv_timed.py", [str(big), str(SLEEP)], 2)])
     assert not disagree, "\n".join(disagree)
