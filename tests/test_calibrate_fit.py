@@ -121,3 +121,21 @@ def test_calibrate_refits_stored_observations_from_the_command_line(tmp_path, ca
                  "--out", str(tmp_path / "x.yaml")]) == 2
     assert not (tmp_path / "x.yaml").exists()
     assert main(["calibrate", "--out", str(tmp_path / "x.txt")]) == 2
+
+
+def test_hockney_fit_survives_a_noisy_pair_of_largest_sizes():
+    """A loaded machine can make the largest ping-pong no slower than the one before it:
+    the bandwidth then comes from the widest span, and only times that never grow with
+    size are refused."""
+    from mpisim.calibrate.fit import _hockney
+
+    noisy = [{"size": s, "one_way": t} for s, t in
+             ((8, 2e-6), (1024, 2.1e-6), (262144, 120e-6), (1048576, 110e-6))]
+    latency, bandwidth, evidence = _hockney(noisy, "lib")
+    per_byte = (110e-6 - 2e-6) / (1048576 - 8)
+    assert latency == float(f"{min(2e-6 - 8 * per_byte, 2.1e-6 - 1024 * per_byte):.3g}")
+    assert bandwidth == pytest.approx(float(f"{(1048576 - 8) / (110e-6 - 2e-6):.3g}"))
+    assert "smallest and largest" in str(evidence)
+    flat = [{"size": s, "one_way": 5e-6} for s in (8, 1024, 65536)]
+    with pytest.raises(FitError, match="do not grow"):
+        _hockney(flat, "lib")

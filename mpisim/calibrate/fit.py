@@ -327,13 +327,21 @@ def _hockney(records: list[dict[str, Any]], lib: str) -> tuple[float, float, dic
     largest sizes (where the size term dominates), the latency from the smallest one-way
     time less its size term (least squares would let the large sizes' noise set it)."""
     pts = sorted((int(r["size"]), float(r["one_way"])) for r in records)
-    (x1, y1), (x2, y2) = pts[-2], pts[-1]
-    if x2 <= x1 or y2 <= y1:
+    how = "bandwidth from the two largest sizes"
+    slope = _slope(pts[-2:])
+    if slope is None:  # a noisy machine: the largest two crossed; the widest span instead
+        slope, how = _slope([pts[0], pts[-1]]), "bandwidth from the smallest and largest sizes"
+    if slope is None:
         raise FitError(f"bandwidth: the ping-pong times do not grow with size: {pts}")
-    bandwidth = (x2 - x1) / (y2 - y1)
+    bandwidth = 1.0 / slope
     latency = max(min(y - x / bandwidth for x, y in pts[:2]), 0.0)
     observed = {f"{x} B": f"{y * 1e6:.2f} us" for x, y in pts}
     return float(f"{latency:.3g}"), float(f"{bandwidth:.3g}"), _ev(
         "pingpong", {"sizes": [x for x, _ in pts]}, observed, lib,
-        "one-way time = half the best round trip; bandwidth from the two largest sizes, "
-        "latency from the smallest")
+        f"one-way time = half the best round trip; {how}, latency from the smallest")
+
+
+def _slope(pair: list[tuple[int, float]]) -> float | None:
+    """Seconds per byte between two (size, time) points; None unless time grows with size."""
+    (x1, y1), (x2, y2) = pair
+    return (y2 - y1) / (x2 - x1) if x2 > x1 and y2 > y1 else None
