@@ -293,7 +293,7 @@ def write_readme(result: dict) -> None:
     if counted:
         names = {"bsend-ring": "bsend ring", "send-ring": "send ring", "bare": "bare SimPy ring"}
         parts = [f"{names.get(r['workload'], r['workload'])} {r['instructions_per_message']:,}"
-                 + (f" (bare / this: {r['ratio']:.3f})" if r["workload"] != "bare"
+                 + (f" (ratio {r['ratio']:.3f})" if r["workload"] != "bare"
                     and "ratio" in r else "") for r in counted["rows"]]
         lines += ["", f"Instructions per message under cachegrind ({counted['rows'][0]['ranks']} "
                   f"ranks, trace on, `python -m bench.instructions`, {counted['when']}): "
