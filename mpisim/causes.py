@@ -13,7 +13,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, NamedTuple
 
-__all__ = ["ADVICE", "NO_DETAIL", "CallDetail", "Cause", "advice"]
+__all__ = ["ADVICE", "CallDetail", "Cause", "advice"]
 
 
 class CallDetail(NamedTuple):
@@ -25,11 +25,6 @@ class CallDetail(NamedTuple):
     tag: int | None = None
     nbytes: int | None = 0
     obj: Any = None
-
-
-NO_DETAIL = CallDetail()
-"""The detail of a call that works on nothing a report names (and of a rank before its
-first call)."""
 
 
 class Cause(Enum):

@@ -95,7 +95,7 @@ def sendrecv(self: Any, sendbuf: Any = None, sendcount: Any = None, sendtype: An
     rreq = self._post_recv("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm)
     if isinstance(rreq, Event):
         return rreq
-    self._detail = CallDetail(rreq.peer, recvtag, rreq.nbytes, [sreq, rreq])  # it waits for both
+    self._works_on(CallDetail(rreq.peer, recvtag, rreq.nbytes, [sreq, rreq]))  # both
     return self._env.process(_both(self._env, sreq, rreq))
 
 

@@ -13,9 +13,9 @@ The handle's public names are MPI's: the calls, ``compute``, and ``rank``, ``siz
 ``now``, ``comm_world``, ``comm_self``, ``BSEND_OVERHEAD``. What it keeps for the run is
 private: its SimPy environment (``_env``: a program reads the clock as ``now``; yielding
 anything but a call's event is not part of the contract), the call it is in (``_call``,
-``_detail``, ``_call_where``: the deadlock analysis reads them), the call log, the poll
-watch, and ``_where``, the program location the scenario and replay interpreters set before
-each call.
+``_detail``, a CallDetail built from four fields, and ``_call_where``: the deadlock analysis
+reads them), the call log, the poll watch, and ``_where``, the program location the scenario
+and replay interpreters set before each call.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from simpy.events import Event
 from . import addresses as _addr
 from . import datatypes as _dt
 from .buffered import BufferedMode, missing_mpi41
-from .causes import NO_DETAIL, CallDetail
+from .causes import CallDetail
 from .collectives import Collectives
 from .collectives.calls import ALL as _COLLECTIVE_CALLS
 from .comm import Comm, Communicators
@@ -75,11 +75,6 @@ POLLS = frozenset({"MPI_Iprobe", "MPI_Test", "MPI_Testall", "compute"})
 call, or a poll that finds something, is progress (see :class:`mpisim.deadlock.PollWatch`)."""
 
 
-_new_record = tuple.__new__
-"""Makes a CallDetail from its four fields without the NamedTuple's Python-level ``__new__``
-(half its cost: a point-to-point call pays about 0.2 us for its record, about 1 % of a
-message of the bench rings; a call with nothing to name shares ``NO_DETAIL``)."""
-
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
@@ -114,12 +109,12 @@ class Rank:
 
     # Slots keep an idle rank small; ``__dict__`` stays for the attributes other layers
     # add to a handle (made only when one is set).
-    __slots__ = ("BSEND_OVERHEAD", "__dict__", "_buffered", "_call", "_call_where", "_calls",
-                 "_colls", "_comms", "_detail", "_env", "_group_calls", "_last_poll",
-                 "_last_time", "_log", "_named_buffers", "_named_sizes", "_overhead",
-                 "_policy", "_polling", "_profile", "_progress", "_same_time", "_self",
-                 "_sessions", "_space", "_starts", "_sync_all", "_tp", "_watch", "_where",
-                 "_world", "rank", "size")
+    __slots__ = ("BSEND_OVERHEAD", "__dict__", "_buffered", "_call", "_call_nbytes", "_call_obj",
+                 "_call_peer", "_call_tag", "_call_where", "_calls", "_colls", "_comms", "_env",
+                 "_group_calls", "_last_poll", "_last_time", "_log", "_named_buffers",
+                 "_named_sizes", "_overhead", "_policy", "_polling", "_profile", "_progress",
+                 "_same_time", "_self", "_sessions", "_space", "_starts", "_sync_all", "_tp",
+                 "_watch", "_where", "_world", "rank", "size")
 
     def __init__(self, rank: int, size: int, env: Any, transport: Transport, buffered: BufferedMode,
                  colls: Collectives, config: Any, overhead: float, trace_calls: bool,
@@ -148,7 +143,12 @@ class Rank:
         self._calls: list[str] = []
         self._starts = array("d")  # 8 bytes a call
         self._call: str | None = None
-        self._detail = NO_DETAIL  # what the call it is in works on
+        # What the call it is in works on: the fields of its CallDetail (``_detail``), kept
+        # apart and the record built when read (building one per call cost 2 % of a message).
+        self._call_peer: int | None = None
+        self._call_tag: int | None = None
+        self._call_nbytes = 0
+        self._call_obj: Any = None
         self._call_where: str | None = None
         self._last_time = -1.0
         self._same_time = 0
@@ -186,6 +186,15 @@ class Rank:
         """Simulated time in seconds (MPI_Wtime)."""
         return self._env._now
 
+    @property
+    def _detail(self) -> CallDetail:
+        """What the call the rank is in works on (the deadlock analysis reads it)."""
+        return CallDetail(self._call_peer, self._call_tag, self._call_nbytes, self._call_obj)
+
+    def _works_on(self, detail: CallDetail) -> None:
+        """The call now works on ``detail`` (a call made of others: sendrecv, finalize)."""
+        self._call_peer, self._call_tag, self._call_nbytes, self._call_obj = detail
+
     def _enter(self, call: str, peer: int | None = None, tag: int | None = None,
                nbytes: int = 0, obj: Any = None) -> None:
         """A call starts (an MPI call, or ``compute``): count it against a loop that never
@@ -206,8 +215,10 @@ class Rank:
             self._calls.append(call)
             self._starts.append(now)
         self._call = call
-        self._detail = (NO_DETAIL if peer is None and obj is None and tag is None
-                        else _new_record(CallDetail, (peer, tag, nbytes, obj)))
+        self._call_peer = peer
+        self._call_tag = tag
+        self._call_nbytes = nbytes
+        self._call_obj = obj
         self._call_where = self._where
         if call not in POLLS:
             self._polling = False
@@ -411,7 +422,7 @@ class Rank:
 
     def _finalize_all(self, buffers: list[BufferedMode]) -> Any:
         for buffer in buffers:
-            self._detail = CallDetail(obj=buffer)
+            self._works_on(CallDetail(obj=buffer))
             waiting = buffer.finalize()
             if waiting is not None:
                 yield waiting
