@@ -8,6 +8,10 @@ MPI function (``buffer_attach`` is MPI_Buffer_attach), every argument an op may 
 parameter of that method by the same name, and the handle has no other public call. Adding
 a call: its method, then its row here (with ``op`` if scenarios may use it).
 
+``yields`` names the parts of the value a call's ``yield`` gives (``("flag", "status")`` for
+MPI_Test); the interpreter binds the parts an op names (``flag: f``, ``status: {...}``,
+``size: n``) by these names, so no op needs code of its own to read its result.
+
 ``op`` says how an op runs (one runner of the interpreter per kind, not per call):
 
 - ``send``: dest, tag, count + datatype (or ``bytes``), comm; a nonblocking one stores its
@@ -42,6 +46,7 @@ class Call(NamedTuple):
     op: str | None = None             # how a scenario op runs it; None: not a scenario op
     args: tuple[str, ...] = ()        # the handle's parameters an op may give, by name
     binds: tuple[str, ...] = ()       # what an op may bind from the result
+    yields: tuple[str, ...] = ()      # the parts of the value the call yields, by name
 
 
 def mpi_name(name: str) -> str:
@@ -63,20 +68,27 @@ def _family(names: str, **fields: object) -> list[Call]:
 _TABLE: list[Call] = [
     # -- scenario ops, in the order the scenario language lists them --------------------
     *_family("send bsend ssend rsend", op="send", args=_SEND),
-    *_family("isend ibsend issend irsend", op="send", args=_SEND, binds=("request",)),
-    Call("irecv", op="recv", args=_RECV, binds=("request",)),
-    Call("recv", op="recv", args=_RECV, binds=("status",)),
-    Call("probe", op="probe", args=("source", "tag", "comm"), binds=("status",)),
-    Call("iprobe", op="probe", args=("source", "tag", "comm"), binds=("status", "flag")),
-    Call("wait", op="request", args=("request",), binds=("status",)),
-    Call("waitall", op="requests", args=("requests",)),
-    Call("waitany", op="requests", args=("requests",), binds=("index", "status")),
-    Call("waitsome", op="requests", args=("requests",), binds=("outcount",)),
-    Call("testall", op="requests", args=("requests",), binds=("flag",)),
-    Call("test", op="request", args=("request",), binds=("status", "flag")),
+    *_family("isend ibsend issend irsend", op="send", args=_SEND, binds=("request",),
+             yields=("request",)),
+    Call("irecv", op="recv", args=_RECV, binds=("request",), yields=("request",)),
+    Call("recv", op="recv", args=_RECV, binds=("status",), yields=("status",)),
+    Call("probe", op="probe", args=("source", "tag", "comm"), binds=("status",),
+         yields=("status",)),
+    Call("iprobe", op="probe", args=("source", "tag", "comm"), binds=("status", "flag"),
+         yields=("flag", "status")),
+    Call("wait", op="request", args=("request",), binds=("status",), yields=("status",)),
+    Call("waitall", op="requests", args=("requests",), yields=("statuses",)),
+    Call("waitany", op="requests", args=("requests",), binds=("index", "status"),
+         yields=("index", "status")),
+    Call("waitsome", op="requests", args=("requests",), binds=("outcount",),
+         yields=("indices", "statuses")),  # outcount: how many indices
+    Call("testall", op="requests", args=("requests",), binds=("flag",),
+         yields=("flag", "statuses")),
+    Call("test", op="request", args=("request",), binds=("status", "flag"),
+         yields=("flag", "status")),
     Call("request_free", op="request", args=("request",)),
     Call("buffer_attach", op="buffer", args=("size",)),
-    Call("buffer_detach", op="buffer", binds=("size",)),
+    Call("buffer_detach", op="buffer", binds=("size",), yields=("address", "size")),
     Call("buffer_flush", op="buffer"),
     Call("barrier", op="local", args=("comm",)),
     Call("compute", op="local", args=("seconds",)),

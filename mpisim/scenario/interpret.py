@@ -233,50 +233,35 @@ def _call(st: _Interpreter, op: Op, call: str, kwargs: dict[str, Any]) -> Any:
     return getattr(st.mpi, call)(**kwargs)
 
 
+def _bind(st: _Interpreter, op: Op, result: Any) -> None:
+    """Bind the parts of the call's value (the table's ``yields``) that the op names."""
+    parts = OPS[op.call].yields
+    for part, value in zip(parts, (result,) if len(parts) == 1 else result or (), strict=False):
+        if part == "status":
+            st.bind_status(op, value)
+        elif part == "flag":
+            st.bind(op, "flag", bool(value))
+        elif part == "indices":  # MPI_Waitsome's outcount
+            st.bind(op, "outcount", value if isinstance(value, int) else len(value or ()))
+        elif part == "request":
+            if op.request is not None:
+                st.store(op, op.request, value)
+        else:
+            st.bind(op, part, value)
+
+
 def _local(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    """A call whose op gives exactly the handle's arguments (barrier, compute, sends)."""
-    result = yield _call(st, op, op.call, _kwargs(st, op))
-    if op.request is not None:
-        st.store(op, op.request, result)
-
-
-def _recv(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    result = yield _call(st, op, op.call, _kwargs(st, op))
-    if op.request is not None:
-        st.store(op, op.request, result)
-    else:
-        st.bind_status(op, result)
-
-
-def _probe(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    result = yield _call(st, op, op.call, _kwargs(st, op))
-    if "flag" in OPS[op.call].binds:
-        flag, result = result
-        st.bind(op, "flag", bool(flag))
-    st.bind_status(op, result)
+    """A call whose op gives exactly the handle's arguments (point-to-point, barrier,
+    compute)."""
+    _bind(st, op, (yield _call(st, op, op.call, _kwargs(st, op))))
 
 
 def _request(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    result = yield _call(st, op, op.call, {"request": st.lookup(op, op.request)})
-    binds = OPS[op.call].binds
-    if "flag" in binds:
-        flag, result = result
-        st.bind(op, "flag", bool(flag))
-    if "status" in binds:
-        st.bind_status(op, result)
+    _bind(st, op, (yield _call(st, op, op.call, {"request": st.lookup(op, op.request)})))
 
 
 def _requests(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    result = yield _call(st, op, op.call, {"requests": st.lookup_all(op)})
-    if op.call == "waitany":
-        index, status = result
-        st.bind(op, "index", index)
-        st.bind_status(op, status)
-    elif op.call == "waitsome":
-        indices = result[0]
-        st.bind(op, "outcount", indices if isinstance(indices, int) else len(indices or ()))
-    elif op.call == "testall":
-        st.bind(op, "flag", bool(result[0]))
+    _bind(st, op, (yield _call(st, op, op.call, {"requests": st.lookup_all(op)})))
 
 
 def _buffer(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
@@ -289,9 +274,7 @@ def _buffer(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
         call = op.call
     else:
         call, kwargs["comm"] = f"comm_{op.call[len('buffer_'):]}_buffer", comm
-    result = yield _call(st, op, call, kwargs)
-    if op.call == "buffer_detach":
-        st.bind(op, "size", result[1])
+    _bind(st, op, (yield _call(st, op, call, kwargs)))
 
 
 def _attach_size(st: _Interpreter, op: Op) -> Any:
@@ -333,7 +316,7 @@ def _split(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     yield _call(st, op, op.call, kwargs)
 
 
-_RUNNERS = {"send": _local, "recv": _recv, "probe": _probe, "request": _request,
+_RUNNERS = {"send": _local, "recv": _local, "probe": _local, "request": _request,
             "requests": _requests, "buffer": _buffer, "local": _local, "comm": _comm,
             "collective": _collective, "split": _split}
 """How each kind of op runs (the table's ``op``)."""
