@@ -20,8 +20,11 @@ one sender-receiver pair can complete before the receiver takes them (MPICH's sh
 cells, 64); ``eager_box`` adds a per-pair box of that many bytes (Open MPI's fast box);
 ``local_send_limit`` is the largest standard send that can complete before the receiver
 takes it (Open MPI: 256 B); ``eager_waits_for_rendezvous``: an eager message behind an
-unmatched rendezvous message of its pair waits for the receiver (MPICH over UCX). The
-profiles set these; the receiver takes messages whenever it is inside MPI.
+unmatched rendezvous message of its pair waits for the receiver (MPICH over UCX);
+``rendezvous_needs_progress``: a rendezvous request-to-send that arrives while its receiver
+computes is answered (clear-to-send) only at the receiver's next MPI call, even if the
+receive was posted before (MPICH 5.0.2 and Open MPI 5.0.11 without an asynchronous progress
+thread). The profiles set these; the receiver takes messages whenever it is inside MPI.
 
 ``jitter`` adds a seeded uniform delay in ``[0, jitter)`` to every transfer's latency. Arrivals
 between one sender and one receiver stay in sending order (a FIFO channel), so jitter never
@@ -91,6 +94,10 @@ class Network:
     eager_waits_for_rendezvous: bool | None = declare(
         "bool", "an eager send behind an unmatched rendezvous message of its pair waits for "
         "the receiver", shown="the profile's")
+    rendezvous_needs_progress: bool | None = declare(
+        "bool", "a rendezvous request-to-send that arrives while its receiver computes is "
+        "answered only at the receiver's next MPI call (no asynchronous progress)",
+        shown="the profile's")
 
     @classmethod
     def from_dict(cls, settings: dict[str, Any]) -> Network:
@@ -140,6 +147,7 @@ class NetworkModel:
         "overhead",
         "port_free",
         "ranks_per_node",
+        "rendezvous_needs_progress",
         "rng",
         "system_buffer",
     )
@@ -162,6 +170,8 @@ class NetworkModel:
         self.local_send_limit = read("local_send_limit", defaults.local_send_limit)
         self.eager_waits_for_rendezvous = read("eager_waits_for_rendezvous",
                                                defaults.eager_waits_for_rendezvous)
+        self.rendezvous_needs_progress = read("rendezvous_needs_progress",
+                                              defaults.rendezvous_needs_progress)
         self.system_buffer = read("system_buffer")
         self.overhead = read("overhead")
         self.nic = read("contention") == "nic"

@@ -139,3 +139,21 @@ def test_hockney_fit_survives_a_noisy_pair_of_largest_sizes():
     flat = [{"size": s, "one_way": 5e-6} for s in (8, 1024, 65536)]
     with pytest.raises(FitError, match="do not grow"):
         _hockney(flat, "lib")
+
+
+@pytest.mark.parametrize(("seconds", "needs"), [(0.3598, True), (0.3889, True), (0.0002, False),
+                                                (0.05, False)])
+def test_a_send_that_waited_for_a_receiver_asleep_after_posting_needs_its_progress(seconds,
+                                                                                   needs):
+    """The posted_rendezvous probe (receiver posts an Irecv, sleeps 0.48 s, waits; the
+    rendezvous MPI_Send starts a quarter of the sleep in): recorded on MPICH 5.0.2 (0.3598 s)
+    and Open MPI 5.0.11 (0.3889 s), the send waited for the receiver's next MPI call, so the
+    request-to-send needs its progress; a send that took well under half the sleep did not."""
+    obs = observations("mpich-5.0.2.observed.json")
+    obs["posted_rendezvous"] = {"probe": "posted_rendezvous", "size": 12288, "sleep": 0.48,
+                                "seconds": seconds}
+    fitted, evidence = fit(obs)
+    assert fitted["rendezvous_needs_progress"] is needs
+    ev = evidence["rendezvous_needs_progress"]
+    assert ev["probe"] == "posted_rendezvous" and ev["observed"] == {"send_s": seconds}
+    assert ev["parameters"] == {"size": 12288, "receiver_sleeps_s": 0.48}

@@ -173,11 +173,6 @@ def test_a_calibrated_profile_predicts_programs_it_never_measured(library, tmp_p
     assert not disagree, "\n".join(disagree)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known difference (model): a receive posted before its rank sleeps outside MPI answers a "
-    "rendezvous request in mpisim at once; MPICH 5.0.2 and Open MPI 5.0.11 answer it only "
-    "at the receiver's next MPI call, so their MPI_Send waits as long as the receiver "
-    "sleeps"))
 @pytest.mark.parametrize("library", list(LIBRARIES))
 def test_a_rendezvous_send_to_a_receiver_asleep_after_posting_waits(library, tmp_path_factory):
     """3.4: a rendezvous send completes once the receive is matched and the data moved; with

@@ -315,3 +315,58 @@ def test_jitter_never_reorders_a_pairs_channel_even_where_the_receiver_takes_mes
     msgs = r.trace.messages
     done = msgs[msgs["tag"] == 1]["send_done"]
     assert (done[1:] >= done[:-1]).all()
+
+
+def _send_to_a_receiver_asleep_after_posting(mode, needs_progress, profile="standard",
+                                             nbytes=100_000, sleep=0.5):
+    """The held-out program: rank 1 posts its receive, then computes ``sleep`` s, then
+    waits; rank 0 sends ``nbytes`` (rendezvous) once rank 1 computes. (When rank 0's send
+    returned, when rank 1's wait did.)"""
+    def prog(mpi):
+        if mpi.rank == 0:
+            yield mpi.compute(sleep / 10)
+            yield getattr(mpi, mode)(count=nbytes, dest=1, tag=1)
+            return mpi.now
+        req = yield mpi.irecv(count=nbytes, source=0, tag=1)
+        yield mpi.compute(sleep)
+        yield mpi.wait(req)
+        return mpi.now
+    net = ms.Network(rendezvous_needs_progress=needs_progress, eager_limit=65536)
+    r = ms.run(prog, ranks=2, network=net, mpi={"profile": profile})
+    assert r.outcome is ms.Outcome.COMPLETED, r.report()
+    return r.returned
+
+
+@pytest.mark.parametrize("mode", ["send", "ssend"])
+def test_a_rendezvous_send_waits_for_a_receiver_computing_after_posting(mode):
+    """Measured (MPICH 5.0.2 and Open MPI 5.0.11, shared memory, no asynchronous progress
+    thread): rank 1 posts its receive and sleeps 0.5 s; rank 0's rendezvous MPI_Send, made
+    while rank 1 sleeps, waits until rank 1's next MPI call (MPI_Wait): the receiver answers
+    the request-to-send only inside MPI. Under ``rendezvous_needs_progress`` the send
+    completes at 0.5 s + clear-to-send (1 us) + data (100000 B at 10 GB/s); without it (the
+    standard's ideal transport, 3.4) as soon as the posted receive answers."""
+    sleep, cts, data = 0.5, 1e-6, 100_000 / 10e9
+    send, wait = _send_to_a_receiver_asleep_after_posting(mode, True)
+    assert send == pytest.approx(sleep + cts + data, abs=1e-9)
+    assert wait == pytest.approx(sleep + cts + data + 1e-6, abs=1e-9)  # + the data's latency
+    send, wait = _send_to_a_receiver_asleep_after_posting(mode, False)
+    assert send == pytest.approx(sleep / 10 + 2e-6 + data, abs=1e-9)  # RTS + CTS + data
+    assert wait == pytest.approx(sleep, abs=1e-9)
+
+
+def test_an_eager_send_to_a_receiver_computing_after_posting_never_waits_for_it():
+    """The setting holds request-to-send messages only: an eager 1000-byte MPI_Send to the
+    same receiver completes as soon as its bytes have left (3.4: buffered by the system)."""
+    send, _ = _send_to_a_receiver_asleep_after_posting("send", True, nbytes=1000)
+    assert send < 0.05 + 1e-5
+
+
+@pytest.mark.parametrize(("profile", "waits"), [("mpich-5.0", True), ("openmpi-5.0", True),
+                                                ("mpich-4.0", False), ("openmpi-4.1", False),
+                                                ("standard", False)])
+def test_the_measured_5_0_profiles_answer_a_request_to_send_only_inside_mpi(profile, waits):
+    """Measured on MPICH 5.0.2 and Open MPI 5.0.11 (receiver posts, sleeps 0.5 s; the
+    rendezvous MPI_Send waits until its MPI_Wait): their profiles turn the setting on; the
+    4.x measurements say nothing of it, so those profiles keep the ideal transport."""
+    send, _ = _send_to_a_receiver_asleep_after_posting("send", None, profile=profile)
+    assert (send >= 0.5) is waits

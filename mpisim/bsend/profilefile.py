@@ -168,7 +168,8 @@ READERS: dict[str, Any] = {
     "zero_bsend_unattached_ok": _bool, "attach_twice_error_class": _choice(ERROR_CLASSES),
     "ibsend_completes_at_once": _bool, "eager_cells": _optional(_int),
     "eager_box": _optional(_int), "local_send_limit": _optional(_int),
-    "eager_waits_for_rendezvous": _bool, "failed_bsend_stalls_pair": _bool,
+    "eager_waits_for_rendezvous": _bool, "rendezvous_needs_progress": _bool,
+    "failed_bsend_stalls_pair": _bool,
     "mpi41_buffers": _bool, "latency": _optional(_unit(parse_time)),
     "bandwidth": _optional(_unit(parse_bandwidth)),
 }

@@ -67,6 +67,7 @@ class Profile:
     eager_box: int | None = None    # further per-pair box bytes (Open MPI's fast box)
     local_send_limit: int | None = None  # larger standard sends wait for the receiver
     eager_waits_for_rendezvous: bool = False  # eager behind an unmatched rendezvous waits
+    rendezvous_needs_progress: bool = False  # an RTS is answered only while the receiver is in MPI
     failed_bsend_stalls_pair: bool = False  # later messages of the pair never match
     mpi41_buffers: bool = True  # communicator/session buffers, flush, MPI_BUFFER_AUTOMATIC
     # network defaults a calibration measures (Hockney ping-pong); None: the Network's own

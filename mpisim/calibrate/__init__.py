@@ -55,7 +55,8 @@ def profile_from(obs: dict[str, Any], name: str) -> tuple[Profile, dict[str, Any
                 "attach_min", "detach_unattached_error", "bsend_direct_limit",
                 "zero_bsend_unattached_ok", "attach_twice_error_class",
                 "ibsend_completes_at_once", "eager_cells", "eager_box", "local_send_limit",
-                "eager_waits_for_rendezvous", "failed_bsend_stalls_pair", "mpi41_buffers",
+                "eager_waits_for_rendezvous", "rendezvous_needs_progress",
+                "failed_bsend_stalls_pair", "mpi41_buffers",
                 "latency", "bandwidth"):
         evidence.setdefault(key, {"probe": None, "library": library,
                                   "note": f"not measured: {based_on}'s value"})

@@ -88,6 +88,13 @@ def fit(obs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
             _ev("behind_rendezvous", {"large": rec["large"], "small": rec["small"],
                                       "receiver_sleeps_s": rec["sleep"]},
                 {"small_send_s": rec["seconds"]}, lib))
+    if "posted_rendezvous" in obs:
+        rec = obs["posted_rendezvous"]
+        put("rendezvous_needs_progress", rec["seconds"] > rec["sleep"] / 2,
+            _ev("posted_rendezvous", {"size": rec["size"], "receiver_sleeps_s": rec["sleep"]},
+                {"send_s": rec["seconds"]}, lib,
+                "the receiver posted its receive, then slept; the send began a quarter of "
+                "the sleep in"))
     if "pingpong" in obs:
         latency, bandwidth, ev = _hockney(obs["pingpong"], lib)
         put("latency", latency, ev)

@@ -194,6 +194,26 @@ def behind_rendezvous(p):
         WORLD.Recv(data(small), source=0, tag=2)
 
 
+def posted_rendezvous(p):
+    """A receiver that posts an Irecv, sleeps ``sleep`` s outside MPI, then waits; a
+    standard send of ``size`` bytes (rendezvous) made while it sleeps: how long it took
+    (about 0: the posted receive answered at once; about the sleep: the receiver answered
+    the request-to-send only at its next MPI call)."""
+    sleep, n = p["sleep"], p["size"]
+    if RANK == 0:
+        WORLD.recv(source=1, tag=CTRL)  # the receive is posted
+        time.sleep(sleep / 4)
+        t = time.perf_counter()
+        WORLD.Send(data(n), dest=1, tag=1)
+        emit(probe="posted_rendezvous", size=n, sleep=sleep,
+             seconds=round(time.perf_counter() - t, 4))
+    else:
+        req = WORLD.Irecv(data(n), source=0, tag=1)
+        WORLD.send(None, dest=0, tag=CTRL)
+        time.sleep(sleep)
+        req.Wait()
+
+
 def fit_entries(p):
     """For each trial (attach, k, m): attach that many bytes, bsend k messages of m bytes
     (each on its own communicator, to a receiver that does not receive them yet), report
@@ -313,8 +333,8 @@ def pingpong(p):
 
 
 PROBES = {f.__name__: f for f in (info, errors, sleeping_send, flood, direct,
-                                  behind_rendezvous, fit_entries, holes, ibsend, fallback,
-                                  pingpong)}
+                                  behind_rendezvous, posted_rendezvous, fit_entries, holes,
+                                  ibsend, fallback, pingpong)}
 
 if __name__ == "__main__":
     spec = json.loads(sys.argv[1])

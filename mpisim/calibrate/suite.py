@@ -151,9 +151,12 @@ def observe(launcher: Launcher, progress: Callable[[str], None] = print) -> dict
     recs, _ = launcher.run({"probe": "behind_rendezvous", "large": big, "small": 4,
                             "sleep": 4 * SLEEP})
     obs["behind_rendezvous"] = recs[0]
+    (obs["posted_rendezvous"],), _ = launcher.run({"probe": "posted_rendezvous", "size": big,
+                                                   "sleep": 4 * SLEEP})
     say(8, f"Ibsend complete at once: {obs['ibsend']['complete_at_once']}, detach waited "
            f"{obs['ibsend']['detach_seconds']} s; a small send behind a rendezvous one took "
-           f"{recs[0]['seconds']} s")
+           f"{recs[0]['seconds']} s; a rendezvous send to a receiver asleep after posting "
+           f"took {obs['posted_rendezvous']['seconds']} s")
 
     recs, timed_out = launcher.run({"probe": "fallback", "size": big}, timeout=15)
     obs["fallback"] = {"size": big, "bsend": recs[0]["bsend"], "timed_out": timed_out,

@@ -20,6 +20,15 @@ shared memory (the ``mpich`` and ``openmpi`` profiles set these values):
 - **MPICH** (ch4:ucx): an eager message posted while an earlier rendezvous message of its pair
   is not matched yet completes only at the receiver's progress
   (``eager_waits_for_rendezvous``).
+- **Rendezvous needs the receiver's progress** (``rendezvous_needs_progress``; MPICH 5.0.2
+  and Open MPI 5.0.11, measured): without an asynchronous progress thread a receiver answers
+  a request-to-send (clear-to-send) only while it is inside MPI. A receiver that posted its
+  receive and then computes for 0.5 s leaves the sender's rendezvous ``MPI_Send`` waiting
+  until its next MPI call (``MPI_Wait``). A request-to-send that arrives while its receiver
+  computes is therefore held like an eager message, then sequenced and matched at the next
+  call; the clear-to-send goes from then, and the send completes once its data has left
+  (the holding never completes a rendezvous send by itself). Synchronous and buffered sends
+  over rendezvous are the same; the standard's ideal transport (off) answers at once.
 
 A rank makes progress whenever it is inside MPI: blocked in a call, or at each call it makes.
 It makes none while it computes (``mpi.compute``): messages that arrive then are held until
@@ -74,7 +83,8 @@ class ReceiverProgress:
     def needed(net: Any) -> bool:
         """Whether the network's settings ask for any of this."""
         return (net.eager_cells is not None or net.eager_box is not None
-                or net.local_send_limit is not None or net.eager_waits_for_rendezvous)
+                or net.local_send_limit is not None or net.eager_waits_for_rendezvous
+                or net.rendezvous_needs_progress)
 
     def admit(self, msg: Any, key: int) -> bool:
         """Room for an eager standard-mode message of pair ``key``: True if its send is

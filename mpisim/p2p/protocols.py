@@ -24,6 +24,9 @@ is matched.
 Some implementations complete a small standard send only once the receiver has taken the
 message (MPICH's shared-memory cells, Open MPI's fast boxes): see :mod:`.progress`. Such a
 message arriving while its receiver computes is held until the receiver next enters MPI.
+With ``rendezvous_needs_progress`` a request-to-send is held the same way (the receiver
+answers it only inside MPI); taking it only lets it match, its send still completes when the
+data has left after the clear-to-send.
 
 Every completion time is computed when it becomes known and scheduled for that time; the
 number of SimPy events per message is small: eager, 1-2; rendezvous, 3-4.
@@ -161,10 +164,13 @@ class Transport:
         if progress is not None:
             if msg.protocol == RENDEZVOUS:
                 progress.rendezvous_posted(key)
+                msg.awaits = net.rendezvous_needs_progress  # its RTS needs the receiver
             elif not local and mode in (STANDARD, BUFFERED):
                 msg.awaits = True
                 if not progress.admit(msg, key):
                     sreq.waiting = Cause.EAGER_CELLS
+                elif not msg.slot:  # room without a per-pair limit: an ordinary eager send
+                    msg.awaits = False
         self._go(msg, earliest)
         return msg
 
@@ -218,10 +224,11 @@ class Transport:
         self._sequenced(msg)
 
     def _taken(self, msg: Message) -> None:
-        """The receiver's progress took the message out of transport memory."""
+        """The receiver's progress took the message out of transport memory (an eager
+        send waiting for that completes now; a rendezvous one only after its data left)."""
         self.progress.release(msg, msg.src * self.size + msg.dst)
         msg.awaits = False
-        if msg.sreq.done_at is None and msg.mode != SYNCHRONOUS:
+        if msg.protocol == EAGER and msg.sreq.done_at is None and msg.mode != SYNCHRONOUS:
             msg.sreq.waiting = None
             self._sent(msg, self.env._now)
 
