@@ -43,6 +43,7 @@ from ..causes import Cause
 from ..constants import ANY_SOURCE, ANY_TAG
 from ..network import NetworkModel
 from ..trace import MATCH, NAN, RECV_DONE, SEND_DONE, Recorder, put_time
+from .channels import Channel
 from .events import callback_at
 from .matching import MatchQueues
 from .payload import deliver
@@ -66,6 +67,7 @@ class Message:
 
     __slots__ = (
         "awaits",
+        "channel",
         "counted",
         "ctx",
         "data",
@@ -98,7 +100,8 @@ class Message:
         self.rreq: Request | None = None
         self.send_done = NAN  # when its bytes have left (a synchronous send's lower bound)
         self.counted = False
-        self.seq = 0
+        self.seq = 0          # its number in its channel's posting order
+        self.channel: Channel | None = None  # its pair's channel (see .channels)
         self.ctx = 0          # communicator context (0: MPI_COMM_WORLD)
         self.slot = 0         # what it holds of its pair's room (progress.CELL, box bytes)
         self.awaits = False   # taken by the receiver's progress (see .progress)
@@ -120,10 +123,7 @@ class Transport:
         self.sent = 0
         self.received = 0
         self.bytes = 0
-        self._last_arrival: dict[int, float] = {}
-        self._seq_out: dict[int, int] = {}   # per pair: sequence number of the next send
-        self._seq_in: dict[int, int] = {}    # per pair: the next one to match
-        self._early: dict[int, dict[int, Message]] = {}  # arrived before an earlier one
+        self._channels: dict[int, Channel] = {}  # per pair and context (see _channel)
         self.stalls: dict[int, str] = {}     # pairs whose later messages never match, why
         self.progress: ReceiverProgress | None = (
             ReceiverProgress(size, net.eager_cells, net.eager_box, net.local_send_limit,
@@ -143,10 +143,12 @@ class Transport:
         msg = Message(self.sent, src, dst, tag, nbytes, data, mode, sreq)
         key = src * self.size + dst
         msg.ctx = ctx
-        order = key if not ctx else ctx * self.size * self.size + key
-        seq = self._seq_out.get(order, 0)
-        self._seq_out[order] = seq + 1
-        msg.seq = seq
+        channel = self._channels.get(key if not ctx else ctx * self.size * self.size + key)
+        if channel is None:
+            channel = self._channel(src, dst, ctx)
+        msg.channel = channel
+        msg.seq = channel.posted
+        channel.posted += 1
         self.sent += 1
         self.bytes += nbytes
         limit = net.eager_limit
@@ -174,12 +176,22 @@ class Transport:
         self._go(msg, earliest)
         return msg
 
+    def _channel(self, src: int, dst: int, ctx: int) -> Channel:
+        """The channel from ``src`` to ``dst`` on context ``ctx``, made on first use; it
+        shares the wire of the pair's world channel."""
+        key = ctx * self.size * self.size + src * self.size + dst
+        channel = self._channels.get(key)
+        if channel is None:
+            wire = self._channel(src, dst, 0).wire if ctx else None
+            channel = self._channels[key] = Channel(wire)
+        return channel
+
     def _go(self, msg: Message, earliest: float) -> None:
         """Put the message (eager data, or a rendezvous request-to-send) on the wire."""
         src, dst = msg.src, msg.dst
         if msg.protocol == RENDEZVOUS:
             rts = earliest + self.net.control_delay(src, dst)
-            callback_at(self.env, self._in_order(src, dst, rts), self._arrive, msg)
+            callback_at(self.env, msg.channel.in_order(rts), self._arrive, msg)
             return
         end, arrive = self.net.inject(src, dst, msg.nbytes, earliest)
         if msg.mode == SYNCHRONOUS:
@@ -190,20 +202,11 @@ class Transport:
             self._sent(msg, end)
         elif msg.slot:
             self._sent(msg, earliest)  # copied into its pair's cell or box: complete at once
-        callback_at(self.env, self._in_order(src, dst, arrive), self._arrive, msg)
+        callback_at(self.env, msg.channel.in_order(arrive), self._arrive, msg)
 
     def _system_buffer_room(self, dst: int, nbytes: int) -> bool:
         """The receiver's system buffer can take ``nbytes`` more unexpected eager data."""
         return self.queues[dst].eager_bytes + nbytes <= self.net.system_buffer
-
-    def _in_order(self, src: int, dst: int, arrive: float) -> float:
-        """Keep each sender->receiver channel FIFO: never arrive before an earlier message."""
-        key = src * self.size + dst
-        last = self._last_arrival.get(key, 0.0)
-        if arrive < last:
-            arrive = last
-        self._last_arrival[key] = arrive
-        return arrive
 
     def _sent(self, msg: Message, end: float) -> None:
         """The send side completes at ``end`` (known now)."""
@@ -241,25 +244,20 @@ class Transport:
     def _sequenced(self, msg: Message) -> None:
         """Match envelopes in their pair's posting order (3.5), whatever order they
         arrived in: one that passed an earlier one waits for it."""
-        key = msg.src * self.size + msg.dst
-        if msg.ctx:
-            key += msg.ctx * self.size * self.size
-        expected = self._seq_in.get(key, 0)
-        if msg.seq != expected:
-            early = self._early.get(key)
-            if early is None:
-                early = self._early[key] = {}
-            early[msg.seq] = msg
+        channel = msg.channel
+        if msg.seq != channel.expected:
+            if channel.early is None:
+                channel.early = {}
+            channel.early[msg.seq] = msg
             return
-        self._seq_in[key] = expected + 1
+        channel.expected += 1
         self._envelope(msg)
-        early = self._early.get(key)
+        early = channel.early
         while early:
-            expected = self._seq_in[key]
-            nxt = early.pop(expected, None)
+            nxt = early.pop(channel.expected, None)
             if nxt is None:
                 break
-            self._seq_in[key] = expected + 1
+            channel.expected += 1
             self._envelope(nxt)
 
     def unreceived(self) -> list[Message]:
@@ -267,7 +265,7 @@ class Transport:
         behind an earlier one of their pair, or held for a receiver that never re-entered
         MPI. At the end of a completed run they are the sends nobody received."""
         found = [m for q in self.queues for m in q.unexpected]
-        found += [m for early in self._early.values() for m in early.values()]
+        found += [m for c in self._channels.values() if c.early for m in c.early.values()]
         if self.progress is not None:
             found += [m for held in self.progress.held.values() for m in held]
         return sorted(found, key=lambda m: m.id)
@@ -276,9 +274,8 @@ class Transport:
         """Later messages from ``src`` to ``dst`` on context ``ctx`` are never matched (Open
         MPI after a failed bsend: the failed send took a sequence number that never
         arrives)."""
-        key = ctx * self.size * self.size + src * self.size + dst
-        self._seq_out[key] = self._seq_out.get(key, 0) + 1
-        self.stalls.setdefault(key, cause)
+        self._channel(src, dst, ctx).posted += 1
+        self.stalls.setdefault(ctx * self.size * self.size + src * self.size + dst, cause)
 
     def stall_cause(self, src: int, dst: int, ctx: int = 0) -> str | None:
         """Why messages from ``src`` to ``dst`` on ``ctx`` no longer match, if they do not."""
