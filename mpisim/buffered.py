@@ -24,7 +24,8 @@ whole life of each entry:
 Each entry is a :class:`PendingEntry`. The model implementation's pending message entry
 holds the request of the standard send posted for it (3.6.1); here the entry *is* that
 send's request as the transport sees it (the transport tells it when the send completes),
-and it is also the entry's row of the trace.
+and it is also what the entry's row of the trace is made of: the row is written when the
+send is posted, its completion and freeing times into it in place when they happen.
 
 One buffer per process (3.6): attaching while one is attached is MPI_ERR_BUFFER. With none
 attached MPI behaves as with a zero-size buffer, so a bsend overflows. Detach blocks until
@@ -48,7 +49,7 @@ from .errors import ErrArg, ErrBuffer, ErrOther, MPIError, error_for_class
 from .p2p.events import callback_at, callback_in_place, done, failed, fire_at, order_of, pending
 from .p2p.protocols import BUFFERED
 from .p2p.requests import Request
-from .trace import Recorder
+from .trace import ENTRY_DONE, ENTRY_FREED, Recorder, put_time
 from .units import UnitError, parse_size
 
 __all__ = ["BufferedMode", "PendingEntry", "missing_mpi41"]
@@ -63,7 +64,7 @@ class PendingEntry:
     """
 
     __slots__ = ("alloc", "attach", "done", "done_at", "dst", "eid", "entry", "freed", "msg",
-                 "offset", "owner", "packed", "rank", "seq", "size", "sreq", "waiting", "where")
+                 "offset", "owner", "packed", "rank", "row", "size", "sreq", "waiting", "where")
 
     call = "MPI_Bsend"
 
@@ -85,7 +86,7 @@ class PendingEntry:
         self.waiting: Any = None  # a Cause: why the send cannot go yet (deadlock reports)
         self.sreq: Request | None = None  # the user's request, when it completes with the send
         self.where = where            # the bsend's place in the program (reports)
-        self.seq = -1                 # its place in the trace, once recorded
+        self.row = -1                 # its row in the trace, once recorded (see bsend)
         self.eid = -1                 # its completion's place in the event order, if due
 
     def known(self, when: float) -> None:
@@ -242,6 +243,8 @@ class BufferedMode:
             entry.sreq = sreq
         entry.msg = self.tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, entry,
                                       earliest, ctx=ctx).id
+        if self.name == "process":  # its row, once its message id is known (and its
+            entry.row = self.recorder.entry(entry)  # completion, if already): see trace
         if at_once:
             sreq.known(earliest)
         return earliest
@@ -262,9 +265,7 @@ class BufferedMode:
             self._record(now, "overflow", alloc.entry_size(packed))
             raise overflow_error(alloc, self.config, packed)
         entry = placed.tag = PendingEntry(self, placed, dst, now, where)
-        if self.name == "process":
-            self.recorder.entry(entry)
-        else:
+        if self.name != "process":
             self.recorder.named_entry(entry)
         self.summary.bsends += 1
         self._record(now, "bsend", placed.size)
@@ -278,6 +279,8 @@ class BufferedMode:
         alloc = self.allocator
         alloc.complete(entry.entry)
         entry.done = now
+        if entry.row >= 0:
+            put_time(self.recorder.entries.data, entry.row + ENTRY_DONE, now)
         self._record(now, "complete", 0, order)
         if self._flushes:
             self._flushed(id(entry.entry))
@@ -379,7 +382,8 @@ class BufferedMode:
         """The allocator returned the entry's space: its trace row is final."""
         pe, entry.tag = entry.tag, None  # (no reference cycle left behind)
         pe.freed = now
-        self.recorder.entry_freed(pe)
+        if pe.row >= 0:
+            put_time(self.recorder.entries.data, pe.row + ENTRY_FREED, now)
 
     def _when_drained(self, callback: Callable[[], None]) -> None:
         self._wake_on_completions()

@@ -1,8 +1,9 @@
 """The trace: what happened, as numpy structured arrays.
 
 During a run the engine packs each row into a growable byte buffer in its array's own
-field widths (:class:`Rows`: no Python object kept per message): a buffer entry's once it is
-freed, a message's when it is posted, its times written into the row as they happen. At the
+field widths (:class:`Rows`: no Python object kept per message): a buffer entry's when its
+send is posted, a message's when it is posted, their later times written into the row as
+they happen. At the
 end :meth:`Recorder.build` turns them into the arrays of :class:`Trace`:
 
 - ``buffer``: one row per change of a rank's attached-buffer state (attach, bsend,
@@ -34,7 +35,6 @@ BUFFER_DTYPE = np.dtype([("rank", "i4"), ("time", "f8"), ("event", "U9"), ("capa
 ENTRY_DTYPE = np.dtype([("rank", "i4"), ("msg", "i8"), ("offset", "i8"), ("size", "i8"),
                         ("packed", "i8"), ("alloc", "f8"), ("done", "f8"), ("freed", "f8"),
                         ("attach", "i4")])
-_ENTRY_RECORD = np.dtype([*ENTRY_DTYPE.descr, ("seq", "i8")])  # recorded: + allocation order
 _BUFFER_RECORD = np.dtype([*BUFFER_DTYPE.descr, ("order", "i8")])  # + place in the event order
 MESSAGE_DTYPE = np.dtype([("id", "i8"), ("src", "i4"), ("dst", "i4"), ("tag", "i4"),
                           ("bytes", "i8"), ("mode", "U11"), ("protocol", "U10"), ("post", "f8"),
@@ -60,6 +60,8 @@ _MESSAGE_RECORD = _recorded(MESSAGE_DTYPE)
 MATCH, SEND_DONE, RECV_DONE = (_MESSAGE_RECORD.fields[n][1]
                                for n in ("match", "send_done", "recv_done"))
 """Offsets in bytes of a message's times from its row in :attr:`Recorder.message_rows`."""
+ENTRY_DONE, ENTRY_FREED = (_recorded(ENTRY_DTYPE).fields[n][1] for n in ("done", "freed"))
+"""Offsets in bytes of a buffer entry's later times from its row in ``Recorder.entries.data``."""
 NAN = float("nan")
 put_time = struct.Struct("=d").pack_into
 """``put_time(rows, offset, t)``: write the time ``t`` at byte ``offset`` of ``rows``."""
@@ -117,13 +119,6 @@ class Rows:
             c = vocab[word] = len(vocab)
         return c
 
-    def copy(self) -> Rows:
-        """An independent copy (to add rows to without changing this one)."""
-        out = Rows(self.dtype)
-        out.data.extend(self.data)
-        out.vocab = {name: dict(words) for name, words in self.vocab.items()}
-        return out
-
     def build(self, order: str | None = None, by: tuple[str, ...] = (),
               dtype: np.dtype | None = None) -> np.ndarray:
         """The structured array, sorted stably by column ``order`` or by the columns ``by``
@@ -146,20 +141,19 @@ class Rows:
 
 
 class Recorder:
-    """The run's trace while it is recorded: rows go into typed columns as soon as they
-    are final (a message once sent and delivered, an entry once freed), so that nothing of
-    a finished message stays alive. ``enabled=False`` records nothing new."""
+    """The run's trace while it is recorded: a message's or buffer entry's row is packed
+    into its typed columns when it is posted and its later times are written into it in
+    place, so that nothing of a finished message stays alive. ``enabled=False`` records
+    nothing new."""
 
     def __init__(self, enabled: bool = True, clock: Any = None) -> None:
         self.enabled = enabled
         self.clock = clock  # a p2p.events.Clock: its current event orders the buffer rows
         self.buffer = Rows(_BUFFER_RECORD)
-        self.entries = Rows(_ENTRY_RECORD)
+        self.entries = Rows(ENTRY_DTYPE)
         self.messages = Rows(MESSAGE_DTYPE)
         self.named_rows: list[tuple] = []
         self.named_entry_records: list[Any] = []  # communicators' and sessions' entries
-        self.live_entries: dict[int, Any] = {}   # recorded entries not freed yet, by seq
-        self._seq = 0
         self._events = self.buffer.vocab["event"]
         self.event_codes = {event: self.buffer.code("event", event) for event in BUFFER_EVENTS}
         self._modes = {mode: self.messages.code("mode", mode) for mode in MESSAGE_MODES}
@@ -194,19 +188,21 @@ class Recorder:
         if self.enabled:
             self.named_entry_records.append(record)
 
-    # -- entries: recorded at allocation, written once freed ------------------------------
-    def entry(self, record: Any) -> None:
-        """Record a buffer entry (its attributes are ENTRY_DTYPE's fields; ``seq`` is set)."""
-        if self.enabled:
-            record.seq = self._seq
-            self.live_entries[self._seq] = record
-            self._seq += 1
-
-    def entry_freed(self, record: Any) -> None:
-        """The entry's space returned: its row is final."""
-        if self.live_entries.pop(record.seq, None) is not None:
-            _write_entry(self.entries, record)
-
+    # -- entries: a row from posting on, its later times written into it ----------------
+    def entry(self, record: Any) -> int:
+        """Record a buffer entry whose send was just posted (its attributes are
+        ENTRY_DTYPE's fields, as they are now); returns where its row is in
+        :attr:`entries`' ``data`` (its completion and its freeing: :func:`put_time` at ``row +
+        ENTRY_DONE``, ``row + ENTRY_FREED``, NaN until they happen); -1 when the recorder
+        is off. Entries are recorded in allocation order, which is the rows' order."""
+        if not self.enabled:
+            return -1
+        rows = self.entries
+        row = len(rows.data)
+        rows.data.extend(rows.pack(record.rank, record.msg, record.offset, record.size,
+                                   record.packed, record.alloc, record.done, record.freed,
+                                   record.attach))
+        return row
     # -- messages: a row from posting on, its times written into it as they happen -------
     def message(self, msg: Any, now: float) -> int:
         """Record a message posted ``now``; returns where its times are in
@@ -232,24 +228,14 @@ class Recorder:
         """The arrays; ``calls`` is (rank, codes, starts, finished_at) per rank. Entries and
         messages still alive are shown as they are now (and recorded on as the run goes
         on, if it does)."""
-        entries, messages = self.entries, self.messages
-        if self.live_entries:
-            entries = entries.copy()
-            for e in self.live_entries.values():
-                _write_entry(entries, e)
-        entry_rows = entries.build(order="seq", dtype=ENTRY_DTYPE)
+        entry_rows = self.entries.build()
         named = np.array(self.named_rows, dtype=NAMED_BUFFER_DTYPE)
         named_entries = np.array([(*(getattr(e, f) for f in ENTRY_DTYPE.names), e.owner.name)
                                   for e in self.named_entry_records], dtype=NAMED_ENTRY_DTYPE)
         # by (time, order); stable: the rows of one event as they were made
         buffer_rows = self.buffer.build(by=("order", "time"), dtype=BUFFER_DTYPE)
-        return Trace(buffer_rows, entry_rows, messages.build(order="id"),
+        return Trace(buffer_rows, entry_rows, self.messages.build(order="id"),
                      _calls_array(calls), named, named_entries)
-
-
-def _write_entry(rows: Rows, e: Any) -> None:
-    rows.append(e.rank, e.msg, e.offset, e.size, e.packed, e.alloc, e.done, e.freed, e.attach,
-                e.seq)
 
 
 def _calls_array(calls: list[tuple]) -> np.ndarray:
