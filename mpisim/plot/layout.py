@@ -166,7 +166,8 @@ def _summary(lay: BufferLayout) -> str:
     if lay.capacity == 0:
         return "no buffer attached"
     text = (f"used {format_bytes(lay.used)} of {format_bytes(lay.capacity)}, live "
-            f"{format_bytes(lay.live)}, {len(lay.entries)} entries, largest free block "
+            f"{format_bytes(lay.live)}, {len(lay.entries)} "
+            f"{'entry' if len(lay.entries) == 1 else 'entries'}, largest free block "
             f"{format_bytes(lay.largest_free)}")
     if lay.event == "overflow":
         text += f"; overflow: an entry of {format_bytes(lay.requested)} did not fit"
