@@ -230,17 +230,9 @@ class Simulation:
         """Process one event; False once the run has ended."""
         if self._done:
             return False
-        try:
-            self.env.step()
-            self.events += 1
-            return True
-        except EmptySchedule:
-            self._done = True
-        except _Abort:
-            self._done = self._aborted = True
-        except ClockOverflow as e:
-            self._overflowed(e)
-        return False
+        before = self.events
+        self._loop(None, before + 1)
+        return self.events > before
 
     def run(self, until: float | str | None = None,
             progress: Callable[[int, float], None] | None = None) -> Result:
