@@ -23,8 +23,6 @@ from .script import Script, ScriptError
 
 __all__ = ["ScriptScenario", "add_arguments", "load_script"]
 
-_BASE = "programs:\n  - ops: []\n"
-_RANKS = "ranks: 1\n"  # the settings' own (the script's ranks come from -n)
 
 
 class ScriptScenario:
@@ -78,36 +76,17 @@ def script_scenario(path: str, argv: list[str], ranks: int, settings: str | None
     """Load a script and its settings; ValueError (one line per problem) if anything is
     wrong."""
     from ..scenario import ScenarioError
-    from ..scenario.load import build_yaml
-    from ..scenario.yamlload import read_yaml
+    from ..scenario.load import settings_scenario
 
     if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
         raise ValueError(f"-n: expected a positive number of ranks, got {ranks!r}")
     script = Script(path, argv, output)
-    text, source = f"name: {script.__name__}\n{_RANKS}{_BASE}", "<settings>"
-    if settings is not None:
-        source = settings
-        try:
-            with open(settings, encoding="utf-8") as f:
-                own = f.read()
-        except OSError as e:
-            raise ValueError(f"{settings}: cannot read the settings: {e.strerror or e}") \
-                from None
-        doc, _problems = read_yaml(own)
-        for key in ("programs", "params", "expect"):
-            if isinstance(doc, dict) and key in doc:
-                raise ValueError(f"{settings}: {key}: not used with an mpi4py script (the "
-                                 "script is the program; settings only)")
-        has = doc if isinstance(doc, dict) else {}
-        name = "" if "name" in has else f"name: {script.__name__}\n"
-        count = "" if "ranks" in has else _RANKS
-        text = f"{own.rstrip()}\n{name}{count}{_BASE}" if own.strip() else text
+    scenario = settings_scenario(settings, {"name": script.__name__, "ranks": 1},
+                                 (), "an mpi4py script")  # ranks: the settings' own (-n rules)
     try:
-        doc, problems = read_yaml(text)
-        scenario = build_yaml(source, doc, problems)
         scenario = scenario.with_overrides(dict(overrides or {}))
     except ScenarioError as e:
-        raise ValueError("\n".join(getattr(e, "problems", None) or [str(e)])) from None
+        raise ValueError("\n".join(e.problems)) from None
     return ScriptScenario(script, scenario, ranks)
 
 

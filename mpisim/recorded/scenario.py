@@ -23,7 +23,6 @@ from .trace import Trace
 
 __all__ = ["ReplayScenario", "replay", "replay_scenario"]
 
-_BASE = "programs:\n  - ops: []\n"
 PARAMS = {"compute_scale": 1.0, "as_matched": False}
 
 
@@ -181,34 +180,17 @@ def replay_scenario(path: str | os.PathLike[str], settings: str | None = None,
     """Load a recording and its settings; ValueError (one line per problem) if anything is
     wrong (TraceError names the file, line and key)."""
     from ..scenario import ScenarioError
-    from ..scenario.load import build_yaml
-    from ..scenario.yamlload import read_yaml
+    from ..scenario.load import settings_scenario
 
     program = ReplayProgram(path)
     size = load(program.path).size
-    head = f"name: {program.__name__}\nranks: {size}\n"
-    text, source = head + _BASE, "<settings>"
-    if settings is not None:
-        source = settings
-        try:
-            with open(settings, encoding="utf-8") as f:
-                own = f.read()
-        except OSError as e:
-            raise ValueError(f"{settings}: cannot read the settings: {e.strerror or e}") \
-                from None
-        doc, _problems = read_yaml(own)
-        for key in ("programs", "params", "expect", "ranks"):
-            if isinstance(doc, dict) and key in doc:
-                raise ValueError(f"{settings}: {key}: not used with a replay (the recording "
-                                 "is the program; settings only)")
-        name = "" if isinstance(doc, dict) and "name" in doc else f"name: {program.__name__}\n"
-        text = f"{own.rstrip()}\n{name}ranks: {size}\n{_BASE}" if own.strip() else text
+    settings_of = settings_scenario(settings, {"name": program.__name__, "ranks": size},
+                                    ("ranks",), "a replay")
+    scenario = ReplayScenario(program, settings_of, dict(PARAMS))
     try:
-        doc, problems = read_yaml(text)
-        scenario = ReplayScenario(program, build_yaml(source, doc, problems), dict(PARAMS))
         return scenario.with_overrides(dict(overrides or {})) if overrides else scenario
     except ScenarioError as e:
-        raise ValueError("\n".join(getattr(e, "problems", None) or [str(e)])) from None
+        raise ValueError("\n".join(e.problems)) from None
 
 
 def replay(path: str | os.PathLike[str], compute_scale: float = 1.0, as_matched: bool = False,

@@ -34,7 +34,7 @@ from .selectors import select
 from .values import Invalid, describe
 from .yamlload import YamlProblem, line_of, read_yaml
 
-__all__ = ["load"]
+__all__ = ["load", "settings_scenario"]
 
 _YAML = (".yaml", ".yml")
 
@@ -75,6 +75,40 @@ def build_yaml(path: str, doc: Any, yaml_problems: list[YamlProblem] | None = No
     program = _programs(doc, problems, header)
     problems.raise_if_any()
     return Scenario(path, doc, header, program, partial(build_yaml, path))
+
+
+_NO_PROGRAM = "programs:\n  - ops: []\n"  # the program is given elsewhere
+
+
+def settings_scenario(settings: str | None, defaults: dict[str, Any], refused: tuple[str, ...],
+                      program: str) -> Any:
+    """The Scenario of a program given elsewhere (an mpi4py script, a recording): its
+    settings read from a scenario-style file ``settings`` (None: no file), the keys missing
+    from it taken from ``defaults`` (``{"name": ..., "ranks": ...}``). Keys ``refused`` and
+    ``programs``, ``params``, ``expect`` are errors naming ``program`` ("an mpi4py script").
+    ValueError with one line per problem (file, line and key) if anything is wrong."""
+    own, source = "", "<settings>"
+    if settings is not None:
+        source = settings
+        try:
+            with open(settings, encoding="utf-8") as f:
+                own = f.read()
+        except OSError as e:
+            raise ValueError(f"{settings}: cannot read the settings: {e.strerror or e}") \
+                from None
+    doc, _problems = read_yaml(own)
+    has = doc if isinstance(doc, dict) else {}
+    for key in ("programs", "params", "expect", *refused):
+        if key in has:
+            raise ValueError(f"{settings}: {key}: not used with {program} (it is the "
+                             "program; settings only)")
+    missing = "".join(f"{key}: {value}\n" for key, value in defaults.items() if key not in has)
+    text = (f"{own.rstrip()}\n" if own.strip() else "") + missing + _NO_PROGRAM
+    try:
+        doc, problems = read_yaml(text)
+        return build_yaml(source, doc, problems)
+    except ScenarioError as e:
+        raise ValueError("\n".join(e.problems or [str(e)])) from None
 
 
 def _programs(doc: dict, problems: Problems, header: Header) -> Program | None:
