@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .settings import assignment
 
 EXIT_OK, EXIT_USAGE, EXIT_DEADLOCK, EXIT_ERROR, EXIT_TIMEOUT = 0, 2, 3, 4, 5
 EXIT_DISAGREES, EXIT_UNRECEIVED = 6, 7
@@ -216,10 +217,10 @@ def _load(args: argparse.Namespace) -> Any:
 
 
 def _key_value(text: str, option: str) -> tuple[str, str]:
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise UsageError(f"{option} {text!r}: expected KEY=VALUE")
-    return key.strip(), value.strip()
+    try:
+        return assignment(text, option)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 def _settings_error(fn: Callable[[], Any]) -> Any:

@@ -34,8 +34,8 @@ from .readers import (
     read_time,
 )
 
-__all__ = ["GROUPS", "RUN", "SETTINGS", "every_key", "get", "lookup", "markdown_table", "put",
-           "read_buffer", "text_table"]
+__all__ = ["GROUPS", "RUN", "SETTINGS", "assignment", "every_key", "get", "lookup",
+           "markdown_table", "put", "read_buffer", "text_table"]
 
 
 def read_buffer(value: Any) -> Any:
@@ -128,6 +128,15 @@ def put(root: dict, key: str, value: Any, new: Callable[[], dict] = dict,
     target[parts[-1]] = value
     if mark is not None:
         mark(target, parts[-1])
+
+
+def assignment(text: str, option: str = "--set") -> tuple[str, str]:
+    """``KEY=VALUE`` as ``--set`` and ``--vary`` take it: (key, value), stripped; ValueError
+    naming ``option`` otherwise."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise ValueError(f"{option} {text!r}: expected KEY=VALUE")
+    return key.strip(), value.strip()
 
 
 def get(root: Any, key: str) -> Any:

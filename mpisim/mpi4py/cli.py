@@ -19,6 +19,7 @@ import argparse
 import os
 from typing import Any
 
+from ..settings import assignment
 from .script import Script, ScriptError
 
 __all__ = ["ScriptScenario", "add_arguments", "load_script"]
@@ -137,11 +138,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def load_script(args: argparse.Namespace) -> ScriptScenario:
     """The ScriptScenario the options describe; ValueError naming the problem."""
     overrides: dict[str, Any] = {}
-    for text in args.sets:
-        key, sep, value = text.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--set {text!r}: expected KEY=VALUE")
-        overrides[key.strip()] = value.strip()
+    overrides.update(assignment(text) for text in args.sets)
     if args.profile:
         overrides["mpi.profile"] = args.profile
     if not os.path.isfile(args.script):

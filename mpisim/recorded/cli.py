@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..settings import assignment
+
 __all__ = ["add_record_arguments", "add_replay_arguments", "load_replay"]
 
 
@@ -80,11 +82,7 @@ def load_replay(args: argparse.Namespace) -> Any:
     from .scenario import replay_scenario
 
     overrides: dict[str, Any] = {}
-    for text in args.sets:
-        key, sep, value = text.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--set {text!r}: expected KEY=VALUE")
-        overrides[key.strip()] = value.strip()
+    overrides.update(assignment(text) for text in args.sets)
     if args.compute_scale is not None:
         overrides["compute_scale"] = args.compute_scale
     if args.as_matched:
