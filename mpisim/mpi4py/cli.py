@@ -19,6 +19,7 @@ import argparse
 import os
 from typing import Any
 
+from ..scenario.options import add_run_options
 from ..settings import assignment
 from .script import Script, ScriptError
 
@@ -95,42 +96,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``mpisim mpi4py`` (those of ``run``, ``check`` and ``min-buffer``)."""
     p.add_argument("-n", "-np", dest="np", type=int, default=1, metavar="N",
                    help="number of ranks (as mpiexec -n)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
-                   help="a setting: network.eager_limit=64KiB, mpi.profile=mpich, "
-                        "buffer=16KiB, until=1s (repeatable)")
     p.add_argument("--profile", metavar="NAME|FILE.yaml",
                    help="the MPI library modelled: standard, mpich-4.0, openmpi-4.1, "
                         "mpich-5.0, openmpi-5.0 (mpich, openmpi: the 4.x ones) or a profile "
                         "file from mpisim calibrate (same as --set mpi.profile=...)")
-    p.add_argument("--settings", metavar="FILE.yaml",
-                   help="settings as in a scenario file (network, mpi, buffer, seed, until)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of the summary")
-    p.add_argument("--quiet", "-q", action="store_true", help="print only the outcome line")
-    p.add_argument("--out", metavar="DIR", help="write result.json, messages.csv, buffer.csv")
-    p.add_argument("--plot", action="store_true", help="also write occupancy.png and "
-                   "timeline.png (into --out, default out/<script>)")
-    p.add_argument("--trace", choices=["chrome"], help="also write trace.json (Perfetto)")
-    p.add_argument("--ranks", metavar="R,R,...", help="ranks the plots show")
-    p.add_argument("--window", metavar="T0..T1", help="time span of the timeline plot")
-    mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--check", action="store_true", help="safety (MPI 3.5): run as "
-                      "written, then with every send synchronous")
-    mode.add_argument("--min-buffer", action="store_true", help="the smallest size for the "
-                      "script's own Attach_buffer with which it completes without overflow")
-    mode.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2,...",
-                      help="a sweep (as `mpisim sweep`) over settings or ranks: "
-                           "network.eager_limit=1KiB..64KiB:x2, ranks=2,4,8 (repeatable)")
-    p.add_argument("--jobs", type=int, default=None,
-                   help="with --vary: worker processes (default: cores)")
-    p.add_argument("--buffered", action="store_true", help="with --check: keep bsends "
-                   "buffered, make only the other sends synchronous")
-    who = p.add_mutually_exclusive_group()
-    who.add_argument("--rank", type=int, default=None,
-                     help="with --min-buffer: search only this rank's size")
-    who.add_argument("--per-rank", action="store_true",
-                     help="with --min-buffer: search each rank that buffers in turn")
-    p.add_argument("--seeds", metavar="A..B", default=None,
-                   help="with --min-buffer: worst case over these seeds")
+    add_run_options(p, program="script", as_written="run as written",
+                    min_buffer="the smallest size for the script's own Attach_buffer with "
+                               "which it completes without overflow",
+                    vary="a sweep (as `mpisim sweep`) over settings or ranks: "
+                         "network.eager_limit=1KiB..64KiB:x2, ranks=2,4,8 (repeatable)")
     p.add_argument("script", metavar="SCRIPT", help="an mpi4py script (python file)")
     p.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")
 
