@@ -137,6 +137,22 @@ def test_requests_tests_and_waits(tmp_path):
     assert not [w for w in result.warnings if w.startswith("replay diverged")]
 
 
+def test_persistent_requests(tmp_path):
+    """3.9 persistent requests: MPI_Send_init / MPI_Recv_init, started, waited and freed,
+    replay as the same calls (one message, received once)."""
+    path = tmp_path / "persistent.trace"
+    life = "Start g=0 r=1\n= 0 d=1\nWait g=0 r=1\n= 0 d=1 st={}\nRequest_free g=0 r=1\n= 0 d=1\n"
+    path.write_text(
+        _log(0, 2, "Send_init g=0 dest=1 tag=3 comm=0 n=10 T=1\n= 0 d=1 r=1\n"
+                   + life.format("-"))
+        + _log(1, 2, "Recv_init g=0 src=0 tag=3 comm=0 n=10 T=1\n= 0 d=1 r=1\n"
+                     + life.format("0:3:80")))
+    result = replay(path)
+    assert result.outcome is ms.Outcome.COMPLETED
+    assert result.messages["sent"] == result.messages["received"] == 1
+    assert not [w for w in result.warnings if w.startswith("replay diverged")]
+
+
 def test_communicators_and_collectives(tmp_path):
     """Comm_dup and Comm_split by their recorded ids, collectives on them."""
     body = ("Comm_dup g=0 comm=0\n= 0 d=1 new=2\n"
