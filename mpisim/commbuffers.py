@@ -41,7 +41,7 @@ def owned_buffer(mpi: Any, call: str, owner: Any, create: bool) -> BufferedMode 
         own = mpi._buffered
         owner.buffer = BufferedMode(mpi.rank, mpi._env, own.tp, own.config, own.recorder,
                                     name=f"{kind} {label}")
-        mpi._named_buffers.append(owner.buffer)
+        mpi._named_buffers = (*mpi._named_buffers, owner.buffer)
     return owner.buffer
 
 

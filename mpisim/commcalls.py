@@ -96,6 +96,8 @@ def _create(self: Any, call: str, comm: Any, arg: Any, maker: Any, key: Any = No
         key = (parent.context, parent.calls)
         parent.calls += 1
     else:
+        if self._group_calls is None:
+            self._group_calls = {}
         key = (*key, self._group_calls.get(key, 0))
         self._group_calls[key[:-1]] = key[-1] + 1
     ev = pending(env)

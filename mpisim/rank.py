@@ -132,16 +132,17 @@ class Rank:
         self._world: Comm | None = None
         self._self: Comm | None = None
         self._sessions = 0
-        self._named_buffers: list[BufferedMode] = []  # its communicators' and sessions'
+        # (Containers most ranks never fill are made when first needed: an idle rank is small.)
+        self._named_buffers: tuple[BufferedMode, ...] = ()  # its communicators' and sessions'
         self._policy = config.buffer_policy
-        self._group_calls: dict[tuple, int] = {}
+        self._group_calls: dict[tuple, int] | None = None
         self._profile = config.profile
         self._sync_all = config.force_ssend
         self._overhead = overhead
         self._space: _addr.AddressSpace | None = None  # made on first use
         self._log = trace_calls
-        self._calls: list[str] = []
-        self._starts = array("d")  # 8 bytes a call
+        self._calls: list[str] | tuple = [] if trace_calls else ()
+        self._starts: array | tuple = array("d") if trace_calls else ()  # 8 bytes a call
         self._call: str | None = None
         # What the call it is in works on: the fields of its CallDetail (``_detail``), kept
         # apart and the record built when read (building one per call cost 2 % of a message).

@@ -29,7 +29,6 @@ before its program starts.
 from __future__ import annotations
 
 import gc
-import inspect
 import math
 import os
 import traceback
@@ -49,6 +48,7 @@ from .errors import ErrOther, MPIError
 from .network import Network
 from .p2p.events import Clock, ClockOverflow
 from .p2p.protocols import Message, Transport
+from .process import RankProcess
 from .rank import Rank, ZeroTimeLoop
 from .result import ErrorInfo, Outcome, RankSummary, Result, settings_in_force, unreceived_entry
 from .settings import RUN
@@ -120,10 +120,8 @@ class Simulation:
         self._final: Result | None = None  # the Result of a run that is over
         self._livelock: list[int] = []
         self.trace_stopped: float | None = None
-        self._procs = [self.env.process(self._main(r)) for r in range(ranks)]
-        self._rank_of = {id(proc): r for r, proc in enumerate(self._procs)}
-        for proc in self._procs:
-            proc.callbacks.append(self._exited)
+        exited = self._exited
+        self._procs = [RankProcess(self.env, r, self, exited) for r in range(ranks)]
         watch = PollWatch(self.env, self._procs, self.handles, self.finished, self._livelocked)
         for h in self.handles:
             h._watch = watch
@@ -133,22 +131,23 @@ class Simulation:
         return self.env.now
 
     # -- the rank processes --------------------------------------------------------------
-    def _main(self, r: int):
-        mpi = self.handles[r]
-        if self.buffer is not None:
-            yield mpi.buffer_attach(self.buffer)
-        body = self.programs[r](mpi, **self.params)
-        value = (yield from body) if inspect.isgenerator(body) else body
+    def attach(self, r: int) -> Any:
+        """A rank's start: the run's buffer attached, if it has one (the event, or None)."""
+        return None if self.buffer is None else self.handles[r].buffer_attach(self.buffer)
+
+    def call(self, r: int) -> Any:
+        """A rank's program called with its handle and the run's parameters."""
+        return self.programs[r](self.handles[r], **self.params)
+
+    def finalize(self, r: int) -> Any:
+        """A rank's program returned: MPI_Finalize (the event it waits for, or None)."""
         if self.transport.progress is not None and self.transport.progress.computing[r]:
             self.transport.enter_mpi(r)  # MPI_Finalize takes what arrived meanwhile
-        final = mpi._finalize()
-        if final is not None:
-            yield final
-        return value
+        return self.handles[r]._finalize()
 
     def _exited(self, proc: Any) -> None:
         """A rank's process ended (one bound method for all: no closure per rank)."""
-        r = self._rank_of[id(proc)]
+        r = proc.rank
         if proc._ok:
             self.finished[r] = True
             self.end_times[r] = self.env._now
@@ -214,8 +213,7 @@ class Simulation:
     def _where(self, r: int) -> str | None:
         """The program line a rank is at (for programs written in Python): the innermost
         generator it is running, through ``yield from`` chains."""
-        gen = getattr(self._procs[r], "_generator", None)
-        inner = getattr(gen, "gi_yieldfrom", None)
+        inner = self._procs[r]._generator
         while getattr(inner, "gi_yieldfrom", None) is not None and \
                 getattr(inner.gi_yieldfrom, "gi_frame", None) is not None:
             inner = inner.gi_yieldfrom
@@ -269,9 +267,8 @@ class Simulation:
         some later garbage collection, and what they hold (an mpi4py rank's greenlet) is
         freed with the run."""
         for proc in self._procs:
-            gen = getattr(proc, "_generator", None)
-            if gen is not None and proc.is_alive:
-                gen.close()
+            if proc._generator is not None and proc.is_alive:
+                proc._generator.close()
 
     def _cap(self, limit: float | None) -> tuple[float, str]:
         """The event budget and the words for reaching it."""

@@ -272,3 +272,28 @@ def test_errors_from_python_programs_carry_file_and_line():
     assert mpi_error.error.error_class == "MPI_ERR_RANK"
     assert mpi_error.to_dict()["error"]["where"] == \
         f"test_simulation.py:{line} (helper_with_a_bad_rank)"
+
+
+def yields_a_number(mpi):
+    yield mpi.compute(1e-6)
+    yield 5
+
+
+def test_a_program_that_yields_what_no_call_returns_gets_a_typeerror_at_that_yield():
+    """Not a traceback out of the engine: the rank's error, where its program yielded."""
+    r = ms.run(yields_a_number, ranks=2)
+    assert r.outcome is ms.Outcome.ERROR
+    assert r.error.error_class == "TypeError"
+    assert "yielded 5" in r.error.message
+    line = yields_a_number.__code__.co_firstlineno + 2
+    assert r.error.where == f"test_simulation.py:{line} (yields_a_number)"
+
+
+def returns_at_once(mpi):
+    return mpi.rank * 10
+
+
+def test_a_program_that_is_a_plain_function_runs_and_returns_its_value():
+    """A rank's program need not be a generator: it returns, then MPI_Finalize."""
+    r = ms.run(returns_at_once, ranks=3)
+    assert r.outcome is ms.Outcome.COMPLETED and r.returned == [0, 10, 20]

@@ -60,33 +60,21 @@ class Request:
     again returns an empty status at once.
     """
 
-    __slots__ = (
-        "active",
-        "buf",
-        "call",
-        "comm",
-        "count",
-        "ctx",
-        "datatype",
-        "done_at",
-        "error",
-        "forced",
-        "freed",
-        "kind",
-        "mode",
-        "nbytes",
-        "peer",
-        "protocol",
-        "rank",
-        "result",
-        "space",
-        "status",
-        "tag",
-        "waiters",
-        "waiting",
-        "wake",
-        "where",
-    )
+    # The attributes every request sets are slots; the ones most never set (an error, a
+    # communicator other than the world, ...) are class defaults, and only a request that
+    # sets one gets a ``__dict__`` for it: smaller requests, fewer stores per message.
+    __slots__ = ("__dict__", "active", "buf", "call", "count", "datatype", "done_at", "kind",
+                 "mode", "nbytes", "peer", "protocol", "rank", "status", "tag", "waiters", "wake",
+                 "where")
+
+    error: Exception | None = None  # why it failed, if it did
+    waiting: Any = None  # a Cause: why a send cannot complete yet (deadlock reports)
+    forced = False       # a send made synchronous by mpi.force_ssend
+    freed = False        # MPI_Request_free was called on it
+    space: Any = None    # the address space its buffer is in (MPI_BOTTOM)
+    ctx = 0              # the communicator's matching context (0: MPI_COMM_WORLD)
+    comm: Any = None     # its Comm when not the world: Status.source is a rank in it
+    result: Any = None   # a nonblocking collective's value
 
     def __init__(self, kind: str, call: str, rank: int, peer: int, tag: int, nbytes: int) -> None:
         self.kind = kind
@@ -97,28 +85,22 @@ class Request:
         self.nbytes = nbytes
         self.done_at: float | None = None
         self.status: Status | None = None
-        self.error: Exception | None = None
         self.waiters: list[Callable[[Request], None]] | None = None
         self.active = True
         self.buf: Any = None
         self.count: int | None = None
         self.datatype: Any = None
-        self.freed = False
-        self.space: Any = None
-        self.waiting: Any = None  # a Cause: why a send cannot complete yet (deadlock reports)
         self.mode: str | None = None      # a send's effective mode, set by the transport
         self.protocol: str | None = None  # eager or rendezvous, set by the transport
-        self.forced = False  # a send made synchronous by mpi.force_ssend
-        self.ctx = 0          # the communicator's matching context (0: MPI_COMM_WORLD)
-        self.comm: Any = None  # its Comm when not the world: Status.source is a rank in it
-        self.result: Any = None  # a nonblocking collective's value
         self.where: Any = None  # a send's place in the program (set by the rank handle)
         self.wake: Any = None   # the event of the blocking wait on it, if one waits
 
     def restart(self, peer: int, tag: int, nbytes: int | None) -> Request:
         """Start this (persistent) request again (3.9): active, nothing known yet."""
         self.peer, self.tag, self.nbytes = peer, tag, nbytes
-        self.done_at = self.status = self.error = self.waiters = self.waiting = None
+        self.done_at = self.status = self.waiters = None
+        self.__dict__.pop("error", None)
+        self.__dict__.pop("waiting", None)
         self.active = True
         return self
 

@@ -1,0 +1,203 @@
+"""The process of one rank: its program as the event loop runs it.
+
+A rank's life has four steps, all driven by events:
+
+1. **start**: at t = 0, in the place in the event order SimPy gives a new process (an
+   urgent event scheduled when the process is made), the run's ``buffer`` is attached if it
+   has one and the program is called with the rank's ``mpi`` handle;
+2. **program**: each event the program yields (an MPI call's) resumes it when it happens;
+   one that has already happened (a bsend that fit, a test) resumes it at once, without a
+   trip through the event queue;
+3. **finalize**: when the program returns, MPI_Finalize waits for what the process still
+   has buffered (``mpi._finalize()``);
+4. **exit**: the process, itself an event, is scheduled with the program's return value
+   (or the exception that ended it), and its callbacks (the run's) learn of it.
+
+This is what SimPy's ``Process`` does, for this one use and with ``__slots__``: a rank that
+waits costs this object and its program's generator, nothing else; its wake-up is one
+bound method made once, not one per wait. It is scheduled as SimPy schedules events
+(``callbacks``, ``_ok``, ``_value``), so the run's loop cannot tell it from one.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from simpy.events import PENDING, URGENT
+
+__all__ = ["RankProcess"]
+
+_new = object.__new__
+
+
+class RankProcess:
+    """One rank's program, from its start to its exit (see the module docstring).
+
+    ``run`` is what the process asks at each step (one object for all ranks):
+    ``run.attach(rank)``, the event of the run's buffer attach, or None;
+    ``run.call(rank)``, the program called (a generator, or a plain function's return
+    value); ``run.finalize(rank)``, what MPI_Finalize waits for, or None. ``exited``: the
+    callback told when it exits."""
+
+    __slots__ = ("_defused", "_generator", "_ok", "_result", "_target", "_value", "callbacks",
+                 "env", "rank", "resume", "run")
+
+    def __init__(self, env: Any, rank: int, run: Any, exited: Callable[[Any], None]) -> None:
+        self.env = env
+        self.rank = rank
+        self.run = run
+        self.callbacks: list[Callable[[Any], None]] | None = [exited]
+        self._value: Any = PENDING
+        self._ok = True
+        self._generator: Any = None
+        self._result: Any = None
+        self.resume = self._resume  # bound once: appended to every event it waits for
+        start = self._target = _new(_Start)
+        start.env, start.callbacks, start._ok, start._value = env, [self._started], True, None
+        env.schedule(start, URGENT)
+
+    @property
+    def is_alive(self) -> bool:
+        """True until the process has exited."""
+        return self._value is PENDING
+
+    @property
+    def target(self) -> Any:
+        """The event the process waits for (None once it has exited)."""
+        return self._target
+
+    # -- 1. start --------------------------------------------------------------------------
+    def _started(self, event: Any) -> None:
+        try:
+            attaching = self.run.attach(self.rank)
+        except BaseException as e:
+            self._exit(False, _without_this_frame(e))
+            return
+        if attaching is None or attaching.callbacks is None:
+            self._call_program(attaching)
+        else:
+            self._wait(attaching, self._call_program)
+
+    def _call_program(self, attached: Any) -> None:
+        if attached is not None and not attached._ok:
+            attached._defused = True
+            self._exit(False, _copy(attached))
+            return
+        try:
+            body = self.run.call(self.rank)
+        except BaseException as e:
+            self._exit(False, _without_this_frame(e))
+            return
+        if inspect.isgenerator(body):
+            self._generator = body
+            self._resume(_STARTED)
+        else:
+            self._returned(body)
+
+    # -- 2. program ------------------------------------------------------------------------
+    def _resume(self, event: Any) -> None:
+        """Send the event's value into the program (or throw its error) and wait for the
+        event it yields next; at the program's end, finalize."""
+        gen = self._generator
+        while True:
+            try:
+                if event._ok:
+                    event = gen.send(event._value)
+                else:
+                    event._defused = True
+                    event = gen.throw(_copy(event))
+            except StopIteration as e:
+                self._returned(e.value)
+                return
+            except BaseException as e:
+                self._exit(False, _without_this_frame(e))
+                return
+            try:
+                callbacks = event.callbacks
+            except AttributeError:
+                event = _NotAnEvent(event)
+                continue
+            if callbacks is not None:
+                callbacks.append(self.resume)
+                self._target = event
+                return
+
+    # -- 3. finalize -----------------------------------------------------------------------
+    def _returned(self, value: Any) -> None:
+        """The program returned ``value``: MPI_Finalize, then exit."""
+        self._result = value
+        try:
+            final = self.run.finalize(self.rank)
+        except BaseException as e:
+            self._exit(False, _without_this_frame(e))
+            return
+        if final is None:
+            self._exit(True, value)
+        elif final.callbacks is None:
+            self._finalized(final)
+        else:
+            self._wait(final, self._finalized)
+
+    def _finalized(self, event: Any) -> None:
+        if event._ok:
+            self._exit(True, self._result)
+        else:
+            event._defused = True
+            self._exit(False, _copy(event))
+
+    # -- 4. exit ---------------------------------------------------------------------------
+    def _exit(self, ok: bool, value: Any) -> None:
+        self._ok = ok
+        self._value = value
+        self._target = self._result = None
+        self.env.schedule(self)
+
+    def _wait(self, event: Any, then: Callable[[Any], None]) -> None:
+        self._target = event
+        event.callbacks.append(then)
+
+
+class _Start:
+    """The event that starts a process (SimPy's ``Initialize``, without a ``__dict__``)."""
+
+    __slots__ = ("_ok", "_value", "callbacks", "env")
+
+
+class _Started:
+    """What a program's generator is first sent: None."""
+
+    __slots__ = ()
+    _ok = True
+    _value = None
+
+
+_STARTED = _Started()
+
+
+class _NotAnEvent:
+    """What a program that yielded something other than an MPI call's event is resumed
+    with: a TypeError, raised at its yield."""
+
+    __slots__ = ("_defused", "_ok", "_value")
+
+    def __init__(self, value: Any) -> None:
+        self._ok = False
+        self._value = TypeError(f"the program yielded {value!r}, which is not what an MPI "
+                                "call returns (yield the call itself: yield mpi.recv(...))")
+
+
+def _copy(event: Any) -> BaseException:
+    """A copy of a failed event's exception for this process (as SimPy makes): what one
+    process adds to a traceback does not show in another's."""
+    exc = type(event._value)(*event._value.args)
+    exc.__cause__ = event._value
+    return exc
+
+
+def _without_this_frame(e: BaseException) -> BaseException:
+    """The exception, its traceback starting at the program's frame."""
+    if e.__traceback__ is not None:
+        e.__traceback__ = e.__traceback__.tb_next
+    return e
