@@ -227,15 +227,20 @@ class BufferedMode:
         return ev
 
     # -- an entry's life -----------------------------------------------------------------
-    def bsend(self, sreq: Request, dest: int, tag: int, nbytes: int, data: Any,
-              earliest: float, ctx: int = 0) -> float:
+    def bsend(self, sreq: Request | None, where: Any, dest: int, tag: int, nbytes: int,
+              data: Any, earliest: float, ctx: int = 0) -> float:
         """3.6.1: place an entry and post a standard send for it; returns when the call
-        returns. Raises ErrBuffer when the message does not fit."""
+        returns. ``sreq``: the request of an ibsend (or of a persistent bsend), told when it
+        completes; None for a blocking bsend, which nothing waits on. Raises ErrBuffer when
+        the message does not fit."""
         if self.profile.bypasses_buffer(nbytes, self.allocator is not None):
+            if sreq is None:
+                sreq = Request("send", "MPI_Bsend", self.rank, dest, tag, nbytes)
+                sreq.where = where
             self.tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, sreq, earliest,
                               local=True, ctx=ctx)  # copied into transport memory
             return earliest
-        entry = self._reserve(nbytes, dest, sreq.where)
+        entry = self._reserve(nbytes, dest, where)
         if self.copy_bw:
             earliest += nbytes / self.copy_bw
         at_once = self.profile.ibsend_completes_at_once
@@ -245,7 +250,7 @@ class BufferedMode:
                                       earliest, ctx=ctx).id
         if self.name == "process":  # its row, once its message id is known (and its
             entry.row = self.recorder.entry(entry)  # completion, if already): see trace
-        if at_once:
+        if at_once and sreq is not None:
             sreq.known(earliest)
         return earliest
 

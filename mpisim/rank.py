@@ -294,9 +294,16 @@ class Rank:
         except MPIError as e:
             self._enter(call, dest if isinstance(dest, int) else None, tag)
             return failed(env, e)
+        where = self._where or _program_site()
+        if mode == BUFFERED and blocking and req is None and not self._sync_all \
+                and dest != PROC_NULL:
+            # A blocking bsend returns once its data is in the buffer: nothing will ever ask
+            # for its request, so none is made (its entry carries what reports need).
+            self._enter(call, dest, tag, nbytes)
+            return self._bsend(call, None, where, dest, tag, nbytes, data, ctx, comm)
         sreq = (Request("send", call, self.rank, dest, tag, nbytes) if req is None
                 else req.restart(dest, tag, nbytes))
-        sreq.where = self._where or _program_site()
+        sreq.where = where
         if ctx:
             sreq.ctx, sreq.comm = ctx, comm
         self._enter(call, dest, tag, nbytes, sreq)
@@ -306,22 +313,27 @@ class Rank:
             return done(env, None if blocking else sreq)
         if self._sync_all and mode != SYNCHRONOUS:
             mode, sreq.forced = SYNCHRONOUS, True  # mpi.force_ssend (the safety check)
-        earliest = now + self._overhead
         if mode == BUFFERED:
-            try:
-                earliest = self._buffered_for(comm).bsend(sreq, dest, tag, nbytes, data,
-                                                          earliest, ctx)
-            except ErrBuffer as e:
-                if self._profile.failed_bsend_stalls_pair:
-                    self._tp.stall(self.rank, dest, self._stall_cause(call, dest), ctx)
-                return failed(env, e)
-            if blocking:
-                return at(env, earliest, None)
-            return at(env, earliest, sreq)
+            return self._bsend(call, sreq, where, dest, tag, nbytes, data, ctx, comm)
+        earliest = now + self._overhead
         self._tp.post_send(self.rank, dest, tag, nbytes, data, mode, sreq, earliest, ctx=ctx)
         if not blocking:
             return at(env, earliest, sreq)
         return self._until_done(sreq, earliest)
+
+    def _bsend(self, call: str, sreq: Request | None, where: Any, dest: int, tag: int,
+               nbytes: int, data: Any, ctx: int, comm: Comm | None) -> Event:
+        """A bsend or ibsend (``sreq``: its request; None for a blocking bsend): into the
+        buffer its communicator selects, returning once the data is copied."""
+        env = self._env
+        try:
+            earliest = self._buffered_for(comm).bsend(sreq, where, dest, tag, nbytes, data,
+                                                      env._now + self._overhead, ctx)
+        except ErrBuffer as e:
+            if self._profile.failed_bsend_stalls_pair:
+                self._tp.stall(self.rank, dest, self._stall_cause(call, dest), ctx)
+            return failed(env, e)
+        return at(env, earliest, sreq)
 
     def _peer(self, comm: Any, peer: Any, source: bool) -> tuple[int, int, Comm]:
         """A rank of ``comm`` as a world rank (wildcards and PROC_NULL kept), its context."""
