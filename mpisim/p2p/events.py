@@ -95,6 +95,11 @@ class Clock(Environment):
             raise exc
 
 
+def _overflow(env: Any, when: float) -> None:
+    """``when`` is not a finite time: Clock.schedule raises ClockOverflow with its message."""
+    env.schedule(None, NORMAL, when - env._now)
+
+
 def order_of(priority: int, eid: int) -> int:
     """One integer that sorts as (priority, sequence number) do in SimPy's queue."""
     return (priority << 62) + eid
@@ -129,10 +134,14 @@ def pending(env: Environment) -> Event:
 
 def fire_at(ev: Event, when: float, value: Any = None, ok: bool = True) -> None:
     """Schedule a pending event to happen at simulated time ``when`` (>= now)."""
-    env = ev.env
     ev._ok = ok
     ev._value = value
-    env.schedule(ev, NORMAL, when - env._now)
+    env = ev.env
+    now = env._now
+    t = now + (when - now)  # what Clock.schedule(ev, NORMAL, when - now) queues, inlined
+    if not t < _INF:
+        _overflow(env, when)
+    heappush(env._queue, (t, NORMAL, next(env._eid), ev))
 
 
 def at(env: Environment, when: float, value: Any = None) -> Event:
@@ -145,7 +154,11 @@ def at(env: Environment, when: float, value: Any = None) -> Event:
     ev.callbacks = []
     ev._value = value
     ev._ok = True
-    env.schedule(ev, NORMAL, when - env._now)
+    now = env._now
+    t = now + (when - now)  # what Clock.schedule(ev, NORMAL, when - now) queues, inlined
+    if not t < _INF:
+        _overflow(env, when)
+    heappush(env._queue, (t, NORMAL, next(env._eid), ev))
     return ev
 
 
@@ -156,7 +169,11 @@ def callback_at(env: Environment, when: float, fn: Callable[[Event], None], valu
     ev.callbacks = [fn]
     ev._value = value
     ev._ok = True
-    env.schedule(ev, NORMAL, when - env._now)
+    now = env._now
+    t = now + (when - now)  # what Clock.schedule(ev, NORMAL, when - now) queues, inlined
+    if not t < _INF:
+        _overflow(env, when)
+    heappush(env._queue, (t, NORMAL, next(env._eid), ev))
 
 
 def callback_in_place(env: Environment, when: float, eid: int, fn: Callable[[Event], None],
