@@ -28,7 +28,6 @@ before its program starts.
 
 from __future__ import annotations
 
-import gc
 import math
 import os
 import traceback
@@ -41,6 +40,7 @@ from simpy.events import NORMAL
 
 from .bsend.profiles import MPIConfig
 from .buffered import BufferedMode
+from .collector import collector_paused
 from .collectives import Collectives
 from .comm import Communicators
 from .deadlock import PollWatch, analyse
@@ -72,6 +72,7 @@ class _Abort(Exception):
 class Simulation:
     """One simulated MPI job; ``run()`` for the whole of it, ``step()`` to go event by event."""
 
+    @collector_paused()
     def __init__(self, program: Callable[..., Any] | Sequence[Callable[..., Any]], ranks: int,
                  network: Network | dict[str, Any] | None = None,
                  mpi: MPIConfig | dict[str, Any] | None = None,
@@ -298,18 +299,17 @@ class Simulation:
         for h in self.handles:
             h._log = False
 
+    @collector_paused()
     def _loop(self, limit: float | None, stop: float) -> bool:
         """Step the environment until event number ``stop``, time ``limit`` or the end; True
         if events remain after ``stop``.
 
-        Python's cyclic garbage collector is paused meanwhile: the per-message path makes no
-        reference cycles, and full collections scanning a growing trace would otherwise cost
-        more than the simulation itself."""
+        Python's cyclic garbage collector is paused meanwhile (see mpisim.collector): the
+        per-message path makes no reference cycles, and full collections scanning a growing
+        trace would otherwise cost more than the simulation itself."""
         env, queue = self.env, self.env._queue
         budget = stop - self.events
         n = 0
-        collecting = gc.isenabled()
-        gc.disable()
         try:
             while n < budget:  # Clock.step, inlined: the loop runs once per event
                 if limit is not None and queue and queue[0][0] > limit:
@@ -343,9 +343,8 @@ class Simulation:
             return False
         finally:
             self.events += n
-            if collecting:
-                gc.enable()
 
+    @collector_paused()
     def result(self) -> Result:
         """The Result as of now (the run need not be over)."""
         if self._final is not None:
