@@ -40,8 +40,8 @@ from simpy.events import NORMAL
 
 from .bsend.profiles import MPIConfig
 from .buffered import BufferedMode
-from .collector import collector_paused
 from .collectives import Collectives
+from .collector import collector_paused
 from .comm import Communicators
 from .deadlock import PollWatch, analyse
 from .errors import ErrOther, MPIError
