@@ -286,7 +286,7 @@ class BufferedMode:
         entry.done = now
         if entry.row >= 0:
             put_time(self.recorder.entries.data, entry.row + ENTRY_DONE, now)
-        self._record(now, "complete", 0, order)
+        self._record(now, "complete", 0, order, entry)
         if self._flushes:
             self._flushed(id(entry.entry))
         if alloc.pending == 0 and self._drain:
@@ -431,9 +431,10 @@ class BufferedMode:
             flush[1]()
 
     def _record(self, now: float, event: str, requested: int = 0,
-                order: int | None = None) -> None:
+                order: int | None = None, entry: PendingEntry | None = None) -> None:
         """The buffer changed: update the peaks and write its row (one call, no helper per
-        row: this runs twice per buffered message)."""
+        row: this runs twice per buffered message). A completion (``entry``) whose entry
+        has its row is written into that row (see mpisim.trace)."""
         alloc = self.allocator
         used, live, held = alloc.used, alloc.live, alloc.held
         s = self.summary
@@ -446,13 +447,17 @@ class BufferedMode:
         recorder = self.recorder
         if recorder.enabled:
             if self.name == "process":
-                rows = recorder.buffer
                 if order is None:
                     current = self.env.current
                     order = (current[1] << 62) + current[2]
-                rows.data.extend(rows.pack(self.rank, now, recorder.event_codes[event],
-                                           alloc.capacity, used, live, held,
-                                           alloc.largest_free(), requested, order))
+                if entry is not None and entry.row >= 0:
+                    recorder.completed(entry.row, order, live, alloc.largest_free())
+                    return
+                if event == "attach":
+                    requested = alloc.capacity  # (the rows after it take it from here)
+                rows = recorder.buffer
+                rows.data.extend(rows.pack(self.rank, now, recorder.event_codes[event], used,
+                                           live, held, alloc.largest_free(), requested, order))
             else:
                 recorder.named_buffer_state(self.name, self.rank, now, event, alloc.capacity,
                                             used, live, held, alloc.largest_free(), requested)

@@ -213,8 +213,7 @@ class Rank:
                 raise ZeroTimeLoop(f"rank {self.rank} made {SAME_TIME_CALLS} calls at "
                                    f"t = {now:.9g} s without simulated time advancing")
         if self._log:
-            self._calls.append(call)
-            self._starts.append(now)
+            self._tp.recorder.call(self.rank, call, now)
         self._call = call
         self._call_peer = peer
         self._call_tag = tag

@@ -52,7 +52,7 @@ from .process import RankProcess
 from .rank import Rank, ZeroTimeLoop
 from .result import ErrorInfo, Outcome, RankSummary, Result, settings_in_force, unreceived_entry
 from .settings import RUN
-from .trace import Recorder
+from .trace import Recorder, Trace
 from .units import format_time
 
 __all__ = ["Simulation", "run"]
@@ -351,8 +351,7 @@ class Simulation:
             return self._final
         self._settle()
         outcome, deadlock = self._outcome()
-        calls = [(r, h._calls, h._starts, self.end_times[r]) for r, h in enumerate(self.handles)]
-        trace = self.recorder.build(calls, self.env._now)
+        trace = self._trace()
         warnings = [] if self.trace_stopped is None else [
             f"the trace holds the first {TRACE_EVENTS} events only (to t = "
             f"{format_time(self.trace_stopped)}); summaries and outcome cover the whole run"]
@@ -371,6 +370,15 @@ class Simulation:
                       {"sent": tp.sent, "received": tp.received, "bytes": tp.bytes}, trace,
                       self.error, deadlock, self._timeout, warnings, unreceived,
                       {k: dict(v) for k, v in self.settings.items()})
+
+    def _trace(self) -> Trace:
+        """The trace as of now. A run that is over builds it when it is first read (and
+        frees the recorded rows then); one that goes on builds it at once."""
+        recorder, end_times = self.recorder, list(self.end_times)
+        if not self._done:
+            return recorder.build(end_times)
+        sizes = recorder.sizes()  # (what a program's finally block might add is not shown)
+        return Trace.later(lambda: recorder.build(end_times, release=True, sizes=sizes))
 
     def _outcome(self) -> tuple[Outcome, Any]:
         if self.error is not None:
