@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import pickle
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -75,6 +77,58 @@ def test_trace_records_calls_and_messages():
     m = r.trace.messages[0]
     assert (m["src"], m["dst"], m["bytes"], m["mode"], m["protocol"]) == (0, 1, 10, "standard",
                                                                           "eager")
+
+
+def bsend_ring(mpi, iterations=3):
+    right, left = (mpi.rank + 1) % mpi.size, (mpi.rank - 1) % mpi.size
+    yield mpi.buffer_attach(2 * (64 + mpi.BSEND_OVERHEAD))
+    for _ in range(iterations):
+        yield mpi.bsend(count=64, dest=right, tag=0)
+        yield mpi.recv(count=64, source=left, tag=0)
+
+
+TRACE_ARRAYS = ("buffer", "entries", "messages", "calls", "named_buffers", "named_entries")
+
+
+def rows(trace):
+    """The trace's rows as text (NaN equal to NaN)."""
+    return {name: repr(getattr(trace, name).tolist()) for name in TRACE_ARRAYS}
+
+
+def test_a_result_taken_during_a_run_keeps_the_trace_of_that_moment():
+    """Simulation.result() between steps shows the run as it is then; going on changes
+    neither that result's trace nor what the end shows."""
+    sim = ms.Simulation(bsend_ring, ranks=3)
+    for _ in range(12):
+        sim.step()
+    early = sim.result()
+    assert early.outcome is ms.Outcome.TIMEOUT
+    seen = rows(early.trace)
+    n_messages, n_calls = len(early.trace.messages), len(early.trace.calls)
+    assert 0 < n_messages < 9 and np.isnan(early.trace.calls["end"]).any()
+    while sim.step():
+        pass
+    end = sim.result()
+    assert rows(early.trace) == seen
+    assert len(end.trace.messages) == 9 and len(end.trace.calls) > n_calls
+    assert rows(end.trace) == rows(ms.run(bsend_ring, ranks=3).trace)
+    assert (end.trace.messages["id"][:n_messages] == early.trace.messages["id"]).all()
+
+
+def test_the_result_of_a_finished_run_builds_its_trace_once_and_pickles_with_it():
+    """The trace of a run that is over is built when first read (its recorded rows freed
+    then): results taken again show the same arrays, and a pickled result (what a sweep
+    sends between processes) carries them."""
+    sim = ms.Simulation(bsend_ring, ranks=4)
+    first = sim.run()
+    again = sim.result()
+    copy = pickle.loads(pickle.dumps(first))
+    assert rows(copy.trace) == rows(first.trace) == rows(again.trace)
+    assert len(first.trace.buffer) == 4 * (2 + 2 * 3)  # attach, 3 bsends, 3 completes, detach
+    assert (first.trace.buffer["capacity"] == 2 * (64 + ms.BSEND_OVERHEAD)).sum() == 4 * 7
+    assert len(sim.recorder.messages.data) == 0  # freed once built
+    unread = ms.run(bsend_ring, ranks=4)
+    assert rows(pickle.loads(pickle.dumps(unread)).trace) == rows(first.trace)
 
 
 def test_bad_settings_are_refused_with_the_key_named():
