@@ -1,6 +1,6 @@
 """Memory at scale: a rank that waits costs little, and a finished message costs only its
-trace rows (the trace read included). Measured in a fresh process with ``resource.getrusage`` (peak resident size),
-never with a clock."""
+trace rows (the trace read included). Measured in a fresh process with
+``resource.getrusage`` (peak resident size), never with a clock."""
 
 from __future__ import annotations
 
