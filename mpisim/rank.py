@@ -107,14 +107,23 @@ class ZeroTimeLoop(BaseException):
 class Rank:
     """The handle of one MPI process (``mpi`` in rank programs)."""
 
-    # Slots keep an idle rank small; ``__dict__`` stays for the attributes other layers
-    # add to a handle (made only when one is set).
+    # Slots keep an idle rank small: what every call reads is a slot; what most ranks never
+    # set is a class default below, and ``__dict__`` (made only when one is set) holds it
+    # then, as it holds the attributes other layers add to a handle.
     __slots__ = ("BSEND_OVERHEAD", "__dict__", "_buffered", "_call", "_call_nbytes", "_call_obj",
                  "_call_peer", "_call_tag", "_call_where", "_calls", "_colls", "_comms", "_env",
-                 "_group_calls", "_last_poll", "_last_time", "_log", "_named_buffers",
-                 "_named_sizes", "_overhead", "_policy", "_polling", "_profile", "_progress",
-                 "_same_time", "_self", "_sessions", "_space", "_starts", "_sync_all", "_tp",
-                 "_watch", "_where", "_world", "rank", "size")
+                 "_last_time", "_log", "_overhead", "_policy", "_polling", "_profile",
+                 "_progress", "_same_time", "_starts", "_sync_all", "_tp", "_watch", "_where",
+                 "rank", "size")
+
+    _space: _addr.AddressSpace | None = None  # its address space, made on first use
+    _world: Comm | None = None   # MPI_COMM_WORLD and MPI_COMM_SELF as it holds them
+    _self: Comm | None = None
+    _sessions = 0
+    _named_buffers: tuple[BufferedMode, ...] = ()  # its communicators' and sessions'
+    _group_calls: dict[tuple, int] | None = None
+    _named_sizes: dict | None = None  # the run's ``buffer: {comm: NAME, ...}``
+    _last_poll: tuple | None = None  # (call, detail, where) of its last failed poll
 
     def __init__(self, rank: int, size: int, env: Any, transport: Transport, buffered: BufferedMode,
                  colls: Collectives, config: Any, overhead: float, trace_calls: bool,
@@ -129,17 +138,10 @@ class Rank:
         self._buffered = buffered
         self._colls = colls
         self._comms = comms if comms is not None else Communicators(size, 0.0)
-        self._world: Comm | None = None
-        self._self: Comm | None = None
-        self._sessions = 0
-        # (Containers most ranks never fill are made when first needed: an idle rank is small.)
-        self._named_buffers: tuple[BufferedMode, ...] = ()  # its communicators' and sessions'
         self._policy = config.buffer_policy
-        self._group_calls: dict[tuple, int] | None = None
         self._profile = config.profile
         self._sync_all = config.force_ssend
         self._overhead = overhead
-        self._space: _addr.AddressSpace | None = None  # made on first use
         self._log = trace_calls
         self._calls: list[str] | tuple = [] if trace_calls else ()
         self._starts: array | tuple = array("d") if trace_calls else ()  # 8 bytes a call
@@ -155,8 +157,6 @@ class Rank:
         self._same_time = 0
         self._polling = False
         self._watch: Any = None  # the run's PollWatch (livelock detection), if any
-        self._last_poll: tuple | None = None  # (call, detail, where) of its last failed poll
-        self._named_sizes: dict | None = None  # the run's ``buffer: {comm: NAME, ...}``
 
     def __repr__(self) -> str:
         return f"<mpi rank {self.rank} of {self.size}>"

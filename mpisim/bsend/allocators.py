@@ -529,17 +529,18 @@ def make_allocator(kind: str, capacity: int, *, overhead: int, alignment: int = 
     ``sizing``; raises ValueError naming the bad argument."""
     if kind not in _KINDS:
         raise ValueError(f"allocator: {kind!r} is not one of {', '.join(KINDS)}")
-    check_sizing(sizing)
     _nonneg_int("capacity", capacity)
-    _nonneg_int("overhead", overhead)
-    if _nonneg_int("alignment", alignment) < 1 or alignment & (alignment - 1):
-        raise ValueError(f"alignment: expected a power of two >= 1, got {alignment!r}")
     return _KINDS[kind](capacity, _sizing(sizing, overhead, alignment))
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=64, typed=True)
 def _sizing(sizing: str, overhead: int, alignment: int) -> _StandardSizing:
-    """One sizing object per rule, shared by every buffer that charges entries by it."""
+    """One sizing object per rule, shared by every buffer that charges entries by it; its
+    arguments checked once (every rank of a run attaches with the same ones)."""
+    check_sizing(sizing)
+    _nonneg_int("overhead", overhead)
+    if _nonneg_int("alignment", alignment) < 1 or alignment & (alignment - 1):
+        raise ValueError(f"alignment: expected a power of two >= 1, got {alignment!r}")
     if sizing in _SIZINGS:
         return _SIZINGS[sizing](overhead, alignment)
     return _RuleSizing(EntryRule.parse(sizing))

@@ -353,7 +353,10 @@ class Transport:
     def wait_probe(self, rank: int, source: int, tag: int,
                    callback: Callable[[Message], None], ctx: int = 0) -> None:
         """Call ``callback(msg)`` when a matching message arrives unexpected."""
-        self.queues[rank].probes.append((source, tag, callback, ctx))
+        q = self.queues[rank]
+        if not q.probes:
+            q.probes = []
+        q.probes.append((source, tag, callback, ctx))
 
     @staticmethod
     def _wake_probes(q: MatchQueues, msg: Message) -> None:
