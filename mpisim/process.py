@@ -38,17 +38,19 @@ class RankProcess:
     ``run`` is what the process asks at each step (one object for all ranks):
     ``run.attach(rank)``, the event of the run's buffer attach, or None;
     ``run.call(rank)``, the program called (a generator, or a plain function's return
-    value); ``run.finalize(rank)``, what MPI_Finalize waits for, or None. ``exited``: the
-    callback told when it exits."""
+    value); ``run.finalize(rank)``, what MPI_Finalize waits for, or None;
+    ``run.exited(process)``, told when it has exited (its ``_ok`` and ``_value`` say how).
+    Nothing else waits for a rank's process, so its callback list is made only when it
+    exits."""
 
     __slots__ = ("_defused", "_generator", "_ok", "_result", "_target", "_value", "callbacks",
                  "env", "rank", "resume", "run")
 
-    def __init__(self, env: Any, rank: int, run: Any, exited: Callable[[Any], None]) -> None:
+    def __init__(self, env: Any, rank: int, run: Any) -> None:
         self.env = env
         self.rank = rank
         self.run = run
-        self.callbacks: list[Callable[[Any], None]] | None = [exited]
+        self.callbacks: list[Callable[[Any], None]] | None = None
         self._value: Any = PENDING
         self._ok = True
         self._generator: Any = None
@@ -152,6 +154,7 @@ class RankProcess:
         self._ok = ok
         self._value = value
         self._target = self._result = None
+        self.callbacks = [self.run.exited]
         self.env.schedule(self)
 
     def _wait(self, event: Any, then: Callable[[Any], None]) -> None:

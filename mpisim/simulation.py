@@ -121,8 +121,7 @@ class Simulation:
         self._final: Result | None = None  # the Result of a run that is over
         self._livelock: list[int] = []
         self.trace_stopped: float | None = None
-        exited = self._exited
-        self._procs = [RankProcess(self.env, r, self, exited) for r in range(ranks)]
+        self._procs = [RankProcess(self.env, r, self) for r in range(ranks)]
         watch = PollWatch(self.env, self._procs, self.handles, self.finished, self._livelocked)
         for h in self.handles:
             h._watch = watch
@@ -146,7 +145,7 @@ class Simulation:
             self.transport.enter_mpi(r)  # MPI_Finalize takes what arrived meanwhile
         return self.handles[r]._finalize()
 
-    def _exited(self, proc: Any) -> None:
+    def exited(self, proc: Any) -> None:
         """A rank's process ended (one bound method for all: no closure per rank)."""
         r = proc.rank
         if proc._ok:
