@@ -376,7 +376,8 @@ class Simulation:
         recorder, end_times = self.recorder, list(self.end_times)
         if not self._done:
             return recorder.build(end_times)
-        sizes = recorder.sizes()  # (what a program's finally block might add is not shown)
+        recorder.close()  # (nothing a program's finally block might do is recorded)
+        sizes = recorder.sizes()
         return Trace.later(lambda: recorder.build(end_times, release=True, sizes=sizes))
 
     def _outcome(self) -> tuple[Outcome, Any]:

@@ -210,6 +210,7 @@ class Recorder:
         self.completions = 0  # completions recorded in their entries' rows
         self._ids: dict[int, int] = {}  # row -> message id, where they differ (see message)
         self._built: Trace | None = None
+        self._named: tuple[np.ndarray, np.ndarray] | None = None  # (see close)
         self._events = self.buffer.vocab["event"]
         self.event_codes = {event: self.buffer.code("event", event) for event in BUFFER_EVENTS}
         self._modes = {mode: self.messages.code("mode", mode) for mode in MESSAGE_MODES}
@@ -323,9 +324,7 @@ class Recorder:
         if self._built is not None:
             return self._built
         n_buffer, n_entries, n_messages, n_calls = sizes or self.sizes()
-        named = np.array(self.named_rows, dtype=NAMED_BUFFER_DTYPE)
-        named_entries = np.array([(*(getattr(e, f) for f in ENTRY_DTYPE.names), e.owner.name)
-                                  for e in self.named_entry_records], dtype=NAMED_ENTRY_DTYPE)
+        named, named_entries = self._named or self._named_arrays()
         # one array at a time, the largest temporaries first, each stream freed once used
         buffer = self._buffer(n_buffer, n_entries)
         if release:
@@ -343,6 +342,22 @@ class Recorder:
             self.named_rows, self.named_entry_records = [], []
             self._built = trace
         return trace
+
+    def close(self) -> None:
+        """The run is over: record nothing more, and keep nothing of the run but the rows
+        (no clock; the communicators' and sessions' entries, which hold their buffers,
+        turned into rows now), so that a Result whose trace is not read yet holds no more."""
+        self.enabled = False
+        self.clock = None
+        if self._named is None:
+            self._named = self._named_arrays()
+            self.named_rows, self.named_entry_records = [], []
+
+    def _named_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        named = np.array(self.named_rows, dtype=NAMED_BUFFER_DTYPE)
+        named_entries = np.array([(*(getattr(e, f) for f in ENTRY_DTYPE.names), e.owner.name)
+                                  for e in self.named_entry_records], dtype=NAMED_ENTRY_DTYPE)
+        return named, named_entries
 
     def _messages(self, n: int) -> np.ndarray:
         rows = self.messages

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import pickle
 
@@ -11,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mpisim as ms
+from mpisim.p2p.events import Clock
 
 
 def ping(mpi, count=10):
@@ -129,6 +131,26 @@ def test_the_result_of_a_finished_run_builds_its_trace_once_and_pickles_with_it(
     assert len(sim.recorder.messages.data) == 0  # freed once built
     unread = ms.run(bsend_ring, ranks=4)
     assert rows(pickle.loads(pickle.dumps(unread)).trace) == rows(first.trace)
+
+
+def test_a_result_whose_trace_is_not_read_yet_holds_nothing_of_the_run():
+    """A finished run's trace is built when first read; until then the Result keeps the
+    recorded rows only, not the simulation (its clock, ranks and programs), even when the
+    run stopped with events still queued (an error) and a communicator's buffer in use."""
+    def program(mpi):
+        comm = yield mpi.comm_dup()
+        yield mpi.buffer_attach(1000)
+        yield mpi.comm_attach_buffer(1000, comm=comm)
+        yield mpi.bsend(count=10, dest=(mpi.rank + 1) % mpi.size, comm=comm)
+        if mpi.rank == 1:
+            raise ValueError("stops the run")
+        yield mpi.recv(count=10, source=(mpi.rank - 1) % mpi.size, comm=comm)
+
+    result = ms.run(program, ranks=3)
+    gc.collect()
+    assert result.outcome is ms.Outcome.ERROR
+    assert not [o for o in gc.get_objects() if isinstance(o, ms.Simulation | Clock)]
+    assert len(result.trace.named_buffers) and len(result.trace.messages) == 3
 
 
 def test_bad_settings_are_refused_with_the_key_named():
