@@ -33,8 +33,8 @@ __all__ = ["CALLS", "owned_buffer"]
 
 def owned_buffer(mpi: Any, call: str, owner: Any, create: bool) -> BufferedMode | None:
     """The buffered mode of a communicator or session (made on its first attach)."""
-    if not mpi._profile.mpi41_buffers:
-        raise missing_mpi41(call, mpi._profile)
+    if not mpi._config.profile.mpi41_buffers:
+        raise missing_mpi41(call, mpi._config.profile)
     if owner.buffer is None and create:
         kind = "session" if isinstance(owner, Session) else "comm"
         label = owner.name if kind == "session" else owner.label_or_name
@@ -54,12 +54,13 @@ def _do(mpi: Any, call: str, owner: Any, action: str, *args: Any) -> Event:
                 raise ErrArg(f"{call}: {owner!r} is not an active session")
         else:
             owner = mpi._comm(owner)
-        buffer = owned_buffer(mpi, call, owner, action == "attach" and mpi._policy != "process")
+        buffer = owned_buffer(mpi, call, owner,
+                              action == "attach" and mpi._config.buffer_policy != "process")
     except MPIError as e:
         mpi._enter(call)
         return failed(env, e)
     mpi._enter(call, obj=buffer)
-    policy = mpi._policy
+    policy = mpi._config.buffer_policy
     if policy == "process" or (buffer is None and action != "attach"):
         # ignored by mpi.buffer_policy "process", or nothing was ever attached to it
         return done(env, (None, 0)) if action == "detach" else (

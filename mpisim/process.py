@@ -44,7 +44,7 @@ class RankProcess:
     exits."""
 
     __slots__ = ("_defused", "_generator", "_ok", "_result", "_target", "_value", "callbacks",
-                 "env", "rank", "resume", "run")
+                 "env", "rank", "run")
 
     def __init__(self, env: Any, rank: int, run: Any) -> None:
         self.env = env
@@ -55,7 +55,6 @@ class RankProcess:
         self._ok = True
         self._generator: Any = None
         self._result: Any = None
-        self.resume = self._resume  # bound once: appended to every event it waits for
         start = self._target = _new(_Start)
         start.env, start.callbacks, start._ok, start._value = env, [self._started], True, None
         env.schedule(start, URGENT)
@@ -122,9 +121,11 @@ class RankProcess:
                 event = _NotAnEvent(event)
                 continue
             if callbacks is not None:
-                callbacks.append(self.resume)
+                callbacks.append(self)  # (called with the event: __call__ is _resume)
                 self._target = event
                 return
+
+    __call__ = _resume  # the process itself is the callback of the event it waits for
 
     # -- 3. finalize -----------------------------------------------------------------------
     def _returned(self, value: Any) -> None:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 import os
 import sys
-from array import array
 from typing import Any
 
 import numpy as np
@@ -110,11 +109,10 @@ class Rank:
     # Slots keep an idle rank small: what every call reads is a slot; what most ranks never
     # set is a class default below, and ``__dict__`` (made only when one is set) holds it
     # then, as it holds the attributes other layers add to a handle.
-    __slots__ = ("BSEND_OVERHEAD", "__dict__", "_buffered", "_call", "_call_nbytes", "_call_obj",
-                 "_call_peer", "_call_tag", "_call_where", "_calls", "_colls", "_comms", "_env",
-                 "_last_time", "_log", "_overhead", "_policy", "_polling", "_profile",
-                 "_progress", "_same_time", "_starts", "_sync_all", "_tp", "_watch", "_where",
-                 "rank", "size")
+    __slots__ = ("__dict__", "_buffered", "_call", "_call_nbytes", "_call_obj", "_call_peer",
+                 "_call_tag", "_call_where", "_colls", "_comms", "_config", "_env", "_last_time",
+                 "_log", "_overhead", "_polling", "_same_time", "_tp", "_watch", "_where", "rank",
+                 "size")
 
     _space: _addr.AddressSpace | None = None  # its address space, made on first use
     _world: Comm | None = None   # MPI_COMM_WORLD and MPI_COMM_SELF as it holds them
@@ -132,19 +130,14 @@ class Rank:
         self.size = size
         self._env = env
         self._where: str | None = None
-        self.BSEND_OVERHEAD = config.bsend_overhead
         self._tp = transport
-        self._progress = transport.progress
         self._buffered = buffered
         self._colls = colls
         self._comms = comms if comms is not None else Communicators(size, 0.0)
-        self._policy = config.buffer_policy
-        self._profile = config.profile
-        self._sync_all = config.force_ssend
+        self._config = config  # the run's MPIConfig, one for every rank: its profile,
+        # buffer_policy, force_ssend (what mpi.force_ssend makes every send), ...
         self._overhead = overhead
         self._log = trace_calls
-        self._calls: list[str] | tuple = [] if trace_calls else ()
-        self._starts: array | tuple = array("d") if trace_calls else ()  # 8 bytes a call
         self._call: str | None = None
         # What the call it is in works on: the fields of its CallDetail (``_detail``), kept
         # apart and the record built when read (building one per call cost 2 % of a message).
@@ -183,6 +176,11 @@ class Rank:
         return self._self
 
     @property
+    def BSEND_OVERHEAD(self) -> int:
+        """MPI_BSEND_OVERHEAD of the run's profile: bytes an entry takes beyond its data."""
+        return self._config.bsend_overhead
+
+    @property
     def now(self) -> float:
         """Simulated time in seconds (MPI_Wtime)."""
         return self._env._now
@@ -200,7 +198,7 @@ class Rank:
                nbytes: int = 0, obj: Any = None) -> None:
         """A call starts (an MPI call, or ``compute``): count it against a loop that never
         lets time advance, log it, and keep what it works on (its CallDetail) for reports."""
-        progress = self._progress
+        progress = self._tp.progress
         if progress is not None and call != "compute" and progress.computing[self.rank]:
             self._tp.enter_mpi(self.rank)  # an MPI call after computing: progress
         now = self._env._now
@@ -294,7 +292,7 @@ class Rank:
             self._enter(call, dest if isinstance(dest, int) else None, tag)
             return failed(env, e)
         where = self._where or _program_site()
-        if mode == BUFFERED and blocking and req is None and not self._sync_all \
+        if mode == BUFFERED and blocking and req is None and not self._config.force_ssend \
                 and dest != PROC_NULL:
             # A blocking bsend returns once its data is in the buffer: nothing will ever ask
             # for its request, so none is made (its entry carries what reports need).
@@ -310,7 +308,7 @@ class Rank:
         if dest == PROC_NULL:
             sreq.known(now)
             return done(env, None if blocking else sreq)
-        if self._sync_all and mode != SYNCHRONOUS:
+        if self._config.force_ssend and mode != SYNCHRONOUS:
             mode, sreq.forced = SYNCHRONOUS, True  # mpi.force_ssend (the safety check)
         if mode == BUFFERED:
             return self._bsend(call, sreq, where, dest, tag, nbytes, data, ctx, comm)
@@ -329,7 +327,7 @@ class Rank:
             earliest = self._buffered_for(comm).bsend(sreq, where, dest, tag, nbytes, data,
                                                       env._now + self._overhead, ctx)
         except ErrBuffer as e:
-            if self._profile.failed_bsend_stalls_pair:
+            if self._config.profile.failed_bsend_stalls_pair:
                 self._tp.stall(self.rank, dest, self._stall_cause(call, dest), ctx)
             return failed(env, e)
         return at(env, earliest, sreq)
@@ -348,7 +346,8 @@ class Rank:
     def _stall_cause(self, call: str, dest: int) -> str:
         where = f" ({self._call_where})" if self._call_where else ""
         return (f"rank {self.rank}'s {call} to rank {dest} failed with MPI_ERR_BUFFER at "
-                f"t = {format_time(self._env._now)}{where}; {self._profile.name} then never "
+                f"t = {format_time(self._env._now)}{where}; {self._config.profile.name} then "
+                f"never "
                 f"matches rank {self.rank}'s later messages to rank {dest}")
 
     def _until_done(self, req: Request, earliest: float) -> Event:
@@ -366,7 +365,7 @@ class Rank:
         communicator's, else its session's, else the process's (``mpi.buffer_policy``
         "process": always the process's; "communicator": an automatic one per
         communicator)."""
-        policy = self._policy
+        policy = self._config.buffer_policy
         if policy == "process":
             return self._buffered
         if comm is None:
@@ -374,7 +373,8 @@ class Rank:
             if comm is None and policy == "communicator":
                 comm = self.comm_world
         if comm is not None:
-            if policy == "communicator" and comm.buffer is None and self._profile.mpi41_buffers:
+            if policy == "communicator" and comm.buffer is None \
+                    and self._config.profile.mpi41_buffers:
                 owned_buffer(self, "MPI_Comm_attach_buffer", comm, True).attach(
                     BUFFER_AUTOMATIC, None)
             own = comm.buffer
@@ -389,12 +389,13 @@ class Rank:
         """MPI_Buffer_attach(size): ``buf`` (optional) is what detach hands back as address;
         ``size`` may be BUFFER_AUTOMATIC (MPI 4.1)."""
         self._enter("MPI_Buffer_attach")
-        if not self._profile.mpi41_buffers and (size is BUFFER_AUTOMATIC or (
+        if not self._config.profile.mpi41_buffers and (size is BUFFER_AUTOMATIC or (
                 isinstance(size, str) and automatic_or(str, size) is BUFFER_AUTOMATIC)):
-            return failed(self._env, ErrArg(f"{self._profile.name} has no MPI_BUFFER_AUTOMATIC "
+            return failed(self._env, ErrArg(f"{self._config.profile.name} has no "
+                                           "MPI_BUFFER_AUTOMATIC "
                                            "(an MPI 4.1 address; Open MPI 5.0 answers "
                                            "MPI_ERR_ARG)"))
-        if self._policy == "automatic":
+        if self._config.buffer_policy == "automatic":
             size = BUFFER_AUTOMATIC
         return self._buffered.attach(size, buf)
 
@@ -409,16 +410,16 @@ class Rank:
         the call have been transmitted (bsends made meanwhile by other requests do not
         delay it); the buffer stays attached."""
         self._enter("MPI_Buffer_flush")
-        if not self._profile.mpi41_buffers:
-            return failed(self._env, missing_mpi41("MPI_Buffer_flush", self._profile))
+        if not self._config.profile.mpi41_buffers:
+            return failed(self._env, missing_mpi41("MPI_Buffer_flush", self._config.profile))
         return self._buffered.flush()
 
     def buffer_iflush(self) -> Event:
         """MPI_Buffer_iflush (MPI 4.1): yields a Request that completes when the messages in
         the buffer at the call have been transmitted."""
         self._enter("MPI_Buffer_iflush")
-        if not self._profile.mpi41_buffers:
-            return failed(self._env, missing_mpi41("MPI_Buffer_iflush", self._profile))
+        if not self._config.profile.mpi41_buffers:
+            return failed(self._env, missing_mpi41("MPI_Buffer_iflush", self._config.profile))
         return self._buffered.iflush()
 
     def _finalize(self) -> Event | None:
@@ -626,8 +627,9 @@ class Rank:
         if end == math.inf:
             return failed(self._env, ErrArg(f"compute: the simulated clock would overflow "
                                            f"({self._env._now:.6g} s + {seconds:.6g} s)"))
-        if self._progress is not None and seconds > 0:
-            self._progress.computing[self.rank] = True
+        progress = self._tp.progress
+        if progress is not None and seconds > 0:
+            progress.computing[self.rank] = True
         return at(self._env, end, None)
 
     # -- datatypes and addresses (plain calls) -------------------------------------------

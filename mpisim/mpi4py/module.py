@@ -140,7 +140,7 @@ def Get_version() -> tuple[int, int]:
 def Get_library_version() -> str:
     mpi = current().mpi
     return (f"mpisim {__version__} (simulated MPI {MPI_VERSION[0]}.{MPI_VERSION[1]}, "
-            f"profile {mpi._profile.name}): mpi4py stand-in")
+            f"profile {mpi._config.profile.name}): mpi4py stand-in")
 
 
 def get_vendor() -> tuple[str, tuple[int, int, int]]:
