@@ -137,7 +137,7 @@ class Rank:
         self._config = config  # the run's MPIConfig, one for every rank: its profile,
         # buffer_policy, force_ssend (what mpi.force_ssend makes every send), ...
         self._overhead = overhead
-        self._log = trace_calls
+        self._log = transport.recorder.calls if trace_calls else None
         self._call: str | None = None
         # What the call it is in works on: the fields of its CallDetail (``_detail``), kept
         # apart and the record built when read (building one per call cost 2 % of a message).
@@ -210,8 +210,12 @@ class Rank:
             if self._same_time > SAME_TIME_CALLS:
                 raise ZeroTimeLoop(f"rank {self.rank} made {SAME_TIME_CALLS} calls at "
                                    f"t = {now:.9g} s without simulated time advancing")
-        if self._log:
-            self._tp.recorder.call(self.rank, call, now)
+        log = self._log  # the trace's call rows (rank, code, start), or None
+        if log is not None:  # (a row packed here, as mpisim.trace's hot writers do)
+            code = log.codes.get(call)
+            if code is None:
+                code = log.code("call", call)
+            log.data.extend(log.pack(self.rank, code, now))
         self._call = call
         self._call_peer = peer
         self._call_tag = tag

@@ -296,7 +296,7 @@ class Simulation:
         self.trace_stopped = self.env._now
         self.recorder.enabled = False
         for h in self.handles:
-            h._log = False
+            h._log = None
 
     @collector_paused()
     def _loop(self, limit: float | None, stop: float) -> bool:

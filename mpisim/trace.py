@@ -150,7 +150,7 @@ class Rows:
     does, without the call); a field written later, in place, is at byte
     ``record.fields[name][1]`` of its row."""
 
-    __slots__ = ("data", "pack", "record", "vocab")
+    __slots__ = ("codes", "data", "pack", "record", "vocab")
 
     def __init__(self, record: np.dtype, text: Sequence[str] = ()) -> None:
         self.record = record
@@ -158,6 +158,7 @@ class Rows:
                                                 for n in record.names)).pack
         self.data = bytearray()
         self.vocab: dict[str, dict[str, int]] = {n: {} for n in text}
+        self.codes = self.vocab[text[0]] if text else {}  # its first text column's
 
     def __len__(self) -> int:
         return len(self.data) // self.record.itemsize
@@ -215,8 +216,6 @@ class Recorder:
         self.event_codes = {event: self.buffer.code("event", event) for event in BUFFER_EVENTS}
         self._modes = {mode: self.messages.code("mode", mode) for mode in MESSAGE_MODES}
         self._protocols = {p: self.messages.code("protocol", p) for p in MESSAGE_PROTOCOLS}
-        self._calls = self.calls.vocab["call"]
-        self._call_pack = self.calls.pack
 
     def order(self) -> int:
         """The place of the event being processed in the event order (see
@@ -227,14 +226,7 @@ class Recorder:
         current = self.clock.current
         return (current[1] << 62) + current[2]
 
-    # -- calls -----------------------------------------------------------------------------
-    def call(self, rank: int, name: str, now: float) -> None:
-        """Rank ``rank`` starts the call ``name`` now (it ends when the rank's next starts)."""
-        code = self._calls.get(name)
-        if code is None:
-            code = self.calls.code("call", name)
-        self.calls.data.extend(self._call_pack(rank, code, now))
-
+    # -- calls: the ranks write their rows into ``calls`` themselves (Rank._enter) -------
     # -- buffers ---------------------------------------------------------------------------
     def buffer_state(self, rank: int, time: float, event: str, capacity: int, used: int,
                      live: int, entries: int, largest_free: int, requested: int = 0,
