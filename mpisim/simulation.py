@@ -48,7 +48,7 @@ from .errors import ErrOther, MPIError
 from .network import Network
 from .p2p.events import Clock, ClockOverflow
 from .p2p.protocols import Message, Transport
-from .process import RankProcess
+from .process import RankProcess, start_all
 from .rank import Rank, ZeroTimeLoop
 from .result import ErrorInfo, Outcome, RankSummary, Result, settings_in_force, unreceived_entry
 from .settings import RUN
@@ -122,6 +122,7 @@ class Simulation:
         self._livelock: list[int] = []
         self.trace_stopped: float | None = None
         self._procs = [RankProcess(self.env, r, self) for r in range(ranks)]
+        start_all(self.env, self._procs)
         watch = PollWatch(self.env, self._procs, self.handles, self.finished, self._livelocked)
         for h in self.handles:
             h._watch = watch
