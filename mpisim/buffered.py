@@ -42,45 +42,42 @@ from typing import Any
 
 from simpy.events import NORMAL, Event
 
-from .bsend.allocators import make_allocator
+from .bsend.allocators import Entry, make_allocator
 from .bsend.buffer import BufferSummary, overflow_error, synthetic_address, unattached_error
 from .constants import BUFFER_AUTOMATIC, COUNT_MAX, PROC_NULL, automatic_or
 from .errors import ErrArg, ErrBuffer, ErrOther, MPIError, error_for_class
 from .p2p.events import callback_at, callback_in_place, done, failed, fire_at, order_of, pending
 from .p2p.protocols import BUFFERED
 from .p2p.requests import Request
-from .trace import ENTRY_DONE, ENTRY_FREED, Recorder, put_time
+from .trace import ENTRY_DONE, ENTRY_FREED, NAN, Recorder, put_time
 from .units import UnitError, parse_size
 
 __all__ = ["BufferedMode", "PendingEntry", "missing_mpi41"]
 
 
-class PendingEntry:
-    """One entry of the attached buffer: its space, the send posted for it, its times.
+class PendingEntry(Entry):
+    """One entry of the attached buffer: its space (the allocator's :class:`Entry` it is),
+    the send posted for it, its times.
 
     For the transport it is the send's request (``known``, ``done_at``, ``waiting``); for
     the trace, the entry's row (``rank``, ``msg``, ``offset``, ``size``, ``packed``,
-    ``alloc``, ``done``, ``freed``, ``attach``).
+    ``alloc``, ``completed``, ``freed``, ``attach``).
     """
 
-    __slots__ = ("alloc", "attach", "done", "done_at", "dst", "eid", "entry", "freed", "msg",
-                 "offset", "owner", "packed", "rank", "row", "size", "sreq", "waiting", "where")
+    __slots__ = ("alloc", "attach", "completed", "done_at", "dst", "eid", "freed", "msg",
+                 "owner", "rank", "row", "sreq", "waiting", "where")
 
     call = "MPI_Bsend"
 
-    def __init__(self, owner: BufferedMode, entry: Any, dst: int, now: float,
-                 where: Any) -> None:
+    def __init__(self, owner: BufferedMode, dst: int, now: float, where: Any) -> None:
+        # offset, size, packed and done: set by the allocator when it places the entry
         self.owner = owner
-        self.entry = entry            # the allocator's entry (offset arithmetic)
         self.rank = owner.rank
         self.dst = dst
         self.msg = -1
-        self.offset = entry.offset
-        self.size = entry.size
-        self.packed = entry.packed
         self.alloc = now
-        self.done = float("nan")
-        self.freed = float("nan")
+        self.completed = NAN          # when its send completed (the trace's "done")
+        self.freed = NAN
         self.attach = owner.attaches - 1
         self.done_at: float | None = None
         self.waiting: Any = None  # a Cause: why the send cannot go yet (deadlock reports)
@@ -170,7 +167,7 @@ class BufferedMode:
             self.settle()
         if self.allocator is None:
             return []
-        return sorted({e.tag.dst for e in self.allocator.entries() if not e.done})
+        return sorted({e.dst for e in self.allocator.entries() if not e.done})
 
     # -- the calls -----------------------------------------------------------------------
     def attach(self, size: int | str, address: Any) -> Event:
@@ -262,18 +259,17 @@ class BufferedMode:
         if alloc is None:
             self.summary.overflows += 1
             raise unattached_error(self.config, packed)
-        placed, freed = alloc.allocate(packed)
+        entry, freed = alloc.allocate(packed, PendingEntry(self, dst, now, where))
         for e in freed:
             self._freed(e, now)
-        if placed is None:
+        if entry is None:
             self.summary.overflows += 1
             self._record(now, "overflow", alloc.entry_size(packed))
             raise overflow_error(alloc, self.config, packed)
-        entry = placed.tag = PendingEntry(self, placed, dst, now, where)
         if self.name != "process":
             self.recorder.named_entry(entry)
         self.summary.bsends += 1
-        self._record(now, "bsend", placed.size)
+        self._record(now, "bsend", entry.size)
         return entry
 
     def complete(self, entry: PendingEntry) -> None:
@@ -282,13 +278,13 @@ class BufferedMode:
 
     def _complete(self, entry: PendingEntry, now: float, order: int | None) -> None:
         alloc = self.allocator
-        alloc.complete(entry.entry)
-        entry.done = now
+        alloc.complete(entry)
+        entry.completed = now
         if entry.row >= 0:
             put_time(self.recorder.entries.data, entry.row + ENTRY_DONE, now)
         self._record(now, "complete", 0, order, entry)
         if self._flushes:
-            self._flushed(id(entry.entry))
+            self._flushed(id(entry))
         if alloc.pending == 0 and self._drain:
             callbacks, self._drain = self._drain, None
             for callback in callbacks:
@@ -385,10 +381,9 @@ class BufferedMode:
 
     def _freed(self, entry: Any, now: float) -> None:
         """The allocator returned the entry's space: its trace row is final."""
-        pe, entry.tag = entry.tag, None  # (no reference cycle left behind)
-        pe.freed = now
-        if pe.row >= 0:
-            put_time(self.recorder.entries.data, pe.row + ENTRY_FREED, now)
+        entry.freed = now
+        if entry.row >= 0:
+            put_time(self.recorder.entries.data, entry.row + ENTRY_FREED, now)
 
     def _when_drained(self, callback: Callable[[], None]) -> None:
         self._wake_on_completions()

@@ -263,7 +263,8 @@ class Recorder:
     # -- entries: a row from posting on, its later times written into it ----------------
     def entry(self, record: Any) -> int:
         """Record a buffer entry whose send was just posted (its attributes are
-        ENTRY_DTYPE's fields, as they are now); returns where its row is in
+        ENTRY_DTYPE's fields as they are now, its ``completed`` time the ``done`` column);
+        returns where its row is in
         :attr:`entries`' ``data`` (its completion and its freeing: :func:`put_time` at ``row +
         ENTRY_DONE``, ``row + ENTRY_FREED``, NaN until they happen; its completion's buffer
         row: :meth:`completed`); -1 when the recorder is off. Entries are recorded in
@@ -273,7 +274,7 @@ class Recorder:
         rows = self.entries
         row = len(rows.data)
         rows.data.extend(rows.pack(record.rank, record.msg, record.offset, record.size,
-                                   record.packed, record.alloc, record.done, record.freed,
+                                   record.packed, record.alloc, record.completed, record.freed,
                                    record.attach, 0, 0, 0, NO_ROW))
         return row
 
@@ -347,7 +348,8 @@ class Recorder:
 
     def _named_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         named = np.array(self.named_rows, dtype=NAMED_BUFFER_DTYPE)
-        named_entries = np.array([(*(getattr(e, f) for f in ENTRY_DTYPE.names), e.owner.name)
+        named_entries = np.array([(e.rank, e.msg, e.offset, e.size, e.packed, e.alloc,
+                                   e.completed, e.freed, e.attach, e.owner.name)
                                   for e in self.named_entry_records], dtype=NAMED_ENTRY_DTYPE)
         return named, named_entries
 

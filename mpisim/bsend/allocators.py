@@ -68,16 +68,16 @@ OPENMPI_START = 8      # Open MPI moves the buffer start up by 8 bytes
 
 
 class Entry:
-    """One pending message entry (PME) of the attached buffer."""
+    """One pending message entry (PME) of the attached buffer. A caller that keeps more
+    about each entry passes its own, of a subclass, to ``allocate`` (one object per entry)."""
 
-    __slots__ = ("done", "offset", "packed", "size", "tag")
+    __slots__ = ("done", "offset", "packed", "size")
 
     def __init__(self, offset: int, size: int, packed: int) -> None:
         self.offset = offset      # first byte of the entry in the buffer
         self.size = size          # bytes it takes (overhead and padding included)
         self.packed = packed      # packed message bytes it holds
         self.done = False         # its nonblocking standard send has completed
-        self.tag: object = None   # the caller's (the message); never read here
 
     def __repr__(self) -> str:
         state = "done" if self.done else "pending"
@@ -88,8 +88,9 @@ class Entry:
 class Allocator(Protocol):
     """What the attached buffer needs from an allocator.
 
-    ``allocate(packed)`` returns ``(entry, freed)``: the new entry (None: overflow) and the
-    entries whose space its reclaim step returned, so that the caller can date them;
+    ``allocate(packed, entry=None)`` returns ``(entry, freed)``: the new entry (None:
+    overflow; ``entry``, placed, when the caller gives one of its own) and the entries
+    whose space its reclaim step returned, so that the caller can date them;
     ``held`` counts entries still taking space, completed-but-unreclaimed included.
     """
 
@@ -101,7 +102,8 @@ class Allocator(Protocol):
     held: int
 
     def entry_size(self, packed: int) -> int: ...
-    def allocate(self, packed: int) -> tuple[Entry | None, Sequence[Entry]]: ...
+    def allocate(self, packed: int,
+                 entry: Entry | None = None) -> tuple[Entry | None, Sequence[Entry]]: ...
     def complete(self, entry: Entry) -> None: ...
     def entries(self) -> list[Entry]: ...
     def free_total(self) -> int: ...
@@ -274,12 +276,16 @@ class _Base:
         """Bytes not held now (before any reclaim): capacity - used."""
         return self.capacity - self.used
 
-    def _new(self, offset: int, n: int, packed: int) -> Entry:
+    def _new(self, offset: int, n: int, packed: int, entry: Entry | None) -> Entry:
+        """The entry placed at ``offset``: the caller's ``entry``, or a new one."""
         self.pending += 1
         self.live += n
         self.used += n
         self.held += 1
-        return Entry(offset, n, packed)
+        if entry is None:
+            return Entry(offset, n, packed)
+        entry.offset, entry.size, entry.packed, entry.done = offset, n, packed, False
+        return entry
 
     def _freed(self, entry: Entry) -> None:
         self.used -= entry.size
@@ -361,7 +367,8 @@ class CircularAllocator(_Base):
             return self._base
         return None
 
-    def allocate(self, packed: int) -> tuple[Entry | None, Sequence[Entry]]:
+    def allocate(self, packed: int,
+                 entry: Entry | None = None) -> tuple[Entry | None, Sequence[Entry]]:
         """Reclaim from the head, then place after the tail or at the start; (entry or None
         for an overflow, the entries reclaimed)."""
         if packed < 0:
@@ -371,7 +378,7 @@ class CircularAllocator(_Base):
         offset = self._place(n)
         if offset is None:
             return None, freed
-        entry = self._new(offset, n, packed)
+        entry = self._new(offset, n, packed, entry)
         if not self._q:
             self.head = offset
         self._q.append(entry)
@@ -430,7 +437,8 @@ class FirstFitAllocator(_Base):
         self._held = keep
         return freed
 
-    def allocate(self, packed: int) -> tuple[Entry | None, Sequence[Entry]]:
+    def allocate(self, packed: int,
+                 entry: Entry | None = None) -> tuple[Entry | None, Sequence[Entry]]:
         """Free every completed entry, then take the first free block that fits; (entry or
         None for an overflow, the entries freed)."""
         if packed < 0:
@@ -441,14 +449,14 @@ class FirstFitAllocator(_Base):
         for i, e in enumerate(held):
             n = take(e.offset - prev, packed)
             if n is not None:
-                entry = self._new(prev, n, packed)
+                entry = self._new(prev, n, packed, entry)
                 held.insert(i, entry)
                 return entry, freed
             prev = e.offset + e.size
         n = take(self.capacity - prev, packed)
         if n is None:
             return None, freed
-        entry = self._new(prev, n, packed)
+        entry = self._new(prev, n, packed, entry)
         held.append(entry)
         return entry, freed
 
@@ -480,7 +488,7 @@ class UnboundedAllocator(_Base):
         """Entries still held, in address order."""
         return list(self._held)
 
-    def allocate(self, packed: int) -> tuple[Entry, Sequence[Entry]]:
+    def allocate(self, packed: int, entry: Entry | None = None) -> tuple[Entry, Sequence[Entry]]:
         """Free every completed entry, then place after the last one; (entry, the entries
         freed): never an overflow."""
         if packed < 0:
@@ -493,7 +501,7 @@ class UnboundedAllocator(_Base):
                 self._freed(e)
         if not self._held:
             self._next = self._base
-        entry = self._new(self._next, self.sizing.entry_size(packed), packed)
+        entry = self._new(self._next, self.sizing.entry_size(packed), packed, entry)
         self._held[entry] = None
         self._next += entry.size
         self.peak_needed = max(self.peak_needed, self.sizing.start + self.used)
