@@ -39,7 +39,7 @@ from heapq import heappop, heappush
 from typing import Any
 
 from simpy.core import EmptySchedule, Environment
-from simpy.events import NORMAL, Event
+from simpy.events import NORMAL, PENDING, Event
 
 __all__ = ["Clock", "ClockOverflow", "at", "callback_at", "callback_in_place", "done", "failed",
            "fire_at", "order_of", "pending"]
@@ -128,8 +128,13 @@ def failed(env: Environment, exc: BaseException) -> Event:
 
 
 def pending(env: Environment) -> Event:
-    """An event that happens when someone fires it (``fire_at``)."""
-    return Event(env)
+    """An event that happens when someone fires it (``fire_at``): SimPy's ``Event(env)``,
+    built in this frame."""
+    ev = _new(Event)
+    ev.env = env
+    ev.callbacks = []
+    ev._value = PENDING
+    return ev
 
 
 def fire_at(ev: Event, when: float, value: Any = None, ok: bool = True) -> None:
