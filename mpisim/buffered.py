@@ -332,7 +332,8 @@ class BufferedMode:
 
     # -- attach, detach, drain -----------------------------------------------------------
     def _attach(self, size: Any, address: Any) -> None:
-        self.settle()
+        if self._due:
+            self.settle()
         if size is not BUFFER_AUTOMATIC:
             if isinstance(size, bool) or not isinstance(size, int):
                 raise ErrArg(f"buffer size must be an integer number of bytes, got {size!r}")

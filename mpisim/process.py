@@ -21,8 +21,8 @@ bound method made once, not one per wait. It is scheduled as SimPy schedules eve
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Sequence
+from types import GeneratorType
 from typing import Any
 
 from simpy.events import PENDING, URGENT
@@ -90,7 +90,7 @@ class RankProcess:
         except BaseException as e:
             self._exit(False, _without_this_frame(e))
             return
-        if inspect.isgenerator(body):
+        if isinstance(body, GeneratorType):
             self._generator = body
             self._resume(_STARTED)
         else:
