@@ -66,6 +66,8 @@ def _main(argv: Sequence[str] | None) -> int:
 
 # -- parser ------------------------------------------------------------------------------
 def _parser() -> argparse.ArgumentParser:
+    from .scenario.options import add_min_buffer_options
+
     p = argparse.ArgumentParser(
         prog="mpisim", description="Simulate MPI buffered communication (MPI_Bsend and the "
         "attached buffer): does a communication pattern complete, deadlock or overflow?",
@@ -112,17 +114,10 @@ def _parser() -> argparse.ArgumentParser:
     mb = _command(sub, "min-buffer", "smallest attach size with which the program completes "
                   "without overflow (searches the program's own buffer_attach, else `buffer`)",
                   _cmd_min_buffer)
-    who = mb.add_mutually_exclusive_group()
-    who.add_argument("--rank", type=int, default=None,
-                     help="search only this rank's size (the other ranks unbounded)")
-    who.add_argument("--per-rank", action="store_true",
-                     help="search each rank that buffers in turn (the others unbounded)")
+    add_min_buffer_options(mb)
     mb.add_argument("--buffer", metavar="comm:NAME", default=None,
                     help="search the buffer the program attaches to communicator NAME (its "
                          "scenario name) instead of the process buffer (MPI 4.1)")
-    mb.add_argument("--seeds", metavar="A..B", default=None,
-                    help="worst case over these seeds (network jitter is seeded): 0..99 or "
-                         "1,2,3")
 
     _command(sub, "validate", "load and check a scenario without running it", _cmd_validate)
 

@@ -14,7 +14,7 @@ resource = pytest.importorskip("resource")  # POSIX only
 
 RANKS = 16384
 
-PROBE = """
+COMMON = """
 import json, resource, sys
 import mpisim as ms
 
@@ -25,23 +25,36 @@ def ring(mpi, iterations):
         yield mpi.bsend(count=1024, dest=right, tag=0)
         yield mpi.recv(count=1024, source=left, tag=0)
 
-ranks, iterations, trace = json.loads(sys.argv[1])
+def peak():  # peak resident size of this process so far, in bytes
+    scale = 1 if sys.platform == "darwin" else 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+
+args = json.loads(sys.argv[1])
+"""
+
+
+def probe(body: str, *args: object) -> object:
+    """Run ``body`` after COMMON in a fresh process, ``args`` as its ``args``; what it
+    prints, as JSON."""
+    out = subprocess.run([sys.executable, "-c", COMMON + body, json.dumps(args)],
+                         capture_output=True, text=True, check=True, timeout=300)
+    return json.loads(out.stdout)
+
+
+PROBE = """
+ranks, iterations, trace = args
 ms.run(ring, ranks=2, params={"iterations": 1})  # imports and first-use caches
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before = peak()
 r = ms.run(ring, ranks=ranks, params={"iterations": iterations}, trace=trace)
 arrays = [getattr(r.trace, name) for name in ("buffer", "entries", "messages", "calls")]
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-scale = 1 if sys.platform == "darwin" else 1024
 print(json.dumps({"outcome": r.outcome.value, "received": r.messages["received"],
-                  "added": (after - before) * scale}))
+                  "added": peak() - before}))
 """
 
 
 def peak_added(ranks: int, iterations: int, trace: bool) -> int:
     """Bytes the run added to the peak resident size of a fresh process."""
-    out = subprocess.run([sys.executable, "-c", PROBE, json.dumps([ranks, iterations, trace])],
-                         capture_output=True, text=True, check=True, timeout=300)
-    got = json.loads(out.stdout)
+    got = probe(PROBE, ranks, iterations, trace)
     assert got["outcome"] == "completed" and got["received"] == ranks * iterations
     return got["added"]
 
@@ -65,35 +78,21 @@ def test_a_recorded_message_costs_a_few_hundred_bytes_at_the_peak():
 
 
 RECORDING = """
-import json, resource, sys
-import mpisim as ms
-
-def ring(mpi, iterations):
-    right, left = (mpi.rank + 1) % mpi.size, (mpi.rank - 1) % mpi.size
-    yield mpi.buffer_attach(4 * (1024 + mpi.BSEND_OVERHEAD))
-    for _ in range(iterations):
-        yield mpi.bsend(count=1024, dest=right, tag=0)
-        yield mpi.recv(count=1024, source=left, tag=0)
-
-ranks, iterations, trace = json.loads(sys.argv[1])
+ranks, iterations, trace = args
 ms.run(ring, ranks=2, params={"iterations": 1})  # imports and first-use caches
 sim = ms.Simulation(ring, ranks=ranks, params={"iterations": iterations}, trace=trace)
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before = peak()
 while sim.step():
     pass
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-scale = 1 if sys.platform == "darwin" else 1024
 print(json.dumps({"finished": all(sim.finished), "sent": sim.transport.sent,
-                  "added": (after - before) * scale}))
+                  "added": peak() - before}))
 """
 
 
 def recording_added(trace: bool) -> tuple[int, int]:
     """(bytes a 64-rank bsend ring of 1000 messages a rank added to the peak while it ran,
     messages sent), in a fresh process; the trace is not built."""
-    out = subprocess.run([sys.executable, "-c", RECORDING, json.dumps([64, 1000, trace])],
-                         capture_output=True, text=True, check=True, timeout=300)
-    got = json.loads(out.stdout)
+    got = probe(RECORDING, 64, 1000, trace)
     assert got["finished"] and got["sent"] == 64 * 1000
     return got["added"], got["sent"]
 
@@ -108,26 +107,12 @@ def test_the_trace_costs_at_most_256_bytes_per_bsend_while_it_is_recorded():
 
 
 MANY_RUNS = """
-import resource, sys
-import mpisim as ms
-
-def ring(mpi, iterations):
-    right, left = (mpi.rank + 1) % mpi.size, (mpi.rank - 1) % mpi.size
-    yield mpi.buffer_attach(4 * (1024 + mpi.BSEND_OVERHEAD))
-    for _ in range(iterations):
-        yield mpi.bsend(count=1024, dest=right, tag=0)
-        yield mpi.recv(count=1024, source=left, tag=0)
-
-def peak():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
 for _ in range(50):
     ms.run(ring, ranks=64, params={"iterations": 20})
 after_50 = peak()
 for _ in range(250):
     ms.run(ring, ranks=64, params={"iterations": 20})
-scale = 1 if sys.platform == "darwin" else 1024
-print((peak() - after_50) * scale)
+print(peak() - after_50)
 """
 
 
@@ -138,6 +123,4 @@ def test_runs_one_after_another_do_not_pile_up_memory():
     (mpisim.collector). 250 more runs of a 64-rank ring add at most 16 MiB to the peak
     (about 3 MiB today, the collector's own rhythm; each run's objects take about 0.4 MiB,
     so runs kept alive until a rare full collection would add about 100 MiB)."""
-    out = subprocess.run([sys.executable, "-c", MANY_RUNS], capture_output=True, text=True,
-                         check=True, timeout=300)
-    assert int(out.stdout) <= 16 * 1024 * 1024
+    assert probe(MANY_RUNS) <= 16 * 1024 * 1024

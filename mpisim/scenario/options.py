@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["add_run_options"]
+__all__ = ["add_min_buffer_options", "add_run_options"]
 
 
 def add_run_options(p: argparse.ArgumentParser, *, program: str, as_written: str,
@@ -38,10 +38,17 @@ def add_run_options(p: argparse.ArgumentParser, *, program: str, as_written: str
                    help="with --vary: worker processes (default: cores)")
     p.add_argument("--buffered", action="store_true", help="with --check: keep bsends "
                    "buffered, make only the other sends synchronous")
+    add_min_buffer_options(p, "with --min-buffer: ")
+
+
+def add_min_buffer_options(p: argparse.ArgumentParser, when: str = "") -> None:
+    """Whose buffer a min-buffer search sizes (--rank, --per-rank) and over which seeds;
+    ``when`` prefixes their help (a command where the search is one mode of several)."""
     who = p.add_mutually_exclusive_group()
     who.add_argument("--rank", type=int, default=None,
-                     help="with --min-buffer: search only this rank's size")
+                     help=f"{when}search only this rank's size (the other ranks unbounded)")
     who.add_argument("--per-rank", action="store_true",
-                     help="with --min-buffer: search each rank that buffers in turn")
+                     help=f"{when}search each rank that buffers in turn (the others unbounded)")
     p.add_argument("--seeds", metavar="A..B", default=None,
-                   help="with --min-buffer: worst case over these seeds")
+                   help=f"{when}worst case over these seeds (network jitter is seeded): "
+                        "0..99 or 1,2,3")
