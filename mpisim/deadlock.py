@@ -119,7 +119,7 @@ class PollWatch:
 
     def stuck(self, mpi: Any, later: Any, pollers: list[Any]) -> bool:
         """Nothing is scheduled but the polling ranks' own next steps."""
-        allowed = {id(later)} | {id(self.procs[h.rank]._target) for h in pollers
+        allowed = {id(later)} | {id(self.procs[h.rank].target) for h in pollers
                                  if h is not mpi}
         return all(id(item[-1]) in allowed for item in self.env._queue)
 

@@ -296,21 +296,21 @@ class Rank:
             self._enter(call, dest if isinstance(dest, int) else None, tag)
             return failed(env, e)
         where = self._where or _program_site()
-        if mode == BUFFERED and blocking and req is None and not self._config.force_ssend \
-                and dest != PROC_NULL:
-            # A blocking bsend returns once its data is in the buffer: nothing will ever ask
-            # for its request, so none is made (its entry carries what reports need).
-            self._enter(call, dest, tag, nbytes)
-            return self._bsend(call, None, where, dest, tag, nbytes, data, ctx, comm)
-        sreq = (Request("send", call, self.rank, dest, tag, nbytes) if req is None
-                else req.restart(dest, tag, nbytes))
-        sreq.where = where
-        if ctx:
-            sreq.ctx, sreq.comm = ctx, comm
+        sreq: Request | None
+        if mode == BUFFERED and blocking and req is None and not self._config.force_ssend:
+            sreq = None  # a blocking bsend returns once its data is in the buffer: nothing
+            # will ever ask for its request (its buffer entry carries what reports need)
+        else:
+            sreq = (Request("send", call, self.rank, dest, tag, nbytes) if req is None
+                    else req.restart(dest, tag, nbytes))
+            sreq.where = where
+            if ctx:
+                sreq.ctx, sreq.comm = ctx, comm
         self._enter(call, dest, tag, nbytes, sreq)
         now = env._now
         if dest == PROC_NULL:
-            sreq.known(now)
+            if sreq is not None:
+                sreq.known(now)
             return done(env, None if blocking else sreq)
         if self._config.force_ssend and mode != SYNCHRONOUS:
             mode, sreq.forced = SYNCHRONOUS, True  # mpi.force_ssend (the safety check)
@@ -351,8 +351,7 @@ class Rank:
         where = f" ({self._call_where})" if self._call_where else ""
         return (f"rank {self.rank}'s {call} to rank {dest} failed with MPI_ERR_BUFFER at "
                 f"t = {format_time(self._env._now)}{where}; {self._config.profile.name} then "
-                f"never "
-                f"matches rank {self.rank}'s later messages to rank {dest}")
+                f"never matches rank {self.rank}'s later messages to rank {dest}")
 
     def _until_done(self, req: Request, earliest: float) -> Event:
         """The event of a blocking send: it happens when the request completes."""

@@ -147,7 +147,7 @@ class Simulation:
         return self.handles[r]._finalize()
 
     def exited(self, proc: Any) -> None:
-        """A rank's process ended (one bound method for all: no closure per rank)."""
+        """A rank's process ended (RankProcess tells the run)."""
         r = proc.rank
         if proc._ok:
             self.finished[r] = True

@@ -95,11 +95,6 @@ class Clock(Environment):
             raise exc
 
 
-def _overflow(env: Any, when: float) -> None:
-    """``when`` is not a finite time: Clock.schedule raises ClockOverflow with its message."""
-    env.schedule(None, NORMAL, when - env._now)
-
-
 def order_of(priority: int, eid: int) -> int:
     """One integer that sorts as (priority, sequence number) do in SimPy's queue."""
     return (priority << 62) + eid
@@ -139,14 +134,10 @@ def pending(env: Environment) -> Event:
 
 def fire_at(ev: Event, when: float, value: Any = None, ok: bool = True) -> None:
     """Schedule a pending event to happen at simulated time ``when`` (>= now)."""
+    env = ev.env
     ev._ok = ok
     ev._value = value
-    env = ev.env
-    now = env._now
-    t = now + (when - now)  # what Clock.schedule(ev, NORMAL, when - now) queues, inlined
-    if not t < _INF:
-        _overflow(env, when)
-    heappush(env._queue, (t, NORMAL, next(env._eid), ev))
+    env.schedule(ev, NORMAL, when - env._now)
 
 
 def at(env: Environment, when: float, value: Any = None) -> Event:
@@ -159,11 +150,7 @@ def at(env: Environment, when: float, value: Any = None) -> Event:
     ev.callbacks = []
     ev._value = value
     ev._ok = True
-    now = env._now
-    t = now + (when - now)  # what Clock.schedule(ev, NORMAL, when - now) queues, inlined
-    if not t < _INF:
-        _overflow(env, when)
-    heappush(env._queue, (t, NORMAL, next(env._eid), ev))
+    env.schedule(ev, NORMAL, when - env._now)
     return ev
 
 
@@ -174,11 +161,7 @@ def callback_at(env: Environment, when: float, fn: Callable[[Event], None], valu
     ev.callbacks = [fn]
     ev._value = value
     ev._ok = True
-    now = env._now
-    t = now + (when - now)  # what Clock.schedule(ev, NORMAL, when - now) queues, inlined
-    if not t < _INF:
-        _overflow(env, when)
-    heappush(env._queue, (t, NORMAL, next(env._eid), ev))
+    env.schedule(ev, NORMAL, when - env._now)
 
 
 def callback_in_place(env: Environment, when: float, eid: int, fn: Callable[[Event], None],

@@ -98,9 +98,7 @@ class Request:
     def restart(self, peer: int, tag: int, nbytes: int | None) -> Request:
         """Start this (persistent) request again (3.9): active, nothing known yet."""
         self.peer, self.tag, self.nbytes = peer, tag, nbytes
-        self.done_at = self.status = self.waiters = None
-        self.__dict__.pop("error", None)
-        self.__dict__.pop("waiting", None)
+        self.done_at = self.status = self.error = self.waiters = self.waiting = None
         self.active = True
         return self
 
