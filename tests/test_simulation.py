@@ -373,3 +373,26 @@ def test_a_program_that_is_a_plain_function_runs_and_returns_its_value():
     """A rank's program need not be a generator: it returns, then MPI_Finalize."""
     r = ms.run(returns_at_once, ranks=3)
     assert r.outcome is ms.Outcome.COMPLETED and r.returned == [0, 10, 20]
+
+
+def test_a_normal_exit_costs_no_event_and_is_recorded_when_it_happens():
+    """Ranks that return are told to the run at once (one event starts them all, none is
+    spent on their exits); each one's end time is when its program returned."""
+    sim = ms.Simulation(returns_at_once, ranks=1000)
+    r = sim.run()
+    assert sim.events == 1 and r.outcome is ms.Outcome.COMPLETED
+    sim = ms.Simulation(ping, ranks=2)
+    r = sim.run()
+    ends = [rank.end_time for rank in r.ranks]
+    assert 0 < ends[0] < ends[1] == r.sim_time  # the send completes before its delivery
+
+
+def fails_at_once(mpi):
+    yield mpi.send(count=1, dest=mpi.size)
+
+
+def test_an_exit_by_an_error_is_reported_in_event_order():
+    """Two ranks failing at the same instant: the first in the event order (rank 0, started
+    first) is the run's error."""
+    r = ms.run(fails_at_once, ranks=2)
+    assert r.outcome is ms.Outcome.ERROR and r.error.rank == 0
