@@ -25,7 +25,8 @@ Each entry is a :class:`PendingEntry`. The model implementation's pending messag
 holds the request of the standard send posted for it (3.6.1); here the entry *is* that
 send's request as the transport sees it (the transport tells it when the send completes),
 and it is also what the entry's row of the trace is made of: the row is written when the
-send is posted, its completion and freeing times into it in place when they happen.
+entry is placed, with the bsend's buffer state, and its completion (with the buffer state
+after it) and freeing are written into it in place when they happen.
 
 One buffer per process (3.6): attaching while one is attached is MPI_ERR_BUFFER. With none
 attached MPI behaves as with a zero-size buffer, so a bsend overflows. Detach blocks until
@@ -83,7 +84,7 @@ class PendingEntry(Entry):
         self.waiting: Any = None  # a Cause: why the send cannot go yet (deadlock reports)
         self.sreq: Request | None = None  # the user's request, when it completes with the send
         self.where = where            # the bsend's place in the program (reports)
-        self.row = -1                 # its row in the trace, once recorded (see bsend)
+        self.row = -1                 # its row in the trace, once recorded (see _reserve)
         self.eid = -1                 # its completion's place in the event order, if due
 
     def known(self, when: float) -> None:
@@ -243,10 +244,8 @@ class BufferedMode:
         at_once = self.profile.ibsend_completes_at_once
         if not at_once:
             entry.sreq = sreq
-        entry.msg = self.tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, entry,
-                                      earliest, ctx=ctx).id
-        if self.name == "process":  # its row, once its message id is known (and its
-            entry.row = self.recorder.entry(entry)  # completion, if already): see trace
+        self.tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, entry, earliest,
+                          ctx=ctx)  # (message id entry.msg, taken in _reserve)
         if at_once and sreq is not None:
             sreq.known(earliest)
         return earliest
@@ -266,10 +265,24 @@ class BufferedMode:
             self.summary.overflows += 1
             self._record(now, "overflow", alloc.entry_size(packed))
             raise overflow_error(alloc, self.config, packed)
+        entry.msg = self.tp.sent  # the id of its send's message, posted next (see bsend)
+        used, live, held = alloc.used, alloc.live, alloc.held
+        s = self.summary  # (only a bsend raises a peak)
+        s.bsends += 1
+        if used > s.peak_used:
+            s.peak_used = used
+        if live > s.peak_live:
+            s.peak_live = live
+        if held > s.peak_entries:
+            s.peak_entries = held
+        recorder = self.recorder
         if self.name != "process":
-            self.recorder.named_entry(entry)
-        self.summary.bsends += 1
-        self._record(now, "bsend", entry.size)
+            recorder.named_entry(entry)
+            self._record(now, "bsend", entry.size)
+        elif recorder.enabled:  # its row, which holds the bsend's buffer row (see trace)
+            current = self.env.current
+            entry.row = recorder.entry(entry, (current[1] << 62) + current[2], used, live,
+                                       held, alloc.largest_free())
         return entry
 
     def complete(self, entry: PendingEntry) -> None:
@@ -280,9 +293,16 @@ class BufferedMode:
         alloc = self.allocator
         alloc.complete(entry)
         entry.completed = now
-        if entry.row >= 0:
-            put_time(self.recorder.entries.data, entry.row + ENTRY_DONE, now)
-        self._record(now, "complete", 0, order, entry)
+        recorder = self.recorder
+        if entry.row < 0:
+            self._record(now, "complete", 0, order)
+        else:  # its buffer row, into the entry's row (see trace)
+            put_time(recorder.entries.data, entry.row + ENTRY_DONE, now)
+            if recorder.enabled:
+                if order is None:
+                    current = self.env.current
+                    order = (current[1] << 62) + current[2]
+                recorder.completed(entry.row, order, alloc.live, alloc.largest_free())
         if self._flushes:
             self._flushed(id(entry))
         if alloc.pending == 0 and self._drain:
@@ -427,36 +447,26 @@ class BufferedMode:
             flush[1]()
 
     def _record(self, now: float, event: str, requested: int = 0,
-                order: int | None = None, entry: PendingEntry | None = None) -> None:
-        """The buffer changed: update the peaks and write its row (one call, no helper per
-        row: this runs twice per buffered message). A completion (``entry``) whose entry
-        has its row is written into that row (see mpisim.trace)."""
-        alloc = self.allocator
-        used, live, held = alloc.used, alloc.live, alloc.held
-        s = self.summary
-        if used > s.peak_used:
-            s.peak_used = used
-        if live > s.peak_live:
-            s.peak_live = live
-        if held > s.peak_entries:
-            s.peak_entries = held
+                order: int | None = None) -> None:
+        """The buffer changed (attach, overflow; a bsend or completion of an entry without
+        a row of its own: a named buffer's, or the trace is off): write its row."""
         recorder = self.recorder
         if recorder.enabled:
+            alloc = self.allocator
             if self.name == "process":
                 if order is None:
                     current = self.env.current
                     order = (current[1] << 62) + current[2]
-                if entry is not None and entry.row >= 0:
-                    recorder.completed(entry.row, order, live, alloc.largest_free())
-                    return
                 if event == "attach":
                     requested = alloc.capacity  # (the rows after it take it from here)
                 rows = recorder.buffer
-                rows.data.extend(rows.pack(self.rank, now, recorder.event_codes[event], used,
-                                           live, held, alloc.largest_free(), requested, order))
+                rows.data.extend(rows.pack(self.rank, now, recorder.event_codes[event],
+                                           alloc.used, alloc.live, alloc.held,
+                                           alloc.largest_free(), requested, order))
             else:
                 recorder.named_buffer_state(self.name, self.rank, now, event, alloc.capacity,
-                                            used, live, held, alloc.largest_free(), requested)
+                                            alloc.used, alloc.live, alloc.held,
+                                            alloc.largest_free(), requested)
 
     def _row(self, rank: int, now: float, event: str, capacity: int, used: int, live: int,
              held: int, largest_free: int, requested: int) -> None:

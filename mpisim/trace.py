@@ -18,8 +18,9 @@ When the trace is first read, :meth:`Recorder.build` turns them into the arrays 
   with the buffer's name; ``buffer`` holds the process buffers only.
 
 What is recorded is what changed; the rest is derived once, vectorised, when the arrays are
-built (measured at 16384 ranks doing a bsend ring of 4 messages each: 229 bytes recorded
-per bsend and its receive, against 292 when every column was recorded):
+built: 214 bytes are recorded per bsend and its receive (a message row of 54 bytes, an
+entry row of 132 and two call rows of 14), against 231 when a bsend's buffer row was a row
+of its own and 292 when every column was recorded:
 
 - a message's row has no id: the transport numbers messages from 0 in the order it posts
   them, and each one is recorded while the trace is on (recording stops for good), so the
@@ -29,11 +30,14 @@ per bsend and its receive, against 292 when every column was recorded):
 - a buffer row has no capacity: it changes only at attach and detach, whose rows carry it
   in their ``requested`` column (0 there in the arrays), and the other rows of the rank
   take it from the last of those;
-- a completion changes only the buffer's live bytes and largest free block (used bytes and
-  entries held change when space is reclaimed, at the next bsend), so it is not a row of
-  its own: its place in the event order, live bytes, largest free block and place among
-  the buffer rows are written into its entry's row, and its row is made when the arrays
-  are built (used, entries and capacity from the rank's row before it);
+- a buffer entry's row is its whole life, and holds the two buffer rows of it: its bsend's
+  (the buffer's used and live bytes, entries and largest free block after the entry was
+  placed, and the bsend's place in the event order and among the buffer rows), written
+  with the row, and its completion's, written into it when it happens (a completion
+  changes only the live bytes and the largest free block: used bytes and entries held
+  change when space is reclaimed, at the next bsend). Their rows are made when the arrays
+  are built (a completion's used bytes and entries, and every row's capacity, from the
+  rank's row before it); only attach, overflow and detach rows are recorded as rows;
 - the calls of every rank go into one stream (rank, code, start), sorted by rank when built;
   a call ends when the rank's next one starts.
 
@@ -78,10 +82,15 @@ _BUFFER_RECORD = np.dtype([("rank", "i4"), ("time", "f8"), ("event", "u1"), ("us
                            ("requested", "i8"), ("order", "i8")])
 """A buffer row as recorded: no capacity (attach and detach rows carry it in ``requested``),
 ``order`` its place in the event order (rows are sorted by time, then order)."""
-_ENTRY_RECORD = np.dtype([*ENTRY_DTYPE.descr, ("c_order", "i8"), ("c_live", "i8"),
-                          ("c_largest", "i8"), ("c_seq", "u4")])
-"""An entry's row as recorded, with its completion's buffer row: place in the event order,
-live bytes and largest free block after it, place among the buffer rows (``NO_ROW``: none)."""
+_ENTRY_RECORD = np.dtype([*ENTRY_DTYPE.descr,
+                          ("b_order", "i8"), ("b_used", "i8"), ("b_live", "i8"),
+                          ("b_entries", "i4"), ("b_largest", "i8"), ("b_seq", "u4"),
+                          ("c_order", "i8"), ("c_live", "i8"), ("c_largest", "i8"),
+                          ("c_seq", "u4")])
+"""An entry's row as recorded, with its bsend's buffer row (``b_``: its place in the event
+order, used and live bytes, entries and largest free block after it, its place among the
+buffer rows) and its completion's (``c_``: place in the event order, live bytes and largest
+free block after it, place among the buffer rows; ``NO_ROW``: not completed yet)."""
 _MESSAGE_RECORD = np.dtype([(n, "u1" if MESSAGE_DTYPE[n].kind == "U" else MESSAGE_DTYPE[n])
                             for n in MESSAGE_DTYPE.names if n != "id"])
 _CALL_RECORD = np.dtype([("rank", "i4"), ("call", "u2"), ("start", "f8")])
@@ -208,7 +217,7 @@ class Recorder:
         self.calls = Rows(_CALL_RECORD, ("call",))
         self.named_rows: list[tuple] = []
         self.named_entry_records: list[Any] = []  # communicators' and sessions' entries
-        self.completions = 0  # completions recorded in their entries' rows
+        self.in_entries = 0  # buffer rows kept in entries' rows (bsends, completions)
         self._ids: dict[int, int] = {}  # row -> message id, where they differ (see message)
         self._built: Trace | None = None
         self._named: tuple[np.ndarray, np.ndarray] | None = None  # (see close)
@@ -247,8 +256,8 @@ class Recorder:
         live bytes, largest free block; its place in the event order), written into the
         entry's row."""
         _put_completion(self.entries.data, row + ENTRY_COMPLETE, order, live, largest_free,
-                        len(self.buffer) + self.completions)
-        self.completions += 1
+                        len(self.buffer) + self.in_entries)
+        self.in_entries += 1
 
     def named_buffer_state(self, name: str, *row: Any) -> None:
         """A change of a communicator's or session's buffer (row as for ``buffer_state``)."""
@@ -261,10 +270,11 @@ class Recorder:
             self.named_entry_records.append(record)
 
     # -- entries: a row from posting on, its later times written into it ----------------
-    def entry(self, record: Any) -> int:
-        """Record a buffer entry whose send was just posted (its attributes are
-        ENTRY_DTYPE's fields as they are now, its ``completed`` time the ``done`` column);
-        returns where its row is in
+    def entry(self, record: Any, order: int, used: int, live: int, entries: int,
+              largest_free: int) -> int:
+        """Record a buffer entry just placed by a bsend (its attributes are ENTRY_DTYPE's
+        fields as they are now), with the bsend's buffer row: its place ``order`` in the
+        event order and the buffer's state after it. Returns where its row is in
         :attr:`entries`' ``data`` (its completion and its freeing: :func:`put_time` at ``row +
         ENTRY_DONE``, ``row + ENTRY_FREED``, NaN until they happen; its completion's buffer
         row: :meth:`completed`); -1 when the recorder is off. Entries are recorded in
@@ -275,7 +285,9 @@ class Recorder:
         row = len(rows.data)
         rows.data.extend(rows.pack(record.rank, record.msg, record.offset, record.size,
                                    record.packed, record.alloc, record.completed, record.freed,
-                                   record.attach, 0, 0, 0, NO_ROW))
+                                   record.attach, order, used, live, entries, largest_free,
+                                   len(self.buffer) + self.in_entries, 0, 0, 0, NO_ROW))
+        self.in_entries += 1
         return row
 
     # -- messages: a row from posting on, its times written into it as they happen -------
@@ -392,45 +404,59 @@ class Recorder:
         return out
 
     def _buffer(self, n_state: int, n_entries: int) -> np.ndarray:
-        """The process buffers' rows: the recorded ones and the completions kept in their
-        entries' rows, in the order they were recorded, then sorted by (time, order)
-        (stable: the rows of one event as they were made). Capacity, and a completion's
-        used bytes and entries, come from the rank's row before it. Made column by column
-        (one temporary column at a time)."""
+        """The process buffers' rows: the recorded ones (attach, overflow, detach) and the
+        bsends and completions kept in their entries' rows, in the order they were
+        recorded, then sorted by (time, order) (stable: the rows of one event as they were
+        made). Capacity, and a completion's used bytes and entries, come from the rank's row
+        before it. Made column by column (one temporary column at a time)."""
         state = self.buffer.rows(n_state)
         entries = self.entries.rows(n_entries)
         done = np.flatnonzero(entries["c_seq"] != NO_ROW)
-        n = n_state + len(done)
+        n = n_state + n_entries + len(done)
+        at_b = entries["b_seq"].astype(np.intp)
         at_c = entries["c_seq"][done].astype(np.intp)
         is_c = np.zeros(n, bool)
         is_c[at_c] = True
-        at_s = np.flatnonzero(~is_c)
+        is_s = ~is_c
+        is_s[at_b] = False
+        at_s = np.flatnonzero(is_s)
+        del is_s
         if len(at_s) != n_state:
-            raise RuntimeError("the buffer rows and the completions recorded do not interleave")
+            raise RuntimeError("the buffer rows and the entries' rows recorded do not interleave")
 
-        def merged(s_col: str, c_col: str | None, fill: Any = 0) -> np.ndarray:
-            """A column in the order the rows were recorded."""
-            return _merged(n, fill, at_s, state[s_col], at_c,
-                           None if c_col is None else entries[c_col][done])
+        def merged(s_col: str, b_col: str | None, c_col: str | None) -> np.ndarray:
+            """A column in the order the rows were recorded: the recorded rows' ``s_col``,
+            the entries' ``b_col`` at their bsends, the completed entries' ``c_col`` at their
+            completions (0 where None)."""
+            col = np.zeros(n, dtype=state.dtype[s_col])
+            col[at_s] = state[s_col]
+            if b_col is not None:
+                col[at_b] = entries[b_col]
+            if c_col is not None:
+                col[at_c] = entries[c_col][done]
+            return col
 
         codes = self.event_codes
-        perm = np.lexsort((merged("order", "c_order"), merged("time", "done")))
+        perm = np.lexsort((merged("order", "b_order", "c_order"),
+                           merged("time", "alloc", "done")))
         out = np.empty(n, BUFFER_DTYPE)
-        out["time"] = merged("time", "done")[perm]
-        out["rank"] = merged("rank", "rank")[perm]
-        event = merged("event", None, codes["complete"])[perm]
+        out["time"] = merged("time", "alloc", "done")[perm]
+        out["rank"] = merged("rank", "rank", "rank")[perm]
+        event = merged("event", None, None)
+        event[at_b], event[at_c] = codes["bsend"], codes["complete"]
+        event = event[perm]
         _gather(out["event"], self.buffer.words("event", BUFFER_DTYPE["event"]), event)
-        out["live"] = merged("live", "c_live")[perm]
-        out["largest_free"] = merged("largest_free", "c_largest")[perm]
+        out["live"] = merged("live", "b_live", "c_live")[perm]
+        out["largest_free"] = merged("largest_free", "b_largest", "c_largest")[perm]
         carries = (event == codes["attach"]) | (event == codes["detach"])
         del event
-        requested = merged("requested", None)[perm]
+        requested = merged("requested", "size", None)[perm]
         out["capacity"] = requested
         requested[carries] = 0
         out["requested"] = requested
         del requested
-        out["used"] = merged("used", None)[perm]
-        out["entries"] = merged("entries", None)[perm]
+        out["used"] = merged("used", "b_used", None)[perm]
+        out["entries"] = merged("entries", "b_entries", None)[perm]
         is_c = is_c[perm]
         del perm
         # forward fill along each rank's rows, in time order (a rank's first row is its
@@ -449,17 +475,6 @@ class Recorder:
 
 
 _CHUNK = 1 << 16
-
-
-def _merged(n: int, fill: Any, at_s: np.ndarray, s_values: np.ndarray, at_c: np.ndarray,
-            c_values: np.ndarray | None) -> np.ndarray:
-    """A column of ``n`` rows: ``s_values`` at ``at_s``, ``c_values`` (or ``fill``) at
-    ``at_c``."""
-    col = np.full(n, fill, dtype=s_values.dtype)
-    col[at_s] = s_values
-    if c_values is not None:
-        col[at_c] = c_values
-    return col
 
 
 def _gather(dest: np.ndarray, source: np.ndarray, index: np.ndarray) -> None:
