@@ -158,7 +158,8 @@ def test_occupancy_with_many_ranks_aggregates_then_shows_the_highest_peaks() -> 
     assert sorted(drawn) == sorted(["used:max", "used:mean", *(f"used:{r}" for r in want)])
     assert len(fig.axes) == MAX_PANELS
     assert one(fig, "used:max").axes is fig.axes[0]
-    assert "all 64 ranks with a buffer" in fig.get_suptitle()
+    assert (f"all 64 ranks with a buffer, then the {MAX_PANELS - 1} with the highest peak "
+            "used") in fig.get_suptitle()
     assert fig.axes[-1].get_xlabel() == "time (ms)"
     assert fig.axes[0].get_ylabel() == "bytes (KiB)"
     render(fig)

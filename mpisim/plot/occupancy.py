@@ -130,9 +130,9 @@ def _select(result: Any, ranks: Sequence[int] | None) -> tuple[list[int], list[i
     shown = failing[:MAX_PANELS - 1]
     rest = sorted((r for r in present if r not in shown), key=lambda r: (-int(peaks[r]), r))
     top = shown + sorted(rest[:MAX_PANELS - 1 - len(shown)])
-    which = "the failing ones, then those" if shown else "the"
-    return top, present, (f"all {len(present)} ranks with a buffer, then {which} with the "
-                          "highest peak used")
+    highest = f"the {len(top) - len(shown)} with the highest peak used"
+    which = f"the {len(shown)} failing, then {highest}" if shown else highest
+    return top, present, f"all {len(present)} ranks with a buffer, then {which}"
 
 
 def unreceived_note(result: Any) -> str:
