@@ -71,7 +71,7 @@ def test_a_16384_rank_bsend_ring_stays_under_its_memory_bound_per_rank(trace, bo
 def test_a_recorded_message_costs_a_few_hundred_bytes_at_the_peak():
     """The trace keeps rows, not objects: 25,000 more messages of one ring add at most
     1 KiB each to the peak, building and reading the result's arrays included (today about
-    0.8 KiB: 230 B recorded, 590 B in the arrays; it was 2.6 KiB when the trace kept every
+    0.8 KiB: 214 B recorded, about 600 B in the arrays; it was 2.6 KiB when the trace kept every
     message's objects)."""
     small, large = peak_added(64, 10, True), peak_added(64, 400, True)
     assert (large - small) / (64 * 390) <= 1024
