@@ -8,7 +8,8 @@ building excluded. The runs are made deterministic (one BLAS thread, a fixed has
 no address randomisation where ``setarch -R`` exists), so the same code gives the same
 count to the instruction.
 
-    python -m bench.instructions                     # bsend ring, send ring, bare ring, 64 ranks
+    python -m bench.instructions                     # bsend ring, send ring, bare ring and
+                                                     # the floor (bench/floor.py), 64 ranks
     python -m bench.instructions --ranks 1024 --messages 8192 24576
 
 The counts are also written into ``bench/results.json`` (key ``instructions``), from which
@@ -29,7 +30,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results.json"
-WORKLOADS = ("bsend-ring", "send-ring", "bare")
+WORKLOADS = ("bsend-ring", "send-ring", "bare", "floor")
 
 
 def run_workload(name: str, ranks: int, messages: int) -> None:
@@ -39,6 +40,11 @@ def run_workload(name: str, ranks: int, messages: int) -> None:
     iterations = max(1, messages // ranks)
     if name == "bare":
         bare_ring(ranks, iterations)
+        return
+    if name == "floor":  # the bsend ring's work with every layer merged (bench/floor.py)
+        from .floor import floor_ring
+
+        floor_ring(ranks, iterations)
         return
     import mpisim as ms
 

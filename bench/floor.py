@@ -1,0 +1,264 @@
+"""The floor: what a bsend ring's per-message work costs in CPython with every layer merged.
+
+A bsend ring (as ``python -m bench``'s: attach, then repeatedly bsend 1 KiB to rank+1 and
+receive from rank-1) written as one flat module on SimPy, doing per message only what
+mpisim must do for it and no more, with none of mpisim's layers (handle, buffered mode,
+allocator, transport, matching, trace recorder):
+
+- the call: the arguments checked as the handle's fast path checks them, a call row of the
+  trace (rank, call, start) packed into a byte buffer;
+- the bsend: 3.6.1's reclaim from the head up to the first uncompleted entry, the entry's
+  size, its place after the tail (this ring never wraps), the buffer state after it and
+  the largest free block; the entry's row and the message's row packed; the pair's
+  sequence number and FIFO wire, the port reservation; the arrival scheduled; the entry's
+  completion kept aside and applied when the rank next bsends (no event, as mpisim);
+- the receive: the unexpected queue searched, else the receive posted and the rank waits on
+  an event; at the arrival the envelope matched against the posted receives (source, tag,
+  context), the message's times written into its row, a status made, the receiver woken.
+
+It is a measurement, not a simulator: one workload, no error paths, nothing a report
+needs (program sites, causes), no other mode, allocator or profile. Its instructions per
+message, beside the bare ring's and mpisim's (``python -m bench.instructions --only floor``
+adds it), say how far merging layers alone could take mpisim.
+
+    python -m bench.floor   # the 64-rank ring: checks it ends as mpisim's, then times both
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+from heapq import heappush
+
+from simpy.core import Environment
+from simpy.events import NORMAL, PENDING, Event
+
+LATENCY, BANDWIDTH, NBYTES, OVERHEAD = 1e-6, 1e10, 1024, 96
+NAN = float("nan")
+_new = object.__new__
+_CALL = struct.Struct("=iHd")
+_MSG = struct.Struct("=iiiqBBdddd")
+_ENTRY = struct.Struct("=iqqqqdddiqqqiqIqqqI")
+_PUT = struct.Struct("=d").pack_into
+_DONE = struct.Struct("=qqqI").pack_into
+MATCH, SEND_DONE, RECV_DONE = (struct.calcsize(f) for f in ("=iiiqBBd", "=iiiqBBdd",
+                                                               "=iiiqBBddd"))
+ENTRY_DONE, ENTRY_FREED, ENTRY_C = (struct.calcsize(f) for f in ("=iqqqqd", "=iqqqqdd",
+                                                                 "=iqqqqdddiqqqiqI"))
+
+
+class Entry:
+    __slots__ = ("done", "done_at", "offset", "row", "size")
+
+
+class Recv:
+    __slots__ = ("ctx", "event", "peer", "status", "tag")
+
+
+class Status:
+    __slots__ = ("count", "source", "tag")
+
+    def __init__(self, source: int, tag: int, count: int) -> None:
+        self.source, self.tag, self.count = source, tag, count
+
+
+class Msg:
+    __slots__ = ("ctx", "dst", "nbytes", "row", "src", "tag")
+
+
+class Rank:
+    __slots__ = ("capacity", "due", "entries", "head", "live", "posted", "rank", "scan", "size",
+                 "tail", "unexpected", "used")
+
+
+class Ring:
+    """The whole ring: its ranks' state, the trace's byte buffers, the network."""
+
+    def __init__(self, ranks: int) -> None:
+        self.env = Environment()
+        self.n = ranks
+        self.calls, self.msgs, self.entries = bytearray(), bytearray(), bytearray()
+        self.sent = 0
+        self.posted = [0] * ranks * ranks  # per pair: sequence numbers
+        self.last_arrival = [0.0] * ranks * ranks
+        self.port_free = [0.0] * ranks
+        self.ranks = []
+        for r in range(ranks):
+            st = _new(Rank)
+            st.rank, st.size = r, ranks
+            st.capacity = 4 * (NBYTES + OVERHEAD)
+            st.entries, st.due, st.posted, st.unexpected = [], [], [], []
+            st.head = st.tail = st.scan = st.used = st.live = 0
+            self.ranks.append(st)
+
+    def call(self, st: Rank, code: int) -> None:
+        self.calls.extend(_CALL.pack(st.rank, code, self.env._now))
+
+    def bsend(self, st: Rank, count: int, dest: int, tag: int) -> Event:
+        env = self.env
+        if type(dest) is not int or not 0 <= dest < st.size or type(tag) is not int \
+                or type(count) is not int or count < 0:
+            raise ValueError("bad arguments")
+        now = env._now
+        self.call(st, 1)
+        if st.due:  # completions due before now, applied in order
+            self.settle(st, now)
+        q, i = st.entries, st.scan  # 3.6.1 step 1: reclaim from the head
+        while i < len(q) and q[i].done:
+            _PUT(self.entries, q[i].row + ENTRY_FREED, now)
+            st.used -= q[i].size
+            i += 1
+        if i:
+            del q[:i]
+        st.scan = 0
+        if not q:
+            st.head = st.tail = 0
+        else:
+            st.head = q[0].offset
+        n = count + OVERHEAD  # step 2
+        if n > st.capacity - st.tail:  # step 3 (this ring never needs to wrap)
+            raise RuntimeError("overflow")
+        e = _new(Entry)
+        e.offset, e.size, e.done, e.done_at = st.tail, n, False, None
+        st.tail += n
+        st.used += n
+        st.live += n
+        q.append(e)
+        largest = max(st.capacity - st.tail, st.head)
+        order = (NORMAL << 62) + self.sent  # (mpisim: from the event being processed)
+        mid = self.sent
+        self.sent += 1
+        e.row = len(self.entries)
+        self.entries.extend(_ENTRY.pack(st.rank, mid, e.offset, n, count, now, NAN, NAN, 0,
+                                        order, st.used, st.live, len(q), largest,
+                                        0, 0, 0, 0, 0xFFFFFFFF))
+        m = _new(Msg)
+        m.src, m.dst, m.tag, m.nbytes, m.ctx = st.rank, dest, tag, count, 0
+        m.row = len(self.msgs)
+        self.msgs.extend(_MSG.pack(st.rank, dest, tag, count, 1, 0, now, NAN, NAN, NAN))
+        key = st.rank * self.n + dest
+        self.posted[key] += 1
+        start = self.port_free[st.rank]
+        if start < now:
+            start = now
+        end = start + count / BANDWIDTH
+        self.port_free[st.rank] = end
+        arrive = end + LATENCY
+        if arrive < self.last_arrival[key]:
+            arrive = self.last_arrival[key]
+        self.last_arrival[key] = arrive
+        _PUT(self.msgs, m.row + SEND_DONE, end)
+        e.done_at = end
+        st.due.append(e)  # applied at the rank's next bsend
+        ev = _new(Event)
+        ev.env, ev.callbacks, ev._value, ev._ok = env, [self.arrive], m, True
+        heappush(env._queue, (arrive, NORMAL, next(env._eid), ev))
+        done = _new(Event)
+        done.env, done.callbacks, done._value, done._ok = env, None, None, True
+        return done
+
+    def settle(self, st: Rank, now: float) -> None:
+        due = st.due
+        i = 0
+        for e in due:
+            if e.done_at > now:
+                break
+            e.done = True
+            st.live -= e.size
+            _PUT(self.entries, e.row + ENTRY_DONE, e.done_at)
+            _DONE(self.entries, e.row + ENTRY_C, 0, st.live, st.capacity - st.tail, 0)
+            i += 1
+        del due[:i]
+
+    def recv(self, st: Rank, count: int, source: int, tag: int) -> Event:
+        env = self.env
+        if type(source) is not int or not 0 <= source < st.size or type(tag) is not int \
+                or type(count) is not int or count < 0:
+            raise ValueError("bad arguments")
+        self.call(st, 2)
+        for i, m in enumerate(st.unexpected):
+            if m.src == source and m.tag == tag and m.ctx == 0:
+                del st.unexpected[i]
+                status = self.deliver(m)
+                done = _new(Event)
+                done.env, done.callbacks, done._value, done._ok = env, None, status, True
+                return done
+        r = _new(Recv)
+        r.peer, r.tag, r.ctx = source, tag, 0
+        ev = r.event = _new(Event)
+        ev.env, ev.callbacks, ev._value = env, [], PENDING
+        st.posted.append(r)
+        return ev
+
+    def arrive(self, ev: Event) -> None:
+        m = ev._value
+        st = self.ranks[m.dst]
+        for i, r in enumerate(st.posted):
+            if r.peer == m.src and r.tag == m.tag and r.ctx == m.ctx:
+                del st.posted[i]
+                status = self.deliver(m)
+                wake = r.event
+                wake._ok, wake._value = True, status
+                env = self.env
+                heappush(env._queue, (env._now, NORMAL, next(env._eid), wake))
+                return
+        st.unexpected.append(m)
+
+    def deliver(self, m: Msg) -> Status:
+        now = self.env._now
+        _PUT(self.msgs, m.row + MATCH, now)
+        _PUT(self.msgs, m.row + RECV_DONE, now)
+        return Status(m.src, m.tag, m.nbytes)
+
+
+def ring_program(ring: Ring, st: Rank, iterations: int):
+    right, left = (st.rank + 1) % st.size, (st.rank - 1) % st.size
+    for _ in range(iterations):
+        yield ring.bsend(st, NBYTES, right, 0)
+        yield ring.recv(st, NBYTES, left, 0)
+
+
+def floor_ring(ranks: int, iterations: int) -> int:
+    """Run the flat ring; returns messages delivered."""
+    ring = Ring(ranks)
+    for st in ring.ranks:
+        ring.env.process(ring_program(ring, st, iterations))
+    ring.env.run()
+    return len(ring.msgs) // _MSG.size
+
+
+def main(argv: list[str] | None = None) -> int:
+    import time
+
+    import mpisim as ms
+
+    from .run import NET, bare_ring, bsend_ring
+
+    ranks, iterations = 64, 200
+    ring = Ring(ranks)  # the same simulated run as mpisim's: same messages, same end time
+    for st in ring.ranks:
+        ring.env.process(ring_program(ring, st, iterations))
+    ring.env.run()
+    result = ms.Simulation(bsend_ring, ranks=ranks, network=NET,
+                           params={"iterations": iterations}).run()
+    assert len(ring.msgs) // _MSG.size == result.messages["received"] == ranks * iterations
+    assert ring.env.now == result.sim_time, (ring.env.now, result.sim_time)
+    t = {}
+    for name, fn in (("floor", lambda: floor_ring(ranks, iterations)),
+                     ("bare", lambda: bare_ring(ranks, iterations)),
+                     ("mpisim", lambda: ms.Simulation(bsend_ring, ranks=ranks, network=NET,
+                                                      params={"iterations": iterations}).run())):
+        best = float("inf")
+        for _ in range(5):
+            start = time.perf_counter()
+            fn()
+            best = min(best, time.perf_counter() - start)
+        t[name] = best
+    msgs = ranks * iterations
+    for name in t:
+        print(f"{name:<7} {msgs / t[name]:>10.0f} msg/s   ratio to bare {t['bare'] / t[name]:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
