@@ -1,9 +1,9 @@
-"""The floor: what a bsend ring's per-message work costs in CPython with every layer merged.
+"""The floor: what the rings' per-message work costs in CPython with every layer merged.
 
-A bsend ring (as ``python -m bench``'s: attach, then repeatedly bsend 1 KiB to rank+1 and
-receive from rank-1) written as one flat module on SimPy, doing per message only what
-mpisim must do for it and no more, with none of mpisim's layers (handle, buffered mode,
-allocator, transport, matching, trace recorder):
+The bsend ring and the standard-mode ring of ``python -m bench`` (attach, then repeatedly
+bsend, or send, 1 KiB to rank+1 and receive from rank-1) written as one flat module on
+SimPy, doing per message only what mpisim must do for it and no more, with none of
+mpisim's layers (handle, buffered mode, allocator, transport, matching, trace recorder):
 
 - the call: the arguments checked as the handle's fast path checks them, a call row of the
   trace (rank, call, start) packed into a byte buffer;
@@ -12,16 +12,18 @@ allocator, transport, matching, trace recorder):
   the largest free block; the entry's row and the message's row packed; the pair's
   sequence number and FIFO wire, the port reservation; the arrival scheduled; the entry's
   completion kept aside and applied when the rank next bsends (no event, as mpisim);
+- the send (standard mode, eager): the message's row, the pair's order and the port, the
+  arrival scheduled, and the sender woken when its bytes have left;
 - the receive: the unexpected queue searched, else the receive posted and the rank waits on
   an event; at the arrival the envelope matched against the posted receives (source, tag,
   context), the message's times written into its row, a status made, the receiver woken.
 
 It is a measurement, not a simulator: one workload, no error paths, nothing a report
-needs (program sites, causes), no other mode, allocator or profile. Its instructions per
-message, beside the bare ring's and mpisim's (``python -m bench.instructions --only floor``
-adds it), say how far merging layers alone could take mpisim.
+needs (program sites, causes), no other protocol, allocator or profile. Its instructions
+per message beside the bare ring's and mpisim's (``python -m bench.instructions`` counts
+``floor`` and ``floor-send``) say how far merging layers alone could take mpisim.
 
-    python -m bench.floor   # the 64-rank ring: checks it ends as mpisim's, then times both
+    python -m bench.floor   # the 64-rank rings: checks they end as mpisim's, then times them
 """
 
 from __future__ import annotations
@@ -170,6 +172,39 @@ class Ring:
             i += 1
         del due[:i]
 
+    def send(self, st: Rank, count: int, dest: int, tag: int) -> Event:
+        """A standard-mode eager send: the sender waits until its bytes have left."""
+        env = self.env
+        if type(dest) is not int or not 0 <= dest < st.size or type(tag) is not int \
+                or type(count) is not int or count < 0:
+            raise ValueError("bad arguments")
+        now = env._now
+        self.call(st, 3)
+        m = _new(Msg)
+        m.src, m.dst, m.tag, m.nbytes, m.ctx = st.rank, dest, tag, count, 0
+        m.row = len(self.msgs)
+        self.msgs.extend(_MSG.pack(st.rank, dest, tag, count, 0, 0, now, NAN, NAN, NAN))
+        self.sent += 1
+        key = st.rank * self.n + dest
+        self.posted[key] += 1
+        start = self.port_free[st.rank]
+        if start < now:
+            start = now
+        end = start + count / BANDWIDTH
+        self.port_free[st.rank] = end
+        arrive = end + LATENCY
+        if arrive < self.last_arrival[key]:
+            arrive = self.last_arrival[key]
+        self.last_arrival[key] = arrive
+        _PUT(self.msgs, m.row + SEND_DONE, end)
+        ev = _new(Event)
+        ev.env, ev.callbacks, ev._value, ev._ok = env, [self.arrive], m, True
+        heappush(env._queue, (arrive, NORMAL, next(env._eid), ev))
+        sent = _new(Event)  # the send returns when its bytes have left
+        sent.env, sent.callbacks, sent._value, sent._ok = env, [], None, True
+        heappush(env._queue, (end, NORMAL, next(env._eid), sent))
+        return sent
+
     def recv(self, st: Rank, count: int, source: int, tag: int) -> Event:
         env = self.env
         if type(source) is not int or not 0 <= source < st.size or type(tag) is not int \
@@ -211,54 +246,56 @@ class Ring:
         return Status(m.src, m.tag, m.nbytes)
 
 
-def ring_program(ring: Ring, st: Rank, iterations: int):
+def ring_program(ring: Ring, st: Rank, iterations: int, mode: str = "bsend"):
     right, left = (st.rank + 1) % st.size, (st.rank - 1) % st.size
+    send = ring.bsend if mode == "bsend" else ring.send
     for _ in range(iterations):
-        yield ring.bsend(st, NBYTES, right, 0)
+        yield send(st, NBYTES, right, 0)
         yield ring.recv(st, NBYTES, left, 0)
 
 
-def floor_ring(ranks: int, iterations: int) -> int:
-    """Run the flat ring; returns messages delivered."""
+def floor_ring(ranks: int, iterations: int, mode: str = "bsend") -> Ring:
+    """Run the flat ring of ``mode`` (``bsend`` or ``send``); returns it, run."""
     ring = Ring(ranks)
     for st in ring.ranks:
-        ring.env.process(ring_program(ring, st, iterations))
+        ring.env.process(ring_program(ring, st, iterations, mode))
     ring.env.run()
-    return len(ring.msgs) // _MSG.size
+    return ring
 
 
 def main(argv: list[str] | None = None) -> int:
-    import time
-
     import mpisim as ms
 
-    from .run import NET, bare_ring, bsend_ring
+    from .run import NET, bare_ring, bsend_ring, send_ring
 
     ranks, iterations = 64, 200
-    ring = Ring(ranks)  # the same simulated run as mpisim's: same messages, same end time
-    for st in ring.ranks:
-        ring.env.process(ring_program(ring, st, iterations))
-    ring.env.run()
-    result = ms.Simulation(bsend_ring, ranks=ranks, network=NET,
-                           params={"iterations": iterations}).run()
-    assert len(ring.msgs) // _MSG.size == result.messages["received"] == ranks * iterations
-    assert ring.env.now == result.sim_time, (ring.env.now, result.sim_time)
-    t = {}
-    for name, fn in (("floor", lambda: floor_ring(ranks, iterations)),
-                     ("bare", lambda: bare_ring(ranks, iterations)),
-                     ("mpisim", lambda: ms.Simulation(bsend_ring, ranks=ranks, network=NET,
-                                                      params={"iterations": iterations}).run())):
-        best = float("inf")
-        for _ in range(5):
-            start = time.perf_counter()
-            fn()
-            best = min(best, time.perf_counter() - start)
-        t[name] = best
+    programs = {"bsend": bsend_ring, "send": send_ring}
+    for mode, program in programs.items():  # the same simulated runs as mpisim's
+        ring = floor_ring(ranks, iterations, mode)
+        result = ms.Simulation(program, ranks=ranks, network=NET,
+                               params={"iterations": iterations}).run()
+        assert len(ring.msgs) // _MSG.size == result.messages["received"] == ranks * iterations
+        assert ring.env.now == result.sim_time, (mode, ring.env.now, result.sim_time)
+    t = {"bare": _best(lambda: bare_ring(ranks, iterations))}
+    for mode, program in programs.items():
+        t[f"floor {mode}"] = _best(lambda m=mode: floor_ring(ranks, iterations, m))
+        t[f"mpisim {mode}"] = _best(lambda p=program: ms.Simulation(
+            p, ranks=ranks, network=NET, params={"iterations": iterations}).run())
     msgs = ranks * iterations
-    for name in t:
-        print(f"{name:<7} {msgs / t[name]:>10.0f} msg/s   ratio to bare {t['bare'] / t[name]:.3f}")
+    for name, seconds in t.items():
+        print(f"{name:<13} {msgs / seconds:>9.0f} msg/s   ratio to bare {t['bare'] / seconds:.3f}")
     return 0
 
+
+def _best(fn) -> float:
+    import time
+
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
 
 if __name__ == "__main__":
     sys.exit(main())

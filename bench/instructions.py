@@ -9,7 +9,7 @@ no address randomisation where ``setarch -R`` exists), so the same code gives th
 count to the instruction.
 
     python -m bench.instructions                     # bsend ring, send ring, bare ring and
-                                                     # the floor (bench/floor.py), 64 ranks
+                                                     # their floors (bench/floor.py), 64 ranks
     python -m bench.instructions --ranks 1024 --messages 8192 24576
 
 The counts are also written into ``bench/results.json`` (key ``instructions``), from which
@@ -30,7 +30,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results.json"
-WORKLOADS = ("bsend-ring", "send-ring", "bare", "floor")
+WORKLOADS = ("bsend-ring", "send-ring", "bare", "floor", "floor-send")
 
 
 def run_workload(name: str, ranks: int, messages: int) -> None:
@@ -41,10 +41,10 @@ def run_workload(name: str, ranks: int, messages: int) -> None:
     if name == "bare":
         bare_ring(ranks, iterations)
         return
-    if name == "floor":  # the bsend ring's work with every layer merged (bench/floor.py)
+    if name in ("floor", "floor-send"):  # the rings' work, every layer merged (bench/floor.py)
         from .floor import floor_ring
 
-        floor_ring(ranks, iterations)
+        floor_ring(ranks, iterations, "send" if name == "floor-send" else "bsend")
         return
     import mpisim as ms
 
