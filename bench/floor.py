@@ -68,6 +68,15 @@ class Msg:
     __slots__ = ("ctx", "dst", "nbytes", "row", "src", "tag")
 
 
+class Pair:
+    """A (sender, receiver) pair: its sequence numbers and its FIFO wire."""
+
+    __slots__ = ("last_arrival", "posted")
+
+    def __init__(self) -> None:
+        self.posted, self.last_arrival = 0, 0.0
+
+
 class Rank:
     __slots__ = ("capacity", "due", "entries", "head", "live", "posted", "rank", "scan", "size",
                  "tail", "unexpected", "used")
@@ -81,8 +90,7 @@ class Ring:
         self.n = ranks
         self.calls, self.msgs, self.entries = bytearray(), bytearray(), bytearray()
         self.sent = 0
-        self.posted = [0] * ranks * ranks  # per pair: sequence numbers
-        self.last_arrival = [0.0] * ranks * ranks
+        self.pairs: dict[int, Pair] = {}  # made on first use, as mpisim's channels
         self.port_free = [0.0] * ranks
         self.ranks = []
         for r in range(ranks):
@@ -139,16 +147,19 @@ class Ring:
         m.row = len(self.msgs)
         self.msgs.extend(_MSG.pack(st.rank, dest, tag, count, 1, 0, now, NAN, NAN, NAN))
         key = st.rank * self.n + dest
-        self.posted[key] += 1
+        pair = self.pairs.get(key)
+        if pair is None:
+            pair = self.pairs[key] = Pair()
+        pair.posted += 1
         start = self.port_free[st.rank]
         if start < now:
             start = now
         end = start + count / BANDWIDTH
         self.port_free[st.rank] = end
         arrive = end + LATENCY
-        if arrive < self.last_arrival[key]:
-            arrive = self.last_arrival[key]
-        self.last_arrival[key] = arrive
+        if arrive < pair.last_arrival:
+            arrive = pair.last_arrival
+        pair.last_arrival = arrive
         _PUT(self.msgs, m.row + SEND_DONE, end)
         e.done_at = end
         st.due.append(e)  # applied at the rank's next bsend
@@ -186,16 +197,19 @@ class Ring:
         self.msgs.extend(_MSG.pack(st.rank, dest, tag, count, 0, 0, now, NAN, NAN, NAN))
         self.sent += 1
         key = st.rank * self.n + dest
-        self.posted[key] += 1
+        pair = self.pairs.get(key)
+        if pair is None:
+            pair = self.pairs[key] = Pair()
+        pair.posted += 1
         start = self.port_free[st.rank]
         if start < now:
             start = now
         end = start + count / BANDWIDTH
         self.port_free[st.rank] = end
         arrive = end + LATENCY
-        if arrive < self.last_arrival[key]:
-            arrive = self.last_arrival[key]
-        self.last_arrival[key] = arrive
+        if arrive < pair.last_arrival:
+            arrive = pair.last_arrival
+        pair.last_arrival = arrive
         _PUT(self.msgs, m.row + SEND_DONE, end)
         ev = _new(Event)
         ev.env, ev.callbacks, ev._value, ev._ok = env, [self.arrive], m, True
