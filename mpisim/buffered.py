@@ -394,10 +394,9 @@ class BufferedMode:
         address, size = self.address, alloc.capacity
         for entry in alloc.entries():
             self._freed(entry, now)
+        self._record(now, "detach")
         self.allocator = None
         self.address = None
-        if self.recorder.enabled:
-            self._row(self.rank, now, "detach", 0, 0, 0, 0, 0, 0)
         return address, size
 
     def _freed(self, entry: Any, now: float) -> None:
@@ -448,34 +447,31 @@ class BufferedMode:
 
     def _record(self, now: float, event: str, requested: int = 0,
                 order: int | None = None) -> None:
-        """The buffer changed (attach, overflow; a bsend or completion of an entry without
-        a row of its own: a named buffer's, or the trace is off): write its row."""
+        """The buffer changed (attach, overflow, detach; a bsend or completion of an entry
+        without a row of its own: a named buffer's, or the trace is off): write its row.
+        A detach's row is all zeros (nothing is attached after it); an attach's carries
+        the capacity in ``requested`` (see mpisim.trace)."""
         recorder = self.recorder
-        if recorder.enabled:
-            alloc = self.allocator
-            if self.name == "process":
-                if order is None:
-                    current = self.env.current
-                    order = (current[1] << 62) + current[2]
-                if event == "attach":
-                    requested = alloc.capacity  # (the rows after it take it from here)
-                rows = recorder.buffer
-                rows.data.extend(rows.pack(self.rank, now, recorder.event_codes[event],
-                                           alloc.used, alloc.live, alloc.held,
-                                           alloc.largest_free(), requested, order))
-            else:
-                recorder.named_buffer_state(self.name, self.rank, now, event, alloc.capacity,
-                                            alloc.used, alloc.live, alloc.held,
-                                            alloc.largest_free(), requested)
-
-    def _row(self, rank: int, now: float, event: str, capacity: int, used: int, live: int,
-             held: int, largest_free: int, requested: int) -> None:
-        if self.name == "process":
-            self.recorder.buffer_state(rank, now, event, capacity, used, live, held,
-                                       largest_free, requested)
+        if not recorder.enabled:
+            return
+        alloc = self.allocator
+        if event == "detach":
+            capacity = used = live = held = largest = 0
         else:
-            self.recorder.named_buffer_state(self.name, rank, now, event, capacity, used,
-                                             live, held, largest_free, requested)
+            capacity, used, live, held = alloc.capacity, alloc.used, alloc.live, alloc.held
+            largest = alloc.largest_free()
+        if self.name != "process":
+            recorder.named_buffer_state(self.name, self.rank, now, event, capacity, used, live,
+                                        held, largest, requested)
+            return
+        if order is None:
+            current = self.env.current
+            order = (current[1] << 62) + current[2]
+        if event == "attach":
+            requested = capacity  # (the rows after it take it from here)
+        rows = recorder.buffer
+        rows.data.extend(rows.pack(self.rank, now, recorder.event_codes[event], used, live,
+                                   held, largest, requested, order))
 
 
 _IN_ORDER = order_of(NORMAL, 0)  # + eid: the order of an event of normal priority

@@ -95,7 +95,7 @@ class Simulation:
         self.net = given_net.resolve(ranks=ranks, seed=seed, defaults=self.config.profile)
         self.settings = settings_in_force(given_mpi, self.config, given_net, self.net)
         self.env = Clock()
-        self.recorder = Recorder(trace, self.env)
+        self.recorder = Recorder(trace)
         self.transport = Transport(self.env, self.net, ranks, self._ready_error, self.recorder)
         self.collectives = Collectives(self.env, self.transport,
                                        self.config.profile.collectives_family,

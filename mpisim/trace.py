@@ -208,9 +208,8 @@ class Recorder:
     place, so that nothing of a finished message stays alive. ``enabled=False`` records
     nothing new."""
 
-    def __init__(self, enabled: bool = True, clock: Any = None) -> None:
+    def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
-        self.clock = clock  # a p2p.events.Clock: its current event orders the buffer rows
         self.buffer = Rows(_BUFFER_RECORD, ("event",))
         self.entries = Rows(_ENTRY_RECORD)
         self.messages = Rows(_MESSAGE_RECORD, ("mode", "protocol"))
@@ -221,36 +220,13 @@ class Recorder:
         self._ids: dict[int, int] = {}  # row -> message id, where they differ (see message)
         self._built: Trace | None = None
         self._named: tuple[np.ndarray, np.ndarray] | None = None  # (see close)
-        self._events = self.buffer.vocab["event"]
         self.event_codes = {event: self.buffer.code("event", event) for event in BUFFER_EVENTS}
         self._modes = {mode: self.messages.code("mode", mode) for mode in MESSAGE_MODES}
         self._protocols = {p: self.messages.code("protocol", p) for p in MESSAGE_PROTOCOLS}
 
-    def order(self) -> int:
-        """The place of the event being processed in the event order (see
-        :func:`~mpisim.p2p.events.order_of`): buffer rows are sorted by (time, order), since
-        a buffer entry's completion can be recorded after later rows (mpisim.buffered)."""
-        if self.clock is None:
-            return 0
-        current = self.clock.current
-        return (current[1] << 62) + current[2]
-
     # -- calls: the ranks write their rows into ``calls`` themselves (Rank._enter) -------
-    # -- buffers ---------------------------------------------------------------------------
-    def buffer_state(self, rank: int, time: float, event: str, capacity: int, used: int,
-                     live: int, entries: int, largest_free: int, requested: int = 0,
-                     order: int | None = None) -> None:
-        """A change of a process buffer (an attach's or detach's ``capacity`` is recorded;
-        the other rows take it from those)."""
-        if self.enabled:
-            code = self._events.get(event)
-            if code is None:
-                code = self.buffer.code("event", event)
-            if event in ("attach", "detach"):
-                requested = capacity
-            self.buffer.append(rank, time, code, used, live, entries, largest_free,
-                               requested, self.order() if order is None else order)
-
+    # -- buffers: their rows are written by mpisim.buffered (BufferedMode._record), a
+    # buffer entry's bsend and completion into the entry's row (entry, completed) ---------
     def completed(self, row: int, order: int, live: int, largest_free: int) -> None:
         """The entry whose row is at ``row`` completed: its buffer row (the state after it:
         live bytes, largest free block; its place in the event order), written into the
@@ -260,7 +236,8 @@ class Recorder:
         self.in_entries += 1
 
     def named_buffer_state(self, name: str, *row: Any) -> None:
-        """A change of a communicator's or session's buffer (row as for ``buffer_state``)."""
+        """A change of a communicator's or session's buffer: (rank, time, event, capacity,
+        used, live, entries, largest free block, requested), as NAMED_BUFFER_DTYPE's row."""
         if self.enabled:
             self.named_rows.append((*row, name))
 
@@ -350,10 +327,9 @@ class Recorder:
 
     def close(self) -> None:
         """The run is over: record nothing more, and keep nothing of the run but the rows
-        (no clock; the communicators' and sessions' entries, which hold their buffers,
-        turned into rows now), so that a Result whose trace is not read yet holds no more."""
+        (the communicators' and sessions' entries, which hold their buffers, turned into
+        rows now), so that a Result whose trace is not read yet holds no more."""
         self.enabled = False
-        self.clock = None
         if self._named is None:
             self._named = self._named_arrays()
             self.named_rows, self.named_entry_records = [], []
