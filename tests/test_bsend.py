@@ -487,3 +487,35 @@ def test_buffer_rows_are_in_event_order_when_completions_are_applied_late():
         rows = r.trace.buffer_of(rank)
         done = rows[rows["event"] == "complete"]["time"]
         assert sorted(done) == sorted(r.trace.entries[r.trace.entries["rank"] == rank]["done"])
+
+
+def mixed_traffic(mpi):
+    """Bsends and ibsends between standard sends and collectives, whose messages go through
+    the same transport: the message ids interleave."""
+    right, left = (mpi.rank + 1) % mpi.size, (mpi.rank - 1) % mpi.size
+    yield mpi.buffer_attach(8 * (256 + mpi.BSEND_OVERHEAD))
+    for i in range(3):
+        yield mpi.bsend(count=100 + i, dest=right, tag=1)
+        req = yield mpi.isend(count=8, dest=right, tag=2)
+        yield mpi.barrier()
+        breq = yield mpi.ibsend(count=200 + i, dest=left, tag=3)
+        for source, tag in ((left, 1), (left, 2), (right, 3)):
+            yield mpi.recv(count=256, source=source, tag=tag)
+        yield mpi.waitall([req, breq])
+    yield mpi.buffer_detach()
+
+
+def test_every_buffer_entry_names_the_message_its_send_posted():
+    """3.6.1: each entry holds the standard send posted for it. The entry's trace row names
+    that send's message, whatever other sends and collectives post messages around it."""
+    r = ms.run(mixed_traffic, ranks=4, network=NET)
+    assert r.outcome is ms.Outcome.COMPLETED
+    entries, messages = r.trace.entries, r.trace.messages
+    assert len(entries) == 4 * 3 * 2
+    by_id = {int(m["id"]): m for m in messages}
+    for e in entries:
+        m = by_id[int(e["msg"])]
+        assert (m["src"], m["mode"], m["bytes"]) == (e["rank"], "buffered", e["packed"])
+        assert m["post"] == e["alloc"]
+    assert sorted(int(e["msg"]) for e in entries) == sorted(
+        int(m["id"]) for m in messages if m["mode"] == "buffered")
