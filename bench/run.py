@@ -28,6 +28,7 @@ building the trace's arrays (which happens when ``result.trace`` is first read).
     python -m bench --only bsend-ring send-ring --ranks 64 --messages 50000
     python -m bench --big-ranks 65536        # the large run, smaller
     python -m bench --readme                 # rewrite README's table from bench/results.json
+    python -m bench --compare old.json       # bench/results.json against an earlier run
 """
 
 from __future__ import annotations
@@ -241,9 +242,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--big-ranks", type=int, default=1_048_576, help="ranks of big-ring")
     ap.add_argument("--repeat", type=int, default=3, help="timings per figure (best kept)")
     ap.add_argument("--no-trace", action="store_true", help="switch the recorder off")
-    ap.add_argument("--out", type=Path, default=RESULTS, help="JSON results (default %(default)s)")
+    ap.add_argument("--out", type=Path, default=RESULTS,
+                    help="JSON results (default bench/results.json)")
     ap.add_argument("--readme", action="store_true",
                     help="only rewrite README's performance table from --out")
+    ap.add_argument("--compare", type=Path, metavar="OLD",
+                    help="only compare --out with the results file OLD (an earlier run)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -251,6 +255,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.readme:
         write_readme(json.loads(args.out.read_text()))
+        return 0
+    if args.compare:
+        for line in compare(json.loads(args.compare.read_text()),
+                            json.loads(args.out.read_text())):
+            print(line)
         return 0
     rows = []
     print(f"{'workload':<16} {'ranks':>8} {'messages':>9} {'msg/s':>9} {'bare msg/s':>10} "
@@ -276,6 +285,33 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     print(f"written {args.out}")
     return 0
+
+
+def compare(old: dict, new: dict) -> list[str]:
+    """Lines comparing two results files, workload by workload: the ratios to the bare ring
+    (each measured beside its own baseline, so machines and load cancel out as far as they
+    can) and, where both have them, the instructions per message."""
+    lines = [f"{'workload':<16} {'ranks':>8} {'old ratio':>9} {'new ratio':>9} {'change':>8}"]
+    before = {(r["workload"], r["ranks"]): r for r in old.get("rows", [])}
+    for r in new.get("rows", []):
+        o = before.get((r["workload"], r["ranks"]))
+        if o is None:
+            lines.append(f"{r['workload']:<16} {r['ranks']:>8} {'-':>9} {r['ratio']:>9.3f}")
+            continue
+        lines.append(f"{r['workload']:<16} {r['ranks']:>8} {o['ratio']:>9.3f} "
+                     f"{r['ratio']:>9.3f} {r['ratio'] / o['ratio'] - 1:>+8.1%}")
+    counted = {(r["workload"], r["ranks"]): r["instructions_per_message"]
+               for r in old.get("instructions", {}).get("rows", [])}
+    rows = new.get("instructions", {}).get("rows", [])
+    if counted and rows:
+        lines += ["", f"{'instructions':<16} {'ranks':>8} {'old':>9} {'new':>9} {'change':>8}"]
+        for r in rows:
+            o = counted.get((r["workload"], r["ranks"]))
+            if o is not None:
+                n = r["instructions_per_message"]
+                lines.append(f"{r['workload']:<16} {r['ranks']:>8} {o:>9,} {n:>9,} "
+                             f"{n / o - 1:>+8.1%}")
+    return lines
 
 
 BEGIN, END = "<!-- bench table begin -->", "<!-- bench table end -->"
