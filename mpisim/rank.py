@@ -481,9 +481,11 @@ class Rank:
         except MPIError as e:
             self._enter(call)
             return failed(self._env, e)
-        req = (Request("recv", call, self.rank, source, tag, capacity) if persistent is None
-               else persistent.restart(source, tag, capacity))
-        req.buf, req.count, req.datatype = buf, count, dt
+        if persistent is None:
+            req = Request("recv", call, self.rank, source, tag, capacity, buf, count, dt)
+        else:
+            req = persistent.restart(source, tag, capacity)
+            req.buf, req.count, req.datatype = buf, count, dt
         if ctx:
             req.ctx, req.comm = ctx, comm
         if buf is BOTTOM:

@@ -87,7 +87,7 @@ class Message:
     )
 
     def __init__(self, mid: int, src: int, dst: int, tag: int, nbytes: int, data: Any,
-                 mode: str, sreq: Request) -> None:
+                 mode: str, sreq: Request, channel: Channel, ctx: int) -> None:
         self.id = mid
         self.src = src
         self.dst = dst
@@ -100,9 +100,9 @@ class Message:
         self.rreq: Request | None = None
         self.send_done = NAN  # when its bytes have left (a synchronous send's lower bound)
         self.counted = False
-        self.seq = 0          # its number in its channel's posting order
-        self.channel: Channel | None = None  # its pair's channel (see .channels)
-        self.ctx = 0          # communicator context (0: MPI_COMM_WORLD)
+        self.channel = channel  # its pair's channel (see .channels)
+        self.seq = channel.posted  # its number in its channel's posting order
+        self.ctx = ctx        # communicator context (0: MPI_COMM_WORLD)
         self.slot = 0         # what it holds of its pair's room (progress.CELL, box bytes)
         self.awaits = False   # taken by the receiver's progress (see .progress)
         self.row = -1         # its times in the trace (-1: not recorded)
@@ -140,14 +140,11 @@ class Transport:
         (a bsend bypassing the buffer), so the receiver's progress does not bound the send's
         completion. ``ctx``: the communicator's context; ranks are world ranks."""
         net = self.net
-        msg = Message(self.sent, src, dst, tag, nbytes, data, mode, sreq)
         key = src * self.size + dst
-        msg.ctx = ctx
         channel = self._channels.get(key if not ctx else ctx * self.size * self.size + key)
         if channel is None:
             channel = self._channel(src, dst, ctx)
-        msg.channel = channel
-        msg.seq = channel.posted
+        msg = Message(self.sent, src, dst, tag, nbytes, data, mode, sreq, channel, ctx)
         channel.posted += 1
         self.sent += 1
         self.bytes += nbytes

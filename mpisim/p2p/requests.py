@@ -76,7 +76,8 @@ class Request:
     comm: Any = None     # its Comm when not the world: Status.source is a rank in it
     result: Any = None   # a nonblocking collective's value
 
-    def __init__(self, kind: str, call: str, rank: int, peer: int, tag: int, nbytes: int) -> None:
+    def __init__(self, kind: str, call: str, rank: int, peer: int, tag: int, nbytes: int,
+                 buf: Any = None, count: int | None = None, datatype: Any = None) -> None:
         self.kind = kind
         self.call = call
         self.rank = rank
@@ -87,9 +88,9 @@ class Request:
         self.status: Status | None = None
         self.waiters: list[Callable[[Request], None]] | None = None
         self.active = True
-        self.buf: Any = None
-        self.count: int | None = None
-        self.datatype: Any = None
+        self.buf = buf            # a receive's buffer, count and datatype (what it takes)
+        self.count = count
+        self.datatype = datatype
         self.mode: str | None = None      # a send's effective mode, set by the transport
         self.protocol: str | None = None  # eager or rendezvous, set by the transport
         self.where: Any = None  # a send's place in the program (set by the rank handle)
