@@ -1,9 +1,10 @@
-"""The floor: what the rings' per-message work costs in CPython with every layer merged.
+"""The floor: what the rings' per-message work costs in CPython with mpisim's layers merged.
 
 The bsend ring and the standard-mode ring of ``python -m bench`` (attach, then repeatedly
-bsend, or send, 1 KiB to rank+1 and receive from rank-1) written as one flat module on
-SimPy, doing per message only what mpisim must do for it and no more, with none of
-mpisim's layers (handle, buffered mode, allocator, transport, matching, trace recorder):
+bsend, or send, 1 KiB to rank+1 and receive from rank-1) written as one module on SimPy,
+doing per message only what mpisim must do for it and no more, with none of mpisim's
+layers (handle, buffered mode, allocator, transport, matching, trace recorder): a call
+(``enter``), posting a message (``post``), the bsend, send and receive around them:
 
 - the call: the arguments checked as the handle's fast path checks them, a call row of the
   trace (rank, call, start) packed into a byte buffer;
@@ -101,16 +102,45 @@ class Ring:
             st.head = st.tail = st.scan = st.used = st.live = 0
             self.ranks.append(st)
 
-    def call(self, st: Rank, code: int) -> None:
-        self.calls.extend(_CALL.pack(st.rank, code, self.env._now))
-
-    def bsend(self, st: Rank, count: int, dest: int, tag: int) -> Event:
-        env = self.env
-        if type(dest) is not int or not 0 <= dest < st.size or type(tag) is not int \
+    def enter(self, st: Rank, code: int, count: int, peer: int, tag: int) -> None:
+        """A call starts: its arguments checked (as the handle's fast path checks them) and
+        its row of the trace (rank, call, start)."""
+        if type(peer) is not int or not 0 <= peer < st.size or type(tag) is not int \
                 or type(count) is not int or count < 0:
             raise ValueError("bad arguments")
-        now = env._now
-        self.call(st, 1)
+        self.calls.extend(_CALL.pack(st.rank, code, self.env._now))
+
+    def post(self, st: Rank, count: int, dest: int, tag: int, mode: int) -> float:
+        """A message posted now (``mode``: its trace code, 0 standard, 1 buffered): its row,
+        the pair's order and FIFO wire, the port; its arrival scheduled. Returns when its
+        bytes have left."""
+        env, now = self.env, self.env._now
+        m = _new(Msg)
+        m.src, m.dst, m.tag, m.nbytes, m.ctx = st.rank, dest, tag, count, 0
+        m.row = len(self.msgs)
+        self.msgs.extend(_MSG.pack(st.rank, dest, tag, count, mode, 0, now, NAN, NAN, NAN))
+        self.sent += 1
+        key = st.rank * self.n + dest
+        pair = self.pairs.get(key)
+        if pair is None:
+            pair = self.pairs[key] = Pair()
+        pair.posted += 1
+        start = self.port_free[st.rank]
+        if start < now:
+            start = now
+        end = start + count / BANDWIDTH
+        self.port_free[st.rank] = end
+        arrive = end + LATENCY
+        if arrive < pair.last_arrival:
+            arrive = pair.last_arrival
+        pair.last_arrival = arrive
+        _PUT(self.msgs, m.row + SEND_DONE, end)
+        heappush(env._queue, (arrive, NORMAL, next(env._eid), _event(env, [self.arrive], m)))
+        return end
+
+    def bsend(self, st: Rank, count: int, dest: int, tag: int) -> Event:
+        self.enter(st, 1, count, dest, tag)
+        now = self.env._now
         if st.due:  # completions due before now, applied in order
             self.settle(st, now)
         q, i = st.entries, st.scan  # 3.6.1 step 1: reclaim from the head
@@ -129,46 +159,20 @@ class Ring:
         if n > st.capacity - st.tail:  # step 3 (this ring never needs to wrap)
             raise RuntimeError("overflow")
         e = _new(Entry)
-        e.offset, e.size, e.done, e.done_at = st.tail, n, False, None
+        e.offset, e.size, e.done = st.tail, n, False
         st.tail += n
         st.used += n
         st.live += n
         q.append(e)
         largest = max(st.capacity - st.tail, st.head)
         order = (NORMAL << 62) + self.sent  # (mpisim: from the event being processed)
-        mid = self.sent
-        self.sent += 1
         e.row = len(self.entries)
-        self.entries.extend(_ENTRY.pack(st.rank, mid, e.offset, n, count, now, NAN, NAN, 0,
-                                        order, st.used, st.live, len(q), largest,
+        self.entries.extend(_ENTRY.pack(st.rank, self.sent, e.offset, n, count, now, NAN, NAN,
+                                        0, order, st.used, st.live, len(q), largest,
                                         0, 0, 0, 0, 0xFFFFFFFF))
-        m = _new(Msg)
-        m.src, m.dst, m.tag, m.nbytes, m.ctx = st.rank, dest, tag, count, 0
-        m.row = len(self.msgs)
-        self.msgs.extend(_MSG.pack(st.rank, dest, tag, count, 1, 0, now, NAN, NAN, NAN))
-        key = st.rank * self.n + dest
-        pair = self.pairs.get(key)
-        if pair is None:
-            pair = self.pairs[key] = Pair()
-        pair.posted += 1
-        start = self.port_free[st.rank]
-        if start < now:
-            start = now
-        end = start + count / BANDWIDTH
-        self.port_free[st.rank] = end
-        arrive = end + LATENCY
-        if arrive < pair.last_arrival:
-            arrive = pair.last_arrival
-        pair.last_arrival = arrive
-        _PUT(self.msgs, m.row + SEND_DONE, end)
-        e.done_at = end
+        e.done_at = self.post(st, count, dest, tag, 1)
         st.due.append(e)  # applied at the rank's next bsend
-        ev = _new(Event)
-        ev.env, ev.callbacks, ev._value, ev._ok = env, [self.arrive], m, True
-        heappush(env._queue, (arrive, NORMAL, next(env._eid), ev))
-        done = _new(Event)
-        done.env, done.callbacks, done._value, done._ok = env, None, None, True
-        return done
+        return _event(self.env, None, None)
 
     def settle(self, st: Rank, now: float) -> None:
         due = st.due
@@ -185,57 +189,22 @@ class Ring:
 
     def send(self, st: Rank, count: int, dest: int, tag: int) -> Event:
         """A standard-mode eager send: the sender waits until its bytes have left."""
+        self.enter(st, 3, count, dest, tag)
+        end = self.post(st, count, dest, tag, 0)
         env = self.env
-        if type(dest) is not int or not 0 <= dest < st.size or type(tag) is not int \
-                or type(count) is not int or count < 0:
-            raise ValueError("bad arguments")
-        now = env._now
-        self.call(st, 3)
-        m = _new(Msg)
-        m.src, m.dst, m.tag, m.nbytes, m.ctx = st.rank, dest, tag, count, 0
-        m.row = len(self.msgs)
-        self.msgs.extend(_MSG.pack(st.rank, dest, tag, count, 0, 0, now, NAN, NAN, NAN))
-        self.sent += 1
-        key = st.rank * self.n + dest
-        pair = self.pairs.get(key)
-        if pair is None:
-            pair = self.pairs[key] = Pair()
-        pair.posted += 1
-        start = self.port_free[st.rank]
-        if start < now:
-            start = now
-        end = start + count / BANDWIDTH
-        self.port_free[st.rank] = end
-        arrive = end + LATENCY
-        if arrive < pair.last_arrival:
-            arrive = pair.last_arrival
-        pair.last_arrival = arrive
-        _PUT(self.msgs, m.row + SEND_DONE, end)
-        ev = _new(Event)
-        ev.env, ev.callbacks, ev._value, ev._ok = env, [self.arrive], m, True
-        heappush(env._queue, (arrive, NORMAL, next(env._eid), ev))
-        sent = _new(Event)  # the send returns when its bytes have left
-        sent.env, sent.callbacks, sent._value, sent._ok = env, [], None, True
+        sent = _event(env, [], None)
         heappush(env._queue, (end, NORMAL, next(env._eid), sent))
         return sent
 
     def recv(self, st: Rank, count: int, source: int, tag: int) -> Event:
-        env = self.env
-        if type(source) is not int or not 0 <= source < st.size or type(tag) is not int \
-                or type(count) is not int or count < 0:
-            raise ValueError("bad arguments")
-        self.call(st, 2)
+        self.enter(st, 2, count, source, tag)
         for i, m in enumerate(st.unexpected):
             if m.src == source and m.tag == tag and m.ctx == 0:
                 del st.unexpected[i]
-                status = self.deliver(m)
-                done = _new(Event)
-                done.env, done.callbacks, done._value, done._ok = env, None, status, True
-                return done
+                return _event(self.env, None, self.deliver(m))
         r = _new(Recv)
         r.peer, r.tag, r.ctx = source, tag, 0
-        ev = r.event = _new(Event)
-        ev.env, ev.callbacks, ev._value = env, [], PENDING
+        ev = r.event = _event(self.env, [], PENDING)
         st.posted.append(r)
         return ev
 
@@ -260,6 +229,14 @@ class Ring:
         return Status(m.src, m.tag, m.nbytes)
 
 
+def _event(env: Environment, callbacks: list | None, value: object) -> Event:
+    """An event built in place, as mpisim.p2p.events builds them: ``callbacks`` None for
+    one that has already happened; ``value`` PENDING for one fired later."""
+    ev = _new(Event)
+    ev.env, ev.callbacks, ev._value, ev._ok = env, callbacks, value, True
+    return ev
+
+
 def ring_program(ring: Ring, st: Rank, iterations: int, mode: str = "bsend"):
     right, left = (st.rank + 1) % st.size, (st.rank - 1) % st.size
     send = ring.bsend if mode == "bsend" else ring.send
@@ -280,7 +257,7 @@ def floor_ring(ranks: int, iterations: int, mode: str = "bsend") -> Ring:
 def main(argv: list[str] | None = None) -> int:
     import mpisim as ms
 
-    from .run import NET, bare_ring, bsend_ring, send_ring
+    from .run import NET, _best, bare_ring, bsend_ring, send_ring
 
     ranks, iterations = 64, 200
     programs = {"bsend": bsend_ring, "send": send_ring}
@@ -290,26 +267,16 @@ def main(argv: list[str] | None = None) -> int:
                                params={"iterations": iterations}).run()
         assert len(ring.msgs) // _MSG.size == result.messages["received"] == ranks * iterations
         assert ring.env.now == result.sim_time, (mode, ring.env.now, result.sim_time)
-    t = {"bare": _best(lambda: bare_ring(ranks, iterations))}
+    t = {"bare": _best(lambda: bare_ring(ranks, iterations), 5)}
     for mode, program in programs.items():
-        t[f"floor {mode}"] = _best(lambda m=mode: floor_ring(ranks, iterations, m))
+        t[f"floor {mode}"] = _best(lambda m=mode: floor_ring(ranks, iterations, m), 5)
         t[f"mpisim {mode}"] = _best(lambda p=program: ms.Simulation(
-            p, ranks=ranks, network=NET, params={"iterations": iterations}).run())
+            p, ranks=ranks, network=NET, params={"iterations": iterations}).run(), 5)
     msgs = ranks * iterations
     for name, seconds in t.items():
         print(f"{name:<13} {msgs / seconds:>9.0f} msg/s   ratio to bare {t['bare'] / seconds:.3f}")
     return 0
 
-
-def _best(fn) -> float:
-    import time
-
-    best = float("inf")
-    for _ in range(5):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 if __name__ == "__main__":
     sys.exit(main())
