@@ -447,10 +447,11 @@ class BufferedMode:
 
     def _record(self, now: float, event: str, requested: int = 0,
                 order: int | None = None) -> None:
-        """The buffer changed (attach, overflow, detach; a bsend or completion of an entry
-        without a row of its own: a named buffer's, or the trace is off): write its row.
-        A detach's row is all zeros (nothing is attached after it); an attach's carries
-        the capacity in ``requested`` (see mpisim.trace)."""
+        """The buffer changed: write its row, if the trace is on. For a process buffer: an
+        attach, overflow or detach (its bsends and completions go into their entries' rows,
+        see _reserve); for a named buffer, every change. A detach's row is all zeros
+        (nothing is attached after it); an attach's carries the capacity in ``requested``
+        (see mpisim.trace)."""
         recorder = self.recorder
         if not recorder.enabled:
             return
