@@ -22,16 +22,31 @@ layers (handle, buffered mode, allocator, transport, matching, trace recorder): 
 It is a measurement, not a simulator: one workload, no error paths, nothing a report
 needs (program sites, causes), no other protocol, allocator or profile. Its instructions
 per message beside the bare ring's and mpisim's (``python -m bench.instructions`` counts
-``floor`` and ``floor-send``) say how far merging layers alone could take mpisim.
+``floor`` and ``floor-send``, and compiled ``floor-compiled`` and ``floor-send-compiled``)
+say how far merging layers alone could take mpisim.
 
-    python -m bench.floor   # the 64-rank rings: checks they end as mpisim's, then times them
+    python -m bench.floor              # the 64-rank rings: checks they end as mpisim's,
+                                       # then times them
+    python -m bench.floor --compiled   # and the floor compiled by Cython with the C types
+                                       # of floor.pxd (pip install cython; a C compiler)
+
+Compiled, the floor says what a compiled build could buy at best: its records become C
+structs, its numbers C numbers, its calls C calls; SimPy, whose events the bare ring is made
+of, stays as it is.
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
+import shutil
 import struct
+import subprocess
 import sys
+import tempfile
 from heapq import heappush
+from pathlib import Path
+from types import ModuleType
 
 from simpy.core import Environment
 from simpy.events import NORMAL, PENDING, Event
@@ -50,6 +65,8 @@ ENTRY_DONE, ENTRY_FREED, ENTRY_C = (struct.calcsize(f) for f in ("=iqqqqd", "=iq
                                                                  "=iqqqqdddiqqqiqI"))
 
 
+# Records are made with ``Cls.__new__(Cls)``, not ``object.__new__``, which a compiled
+# record (a C struct, floor.pxd) refuses.
 class Entry:
     __slots__ = ("done", "done_at", "offset", "row", "size")
 
@@ -95,7 +112,7 @@ class Ring:
         self.port_free = [0.0] * ranks
         self.ranks = []
         for r in range(ranks):
-            st = _new(Rank)
+            st = Rank.__new__(Rank)
             st.rank, st.size = r, ranks
             st.capacity = 4 * (NBYTES + OVERHEAD)
             st.entries, st.due, st.posted, st.unexpected = [], [], [], []
@@ -115,7 +132,7 @@ class Ring:
         the pair's order and FIFO wire, the port; its arrival scheduled. Returns when its
         bytes have left."""
         env, now = self.env, self.env._now
-        m = _new(Msg)
+        m = Msg.__new__(Msg)
         m.src, m.dst, m.tag, m.nbytes, m.ctx = st.rank, dest, tag, count, 0
         m.row = len(self.msgs)
         self.msgs.extend(_MSG.pack(st.rank, dest, tag, count, mode, 0, now, NAN, NAN, NAN))
@@ -158,7 +175,7 @@ class Ring:
         n = count + OVERHEAD  # step 2
         if n > st.capacity - st.tail:  # step 3 (this ring never needs to wrap)
             raise RuntimeError("overflow")
-        e = _new(Entry)
+        e = Entry.__new__(Entry)
         e.offset, e.size, e.done = st.tail, n, False
         st.tail += n
         st.used += n
@@ -202,7 +219,7 @@ class Ring:
             if m.src == source and m.tag == tag and m.ctx == 0:
                 del st.unexpected[i]
                 return _event(self.env, None, self.deliver(m))
-        r = _new(Recv)
+        r = Recv.__new__(Recv)
         r.peer, r.tag, r.ctx = source, tag, 0
         ev = r.event = _event(self.env, [], PENDING)
         st.posted.append(r)
@@ -254,7 +271,56 @@ def floor_ring(ranks: int, iterations: int, mode: str = "bsend") -> Ring:
     return ring
 
 
+_SETUP = ("from setuptools import setup; from Cython.Build import cythonize; "
+          "setup(ext_modules=cythonize(['floor.py'], quiet=True, compiler_directives="
+          "{'language_level': 3, 'annotation_typing': False}))")
+
+
+def build_compiled(into: Path) -> Path:
+    """This module compiled by Cython with the C types of ``floor.pxd``, built in ``into``;
+    returns the extension module's path. Raises RuntimeError, saying why, when Cython or a
+    C compiler is missing."""
+    if importlib.util.find_spec("Cython") is None:
+        raise RuntimeError("Cython is not installed (pip install cython)")
+    here = Path(__file__).resolve().parent
+    for name in ("floor.py", "floor.pxd"):
+        shutil.copy(here / name, into / name)
+    built = subprocess.run([sys.executable, "-c", _SETUP, "build_ext", "--inplace", "-q"],
+                           cwd=into, capture_output=True, text=True)
+    found = sorted(into.glob("floor.*.so")) + sorted(into.glob("floor.*.pyd"))
+    if built.returncode != 0 or not found:
+        raise RuntimeError(f"the Cython build failed: {built.stderr.strip()[-800:]}")
+    return found[0]
+
+
+def load_compiled(path: Path) -> ModuleType:
+    """The compiled floor built by ``build_compiled``, imported from ``path``."""
+    spec = importlib.util.spec_from_file_location("floor", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.floor",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("--compiled", action="store_true",
+                    help="also the floor compiled by Cython (pip install cython)")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="floor-") as build:
+        floors = {"floor": sys.modules[__name__]}
+        if args.compiled:
+            try:
+                floors["compiled floor"] = load_compiled(build_compiled(Path(build)))
+            except RuntimeError as e:
+                print(f"python -m bench.floor --compiled: {e}", file=sys.stderr)
+                return 2
+        return _compare(floors)
+
+
+def _compare(floors: dict[str, ModuleType]) -> int:
+    """Check that each floor's rings end as mpisim's, then time them beside the bare ring."""
     import mpisim as ms
 
     from .run import NET, _best, bare_ring, bsend_ring, send_ring
@@ -262,19 +328,23 @@ def main(argv: list[str] | None = None) -> int:
     ranks, iterations = 64, 200
     programs = {"bsend": bsend_ring, "send": send_ring}
     for mode, program in programs.items():  # the same simulated runs as mpisim's
-        ring = floor_ring(ranks, iterations, mode)
         result = ms.Simulation(program, ranks=ranks, network=NET,
                                params={"iterations": iterations}).run()
-        assert len(ring.msgs) // _MSG.size == result.messages["received"] == ranks * iterations
-        assert ring.env.now == result.sim_time, (mode, ring.env.now, result.sim_time)
+        for floor in floors.values():
+            ring = floor.floor_ring(ranks, iterations, mode)
+            assert (len(ring.msgs) // _MSG.size == result.messages["received"]
+                    == ranks * iterations)
+            assert ring.env.now == result.sim_time, (mode, ring.env.now, result.sim_time)
     t = {"bare": _best(lambda: bare_ring(ranks, iterations), 5)}
     for mode, program in programs.items():
-        t[f"floor {mode}"] = _best(lambda m=mode: floor_ring(ranks, iterations, m), 5)
+        for name, floor in floors.items():
+            t[f"{name} {mode}"] = _best(lambda f=floor, m=mode: f.floor_ring(ranks, iterations,
+                                                                               m), 5)
         t[f"mpisim {mode}"] = _best(lambda p=program: ms.Simulation(
             p, ranks=ranks, network=NET, params={"iterations": iterations}).run(), 5)
     msgs = ranks * iterations
     for name, seconds in t.items():
-        print(f"{name:<13} {msgs / seconds:>9.0f} msg/s   ratio to bare {t['bare'] / seconds:.3f}")
+        print(f"{name:<20} {msgs / seconds:>9.0f} msg/s   ratio to bare {t['bare'] / seconds:.3f}")
     return 0
 
 

@@ -12,6 +12,10 @@ count to the instruction.
                                                      # their floors (bench/floor.py), 64 ranks
     python -m bench.instructions --ranks 1024 --messages 8192 24576
 
+With Cython installed (``pip install cython``, and a C compiler), the floors are also
+counted compiled with the C types of ``bench/floor.pxd`` (``floor-compiled``,
+``floor-send-compiled``): what a compiled build could buy at best.
+
 The counts are also written into ``bench/results.json`` (key ``instructions``), from which
 ``python -m bench --readme`` shows them under the performance table.
 """
@@ -25,26 +29,31 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results.json"
-WORKLOADS = ("bsend-ring", "send-ring", "bare", "floor", "floor-send")
+COMPILED = ("floor-compiled", "floor-send-compiled")
+WORKLOADS = ("bsend-ring", "send-ring", "bare", "floor", "floor-send", *COMPILED)
 
 
-def run_workload(name: str, ranks: int, messages: int) -> None:
-    """One run of ``name`` (the measured process; trace on, as in ``python -m bench``)."""
+def run_workload(name: str, ranks: int, messages: int, compiled: str | None = None) -> None:
+    """One run of ``name`` (the measured process; trace on, as in ``python -m bench``);
+    ``compiled``: the path of the compiled floor, for the compiled workloads."""
     from .run import NET, bare_ring, bsend_ring, send_ring
 
     iterations = max(1, messages // ranks)
     if name == "bare":
         bare_ring(ranks, iterations)
         return
-    if name in ("floor", "floor-send"):  # the rings' work, every layer merged (bench/floor.py)
-        from .floor import floor_ring
+    if name.startswith("floor"):  # the rings' work, every layer merged (bench/floor.py)
+        from . import floor
 
-        floor_ring(ranks, iterations, "send" if name == "floor-send" else "bsend")
+        module = floor.load_compiled(Path(compiled)) if name in COMPILED else floor
+        module.floor_ring(ranks, iterations, "send" if name.startswith("floor-send")
+                          else "bsend")
         return
     import mpisim as ms
 
@@ -54,12 +63,12 @@ def run_workload(name: str, ranks: int, messages: int) -> None:
     assert result.outcome is ms.Outcome.COMPLETED, result
 
 
-def instructions(name: str, ranks: int, messages: int) -> int:
+def instructions(name: str, ranks: int, messages: int, compiled: str = "") -> int:
     """Instructions executed by one run under cachegrind."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
     cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
            sys.executable, "-m", "bench.instructions", "--child", name, str(ranks),
-           str(messages)]
+           str(messages), compiled]
     if shutil.which("setarch"):
         cmd = ["setarch", "-R", *cmd]
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=HERE.parent)
@@ -79,10 +88,10 @@ def main(argv: list[str] | None = None) -> int:
                     "4000 12000)")
     ap.add_argument("--out", type=Path, default=RESULTS,
                     help="results file to add the counts to (default %(default)s)")
-    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        run_workload(args.child[0], int(args.child[1]), int(args.child[2]))
+        run_workload(args.child[0], int(args.child[1]), int(args.child[2]), args.child[3])
         return 0
     if shutil.which("valgrind") is None:
         print("python -m bench.instructions: valgrind is not installed (apt-get install "
@@ -92,16 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 < small < large:
         print("--messages: SMALL must be positive and below LARGE", file=sys.stderr)
         return 2
-    rows = []
-    for name in args.only or WORKLOADS:
-        # the rings deliver whole rounds: count what they really deliver
-        lo, hi = (args.ranks * max(1, m // args.ranks) for m in (small, large))
-        per_message = (instructions(name, args.ranks, large)
-                       - instructions(name, args.ranks, small)) / (hi - lo)
-        rows.append({"workload": name, "ranks": args.ranks, "messages": [lo, hi],
-                     "instructions_per_message": round(per_message)})
-        print(f"{name:<12} {args.ranks:>6} ranks  {per_message:>10,.0f} instructions/message",
-              flush=True)
+    with tempfile.TemporaryDirectory(prefix="floor-") as build:
+        workloads, compiled = _compiled(args.only or WORKLOADS, Path(build))
+        rows = [_count(name, args.ranks, small, large, compiled) for name in workloads]
     bare = next((r["instructions_per_message"] for r in rows if r["workload"] == "bare"), None)
     if bare:
         for r in rows:
@@ -113,6 +115,33 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text(json.dumps(result, indent=1) + "\n")
         print(f"written {args.out}")
     return 0
+
+
+def _compiled(workloads: tuple[str, ...] | list[str],
+              build: Path) -> tuple[list[str], str]:
+    """The workloads that can run here, and the compiled floor's path when one is asked for
+    (built in ``build``); without Cython the compiled floors are left out, saying why."""
+    if not any(name in COMPILED for name in workloads):
+        return list(workloads), ""
+    from .floor import build_compiled
+
+    try:
+        return list(workloads), str(build_compiled(build))
+    except RuntimeError as e:
+        print(f"{', '.join(COMPILED)}: left out: {e}", file=sys.stderr)
+        return [name for name in workloads if name not in COMPILED], ""
+
+
+def _count(name: str, ranks: int, small: int, large: int, compiled: str) -> dict:
+    """The row of one workload: its instructions per message, from two runs."""
+    # the rings deliver whole rounds: count what they really deliver
+    lo, hi = (ranks * max(1, m // ranks) for m in (small, large))
+    per_message = (instructions(name, ranks, large, compiled)
+                   - instructions(name, ranks, small, compiled)) / (hi - lo)
+    print(f"{name:<20} {ranks:>6} ranks  {per_message:>10,.0f} instructions/message",
+          flush=True)
+    return {"workload": name, "ranks": ranks, "messages": [lo, hi],
+            "instructions_per_message": round(per_message)}
 
 
 if __name__ == "__main__":

@@ -336,7 +336,9 @@ def write_readme(result: dict) -> None:
     if counted:
         names = {"bsend-ring": "bsend ring", "send-ring": "send ring", "bare": "bare SimPy ring",
                  "floor": "the bsend ring's floor (bench/floor.py)",
-                 "floor-send": "the send ring's floor"}
+                 "floor-send": "the send ring's floor",
+                 "floor-compiled": "the bsend ring's floor compiled (Cython, bench/floor.pxd)",
+                 "floor-send-compiled": "the send ring's floor compiled"}
         parts = [f"{names.get(r['workload'], r['workload'])} {r['instructions_per_message']:,}"
                  + (f" (ratio {r['ratio']:.3f})" if r["workload"] != "bare"
                     and "ratio" in r else "") for r in counted["rows"]]
