@@ -280,9 +280,8 @@ class BufferedMode:
             recorder.named_entry(entry)
             self._record(now, "bsend", entry.size)
         elif recorder.enabled:  # its row, which holds the bsend's buffer row (see trace)
-            current = self.env.current  # (order_of(priority, eid), inlined: per message)
-            entry.row = recorder.entry(entry, (current[1] << 62) + current[2], used, live,
-                                       held, alloc.largest_free())
+            entry.row = recorder.entry(entry, self.env.order(), used, live, held,
+                                       alloc.largest_free())
         return entry
 
     def complete(self, entry: PendingEntry) -> None:
@@ -300,8 +299,7 @@ class BufferedMode:
             put_time(recorder.entries.data, entry.row + ENTRY_DONE, now)
             if recorder.enabled:
                 if order is None:
-                    current = self.env.current  # (order_of, inlined: per message)
-                    order = (current[1] << 62) + current[2]
+                    order = self.env.order()
                 recorder.completed(entry.row, order, alloc.live, alloc.largest_free())
         if self._flushes:
             self._flushed(id(entry))
@@ -466,8 +464,7 @@ class BufferedMode:
                                         held, largest, requested)
             return
         if order is None:
-            current = self.env.current
-            order = order_of(current[1], current[2])
+            order = self.env.order()
         if event == "attach":
             requested = capacity  # (the rows after it take it from here)
         rows = recorder.buffer

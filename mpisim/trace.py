@@ -155,8 +155,8 @@ class Rows:
     growable ``bytearray`` in the layout ``record`` (text columns as codes into their
     vocabulary). A row is one ``struct`` pack and one ``extend``, no Python object kept.
 
-    Hot writers extend ``data`` with ``pack(*fields)`` themselves (what :meth:`append`
-    does, without the call); a field written later, in place, is at byte
+    Writers extend ``data`` with ``pack(*fields)`` themselves (its fields in the record's
+    order, text ones as codes: :meth:`code`); a field written later, in place, is at byte
     ``record.fields[name][1]`` of its row."""
 
     __slots__ = ("codes", "data", "pack", "record", "vocab")
@@ -171,10 +171,6 @@ class Rows:
 
     def __len__(self) -> int:
         return len(self.data) // self.record.itemsize
-
-    def append(self, *fields: Any) -> None:
-        """Add one row (its fields in the record's order, text ones as codes)."""
-        self.data.extend(self.pack(*fields))
 
     def code(self, column: str, word: str) -> int:
         """The code of ``word`` in a text column (a new one for a new word)."""
@@ -413,10 +409,11 @@ class Recorder:
             return col
 
         codes = self.event_codes
-        perm = np.lexsort((merged("order", "b_order", "c_order"),
-                           merged("time", "alloc", "done")))
+        time = merged("time", "alloc", "done")
+        perm = np.lexsort((merged("order", "b_order", "c_order"), time))
         out = np.empty(n, BUFFER_DTYPE)
-        out["time"] = merged("time", "alloc", "done")[perm]
+        out["time"] = time[perm]
+        del time
         out["rank"] = merged("rank", "rank", "rank")[perm]
         event = merged("event", None, None)
         event[at_b], event[at_c] = codes["bsend"], codes["complete"]

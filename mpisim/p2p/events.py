@@ -77,6 +77,11 @@ class Clock(Environment):
                                 "link's bandwidth, or a sum of huge times)")
         heappush(self._queue, (when, priority, next(self._eid), event))
 
+    def order(self) -> int:
+        """The event being processed, in the event order (:func:`order_of`)."""
+        current = self.current
+        return order_of(current[1], current[2])
+
     def step(self) -> None:
         """Process the next event (as SimPy does), remembering its queue item."""
         try:
