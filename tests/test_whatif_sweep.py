@@ -226,6 +226,26 @@ def test_ctrl_c_cancels_pending_runs_and_stops_the_pool(monkeypatch):
     assert multiprocessing.active_children() == []
 
 
+def test_a_pool_worker_terminated_by_its_parent_dies_of_sigterm_without_a_traceback(capfd):
+    """The CLI turns SIGTERM into an exception (mpisim.interrupts) and forked workers inherit
+    its handler; a worker the parent terminates must die of the signal, not raise from the
+    pool's queue and print a traceback."""
+    from mpisim.interrupts import catching_sigterm
+
+    def start_and_terminate() -> int:
+        with executors_module._Pool(1) as pool:
+            assert pool.submit(abs, -1).result(timeout=30) == 1  # the worker is running
+            (worker,) = pool._processes.values()
+            worker.terminate()
+            deadline = time.monotonic() + 30  # (the pool's own thread may reap it first)
+            while worker.exitcode is None and time.monotonic() < deadline:
+                time.sleep(0.01)
+            return worker.exitcode
+
+    assert catching_sigterm(start_and_terminate, lambda e: 1) == -signal.SIGTERM
+    assert "Traceback" not in capfd.readouterr().err
+
+
 def test_ctrl_c_cancels_what_it_submitted_to_a_given_executor(monkeypatch):
     submitted = []
 

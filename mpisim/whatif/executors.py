@@ -13,10 +13,11 @@ its own at once, and is raised again, carrying the results finished so far as
 ``exc.partial`` (a dict from item index to result), so that a sweep can keep them; an
 exception in a chunk does the same. A given
 executor is left running (it is the caller's): only the chunks submitted are cancelled.
-Workers of a pool of its own ignore SIGINT (the terminal sends it to the whole process group):
-the parent alone handles Ctrl-C and terminates them, so an interrupt is prompt and prints one
-line, not a traceback per worker. The progress bar (tqdm.auto, on stderr) is shown only when
-stderr is a terminal, unless asked for; workers never see it.
+Workers of a pool of its own ignore SIGINT (the terminal sends it to the whole process group)
+and die quietly of SIGTERM (the handler a command installs, inherited when they fork, is put
+back to the default): the parent alone handles Ctrl-C and terminates them, so an interrupt is
+prompt and prints one line, not a traceback per worker. The progress bar (tqdm.auto, on
+stderr) is shown only when stderr is a terminal, unless asked for; workers never see it.
 """
 
 from __future__ import annotations
@@ -147,11 +148,12 @@ def _on_executor(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
 
 
 class _Pool(ProcessPoolExecutor):
-    """A process pool whose workers ignore SIGINT; leaving by an exception (Ctrl-C included)
-    cancels what is pending and terminates the workers instead of waiting for their chunks."""
+    """A process pool whose workers ignore SIGINT and die of SIGTERM (_worker_signals);
+    leaving by an exception (Ctrl-C included) cancels what is pending and terminates the
+    workers instead of waiting for their chunks."""
 
     def __init__(self, workers: int) -> None:
-        super().__init__(max_workers=workers, initializer=_ignore_sigint)
+        super().__init__(max_workers=workers, initializer=_worker_signals)
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
         if exc_type is None:
@@ -170,8 +172,12 @@ class _Pool(ProcessPoolExecutor):
         return False
 
 
-def _ignore_sigint() -> None:
+def _worker_signals() -> None:
+    """A worker leaves Ctrl-C to the parent, and ends at once when the parent terminates it
+    (not through mpisim.interrupts' handler, which would print a traceback from the pool's
+    queue)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _executor_workers(executor: Executor) -> int:
