@@ -93,7 +93,7 @@ def calibrate(mpiexec: str = "mpiexec -n 2", python: str | None = None,
     if from_observations is not None:
         obs = json.loads(Path(from_observations).read_text(encoding="utf-8"))
     else:
-        obs = observe(Launcher(mpiexec, python), progress)
+        obs = observe(Launcher(mpiexec, python, log=progress), progress)
         obs["mpiexec"], obs["python"] = mpiexec, python
         if observations is not None:
             _write_atomically(Path(observations), json.dumps(obs, indent=1) + "\n")

@@ -12,6 +12,7 @@ wide takes four launches, and a launch of MPICH with mpi4py costs a fraction of 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import time
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CalibrationError", "Launcher", "observe"]
+__all__ = ["CalibrationError", "LaunchError", "Launcher", "headline", "observe"]
 
 PROBES = Path(__file__).with_name("probes.py")
 SLEEP = 0.12        # seconds a receiver sleeps to tell a local call from a waiting one
@@ -33,8 +34,44 @@ class CalibrationError(RuntimeError):
     """A probe could not run or its output makes no sense (one line, says which)."""
 
 
+class LaunchError(CalibrationError):
+    """mpiexec started nothing that printed: it exited with an error and no Python exception
+    says why, so the launcher itself failed (a busy machine, a session directory or socket
+    it could not set up), which another attempt often gets past. ``reason``: the exit
+    status and the launcher's own words, in one line."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+RETRIES = 2
+"""Further attempts of a launch that fails with a :class:`LaunchError`."""
+RETRY_PAUSE = 1.0   # seconds between them
+EXCEPTION = re.compile(r"[A-Za-z_][\w.]*(Error|Exception|Interrupt)\b[^:]*:")
+
+
+def headline(stderr: str) -> str:
+    """Why a launch failed, in one line: the last Python exception a rank raised, else the
+    first paragraph of what the launcher printed (Open MPI boxes its messages in dashes)."""
+    lines = [line.strip() for line in stderr.splitlines()]
+    raised = [line for line in lines if EXCEPTION.match(line)]
+    if raised:
+        return raised[-1]
+    paragraph: list[str] = []
+    for line in lines:
+        if line and not set(line) <= set("-=*"):
+            paragraph.append(line)
+        elif paragraph:
+            break
+    return " ".join(paragraph)[:300] or "no output"
+
+
 class Launcher:
-    """Runs one probe spec under the user's mpiexec and Python; returns rank 0's records."""
+    """Runs one probe spec under the user's mpiexec and Python; returns rank 0's records.
+
+    A launch that prints nothing is retried (:data:`RETRIES`) when it is the launcher's own
+    failure (:class:`LaunchError`); a probe that raised is reported at once."""
 
     def __init__(self, mpiexec: str, python: str, timeout: float = 60.0,
                  log: Callable[[str], None] | None = None) -> None:
@@ -47,6 +84,20 @@ class Launcher:
     def run(self, spec: dict[str, Any], timeout: float | None = None
             ) -> tuple[list[dict[str, Any]], bool]:
         """(records printed by rank 0, whether the run timed out)."""
+        attempt = 1
+        while True:
+            try:
+                return self._launch(spec, timeout)
+            except LaunchError as e:
+                if attempt > RETRIES:
+                    raise LaunchError(f"{e} (launched {attempt} times)", e.reason) from None
+                self.log(f"probe {spec['probe']}: mpiexec started nothing ({e.reason}); "
+                         f"launching again")
+                attempt += 1
+                time.sleep(RETRY_PAUSE)
+
+    def _launch(self, spec: dict[str, Any], timeout: float | None
+                ) -> tuple[list[dict[str, Any]], bool]:
         cmd = [*self.mpiexec, self.python, str(PROBES), json.dumps(spec)]
         self.launches += 1
         try:
@@ -67,10 +118,12 @@ class Launcher:
                 except json.JSONDecodeError:
                     continue
         if not records and not timed_out:
-            last = next((line.strip() for line in reversed(err.splitlines())
-                         if any(c.isalpha() for c in line)), "no output")
-            raise CalibrationError(f"probe {spec['probe']} printed nothing ({last}); command: "
-                                   f"{shlex.join(cmd[:-1])} '<spec>'")
+            reason = f"exit {out.returncode}: {headline(err)}"
+            message = (f"probe {spec['probe']} printed nothing ({reason}); command: "
+                       f"{shlex.join(cmd[:-1])} '<spec>'")
+            if out.returncode == 0 or "Traceback (most recent call last)" in err:
+                raise CalibrationError(message)
+            raise LaunchError(message, reason)
         return records, timed_out
 
 
