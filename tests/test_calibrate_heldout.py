@@ -18,11 +18,7 @@ MPICH, 70 s with Open MPI). A real hang is a deadlock after DEADLOCK_AFTER secon
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
-import re
-import signal
 import subprocess
 import sys
 from functools import cache
@@ -30,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import real_mpi
 
-import mpisim as ms
 from mpisim.bsend.profiles import get_profile
 from mpisim.calibrate import calibrate
 from mpisim.calibrate.fit import predicted_attach
-from mpisim.calibrate.suite import RETRIES, LaunchError, headline
+from mpisim.calibrate.suite import LaunchError
 
 ROOT = Path(__file__).resolve().parents[1]
 HELD_OUT = ROOT / "tests" / "real" / "heldout"
@@ -43,7 +39,6 @@ DEADLOCK_AFTER = 8.0
 SLEEP = 0.5
 """Seconds the held-out programs' sleeping rank sleeps; a call that takes more than half of
 it waited (wall time under the real library, simulated time under mpisim)."""
-ENV = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 LIBRARIES = {"mpich": ("MPISIM_ORACLE_PYTHON", []),
              "openmpi": ("MPISIM_ORACLE_OMPI_PYTHON", ["--allow-run-as-root", "--oversubscribe"])}
 
@@ -57,7 +52,7 @@ def _found(library: str) -> str | None:
         return None
     probe = subprocess.run([python, "-c", "from mpi4py import MPI; import numpy; "
                             "print(MPI.Get_library_version())"],
-                           capture_output=True, text=True, env=ENV)
+                           capture_output=True, text=True, env=real_mpi.ENV)
     name = "MPICH" if library == "mpich" else "Open MPI"
     return python if probe.returncode == 0 and name in probe.stdout else None
 
@@ -92,54 +87,9 @@ def _folder(library: str, tmp_path_factory: Any) -> Path:
 
 
 def real(library: str, script: Path, args: list[str], ranks: int) -> tuple[str, list[str]]:
-    """(outcome, what the ranks printed) under the real library. A launch that started
-    nothing and raised nothing is the launcher's own failure: tried again, as the
-    calibration's are, and the test skipped if it persists (the library cannot run here)."""
     python = _python(library)
-    cmd = [str(Path(python).parent / "mpiexec"), *LIBRARIES[library][1], "-n", str(ranks),
-           python, str(script), *args]
-    for _attempt in range(RETRIES + 1):
-        outcome, out, err = _launch(cmd)
-        if not (outcome.startswith("failed") and "rank " not in out and "Traceback" not in err):
-            return outcome, lines(out)
-    pytest.skip(f"{library}'s mpiexec started nothing {RETRIES + 1} times ({outcome}: "
-                f"{headline(err)})")
-
-
-def _launch(cmd: list[str]) -> tuple[str, str, str]:
-    """(outcome, stdout, stderr) of one launch; a hang past DEADLOCK_AFTER is a deadlock."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, env=ENV)
-    try:
-        out, err = proc.communicate(timeout=DEADLOCK_AFTER)
-        hung = False
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        hung = True
-    if re.search(r"Exception: (Invalid buffer pointer|MPI_ERR_BUFFER)", err):
-        outcome = "error MPI_ERR_BUFFER"
-    elif hung:
-        outcome = "deadlock"
-    else:
-        outcome = "completed" if proc.returncode == 0 else f"failed ({proc.returncode})"
-    return outcome, out, err
-
-
-def lines(out: str) -> list[str]:
-    return sorted(part.strip() for part in re.split(r"(?=rank \d+: )", out)
-                  if part.startswith("rank "))
-
-
-def simulated(script: Path, args: list[str], ranks: int, profile: str) -> tuple[str, list[str]]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        result = ms.run_mpi4py(script, ranks=ranks, args=args, mpi={"profile": profile})
-    outcome = {"completed": "completed", "deadlock": "deadlock",
-               "timeout": "deadlock"}.get(result.outcome.value)
-    if outcome is None:
-        outcome = f"error {result.error.error_class}"
-    return outcome, lines(out.getvalue())
+    return real_mpi.real([str(Path(python).parent / "mpiexec"), *LIBRARIES[library][1], "-n",
+                          str(ranks), python, str(script), *args], DEADLOCK_AFTER)
 
 
 def cases(profile_path: str) -> list[tuple[Path, list[str], int]]:
@@ -174,7 +124,7 @@ def disagreements(library: str, profile: str, programs: list[tuple[Path, list[st
     out = []
     for script, args, ranks in programs:
         got_real = real(library, script, args, ranks)
-        got_sim = simulated(script, args, ranks, profile)
+        got_sim = real_mpi.simulated(script, args, ranks, profile)
         if got_real[0] != got_sim[0] or (got_real[0] == "completed"
                                          and got_real[1] != got_sim[1]):
             out.append(f"{script.name} {' '.join(args)}: real {got_real}, "

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import real_mpi
 
 from mpisim.calibrate import suite
 from mpisim.calibrate.suite import CalibrationError, Launcher, LaunchError, headline
@@ -126,3 +127,23 @@ def test_calibrate_from_the_command_line_stops_with_one_line_and_writes_nothing(
     assert len(err) == 3 and err[2].startswith("mpisim: calibrate: probe info printed nothing")
     assert int(counter.read_text()) == suite.RETRIES + 1
     assert not out.exists()
+
+
+def test_the_differential_tests_launch_again_too_and_skip_a_library_that_cannot_start(
+        tmp_path):
+    """tests/real_mpi.py, which runs the oracle and held-out programs, follows the same rule."""
+    mpiexec, counter = fake_mpiexec(tmp_path, fails=suite.RETRIES)
+    cmd = [*shlex.split(mpiexec), "python", "script.py", '{"probe": "ring"}']
+    outcome, out, _err = real_mpi.launch(cmd, deadlock_after=60)
+    assert (outcome, int(counter.read_text())) == ("completed", suite.RETRIES + 1)
+    assert '"probe": "ring"' in out
+    counter.unlink()
+    mpiexec, counter = fake_mpiexec(tmp_path, fails=99)
+    with pytest.raises(pytest.skip.Exception, match="listener thread failed to start"):
+        real_mpi.launch([*shlex.split(mpiexec), "python", "script.py", "{}"], 60)
+    assert int(counter.read_text()) == suite.RETRIES + 1
+    mpiexec, counter = fake_mpiexec(tmp_path, fails=1, stderr=RANK_RAISED)
+    counter.unlink()
+    assert real_mpi.launch([*shlex.split(mpiexec), "python", "s.py", "{}"], 60)[0] == \
+        "error MPI_ERR_BUFFER"
+    assert counter.read_text() == "1"

@@ -13,27 +13,18 @@ error is read from mpi4py's exception text, also when the job then hangs in MPI_
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
-import re
-import signal
 import subprocess
 import sys
 from functools import cache
 from pathlib import Path
 
 import pytest
-
-import mpisim as ms
+import real_mpi
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scenarios" / "mpi4py"
 DEADLOCK_AFTER = 6.0
 """Seconds a real run may take before it counts as hung (they finish in well under one)."""
-
-# The error strings MPICH and Open MPI give for the classes the cases can raise.
-_CLASS_TEXT = {"Invalid buffer pointer": "MPI_ERR_BUFFER", "MPI_ERR_BUFFER": "MPI_ERR_BUFFER",
-               "Message truncated": "MPI_ERR_TRUNCATE", "MPI_ERR_TRUNCATE": "MPI_ERR_TRUNCATE"}
 
 CASES = [
     # (script, args, ranks): what Example 3.10, rings, fan-in, Ibsend and re-attach do
@@ -51,10 +42,6 @@ CASES = [
 ]
 
 
-# Open MPI refuses to run as root without these (containers and CI often are root).
-ENV = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
-
-
 @cache
 def oracle() -> tuple[str, str, str] | None:
     """(python, mpiexec, profile) of the real library, or None."""
@@ -65,7 +52,7 @@ def oracle() -> tuple[str, str, str] | None:
     try:
         found = subprocess.run([python, "-c", "from mpi4py import MPI; "
                                 "print(MPI.Get_library_version())"],
-                               capture_output=True, text=True, timeout=60, env=ENV)
+                               capture_output=True, text=True, timeout=60, env=real_mpi.ENV)
     except (OSError, subprocess.SubprocessError):
         return None
     text = found.stdout
@@ -79,45 +66,8 @@ def real(script: str, args: list[str], ranks: int) -> tuple[str, list[str]]:
     python, mpiexec, profile = oracle()  # type: ignore[misc]
     # Open MPI counts cores as slots: more ranks than cores need oversubscription
     extra = ["--oversubscribe"] if profile == "openmpi" else []
-    proc = subprocess.Popen([mpiexec, *extra, "-n", str(ranks), python, str(SCRIPTS / script),
-                             *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, env=ENV)
-    try:
-        out, err = proc.communicate(timeout=DEADLOCK_AFTER)
-        hung = False
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        hung = True
-    classes = sorted({cls for text, cls in _CLASS_TEXT.items()
-                      if re.search(rf"Exception: {re.escape(text)}", err)})
-    if classes:
-        outcome = "error " + ",".join(classes)
-    elif hung:
-        outcome = "deadlock"
-    else:
-        outcome = "completed" if proc.returncode == 0 else f"failed ({proc.returncode})"
-    return outcome, lines(out)
-
-
-def lines(out: str) -> list[str]:
-    """Each rank's ``rank R: ...`` lines, sorted (mpiexec may join two ranks' lines)."""
-    return sorted(part.strip() for part in re.split(r"(?=rank \d+: )", out)
-                  if part.startswith("rank "))
-
-
-def simulated(script: str, args: list[str], ranks: int, profile: str
-              ) -> tuple[str, list[str]]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        result = ms.run_mpi4py(SCRIPTS / script, ranks=ranks, args=args,
-                               mpi={"profile": profile})
-    outcome = {"completed": "completed", "deadlock": "deadlock",
-               "timeout": "deadlock"}.get(result.outcome.value)
-    if outcome is None:
-        outcome = f"error {result.error.error_class}"
-    return outcome, lines(out.getvalue())
+    return real_mpi.real([mpiexec, *extra, "-n", str(ranks), python, str(SCRIPTS / script),
+                          *args], DEADLOCK_AFTER)
 
 
 @pytest.mark.parametrize("script, args, ranks", CASES,
@@ -128,7 +78,7 @@ def test_the_stand_in_agrees_with_the_real_library(script, args, ranks):
         pytest.skip("no real mpi4py with mpiexec (pip install -e '.[oracle]', or set "
                     "MPISIM_ORACLE_PYTHON to a python that has them)")
     real_outcome, real_lines = real(script, args, ranks)
-    sim_outcome, sim_lines = simulated(script, args, ranks, found[2])
+    sim_outcome, sim_lines = real_mpi.simulated(SCRIPTS / script, args, ranks, found[2])
     assert sim_outcome == real_outcome, (
         f"{script} {' '.join(args)} on {ranks} ranks: real {found[2]} {real_outcome}, "
         f"simulated {sim_outcome}")

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import real_mpi
 
 import mpisim as ms
 
@@ -33,10 +34,9 @@ def _oracle() -> tuple[str, str]:
 
 def _real(script: str) -> str:
     python, mpiexec = _oracle()
-    out = subprocess.run([mpiexec, "-n", "2", python, str(HERE / script)], capture_output=True,
-                         text=True, timeout=120)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return out.stdout
+    outcome, out, err = real_mpi.launch([mpiexec, "-n", "2", python, str(HERE / script)], 120)
+    assert outcome == "completed", err[-2000:]
+    return out
 
 
 def test_mpich_communicator_buffers_match_the_real_library():
@@ -90,10 +90,10 @@ def test_mpich_a_full_communicator_buffer_does_not_fall_back_to_the_process_buff
 
 def _run_one(python: str, flags: list[str], script: str) -> dict[str, str]:
     mpiexec = str(Path(python).parent / "mpiexec")
-    out = subprocess.run([mpiexec, *flags, "-n", "1", python, str(HERE / script)],
-                         capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return dict(line.split(" : ", 1) for line in out.stdout.splitlines() if " : " in line)
+    outcome, out, err = real_mpi.launch([mpiexec, *flags, "-n", "1", python,
+                                         str(HERE / script)], 120)
+    assert outcome == "completed", err[-2000:]
+    return dict(line.split(" : ", 1) for line in out.splitlines() if " : " in line)
 
 
 ORACLES = [("MPISIM_ORACLE_PYTHON", [], "MPICH", "mpich"),
