@@ -15,7 +15,8 @@ by single spaces; ``mpisim record`` concatenates the processes' logs in rank ord
   Never expanded: the replay needs only its size.
 - ``C ID size=S rank=R origin=unlogged``: a communicator made by a call the shim does not log.
 - ``@ ID OBJECT OFFSET [SYMBOL+OFF]``: a call site (the caller's return address, its
-  object file and offset in it, the symbol dladdr found).
+  object file and offset in it, the symbol dladdr found). Reading looks up its source line
+  (:mod:`.sources`).
 - A call: ``NAME g=NS [@=SITE] key=value...``, written when the call is entered. ``NAME`` is
   the MPI name without ``MPI_``; ``g`` is the wall time in nanoseconds spent outside MPI since
   the previous call returned. Peers are ranks of the call's communicator, ``A`` for
@@ -44,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL
+from .sources import locate_sources
 
 __all__ = ["Call", "RankLog", "Site", "Status", "Trace", "TraceError", "TypeInfo",
            "is_trace", "read_trace"]
@@ -76,14 +78,20 @@ class TypeInfo:
 
 @dataclass(frozen=True)
 class Site:
-    """Where a call was made: object file, offset in it, symbol+offset when known."""
+    """Where a call was made: object file, offset in it, symbol+offset when known; the
+    source line and function when the object's debug information gives them
+    (:mod:`.sources`)."""
 
     id: int
     obj: str
     offset: int
     symbol: str | None = None
+    source: str | None = None       # "file.c:LINE"
+    function: str | None = None
 
     def describe(self) -> str:
+        if self.source is not None:
+            return f"{self.source} in {self.function}" if self.function else self.source
         base = os.path.basename(self.obj)
         return (self.symbol and f"{self.symbol} in {base}") or f"{base}+{self.offset:#x}"
 
@@ -204,8 +212,9 @@ def is_trace(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-def read_trace(path: str | os.PathLike[str]) -> Trace:
-    """Read a recording (a ``.trace`` file or a directory of ``rank.N.log``)."""
+def read_trace(path: str | os.PathLike[str], sources: bool = True) -> Trace:
+    """Read a recording (a ``.trace`` file or a directory of ``rank.N.log``); ``sources``:
+    look up the call sites' source lines (:func:`.sources.locate_sources`)."""
     p = Path(path)
     try:
         if p.is_dir():
@@ -218,7 +227,10 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
             logs = _read_file(p)
     except OSError as e:
         raise TraceError(f"{p}: cannot read the recording: {e.strerror or e}") from None
-    return _assemble(str(p), logs)
+    trace = _assemble(str(p), logs)
+    if sources:
+        locate_sources(trace)
+    return trace
 
 
 def _read_file(path: Path) -> list[RankLog]:
