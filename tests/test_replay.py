@@ -168,6 +168,58 @@ def test_communicators_and_collectives(tmp_path):
     assert not result.warnings
 
 
+def test_a_split_that_leaves_a_process_out_replays(tmp_path):
+    """6.4.2: MPI_UNDEFINED as color gives MPI_COMM_NULL (color U in the log); the others'
+    communicator works without it."""
+    body = {0: "Comm_split g=0 comm=0 color=5 key=0\n= 0 d=1 new=2 size=2 rank=0\n"
+               "Barrier g=0 comm=2\n= 0 d=1\n",
+            1: "Comm_split g=0 comm=0 color=U key=0\n= 0 d=1 new=-1\n",
+            2: "Comm_split g=0 comm=0 color=5 key=0\n= 0 d=1 new=2 size=2 rank=1\n"
+               "Barrier g=0 comm=2\n= 0 d=1\n"}
+    path = tmp_path / "split.trace"
+    path.write_text("".join(_log(r, 3, body[r]) for r in range(3)))
+    result = replay(path)
+    assert result.outcome is ms.Outcome.COMPLETED, result.report()
+    assert not result.warnings
+
+
+def test_topology_and_group_communicators_replay_from_the_recorded_splits(tmp_path):
+    """A 4-rank halo exchange recorded under MPICH 5.0.2 (tests/replay_c/cart_halo.c) over
+    MPI_Cart_create, MPI_Cart_sub, MPI_Comm_create (even ranks) and MPI_Comm_split_type: each
+    communicator is made as the split its log gives; the replay completes as MPICH did, and
+    so does the scenario written from it (the odd ranks' MPI_COMM_NULL as comm_null)."""
+    from mpisim.recorded.toyaml import scenario_text
+    from mpisim.scenario import load
+
+    sc = replay_scenario(DATA / "cart-halo.trace").with_overrides({"mpi.profile": "mpich"})
+    result = sc.run()
+    assert result.outcome is ms.Outcome.COMPLETED, result.report()
+    assert sc.compare(result).startswith("agrees")
+    assert [r.buffer.bsends for r in result.ranks] == [4] * 4
+    assert not result.warnings
+    text = scenario_text(sc)
+    assert text.count("color: UNDEFINED, key: 0, as: comm_null") == 2
+    for call in ("Cart_create", "Cart_sub", "Comm_create", "Comm_split_type"):
+        assert text.count(f"MPI_{call}, as the split that makes its communicator") == 4
+    path = tmp_path / "cart.yaml"
+    path.write_text(text)
+    written = load(str(path)).with_overrides({"mpi.profile": "mpich"}).run()
+    assert written.outcome is ms.Outcome.COMPLETED
+    assert written.messages["sent"] == result.messages["sent"]
+
+
+def test_a_deadlock_on_a_cartesian_grid_replays_to_the_same_blocked_calls():
+    """3.5: each rank MPI_Ssends to its right neighbour first; the 2x2 periodic grid pairs
+    them in two cycles. The recording, stopped by --timeout, kept all four logs."""
+    sc = replay_scenario(DATA / "cart-halo-ssend-killed.trace").with_overrides(
+        {"mpi.profile": "mpich"})
+    result = sc.run()
+    assert result.outcome is ms.Outcome.DEADLOCK
+    assert sorted((b.rank, b.call, b.where.split(",")[0]) for b in result.deadlock.blocked) == \
+        [(r, "MPI_Ssend", "call 3") for r in range(4)]
+    assert sc.compare(result).startswith("agrees with the recording")
+
+
 def test_unlogged_communicator_is_refused_plainly(tmp_path):
     path = tmp_path / "cart.trace"
     path.write_text(_log(0, 1, "C 2 size=1 rank=0 origin=unlogged\n"

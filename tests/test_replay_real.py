@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import mpisim as ms
+from mpisim.cli import main
 from mpisim.recorded import read_trace, replay, replay_scenario
 
 HERE = Path(__file__).resolve().parent / "replay_c"
@@ -47,6 +48,8 @@ def apps(tmp_path_factory):
     for name in ("example_3_10", "bsend_ring", "bsend_burst"):
         subprocess.run([mpicc, "-O1", "-o", str(out / name), str(HERE / f"{name}.c")],
                        check=True, timeout=120)
+    subprocess.run([mpicc, "-g", "-O1", "-o", str(out / "cart_halo"), str(HERE / "cart_halo.c")],
+                   check=True, timeout=120)
     return out
 
 
@@ -108,6 +111,60 @@ def test_bsend_ring_any_source(apps, env, tmp_path):
     assert result.outcome is ms.Outcome.COMPLETED
     assert not [w for w in result.warnings if w.startswith("replay diverged")]
     assert [r.buffer.bsends for r in result.ranks] == [5] * 4
+
+
+def test_topology_and_group_communicators_replay_as_split_communicators(apps, env, tmp_path):
+    """A halo exchange over MPI_Cart_create (reorder allowed), MPI_Cart_sub, MPI_Comm_create
+    and MPI_Comm_split_type: each new communicator is logged as the split of its parent that
+    makes it (7.5.4; a process left out gets MPI_COMM_NULL, color U), so the replay and the
+    scenario written from it complete as MPICH did, with the four neighbours' bsends."""
+    _, mpiexec = _mpich()
+    trace = tmp_path / "cart.trace"
+    run = _record(env, trace, mpiexec, "-n", "4", str(apps / "cart_halo"), "bsend", "1000")
+    assert run.returncode == 0, run.stderr
+    assert sorted(line.split(", row")[0] for line in run.stdout.splitlines()) == [
+        f"rank {r}: grid {r} at ({r // 2},{r % 2})" for r in range(4)]
+    t = read_trace(trace)
+    for log in t.ranks:
+        made = {c.name: c.split() for c in log.calls
+                if c.name in ("Cart_create", "Cart_sub", "Comm_create", "Comm_split_type")}
+        grid = log.calls[1].out["rank"]
+        assert made == {"Cart_create": (0, grid), "Cart_sub": (grid - grid % 2, grid % 2),
+                        "Comm_create": (0, grid // 2) if grid % 2 == 0 else (ms.UNDEFINED, 0),
+                        "Comm_split_type": (0, grid)}
+    sc = replay_scenario(trace).with_overrides({"mpi.profile": "mpich"})
+    result = sc.run()
+    assert result.outcome is ms.Outcome.COMPLETED
+    assert sc.compare(result).startswith("agrees")
+    assert [r.buffer.bsends for r in result.ranks] == [4] * 4
+    written = tmp_path / "cart.yaml"
+    assert main(["replay", str(trace), "--to-yaml", str(written)]) == 0
+    assert ms.load_scenario(written).with_overrides({"mpi.profile": "mpich"}).run().outcome \
+        is ms.Outcome.COMPLETED
+
+
+def test_a_stopped_deadlock_keeps_every_processs_log_and_names_the_source_line(apps, env,
+                                                                               tmp_path):
+    """3.5: four MPI_Ssend in two cycles deadlock. --timeout pauses MPICH's launcher and
+    proxy while each process flushes its log on SIGTERM (else the proxy kills the others
+    with SIGKILL at the first death), so every log ends with the blocked MPI_Ssend, located
+    by its source line (compiled with -g). Three recordings, for the race."""
+    _, mpiexec = _mpich()
+    line = next(i for i, text in enumerate((HERE / "cart_halo.c").read_text().splitlines(), 1)
+                if "MPI_Ssend(" in text)
+    for attempt in range(3):
+        trace = tmp_path / f"ssend{attempt}.trace"
+        run = _record(env, trace, mpiexec, "-n", "4", str(apps / "cart_halo"), "ssend", "10",
+                      timeout=2)
+        assert run.returncode == 5, run.stderr
+        t = read_trace(trace)
+        assert [(log.ended, [c.name for c in log.calls]) for log in t.ranks] == [
+            ("signal 15", ["Init", "Cart_create", "Ssend"])] * 4
+    where = f"call 3, cart_halo.c:{line} in main"
+    assert [c.where() for _, c in t.blocked()] == [where] * 4
+    result = replay(trace, mpi={"profile": "mpich"})
+    assert result.outcome is ms.Outcome.DEADLOCK
+    assert result.report().count("MPI_Ssend(peer=") == 4 and where in result.report()
 
 
 def test_overflowing_burst_same_count_as_mpich(apps, env, tmp_path):

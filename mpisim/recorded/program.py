@@ -38,9 +38,11 @@ from typing import Any
 from .. import datatypes as _dt
 from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from ..errors import MPIError
-from .trace import Call, RankLog, Trace, read_trace
+from .trace import MADE_AS_SPLIT, Call, RankLog, Trace, read_trace
 
 __all__ = ["ReplayProgram", "Unsupported"]
+
+REPLAYED_MAKERS = ", ".join(f"MPI_{name}" for name in ("Comm_dup", "Comm_split", *MADE_AS_SPLIT))
 
 _TRACES: dict[tuple[str, float], Trace] = {}
 
@@ -143,7 +145,7 @@ class _Replay:
         cid = call.args.get(key, 0)
         if cid not in self.comms:
             raise Unsupported(f"{call.where()}: communicator {cid} was made by a call the "
-                              "recorder does not log (only dup and split are replayed)")
+                              f"recorder does not log (it logs {REPLAYED_MAKERS})")
         return self.comms[cid]
 
     def datatype(self, call: Call, key: str = "T") -> Any:
@@ -342,8 +344,8 @@ def _comm(r: _Replay, call: Call) -> Generator[Any, Any, None]:
     if call.name == "Comm_dup":
         made = yield mpi.comm_dup(comm=parent)
     else:
-        color = call.args.get("color")
-        made = yield mpi.comm_split(color, call.args.get("key", 0), comm=parent)
+        color, key = call.split()
+        made = yield mpi.comm_split(color, key, comm=parent)
         if made is not None and call.out.get("size") not in (None, made.size):
             r.note(call, f"made a communicator of {made.size} ranks; the recording's had "
                          f"{call.out['size']}")
@@ -405,7 +407,7 @@ _CALLS: dict[str, Any] = {
     "Buffer_detach": _detach, "Comm_detach_buffer": _detach,
     **dict.fromkeys(("Buffer_flush", "Buffer_iflush", "Comm_flush_buffer",
                      "Comm_iflush_buffer"), _flush),
-    "Comm_dup": _comm, "Comm_split": _comm, "Comm_free": _comm,
+    **dict.fromkeys(("Comm_dup", "Comm_split", "Comm_free", *MADE_AS_SPLIT), _comm),
     **dict.fromkeys(("Barrier", "Ibarrier", "Bcast", "Ibcast", "Reduce", "Ireduce", "Allreduce",
                      "Iallreduce", "Scan", "Exscan", "Reduce_scatter_block", "Gather",
                      "Gatherv", "Allgather", "Allgatherv", "Scatter", "Scatterv", "Alltoall",

@@ -13,7 +13,8 @@ logs are joined, in rank order, into the ``--out`` file once the command has end
 a temporary file and a rename).
 
 ``--timeout`` (and SIGINT/SIGTERM sent to ``mpisim record``) stops the run with SIGTERM to
-its process group (SIGKILL 5 s later if it is still there): the recorder flushes each
+each MPI process first (found by the ``#pid`` of its log, flushed at MPI_Init), then to the
+run's process group (SIGKILL 5 s later if it is still there): the recorder flushes each
 process's log on SIGTERM, so a deadlocking run keeps every call up to the blocked ones.
 
 A statically linked application cannot be preloaded: link the recorder into it before the
@@ -23,6 +24,7 @@ MPI library (``mpisim record --shim`` prints the source's path: ``mpicc -c $(mpi
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -31,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 
@@ -142,18 +145,90 @@ def merge_logs(directory: str | os.PathLike[str], out: str | os.PathLike[str]) -
     return len(files)
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    """SIGTERM to the run's process group, SIGKILL after GRACE seconds."""
-    for sig, wait in ((signal.SIGTERM, GRACE), (signal.SIGKILL, GRACE)):
+def _stop(proc: subprocess.Popen, logs: str) -> None:
+    """Stop a run so that every MPI process flushes its log: the launcher and its helpers
+    (MPICH's proxies, Open MPI's daemons) are paused (SIGSTOP) while each MPI process gets
+    SIGTERM and writes its last lines, because a launcher answers the first process's death
+    by killing the others at once (MPICH's with SIGKILL); then they get SIGCONT, and the
+    launcher's group SIGTERM, SIGKILL GRACE seconds later."""
+    tree = _descendants(proc.pid)
+    ranks = {log: pid for log in Path(logs).glob("rank.*.log")
+             if (pid := _header_pid(log)) is not None and pid in tree}
+    helpers = [proc.pid, *(tree - set(ranks.values()))]
+    if ranks:
+        _signal_each(helpers, signal.SIGSTOP)
+        _signal_each(ranks.values(), signal.SIGTERM)
+        deadline = time.monotonic() + GRACE
+        while ranks and time.monotonic() < deadline:
+            ranks = {log: pid for log, pid in ranks.items()
+                     if not _ended(log) and os.path.exists(f"/proc/{pid}")}
+            if ranks:
+                time.sleep(0.02)
+        _signal_each(helpers, signal.SIGCONT)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
             return
         try:
-            proc.wait(timeout=wait)
+            proc.wait(timeout=GRACE)
             return
         except subprocess.TimeoutExpired:
             continue
+
+
+def _signal_each(pids: Iterable[int], sig: int) -> None:
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, sig)
+
+
+def _descendants(ancestor: int) -> set[int]:
+    """The processes under ``ancestor`` on this machine (Linux's /proc; launchers give their
+    processes sessions of their own, so neither a session nor a group finds them all)."""
+    parent: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()  # after "pid (comm)"
+        except OSError:
+            continue
+        parent[int(stat.parent.name)] = int(fields[1])
+    children: dict[int, list[int]] = {}
+    for pid, ppid in parent.items():
+        children.setdefault(ppid, []).append(pid)
+    found: set[int] = set()
+    todo = [ancestor]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _header_pid(log: Path) -> int | None:
+    try:
+        with open(log, "rb") as f:
+            head = f.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return None
+    for line in head.splitlines():
+        if line.startswith("#pid "):
+            value = line.split()[1]
+            return int(value) if value.isdigit() else None
+    return None
+
+
+def _ended(log: Path) -> bool:
+    """Whether a log's last line says how its process ended."""
+    try:
+        with open(log, "rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - 256))
+            tail = f.read().decode("utf-8", "replace")
+    except OSError:
+        return True
+    last = tail.rstrip("\n").rpartition("\n")[2]
+    return tail.endswith("\n") and last.startswith(("# signal", "# exit"))
 
 
 def record(command: list[str], out: str, timeout: float | None = None,
@@ -181,9 +256,9 @@ def record(command: list[str], out: str, timeout: float | None = None,
             stopped = True
             print(f"mpisim record: stopping the run after {timeout:g} s (SIGTERM)",
                   file=sys.stderr)
-            _stop(proc)
+            _stop(proc, logs)
         except KeyboardInterrupt:
-            _stop(proc)
+            _stop(proc, logs)
             merge_logs(logs, out_path)
             raise
         wall = time.monotonic() - started

@@ -23,10 +23,10 @@ import os
 import tempfile
 from typing import Any
 
-from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL
+from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
 from .program import _BY_NAME
 from .scenario import _library
-from .trace import Call, RankLog
+from .trace import MADE_AS_SPLIT, Call, RankLog
 
 __all__ = ["MAX_BLOCK", "scenario_text", "write_yaml"]
 
@@ -182,18 +182,19 @@ def _call_ops(log: RankLog, call: Call, comms: dict[int, Any]) -> list[_Op]:
     if name in ("Buffer_flush", "Comm_flush_buffer"):
         args = _with_comm({}, call, comms) if name.startswith("Comm") else {}
         return [_Op("buffer_flush", args, note)]
-    if name in ("Comm_dup", "Comm_split"):
+    if name in ("Comm_dup", "Comm_split", *MADE_AS_SPLIT):
         new = out.get("new", -1)
-        label = f"c{new}"
+        label = f"c{new}" if new >= 0 else "comm_null"  # left out: MPI_COMM_NULL
         args: dict[str, Any] = {"as": label}
-        if name == "Comm_split":
-            color = a.get("color")
-            args = {"color": "UNDEFINED" if color is None else color, "key": a.get("key", 0),
-                    **args}
+        if name != "Comm_dup":
+            color, key = call.split()
+            args = {"color": "UNDEFINED" if color == UNDEFINED else color, "key": key, **args}
         _with_comm(args, call, comms)
         if new >= 0:
             comms[new] = label
-        return [_Op(name.lower(), args, note)]
+        if name in MADE_AS_SPLIT:
+            note = note or f"{call.where()}: MPI_{name}, as the split that makes its communicator"
+        return [_Op("comm_dup" if name == "Comm_dup" else "comm_split", args, note)]
     if name == "Comm_free":
         label = comms.get(a.get("comm", 0))
         comms.pop(a.get("comm", 0), None)

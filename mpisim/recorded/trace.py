@@ -28,6 +28,11 @@ by single spaces; ``mpisim record`` concatenates the processes' logs in rank ord
   took; ``st=SOURCE:TAG:BYTES`` the status of each completed receive or probe (``-`` for a
   send request, comma-separated for several); ``r`` a new request's id; ``flag``, ``index``,
   ``done``, ``new`` (a new communicator's id, -1 for MPI_COMM_NULL), ``size``.
+- A communicator made from a parent by a collective over it (``Cart_create``, ``Cart_sub``,
+  ``Graph_create``, ``Dist_graph_create[_adjacent]``, ``Comm_create``, ``Comm_split_type``):
+  ``comm`` is the parent; the result's ``new color=C size=S rank=R`` is the split of the
+  parent that makes the same communicator (C: the parent rank of its rank 0, ``U`` for
+  MPI_COMM_NULL; the key is R), so a replay needs no topology.
 
 A call without a result line was still in progress when the process ended: a blocked call
 of a deadlock that was killed, or the call in which the process died. A last line without
@@ -44,10 +49,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL
+from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
 from .sources import locate_sources
 
-__all__ = ["Call", "RankLog", "Site", "Status", "Trace", "TraceError", "TypeInfo",
+__all__ = ["MADE_AS_SPLIT", "Call", "RankLog", "Site", "Status", "Trace", "TraceError", "TypeInfo",
            "is_trace", "read_trace"]
 
 MAGIC = "#mpisim-trace"
@@ -55,6 +60,10 @@ VERSION = "1"
 _SIGNALS = {"1": "SIGHUP", "2": "SIGINT", "3": "SIGQUIT", "6": "SIGABRT", "7": "SIGBUS",
             "11": "SIGSEGV", "15": "SIGTERM"}
 _RANK_FILE = re.compile(r"^rank\.(\d+)\.log$")
+MADE_AS_SPLIT = ("Cart_create", "Cart_sub", "Graph_create", "Dist_graph_create",
+                 "Dist_graph_create_adjacent", "Comm_create", "Comm_split_type")
+"""Calls that make a communicator by a collective over a parent, logged as the split of the
+parent that makes the same communicator."""
 
 
 class TraceError(ValueError):
@@ -128,6 +137,17 @@ class Call:
     def where(self) -> str:
         site = f", {self.site.describe()}" if self.site is not None else ""
         return f"call {self.number}{site}"
+
+    def split(self) -> tuple[int, int]:
+        """(color, key) of the MPI_Comm_split that makes the communicator this call made: its
+        own for Comm_split; for the calls of MADE_AS_SPLIT, what the recorder logged of the
+        result. MPI_UNDEFINED for a process the call left out (MPI_COMM_NULL), and for a call
+        that never returned (its process takes part in the split, as it did in the call)."""
+        if self.name == "Comm_split":
+            color, key = self.args.get("color"), self.args.get("key", 0)
+        else:
+            color, key = self.out.get("color"), self.out.get("rank", 0)
+        return (UNDEFINED if color is None else color), key
 
 
 @dataclass
@@ -438,6 +458,8 @@ def _result(where: _Lines, line: int, text: str, calls: list[Call]) -> None:
                                                        for v in value.split(",")]
         elif key in ("flag", "index", "new", "r", "rank", "size"):
             call.out[key] = _int(where, line, key, value)
+        elif key == "color":
+            call.out[key] = _typed(where, line, key, value)
         else:
             call.out[key] = value
     call.returned = True

@@ -383,6 +383,7 @@ static void start_log(const char *how, int provided) {
     }
     atexit(at_exit);
     putf("%s g=0 thread=%d\n= 0 d=0\n", how, provided);
+    flush_out();  /* the header at once: mpisim record finds this process by its #pid */
     last_exit = now_ns();
 }
 
@@ -976,6 +977,103 @@ int MPI_Comm_free(MPI_Comm *comm) {
     if (rc == MPI_SUCCESS) forget(comms, KEY(before));
     done();
     return rc;
+}
+
+/* Calls that make a communicator out of a parent by a collective over the parent
+ * (topologies, Comm_create, Comm_split_type): logged as the split that makes the same
+ * communicator, so the replay needs no topology. color: the parent rank of the new
+ * communicator's rank 0 (one color per new communicator, U for MPI_COMM_NULL); the key is
+ * the process's rank in it (rank=), reordering included. */
+static void maker_begin(const char *call, MPI_Comm parent, void *caller) {
+    enter(call, caller);
+    putf(" comm=%d", comm_id(parent));
+    end_entry();
+}
+
+static int maker_end(int rc, MPI_Comm parent, MPI_Comm made) {
+    result(rc);
+    if (rc == MPI_SUCCESS) {
+        putf(" new=%d", new_comm(made));
+        if (made == MPI_COMM_NULL) puts_(" color=U");
+        else {
+            int size = 0, rank = 0, zero = 0, first = 0;
+            MPI_Group group, parents;
+            PMPI_Comm_size(made, &size);
+            PMPI_Comm_rank(made, &rank);
+            PMPI_Comm_group(made, &group);
+            PMPI_Comm_group(parent, &parents);
+            PMPI_Group_translate_ranks(group, 1, &zero, parents, &first);
+            PMPI_Group_free(&group);
+            PMPI_Group_free(&parents);
+            putf(" color=%d size=%d rank=%d", first, size, rank);
+        }
+    }
+    done();
+    return rc;
+}
+
+int MPI_Cart_create(MPI_Comm old, int ndims, const int dims[], const int periods[],
+                    int reorder, MPI_Comm *cart) {
+    if (!LOGGING) return PMPI_Cart_create(old, ndims, dims, periods, reorder, cart);
+    maker_begin("Cart_create", old, CALLER);
+    int rc = PMPI_Cart_create(old, ndims, dims, periods, reorder, cart);
+    return maker_end(rc, old, *cart);
+}
+
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
+    if (!LOGGING) return PMPI_Cart_sub(comm, remain_dims, newcomm);
+    maker_begin("Cart_sub", comm, CALLER);
+    int rc = PMPI_Cart_sub(comm, remain_dims, newcomm);
+    return maker_end(rc, comm, *newcomm);
+}
+
+int MPI_Graph_create(MPI_Comm old, int nnodes, const int index[], const int edges[],
+                     int reorder, MPI_Comm *graph) {
+    if (!LOGGING) return PMPI_Graph_create(old, nnodes, index, edges, reorder, graph);
+    maker_begin("Graph_create", old, CALLER);
+    int rc = PMPI_Graph_create(old, nnodes, index, edges, reorder, graph);
+    return maker_end(rc, old, *graph);
+}
+
+int MPI_Dist_graph_create_adjacent(MPI_Comm old, int indegree, const int sources[],
+                                   const int sourceweights[], int outdegree,
+                                   const int destinations[], const int destweights[],
+                                   MPI_Info info, int reorder, MPI_Comm *graph) {
+    if (!LOGGING)
+        return PMPI_Dist_graph_create_adjacent(old, indegree, sources, sourceweights,
+                                               outdegree, destinations, destweights, info,
+                                               reorder, graph);
+    maker_begin("Dist_graph_create_adjacent", old, CALLER);
+    int rc = PMPI_Dist_graph_create_adjacent(old, indegree, sources, sourceweights, outdegree,
+                                             destinations, destweights, info, reorder, graph);
+    return maker_end(rc, old, *graph);
+}
+
+int MPI_Dist_graph_create(MPI_Comm old, int n, const int sources[], const int degrees[],
+                          const int destinations[], const int weights[], MPI_Info info,
+                          int reorder, MPI_Comm *graph) {
+    if (!LOGGING)
+        return PMPI_Dist_graph_create(old, n, sources, degrees, destinations, weights, info,
+                                      reorder, graph);
+    maker_begin("Dist_graph_create", old, CALLER);
+    int rc = PMPI_Dist_graph_create(old, n, sources, degrees, destinations, weights, info,
+                                    reorder, graph);
+    return maker_end(rc, old, *graph);
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
+    if (!LOGGING) return PMPI_Comm_create(comm, group, newcomm);
+    maker_begin("Comm_create", comm, CALLER);
+    int rc = PMPI_Comm_create(comm, group, newcomm);
+    return maker_end(rc, comm, *newcomm);
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                        MPI_Comm *newcomm) {
+    if (!LOGGING) return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+    maker_begin("Comm_split_type", comm, CALLER);
+    int rc = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+    return maker_end(rc, comm, *newcomm);
 }
 
 int MPI_Type_free(MPI_Datatype *t) {
