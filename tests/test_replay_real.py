@@ -224,3 +224,34 @@ def test_fortran_program_is_recorded(env, tmp_path):
                      "Finalize"]
     assert t.ranks[0].calls[3].statuses[0].source == 1
     assert replay(trace).outcome is ms.Outcome.COMPLETED
+
+
+def test_fortran_topology_and_group_communicators_are_recorded(env, tmp_path):
+    """The recorder's mpi_cart_create_, mpi_cart_sub_, mpi_comm_create_ and
+    mpi_comm_split_type_ (LOGICAL arguments converted) log the Fortran calls as their splits;
+    the replay completes and names the calls by their Fortran source lines (-g)."""
+    _, mpiexec = _openmpi()
+    mpif90 = shutil.which("mpif90")
+    if not mpif90:
+        pytest.skip("no mpif90 (apt-get install gfortran)")
+    app = tmp_path / "cartf"
+    subprocess.run([mpif90, "-g", "-o", str(app), str(HERE / "cart_halo.f90")], check=True)
+    trace = tmp_path / "cartf.trace"
+    run = _record(env, trace, mpiexec, "--allow-run-as-root", "--oversubscribe", "-n", "4",
+                  str(app))
+    assert run.returncode == 0, run.stderr
+    t = read_trace(trace)
+    for log in t.ranks:
+        grid = log.calls[1].out["rank"]
+        made = {c.name: c.split() for c in log.calls
+                if c.name in ("Cart_create", "Cart_sub", "Comm_create", "Comm_split_type")}
+        assert made == {"Cart_create": (0, grid), "Cart_sub": (grid - grid % 2, grid % 2),
+                        "Comm_create": (0, grid // 2) if grid % 2 == 0 else (ms.UNDEFINED, 0),
+                        "Comm_split_type": (0, grid)}
+    line = next(i for i, text in enumerate((HERE / "cart_halo.f90").read_text().splitlines(), 1)
+                if "call MPI_Cart_create" in text)
+    assert t.ranks[0].calls[1].where() == f"call 2, cart_halo.f90:{line} in MAIN__"
+    sc = replay_scenario(trace).with_overrides({"mpi.profile": "openmpi"})
+    result = sc.run()
+    assert result.outcome is ms.Outcome.COMPLETED
+    assert sc.compare(result).startswith("agrees")

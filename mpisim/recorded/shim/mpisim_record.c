@@ -1275,9 +1275,10 @@ int MPI_Alltoallv(const void *s, const int scs[], const int sd[], MPI_Datatype s
  * bypassing the C wrappers above; these definitions of the gfortran symbols (mpi_send_...)
  * take their place and go through the C wrappers. Covered: MPI_Init/Init_thread/Finalize,
  * the sends, receives and probes, Wait/Waitall/Test, the buffered-mode calls, Barrier, Bcast,
- * Comm_dup/split/free. Not covered from Fortran (their time counts as time outside MPI):
- * the other collectives (MPI_IN_PLACE differs between the languages), persistent requests,
- * Waitany/Waitsome/Test*, the mpi_f08 module. Define MPISIM_NO_FORTRAN to leave them out. */
+ * Comm_dup/split/free, Cart_create/Cart_sub/Comm_create/Comm_split_type. Not covered from
+ * Fortran (their time counts as time outside MPI): the other collectives (MPI_IN_PLACE
+ * differs between the languages), persistent requests, Waitany/Waitsome/Test*, the mpi_f08
+ * module. Define MPISIM_NO_FORTRAN to leave them out. */
 #ifndef MPISIM_NO_FORTRAN
 #ifndef MPI_F_STATUS_SIZE  /* an MPI 4.0 constant; before it, a status is its C size in ints */
 #define MPI_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
@@ -1450,6 +1451,53 @@ void mpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *n
     MPI_Comm c;
     F_BEGIN;
     int rc = MPI_Comm_split(MPI_Comm_f2c(*comm), (int)*color, (int)*key, &c);
+    if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c);
+    F_END(rc);
+}
+
+/* Fortran LOGICALs arrive as integers: nonzero is .TRUE. (gfortran's .TRUE. is 1). */
+#define F_DIMS 32
+
+void mpi_cart_create_(MPI_Fint *old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods,
+                      MPI_Fint *reorder, MPI_Fint *cart, MPI_Fint *ierr) {
+    int n = (int)*ndims, d[F_DIMS], p[F_DIMS];
+    MPI_Comm c;
+    F_BEGIN;
+    if (n < 0 || n > F_DIMS) { F_END(MPI_ERR_DIMS); return; }
+    for (int i = 0; i < n; i++) { d[i] = (int)dims[i]; p[i] = periods[i] != 0; }
+    int rc = MPI_Cart_create(MPI_Comm_f2c(*old), n, d, p, *reorder != 0, &c);
+    if (rc == MPI_SUCCESS) *cart = MPI_Comm_c2f(c);
+    F_END(rc);
+}
+
+void mpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain, MPI_Fint *newcomm, MPI_Fint *ierr) {
+    int n = 0, r[F_DIMS];
+    MPI_Comm c, parent = MPI_Comm_f2c(*comm);
+    F_BEGIN;
+    int rc = PMPI_Cartdim_get(parent, &n);
+    if (rc == MPI_SUCCESS && (n < 0 || n > F_DIMS)) rc = MPI_ERR_DIMS;
+    if (rc == MPI_SUCCESS) {
+        for (int i = 0; i < n; i++) r[i] = remain[i] != 0;
+        rc = MPI_Cart_sub(parent, r, &c);
+        if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c);
+    }
+    F_END(rc);
+}
+
+void mpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierr) {
+    MPI_Comm c;
+    F_BEGIN;
+    int rc = MPI_Comm_create(MPI_Comm_f2c(*comm), MPI_Group_f2c(*group), &c);
+    if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c);
+    F_END(rc);
+}
+
+void mpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *type, MPI_Fint *key, MPI_Fint *info,
+                          MPI_Fint *newcomm, MPI_Fint *ierr) {
+    MPI_Comm c;
+    F_BEGIN;
+    int rc = MPI_Comm_split_type(MPI_Comm_f2c(*comm), (int)*type, (int)*key,
+                                 MPI_Info_f2c(*info), &c);
     if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c);
     F_END(rc);
 }
