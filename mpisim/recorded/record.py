@@ -12,10 +12,11 @@ says, so another library or a new mpisim builds anew. The command runs with
 logs are joined, in rank order, into the ``--out`` file once the command has ended (through
 a temporary file and a rename).
 
-``--timeout`` (and SIGINT/SIGTERM sent to ``mpisim record``) stops the run with SIGTERM to
-each MPI process first (found by the ``#pid`` of its log, flushed at MPI_Init), then to the
-run's process group (SIGKILL 5 s later if it is still there): the recorder flushes each
-process's log on SIGTERM, so a deadlocking run keeps every call up to the blocked ones.
+``--timeout`` (and SIGINT/SIGTERM sent to ``mpisim record``) stops the run: the launcher and
+its helpers are paused while each MPI process (found by the ``#pid`` of its log, flushed at
+MPI_Init) gets SIGTERM, on which the recorder flushes its log, so a deadlocking run keeps
+every call up to the blocked ones; then the launcher's process group gets SIGTERM (SIGKILL
+5 s later if it is still there). See :func:`_stop`.
 
 A statically linked application cannot be preloaded: link the recorder into it before the
 MPI library (``mpisim record --shim`` prints the source's path: ``mpicc -c $(mpisim record
@@ -161,7 +162,7 @@ def _stop(proc: subprocess.Popen, logs: str) -> None:
         deadline = time.monotonic() + GRACE
         while ranks and time.monotonic() < deadline:
             ranks = {log: pid for log, pid in ranks.items()
-                     if not _ended(log) and os.path.exists(f"/proc/{pid}")}
+                     if not _ended(log) and _alive(pid)}
             if ranks:
                 time.sleep(0.02)
         _signal_each(helpers, signal.SIGCONT)
@@ -204,6 +205,15 @@ def _descendants(ancestor: int) -> set[int]:
                 found.add(child)
                 todo.append(child)
     return found
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (a process whose paused parent has not reaped it is a
+    zombie: dead)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _header_pid(log: Path) -> int | None:
