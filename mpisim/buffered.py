@@ -375,16 +375,23 @@ class BufferedMode:
                                             alignment=cfg.alignment)
             self.address = BUFFER_AUTOMATIC
         else:
-            if size < self.profile.attach_min:
+            refused = size < self.profile.attach_min
+            if refused and not self.profile.refused_attach_stays:
                 raise ErrBuffer(f"a buffer of {size} B is smaller than the "
                                 f"{self.profile.attach_min} B that {self.profile.name} accepts")
-            self.allocator = make_allocator(cfg.allocator, size, overhead=cfg.bsend_overhead,
+            self.allocator = make_allocator(cfg.allocator, 0 if refused else size,
+                                            overhead=cfg.bsend_overhead,
                                             alignment=cfg.alignment, sizing=cfg.sizing)
             self.address = (address if address is not None
                             else synthetic_address(self.rank, self.attaches))
-            self.summary.size = max(self.summary.size, size)
+            self.summary.size = max(self.summary.size, self.allocator.capacity)
         self.attaches += 1
         self._record(self.env._now, "attach")
+        if size is not BUFFER_AUTOMATIC and size < self.profile.attach_min:
+            raise ErrBuffer(f"a buffer of {size} B is smaller than the "
+                            f"{self.profile.attach_min} B that {self.profile.name} accepts; "
+                            "under it the refused buffer stays attached with 0 B usable, as "
+                            "in the library it models: detach it before attaching another")
 
     def _detach_now(self) -> tuple[Any, int]:
         """Complete a detach once nothing is pending: (address, size) given to attach."""

@@ -66,6 +66,32 @@ def test_only_one_buffer_can_be_attached_at_a_time():
     assert ms.run(prog, ranks=1).returned == ["MPI_ERR_BUFFER"]
 
 
+def _after_a_refused_attach(mpi):
+    """Attach 95 B (below MPICH's 96), then try a valid attach, a bsend, and detach."""
+    got = []
+    for call in (lambda: mpi.buffer_attach(95), lambda: mpi.buffer_attach(4096),
+                 lambda: mpi.bsend(count=8, datatype=ms.BYTE, dest=0, tag=0), mpi.buffer_detach,
+                 lambda: mpi.buffer_attach(4096), mpi.buffer_detach):
+        try:
+            value = yield call()
+            got.append("ok" if value is None else value[1])
+        except ms.MPIError as e:
+            got.append(e.error_class)
+    return got
+
+
+@pytest.mark.parametrize(("profile", "expected"), [
+    ("mpich-5.0", ["MPI_ERR_BUFFER", "MPI_ERR_OTHER", "MPI_ERR_BUFFER", 0, "ok", 4096]),
+    ("mpich-4.0", ["MPI_ERR_BUFFER", "ok", "ok", 4096, "ok", 4096])])
+def test_a_refused_attach_stays_attached_where_the_library_leaves_it(profile, expected):
+    """MPICH 5.0.2 (observed, tests/real/refused_attach.py): an attach below
+    MPI_BSEND_OVERHEAD is MPI_ERR_BUFFER yet stays attached with 0 B usable: attaching
+    another is attaching twice, a bsend finds no room, detach returns size 0. Elsewhere (3.6)
+    a refused attach attaches nothing."""
+    result = ms.run(_after_a_refused_attach, ranks=1, mpi={"profile": profile})
+    assert result.returned == [expected]
+
+
 @pytest.mark.parametrize("size", [-1, 2**63, 1.5])
 def test_bad_attach_sizes_raise_mpi_err_arg(size):
     """facts: a negative size is MPI_ERR_ARG; a size must be an integer that fits the

@@ -17,6 +17,7 @@ import pytest
 import real_mpi
 
 import mpisim as ms
+from mpisim.bsend.profiles import get_profile
 
 HERE = Path(__file__).resolve().parent / "real"
 
@@ -134,3 +135,47 @@ def test_which_mpi_4_1_buffer_calls_the_library_has(env, flags, library, profile
             continue
         expected = "MPI_ERR_OTHER" if value == "NotImplementedError" else value
         assert sim[name] == expected, (name, value, sim[name])
+
+
+SHIPPED = {"mpich": "mpich-5.0", "openmpi": "openmpi-5.0"}
+
+
+@pytest.mark.parametrize("env, flags, library, profile", ORACLES,
+                         ids=[o[3] for o in ORACLES])
+def test_what_a_refused_attach_leaves_attached_is_what_the_library_leaves(env, flags, library,
+                                                                         profile):
+    """3.6 and the libraries: MPICH 5.0.2 refuses an attach below MPI_BSEND_OVERHEAD with
+    MPI_ERR_BUFFER yet leaves it attached with 0 B usable (a 4096 B attach then fails as
+    attaching twice, a bsend has no room, detach returns size 0); Open MPI 5.0.11 accepts
+    it. Under the shipped profile of each library mpisim does the same, step by step (Open
+    MPI's attach-twice code, MPI_ERR_UNKNOWN, is the profile's MPI_ERR_BUFFER)."""
+    python = os.environ.get(env) or (sys.executable if env == "MPISIM_ORACLE_PYTHON" else None)
+    if not python or not (Path(python).parent / "mpiexec").exists():
+        pytest.skip(f"set {env} to a Python with mpi4py and {library}'s mpiexec beside it")
+    real = _run_one(python, flags, "refused_attach.py")
+    if library not in real.pop("version"):
+        pytest.skip(f"{env} is not {library}")
+    shipped = get_profile(SHIPPED[profile])
+    unknown = {"MPI_ERR_UNKNOWN": shipped.attach_twice_error_class}
+    real = {step: unknown.get(value, value) for step, value in real.items()}
+
+    def prog(mpi):
+        got = {}
+        steps = [("1 attach small", lambda: mpi.buffer_attach(mpi.BSEND_OVERHEAD - 1)),
+                 ("2 attach 4096", lambda: mpi.buffer_attach(4096)),
+                 ("3 bsend 8 B", lambda: mpi.bsend(count=8, datatype=ms.BYTE, dest=0, tag=0)),
+                 ("4 detach", mpi.buffer_detach),
+                 ("5 attach 4096", lambda: mpi.buffer_attach(4096)),
+                 ("6 detach", mpi.buffer_detach)]
+        for name, call in steps:
+            try:
+                value = yield call()
+                got[name] = "ok" if value is None else f"ok {value[1]}"
+            except ms.MPIError as e:
+                got[name] = e.error_class
+        yield mpi.recv(count=8, datatype=ms.BYTE, source=0, tag=0) if got["3 bsend 8 B"] == "ok" \
+            else mpi.compute(0)
+        return got
+
+    sim = ms.run(prog, ranks=1, mpi={"profile": SHIPPED[profile]}).returned[0]
+    assert sim == real

@@ -35,6 +35,7 @@ _STD = {
                                  "once)",
     "failed_bsend_stalls_pair": "no: a failed call has no effect (3.6)",
     "mpi41_buffers": "MPI 4.1 §3.6",
+    "refused_attach_stays": "a call that fails has no effect (3.6)",
     "latency": "not a profile value: the network's default (1 us)",
     "bandwidth": "not a profile value: the network's default (10 GB/s)",
 }
@@ -65,6 +66,8 @@ _MPICH = {
     "failed_bsend_stalls_pair": "after MPI_ERR_BUFFER later sends match (falls back to "
                                 "MPI_Send and completes)",
     "mpi41_buffers": "MPICH 5.0.2: Comm.Attach_buffer, Flush_buffer, BUFFER_AUTOMATIC work",
+    "refused_attach_stays": "not measured on 4.0.2: nothing attached (5.0.2 measured: see "
+                            "mpich-5.0)",
     "latency": "not measured: the network's default",
     "bandwidth": "not measured: the network's default",
 }
@@ -100,6 +103,8 @@ _OMPI = {
                                 "MPI_Send is never matched; the fallback program hangs",
     "mpi41_buffers": "5.0.11: Comm.Attach_buffer and Flush_buffer raise NotImplementedError, "
                      "BUFFER_AUTOMATIC is MPI_ERR_ARG",
+    "refused_attach_stays": "not measured on 4.1.4: nothing attached (5.0.11: after the "
+                            "refused 0-byte attach, detach finds none attached)",
     "latency": "not measured: the network's default",
     "bandwidth": "not measured: the network's default",
 }

@@ -170,7 +170,7 @@ READERS: dict[str, Any] = {
     "eager_box": _optional(_int), "local_send_limit": _optional(_int),
     "eager_waits_for_rendezvous": _bool, "rendezvous_needs_progress": _bool,
     "failed_bsend_stalls_pair": _bool,
-    "mpi41_buffers": _bool, "latency": _optional(_unit(parse_time)),
+    "mpi41_buffers": _bool, "refused_attach_stays": _bool, "latency": _optional(_unit(parse_time)),
     "bandwidth": _optional(_unit(parse_bandwidth)),
 }
 """Every setting a profile file may give, and how its value is read."""

@@ -70,6 +70,7 @@ class Profile:
     rendezvous_needs_progress: bool = False  # an RTS is answered only while the receiver is in MPI
     failed_bsend_stalls_pair: bool = False  # later messages of the pair never match
     mpi41_buffers: bool = True  # communicator/session buffers, flush, MPI_BUFFER_AUTOMATIC
+    refused_attach_stays: bool = False  # a refused attach leaves 0 usable bytes attached
     # network defaults a calibration measures (Hockney ping-pong); None: the Network's own
     latency: float | None = None    # seconds
     bandwidth: float | None = None  # bytes per second

@@ -26,7 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..bsend.profilefile import dump_profile
+from ..bsend.profilefile import READERS, dump_profile
 from ..bsend.profiles import PROFILES, Profile
 from .fit import FitError, fit
 from .suite import CalibrationError, Launcher, observe
@@ -51,13 +51,7 @@ def profile_from(obs: dict[str, Any], name: str) -> tuple[Profile, dict[str, Any
     profile = replace(base, name=name, family=base.family or base.name,
                       library=library, **settings,
                       description=f"{library}: measured by mpisim calibrate")
-    for key in ("bsend_overhead", "allocator", "sizing", "alignment", "eager_limit",
-                "attach_min", "detach_unattached_error", "bsend_direct_limit",
-                "zero_bsend_unattached_ok", "attach_twice_error_class",
-                "ibsend_completes_at_once", "eager_cells", "eager_box", "local_send_limit",
-                "eager_waits_for_rendezvous", "rendezvous_needs_progress",
-                "failed_bsend_stalls_pair", "mpi41_buffers",
-                "latency", "bandwidth"):
+    for key in READERS:  # every setting: measured, or the base profile's
         evidence.setdefault(key, {"probe": None, "library": library,
                                   "note": f"not measured: {based_on}'s value"})
     return profile, evidence, based_on

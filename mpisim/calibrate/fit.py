@@ -115,8 +115,14 @@ def _errors(rec: dict[str, Any], lib: str) -> dict[str, tuple[Any, dict[str, Any
     left = [n for n in refused if rec.get(f"attach_{n}_left_attached")]
     out["attach_min"] = (min(ok), _ev(
         "errors", {"attach_sizes": sizes}, {f"attach {n}": rec[f"attach_{n}"] for n in sizes},
-        lib, f"a refused attach left a buffer attached ({left} B): mpisim does not model it"
-        if left else ""))
+        lib))
+    if refused:
+        out["refused_attach_stays"] = (bool(left), _ev(
+            "errors", {"refused_sizes": refused},
+            {f"after attach {n}": "a buffer attached" if n in left else "none attached"
+             for n in refused}, lib,
+            "a refused attach left a buffer attached: another attach fails until it is "
+            "detached" if left else ""))
     out["detach_unattached_error"] = (rec["detach_none"] != "ok", _ev(
         "errors", {}, {"detach with none attached": rec["detach_none"]}, lib))
     out["zero_bsend_unattached_ok"] = (rec["bsend_none_0"] == "ok", _ev(
