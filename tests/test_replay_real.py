@@ -155,7 +155,7 @@ def test_a_stopped_deadlock_keeps_every_processs_log_and_names_the_source_line(a
     for attempt in range(3):
         trace = tmp_path / f"ssend{attempt}.trace"
         run = _record(env, trace, mpiexec, "-n", "4", str(apps / "cart_halo"), "ssend", "10",
-                      timeout=2)
+                      timeout=4)  # time enough to reach the MPI_Ssend on a busy machine
         assert run.returncode == 5, run.stderr
         t = read_trace(trace)
         assert [(log.ended, [c.name for c in log.calls]) for log in t.ranks] == [
