@@ -369,16 +369,17 @@ class BufferedMode:
                     else f"a buffer of {self.allocator.capacity} B is")
             raise cls(f"{what} already attached; detach it first (3.6: only one buffer can be "
                       "attached to a process at a time)")
-        cfg = self.config
+        cfg, refused = self.config, ""
         if size is BUFFER_AUTOMATIC:
             self.allocator = make_allocator("unbounded", 0, overhead=cfg.bsend_overhead,
                                             alignment=cfg.alignment)
             self.address = BUFFER_AUTOMATIC
         else:
-            refused = size < self.profile.attach_min
-            if refused and not self.profile.refused_attach_stays:
-                raise ErrBuffer(f"a buffer of {size} B is smaller than the "
-                                f"{self.profile.attach_min} B that {self.profile.name} accepts")
+            profile = self.profile
+            refused = (f"a buffer of {size} B is smaller than the {profile.attach_min} B that "
+                       f"{profile.name} accepts") if size < profile.attach_min else ""
+            if refused and not profile.refused_attach_stays:
+                raise ErrBuffer(refused)
             self.allocator = make_allocator(cfg.allocator, 0 if refused else size,
                                             overhead=cfg.bsend_overhead,
                                             alignment=cfg.alignment, sizing=cfg.sizing)
@@ -387,11 +388,10 @@ class BufferedMode:
             self.summary.size = max(self.summary.size, self.allocator.capacity)
         self.attaches += 1
         self._record(self.env._now, "attach")
-        if size is not BUFFER_AUTOMATIC and size < self.profile.attach_min:
-            raise ErrBuffer(f"a buffer of {size} B is smaller than the "
-                            f"{self.profile.attach_min} B that {self.profile.name} accepts; "
-                            "under it the refused buffer stays attached with 0 B usable, as "
-                            "in the library it models: detach it before attaching another")
+        if refused:  # and yet attached (refused_attach_stays)
+            raise ErrBuffer(f"{refused}; under it the refused buffer stays attached with 0 B "
+                            "usable, as in the library it models: detach it before attaching "
+                            "another")
 
     def _detach_now(self) -> tuple[Any, int]:
         """Complete a detach once nothing is pending: (address, size) given to attach."""

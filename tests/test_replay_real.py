@@ -113,6 +113,18 @@ def test_bsend_ring_any_source(apps, env, tmp_path):
     assert [r.buffer.bsends for r in result.ranks] == [5] * 4
 
 
+def _assert_cart_halo_splits(t) -> None:
+    """cart_halo's communicators on 4 ranks, as the splits of their parents the recorder
+    logged: the 2x2 grid (not reordered), its rows, the even ranks, the node."""
+    for log in t.ranks:
+        grid = log.calls[1].out["rank"]
+        made = {c.name: c.split() for c in log.calls
+                if c.name in ("Cart_create", "Cart_sub", "Comm_create", "Comm_split_type")}
+        assert made == {"Cart_create": (0, grid), "Cart_sub": (grid - grid % 2, grid % 2),
+                        "Comm_create": (0, grid // 2) if grid % 2 == 0 else (ms.UNDEFINED, 0),
+                        "Comm_split_type": (0, grid)}
+
+
 def test_topology_and_group_communicators_replay_as_split_communicators(apps, env, tmp_path):
     """A halo exchange over MPI_Cart_create (reorder allowed), MPI_Cart_sub, MPI_Comm_create
     and MPI_Comm_split_type: each new communicator is logged as the split of its parent that
@@ -125,13 +137,7 @@ def test_topology_and_group_communicators_replay_as_split_communicators(apps, en
     assert sorted(line.split(", row")[0] for line in run.stdout.splitlines()) == [
         f"rank {r}: grid {r} at ({r // 2},{r % 2})" for r in range(4)]
     t = read_trace(trace)
-    for log in t.ranks:
-        made = {c.name: c.split() for c in log.calls
-                if c.name in ("Cart_create", "Cart_sub", "Comm_create", "Comm_split_type")}
-        grid = log.calls[1].out["rank"]
-        assert made == {"Cart_create": (0, grid), "Cart_sub": (grid - grid % 2, grid % 2),
-                        "Comm_create": (0, grid // 2) if grid % 2 == 0 else (ms.UNDEFINED, 0),
-                        "Comm_split_type": (0, grid)}
+    _assert_cart_halo_splits(t)
     sc = replay_scenario(trace).with_overrides({"mpi.profile": "mpich"})
     result = sc.run()
     assert result.outcome is ms.Outcome.COMPLETED
@@ -241,13 +247,7 @@ def test_fortran_topology_and_group_communicators_are_recorded(env, tmp_path):
                   str(app))
     assert run.returncode == 0, run.stderr
     t = read_trace(trace)
-    for log in t.ranks:
-        grid = log.calls[1].out["rank"]
-        made = {c.name: c.split() for c in log.calls
-                if c.name in ("Cart_create", "Cart_sub", "Comm_create", "Comm_split_type")}
-        assert made == {"Cart_create": (0, grid), "Cart_sub": (grid - grid % 2, grid % 2),
-                        "Comm_create": (0, grid // 2) if grid % 2 == 0 else (ms.UNDEFINED, 0),
-                        "Comm_split_type": (0, grid)}
+    _assert_cart_halo_splits(t)
     line = next(i for i, text in enumerate((HERE / "cart_halo.f90").read_text().splitlines(), 1)
                 if "call MPI_Cart_create" in text)
     assert t.ranks[0].calls[1].where() == f"call 2, cart_halo.f90:{line} in MAIN__"
