@@ -23,7 +23,7 @@ def main() -> int:
     if sigint is not signal.SIG_IGN:  # a job started in the background ignores it: keep so
         signal.signal(signal.SIGINT, _early)
     signal.signal(signal.SIGTERM, _early)
-    from mpisim.cli import main as cli_main  # handles both signals from here on
+    from mpisim.cli.main import main as cli_main  # handles both signals from here on
 
     if sigint is not signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)

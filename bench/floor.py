@@ -247,7 +247,7 @@ class Ring:
 
 
 def _event(env: Environment, callbacks: list | None, value: object) -> Event:
-    """An event built in place, as mpisim.p2p.events builds them: ``callbacks`` None for
+    """An event built in place, as mpisim.engine.clock builds them: ``callbacks`` None for
     one that has already happened; ``value`` PENDING for one fired later."""
     ev = _new(Event)
     ev.env, ev.callbacks, ev._value, ev._ok = env, callbacks, value, True

@@ -6,7 +6,6 @@ for the scenario files, the CLI and the what-if tools.
 
 import importlib
 
-from .bsend.profiles import MPIConfig
 from .collectives.ops import (
     BAND,
     BOR,
@@ -22,9 +21,17 @@ from .collectives.ops import (
     SUM,
     Op,
 )
-from .comm import Comm, Session
-from .constants import ANY_SOURCE, ANY_TAG, BOTTOM, BUFFER_AUTOMATIC, PROC_NULL, TAG_UB, UNDEFINED
-from .datatypes import (
+from .mpi.comm import Comm, Session
+from .mpi.constants import (
+    ANY_SOURCE,
+    ANY_TAG,
+    BOTTOM,
+    BUFFER_AUTOMATIC,
+    PROC_NULL,
+    TAG_UB,
+    UNDEFINED,
+)
+from .mpi.datatypes import (
     AINT,
     BASIC_TYPES,
     BYTE,
@@ -66,7 +73,7 @@ from .datatypes import (
     Datatype,
     datatype_of,
 )
-from .errors import (
+from .mpi.errors import (
     ErrArg,
     ErrBuffer,
     ErrComm,
@@ -81,10 +88,11 @@ from .errors import (
     ErrType,
     MPIError,
 )
-from .network import Network
+from .p2p.network import Network
 from .p2p.requests import Request, Status
-from .result import Outcome, Result
-from .simulation import Simulation, run
+from .profiles.library import MPIConfig
+from .runs.result import Outcome, Result
+from .runs.simulation import Simulation, run
 
 try:  # the installed distribution's version: one place to change it (pyproject.toml)
     from importlib.metadata import PackageNotFoundError, version
@@ -112,7 +120,7 @@ def __getattr__(name: str):
 
         return getattr(whatif, name)
     if name == "explore":  # ipywidgets (the notebook extra) only when asked for
-        from .explorer import explore
+        from .whatif.explorer import explore
 
         return explore
     if name == "run_mpi4py":  # the mpi4py stand-in (greenlet) only when asked for
@@ -225,7 +233,7 @@ __all__ = [
 __all__ += sorted(set(BASIC_TYPES) - set(__all__))  # the predefined datatypes not named above
 
 
-# The engine's modules are reached by import (``from mpisim.bsend import profiles``); in this
+# The engine's modules are reached by import (``from mpisim.profiles import profiles``); in this
 # namespace a name is MPI's, so ``ms.bsend``, ``ms.rank`` and ``ms.network`` would read as the
 # handle's calls and the run's keyword: they are not left here.
 for _module in ("bsend", "rank", "network"):

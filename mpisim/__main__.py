@@ -1,5 +1,5 @@
 """``python -m mpisim``: the command line."""
 
-from .cli import main
+from .cli.main import main
 
 raise SystemExit(main())

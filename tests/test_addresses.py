@@ -8,9 +8,9 @@ import gc
 import numpy as np
 import pytest
 
-from mpisim.addresses import AddressSpace, aint_add, aint_diff
-from mpisim.datatypes import C_DOUBLE_COMPLEX, CHAR, DOUBLE, INT, Datatype, pack
-from mpisim.errors import ErrArg, ErrCount, ErrTruncate, ErrType
+from mpisim.mpi.addresses import AddressSpace, aint_add, aint_diff
+from mpisim.mpi.datatypes import C_DOUBLE_COMPLEX, CHAR, DOUBLE, INT, Datatype, pack
+from mpisim.mpi.errors import ErrArg, ErrCount, ErrTruncate, ErrType
 
 
 def test_the_standards_fortran_example_4_1_5() -> None:

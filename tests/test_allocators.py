@@ -13,7 +13,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from mpisim.bsend.allocators import Allocator, Entry, make_allocator
+from mpisim.buffered.allocators import Allocator, Entry, make_allocator
 
 
 def circular(capacity: int, overhead: int = 0, alignment: int = 1):

@@ -260,7 +260,7 @@ def test_attaching_a_huge_buffer_allocates_nothing():
     bytes: MPI_Buffer_attach's size is a C int) and a 1 TiB allocator cost what 1 KiB costs."""
     import tracemalloc
 
-    from mpisim.bsend.allocators import make_allocator
+    from mpisim.buffered.allocators import make_allocator
 
     def prog(mpi):
         yield mpi.buffer_attach(2**31 - 1)

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpisim.bsend.allocators import EntryRule, make_allocator
-from mpisim.bsend.profiles import PROFILES, get_profile
+from mpisim.buffered.allocators import EntryRule, make_allocator
 from mpisim.calibrate import profile_from
 from mpisim.calibrate.fit import FitError, fit, fit_entry_rule, fit_progress, predicted_attach
-from mpisim.cli import main
+from mpisim.cli.main import main
+from mpisim.profiles.library import PROFILES, get_profile
 
 STORED = Path(__file__).resolve().parent / "calibration"
 NAMED_RULES = {"mpich": "rule: start 0, header 88, unit 16 up, last exact, split 96",

@@ -28,10 +28,10 @@ from typing import Any
 import pytest
 import real_mpi
 
-from mpisim.bsend.profiles import get_profile
 from mpisim.calibrate import calibrate
 from mpisim.calibrate.fit import predicted_attach
 from mpisim.calibrate.suite import LaunchError
+from mpisim.profiles.library import get_profile
 
 ROOT = Path(__file__).resolve().parents[1]
 HELD_OUT = ROOT / "tests" / "real" / "heldout"

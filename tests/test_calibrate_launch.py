@@ -16,7 +16,7 @@ import real_mpi
 
 from mpisim.calibrate import suite
 from mpisim.calibrate.suite import CalibrationError, Launcher, LaunchError, headline
-from mpisim.cli import main
+from mpisim.cli.main import main
 
 OPEN_MPI_BOX = """\
 --------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""One table of MPI calls (mpisim.calltable) that the rank handle, the scenario parser and
+"""One table of MPI calls (mpisim.handle.calltable) that the rank handle, the scenario parser and
 the scenario interpreter share: adding a call touches one place, and these tests say where
 the three disagree."""
 
@@ -10,8 +10,8 @@ import re
 import pytest
 
 import mpisim as ms
-from mpisim.calltable import CALLS, LOCAL, OPS, mpi_name
-from mpisim.rank import Rank
+from mpisim.handle.calltable import CALLS, LOCAL, OPS, mpi_name
+from mpisim.handle.rank import Rank
 from mpisim.scenario import interpret, ops
 
 

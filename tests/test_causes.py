@@ -1,11 +1,11 @@
 """Every blocked call carries a typed cause, read from what the transport recorded on its
-request (effective mode and protocol), and the advice follows the cause (mpisim.causes)."""
+request (effective mode and protocol), and the advice follows the cause (mpisim.mpi.causes)."""
 
 from __future__ import annotations
 
 import mpisim as ms
-from mpisim.causes import ADVICE, CallDetail, Cause
-from mpisim.deadlock import send_cause
+from mpisim.mpi.causes import ADVICE, CallDetail, Cause
+from mpisim.runs.deadlock import send_cause
 
 
 def _causes(result) -> dict[int, Cause]:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpisim.cli import main
+from mpisim.cli.main import main
 from mpisim.scenario import load as load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from mpisim.cli import (
+from mpisim.cli.main import (
     EXIT_DEADLOCK,
     EXIT_DISAGREES,
     EXIT_ERROR,
@@ -14,8 +14,8 @@ from mpisim.cli import (
     EXIT_UNRECEIVED,
     EXIT_USAGE,
 )
+from mpisim.runs.settings import markdown_table
 from mpisim.scenario.ops import CALLS
-from mpisim.settings import markdown_table
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = ROOT / "docs" / "contract.md"

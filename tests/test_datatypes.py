@@ -9,9 +9,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from mpisim import datatypes as dt
-from mpisim.constants import INT_MAX, UNDEFINED
-from mpisim.datatypes import (
+from mpisim.mpi import datatypes as dt
+from mpisim.mpi.constants import INT_MAX, UNDEFINED
+from mpisim.mpi.datatypes import (
     BYTE,
     CHAR,
     DOUBLE,
@@ -30,7 +30,7 @@ from mpisim.datatypes import (
     type_size_x,
     unpack,
 )
-from mpisim.errors import ErrArg, ErrCount, ErrTruncate, ErrType
+from mpisim.mpi.errors import ErrArg, ErrCount, ErrTruncate, ErrType
 
 
 def bounds(t: Datatype) -> tuple[int, int, int, int, int]:

@@ -1,4 +1,4 @@
-"""Rich display in Jupyter (mpisim.display): every ``_repr_html_`` is well-formed HTML that
+"""Rich display in Jupyter (mpisim.report.display): every ``_repr_html_`` is well-formed HTML that
 shows the answer's key figures, readable whatever the page's theme.
 
 The HTML is parsed with html.parser and every element must be closed in order. "Readable in
@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 import mpisim as ms
-from mpisim import display
 from mpisim.plot import layout_at
 from mpisim.plot.waitfor import CYCLE_COLOR
+from mpisim.report import display
 from mpisim.scenario import load
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"

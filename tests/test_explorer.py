@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import mpisim as ms
-from mpisim.explorer import UNSET, Explorer
+from mpisim.whatif.explorer import UNSET, Explorer
 
 pytest.importorskip("ipywidgets")
 

@@ -21,12 +21,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mpisim as ms
-from mpisim import export
-from mpisim.bsend.buffer import BufferSummary
-from mpisim.deadlock import Blocked, Deadlock
-from mpisim.result import Outcome, RankSummary, Result
+from mpisim.buffered.summary import BufferSummary
+from mpisim.engine.trace import BUFFER_DTYPE, CALL_DTYPE, ENTRY_DTYPE, MESSAGE_DTYPE, Trace
+from mpisim.report import export
+from mpisim.runs.deadlock import Blocked, Deadlock
+from mpisim.runs.result import Outcome, RankSummary, Result
 from mpisim.scenario import load
-from mpisim.trace import BUFFER_DTYPE, CALL_DTYPE, ENTRY_DTYPE, MESSAGE_DTYPE, Trace
 
 NAN = float("nan")
 
@@ -352,7 +352,7 @@ def test_write_error_names_the_target_not_the_temporary_file(tmp_path: Path) -> 
 
 def test_export_does_not_import_matplotlib() -> None:
     """The CLI imports export for every run; matplotlib loads only for --plot."""
-    code = "import sys, mpisim, mpisim.export; print('matplotlib' in sys.modules)"
+    code = "import sys, mpisim, mpisim.report.export; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"

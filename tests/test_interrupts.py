@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import mpisim as ms
-from mpisim.cli import main
-from mpisim.export import write_files
+from mpisim.cli.main import main
+from mpisim.report.export import write_files
 
 LAUNCH = "import sys, _mpisim_launch; sys.exit(_mpisim_launch.main())"
 

@@ -9,8 +9,8 @@ import textwrap
 import pytest
 
 import mpisim as ms
-from mpisim import simulation
-from mpisim.cli import main
+from mpisim.cli.main import main
+from mpisim.runs import simulation
 from mpisim.scenario import load as load_scenario
 
 POLL_YAML = textwrap.dedent("""\

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import mpisim as ms
-from mpisim.cli import main
+from mpisim.cli.main import main
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scenarios" / "mpi4py"
 

@@ -24,7 +24,7 @@ from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from nbclient import NotebookClient
 
 import mpisim as ms
-from mpisim.units import parse_size
+from mpisim.values.units import parse_size
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mpisim as ms
-from mpisim.bsend.allocators import EntryRule, make_allocator
-from mpisim.bsend.profilefile import dump_profile, load_profile
-from mpisim.bsend.profiles import PROFILES, MPIConfig, get_profile
-from mpisim.cli import main
+from mpisim.buffered.allocators import EntryRule, make_allocator
+from mpisim.cli.main import main
+from mpisim.profiles.library import PROFILES, MPIConfig, get_profile
+from mpisim.profiles.profilefile import dump_profile, load_profile
 from mpisim.scenario import load
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mpisim as ms
-from mpisim.bsend.allocators import make_allocator
-from mpisim.bsend.profiles import PROFILES, MPIConfig, Profile, get_profile
+from mpisim.buffered.allocators import make_allocator
+from mpisim.profiles.library import PROFILES, MPIConfig, Profile, get_profile
 
 
 def test_the_built_in_profiles_and_their_overheads() -> None:
@@ -215,7 +215,7 @@ def test_every_profile_setting_has_its_source_and_the_readme_shows_the_table() -
     that ``mpisim profiles --markdown`` prints."""
     from pathlib import Path
 
-    from mpisim.bsend.evidence import EVIDENCE, SETTINGS, table
+    from mpisim.profiles.evidence import EVIDENCE, SETTINGS, table
 
     for name in PROFILES:
         assert set(EVIDENCE[name]) == set(SETTINGS), name

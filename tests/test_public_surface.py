@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import mpisim as ms
-from mpisim.datatypes import BASIC_TYPES
+from mpisim.mpi.datatypes import BASIC_TYPES
 from mpisim.scenario.expr import CONSTANTS
 
 
@@ -43,7 +43,7 @@ def test_sub_packages_do_not_shadow_the_handles_calls():
     modules are imported by path, and ``dir(ms)`` shows what a user reaches."""
     for name in ("bsend", "rank", "network"):
         assert not hasattr(ms, name) and name not in dir(ms), name
-    from mpisim.bsend import profiles  # still importable by path
+    from mpisim.profiles import library as profiles  # still importable by path
 
     assert profiles.MPIConfig is ms.MPIConfig and not hasattr(ms, "bsend")
     public = {"collectives", "plot", "scenario", "whatif", "mpi4py", "recorded"}

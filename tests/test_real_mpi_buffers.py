@@ -17,7 +17,7 @@ import pytest
 import real_mpi
 
 import mpisim as ms
-from mpisim.bsend.profiles import get_profile
+from mpisim.profiles.library import get_profile
 
 HERE = Path(__file__).resolve().parent / "real"
 

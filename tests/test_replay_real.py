@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import mpisim as ms
-from mpisim.cli import main
+from mpisim.cli.main import main
 from mpisim.recorded import read_trace, replay, replay_scenario
 
 HERE = Path(__file__).resolve().parent / "replay_c"

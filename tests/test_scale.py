@@ -100,7 +100,7 @@ def recording_added(trace: bool) -> tuple[int, int]:
 def test_the_trace_costs_at_most_256_bytes_per_bsend_while_it_is_recorded():
     """What a bsend and its receive leave in the trace while the run goes on (the message's
     row, the entry's row with its bsend's and its completion's buffer rows, two calls) is at
-    most 256 bytes at the peak (214 recorded today: mpisim.trace's docstring)."""
+    most 256 bytes at the peak (214 recorded today: mpisim.engine.trace's docstring)."""
     on, sent = recording_added(True)
     off, _ = recording_added(False)
     assert (on - off) / sent <= 256
@@ -120,7 +120,7 @@ def test_runs_one_after_another_do_not_pile_up_memory():
     """A sweep makes thousands of runs in one process: each run's objects (reference cycles
     among a run's handles, processes and buffers included) are freed by the collector
     after the run, even though it is paused while a run is built, run and summed up
-    (mpisim.collector). 250 more runs of a 64-rank ring add at most 16 MiB to the peak
+    (mpisim.engine.collector). 250 more runs of a 64-rank ring add at most 16 MiB to the peak
     (about 3 MiB today, the collector's own rhythm; each run's objects take about 0.4 MiB,
     so runs kept alive until a rare full collection would add about 100 MiB)."""
     assert probe(MANY_RUNS) <= 16 * 1024 * 1024

@@ -1,5 +1,5 @@
 """Every setting is declared once and accepted identically by a scenario file, ``--set``,
-``--vary`` and ``mpisim.run``, with the same reason for a bad value (mpisim.settings)."""
+``--vary`` and ``mpisim.run``, with the same reason for a bad value (mpisim.runs.settings)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 import mpisim as ms
-from mpisim import settings
-from mpisim.readers import SettingError
+from mpisim.runs import settings
 from mpisim.scenario import ScenarioError, load
 from mpisim.scenario.yamlload import read_scalar
+from mpisim.values.readers import SettingError
 from mpisim.whatif.target import Target
 from mpisim.whatif.values import parse_values
 

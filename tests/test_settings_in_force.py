@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 import mpisim as ms
-from mpisim.bsend.profiles import get_profile
-from mpisim.cli import main
+from mpisim.cli.main import main
+from mpisim.profiles.library import get_profile
 from mpisim.scenario import load
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"

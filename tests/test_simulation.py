@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mpisim as ms
-from mpisim.p2p.events import Clock
+from mpisim.engine.clock import Clock
 
 
 def ping(mpi, count=10):

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mpisim.units import (
+from mpisim.values.units import (
     UnitError,
     format_size,
     format_time,
@@ -68,7 +68,7 @@ UNIT_STRINGS = [("64 KiB", 65536), ("4KiB", 4096), ("1.5 KiB", 1536), ("1 MB", 1
 @pytest.mark.parametrize(("text", "expected"), UNIT_STRINGS)
 def test_a_unit_string_is_one_value_in_a_param_an_expression_set_and_vary(tmp_path, text,
                                                                           expected):
-    """The grammar of mpisim.units read by a param, an expression (``1 * TEXT``), --set
+    """The grammar of mpisim.values.units read by a param, an expression (``1 * TEXT``), --set
     and --vary: the same value, exactly."""
     from mpisim.scenario import load
     from mpisim.scenario.expr import parse_expr

@@ -10,7 +10,7 @@ import json
 import textwrap
 
 import mpisim as ms
-from mpisim.cli import main
+from mpisim.cli.main import main
 from mpisim.plot import plot_occupancy, plot_timeline
 from mpisim.scenario import load as load_scenario
 

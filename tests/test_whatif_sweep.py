@@ -227,10 +227,10 @@ def test_ctrl_c_cancels_pending_runs_and_stops_the_pool(monkeypatch):
 
 
 def test_a_pool_worker_terminated_by_its_parent_dies_of_sigterm_without_a_traceback(capfd):
-    """The CLI turns SIGTERM into an exception (mpisim.interrupts) and forked workers inherit
+    """The CLI turns SIGTERM into an exception (mpisim.cli.interrupts) and forked workers inherit
     its handler; a worker the parent terminates must die of the signal, not raise from the
     pool's queue and print a traceback."""
-    from mpisim.interrupts import catching_sigterm
+    from mpisim.cli.interrupts import catching_sigterm
 
     def start_and_terminate() -> int:
         with executors_module._Pool(1) as pool:

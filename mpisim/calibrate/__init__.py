@@ -5,7 +5,7 @@ to the model implementation of §3.6.1), and a profile is only as good as its la
 measurement. :func:`calibrate` runs small mpi4py probe programs (:mod:`.probes`) under the
 user's ``mpiexec -n 2`` with the user's Python (:mod:`.suite`), fits the profile's settings
 from what they observed (:mod:`.fit`, pure functions) and writes a profile file
-(:mod:`mpisim.bsend.profilefile`) in which every value carries its evidence: the probe, its
+(:mod:`mpisim.profiles.profilefile`) in which every value carries its evidence: the probe, its
 parameters, what was observed and the library's version string.
 
 Decisions: the profile is based on the built-in profile of the same family (``mpich-4.0``
@@ -26,8 +26,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..bsend.profilefile import READERS, dump_profile
-from ..bsend.profiles import PROFILES, Profile
+from ..profiles.library import PROFILES, Profile
+from ..profiles.profilefile import READERS, dump_profile
 from .fit import FitError, fit
 from .suite import CalibrationError, Launcher, observe
 

@@ -265,7 +265,7 @@ def minimal_attach(trials: list[dict[str, Any]]) -> dict[tuple[int, int], int]:
 
 def fit_entry_rule(trials: list[dict[str, Any]], lib: str = "") -> tuple[str, dict[str, Any]]:
     """The entry rule (a sizing string) that explains every minimal attach size."""
-    from ..bsend.allocators import EntryRule
+    from ..buffered.allocators import EntryRule
 
     b = minimal_attach(trials)
     sizes = sorted({m for _, m in b})
@@ -309,7 +309,7 @@ def fit_entry_rule(trials: list[dict[str, Any]], lib: str = "") -> tuple[str, di
 
 def predicted_attach(rule: str, k: int, m: int) -> int:
     """The smallest attach that holds k pending entries of m bytes under ``rule``."""
-    from ..bsend.allocators import EntryRule
+    from ..buffered.allocators import EntryRule
 
     r = EntryRule.parse(rule)
     entry = r.header + _round(m, r.unit, r.round_up)

@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import datatypes as _dt
-from ..errors import ErrArg, ErrCount, ErrRoot, MPIError
-from ..p2p.events import done, failed
+from ..engine.clock import done, failed
+from ..mpi import datatypes as _dt
+from ..mpi.errors import ErrArg, ErrCount, ErrRoot, MPIError
 from ..p2p.requests import Request, Status
-from ..readers import SettingError
+from ..values.readers import SettingError
 from .algorithms import ALGORITHMS, Args
 from .channel import Channel, Entered
 from .ops import (

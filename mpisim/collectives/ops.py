@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ErrOp
+from ..mpi.errors import ErrOp
 
 __all__ = ["BAND", "BOR", "BXOR", "LAND", "LOR", "LXOR", "MAX", "MAXLOC", "MIN", "MINLOC",
            "OPS", "PROD", "SUM", "Op", "as_op"]

@@ -2,6 +2,6 @@
 
 import sys
 
-from mpisim.cli import main
+from mpisim.cli.main import main
 
 sys.exit(main(["mpi4py", *sys.argv[1:]]))

@@ -31,7 +31,7 @@ from typing import Any
 
 from greenlet import GreenletExit, getcurrent, greenlet
 
-from ..errors import MPIError
+from ..mpi.errors import MPIError
 from .exceptions import as_exception, unsupported
 
 __all__ = ["RankContext", "RankGreenlet", "Scope", "bridge", "current", "where"]

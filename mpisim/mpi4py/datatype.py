@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import datatypes as _dt
 from ..collectives import ops as _ops
-from ..constants import BOTTOM
-from ..errors import MPIError
+from ..mpi import datatypes as _dt
+from ..mpi.constants import BOTTOM
+from ..mpi.errors import MPIError
 from .exceptions import Exception as MPIException
 from .exceptions import as_exception, unsupported
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import MPIError
+from ..mpi.errors import MPIError
 
 __all__ = ["CODES", "Exception", "Unsupported", "as_exception", "error_string", "unsupported"]
 

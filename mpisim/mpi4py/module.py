@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import addresses as _addr
-from ..constants import ANY_SOURCE, ANY_TAG, BOTTOM, BUFFER_AUTOMATIC, PROC_NULL, UNDEFINED
-from ..datatypes import ORDER_C, ORDER_FORTRAN
-from ..errors import MPIError
+from ..mpi import addresses as _addr
+from ..mpi.constants import ANY_SOURCE, ANY_TAG, BOTTOM, BUFFER_AUTOMATIC, PROC_NULL, UNDEFINED
+from ..mpi.datatypes import ORDER_C, ORDER_FORTRAN
+from ..mpi.errors import MPIError
 from . import comm as _comm
 from .bridge import current
 from .collective import IN_PLACE

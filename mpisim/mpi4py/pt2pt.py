@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..constants import ANY_SOURCE, ANY_TAG
+from ..mpi.constants import ANY_SOURCE, ANY_TAG
 from ..p2p.requests import Request as _EngineRequest
 from .bridge import current
 from .datatype import message
@@ -255,7 +255,7 @@ def both(sreq: Any, rreq: Any, call: str) -> Any:
 
 
 def _byte() -> Any:
-    from ..datatypes import BYTE
+    from ..mpi.datatypes import BYTE
 
     return BYTE
 

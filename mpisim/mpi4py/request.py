@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED
+from ..mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED
 from ..p2p.requests import Request as _EngineRequest
 from .bridge import current
 from .datatype import DATATYPES, Datatype

@@ -108,7 +108,7 @@ def run_mpi4py(script: str | os.PathLike[str], ranks: int, args: list[str] | tup
     ``args`` are the script's command-line arguments (``sys.argv[1:]``); ``run_kwargs`` are
     those of :func:`mpisim.run` (``network``, ``mpi``, ``buffer``, ``seed``, ``until``...).
     """
-    from ..simulation import run
+    from ..runs.simulation import run
 
     program = Script(script, args)
     run_kwargs.setdefault("name", program.__name__)

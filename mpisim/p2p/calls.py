@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB
-from ..datatypes import Datatype
-from ..errors import ErrRank, ErrTag, ErrType
+from ..mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB
+from ..mpi.datatypes import Datatype
+from ..mpi.errors import ErrRank, ErrTag, ErrType
 
 __all__ = ["check_datatype", "check_dest", "check_source", "check_tag"]
 

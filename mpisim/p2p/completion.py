@@ -18,8 +18,8 @@ from typing import Any
 from simpy.core import Environment
 from simpy.events import Event
 
-from ..constants import UNDEFINED
-from .events import at, callback_at, done, failed, fire_at, pending
+from ..engine.clock import at, callback_at, done, failed, fire_at, pending
+from ..mpi.constants import UNDEFINED
 from .requests import EMPTY_STATUS_ARGS, Request, Status
 
 __all__ = ["test", "testall", "wait", "waitall", "waitany", "waitsome"]

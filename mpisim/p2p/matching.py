@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..constants import ANY_SOURCE, ANY_TAG
+from ..mpi.constants import ANY_SOURCE, ANY_TAG
 
 __all__ = ["MatchQueues"]
 

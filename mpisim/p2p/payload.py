@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import datatypes as dts
-from ..constants import BOTTOM, COUNT_MAX
-from ..errors import ErrCount, ErrTruncate, MPIError
+from ..mpi import datatypes as dts
+from ..mpi.constants import BOTTOM, COUNT_MAX
+from ..mpi.errors import ErrCount, ErrTruncate, MPIError
 from .requests import Status
 
 __all__ = ["deliver", "message_bytes", "outgoing", "receive_capacity"]
@@ -135,7 +135,7 @@ def _copy_in(msg: Any, req: Any) -> None:
         dts.unpack(raw, buf, req.count, datatype)
     else:
         if datatype.size and msg.nbytes % datatype.size:
-            from ..errors import ErrType
+            from ..mpi.errors import ErrType
             raise ErrType(f"message of {msg.nbytes} B is not a whole number of "
                           f"{datatype.name} ({datatype.size} B)")
         buf.reshape(-1).view(_UINT8)[: msg.nbytes] = raw

@@ -39,13 +39,13 @@ from typing import Any
 
 from simpy.core import Environment
 
-from ..causes import Cause
-from ..constants import ANY_SOURCE, ANY_TAG
-from ..network import NetworkModel
-from ..trace import MATCH, NAN, RECV_DONE, SEND_DONE, Recorder, put_time
+from ..engine.clock import callback_at
+from ..engine.trace import MATCH, NAN, RECV_DONE, SEND_DONE, Recorder, put_time
+from ..mpi.causes import Cause
+from ..mpi.constants import ANY_SOURCE, ANY_TAG
 from .channels import Channel
-from .events import callback_at
 from .matching import MatchQueues
+from .network import NetworkModel
 from .payload import deliver
 from .progress import ReceiverProgress
 from .requests import Request
@@ -63,7 +63,7 @@ READY = "ready"
 class Message:
     """One message: its envelope, its data and the state of its delivery. The times of its
     life (posted, matched, sent, delivered) are written into its trace row as they happen
-    (``row``: see :meth:`~mpisim.trace.Recorder.message`), not kept here."""
+    (``row``: see :meth:`~mpisim.engine.trace.Recorder.message`), not kept here."""
 
     __slots__ = (
         "awaits",

@@ -27,7 +27,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from ..units import format_time, parse_time
+from ..values.units import format_time, parse_time
 from .style import STATE_COLORS, axes_figure, format_bytes, set_size_axis
 
 __all__ = ["BufferLayout", "draw_layout", "layout_at", "plot_layout"]

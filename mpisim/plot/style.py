@@ -19,7 +19,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from ..units import SIZE_SCALES, TIME_SCALES
+from ..values.units import SIZE_SCALES, TIME_SCALES
 
 __all__ = [
     "CALL_COLORS",

@@ -30,7 +30,7 @@ from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from ..units import format_time
+from ..values.units import format_time
 from .style import axes_figure, format_bytes, new_figure, set_size_axis, set_time_axis
 
 __all__ = ["OUTCOME_COLORS", "OUTCOME_ORDER", "outcome_category", "plot_sweep", "worst_over"]

@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from ..units import UnitError, format_time, parse_time
+from ..values.units import UnitError, format_time, parse_time
 from .occupancy import unreceived_note
 from .style import MODE_COLORS, axes_figure, call_color, set_time_axis
 

@@ -46,7 +46,7 @@ def waitfor_ranks(deadlock: Any, max_ranks: int = MAX_RANKS) -> list[int]:
 
 
 def plot_waitfor(deadlock: Any, ax: Axes | None = None, max_ranks: int = MAX_RANKS) -> Figure:
-    """Draw the wait-for graph of ``deadlock`` (a :class:`mpisim.deadlock.Deadlock`, or a
+    """Draw the wait-for graph of ``deadlock`` (a :class:`mpisim.runs.deadlock.Deadlock`, or a
     Result that ended in one); returns the Figure."""
     import networkx as nx
 

@@ -35,9 +35,9 @@ import os
 from collections.abc import Generator
 from typing import Any
 
-from .. import datatypes as _dt
-from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL
-from ..errors import MPIError
+from ..mpi import datatypes as _dt
+from ..mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
+from ..mpi.errors import MPIError
 from .trace import MADE_AS_SPLIT, Call, RankLog, Trace, read_trace
 
 __all__ = ["ReplayProgram", "Unsupported"]
@@ -305,7 +305,7 @@ def _request_free(r: _Replay, call: Call) -> Generator[Any, Any, None]:
 
 def _attach(r: _Replay, call: Call) -> Generator[Any, Any, None]:
     size = call.args.get("size", 0)
-    from ..constants import BUFFER_AUTOMATIC
+    from ..mpi.constants import BUFFER_AUTOMATIC
 
     size = BUFFER_AUTOMATIC if size == "auto" else size
     if call.name == "Comm_attach_buffer":

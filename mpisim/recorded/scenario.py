@@ -93,7 +93,7 @@ class ReplayScenario:
         return None
 
     def run(self, **overrides: Any) -> Any:
-        from ..simulation import run
+        from ..runs.simulation import run
 
         return self.annotate(run(**(self.run_kwargs() | overrides)))
 

@@ -23,7 +23,7 @@ import os
 import tempfile
 from typing import Any
 
-from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
+from ..mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
 from .program import _BY_NAME
 from .scenario import _library
 from .trace import MADE_AS_SPLIT, Call, RankLog

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
+from ..mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
 from .sources import locate_sources
 
 __all__ = ["MADE_AS_SPLIT", "Call", "RankLog", "Site", "Status", "Trace", "TraceError", "TypeInfo",

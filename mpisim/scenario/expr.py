@@ -1,6 +1,6 @@
 """Expressions in scenario files, evaluated through an ``ast`` allow-list (never ``eval``).
 
-Allowed: integer and float literals, numbers with a unit read by :mod:`mpisim.units` as
+Allowed: integer and float literals, numbers with a unit read by :mod:`mpisim.values.units` as
 everywhere else (``5us``, ``2.5 ms`` and ``1min`` are seconds, ``64 KiB`` and ``16 B`` bytes,
 ``10 GB/s`` bytes per second, so ``(size - rank) * 5us`` works), text literals (for comparing
 text params), the names in scope, ``+ - * / // % **``, unary ``- + not``, comparisons
@@ -32,8 +32,8 @@ import operator
 import re
 from typing import Any
 
-from ..constants import ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED
-from ..units import QUANTITY, UnitError, parse_quantity
+from ..mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED
+from ..values.units import QUANTITY, UnitError, parse_quantity
 
 __all__ = ["CONSTANTS", "FUNCTIONS", "RESERVED", "Expr", "ExprError", "constant", "parse_expr"]
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from ..calltable import OPS
-from ..datatypes import BASIC_TYPES, pack_size
-from ..errors import MPIError
+from ..handle.calltable import OPS
+from ..mpi.datatypes import BASIC_TYPES, pack_size
+from ..mpi.errors import MPIError
 from .expr import CONSTANTS, Expr, ExprError
 from .ops import SELF, Op, RequestRef
 from .problems import ScenarioRuntimeError
@@ -212,7 +212,7 @@ def _show(key: tuple[str, Any]) -> str:
     return repr(key[0] if key[1] is None else f"{key[0]}[{key[1]}]")
 
 
-# -- one runner per kind of op (mpisim.calltable): evaluate, set where, yield the call ------
+# -- one runner per kind of op (mpisim.handle.calltable): evaluate, set where, yield the call ------
 def _kwargs(st: _Interpreter, op: Op) -> dict[str, Any]:
     """The op's arguments under the handle's parameter names (the table's ``args``)."""
     kwargs: dict[str, Any] = {}

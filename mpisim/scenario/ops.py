@@ -1,7 +1,7 @@
 """Reading the ops of a ``programs`` entry: one call each, with its location.
 
 An op is a one-key mapping named after the handle's call (the calls, their arguments and
-what they bind: :mod:`mpisim.calltable`)::
+what they bind: :mod:`mpisim.handle.calltable`)::
 
     - bsend: {dest: 1 - rank, count: count, datatype: REAL, tag: 0}
     - isend: {dest: right, bytes: 64 KiB, request: "r[i]"}
@@ -46,9 +46,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..calltable import OPS
-from ..constants import BUFFER_AUTOMATIC
-from ..datatypes import BASIC_TYPES
+from ..handle.calltable import OPS
+from ..mpi.constants import BUFFER_AUTOMATIC
+from ..mpi.datatypes import BASIC_TYPES
 from .expr import CONSTANTS, RESERVED, Expr, ExprError, constant, parse_expr
 from .values import Invalid, convert, describe, hint, is_unit_literal
 from .yamlload import Ambiguous, line_of
@@ -58,7 +58,7 @@ __all__ = ["CALLS", "Op", "OpReader", "RequestRef"]
 SENDS = tuple(name for name, c in OPS.items() if c.op == "send")
 COLLECTIVES = tuple(name for name, c in OPS.items() if c.op in ("collective", "split"))
 CALLS = (*OPS, "loop", "if")
-"""The ops of the scenario language: the handle's calls that :data:`mpisim.calltable.OPS`
+"""The ops of the scenario language: the handle's calls that :data:`mpisim.handle.calltable.OPS`
 lists, and the two control ops."""
 WORLD, SELF = "world", "self"
 """The names of MPI_COMM_WORLD and MPI_COMM_SELF in a scenario's ``comm:`` arguments."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .. import settings
+from ..runs import settings
 from .problems import OVERRIDE, Problems
 from .schema import SETTINGS, Header
 from .yamlload import LMap, read_scalar
@@ -108,7 +108,7 @@ class Scenario:
 
     def run(self, **overrides: Any) -> Any:
         """Run it: ``ms.run(**self.run_kwargs() | overrides)``."""
-        from ..simulation import run
+        from ..runs.simulation import run
 
         return self.annotate(run(**(self.run_kwargs() | overrides)))
 

@@ -22,7 +22,7 @@ programs       list of {ranks: selector, ops: [...]} (see ops and selectors)
 =============  ==================================================================
 
 Settings are literals (no expressions): they are what ``--set``/``--vary`` change. Times,
-sizes and bandwidths take units. Each is read by its one declaration (:mod:`mpisim.settings`),
+sizes and bandwidths take units. Each is read by its one declaration (:mod:`mpisim.runs.settings`),
 the reader the engine uses too, so a value the engine would refuse is reported here, at the
 file's line, with the engine's reason; nothing is validated twice. A param's name must be an
 identifier that is not a top-level key, ``rank``, ``size`` or an MPI constant.
@@ -36,21 +36,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..bsend.profilefile import is_profile_path
-from ..readers import Setting, SettingError, unknown_key
-from ..settings import GROUPS, RUN
-from ..units import UnitError, parse_quantity
+from ..profiles.profilefile import is_profile_path
+from ..runs.settings import GROUPS, RUN
+from ..values.readers import Setting, SettingError, unknown_key
+from ..values.units import UnitError, parse_quantity
 from .expr import RESERVED
 from .problems import OVERRIDE, Problems
-from .values import (
-    Invalid,
-    describe,
-    is_unit_literal,
-    read_choice,
-    read_int,
-    read_text,
-    read_time,
-)
+from .values import Invalid, describe, is_unit_literal, read_choice, read_int, read_text, read_time
 from .yamlload import Ambiguous, line_of
 
 __all__ = ["MAX_RANKS", "OUTCOMES", "SETTINGS", "TOP_KEYS", "Header", "read_header"]
@@ -173,7 +165,7 @@ def _params(problems: Problems, value: Any, line: int) -> dict[str, Any]:
 
 def read_param(value: Any) -> Any:
     """A param value: a number, text or a boolean. Text that is a number with a unit is
-    read as the number (by :func:`mpisim.units.parse_quantity`, as in an expression or
+    read as the number (by :func:`mpisim.values.units.parse_quantity`, as in an expression or
     ``--vary``), so expressions can compute with it: ``64 KiB`` -> 65536 (bytes), ``10us`` ->
     1e-05 (seconds), ``10 GB/s`` -> 1e10 (bytes per second)."""
     if isinstance(value, Ambiguous):

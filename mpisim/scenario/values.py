@@ -1,10 +1,10 @@
 """Reading one typed value from a scenario file: whole numbers, sizes, times, choices.
 
-The readers are :mod:`mpisim.readers`' (the same whoever gives a value: a scenario file,
+The readers are :mod:`mpisim.values.readers`' (the same whoever gives a value: a scenario file,
 ``--set``, ``--vary`` or ``mpisim.run``); this module adds what only scenarios need:
 :func:`is_unit_literal` (a param's text read as a number) and :func:`convert` (an op's
 argument). A YAML 1.1 ambiguity (:class:`~mpisim.scenario.yamlload.Ambiguous`: ``on``,
-``010``, ``1:30``) is a :class:`~mpisim.readers.Refused` value every reader refuses with its
+``010``, ``1:30``) is a :class:`~mpisim.values.readers.Refused` value every reader refuses with its
 reason.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..readers import (
+from ..values.readers import (
     INT_LIMIT,
     Invalid,
     describe,
@@ -25,7 +25,7 @@ from ..readers import (
     read_text,
     read_time,
 )
-from ..units import is_quantity
+from ..values.units import is_quantity
 
 __all__ = ["INT_LIMIT", "Invalid", "convert", "describe", "hint", "is_unit_literal",
            "read_bandwidth", "read_bool", "read_choice", "read_int", "read_size", "read_text",

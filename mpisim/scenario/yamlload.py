@@ -31,7 +31,7 @@ import yaml
 from yaml.composer import ComposerError
 from yaml.events import AliasEvent
 
-from ..readers import Refused
+from ..values.readers import Refused
 
 __all__ = ["Ambiguous", "LList", "LMap", "YamlProblem", "line_of", "read_scalar", "read_yaml"]
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ErrBuffer
+from ..mpi.errors import ErrBuffer
 
 __all__ = ["KEEP", "AttachSite", "ProbeOverflow", "SizedAttach"]
 

@@ -174,7 +174,7 @@ class _Pool(ProcessPoolExecutor):
 
 def _worker_signals() -> None:
     """A worker leaves Ctrl-C to the parent, and ends at once when the parent terminates it
-    (not through mpisim.interrupts' handler, which would print a traceback from the pool's
+    (not through mpisim.cli.interrupts' handler, which would print a traceback from the pool's
     queue)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)

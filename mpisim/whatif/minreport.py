@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..units import format_size
+from ..values.units import format_size
 from .probe import Probe
 
 __all__ = ["MinBuffer", "MinBufferTable", "explain_gap", "report_lines"]
@@ -83,7 +83,7 @@ class MinBuffer:
         return f"<MinBuffer {self.scenario}: {self.min_buffer} B for {who}{again}>"
 
     def _repr_html_(self) -> str:
-        from ..display import min_buffer_html
+        from ..report.display import min_buffer_html
 
         return min_buffer_html(self)
 
@@ -116,7 +116,7 @@ class MinBufferTable:
                 f"{[(a.rank, a.min_buffer) for a in self.answers]}>")
 
     def _repr_html_(self) -> str:
-        from ..display import min_buffer_table_html
+        from ..report.display import min_buffer_table_html
 
         return min_buffer_table_html(self)
 
@@ -208,7 +208,7 @@ def report_lines(found: Any) -> list[str]:
 def _settings_lines(found: Any) -> list[str]:
     if not found.settings:
         return []
-    from ..result import settings_text
+    from ..report.text import settings_text
 
     return ["  settings in force: " + settings_text(found.settings)]
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..units import format_time
+from ..values.units import format_time
 from .attach import ProbeOverflow, SizedAttach
 from .target import Target
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..units import format_size, format_time
+from ..values.units import format_size, format_time
 from .target import Target
 
 __all__ = ["ProfileComparison", "compare_profiles"]
@@ -40,7 +40,7 @@ class ProfileComparison:
         return f"<ProfileComparison {self.scenario}: {runs}>"
 
     def _repr_html_(self) -> str:
-        from ..display import profiles_html
+        from ..report.display import profiles_html
 
         return profiles_html(self)
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..constants import ANY_SOURCE, ANY_TAG
+from ..mpi.constants import ANY_SOURCE, ANY_TAG
 from .target import Target
 
 __all__ = ["Safety", "SynchronousSends", "check_safe"]
@@ -59,7 +59,7 @@ class Safety:
                 f"{self.synchronous.outcome.value})>")
 
     def _repr_html_(self) -> str:
-        from ..display import safety_html
+        from ..report.display import safety_html
 
         return safety_html(self)
 
@@ -83,7 +83,7 @@ class Safety:
             lines.append("  note: 3.5's check makes bsends synchronous too; `check --buffered` "
                          "asks whether it relies on buffering beyond its attached buffer")
         if getattr(self.as_written, "settings", None):
-            from ..result import settings_text
+            from ..report.text import settings_text
 
             lines.append("  settings in force: " + settings_text(self.as_written.settings))
         return "\n".join(lines)

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ..units import format_time
+from ..values.units import format_time
 
 __all__ = ["OUTCOME_COLUMNS", "SweepTable", "column_dtype"]
 
@@ -157,8 +157,8 @@ class SweepTable:
         return head + "\n" + self.text(max_rows=REPR_ROWS)
 
     def _repr_html_(self) -> str:
-        """Jupyter: the rows with outcome colours and the outcome map (mpisim.display)."""
-        from ..display import sweep_html
+        """Jupyter: the rows with outcome colours and the outcome map (mpisim.report.display)."""
+        from ..report.display import sweep_html
 
         return sweep_html(self)
 

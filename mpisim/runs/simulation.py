@@ -1,0 +1,466 @@
+"""Assembling and running one simulation.
+
+``run()`` builds a SimPy environment, the network, one ``mpi`` handle and one process per
+rank, runs until nothing is left to happen, and returns a :class:`~mpisim.runs.result.Result`:
+
+- every rank finished: COMPLETED;
+- an uncaught MPIError (or any exception) in a program, or an erroneous ready send: ERROR,
+  and the run stops there (MPI_ERRORS_ARE_FATAL);
+- no event left but some rank unfinished: DEADLOCK, with the wait-for analysis;
+- a rank polling (iprobe, test) for what can never come while every other rank is finished
+  or blocked: DEADLOCK, reported as a livelock naming the polling call (see
+  :class:`~mpisim.runs.deadlock.PollWatch`);
+- ``until`` (simulated seconds) or ``max_events`` reached, or a rank making
+  ``SAME_TIME_CALLS`` calls without simulated time advancing (a loop that never waits):
+  TIMEOUT. A run never hangs on a finite guard.
+
+Guards against endless programs, by default: a run given neither ``until`` nor
+``max_events`` stops after ``DEFAULT_MAX_EVENTS`` events (TIMEOUT; pass a larger
+``max_events`` for a longer run), and the trace records the first ``TRACE_EVENTS`` events
+only (the result says where it stopped recording), so memory stays bounded however long a
+run goes. Ctrl-C (KeyboardInterrupt) and SystemExit raised while a program runs end the run
+at once and propagate to the caller: they are never reported as an error of the program.
+
+A program that ends with messages still in its attached buffer waits for them, as
+MPI_Finalize does, and then detaches. ``buffer=`` attaches that many bytes on every rank
+before its program starts.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import traceback
+from collections.abc import Callable, Sequence
+from heapq import heappop
+from typing import Any
+
+from simpy.core import EmptySchedule
+from simpy.events import NORMAL
+
+from ..buffered.mode import BufferedMode
+from ..collectives import Collectives
+from ..engine.clock import Clock, ClockOverflow
+from ..engine.collector import collector_paused
+from ..engine.process import RankProcess, start_all
+from ..engine.sites import PACKAGE
+from ..engine.trace import Recorder, Trace
+from ..handle.rank import Rank, ZeroTimeLoop
+from ..mpi.comm import Communicators
+from ..mpi.errors import ErrOther, MPIError
+from ..p2p.network import Network
+from ..p2p.protocols import Message, Transport
+from ..profiles.library import MPIConfig
+from ..values.units import format_time
+from .deadlock import PollWatch, analyse
+from .result import ErrorInfo, Outcome, RankSummary, Result, settings_in_force, unreceived_entry
+from .settings import RUN
+
+__all__ = ["Simulation", "run"]
+
+PROGRESS_EVERY = 200_000
+DEFAULT_MAX_EVENTS = 20_000_000
+"""Events a run makes when neither ``until`` nor ``max_events`` is given (about a minute)."""
+TRACE_EVENTS = 1_000_000
+"""Events whose trace is recorded; later ones update the summaries only (bounded memory)."""
+UNTIL_REACHED = "simulated time reached until"
+
+
+class _Abort(Exception):
+    """Stops the event loop: a fatal error was recorded."""
+
+
+class Simulation:
+    """One simulated MPI job; ``run()`` for the whole of it, ``step()`` to go event by event."""
+
+    @collector_paused()
+    def __init__(self, program: Callable[..., Any] | Sequence[Callable[..., Any]], ranks: int,
+                 network: Network | dict[str, Any] | None = None,
+                 mpi: MPIConfig | dict[str, Any] | None = None,
+                 params: dict[str, Any] | None = None, seed: int = 0,
+                 until: float | str | None = None, max_events: int | None = None,
+                 buffer: int | str | None = None, name: str | None = None,
+                 trace: bool = True) -> None:
+        ranks = RUN["ranks"](ranks)
+        seed = RUN["seed"](seed)
+        self.size = ranks
+        self.programs = _programs(program, ranks)
+        self.params = dict(params or {})
+        self.name = RUN["name"](name) or getattr(self.programs[0], "__name__", "program")
+        self.until = RUN["until"](until)
+        self.max_events = RUN["max_events"](max_events)
+        self.buffer, comm_buffer = _buffer(RUN["buffer"](buffer))
+        given_mpi = _mpi_config(mpi)
+        given_net = Network.coerce(network)
+        self.config = given_mpi.resolve()
+        self.net = given_net.resolve(ranks=ranks, seed=seed, defaults=self.config.profile)
+        self.settings = settings_in_force(given_mpi, self.config, given_net, self.net)
+        self.env = Clock()
+        self.recorder = Recorder(trace)
+        self.transport = Transport(self.env, self.net, ranks, self._ready_error, self.recorder)
+        self.collectives = Collectives(self.env, self.transport,
+                                       self.config.profile.collectives_family,
+                                       self.config.collectives)
+        self.comms = Communicators(ranks, self.net.latency)
+        self.handles = [Rank(r, ranks, self.env, self.transport,
+                             BufferedMode(r, self.env, self.transport, self.config,
+                                          self.recorder),
+                             self.collectives,
+                             self.config, self.net.overhead, trace, self.comms)
+                        for r in range(ranks)]
+        if comm_buffer is not None:  # attached when the program names the communicator
+            for h in self.handles:
+                h._named_sizes = dict([comm_buffer])
+        self.finished = [False] * ranks
+        self.end_times: list[float | None] = [None] * ranks
+        self.returned: list[Any] = [None] * ranks
+        self.error: ErrorInfo | None = None
+        self.events = 0
+        self._timeout: str | None = None
+        self._done = False
+        self._aborted = False  # stopped inside an event (an error, a livelock)
+        self._final: Result | None = None  # the Result of a run that is over
+        self._livelock: list[int] = []
+        self.trace_stopped: float | None = None
+        self._procs = [RankProcess(self.env, r, self) for r in range(ranks)]
+        start_all(self.env, self._procs)
+        watch = PollWatch(self.env, self._procs, self.handles, self.finished, self._livelocked)
+        for h in self.handles:
+            h._watch = watch
+
+    @property
+    def now(self) -> float:
+        return self.env.now
+
+    # -- the rank processes --------------------------------------------------------------
+    def attach(self, r: int) -> Any:
+        """A rank's start: the run's buffer attached, if it has one (the event, or None)."""
+        return None if self.buffer is None else self.handles[r].buffer_attach(self.buffer)
+
+    def call(self, r: int) -> Any:
+        """A rank's program called with its handle and the run's parameters."""
+        return self.programs[r](self.handles[r], **self.params)
+
+    def finalize(self, r: int) -> Any:
+        """A rank's program returned: MPI_Finalize (the event it waits for, or None)."""
+        if self.transport.progress is not None and self.transport.progress.computing[r]:
+            self.transport.enter_mpi(r)  # MPI_Finalize takes what arrived meanwhile
+        return self.handles[r]._finalize()
+
+    def exited(self, proc: Any) -> None:
+        """A rank's process ended (RankProcess tells the run)."""
+        r = proc.rank
+        if proc._ok:
+            self.finished[r] = True
+            self.end_times[r] = self.env._now
+            self.returned[r] = proc._value
+            return
+        proc._defused = True
+        if isinstance(proc._value, KeyboardInterrupt | SystemExit):
+            raise proc._value  # the user stopped the run; not the program's error
+        if isinstance(proc._value, ZeroTimeLoop):
+            self._timeout = str(proc._value)
+            raise _Abort
+        self._fatal(r, proc._value)
+
+    def _fatal(self, r: int, exc: BaseException) -> None:
+        mpi = self.handles[r]
+        where = mpi._call_where or _program_line(exc) or self._where(r)
+        if isinstance(exc, MPIError):
+            self.error = ErrorInfo(r, mpi._call, exc.error_class, self.env._now, exc.message,
+                                   dict(exc.info), where)
+        elif isinstance(exc, ClockOverflow):  # raised inside the call that scheduled it
+            self.error = ErrorInfo(r, mpi._call, "MPI_ERR_OTHER", self.env._now,
+                                   f"{mpi._call}: {exc}", {}, where)
+        else:
+            self.error = ErrorInfo(r, mpi._call, type(exc).__name__, self.env._now,
+                                   f"{exc} (raised by the program of rank {r})",
+                                   {}, where, _program_traceback(exc))
+        raise _Abort
+
+    def _overflowed(self, exc: ClockOverflow) -> None:
+        """An event processed outside any rank's program (a transfer's next step, a
+        collective's next round) would happen at no finite time: the run ends with an error
+        of the call that event belongs to (a message's send, a request's call), else of the
+        call the first unfinished rank is in."""
+        value = getattr(self.env.current[3], "_value", None)
+        owner = getattr(value, "sreq", None) or value
+        rank, call = getattr(owner, "rank", None), getattr(owner, "call", None)
+        if not isinstance(rank, int) or not isinstance(call, str):
+            rank = next((r for r, f in enumerate(self.finished) if not f), 0)
+            call = self.handles[rank]._call
+        self.error = ErrorInfo(rank, call, "MPI_ERR_OTHER", self.env._now,
+                               f"{call}: {exc}", {},
+                               self.handles[rank]._call_where or self._where(rank))
+        self._done = self._aborted = True
+
+    def _ready_error(self, msg: Message) -> None:
+        """3.4: a ready send whose receive is not posted when it arrives is erroneous."""
+        exc = ErrOther(
+            f"ready send to rank {msg.dst} (tag {msg.tag}, {msg.nbytes} B) arrived at "
+            f"t = {format_time(self.env._now)} before a matching receive was posted; "
+            "MPI_Rsend requires the receive to be posted first (3.4)")
+        mpi = self.handles[msg.src]
+        self.error = ErrorInfo(msg.src, msg.sreq.call, exc.error_class, self.env._now,
+                               exc.message, {}, mpi._call_where)
+        raise _Abort
+
+    def _livelocked(self, ranks: list[int]) -> None:
+        """The poll watch found a livelock of ``ranks``: stop the run now."""
+        self._livelock = ranks
+        stop = self.env.event()
+        stop.callbacks.append(_abort)
+        stop.succeed()
+
+    def _where(self, r: int) -> str | None:
+        """The program line a rank is at (for programs written in Python): the innermost
+        generator it is running, through ``yield from`` chains."""
+        inner = self._procs[r]._generator
+        while getattr(inner, "gi_yieldfrom", None) is not None and \
+                getattr(inner.gi_yieldfrom, "gi_frame", None) is not None:
+            inner = inner.gi_yieldfrom
+        frame = getattr(inner, "gi_frame", None)
+        if frame is None:
+            return None
+        code = frame.f_code
+        return f"{code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno} ({code.co_name})"
+
+    # -- running -------------------------------------------------------------------------
+    def step(self) -> bool:
+        """Process one event; False once the run has ended."""
+        if self._done:
+            return False
+        before = self.events
+        self._loop(None, before + 1)
+        return self.events > before
+
+    def run(self, until: float | str | None = None,
+            progress: Callable[[int, float], None] | None = None) -> Result:
+        """Run to the end (or to simulated time ``until``) and return the Result.
+
+        A run stopped at ``until`` can be continued: ``run(until=t1)``, look at the result
+        (outcome TIMEOUT: not over yet), then ``run(until=t2)`` or ``run()`` goes on.
+        ``progress(events, now)`` is called every PROGRESS_EVERY events (for progress bars).
+        """
+        limit = self.until if until is None else RUN["until"](until)
+        if self._timeout is not None and self._timeout.startswith(UNTIL_REACHED):
+            self._timeout = None  # an earlier stop at a time limit: go on from there
+        cap, why = self._cap(limit)
+        while not self._done and self._timeout is None:
+            stop = min(cap, self.events + PROGRESS_EVERY)
+            if self.trace_stopped is None and self.events < TRACE_EVENTS:
+                stop = min(stop, TRACE_EVENTS)
+            more = self._loop(limit, stop)
+            if progress is not None:
+                progress(self.events, self.env._now)
+            if self.trace_stopped is None and self.events >= TRACE_EVENTS and more:
+                self._stop_trace()
+            if more and self.events >= cap:
+                self._timeout = why
+        result = self.result()
+        if self._done:
+            self._final = result  # kept: the programs are released below
+            self._release()
+        return result
+
+    def _release(self) -> None:
+        """Close the programs a finished run left suspended (blocked in a deadlock, or
+        stopped by another rank's error): their ``finally`` blocks run now rather than at
+        some later garbage collection, and what they hold (an mpi4py rank's greenlet) is
+        freed with the run."""
+        for proc in self._procs:
+            if proc._generator is not None and proc.is_alive:
+                proc._generator.close()
+
+    def _cap(self, limit: float | None) -> tuple[float, str]:
+        """The event budget and the words for reaching it."""
+        if self.max_events is not None:
+            return self.max_events, f"{self.max_events} events processed (max_events)"
+        if limit is not None:
+            return math.inf, ""
+        return DEFAULT_MAX_EVENTS, (f"{DEFAULT_MAX_EVENTS} events processed (the guard for "
+                                    "runs given neither until nor max_events)")
+
+    def _settle(self) -> None:
+        """Apply the buffer entries' completions that the run has passed (they are applied
+        when a rank next looks at its buffer; see mpisim.buffered.mode)."""
+        queue, now = self.env._queue, self.env._now
+        if self._aborted:
+            before = self.env.current  # stopped inside an event: those before it
+        else:  # between events: every completion before the next event, up to now
+            before = queue[0] if queue and queue[0][0] <= now else (now, NORMAL + 1, 0)
+        for h in self.handles:
+            h._buffered.settle(before)
+
+    def _stop_trace(self) -> None:
+        """Stop recording (bounded memory); summaries and outcome go on being exact."""
+        self._settle()
+        self.trace_stopped = self.env._now
+        self.recorder.enabled = False
+        for h in self.handles:
+            h._log = None
+
+    @collector_paused()
+    def _loop(self, limit: float | None, stop: float) -> bool:
+        """Step the environment until event number ``stop``, time ``limit`` or the end; True
+        if events remain after ``stop``.
+
+        Python's cyclic garbage collector is paused meanwhile (see mpisim.engine.collector): the
+        per-message path makes no reference cycles, and full collections scanning a growing
+        trace would otherwise cost more than the simulation itself."""
+        env, queue = self.env, self.env._queue
+        budget = stop - self.events
+        n = 0
+        try:
+            while n < budget:  # Clock.step, inlined: the loop runs once per event
+                if limit is not None and queue and queue[0][0] > limit:
+                    self._timeout = f"{UNTIL_REACHED} = {format_time(limit)}"
+                    env._now = limit
+                    return True
+                try:
+                    item = heappop(queue)
+                except IndexError:
+                    raise EmptySchedule from None
+                env._now = item[0]
+                env.current = item
+                event = item[3]
+                callbacks, event.callbacks = event.callbacks, None
+                for callback in callbacks:
+                    callback(event)
+                if not event._ok and not hasattr(event, "_defused"):
+                    exc = type(event._value)(*event._value.args)
+                    exc.__cause__ = event._value
+                    raise exc
+                n += 1
+            return bool(queue)
+        except EmptySchedule:
+            self._done = True
+            return False
+        except _Abort:
+            self._done = self._aborted = True
+            return False
+        except ClockOverflow as e:
+            self._overflowed(e)
+            return False
+        finally:
+            self.events += n
+
+    @collector_paused()
+    def result(self) -> Result:
+        """The Result as of now (the run need not be over)."""
+        if self._final is not None:
+            return self._final
+        self._settle()
+        outcome, deadlock = self._outcome()
+        trace = self._trace()
+        warnings = [] if self.trace_stopped is None else [
+            f"the trace holds the first {TRACE_EVENTS} events only (to t = "
+            f"{format_time(self.trace_stopped)}); summaries and outcome cover the whole run"]
+        ranks = [RankSummary(r, self.finished[r], self.end_times[r], h._buffered.summary,
+                             {b.name: b.summary for b in h._named_buffers})
+                 for r, h in enumerate(self.handles)]
+        tp = self.transport
+        unreceived = [unreceived_entry(m) for m in tp.unreceived()] \
+            if outcome is Outcome.COMPLETED else []
+        if unreceived:
+            warnings.insert(0, f"{len(unreceived)} message(s) sent but never received: the "
+                               "program is erroneous (MPI 4.1 §11.2.2: before MPI_Finalize "
+                               "a process must complete the communications other processes "
+                               "started with it)")
+        return Result(self.name, outcome, self.env._now, self.params, ranks, list(self.returned),
+                      {"sent": tp.sent, "received": tp.received, "bytes": tp.bytes}, trace,
+                      self.error, deadlock, self._timeout, warnings, unreceived,
+                      {k: dict(v) for k, v in self.settings.items()})
+
+    def _trace(self) -> Trace:
+        """The trace as of now. A run that is over builds it when it is first read (and
+        frees the recorded rows then); one that goes on builds it at once."""
+        recorder, end_times = self.recorder, list(self.end_times)
+        if not self._done:
+            return recorder.build(end_times)
+        recorder.close()  # (nothing a program's finally block might do is recorded)
+        sizes = recorder.sizes()
+        return Trace.later(lambda: recorder.build(end_times, release=True, sizes=sizes))
+
+    def _outcome(self) -> tuple[Outcome, Any]:
+        if self.error is not None:
+            return Outcome.ERROR, None
+        if self._timeout is not None:
+            return Outcome.TIMEOUT, None
+        if all(self.finished):
+            return Outcome.COMPLETED, None
+        if not self._done:
+            return Outcome.TIMEOUT, None
+        dl = analyse(self.handles, self.finished, [h._buffered for h in self.handles],
+                     self.net.eager_limit, lambda r: self.handles[r]._call_where or self._where(r),
+                     self.transport.stall_cause, self._livelock)
+        return Outcome.DEADLOCK, dl
+
+
+def run(program: Callable[..., Any] | Sequence[Callable[..., Any]], ranks: int,
+        network: Network | dict[str, Any] | None = None,
+        mpi: MPIConfig | dict[str, Any] | None = None, params: dict[str, Any] | None = None,
+        seed: int = 0, until: float | str | None = None, max_events: int | None = None,
+        buffer: int | str | None = None, name: str | None = None, trace: bool = True) -> Result:
+    """Run ``program(mpi, **params)`` on ``ranks`` ranks and return the Result."""
+    return Simulation(program, ranks, network=network, mpi=mpi, params=params, seed=seed,
+                      until=until, max_events=max_events, buffer=buffer, name=name,
+                      trace=trace).run()
+
+
+def _abort(_event: Any) -> None:
+    raise _Abort
+
+
+_PACKAGE = PACKAGE.rstrip(os.sep)
+
+
+def _program_line(exc: BaseException) -> str | None:
+    """Where a program written in Python raised (or received, at a yield) ``exc``: its
+    innermost frame outside mpisim and SimPy, as ``file.py:line (function)``."""
+    found = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        name = os.path.abspath(frame.filename)
+        if name.startswith(_PACKAGE + os.sep) or f"{os.sep}simpy{os.sep}" in name:
+            continue
+        found = f"{os.path.basename(name)}:{frame.lineno} ({frame.name})"
+    return found
+
+
+def _program_traceback(exc: BaseException) -> str | None:
+    """The traceback of an exception raised by a program, without the engine's frames;
+    None when no frame is the user's (a scenario file's error names its op instead)."""
+    if _program_line(exc) is None:
+        return None
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)  # the user's frames only
+              if not os.path.abspath(f.filename).startswith(_PACKAGE + os.sep)
+              and not f.filename.endswith("simpy/events.py")]
+    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames),
+             *traceback.format_exception_only(type(exc), exc)]
+    return "".join(lines)
+
+
+def _programs(program: Any, ranks: int) -> list[Callable[..., Any]]:
+    if callable(program):
+        return [program] * ranks
+    programs = list(program)
+    if len(programs) != ranks or not all(callable(p) for p in programs):
+        raise ValueError(f"program: expected a function or a list of {ranks} functions")
+    return programs
+
+
+def _mpi_config(mpi: Any) -> Any:
+    if mpi is None:
+        mpi = MPIConfig()
+    elif isinstance(mpi, dict):
+        mpi = MPIConfig.from_dict(mpi)
+    elif not isinstance(mpi, MPIConfig):
+        raise ValueError(f"mpi: expected an MPIConfig or a dict, got {type(mpi).__name__}")
+    return mpi
+
+
+def _buffer(value: Any) -> tuple[Any, tuple[str, Any] | None]:
+    """(the process buffer, (communicator name, size) or None) of the run's ``buffer``."""
+    if isinstance(value, dict):
+        return None, (value["comm"], value["size"])
+    return value, None
