@@ -69,3 +69,16 @@ def test_compute_takes_seconds_in_a_scenario_and_the_old_name_time(tmp_path):
         path = tmp_path / f"{key}.yaml"
         path.write_text(f"ranks: 1\nprograms:\n  - ops:\n      - compute: {{{key}: 5us}}\n")
         assert ms.load_scenario(path).run().sim_time == pytest.approx(5e-6)
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_each_call_is_written_in_a_class_body_under_its_own_name(name):
+    """The handle is one class of per-chapter mixins: every call is found in the body of
+    one of them, under its own name (help(mpi.ibcast) says ibcast, an editor follows it),
+    and no call is set on the class from outside."""
+    method = inspect.unwrap(getattr(Rank, name))
+    owner = next(c for c in Rank.__mro__ if name in vars(c))
+    assert owner.__module__.startswith("mpisim.handle."), owner
+    assert method.__name__ == name
+    assert method.__qualname__ == f"{owner.__name__}.{name}"
+    assert inspect.getsourcefile(method) == inspect.getsourcefile(owner)

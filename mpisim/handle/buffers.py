@@ -12,7 +12,8 @@ waiting for its messages (MPI 4.1 leaves this open; MPICH detaches it). A profil
 library lacks these calls (``mpi41_buffers`` false: Open MPI 5.0) refuses them with
 MPI_ERR_OTHER naming the call.
 
-Each function is a method of :class:`~mpisim.handle.rank.Rank` (assigned in its module).
+The process's own buffer (MPI_Buffer_attach and its kin, 3.6) has its calls here too, and the
+choice of the buffer a bsend uses (``_buffered_for``).
 """
 
 from __future__ import annotations
@@ -23,12 +24,14 @@ from simpy.events import Event
 
 from ..buffered.mode import BufferedMode, missing_mpi41
 from ..engine.clock import done, failed
+from ..mpi.causes import CallDetail
 from ..mpi.comm import Session
-from ..mpi.constants import BUFFER_AUTOMATIC
+from ..mpi.constants import BUFFER_AUTOMATIC, automatic_or
 from ..mpi.errors import ErrArg, MPIError
 from ..p2p.requests import Request
+from .base import HandleBase
 
-__all__ = ["CALLS", "owned_buffer"]
+__all__ = ["BufferCalls", "buffer_request", "owned_buffer"]
 
 
 def owned_buffer(mpi: Any, call: str, owner: Any, create: bool) -> BufferedMode | None:
@@ -77,48 +80,120 @@ def buffer_request(mpi: Any, call: str) -> Event:
     return done(mpi._env, req)
 
 
-def comm_attach_buffer(self: Any, size: Any, comm: Any = None, buf: Any = None) -> Event:
-    """MPI_Comm_attach_buffer: bsends on ``comm`` use this buffer (MPI 4.1)."""
-    return _do(self, "MPI_Comm_attach_buffer", comm, "attach", size, buf)
+class BufferCalls(HandleBase):
+    """MPI 4.1 §3.6: the process's buffer, and its communicators' and sessions'."""
 
+    __slots__ = ()
 
-def comm_detach_buffer(self: Any, comm: Any = None) -> Event:
-    """MPI_Comm_detach_buffer: waits for its messages; yields (address, size)."""
-    return _do(self, "MPI_Comm_detach_buffer", comm, "detach")
+    def _buffered_for(self, comm: Any) -> BufferedMode:
+        """The buffer a bsend on ``comm`` uses, chosen when it starts (MPI 4.1 §3.6): the
+        communicator's, else its session's, else the process's (``mpi.buffer_policy``
+        "process": always the process's; "communicator": an automatic one per
+        communicator)."""
+        policy = self._config.buffer_policy
+        if policy == "process":
+            return self._buffered
+        if comm is None:
+            comm = self._world
+            if comm is None and policy == "communicator":
+                comm = self.comm_world
+        if comm is not None:
+            if policy == "communicator" and comm.buffer is None \
+                    and self._config.profile.mpi41_buffers:
+                owned_buffer(self, "MPI_Comm_attach_buffer", comm, True).attach(
+                    BUFFER_AUTOMATIC, None)
+            own = comm.buffer
+            if own is not None and own.attached:
+                return own
+            session = comm.session
+            if session is not None and session.buffer is not None and session.buffer.attached:
+                return session.buffer
+        return self._buffered
 
+    def buffer_attach(self, size: int | str, buf: Any = None) -> Event:
+        """MPI_Buffer_attach(size): ``buf`` (optional) is what detach hands back as address;
+        ``size`` may be BUFFER_AUTOMATIC (MPI 4.1)."""
+        self._enter("MPI_Buffer_attach")
+        if not self._config.profile.mpi41_buffers and (size is BUFFER_AUTOMATIC or (
+                isinstance(size, str) and automatic_or(str, size) is BUFFER_AUTOMATIC)):
+            return failed(self._env, ErrArg(f"{self._config.profile.name} has no "
+                                           "MPI_BUFFER_AUTOMATIC "
+                                           "(an MPI 4.1 address; Open MPI 5.0 answers "
+                                           "MPI_ERR_ARG)"))
+        if self._config.buffer_policy == "automatic":
+            size = BUFFER_AUTOMATIC
+        return self._buffered.attach(size, buf)
 
-def comm_flush_buffer(self: Any, comm: Any = None) -> Event:
-    """MPI_Comm_flush_buffer: waits for the messages in ``comm``'s buffer at the call."""
-    return _do(self, "MPI_Comm_flush_buffer", comm, "flush")
+    def buffer_detach(self) -> Event:
+        """MPI_Buffer_detach: waits until every buffered message is sent; yields
+        (address, size)."""
+        self._enter("MPI_Buffer_detach")
+        return self._buffered.detach()
 
+    def buffer_flush(self) -> Event:
+        """MPI_Buffer_flush (MPI 4.1): waits until the messages in the attached buffer at
+        the call have been transmitted (bsends made meanwhile by other requests do not
+        delay it); the buffer stays attached."""
+        self._enter("MPI_Buffer_flush")
+        if not self._config.profile.mpi41_buffers:
+            return failed(self._env, missing_mpi41("MPI_Buffer_flush", self._config.profile))
+        return self._buffered.flush()
 
-def comm_iflush_buffer(self: Any, comm: Any = None) -> Event:
-    """MPI_Comm_iflush_buffer: yields a Request for that flush."""
-    return _do(self, "MPI_Comm_iflush_buffer", comm, "iflush")
+    def buffer_iflush(self) -> Event:
+        """MPI_Buffer_iflush (MPI 4.1): yields a Request that completes when the messages in
+        the buffer at the call have been transmitted."""
+        self._enter("MPI_Buffer_iflush")
+        if not self._config.profile.mpi41_buffers:
+            return failed(self._env, missing_mpi41("MPI_Buffer_iflush", self._config.profile))
+        return self._buffered.iflush()
 
+    def _finalize(self) -> Event | None:
+        """What MPI_Finalize waits for: buffered messages still pending in any of the
+        process's buffers (its own, its communicators', its sessions'). None if nothing."""
+        attached = [b for b in (self._buffered, *self._named_buffers) if b.attached]
+        if not attached:
+            return None
+        self._enter("MPI_Finalize", obj=attached[0])
+        if len(attached) == 1:
+            return attached[0].finalize()
+        return self._env.process(self._finalize_all(attached))
 
-def session_attach_buffer(self: Any, size: Any, session: Any = None, buf: Any = None) -> Event:
-    """MPI_Session_attach_buffer: bsends on the session's communicators use this buffer
-    unless the communicator has its own."""
-    return _do(self, "MPI_Session_attach_buffer", session, "attach", size, buf)
+    def _finalize_all(self, buffers: list[BufferedMode]) -> Any:
+        for buffer in buffers:
+            self._works_on(CallDetail(obj=buffer))
+            waiting = buffer.finalize()
+            if waiting is not None:
+                yield waiting
 
+    def comm_attach_buffer(self, size: Any, comm: Any = None, buf: Any = None) -> Event:
+        """MPI_Comm_attach_buffer: bsends on ``comm`` use this buffer (MPI 4.1)."""
+        return _do(self, "MPI_Comm_attach_buffer", comm, "attach", size, buf)
 
-def session_detach_buffer(self: Any, session: Any = None) -> Event:
-    """MPI_Session_detach_buffer: waits for its messages; yields (address, size)."""
-    return _do(self, "MPI_Session_detach_buffer", session, "detach")
+    def comm_detach_buffer(self, comm: Any = None) -> Event:
+        """MPI_Comm_detach_buffer: waits for its messages; yields (address, size)."""
+        return _do(self, "MPI_Comm_detach_buffer", comm, "detach")
 
+    def comm_flush_buffer(self, comm: Any = None) -> Event:
+        """MPI_Comm_flush_buffer: waits for the messages in ``comm``'s buffer at the call."""
+        return _do(self, "MPI_Comm_flush_buffer", comm, "flush")
 
-def session_flush_buffer(self: Any, session: Any = None) -> Event:
-    """MPI_Session_flush_buffer."""
-    return _do(self, "MPI_Session_flush_buffer", session, "flush")
+    def comm_iflush_buffer(self, comm: Any = None) -> Event:
+        """MPI_Comm_iflush_buffer: yields a Request for that flush."""
+        return _do(self, "MPI_Comm_iflush_buffer", comm, "iflush")
 
+    def session_attach_buffer(self, size: Any, session: Any = None, buf: Any = None) -> Event:
+        """MPI_Session_attach_buffer: bsends on the session's communicators use this buffer
+        unless the communicator has its own."""
+        return _do(self, "MPI_Session_attach_buffer", session, "attach", size, buf)
 
-def session_iflush_buffer(self: Any, session: Any = None) -> Event:
-    """MPI_Session_iflush_buffer: yields a Request."""
-    return _do(self, "MPI_Session_iflush_buffer", session, "iflush")
+    def session_detach_buffer(self, session: Any = None) -> Event:
+        """MPI_Session_detach_buffer: waits for its messages; yields (address, size)."""
+        return _do(self, "MPI_Session_detach_buffer", session, "detach")
 
+    def session_flush_buffer(self, session: Any = None) -> Event:
+        """MPI_Session_flush_buffer."""
+        return _do(self, "MPI_Session_flush_buffer", session, "flush")
 
-CALLS = {f.__name__: f for f in (
-    comm_attach_buffer, comm_detach_buffer, comm_flush_buffer, comm_iflush_buffer,
-    session_attach_buffer, session_detach_buffer, session_flush_buffer, session_iflush_buffer)}
-"""The handle's methods defined here, by name."""
+    def session_iflush_buffer(self, session: Any = None) -> Event:
+        """MPI_Session_iflush_buffer: yields a Request."""
+        return _do(self, "MPI_Session_iflush_buffer", session, "iflush")

@@ -5,8 +5,7 @@ A persistent request is made once (``send_init``, ``bsend_init``, ``ssend_init``
 ``rsend_init``, ``recv_init``: local calls that yield an inactive request) and started any
 number of times (``start``, ``startall``); each start posts the operation as the
 corresponding nonblocking call would, into the same request, which a wait or test then
-completes and makes inactive again until the next start. Each function here is a method of
-:class:`~mpisim.handle.rank.Rank` (assigned in its module).
+completes and makes inactive again until the next start.
 """
 
 from __future__ import annotations
@@ -22,8 +21,9 @@ from ..mpi.errors import ErrRequest
 from ..p2p import completion
 from ..p2p.protocols import BUFFERED, READY, STANDARD, SYNCHRONOUS
 from ..p2p.requests import Request
+from .base import HandleBase
 
-__all__ = ["CALLS", "Persistent"]
+__all__ = ["Persistent", "PersistentCalls"]
 
 
 class Persistent(Request):
@@ -36,87 +36,101 @@ class Persistent(Request):
         return f"<Persistent {self.call} {state}>"
 
 
-def _init(call: str, mode: str | None) -> Any:
-    def init(self: Any, buf: Any = None, count: Any = None, datatype: Any = None,
-             dest: Any = None, tag: Any = 0, comm: Any = None) -> Event:
+class PersistentCalls(HandleBase):
+    """MPI 4.1 §3.9 and §3.10: persistent requests, and sendrecv."""
+
+    __slots__ = ()
+
+    def send_init(self, buf: Any = None, count: Any = None, datatype: Any = None,
+                  dest: Any = None, tag: Any = 0, comm: Any = None) -> Event:
+        """MPI_Send_init: yields an inactive persistent request for a standard-mode send;
+        ``start`` it."""
+        return self._init("MPI_Send_init", STANDARD, buf, count, datatype, dest, tag, comm)
+
+    def bsend_init(self, buf: Any = None, count: Any = None, datatype: Any = None,
+                   dest: Any = None, tag: Any = 0, comm: Any = None) -> Event:
+        """MPI_Bsend_init: yields an inactive persistent request for a buffered-mode send;
+        ``start`` it."""
+        return self._init("MPI_Bsend_init", BUFFERED, buf, count, datatype, dest, tag, comm)
+
+    def ssend_init(self, buf: Any = None, count: Any = None, datatype: Any = None,
+                   dest: Any = None, tag: Any = 0, comm: Any = None) -> Event:
+        """MPI_Ssend_init: yields an inactive persistent request for a synchronous-mode
+        send; ``start`` it."""
+        return self._init("MPI_Ssend_init", SYNCHRONOUS, buf, count, datatype, dest, tag,
+                          comm)
+
+    def rsend_init(self, buf: Any = None, count: Any = None, datatype: Any = None,
+                   dest: Any = None, tag: Any = 0, comm: Any = None) -> Event:
+        """MPI_Rsend_init: yields an inactive persistent request for a ready-mode send;
+        ``start`` it."""
+        return self._init("MPI_Rsend_init", READY, buf, count, datatype, dest, tag, comm)
+
+    def recv_init(self, buf: Any = None, count: Any = None, datatype: Any = None,
+                  source: Any = ANY_SOURCE, tag: Any = ANY_TAG, comm: Any = None) -> Event:
+        """MPI_Recv_init: yields an inactive persistent receive request; ``start`` it."""
+        return self._init("MPI_Recv_init", None, buf, count, datatype, source, tag, comm)
+
+    def _init(self, call: str, mode: str | None, buf: Any, count: Any, datatype: Any,
+              peer: Any, tag: Any, comm: Any) -> Event:
+        """An inactive persistent request for ``mode`` (None: a receive), its arguments
+        kept for every start."""
         self._enter(call)
         req = Persistent("send" if mode else "recv", call, self.rank, -1, -1, 0)
         req.active = False
         req.mode = mode
-        req.args = (buf, count, datatype, dest, tag, comm)
+        req.args = (buf, count, datatype, peer, tag, comm)
         return done(self._env, req)
-    what = "a receive" if mode is None else f"a {mode}-mode send"
-    init.__doc__ = f"{call}: yields an inactive persistent request for {what}; ``start`` it."
-    return init
 
+    def start(self, request: Any) -> Event:
+        """MPI_Start: post the persistent request's operation; wait or test it as usual."""
+        return self.startall([request], "MPI_Start")
 
-def recv_init(self: Any, buf: Any = None, count: Any = None, datatype: Any = None,
-              source: Any = ANY_SOURCE, tag: Any = ANY_TAG, comm: Any = None) -> Event:
-    """MPI_Recv_init: yields an inactive persistent receive request; ``start`` it."""
-    return _init("MPI_Recv_init", None)(self, buf, count, datatype, source, tag, comm)
+    def startall(self, requests: Any, call: str = "MPI_Startall") -> Event:
+        """MPI_Startall: start each persistent request, in order."""
+        reqs = list(requests) if not isinstance(requests, Request) else [requests]
+        for req in reqs:
+            if not isinstance(req, Persistent) or req.active:
+                self._enter(call)
+                return failed(self._env, ErrRequest(
+                    f"{call}: {req!r} is not an inactive persistent request (3.9: start only "
+                    "what *_init made and a wait or test completed)"))
+        for req in reqs:
+            buf, count, datatype, peer, tag, comm = req.args
+            if req.mode is None:
+                ev = self._post_recv(req.call, buf, count, datatype, peer, tag, comm, req)
+            else:
+                ev = self._send(req.call, req.mode, buf, count, datatype, peer, tag, False,
+                                comm, req=req)
+            if isinstance(ev, Event) and ev._ok is False:
+                return ev
+        return done(self._env, None)
 
+    def sendrecv(self, sendbuf: Any = None, sendcount: Any = None, sendtype: Any = None,
+                 dest: Any = PROC_NULL, sendtag: Any = 0, recvbuf: Any = None,
+                 recvcount: Any = None, recvtype: Any = None, source: Any = ANY_SOURCE,
+                 recvtag: Any = ANY_TAG, comm: Any = None) -> Event:
+        """MPI_Sendrecv: a send and a receive posted together; yields the receive's Status."""
+        sent = self._send("MPI_Sendrecv", STANDARD, sendbuf, sendcount, sendtype, dest,
+                          sendtag, False, comm)
+        if sent._ok is False:
+            return sent
+        sreq = sent._value
+        rreq = self._post_recv("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag,
+                               comm)
+        if isinstance(rreq, Event):
+            return rreq
+        self._works_on(CallDetail(rreq.peer, recvtag, rreq.nbytes, [sreq, rreq]))  # both
+        return self._env.process(_both(self._env, sreq, rreq))
 
-def start(self: Any, request: Any) -> Event:
-    """MPI_Start: post the persistent request's operation; wait or test it as usual."""
-    return startall(self, [request], "MPI_Start")
-
-
-def startall(self: Any, requests: Any, call: str = "MPI_Startall") -> Event:
-    """MPI_Startall: start each persistent request, in order."""
-    reqs = list(requests) if not isinstance(requests, Request) else [requests]
-    for req in reqs:
-        if not isinstance(req, Persistent) or req.active:
-            self._enter(call)
-            return failed(self._env, ErrRequest(
-                f"{call}: {req!r} is not an inactive persistent request (3.9: start only "
-                "what *_init made and a wait or test completed)"))
-    for req in reqs:
-        buf, count, datatype, peer, tag, comm = req.args
-        if req.mode is None:
-            ev = self._post_recv(req.call, buf, count, datatype, peer, tag, comm, req)
-        else:
-            ev = self._send(req.call, req.mode, buf, count, datatype, peer, tag, False, comm,
-                            req=req)
-        if isinstance(ev, Event) and ev._ok is False:
-            return ev
-    return done(self._env, None)
-
-
-def sendrecv(self: Any, sendbuf: Any = None, sendcount: Any = None, sendtype: Any = None,
-             dest: Any = PROC_NULL, sendtag: Any = 0, recvbuf: Any = None,
-             recvcount: Any = None, recvtype: Any = None, source: Any = ANY_SOURCE,
-             recvtag: Any = ANY_TAG, comm: Any = None) -> Event:
-    """MPI_Sendrecv: a send and a receive posted together; yields the receive's Status."""
-    sent = self._send("MPI_Sendrecv", STANDARD, sendbuf, sendcount, sendtype, dest, sendtag,
-                      False, comm)
-    if sent._ok is False:
-        return sent
-    sreq = sent._value
-    rreq = self._post_recv("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm)
-    if isinstance(rreq, Event):
-        return rreq
-    self._works_on(CallDetail(rreq.peer, recvtag, rreq.nbytes, [sreq, rreq]))  # both
-    return self._env.process(_both(self._env, sreq, rreq))
-
-
-def sendrecv_replace(self: Any, buf: Any = None, count: Any = None, datatype: Any = None,
-                     dest: Any = PROC_NULL, sendtag: Any = 0, source: Any = ANY_SOURCE,
-                     recvtag: Any = ANY_TAG, comm: Any = None) -> Event:
-    """MPI_Sendrecv_replace: the received data replaces the sent one in ``buf``."""
-    return sendrecv(self, buf, count, datatype, dest, sendtag, buf, count, datatype, source,
-                    recvtag, comm)
+    def sendrecv_replace(self, buf: Any = None, count: Any = None, datatype: Any = None,
+                         dest: Any = PROC_NULL, sendtag: Any = 0, source: Any = ANY_SOURCE,
+                         recvtag: Any = ANY_TAG, comm: Any = None) -> Event:
+        """MPI_Sendrecv_replace: the received data replaces the sent one in ``buf``."""
+        return self.sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype,
+                             source, recvtag, comm)
 
 
 def _both(env: Any, sreq: Request, rreq: Request) -> Any:
     statuses = yield completion.waitall(env, [sreq, rreq])
     return statuses[1]
-
-
-CALLS = {
-    "send_init": _init("MPI_Send_init", STANDARD), "bsend_init": _init("MPI_Bsend_init", BUFFERED),
-    "ssend_init": _init("MPI_Ssend_init", SYNCHRONOUS),
-    "rsend_init": _init("MPI_Rsend_init", READY), "recv_init": recv_init,
-    "start": start, "startall": startall, "sendrecv": sendrecv,
-    "sendrecv_replace": sendrecv_replace,
-}
-"""The handle's methods defined here, by name."""

@@ -1,0 +1,196 @@
+"""The base of the ``mpi`` handle: what every chapter's calls share.
+
+A rank program's ``mpi`` is one :class:`~mpisim.handle.rank.Rank`, whose methods are written
+in one mixin per chapter of the standard (point-to-point, buffered mode, communicators,
+collectives, persistent requests, local calls); each mixin derives from
+:class:`HandleBase`, which holds the rank's state and the three steps every call takes:
+
+1. check its arguments; an invalid one makes the returned event fail, so the MPIError is
+   raised at the program's ``yield`` (where it can be caught) rather than at the call;
+2. ``_enter`` the call: count it against a loop that never lets time advance, log it in
+   the trace, and keep what it works on (its CallDetail) for the deadlock analysis;
+3. return the event the program yields; the value of the ``yield`` is the call's OUT
+   result (a Status, a Request, ``(address, size)``...).
+
+The handle's public names are MPI's: the calls, ``compute``, and ``rank``, ``size``,
+``now``, ``comm_world``, ``comm_self``, ``BSEND_OVERHEAD``. What it keeps for the run is
+private: its SimPy environment (``_env``: a program reads the clock as ``now``; yielding
+anything but a call's event is not part of the contract), the call it is in (``_call``,
+``_detail``, a CallDetail built from four fields, and ``_call_where``: the deadlock analysis
+reads them), the call log, the poll watch, and ``_where``, the program location the scenario
+and replay interpreters set before each call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..buffered.mode import BufferedMode
+from ..collectives import Collectives
+from ..mpi import addresses as _addr
+from ..mpi.causes import CallDetail
+from ..mpi.comm import Comm, Communicators
+from ..mpi.errors import ErrComm
+from ..p2p.protocols import Transport
+
+__all__ = ["POLLS", "POLL_TIME", "SAME_TIME_CALLS", "HandleBase", "ZeroTimeLoop"]
+
+SAME_TIME_CALLS = 1_000_000
+"""Calls one rank may make without simulated time advancing before the run is stopped."""
+
+
+POLL_TIME = 100e-9
+"""Simulated time a test or iprobe that finds nothing takes (at least; more with the
+network's per-call ``overhead``): a polling loop advances time as a real one does."""
+
+
+POLLS = frozenset({"MPI_Iprobe", "MPI_Test", "MPI_Testall", "compute"})
+"""Calls a polling loop makes (compute included: a loop may sleep between polls); any other
+call, or a poll that finds something, is progress (see :class:`mpisim.runs.deadlock.PollWatch`)."""
+
+
+class ZeroTimeLoop(BaseException):
+    """A rank made SAME_TIME_CALLS calls at one instant: a loop that never waits would never
+    end. A BaseException, so that a program's ``except Exception`` does not swallow it."""
+
+
+class HandleBase:
+    """The state of one MPI process's handle and what every call does on entry."""
+
+    # Slots keep an idle rank small: what every call reads is a slot; what most ranks never
+    # set is a class default below, and ``__dict__`` (made only when one is set) holds it
+    # then, as it holds the attributes other layers add to a handle.
+    __slots__ = ("__dict__", "_buffered", "_call", "_call_nbytes", "_call_obj", "_call_peer",
+                 "_call_tag", "_call_where", "_colls", "_comms", "_config", "_env", "_last_time",
+                 "_log", "_overhead", "_polling", "_same_time", "_tp", "_watch", "_where", "rank",
+                 "size")
+
+    _space: _addr.AddressSpace | None = None  # its address space, made on first use
+    _world: Comm | None = None   # MPI_COMM_WORLD and MPI_COMM_SELF as it holds them
+    _self: Comm | None = None
+    _sessions = 0
+    _named_buffers: tuple[BufferedMode, ...] = ()  # its communicators' and sessions'
+    _group_calls: dict[tuple, int] | None = None
+    _named_sizes: dict | None = None  # the run's ``buffer: {comm: NAME, ...}``
+    _last_poll: tuple | None = None  # (call, detail, where) of its last failed poll
+
+    def __init__(self, rank: int, size: int, env: Any, transport: Transport, buffered: BufferedMode,
+                 colls: Collectives, config: Any, overhead: float, trace_calls: bool,
+                 comms: Communicators | None = None) -> None:
+        self.rank = rank
+        self.size = size
+        self._env = env
+        self._where: str | None = None
+        self._tp = transport
+        self._buffered = buffered
+        self._colls = colls
+        self._comms = comms if comms is not None else Communicators(size, 0.0)
+        self._config = config  # the run's MPIConfig, one for every rank: its profile,
+        # buffer_policy, force_ssend (what mpi.force_ssend makes every send), ...
+        self._overhead = overhead
+        self._log = transport.recorder.calls if trace_calls else None
+        self._call: str | None = None
+        # What the call it is in works on: the fields of its CallDetail (``_detail``), kept
+        # apart and the record built when read (building one per call cost 2 % of a message).
+        self._call_peer: int | None = None
+        self._call_tag: int | None = None
+        self._call_nbytes = 0
+        self._call_obj: Any = None
+        self._call_where: str | None = None
+        self._last_time = -1.0
+        self._same_time = 0
+        self._polling = False
+        self._watch: Any = None  # the run's PollWatch (livelock detection), if any
+
+
+    def __repr__(self) -> str:
+        return f"<mpi rank {self.rank} of {self.size}>"
+
+
+    def _addresses(self) -> _addr.AddressSpace:
+        """This process's address space (4.1.5), made when first needed: most ranks of a
+        large run never take an address."""
+        if self._space is None:
+            self._space = _addr.AddressSpace()
+        return self._space
+
+
+    @property
+    def comm_world(self) -> Comm:
+        """MPI_COMM_WORLD, as this process holds it."""
+        if self._world is None:
+            self._world = Comm(self._comms.world, self.rank)
+        return self._world
+
+
+    @property
+    def comm_self(self) -> Comm:
+        """MPI_COMM_SELF: this process alone."""
+        if self._self is None:
+            self._self = Comm(self._comms.self_info(self.rank), 0)
+        return self._self
+
+
+    @property
+    def BSEND_OVERHEAD(self) -> int:
+        """MPI_BSEND_OVERHEAD of the run's profile: bytes an entry takes beyond its data."""
+        return self._config.bsend_overhead
+
+
+    @property
+    def now(self) -> float:
+        """Simulated time in seconds (MPI_Wtime)."""
+        return self._env._now
+
+
+    @property
+    def _detail(self) -> CallDetail:
+        """What the call the rank is in works on (the deadlock analysis reads it)."""
+        return CallDetail(self._call_peer, self._call_tag, self._call_nbytes, self._call_obj)
+
+
+    def _works_on(self, detail: CallDetail) -> None:
+        """The call now works on ``detail`` (a call made of others: sendrecv, finalize)."""
+        self._call_peer, self._call_tag, self._call_nbytes, self._call_obj = detail
+
+
+    def _enter(self, call: str, peer: int | None = None, tag: int | None = None,
+               nbytes: int = 0, obj: Any = None) -> None:
+        """A call starts (an MPI call, or ``compute``): count it against a loop that never
+        lets time advance, log it, and keep what it works on (its CallDetail) for reports."""
+        progress = self._tp.progress
+        if progress is not None and call != "compute" and progress.computing[self.rank]:
+            self._tp.enter_mpi(self.rank)  # an MPI call after computing: progress
+        now = self._env._now
+        if now != self._last_time:
+            self._last_time = now
+            self._same_time = 0
+        else:
+            self._same_time += 1
+            if self._same_time > SAME_TIME_CALLS:
+                raise ZeroTimeLoop(f"rank {self.rank} made {SAME_TIME_CALLS} calls at "
+                                   f"t = {now:.9g} s without simulated time advancing")
+        log = self._log  # the trace's call rows (rank, code, start), or None
+        if log is not None:  # (a row packed here, as mpisim.engine.trace's hot writers do)
+            code = log.codes.get(call)
+            if code is None:
+                code = log.code("call", call)
+            log.data.extend(log.pack(self.rank, code, now))
+        self._call = call
+        self._call_peer = peer
+        self._call_tag = tag
+        self._call_nbytes = nbytes
+        self._call_obj = obj
+        self._call_where = self._where
+        if call not in POLLS:
+            self._polling = False
+            if self._watch is not None:
+                self._watch.quiet = 0
+
+
+    def _comm(self, comm: Any) -> Comm:
+        if comm is None:
+            return self.comm_world
+        if not isinstance(comm, Comm) or comm.freed:
+            raise ErrComm(f"{comm!r} is not a valid communicator")
+        return comm

@@ -1,0 +1,369 @@
+"""Point-to-point calls of the ``mpi`` handle (MPI 4.1 §3): sends of the four modes and
+their nonblocking forms, receives, probes, and the completion calls (wait and test).
+
+A send checks its arguments, picks the protocol its mode and size call for (see
+:mod:`mpisim.p2p.protocols`) and returns the event its program yields: at once for a
+nonblocking send (its Request), when its data is in the buffer for a bsend, when the
+request completes for a blocking send. A receive posts a Request that matching completes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from simpy.events import Event
+
+from ..engine.clock import at, done, failed, fire_at, pending
+from ..engine.sites import program_site
+from ..mpi import datatypes as _dt
+from ..mpi.comm import Comm
+from ..mpi.constants import ANY_SOURCE, ANY_TAG, BOTTOM, COUNT_MAX, PROC_NULL, TAG_UB
+from ..mpi.errors import ErrBuffer, ErrComm, ErrRequest, MPIError
+from ..p2p import completion
+from ..p2p.calls import check_datatype, check_dest, check_source, check_tag
+from ..p2p.payload import message_bytes, outgoing, receive_capacity
+from ..p2p.protocols import BUFFERED, READY, STANDARD, SYNCHRONOUS
+from ..p2p.requests import Request, Status
+from ..values.units import format_time
+from .base import POLL_TIME, HandleBase
+
+__all__ = ["PointToPoint"]
+
+
+class PointToPoint(HandleBase):
+    """MPI 4.1 §3: sends, receives, probes, waits and tests."""
+
+    __slots__ = ()
+
+    # -- sends ---------------------------------------------------------------------------
+    def send(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+             dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
+        """MPI_Send (standard mode): eager below the eager limit, else rendezvous."""
+        return self._send("MPI_Send", STANDARD, buf, count, datatype, dest, tag, True, comm)
+
+
+    def bsend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+              dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
+        """MPI_Bsend: copy into the attached buffer and return, or raise MPI_ERR_BUFFER."""
+        return self._send("MPI_Bsend", BUFFERED, buf, count, datatype, dest, tag, True, comm)
+
+
+    def ssend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+              dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
+        """MPI_Ssend: completes only once the matching receive has started."""
+        return self._send("MPI_Ssend", SYNCHRONOUS, buf, count, datatype, dest, tag, True, comm)
+
+
+    def rsend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+              dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
+        """MPI_Rsend: erroneous unless the matching receive is already posted."""
+        return self._send("MPI_Rsend", READY, buf, count, datatype, dest, tag, True, comm)
+
+
+    def isend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+              dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
+        """MPI_Isend: yields a Request."""
+        return self._send("MPI_Isend", STANDARD, buf, count, datatype, dest, tag, False, comm)
+
+
+    def ibsend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+               dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
+        """MPI_Ibsend: yields a Request; the data is in the attached buffer on return."""
+        return self._send("MPI_Ibsend", BUFFERED, buf, count, datatype, dest, tag, False, comm)
+
+
+    def issend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+               dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
+        """MPI_Issend: yields a Request that completes after the match."""
+        return self._send("MPI_Issend", SYNCHRONOUS, buf, count, datatype, dest, tag, False, comm)
+
+
+    def irsend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+               dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
+        """MPI_Irsend: yields a Request."""
+        return self._send("MPI_Irsend", READY, buf, count, datatype, dest, tag, False, comm)
+
+
+    def _send(self, call: str, mode: str, buf: Any, count: Any, datatype: Any, dest: Any,
+              tag: Any, blocking: bool, comm: Comm | None = None,
+              req: Request | None = None) -> Event:
+        """A send of any mode; ``req``: a persistent request to start instead of a new one."""
+        env = self._env
+        ctx = 0
+        try:
+            if comm is not None and comm.info is not self._comms.world:
+                dest, ctx, comm = self._peer(comm, dest, False)
+            elif type(dest) is not int or not 0 <= dest < self.size:  # fast path: a rank
+                dest = check_dest(dest, self.size)
+            if type(tag) is not int or not 0 <= tag <= TAG_UB:
+                tag = check_tag(tag, False)
+            if buf is None and datatype is not None and type(count) is int and count >= 0 \
+                    and type(datatype) is _dt.Datatype and datatype.committed:
+                dt, nbytes, data = datatype, count * datatype.size, None  # size only
+                if nbytes > COUNT_MAX:
+                    message_bytes(count, datatype)  # MPI_ERR_COUNT
+            else:
+                dt = check_datatype(datatype)
+                if dt is None and not isinstance(buf, np.ndarray):
+                    dt = _dt.BYTE
+                count, dt, nbytes, data = outgoing(
+                    buf, count, dt, self._addresses() if buf is BOTTOM else None)
+        except MPIError as e:
+            self._enter(call, dest if isinstance(dest, int) else None, tag)
+            return failed(env, e)
+        where = self._where or program_site()
+        sreq: Request | None
+        if mode == BUFFERED and blocking and req is None and not self._config.force_ssend:
+            sreq = None  # a blocking bsend returns once its data is in the buffer: nothing
+            # will ever ask for its request (its buffer entry carries what reports need)
+        else:
+            sreq = (Request("send", call, self.rank, dest, tag, nbytes) if req is None
+                    else req.restart(dest, tag, nbytes))
+            sreq.where = where
+            if ctx:
+                sreq.ctx, sreq.comm = ctx, comm
+        self._enter(call, dest, tag, nbytes, sreq)
+        now = env._now
+        if dest == PROC_NULL:
+            if sreq is not None:
+                sreq.known(now)
+            return done(env, None if blocking else sreq)
+        if self._config.force_ssend and mode != SYNCHRONOUS:
+            mode, sreq.forced = SYNCHRONOUS, True  # mpi.force_ssend (the safety check)
+        if mode == BUFFERED:
+            return self._bsend(call, sreq, where, dest, tag, nbytes, data, ctx, comm)
+        earliest = now + self._overhead
+        self._tp.post_send(self.rank, dest, tag, nbytes, data, mode, sreq, earliest, ctx=ctx)
+        if not blocking:
+            return at(env, earliest, sreq)
+        return self._until_done(sreq, earliest)
+
+
+    def _bsend(self, call: str, sreq: Request | None, where: Any, dest: int, tag: int,
+               nbytes: int, data: Any, ctx: int, comm: Comm | None) -> Event:
+        """A bsend or ibsend (``sreq``: its request; None for a blocking bsend): into the
+        buffer its communicator selects, returning once the data is copied."""
+        env = self._env
+        try:
+            earliest = self._buffered_for(comm).bsend(sreq, where, dest, tag, nbytes, data,
+                                                      env._now + self._overhead, ctx)
+        except ErrBuffer as e:
+            if self._config.profile.failed_bsend_stalls_pair:
+                self._tp.stall(self.rank, dest, self._stall_cause(call, dest), ctx)
+            return failed(env, e)
+        return at(env, earliest, sreq)
+
+
+    def _peer(self, comm: Any, peer: Any, source: bool) -> tuple[int, int, Comm]:
+        """A rank of ``comm`` as a world rank (wildcards and PROC_NULL kept), its context."""
+        if not isinstance(comm, Comm):
+            raise ErrComm(f"{comm!r} is not a communicator")
+        if comm.freed:
+            raise ErrComm(f"{comm.name} was freed")
+        peer = check_source(peer, comm.size) if source else check_dest(peer, comm.size)
+        if peer >= 0:
+            peer = comm.world(peer)
+        return peer, comm.context, comm
+
+
+    def _stall_cause(self, call: str, dest: int) -> str:
+        where = f" ({self._call_where})" if self._call_where else ""
+        return (f"rank {self.rank}'s {call} to rank {dest} failed with MPI_ERR_BUFFER at "
+                f"t = {format_time(self._env._now)}{where}; {self._config.profile.name} then "
+                f"never matches rank {self.rank}'s later messages to rank {dest}")
+
+
+    def _until_done(self, req: Request, earliest: float) -> Event:
+        """The event of a blocking send: it happens when the request completes."""
+        when = req.done_at
+        if when is not None:
+            return at(self._env, when if when > earliest else earliest, None)
+        ev = pending(self._env)
+        req.on_known(lambda r: fire_at(ev, max(r.done_at, earliest), None))
+        return ev
+
+    # -- receives and probes -------------------------------------------------------------
+    def irecv(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+              source: int = ANY_SOURCE, tag: int = ANY_TAG, comm: Comm | None = None) -> Event:
+        """MPI_Irecv: yields a Request."""
+        req = self._post_recv("MPI_Irecv", buf, count, datatype, source, tag, comm)
+        if isinstance(req, Event):
+            return req
+        return at(self._env, self._env._now + self._overhead, req)
+
+
+    def recv(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+             source: int = ANY_SOURCE, tag: int = ANY_TAG, comm: Comm | None = None) -> Event:
+        """MPI_Recv: yields the Status; with a numpy ``buf`` the data is copied into it."""
+        req = self._post_recv("MPI_Recv", buf, count, datatype, source, tag, comm)
+        if isinstance(req, Event):
+            return req
+        return completion.wait(self._env, req)
+
+
+    def _post_recv(self, call: str, buf: Any, count: Any, datatype: Any, source: Any,
+                   tag: Any, comm: Comm | None = None,
+                   persistent: Request | None = None) -> Request | Event:
+        ctx = 0
+        try:
+            if comm is not None and comm.info is not self._comms.world:
+                source, ctx, comm = self._peer(comm, source, True)
+            elif type(source) is not int or not 0 <= source < self.size:  # fast path: a rank
+                source = check_source(source, self.size)
+            if type(tag) is not int or not 0 <= tag <= TAG_UB:
+                tag = check_tag(tag, True)
+            if buf is None and datatype is not None and type(count) is int and count >= 0 \
+                    and type(datatype) is _dt.Datatype and datatype.committed:
+                capacity, dt = count * datatype.size, datatype  # size only
+                if capacity > COUNT_MAX:
+                    message_bytes(count, datatype)  # MPI_ERR_COUNT
+            else:
+                capacity, dt = receive_capacity(buf, count, check_datatype(datatype))
+        except MPIError as e:
+            self._enter(call)
+            return failed(self._env, e)
+        if persistent is None:
+            req = Request("recv", call, self.rank, source, tag, capacity, buf, count, dt)
+        else:
+            req = persistent.restart(source, tag, capacity)
+            req.buf, req.count, req.datatype = buf, count, dt
+        if ctx:
+            req.ctx, req.comm = ctx, comm
+        if buf is BOTTOM:
+            req.space = self._addresses()
+        self._enter(call, source, tag, capacity, req)
+        if source == PROC_NULL:
+            req.status = Status(PROC_NULL, ANY_TAG, 0)
+            req.known(self._env._now)
+        else:
+            self._tp.post_recv(req)
+        return req
+
+
+    def probe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
+              comm: Comm | None = None) -> Event:
+        """MPI_Probe: blocks until a matching message can be received; yields its Status."""
+        env = self._env
+        try:
+            source, ctx, comm = self._probed(source, tag, comm)
+            tag = check_tag(tag, True)
+        except MPIError as e:
+            self._enter("MPI_Probe")
+            return failed(env, e)
+        self._enter("MPI_Probe", source, tag)
+        if source == PROC_NULL:
+            return done(env, Status(PROC_NULL, ANY_TAG, 0))
+        msg = self._tp.peek(self.rank, source, tag, ctx)
+        if msg is not None:
+            return done(env, _probe_status(msg, comm))
+        ev = pending(env)
+        self._tp.wait_probe(self.rank, source, tag,
+                            lambda m: fire_at(ev, env._now, _probe_status(m, comm)), ctx)
+        return ev
+
+
+    def iprobe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
+               comm: Comm | None = None) -> Event:
+        """MPI_Iprobe: yields (flag, Status or None)."""
+        env = self._env
+        try:
+            source, ctx, comm = self._probed(source, tag, comm)
+            tag = check_tag(tag, True)
+        except MPIError as e:
+            self._enter("MPI_Iprobe")
+            return failed(env, e)
+        self._enter("MPI_Iprobe", source, tag)
+        if source == PROC_NULL:
+            return done(env, (True, Status(PROC_NULL, ANY_TAG, 0)))
+        msg = self._tp.peek(self.rank, source, tag, ctx)
+        if msg is None:
+            return self._poll(done(env, (False, None)))
+        return done(env, (True, _probe_status(msg, comm)))
+
+
+    def _probed(self, source: Any, tag: Any, comm: Any) -> tuple[int, int, Comm | None]:
+        if comm is not None and comm.info is not self._comms.world:
+            return self._peer(comm, source, True)
+        return check_source(source, self.size), 0, None
+
+
+    def _poll(self, ev: Event) -> Event:
+        """A poll that found nothing returns after POLL_TIME (or the call overhead); the
+        watch counts it, since a poll that can never succeed would loop forever."""
+        watch = self._watch
+        if ev._ok and ev._value[0] is False:
+            later = at(self._env, self._env._now + max(self._overhead, POLL_TIME), ev._value)
+            self._polling = True
+            if watch is not None:
+                watch.failed_poll(self, later)
+            return later
+        self._polling = False
+        if watch is not None:
+            watch.quiet = 0
+        return ev
+
+    # -- completion ----------------------------------------------------------------------
+    def _requests(self, call: str, reqs: Any) -> list[Request] | Event:
+        items = [reqs] if isinstance(reqs, Request) else reqs
+        try:
+            items = list(items)
+        except TypeError:
+            items = [items]
+        for r in items:
+            if not isinstance(r, Request):
+                self._enter(call)
+                return failed(self._env, ErrRequest(f"{r!r} is not a Request"))
+        self._enter(call, obj=items)
+        return items
+
+
+    def wait(self, request: Request) -> Event:
+        """MPI_Wait: yields the request's Status."""
+        reqs = self._requests("MPI_Wait", request)
+        return reqs if isinstance(reqs, Event) else completion.wait(self._env, reqs[0])
+
+
+    def waitall(self, requests: Any) -> Event:
+        """MPI_Waitall: yields the list of Statuses."""
+        reqs = self._requests("MPI_Waitall", requests)
+        return reqs if isinstance(reqs, Event) else completion.waitall(self._env, reqs)
+
+
+    def waitany(self, requests: Any) -> Event:
+        """MPI_Waitany: yields (index, Status)."""
+        reqs = self._requests("MPI_Waitany", requests)
+        return reqs if isinstance(reqs, Event) else completion.waitany(self._env, reqs)
+
+
+    def waitsome(self, requests: Any) -> Event:
+        """MPI_Waitsome: yields (indices, Statuses)."""
+        reqs = self._requests("MPI_Waitsome", requests)
+        return reqs if isinstance(reqs, Event) else completion.waitsome(self._env, reqs)
+
+
+    def test(self, request: Request) -> Event:
+        """MPI_Test: yields (flag, Status or None)."""
+        reqs = self._requests("MPI_Test", request)
+        return reqs if isinstance(reqs, Event) else self._poll(completion.test(self._env, reqs[0]))
+
+
+    def testall(self, requests: Any) -> Event:
+        """MPI_Testall: yields (flag, Statuses or None)."""
+        reqs = self._requests("MPI_Testall", requests)
+        return reqs if isinstance(reqs, Event) else self._poll(completion.testall(self._env, reqs))
+
+
+    def request_free(self, request: Request) -> Event:
+        """MPI_Request_free: the operation still completes; the handle becomes inactive."""
+        reqs = self._requests("MPI_Request_free", request)
+        if isinstance(reqs, Event):
+            return reqs
+        reqs[0].freed = True
+        reqs[0].active = False
+        return done(self._env, None)
+
+
+def _probe_status(msg: Any, comm: Comm | None) -> Status:
+    """The Status a probe reports: the source as a rank of the probed communicator."""
+    return Status(msg.src if comm is None else comm.rank_of(msg.src), msg.tag, msg.nbytes)
