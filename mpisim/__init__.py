@@ -31,37 +31,59 @@ from .mpi.constants import (
     TAG_UB,
     UNDEFINED,
 )
-from .mpi.datatypes import (
+from .mpi.datatypes import (  # every predefined datatype, named as in MPI without MPI_
     AINT,
-    BASIC_TYPES,
     BYTE,
     C_BOOL,
+    C_COMPLEX,
     C_DOUBLE_COMPLEX,
     C_FLOAT_COMPLEX,
+    C_LONG_DOUBLE_COMPLEX,
     CHAR,
     CHARACTER,
     COMPLEX,
+    COMPLEX8,
+    COMPLEX16,
     COUNT,
+    CXX_BOOL,
+    CXX_DOUBLE_COMPLEX,
+    CXX_FLOAT_COMPLEX,
     DOUBLE,
     DOUBLE_COMPLEX,
+    DOUBLE_INT,
     DOUBLE_PRECISION,
     FLOAT,
+    FLOAT_INT,
     INT,
     INT8_T,
     INT16_T,
     INT32_T,
     INT64_T,
     INTEGER,
+    INTEGER1,
+    INTEGER2,
+    INTEGER4,
+    INTEGER8,
     LOGICAL,
     LONG,
     LONG_DOUBLE,
+    LONG_INT,
     LONG_LONG,
     OFFSET,
     ORDER_C,
     ORDER_FORTRAN,
     PACKED,
     REAL,
+    REAL2,
+    REAL4,
+    REAL8,
     SHORT,
+    SHORT_INT,
+    SIGNED_CHAR,
+    TWODOUBLE_PRECISION,
+    TWOINT,
+    TWOINTEGER,
+    TWOREAL,
     UINT8_T,
     UINT16_T,
     UINT32_T,
@@ -69,7 +91,9 @@ from .mpi.datatypes import (
     UNSIGNED,
     UNSIGNED_CHAR,
     UNSIGNED_LONG,
+    UNSIGNED_LONG_LONG,
     UNSIGNED_SHORT,
+    WCHAR,
     Datatype,
     datatype_of,
 )
@@ -104,8 +128,6 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree no
 BSEND_OVERHEAD = 96
 """MPI_BSEND_OVERHEAD of the ``standard`` profile; ``mpi.BSEND_OVERHEAD`` in a program is
 the value in force for its run (MPICH 96, Open MPI 128)."""
-
-globals().update(BASIC_TYPES)  # every predefined datatype, named as in MPI without MPI_
 
 _WHATIF = ("sweep", "min_buffer", "min_buffer_per_rank", "check_safe", "compare_profiles")
 _SUBPACKAGES = ("collectives", "plot", "scenario", "whatif", "mpi4py",
@@ -228,17 +250,33 @@ __all__ = [
     "BSEND_OVERHEAD",
     "ORDER_C",
     "ORDER_FORTRAN",
+    "SIGNED_CHAR",
+    "WCHAR",
+    "UNSIGNED_LONG_LONG",
+    "C_COMPLEX",
+    "C_LONG_DOUBLE_COMPLEX",
+    "INTEGER1",
+    "INTEGER2",
+    "INTEGER4",
+    "INTEGER8",
+    "REAL2",
+    "REAL4",
+    "REAL8",
+    "COMPLEX8",
+    "COMPLEX16",
+    "CXX_BOOL",
+    "CXX_FLOAT_COMPLEX",
+    "CXX_DOUBLE_COMPLEX",
+    "FLOAT_INT",
+    "DOUBLE_INT",
+    "LONG_INT",
+    "SHORT_INT",
+    "TWOINT",
+    "TWOREAL",
+    "TWODOUBLE_PRECISION",
+    "TWOINTEGER",
     *_WHATIF,
 ]
-__all__ += sorted(set(BASIC_TYPES) - set(__all__))  # the predefined datatypes not named above
-
-
-# The engine's modules are reached by import (``from mpisim.profiles import profiles``); in this
-# namespace a name is MPI's, so ``ms.bsend``, ``ms.rank`` and ``ms.network`` would read as the
-# handle's calls and the run's keyword: they are not left here.
-for _module in ("bsend", "rank", "network"):
-    globals().pop(_module, None)
-del _module
 
 
 def __dir__() -> list[str]:
