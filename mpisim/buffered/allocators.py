@@ -32,39 +32,24 @@ it). Entries go one after another, from the start again whenever all are freed; 
 entries are freed at each allocate. ``peak_needed``: the most entry bytes ever held at once
 (plus the sizing's start offset), what a buffer that wastes nothing would have needed.
 
-Sizing, separate from placement: ``standard``: n = packed + overhead, rounded up to
-``alignment``. ``mpich`` (MPICH 4): an 88-byte header per block; m bytes fit a free block of
-B bytes iff B - 88 >= m; the block is cut at 88 + ceil16(m), and the rest becomes a free
-block only if it can hold 88 + 8 bytes, else the entry takes the whole block. ``openmpi``
-(Open MPI 4.1): the region starts at offset 8, an entry takes 8*floor(m/8) + 16 bytes. A
-*measured rule* (what ``mpisim calibrate`` fits, see :class:`EntryRule`) is written as a
-string ``"rule: start 0, header 88, unit 16 up, last exact, split 96"``: the region starts at
-``start``; an entry of m bytes takes ``header`` + m rounded up (or down) to ``unit``; with
-``last exact`` a free block of header + m bytes still takes it whole; a remainder smaller than
-``split`` stays with the entry. The named implementation sizings are such rules (``mpich``:
-the one above; ``openmpi``: start 8, header 16, unit 8 down). The implementation sizings and
-rules ignore ``overhead`` and ``alignment`` (they carry their own); under ``circular`` an
-entry always takes :meth:`entry_size` bytes.
+Sizing, how many bytes an entry takes, is separate from placement: see
+:mod:`mpisim.buffered.sizing`; under ``circular`` an entry always takes the sizing's
+:meth:`entry_size` bytes.
 
 Costs: :meth:`allocate` is O(entries) at worst, O(1) amortised for ``circular`` (each entry
 is reclaimed once; the scan for the first uncompleted entry never goes back).
 """
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
+
+from .sizing import SIZINGS, EntryRule, StandardSizing, check_sizing, nonneg_int, sizing_for
 
 __all__ = ["KINDS", "SIZINGS", "Allocator", "CircularAllocator", "Entry", "EntryRule",
            "FirstFitAllocator", "UnboundedAllocator", "check_sizing", "make_allocator"]
 
 KINDS = ("circular", "first-fit", "unbounded")
-SIZINGS = ("standard", "mpich", "openmpi")
-MPICH_HEADER = 88      # bytes MPICH writes in front of every block
-MPICH_MIN_SPLIT = 96   # a remainder smaller than header + 8 stays with the entry
-OPENMPI_START = 8      # Open MPI moves the buffer start up by 8 bytes
 
 
 class Entry:
@@ -111,132 +96,6 @@ class Allocator(Protocol):
     def layout(self) -> dict: ...
 
 
-# -- sizing -----------------------------------------------------------------------------------
-class _StandardSizing:
-    """3.6.1: n = pack_size + MPI_BSEND_OVERHEAD, rounded up to the alignment."""
-
-    start = 0
-
-    def __init__(self, overhead: int, alignment: int) -> None:
-        self.overhead, self.alignment = overhead, alignment
-
-    def entry_size(self, packed: int) -> int:
-        n, a = packed + self.overhead, self.alignment
-        return n if a == 1 else -(-n // a) * a
-
-    def take(self, block: int, packed: int) -> int | None:
-        """Bytes taken from a free block of ``block`` bytes, or None if it does not fit."""
-        n = self.entry_size(packed)
-        return n if n <= block else None
-
-    def fit_size(self, packed: int) -> int:
-        """The smallest free block that takes a message of ``packed`` bytes."""
-        return self.entry_size(packed)
-
-
-class _MpichSizing(_StandardSizing):
-    """MPICH: 88-byte header, cut at 88 + ceil16(m), small remainders stay with the entry."""
-
-    def entry_size(self, packed: int) -> int:
-        return MPICH_HEADER + -(-packed // 16) * 16
-
-    def take(self, block: int, packed: int) -> int | None:
-        if block - MPICH_HEADER < packed:
-            return None
-        n = self.entry_size(packed)
-        return n if block - n >= MPICH_MIN_SPLIT else block
-
-    def fit_size(self, packed: int) -> int:
-        """A block of 88 + m bytes takes the message whole (no rounding when nothing is cut
-        off, as for the last entry of a block)."""
-        return MPICH_HEADER + packed
-
-
-class _OpenMPISizing(_StandardSizing):
-    """Open MPI: start at offset 8, an entry of m bytes takes 8*floor(m/8) + 16."""
-
-    start = OPENMPI_START
-
-    def entry_size(self, packed: int) -> int:
-        return packed // 8 * 8 + 16
-
-
-@dataclass(frozen=True)
-class EntryRule:
-    """A measured entry sizing: what one pending entry of m bytes takes in the buffer."""
-
-    start: int = 0          # bytes the library keeps at the start of the attached buffer
-    header: int = 0         # bytes it writes in front of every entry
-    unit: int = 1           # the message part is rounded to a multiple of this
-    round_up: bool = True   # up (ceil) or down (floor) to ``unit``
-    last_exact: bool = False  # a free block of header + m bytes takes the message whole
-    split: int = 0          # a remainder smaller than this stays with the entry
-
-    PREFIX = "rule:"
-
-    def __str__(self) -> str:
-        return (f"{self.PREFIX} start {self.start}, header {self.header}, unit {self.unit} "
-                f"{'up' if self.round_up else 'down'}, last "
-                f"{'exact' if self.last_exact else 'rounded'}, split {self.split}")
-
-    @classmethod
-    def parse(cls, text: str) -> EntryRule:
-        """The rule a string of :meth:`__str__`'s form names; ValueError if it is not one."""
-        m = _RULE.fullmatch(text.strip())
-        if not m:
-            raise ValueError(f"sizing: {text!r} is not one of {', '.join(SIZINGS)} or a rule "
-                             "such as 'rule: start 0, header 88, unit 16 up, last exact, "
-                             "split 96'")
-        unit = int(m["unit"])
-        if unit < 1 or unit & (unit - 1):
-            raise ValueError(f"sizing: rule unit must be a power of two >= 1, got {unit}")
-        return cls(int(m["start"]), int(m["header"]), unit, m["dir"] == "up",
-                   m["last"] == "exact", int(m["split"]))
-
-    def describe(self) -> str:
-        """How an entry is charged, in words (for error messages)."""
-        rounding = "" if self.unit == 1 else \
-            f" rounded {'up' if self.round_up else 'down'} to {self.unit} B"
-        start = f", from offset {self.start}" if self.start else ""
-        return f"measured: {self.header}-byte header + the message{rounding}{start}"
-
-
-_RULE = re.compile(r"rule:\s*start (?P<start>\d+), header (?P<header>\d+), unit (?P<unit>\d+) "
-                   r"(?P<dir>up|down), last (?P<last>exact|rounded), split (?P<split>\d+)")
-
-
-class _RuleSizing(_StandardSizing):
-    """An :class:`EntryRule`: header + the message rounded to the unit, from ``start``."""
-
-    def __init__(self, rule: EntryRule) -> None:
-        super().__init__(0, 1)
-        self.rule = rule
-        self.start = rule.start
-
-    def entry_size(self, packed: int) -> int:
-        r = self.rule
-        body = -(-packed // r.unit) * r.unit if r.round_up else packed // r.unit * r.unit
-        return r.header + body
-
-    def fit_size(self, packed: int) -> int:
-        return self.rule.header + packed if self.rule.last_exact else self.entry_size(packed)
-
-    def take(self, block: int, packed: int) -> int | None:
-        if block < self.fit_size(packed):
-            return None
-        n = self.entry_size(packed)
-        return n if block - n >= self.rule.split else block
-
-
-def check_sizing(sizing: str) -> str:
-    """``sizing`` if it names a sizing or is a valid rule string; ValueError otherwise."""
-    if not isinstance(sizing, str):
-        raise ValueError(f"sizing: expected a name or a rule string, got {sizing!r}")
-    if sizing not in _SIZINGS:
-        EntryRule.parse(sizing)
-    return sizing
-
-
 def _entry_rows(entries: list[Entry]) -> list[tuple[int, int, str]]:
     return [(e.offset, e.size, "done" if e.done else "pending") for e in entries]
 
@@ -247,7 +106,7 @@ class _Base:
     __slots__ = ("_base", "capacity", "held", "live", "pending", "sizing", "used")
     name = ""
 
-    def __init__(self, capacity: int, sizing: _StandardSizing) -> None:
+    def __init__(self, capacity: int, sizing: StandardSizing) -> None:
         self.capacity = capacity
         self.sizing = sizing
         self._base = min(sizing.start, capacity)
@@ -308,7 +167,7 @@ class CircularAllocator(_Base):
     __slots__ = ("_gap", "_h", "_lap", "_q", "_scan", "head", "tail")
     name = "circular"
 
-    def __init__(self, capacity: int, sizing: _StandardSizing) -> None:
+    def __init__(self, capacity: int, sizing: StandardSizing) -> None:
         super().__init__(capacity, sizing)
         self._q: list[Entry] = []  # queue order; the live queue is _q[_h:]
         self._h = 0                # index of the head entry
@@ -415,7 +274,7 @@ class FirstFitAllocator(_Base):
     __slots__ = ("_held",)
     name = "first-fit"
 
-    def __init__(self, capacity: int, sizing: _StandardSizing) -> None:
+    def __init__(self, capacity: int, sizing: StandardSizing) -> None:
         super().__init__(capacity, sizing)
         self._held: list[Entry] = []  # address order; free blocks are the gaps between
 
@@ -477,7 +336,7 @@ class UnboundedAllocator(_Base):
     __slots__ = ("_held", "_next", "peak_needed")
     name = "unbounded"
 
-    def __init__(self, capacity: int, sizing: _StandardSizing) -> None:
+    def __init__(self, capacity: int, sizing: StandardSizing) -> None:
         super().__init__(capacity, sizing)
         self._base = sizing.start  # the attached size does not bound anything here
         self._held: dict[Entry, None] = {}  # placement order == address order
@@ -520,35 +379,11 @@ class UnboundedAllocator(_Base):
 _KINDS: dict[str, type[_Base]] = {"circular": CircularAllocator,
                                   "first-fit": FirstFitAllocator,
                                   "unbounded": UnboundedAllocator}
-_SIZINGS: dict[str, type[_StandardSizing]] = {"standard": _StandardSizing,
-                                              "mpich": _MpichSizing,
-                                              "openmpi": _OpenMPISizing}
-
-
-def _nonneg_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{name}: expected a non-negative integer, got {value!r}")
-    return value
-
-
 def make_allocator(kind: str, capacity: int, *, overhead: int, alignment: int = 1,
                    sizing: str = "standard") -> Allocator:
     """An allocator of ``kind`` for a buffer of ``capacity`` bytes, charging entries by
     ``sizing``; raises ValueError naming the bad argument."""
     if kind not in _KINDS:
         raise ValueError(f"allocator: {kind!r} is not one of {', '.join(KINDS)}")
-    _nonneg_int("capacity", capacity)
-    return _KINDS[kind](capacity, _sizing(sizing, overhead, alignment))
-
-
-@functools.lru_cache(maxsize=64, typed=True)
-def _sizing(sizing: str, overhead: int, alignment: int) -> _StandardSizing:
-    """One sizing object per rule, shared by every buffer that charges entries by it; its
-    arguments checked once (every rank of a run attaches with the same ones)."""
-    check_sizing(sizing)
-    _nonneg_int("overhead", overhead)
-    if _nonneg_int("alignment", alignment) < 1 or alignment & (alignment - 1):
-        raise ValueError(f"alignment: expected a power of two >= 1, got {alignment!r}")
-    if sizing in _SIZINGS:
-        return _SIZINGS[sizing](overhead, alignment)
-    return _RuleSizing(EntryRule.parse(sizing))
+    nonneg_int("capacity", capacity)
+    return _KINDS[kind](capacity, sizing_for(sizing, overhead, alignment))
