@@ -6,6 +6,7 @@ for the scenario files, the CLI and the what-if tools.
 
 import importlib
 
+from ._version import __version__  # defined there once (pyproject.toml reads it)
 from .collectives.ops import (
     BAND,
     BOR,
@@ -117,13 +118,6 @@ from .p2p.requests import Request, Status
 from .profiles.library import MPIConfig
 from .runs.result import Outcome, Result
 from .runs.simulation import Simulation, run
-
-try:  # the installed distribution's version: one place to change it (pyproject.toml)
-    from importlib.metadata import PackageNotFoundError, version
-
-    __version__ = version("mpisim")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree not installed
-    __version__ = "0+unknown"
 
 BSEND_OVERHEAD = 96
 """MPI_BSEND_OVERHEAD of the ``standard`` profile; ``mpi.BSEND_OVERHEAD`` in a program is

@@ -1,4 +1,5 @@
-"""The options and the run of ``mpisim calibrate`` (the CLI module only registers them)."""
+"""``mpisim calibrate``: its options and its run (the probes and the fit are
+:mod:`mpisim.calibrate`'s)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ import os
 import sys
 
 from ..calibrate import CalibrationError, FitError, calibrate
+from .common import EXIT_OK, Command, UsageError
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["CALIBRATE", "calibrate_options", "run"]
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
+def calibrate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mpiexec", default="mpiexec -n 2", metavar="COMMAND",
                    help="how to start 2 processes of your MPI (default: 'mpiexec -n 2'; "
                         "Open MPI as root: 'mpiexec --allow-run-as-root --oversubscribe -n 2')")
@@ -42,3 +44,18 @@ def run(args: argparse.Namespace) -> str:
         raise ValueError(f"calibrate: {e}".splitlines()[0]) from None
     return (f"wrote {args.out}: profile {profile.name} of {profile.library}; use it with "
             f"--set mpi.profile={args.out} or mpi: {{profile: {args.out}}}")
+
+
+def calibrate_command(args: argparse.Namespace) -> int:
+    try:
+        print(run(args))
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    return EXIT_OK
+
+
+CALIBRATE = Command(
+    "calibrate", options=calibrate_options, handler=calibrate_command,
+    help="measure your MPI library with mpi4py probes and write a profile file",
+    description="run probe programs under your mpiexec and write a profile (each value with "
+                "its evidence) that --set mpi.profile=FILE and mpi: {profile: FILE} accept")

@@ -1,17 +1,7 @@
-"""``mpisim mpi4py``: the options, and an mpi4py script seen as a scenario.
-
-:class:`ScriptScenario` gives a script what the CLI and the what-if tools need of a scenario
-(``name``, ``ranks``, ``run_kwargs()``, ``with_overrides()``, ``check_expect()``), so
-``run``, ``check`` and ``min-buffer`` treat it as they treat a scenario file. Its settings
-(network, MPI library, ``buffer``, ``seed``, ``until``, ``max_events``) are those of a
-scenario: read from an optional settings YAML (a scenario's keys without ``programs`` and
-``params``) and ``--set KEY=VALUE`` / ``--profile``, validated by the scenario rules, so a bad
-value is one line naming the key. The program is the script; ``-n`` gives the ranks.
-
-``min-buffer`` searches the size the script's own ``MPI.Attach_buffer`` calls ask for (each
-such call of a searched rank gets the probed size), or, for a script that never attaches,
-the ``buffer`` every rank attaches before the script starts.
-"""
+"""``mpisim mpi4py``: its options, and the script they describe run as a scenario
+(:class:`~mpisim.mpi4py.scenario.ScriptScenario`): ``run``, or ``--check``, ``--min-buffer``,
+``--vary`` (a sweep), as ``mpisim run``, ``check``, ``min-buffer`` and ``sweep`` run a
+scenario file."""
 
 from __future__ import annotations
 
@@ -19,80 +9,17 @@ import argparse
 import os
 from typing import Any
 
-from ..mpi4py.script import Script, ScriptError
+from ..mpi4py.scenario import ScriptScenario, script_scenario
+from ..mpi4py.script import ScriptError
 from ..runs.settings import assignment
+from .common import Command, UsageError
 from .options import add_run_options
+from .whatif import mode_of, run_mode
 
-__all__ = ["ScriptScenario", "add_arguments", "load_script"]
-
-
-
-class ScriptScenario:
-    """An mpi4py script with its settings, used where a Scenario is (see the module)."""
-
-    def __init__(self, script: Script, settings: Any, ranks: int) -> None:
-        self.script = script
-        self.settings = settings          # a Scenario holding the settings (no ops)
-        self.ranks = ranks
-        self.name = settings.name if settings.name != "<settings>" else script.__name__
-        self.expect: dict[str, Any] = {}
-        self.params: dict[str, Any] = {}
-        self.path = script.path
-
-    def __repr__(self) -> str:
-        return f"<mpi4py script {self.script.__name__!r} ({self.ranks} ranks)>"
-
-    def run_kwargs(self) -> dict[str, Any]:
-        kwargs = self.settings.run_kwargs()
-        kwargs.update(program=self.script, ranks=self.ranks, params={}, name=self.name)
-        return kwargs
-
-    def with_overrides(self, overrides: dict[str, Any]) -> ScriptScenario:
-        """Settings overridden (``network.eager_limit``, ``buffer``, ``ranks``...)."""
-        overrides = dict(overrides)
-        ranks = overrides.pop("ranks", self.ranks)
-        if isinstance(ranks, str):
-            ranks = int(ranks)
-        settings = self.settings.with_overrides(overrides) if overrides else self.settings
-        return ScriptScenario(self.script, settings, ranks)
-
-    def check_expect(self, result: Any) -> str | None:
-        return None
-
-    def __getattr__(self, name: str) -> Any:
-        """Anything else a scenario offers (where each setting came from...) is the
-        settings' own."""
-        if name.startswith("__") or name == "settings":
-            raise AttributeError(name)
-        return getattr(self.settings, name)
-
-    def run(self, **overrides: Any) -> Any:
-        from ..runs.simulation import run
-
-        return run(**(self.run_kwargs() | overrides))
+__all__ = ["MPI4PY", "load_script", "mpi4py_options"]
 
 
-def script_scenario(path: str, argv: list[str], ranks: int, settings: str | None = None,
-                    overrides: dict[str, Any] | None = None, output: str = "stdout"
-                    ) -> ScriptScenario:
-    """Load a script and its settings; ValueError (one line per problem) if anything is
-    wrong."""
-    from ..scenario import ScenarioError
-    from ..scenario.load import settings_scenario
-
-    if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
-        raise ValueError(f"-n: expected a positive number of ranks, got {ranks!r}")
-    script = Script(path, argv, output)
-    scenario = settings_scenario(settings, {"name": script.__name__, "ranks": 1},
-                                 (), "an mpi4py script")  # ranks: the settings' own (-n rules)
-    try:
-        scenario = scenario.with_overrides(dict(overrides or {}))
-    except ScenarioError as e:
-        raise ValueError("\n".join(e.problems)) from None
-    return ScriptScenario(script, scenario, ranks)
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
+def mpi4py_options(p: argparse.ArgumentParser) -> None:
     """The options of ``mpisim mpi4py`` (those of ``run``, ``check`` and ``min-buffer``)."""
     p.add_argument("-n", "-np", dest="np", type=int, default=1, metavar="N",
                    help="number of ranks (as mpiexec -n)")
@@ -124,3 +51,19 @@ def load_script(args: argparse.Namespace) -> ScriptScenario:
                                overrides, output)
     except ScriptError as e:
         raise ValueError(str(e)) from None
+
+
+def mpi4py_command(args: argparse.Namespace) -> int:
+    try:
+        args.loaded = load_script(args)
+    except ValueError as e:
+        raise UsageError("\nmpisim: ".join(str(e).splitlines())) from None
+    return run_mode(mode_of(args), args, args.script)
+
+
+MPI4PY = Command(
+    "mpi4py", options=mpi4py_options, handler=mpi4py_command,
+    help="run an unmodified mpi4py script on N simulated ranks",
+    description="run an unmodified mpi4py script on N simulated ranks (run, --check or "
+                "--min-buffer, with run's options); the supported calls are tabled in the "
+                "README, section 'mpi4py scripts'")

@@ -1,13 +1,53 @@
-"""The command-line options of a command that runs a program given outside a scenario file
-(``mpisim mpi4py`` a script, ``mpisim replay`` a recording): those of ``run``, ``check``,
-``min-buffer`` and ``sweep``, written once. Each command adds its own (the program, ``-n``,
-``--profile``...) and says in its own words what is searched and varied."""
+"""The option groups several commands share, each declared once.
+
+- :func:`add_scenario_options`: the scenario file and ``--set`` (``run``, ``check``,
+  ``sweep``, ``min-buffer``, ``validate``), with the printing options;
+- :func:`add_print_options`: ``--json``, ``--quiet``;
+- :func:`add_output_options`: the files a run writes and its plots (``--out``, ``--plot``,
+  ``--trace``, ``--ranks``, ``--window``);
+- :func:`add_run_options`: those of ``run``, ``check``, ``min-buffer`` and ``sweep`` for a
+  program given outside a scenario file (``mpisim mpi4py`` a script, ``mpisim replay`` a
+  recording), where the others are modes (``--check``, ``--min-buffer``, ``--vary``). Each
+  such command adds its own (the program, ``-n``, ``--profile``...) and says in its own
+  words what is searched and varied;
+- :func:`add_min_buffer_options`: whose buffer a min-buffer search sizes, over which seeds.
+"""
 
 from __future__ import annotations
 
 import argparse
 
-__all__ = ["add_min_buffer_options", "add_run_options"]
+__all__ = ["add_min_buffer_options", "add_output_options", "add_print_options",
+           "add_run_options", "add_scenario_options"]
+
+
+def add_scenario_options(p: argparse.ArgumentParser) -> None:
+    """The scenario file, ``--set`` (params and settings) and the printing options."""
+    p.add_argument("scenario", metavar="SCENARIO", help="a scenario file (.yaml or .py)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
+                   help="override a param (count=4096) or setting (network.eager_limit=64KiB, "
+                        "mpi.allocator=first-fit, buffer=16KiB); repeatable")
+    add_print_options(p)
+
+
+def add_print_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print JSON instead of the summary")
+    p.add_argument("--quiet", "-q", action="store_true", help="print only the outcome line")
+
+
+def add_output_options(p: argparse.ArgumentParser, program: str, *,
+                       examples: bool = False) -> None:
+    """``--out`` and the plots; ``program`` names the run in the plot directory
+    (``out/<scenario>``), ``examples`` adds examples and the default to the help of
+    ``--ranks`` and ``--window``."""
+    p.add_argument("--out", metavar="DIR", help="write result.json, messages.csv, buffer.csv")
+    p.add_argument("--plot", action="store_true", help="also write occupancy.png and "
+                   f"timeline.png (into --out, default out/<{program}>)")
+    p.add_argument("--trace", choices=["chrome"], help="also write trace.json (Perfetto)")
+    p.add_argument("--ranks", metavar="R,R,...", help="ranks the plots show" + (
+        ": 0,3,40 or 0..7 (default: the failing ranks, then the others)" if examples else ""))
+    p.add_argument("--window", metavar="T0..T1", help="time span of the timeline plot"
+                   + (", e.g. 10us..20us" if examples else ""))
 
 
 def add_run_options(p: argparse.ArgumentParser, *, program: str, as_written: str,
@@ -20,14 +60,8 @@ def add_run_options(p: argparse.ArgumentParser, *, program: str, as_written: str
                         "buffer=16KiB, until=1s (repeatable)")
     p.add_argument("--settings", metavar="FILE.yaml",
                    help="settings as in a scenario file (network, mpi, buffer, seed, until)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of the summary")
-    p.add_argument("--quiet", "-q", action="store_true", help="print only the outcome line")
-    p.add_argument("--out", metavar="DIR", help="write result.json, messages.csv, buffer.csv")
-    p.add_argument("--plot", action="store_true", help="also write occupancy.png and "
-                   f"timeline.png (into --out, default out/<{program}>)")
-    p.add_argument("--trace", choices=["chrome"], help="also write trace.json (Perfetto)")
-    p.add_argument("--ranks", metavar="R,R,...", help="ranks the plots show")
-    p.add_argument("--window", metavar="T0..T1", help="time span of the timeline plot")
+    add_print_options(p)
+    add_output_options(p, program)
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help=f"safety (MPI 3.5): {as_written}, "
                       "then with every send synchronous")

@@ -1,4 +1,4 @@
-"""``mpisim replay`` and ``mpisim record``: their options, and loading a recording.
+"""``mpisim replay`` and ``mpisim record``: their options, loading a recording, and their runs.
 
 ``mpisim replay TRACE`` takes ``run``'s options and, like ``mpisim mpi4py``, ``--check``,
 ``--min-buffer`` and ``--vary`` (a sweep), plus the replay's own ``--compute-scale``,
@@ -9,15 +9,19 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ..runs.settings import assignment
+from .common import EXIT_OK, Command, UsageError
 from .options import add_run_options
+from .run import RUN
+from .whatif import mode_of, run_mode
 
-__all__ = ["add_record_arguments", "add_replay_arguments", "load_replay"]
+__all__ = ["RECORD", "REPLAY", "load_replay", "record_options", "replay_options"]
 
 
-def add_replay_arguments(p: argparse.ArgumentParser) -> None:
+def replay_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("recording", metavar="TRACE", help="a recording (mpisim record --out TRACE)")
     p.add_argument("--compute-scale", type=float, default=None, metavar="X",
                    help="computation between calls = X times the measured time outside MPI "
@@ -36,7 +40,7 @@ def add_replay_arguments(p: argparse.ArgumentParser) -> None:
                          "mpi.profile=standard,mpich, compute_scale=0,1 (repeatable)")
 
 
-def add_record_arguments(p: argparse.ArgumentParser) -> None:
+def record_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", "-o", metavar="TRACE", default="run.trace",
                    help="the recording to write (default run.trace)")
     p.add_argument("--timeout", metavar="SECONDS", type=float, default=None,
@@ -63,3 +67,51 @@ def load_replay(args: argparse.Namespace) -> Any:
     if args.as_matched:
         overrides["as_matched"] = True
     return replay_scenario(args.recording, args.settings, overrides)
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    try:
+        args.loaded = scenario = load_replay(args)
+        if args.to_yaml is not None:
+            from ..recorded.toyaml import write_yaml
+
+            written = write_yaml(scenario, args.to_yaml)
+            if written:
+                print(f"wrote {written}", file=sys.stderr)
+            return EXIT_OK
+    except ValueError as e:
+        raise UsageError("\nmpisim: ".join(str(e).splitlines())) from None
+    command = mode_of(args)
+    talk = command is RUN and not (args.json or args.quiet or args.profiles)
+    if talk:
+        print(scenario.recording())
+    code = run_mode(command, args, args.recording)
+    if talk and scenario.last_result is not None:
+        print(scenario.compare(scenario.last_result))
+    return code
+
+
+def record_command(args: argparse.Namespace) -> int:
+    from ..recorded.record import RecordError, record, shim_source
+
+    if args.shim:
+        print(shim_source())
+        return EXIT_OK
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    try:
+        return record(command, args.out, timeout=args.timeout, mpicc=args.mpicc)
+    except RecordError as e:
+        raise UsageError(str(e)) from None
+
+
+REPLAY = Command(
+    "replay", options=replay_options, handler=replay_command,
+    help="replay a recorded run (mpisim record) in the simulator",
+    description="replay a recorded run: run, --check, --min-buffer, --vary or --to-yaml "
+                "(README, section 'Recording and replaying a real run')")
+RECORD = Command(
+    "record", options=record_options, handler=record_command,
+    help="record a real MPI run for replay: mpisim record [--out run.trace] -- mpiexec -n 4 "
+         "./app",
+    description="record a real MPI run with a PMPI library built with the MPI's own mpicc "
+                "and preloaded (LD_PRELOAD)")

@@ -5,11 +5,15 @@
 MPI`` in the script resolves to the stand-in (never the real mpi4py, which need not be
 installed); each rank runs in its own greenlet and every blocking call suspends it in
 simulated time (:mod:`.bridge`). The modules: ``bridge`` (greenlets and the import scope),
-``script`` (the script as a rank program), ``module`` (the ``MPI`` namespace), ``comm``,
-``pt2pt`` and ``collective`` (``MPI.Comm``), ``request`` (``Request``, ``Status``), ``datatype``
-(datatypes, ops, buffer specs), ``exceptions`` (``MPI.Exception``), ``cli``.
+``script`` (the script as a rank program), ``scenario`` (a script with its settings, as the
+command line and the what-if tools take a scenario), ``module`` (the ``MPI`` namespace),
+``comm``, ``pt2pt`` and ``collective`` (``MPI.Comm``), ``buffers`` (attach, detach, flush),
+``errhandler`` (``MPI.ERRORS_*``), ``request`` (``Request``, ``Status``), ``datatype``
+(datatypes, ops, buffer specs), ``exceptions`` (``MPI.Exception``). Its command line is
+:mod:`mpisim.cli.mpi4py`.
 """
 
+from .scenario import ScriptScenario, script_scenario
 from .script import Script, ScriptError, run_mpi4py
 
-__all__ = ["Script", "ScriptError", "run_mpi4py"]
+__all__ = ["Script", "ScriptError", "ScriptScenario", "run_mpi4py", "script_scenario"]

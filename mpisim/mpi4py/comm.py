@@ -15,7 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from .bridge import current
+from .buffers import attach, detach, flush, iflush
 from .collective import Collectives
+from .errhandler import ERRORS_ARE_FATAL, ERRORS_RETURN, Errhandler
 from .exceptions import Exception as MPIException
 from .exceptions import unsupported
 from .pt2pt import PointToPoint
@@ -64,16 +66,12 @@ class Comm(PointToPoint, Collectives):
         """MPI_ERRORS_RETURN (mpi4py's default: errors raise MPI.Exception) or
         MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT (an MPI error ends the run, even if the
         script would catch it)."""
-        from .module import Errhandler
-
         if not isinstance(errhandler, Errhandler):
             raise MPIException(f"{errhandler!r} is not an error handler", None,
                                "MPI_ERR_ARG")
         current().fatal[self._key()] = errhandler.fatal
 
     def Get_errhandler(self) -> Any:
-        from .module import ERRORS_ARE_FATAL, ERRORS_RETURN
-
         return ERRORS_ARE_FATAL if current().fatal.get(self._key()) else ERRORS_RETURN
 
     def _inherit(self, made: Comm) -> Comm:
@@ -154,23 +152,15 @@ class Comm(PointToPoint, Collectives):
 
     # -- communicator buffers (MPI 4.1) ----------------------------------------------------
     def Attach_buffer(self, buf: Any) -> None:
-        from .module import attach
-
         attach(buf, self)
 
     def Detach_buffer(self) -> Any:
-        from .module import detach
-
         return detach(self)
 
     def Flush_buffer(self) -> None:
-        from .module import flush
-
         flush(self)
 
     def Iflush_buffer(self) -> Request:
-        from .module import iflush
-
         return iflush(self)
 
     def __getattr__(self, name: str) -> Any:

@@ -12,91 +12,30 @@ from __future__ import annotations
 
 import pickle
 import types
-from importlib import metadata
 from typing import Any
 
 import numpy as np
 
+from .._version import __version__
 from ..mpi import addresses as _addr
 from ..mpi.constants import ANY_SOURCE, ANY_TAG, BOTTOM, BUFFER_AUTOMATIC, PROC_NULL, UNDEFINED
 from ..mpi.datatypes import ORDER_C, ORDER_FORTRAN
 from ..mpi.errors import MPIError
 from . import comm as _comm
 from .bridge import current
+from .buffers import attach, detach, flush, iflush
 from .collective import IN_PLACE
 from .datatype import DATATYPES, OPS, Datatype, Op
+from .errhandler import ERRORS_ABORT, ERRORS_ARE_FATAL, ERRORS_RETURN, Errhandler
 from .exceptions import CODES, ERR_LASTCODE, Exception, as_exception, error_string, unsupported
 from .request import Prequest, Request, Status
 
-__all__ = ["MPI_VERSION", "attach", "detach", "flush", "iflush", "modules"]
-
-try:
-    __version__ = metadata.version("mpisim")
-except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
-    __version__ = "0"
+__all__ = ["MPI_VERSION", "modules"]
 
 MPI_VERSION = (4, 1)
 """The MPI standard version the stand-in follows (MPI.Get_version)."""
 
 THREAD_SINGLE, THREAD_FUNNELED, THREAD_SERIALIZED, THREAD_MULTIPLE = 0, 1, 2, 3
-
-
-# -- buffers (3.6, MPI 4.1 communicator buffers) ------------------------------------------
-def _size_of(buf: Any) -> Any:
-    if buf is BUFFER_AUTOMATIC:
-        return BUFFER_AUTOMATIC
-    if isinstance(buf, int) and not isinstance(buf, bool):
-        return buf
-    try:
-        return memoryview(buf).nbytes
-    except TypeError:
-        if hasattr(buf, "__cuda_array_interface__") or hasattr(buf, "__dlpack__"):
-            raise unsupported("buffer", f"{type(buf).__name__} (GPU/DLPack buffers)") \
-                from None
-        raise Exception(f"Attach_buffer: a {type(buf).__name__} is not a buffer", None,
-                        "MPI_ERR_BUFFER") from None
-
-
-def _comm_call(name: str, comm: Any) -> tuple[Any, Any, dict[str, Any]]:
-    """The handle's process-wide call, or its communicator form for ``comm``."""
-    ctx = current()
-    mpi = ctx.mpi
-    if comm is None:
-        return ctx, getattr(mpi, f"buffer_{name}"), {}
-    method = getattr(mpi, f"comm_{name}_buffer", None)
-    if method is None:
-        raise unsupported("Comm", f"{name.capitalize()}_buffer")
-    return ctx, method, {"comm": comm._c(mpi)}
-
-
-def attach(buf: Any, comm: Any = None) -> None:
-    """MPI_Buffer_attach (or MPI_Comm_attach_buffer): the size is the buffer's; the
-    handle's ``buffer_attach`` is looked up at each call, so min-buffer can replace it."""
-    size = _size_of(buf)
-    ctx, _, kwargs = _comm_call("attach", comm)
-    mpi = ctx.mpi
-    if comm is None:
-        ctx.call(lambda: mpi.buffer_attach(size, buf))
-    else:
-        ctx.call(lambda: mpi.comm_attach_buffer(size, buf=buf, **kwargs))
-
-
-def detach(comm: Any = None) -> Any:
-    """The buffer object given to attach (BUFFER_AUTOMATIC if that), once its messages
-    have been sent; None when none was attached."""
-    ctx, method, kwargs = _comm_call("detach", comm)
-    address, _size = ctx.call(lambda: method(**kwargs))
-    return address
-
-
-def flush(comm: Any = None) -> None:
-    ctx, method, kwargs = _comm_call("flush", comm)
-    ctx.call(lambda: method(**kwargs))
-
-
-def iflush(comm: Any = None) -> Request:
-    ctx, method, kwargs = _comm_call("iflush", comm)
-    return Request(ctx.call(lambda: method(**kwargs)))
 
 
 # -- environment ---------------------------------------------------------------------------
@@ -193,25 +132,6 @@ def Aint_add(base: int, disp: int) -> int:
 
 def Aint_diff(addr1: int, addr2: int) -> int:
     return _addr.aint_diff(addr1, addr2)
-
-
-class Errhandler:
-    """``MPI.ERRORS_RETURN``, ``MPI.ERRORS_ARE_FATAL``, ``MPI.ERRORS_ABORT``."""
-
-    def __init__(self, name: str, fatal: bool) -> None:
-        self.name = name
-        self.fatal = fatal
-
-    def Free(self) -> None:
-        return None
-
-    def __repr__(self) -> str:
-        return f"<mpi4py.MPI.Errhandler {self.name}>"
-
-
-ERRORS_RETURN = Errhandler("ERRORS_RETURN", False)
-ERRORS_ARE_FATAL = Errhandler("ERRORS_ARE_FATAL", True)
-ERRORS_ABORT = Errhandler("ERRORS_ABORT", True)
 
 
 class Pickle:

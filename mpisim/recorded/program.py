@@ -32,12 +32,32 @@ What cannot change in a replay, and what it does instead (decisions, as an MPI u
 from __future__ import annotations
 
 import os
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 from typing import Any
 
+import numpy as np
+
 from ..mpi import datatypes as _dt
-from ..mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
+from ..mpi.constants import ANY_SOURCE, BUFFER_AUTOMATIC, PROC_NULL
 from ..mpi.errors import MPIError
+from .calls import (
+    COLLECTIVES,
+    COMM_BUFFERS,
+    COMMS,
+    COMPLETIONS,
+    DATA_ARGS,
+    HANDLE,
+    PERSISTENT,
+    PROBES,
+    RECEIVES,
+    RECV_ARGS,
+    SEND_ARGS,
+    SENDRECVS,
+    SENDS,
+    SPLIT,
+    handle_args,
+    handle_name,
+)
 from .trace import MADE_AS_SPLIT, Call, RankLog, Trace, read_trace
 
 __all__ = ["ReplayProgram", "Unsupported"]
@@ -141,15 +161,30 @@ class _Replay:
         self.notes.append(f"rank {self.mpi.rank} {call.where()} MPI_{call.name}: {text}")
 
     # -- handles -------------------------------------------------------------------------
-    def comm(self, call: Call, key: str = "comm") -> Any:
-        cid = call.args.get(key, 0)
+    def handle_kwargs(self, call: Call, params: Iterable[str] | None = None) -> dict[str, Any]:
+        """The handle's keyword arguments of ``call`` (:func:`.calls.handle_args`), with the
+        recording's datatypes and communicator made this replay's and a wildcard source
+        pinned when ``as_matched``."""
+        kwargs = handle_args(call, params)
+        for param in ("datatype", "sendtype", "recvtype"):
+            if param in kwargs:
+                kwargs[param] = self.datatype(call, kwargs[param])
+        if "source" in kwargs:
+            kwargs["source"] = self.source(call, kwargs["source"])
+        if "comm" in kwargs:
+            kwargs["comm"] = self.comm(call, kwargs["comm"])
+        return kwargs
+
+    def comm(self, call: Call, cid: int | None = None) -> Any:
+        """This replay's communicator of the recording's ``cid`` (default: the call's)."""
+        cid = call.args.get("comm", 0) if cid is None else cid
         if cid not in self.comms:
             raise Unsupported(f"{call.where()}: communicator {cid} was made by a call the "
                               f"recorder does not log (it logs {REPLAYED_MAKERS})")
         return self.comms[cid]
 
-    def datatype(self, call: Call, key: str = "T") -> Any:
-        tid = call.args.get(key, 0)
+    def datatype(self, call: Call, tid: int) -> Any:
+        """This replay's datatype of the recording's ``tid``."""
         found = self.types.get(tid)
         if found is None:
             info = self.log.types.get(tid)
@@ -176,10 +211,11 @@ class _Replay:
             self.note(call, f"matched source {got.source} tag {got.tag}; the recording "
                             f"matched source {recorded.source} tag {recorded.tag}")
 
-    def source(self, call: Call, key: str = "src", index: int = 0) -> Any:
-        source = call.args.get(key, ANY_SOURCE)
-        if self.as_matched and source == ANY_SOURCE and index < len(call.statuses):
-            matched = call.statuses[index]
+    def source(self, call: Call, source: int) -> int:
+        """A receive's or probe's ``source``; with ``as_matched``, a wildcard is the source it
+        matched in the recording."""
+        if self.as_matched and source == ANY_SOURCE and call.statuses:
+            matched = call.statuses[0]
             if matched is not None and matched.source != PROC_NULL:
                 return matched.source
         return source
@@ -192,67 +228,46 @@ def _none(r: _Replay, call: Call) -> Generator[Any, Any, None]:
 
 
 def _send(r: _Replay, call: Call) -> Generator[Any, Any, None]:
-    a = call.args
-    method = getattr(r.mpi, call.name.lower())
-    result = yield method(count=a.get("n", 0), datatype=r.datatype(call), dest=a["dest"],
-                          tag=a.get("tag", 0), comm=r.comm(call))
+    result = yield getattr(r.mpi, handle_name(call.name))(**r.handle_kwargs(call))
     if "r" in call.out:
         r.reqs[call.out["r"]] = result
 
 
 def _persistent(r: _Replay, call: Call) -> Generator[Any, Any, None]:
-    if call.name != "Recv_init":  # the send forms take a send's arguments
-        yield from _send(r, call)
-        return
-    a = call.args
-    result = yield r.mpi.recv_init(count=a.get("n", 0), datatype=r.datatype(call),
-                                   source=r.source(call), tag=a.get("tag", ANY_TAG),
-                                   comm=r.comm(call))
+    """Send_init... and Recv_init: a send's or a receive's arguments."""
+    params = RECV_ARGS if call.name.removesuffix("_init") in RECEIVES else SEND_ARGS
+    result = yield getattr(r.mpi, handle_name(call.name))(**r.handle_kwargs(call, params))
     if "r" in call.out:
         r.reqs[call.out["r"]] = result
 
 
 def _recv(r: _Replay, call: Call) -> Generator[Any, Any, None]:
-    a = call.args
-    kwargs = dict(count=a.get("n", 0), datatype=r.datatype(call), source=r.source(call),
-                  tag=a.get("tag", ANY_TAG), comm=r.comm(call))
-    if call.name == "Irecv":
-        req = yield r.mpi.irecv(**kwargs)
+    result = yield getattr(r.mpi, handle_name(call.name))(**r.handle_kwargs(call))
+    if "request" in HANDLE[call.name].binds:  # Irecv
         if "r" in call.out:
-            r.reqs[call.out["r"]] = req
+            r.reqs[call.out["r"]] = result
         return
-    status = yield r.mpi.recv(**kwargs)
-    r.status_check(call, status)
+    r.status_check(call, result)
 
 
 def _sendrecv(r: _Replay, call: Call) -> Generator[Any, Any, None]:
-    a = call.args
-    dt = r.datatype(call)
-    if call.name == "Sendrecv_replace":
-        status = yield r.mpi.sendrecv_replace(count=a.get("n", 0), datatype=dt, dest=a["dest"],
-                                              sendtag=a.get("tag", 0), source=r.source(call),
-                                              recvtag=a.get("rtag", ANY_TAG), comm=r.comm(call))
-    else:
-        status = yield r.mpi.sendrecv(sendcount=a.get("n", 0), sendtype=dt, dest=a["dest"],
-                                      sendtag=a.get("tag", 0), recvcount=a.get("rn", 0),
-                                      recvtype=r.datatype(call, "rT"), source=r.source(call),
-                                      recvtag=a.get("rtag", ANY_TAG), comm=r.comm(call))
+    status = yield getattr(r.mpi, handle_name(call.name))(
+        **r.handle_kwargs(call, SENDRECVS[call.name]))
     r.status_check(call, status)
 
 
 def _probe(r: _Replay, call: Call) -> Generator[Any, Any, None]:
-    a = call.args
-    source, tag, comm = r.source(call), a.get("tag", ANY_TAG), r.comm(call)
+    kwargs = r.handle_kwargs(call)
     if call.name == "Probe":
-        status = yield r.mpi.probe(source, tag, comm=comm)
+        status = yield r.mpi.probe(**kwargs)
         r.status_check(call, status)
         return
-    flag, status = yield r.mpi.iprobe(source, tag, comm=comm)
+    flag, status = yield r.mpi.iprobe(**kwargs)
     if call.out.get("flag") == 1 or not call.returned:
         if not flag:
             r.note(call, "found a message in the recording, finds none in the replay (the "
                          "replay probes until one comes)")
-            status = yield r.mpi.probe(source, tag, comm=comm)
+            status = yield r.mpi.probe(**kwargs)
         r.status_check(call, status)
 
 
@@ -303,35 +318,19 @@ def _request_free(r: _Replay, call: Call) -> Generator[Any, Any, None]:
             yield r.mpi.request_free(req)
 
 
-def _attach(r: _Replay, call: Call) -> Generator[Any, Any, None]:
-    size = call.args.get("size", 0)
-    from ..mpi.constants import BUFFER_AUTOMATIC
-
-    size = BUFFER_AUTOMATIC if size == "auto" else size
-    if call.name == "Comm_attach_buffer":
-        yield r.mpi.comm_attach_buffer(size, comm=r.comm(call) or r.mpi.comm_world)
-    else:
-        yield r.mpi.buffer_attach(size)
-
-
-def _detach(r: _Replay, call: Call) -> Generator[Any, Any, None]:
-    if call.name == "Comm_detach_buffer":
-        yield r.mpi.comm_detach_buffer(comm=r.comm(call) or r.mpi.comm_world)
-    else:
-        yield r.mpi.buffer_detach()
-
-
-def _flush(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+def _buffer(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    """Attach, detach, flush or iflush: the process's buffer, or in the communicator form
+    (MPI 4.1) that communicator's (MPI_COMM_WORLD's when the recording names none)."""
     mpi = r.mpi
-    if call.name == "Buffer_flush":
-        yield mpi.buffer_flush()
-    elif call.name == "Buffer_iflush":
-        r.reqs[call.out.get("r", -1)] = yield mpi.buffer_iflush()
-    elif call.name == "Comm_flush_buffer":
-        yield mpi.comm_flush_buffer(comm=r.comm(call) or mpi.comm_world)
-    else:
-        r.reqs[call.out.get("r", -1)] = yield mpi.comm_iflush_buffer(
-            comm=r.comm(call) or mpi.comm_world)
+    process_form = COMM_BUFFERS.get(call.name, call.name)  # Buffer_<verb>
+    args = []
+    if process_form == "Buffer_attach":
+        size = call.args.get("size", 0)
+        args.append(BUFFER_AUTOMATIC if size == "auto" else size)
+    kwargs = {"comm": r.comm(call) or mpi.comm_world} if call.name in COMM_BUFFERS else {}
+    result = yield getattr(mpi, handle_name(call.name))(*args, **kwargs)
+    if process_form == "Buffer_iflush":
+        r.reqs[call.out.get("r", -1)] = result
 
 
 def _comm(r: _Replay, call: Call) -> Generator[Any, Any, None]:
@@ -367,50 +366,46 @@ def _abort(r: _Replay, call: Call) -> Generator[Any, Any, None]:
     yield
 
 
-def _collective(r: _Replay, call: Call) -> Generator[Any, Any, None]:
-    mpi, a, name = r.mpi, call.args, call.name.lower()
-    comm = r.comm(call)
-    kwargs: dict[str, Any] = {"comm": comm}
-    if name not in ("barrier", "ibarrier"):
-        dt = r.datatype(call)
-        size = mpi.comm_size(comm)
-        counts = a.get("ns")
-        if name in ("scatter", "alltoall", "reduce_scatter_block"):
-            kwargs.update(sendbuf=[None] * size, count=a.get("n", 0), datatype=dt)
-        elif counts is not None:  # scatterv at its root, alltoallv: a size per rank
-            import numpy as np
+_NO_DATA = ("Barrier", "Ibarrier")
 
-            kwargs["sendbuf"] = [np.empty(c * dt.size, dtype=np.uint8) for c in counts]
+RECORDED_COLLECTIVES = (*COLLECTIVES, *_NO_DATA, "Ibcast", "Ireduce", "Iallreduce", "Gatherv",
+                        "Allgatherv", "Scatterv", "Alltoallv")
+"""The collectives the recorder logs: the scenario's (:data:`.calls.COLLECTIVES`) and these
+others of the handle."""
+
+
+def _collective(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    mpi, name = r.mpi, handle_name(call.name)
+    if call.name in _NO_DATA:
+        kwargs = r.handle_kwargs(call, ("comm",))
+    else:
+        kwargs = r.handle_kwargs(call, DATA_ARGS)  # count, datatype, root (if recorded), comm
+        size = mpi.comm_size(kwargs["comm"])
+        counts = call.args.get("ns")
+        if call.name in SPLIT:
+            kwargs["sendbuf"] = [None] * size
+        elif counts is not None:  # scatterv at its root, alltoallv: a size per rank
+            datatype = kwargs.pop("datatype")
+            del kwargs["count"]
+            kwargs["sendbuf"] = [np.empty(c * datatype.size, dtype=np.uint8) for c in counts]
         elif name == "scatterv":  # a rank that only receives
+            del kwargs["count"], kwargs["datatype"]
             kwargs["sendbuf"] = None
-        else:
-            kwargs.update(count=a.get("n", 0), datatype=dt)
-        if "root" in a:
-            kwargs["root"] = a["root"]
     result = yield getattr(mpi, name)(**kwargs)
     if "r" in call.out:
         r.reqs[call.out["r"]] = result
 
 
 _CALLS: dict[str, Any] = {
+    # the recorder's own: calls the handle has none for
     "Init": _none, "Comm_set_errhandler": _none, "Finalize": _finalize, "Abort": _abort,
-    **dict.fromkeys(("Send", "Bsend", "Ssend", "Rsend", "Isend", "Ibsend", "Issend", "Irsend"),
-                    _send),
-    **dict.fromkeys(("Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init"),
-                    _persistent),
-    "Recv": _recv, "Irecv": _recv, "Sendrecv": _sendrecv, "Sendrecv_replace": _sendrecv,
-    "Probe": _probe, "Iprobe": _probe,
-    **dict.fromkeys(("Wait", "Test", "Waitall", "Testall", "Waitany", "Testany", "Waitsome",
-                     "Testsome"), _complete),
+    "Testany": _complete, "Testsome": _complete, **dict.fromkeys(MADE_AS_SPLIT, _comm),
+    # the handle's calls, by family (mpisim.recorded.calls)
+    **dict.fromkeys(SENDS, _send), **dict.fromkeys(PERSISTENT, _persistent),
+    **dict.fromkeys(RECEIVES, _recv), **dict.fromkeys(SENDRECVS, _sendrecv),
+    **dict.fromkeys(PROBES, _probe), **dict.fromkeys(COMPLETIONS, _complete),
     "Start": _start, "Startall": _start, "Request_free": _request_free,
-    "Buffer_attach": _attach, "Comm_attach_buffer": _attach,
-    "Buffer_detach": _detach, "Comm_detach_buffer": _detach,
-    **dict.fromkeys(("Buffer_flush", "Buffer_iflush", "Comm_flush_buffer",
-                     "Comm_iflush_buffer"), _flush),
-    **dict.fromkeys(("Comm_dup", "Comm_split", "Comm_free", *MADE_AS_SPLIT), _comm),
-    **dict.fromkeys(("Barrier", "Ibarrier", "Bcast", "Ibcast", "Reduce", "Ireduce", "Allreduce",
-                     "Iallreduce", "Scan", "Exscan", "Reduce_scatter_block", "Gather",
-                     "Gatherv", "Allgather", "Allgatherv", "Scatter", "Scatterv", "Alltoall",
-                     "Alltoallv"), _collective),
+    **dict.fromkeys((*COMM_BUFFERS.values(), *COMM_BUFFERS), _buffer),
+    **dict.fromkeys(COMMS, _comm), **dict.fromkeys(RECORDED_COLLECTIVES, _collective),
 }
 """Every call the replay knows, by its recorded name."""

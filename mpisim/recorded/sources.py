@@ -22,33 +22,11 @@ import shutil
 import struct
 import subprocess
 from collections.abc import Iterable
-from dataclasses import replace
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .trace import Trace
-
-__all__ = ["load_base", "locate", "locate_sources", "object_path"]
+__all__ = ["load_base", "locate", "object_path"]
 
 _PT_LOAD = 1
 TIMEOUT = 30.0  # seconds one addr2line run may take
-
-
-def locate_sources(trace: Trace) -> None:
-    """Give every call site of ``trace`` its source line where one can be found."""
-    placed = [(log, site, object_path(site.obj, log.header.get("exe")))
-              for log in trace.ranks for site in log.sites.values()]
-    found = locate((path, site.offset) for _log, site, path in placed)
-    if not found:
-        return
-    for log, site, path in placed:
-        where = found.get((path, site.offset))
-        if where is not None:
-            log.sites[site.id] = replace(site, source=where[0], function=where[1])
-    for log in trace.ranks:
-        for call in log.calls:
-            if call.site is not None:
-                call.site = log.sites.get(call.site.id, call.site)
 
 
 def object_path(obj: str, exe: str | None) -> str:

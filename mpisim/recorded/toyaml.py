@@ -24,6 +24,21 @@ import tempfile
 from typing import Any
 
 from ..mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
+from .calls import (
+    BUFFERS,
+    COLLECTIVES,
+    COMM_BUFFERS,
+    COMMS,
+    COMPLETIONS,
+    DATA_ARGS,
+    HANDLE,
+    PROBES,
+    RECEIVES,
+    SENDRECVS,
+    SENDS,
+    handle_args,
+    handle_name,
+)
 from .program import _BY_NAME
 from .scenario import _library
 from .trace import MADE_AS_SPLIT, Call, RankLog
@@ -32,12 +47,6 @@ __all__ = ["MAX_BLOCK", "scenario_text", "write_yaml"]
 
 MAX_BLOCK = 8
 """The longest block of ops recognised as a loop body."""
-
-_SENDS = {"Send", "Bsend", "Ssend", "Rsend", "Isend", "Ibsend", "Issend", "Irsend"}
-_COLLECTIVES = {"Bcast": "bcast", "Reduce": "reduce", "Allreduce": "allreduce",
-                "Gather": "gather", "Scatter": "scatter", "Allgather": "allgather",
-                "Alltoall": "alltoall", "Reduce_scatter_block": "reduce_scatter_block",
-                "Scan": "scan", "Exscan": "exscan"}
 
 
 class _Op:
@@ -108,10 +117,10 @@ def _ops(log: RankLog, scale: float) -> list[_Op]:
     return ops
 
 
-def _size(log: RankLog, call: Call, count_key: str = "n", type_key: str = "T"
-          ) -> dict[str, Any]:
-    count = call.args.get(count_key, 0)
-    info = log.types.get(call.args.get(type_key, 0))
+def _size(log: RankLog, count: int, tid: int) -> dict[str, Any]:
+    """``count`` elements of the recording's datatype ``tid``: the predefined type by name when
+    mpisim has it (of the recorded size), else ``bytes``."""
+    info = log.types.get(tid)
     if info is not None and info.name in _BY_NAME and _BY_NAME[info.name].size == info.size:
         return {"count": count, "datatype": info.name.removeprefix("MPI_")}
     return {"bytes": count * (info.size if info is not None else 1)}
@@ -125,9 +134,9 @@ def _tag(value: int) -> Any:
     return "ANY_TAG" if value == ANY_TAG else value
 
 
-def _with_comm(args: dict[str, Any], call: Call, comms: dict[int, Any], key: str = "comm"
-               ) -> dict[str, Any]:
-    cid = call.args.get(key, 0)
+def _with_comm(args: dict[str, Any], call: Call, comms: dict[int, Any]) -> dict[str, Any]:
+    """``args`` with the call's communicator by name (none for MPI_COMM_WORLD)."""
+    cid = call.args.get("comm", 0)
     if cid not in comms:
         raise ValueError(f"--to-yaml: {call.where()}: MPI_{call.name} uses a communicator "
                          "made by a call the recorder does not log")
@@ -137,80 +146,105 @@ def _with_comm(args: dict[str, Any], call: Call, comms: dict[int, Any], key: str
 
 
 def _call_ops(log: RankLog, call: Call, comms: dict[int, Any]) -> list[_Op]:
-    name, a, out = call.name, call.args, call.out
+    write = _WRITERS.get(call.name)
+    if write is None:
+        raise ValueError(f"--to-yaml: {call.where()}: MPI_{call.name} has no op in the "
+                         "scenario grammar (replay the recording instead)")
     note = f"{call.where()}: returned {call.error} in the recording" if call.error else ""
-    if name in ("Init", "Finalize", "Comm_set_errhandler"):
-        return []
-    if name in _SENDS:
-        args = {"dest": _peer(a["dest"]), "tag": _tag(a.get("tag", 0)), **_size(log, call)}
-        if name.startswith("I"):
-            args["request"] = f"r{out.get('r', 0)}"
-        return [_Op(name.lower(), _with_comm(args, call, comms), note)]
-    if name in ("Recv", "Irecv"):
-        args = {"source": _peer(a.get("src", ANY_SOURCE)), "tag": _tag(a.get("tag", ANY_TAG)),
-                **_size(log, call)}
-        if name == "Irecv":
-            args["request"] = f"r{out.get('r', 0)}"
-        return [_Op(name.lower(), _with_comm(args, call, comms), note)]
-    if name in ("Sendrecv", "Sendrecv_replace"):
-        n = call.number
-        send = {"dest": _peer(a["dest"]), "tag": a.get("tag", 0), **_size(log, call),
-                "request": f"sr{n}s"}
-        recv = {"source": _peer(a.get("src", ANY_SOURCE)), "tag": _tag(a.get("rtag", ANY_TAG)),
-                **(_size(log, call, "rn", "rT") if name == "Sendrecv" else _size(log, call)),
-                "request": f"sr{n}r"}
-        return [_Op("isend", _with_comm(send, call, comms), f"{call.where()}: MPI_{name}"),
-                _Op("irecv", _with_comm(recv, call, comms)),
-                _Op("waitall", {"requests": [f"sr{n}s", f"sr{n}r"]})]
-    if name in ("Probe", "Iprobe"):
-        op = "probe" if name == "Probe" or out.get("flag") == 1 or not call.returned \
-            else "iprobe"
-        args = {"source": _peer(a.get("src", ANY_SOURCE)), "tag": _tag(a.get("tag", ANY_TAG))}
-        return [_Op(op, _with_comm(args, call, comms), note)]
-    if name in ("Wait", "Test", "Waitall", "Testall", "Waitany", "Testany", "Waitsome",
-                "Testsome"):
-        return _completion(call)
-    if name in ("Buffer_attach", "Comm_attach_buffer"):
-        size = a.get("size", 0)
-        args = {"size": "BUFFER_AUTOMATIC" if size == "auto" else size}
-        if name == "Comm_attach_buffer":
-            _with_comm(args, call, comms)
-        return [_Op("buffer_attach", args, note)]
-    if name in ("Buffer_detach", "Comm_detach_buffer"):
-        args = _with_comm({}, call, comms) if name.startswith("Comm") else {}
-        return [_Op("buffer_detach", args, note)]
-    if name in ("Buffer_flush", "Comm_flush_buffer"):
-        args = _with_comm({}, call, comms) if name.startswith("Comm") else {}
-        return [_Op("buffer_flush", args, note)]
-    if name in ("Comm_dup", "Comm_split", *MADE_AS_SPLIT):
-        new = out.get("new", -1)
-        label = f"c{new}" if new >= 0 else "comm_null"  # left out: MPI_COMM_NULL
-        args: dict[str, Any] = {"as": label}
-        if name != "Comm_dup":
-            color, key = call.split()
-            args = {"color": "UNDEFINED" if color == UNDEFINED else color, "key": key, **args}
+    return write(log, call, comms, note)
+
+
+def _op_args(log: RankLog, call: Call, comms: dict[int, Any],
+             params: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """A call's arguments (:func:`.calls.handle_args`) as an op writes them: peers and tags by
+    name where they are wildcards, the size as count + datatype or bytes, the request the
+    call makes, its communicator by name."""
+    given = handle_args(call, params)
+    args: dict[str, Any] = {}
+    for param, value in given.items():
+        if param in ("dest", "source"):
+            args[param] = _peer(value)
+        elif param == "tag":
+            args[param] = _tag(value)
+        elif param == "count":
+            args.update(_size(log, value, given["datatype"]))
+        elif param == "root":
+            args[param] = value
+    if "request" in HANDLE[call.name].binds:
+        args["request"] = f"r{call.out.get('r', 0)}"
+    return _with_comm(args, call, comms)
+
+
+def _none(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> list[_Op]:
+    return []
+
+
+def _p2p(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> list[_Op]:
+    """A send or a receive: its op, of the same name."""
+    return [_Op(handle_name(call.name), _op_args(log, call, comms), note)]
+
+
+def _sendrecv(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> list[_Op]:
+    """MPI_Sendrecv[_replace]: isend + irecv + waitall."""
+    n, a = call.number, handle_args(call, SENDRECVS[call.name])
+    replace = _size(log, a["count"], a["datatype"]) if "count" in a else None  # one buffer
+    send = {"dest": _peer(a["dest"]), "tag": a["sendtag"],
+            **(replace or _size(log, a["sendcount"], a["sendtype"])), "request": f"sr{n}s"}
+    recv = {"source": _peer(a["source"]), "tag": _tag(a["recvtag"]),
+            **(replace or _size(log, a["recvcount"], a["recvtype"])), "request": f"sr{n}r"}
+    return [_Op("isend", _with_comm(send, call, comms), f"{call.where()}: MPI_{call.name}"),
+            _Op("irecv", _with_comm(recv, call, comms)),
+            _Op("waitall", {"requests": [f"sr{n}s", f"sr{n}r"]})]
+
+
+def _probe(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> list[_Op]:
+    """A probe; an iprobe that found a message (or never returned) as a probe."""
+    op = "probe" if call.name == "Probe" or call.out.get("flag") == 1 or not call.returned \
+        else "iprobe"
+    return [_Op(op, _op_args(log, call, comms), note)]
+
+
+def _buffer(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> list[_Op]:
+    """Attach, detach or flush of the process's buffer, or with ``comm:`` a communicator's."""
+    args: dict[str, Any] = {}
+    process_form = COMM_BUFFERS.get(call.name, call.name)
+    if process_form == "Buffer_attach":
+        size = call.args.get("size", 0)
+        args["size"] = "BUFFER_AUTOMATIC" if size == "auto" else size
+    if call.name in COMM_BUFFERS:
         _with_comm(args, call, comms)
-        if new >= 0:
-            comms[new] = label
-        if name in MADE_AS_SPLIT:
-            note = note or f"{call.where()}: MPI_{name}, as the split that makes its communicator"
-        return [_Op("comm_dup" if name == "Comm_dup" else "comm_split", args, note)]
+    return [_Op(handle_name(process_form), args, note)]
+
+
+def _comm(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> list[_Op]:
+    """Comm_dup, Comm_split, and the makers of MADE_AS_SPLIT as the split that makes their
+    communicator; Comm_free."""
+    name, a, out = call.name, call.args, call.out
     if name == "Comm_free":
         label = comms.get(a.get("comm", 0))
         comms.pop(a.get("comm", 0), None)
         return [_Op("comm_free", label or "world", note)]
-    if name == "Barrier":
-        return [_Op("barrier", _with_comm({}, call, comms), note)]
-    if name in _COLLECTIVES:
-        args = dict(_size(log, call))
-        if "root" in a:
-            args["root"] = a["root"]
-        return [_Op(_COLLECTIVES[name], _with_comm(args, call, comms), note)]
-    raise ValueError(f"--to-yaml: {call.where()}: MPI_{name} has no op in the scenario "
-                     "grammar (replay the recording instead)")
+    new = out.get("new", -1)
+    label = f"c{new}" if new >= 0 else "comm_null"  # left out: MPI_COMM_NULL
+    args: dict[str, Any] = {"as": label}
+    if name != "Comm_dup":
+        color, key = call.split()
+        args = {"color": "UNDEFINED" if color == UNDEFINED else color, "key": key, **args}
+    _with_comm(args, call, comms)
+    if new >= 0:
+        comms[new] = label
+    if name in MADE_AS_SPLIT:
+        note = note or f"{call.where()}: MPI_{name}, as the split that makes its communicator"
+    return [_Op("comm_dup" if name == "Comm_dup" else "comm_split", args, note)]
 
 
-def _completion(call: Call) -> list[_Op]:
+def _collective(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> list[_Op]:
+    params = ("comm",) if call.name == "Barrier" else DATA_ARGS
+    return [_Op(handle_name(call.name), _op_args(log, call, comms, params), note)]
+
+
+def _completion(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> list[_Op]:
+    """A wait, or a test that found nothing (a success is a wait, as the replay does)."""
     ids = [f"r{rid}" for rid in call.args.get("r", []) if rid]
     name, out = call.name, call.out
     succeeded = name.startswith("Wait") or out.get("flag") == 1 or bool(out.get("done"))
@@ -224,6 +258,18 @@ def _completion(call: Call) -> list[_Op]:
     if succeeded or not call.returned:
         return [_Op("wait", ids[0])] if len(ids) == 1 else [_Op("waitall", {"requests": ids})]
     return [_Op("test", ids[0])] if len(ids) == 1 else [_Op("testall", {"requests": ids})]
+
+
+_WRITERS: dict[str, Any] = {
+    **dict.fromkeys(("Init", "Finalize", "Comm_set_errhandler"), _none),
+    **dict.fromkeys((*SENDS, *RECEIVES), _p2p), **dict.fromkeys(SENDRECVS, _sendrecv),
+    **dict.fromkeys(PROBES, _probe),
+    **dict.fromkeys((*COMPLETIONS, "Testany", "Testsome"), _completion),
+    **dict.fromkeys((*BUFFERS, *(c for c, p in COMM_BUFFERS.items() if p in BUFFERS)), _buffer),
+    **dict.fromkeys((*COMMS, *MADE_AS_SPLIT), _comm),
+    **dict.fromkeys(("Barrier", *COLLECTIVES), _collective),
+}
+"""The ops of each recorded call the scenario grammar can say (the others are refused)."""
 
 
 # -- loops -------------------------------------------------------------------------------------

@@ -45,15 +45,15 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
-from .sources import locate_sources
+from .sources import locate, object_path
 
 __all__ = ["MADE_AS_SPLIT", "Call", "RankLog", "Site", "Status", "Trace", "TraceError", "TypeInfo",
-           "is_trace", "read_trace"]
+           "is_trace", "locate_sources", "read_trace"]
 
 MAGIC = "#mpisim-trace"
 VERSION = "1"
@@ -234,7 +234,7 @@ def is_trace(path: str | os.PathLike[str]) -> bool:
 
 def read_trace(path: str | os.PathLike[str], sources: bool = True) -> Trace:
     """Read a recording (a ``.trace`` file or a directory of ``rank.N.log``); ``sources``:
-    look up the call sites' source lines (:func:`.sources.locate_sources`)."""
+    look up the call sites' source lines (:func:`locate_sources`)."""
     p = Path(path)
     try:
         if p.is_dir():
@@ -251,6 +251,23 @@ def read_trace(path: str | os.PathLike[str], sources: bool = True) -> Trace:
     if sources:
         locate_sources(trace)
     return trace
+
+
+def locate_sources(trace: Trace) -> None:
+    """Give every call site of ``trace`` its source line where one can be found."""
+    placed = [(log, site, object_path(site.obj, log.header.get("exe")))
+              for log in trace.ranks for site in log.sites.values()]
+    found = locate((path, site.offset) for _log, site, path in placed)
+    if not found:
+        return
+    for log, site, path in placed:
+        where = found.get((path, site.offset))
+        if where is not None:
+            log.sites[site.id] = replace(site, source=where[0], function=where[1])
+    for log in trace.ranks:
+        for call in log.calls:
+            if call.site is not None:
+                call.site = log.sites.get(call.site.id, call.site)
 
 
 def _read_file(path: Path) -> list[RankLog]:

@@ -5,11 +5,14 @@
 inwards: ``yamlload`` (YAML with lines and deliberate scalar rules), ``values`` (typed
 values with units), ``schema`` (the top-level keys), ``selectors`` (``ranks:``), ``expr``
 (expressions through an ``ast`` allow-list), ``ops`` (the calls), ``interpret`` (running them),
-``pyscenario`` (Python scenarios), ``scenario`` (the Scenario object), ``load``.
+``pyscenario`` (Python scenarios), ``scenario`` (the Scenario object), ``load``; and
+``protocol``: :class:`ScenarioLike`, what the command line and the what-if tools need of a
+scenario (a Scenario, an mpi4py script's, a recording's).
 """
 
 from .load import load
 from .problems import ScenarioError, ScenarioRuntimeError
+from .protocol import ScenarioLike
 from .scenario import Scenario
 
-__all__ = ["Scenario", "ScenarioError", "ScenarioRuntimeError", "load"]
+__all__ = ["Scenario", "ScenarioError", "ScenarioLike", "ScenarioRuntimeError", "load"]

@@ -24,10 +24,13 @@ import dataclasses
 import inspect
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..runs import settings
 from ..runs.simulation import Simulation, run
+
+if TYPE_CHECKING:  # a type only: a sweep's workers never load the scenario package for it
+    from ..scenario.protocol import ScenarioLike
 
 __all__ = ["RUN_KEYS", "Target"]
 
@@ -46,7 +49,7 @@ _FUNCTION_KEYS = {*settings.RUN, *settings.GROUPS, "params", "trace"}
 class Target:
     """A scenario or a program function, and the run keywords common to every point."""
 
-    def __init__(self, scenario: Any = None, program: Any = None,
+    def __init__(self, scenario: ScenarioLike | None = None, program: Any = None,
                  base: dict[str, Any] | None = None, extra: dict[str, Any] | None = None) -> None:
         self.scenario = scenario
         self.program = program
@@ -125,7 +128,7 @@ class Target:
         annotate = getattr(self.scenario, "annotate", None)
         return annotate(result) if annotate is not None and not point else result
 
-    def _scenario(self, shaping: dict[str, Any]) -> Any:
+    def _scenario(self, shaping: dict[str, Any]) -> ScenarioLike:
         """The scenario rebuilt for the params (and ranks) of a point; recent ones cached,
         since product order repeats them for every value of the keys after them."""
         if not shaping:

@@ -1,0 +1,101 @@
+"""What the commands share: exit codes, usage errors, the declaration of a command, and the
+steps every command that runs a scenario takes (load it, read ``KEY=VALUE``, report a bad
+setting as a usage error, show progress)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from ..runs.settings import assignment
+
+__all__ = ["EXIT_DEADLOCK", "EXIT_DISAGREES", "EXIT_ERROR", "EXIT_OK", "EXIT_TIMEOUT",
+           "EXIT_UNRECEIVED", "EXIT_USAGE", "Command", "UsageError", "key_value", "load",
+           "progress", "settings_error"]
+
+EXIT_OK, EXIT_USAGE, EXIT_DEADLOCK, EXIT_ERROR, EXIT_TIMEOUT = 0, 2, 3, 4, 5
+EXIT_DISAGREES, EXIT_UNRECEIVED = 6, 7
+
+
+class UsageError(Exception):
+    """Invalid input: printed as one line, exit 2."""
+
+
+class Command(NamedTuple):
+    """One subcommand, declared once: what ``mpisim --help`` lists, its options, its run."""
+
+    name: str
+    help: str
+    options: Callable[[argparse.ArgumentParser], None]
+    handler: Callable[[argparse.Namespace], int]
+    description: str | None = None  # its own --help's (default: ``help``)
+
+    def add_to(self, sub: Any) -> argparse.ArgumentParser:
+        """Its parser, added to the subparsers ``sub``."""
+        p = sub.add_parser(self.name, help=self.help, description=self.description or self.help)
+        self.options(p)
+        p.set_defaults(handler=self.handler)
+        return p
+
+
+# -- the steps of a command that runs a scenario ------------------------------------------------
+def load(args: argparse.Namespace) -> Any:
+    """The scenario the command runs (a file, a recording, or ``mpisim mpi4py``'s script),
+    with ``--set`` applied; a problem is a UsageError."""
+    from ..scenario import ScenarioError
+    from ..scenario import load as load_file
+
+    if getattr(args, "loaded", None) is not None:  # mpisim mpi4py / replay: loaded already
+        return args.loaded
+    from ..recorded import is_trace
+
+    if is_trace(args.scenario):  # a recording (mpisim record) in place of a scenario
+        from ..recorded import replay_scenario
+
+        try:
+            return replay_scenario(args.scenario, overrides=dict(
+                key_value(s, "--set") for s in args.sets))
+        except ValueError as e:
+            raise UsageError("\nmpisim: ".join(str(e).splitlines())) from None
+    try:
+        scenario = load_file(args.scenario)
+        overrides = dict(key_value(s, "--set") for s in args.sets)
+        return scenario.with_overrides(overrides) if overrides else scenario
+    except ScenarioError as e:
+        raise UsageError("\nmpisim: ".join(getattr(e, "problems", None) or [str(e)])) from None
+    except OSError as e:
+        raise UsageError(f"{args.scenario}: {e.strerror or e}") from None
+
+
+def key_value(text: str, option: str) -> tuple[str, str]:
+    """``KEY=VALUE`` of ``option`` (--set, --vary); a UsageError if it is not one."""
+    try:
+        return assignment(text, option)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def settings_error(fn: Callable[[], Any]) -> Any:
+    """Run ``fn``; a bad setting found only by the engine becomes a usage error."""
+    try:
+        return fn()
+    except ValueError as e:
+        raise UsageError(str(e).splitlines()[0]) from None
+
+
+def progress() -> Callable[[int, float], None] | None:
+    """A progress bar on stderr when it is a terminal (events, simulated time)."""
+    if not sys.stderr.isatty():
+        return None
+    from tqdm.auto import tqdm
+
+    from ..values.units import format_time
+
+    bar = tqdm(unit=" events", file=sys.stderr, leave=False, dynamic_ncols=True)
+
+    def update(events: int, now: float) -> None:
+        bar.update(events - bar.n)
+        bar.set_postfix_str(f"t = {format_time(now)}")
+    return update

@@ -1,0 +1,197 @@
+"""The what-if commands: ``mpisim check`` (safety), ``mpisim sweep`` and ``mpisim min-buffer``;
+and :func:`run_mode`, by which ``mpisim mpi4py`` and ``mpisim replay`` reach them and
+``run`` (``--check``, ``--min-buffer``, ``--vary``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from .common import EXIT_DEADLOCK, EXIT_OK, Command, UsageError, key_value, load, settings_error
+from .options import add_min_buffer_options, add_scenario_options
+from .run import RUN
+
+__all__ = ["CHECK", "MIN_BUFFER", "SWEEP", "mode_of", "run_mode"]
+
+
+# -- check -------------------------------------------------------------------------------------
+def check_options(p: argparse.ArgumentParser) -> None:
+    add_scenario_options(p)
+    p.add_argument("--buffered", action="store_true",
+                   help="keep bsends buffered and make only the other sends synchronous: "
+                        "does the program rely on buffering beyond its attached buffer?")
+
+
+def check_command(args: argparse.Namespace) -> int:
+    from ..whatif import check_safe
+
+    scenario = load(args)
+    safety = settings_error(lambda: check_safe(scenario, buffered=args.buffered))
+    if args.json:
+        print(json.dumps(safety.to_dict()))
+    elif args.quiet:
+        print(f"{scenario.name}: {'safe' if safety.safe else 'unsafe'}")
+    else:
+        print(safety.report() if hasattr(safety, "report") else _safety_text(safety))
+    return EXIT_OK if safety.safe else EXIT_DEADLOCK
+
+
+def _safety_text(safety: Any) -> str:
+    head = "SAFE" if safety.safe else "NOT SAFE"
+    return (f"{head}: as written {safety.as_written.outcome.value}, with every send synchronous "
+            f"{safety.synchronous.outcome.value}" + ("" if safety.safe else f"\n{safety.reason}"))
+
+
+# -- sweep -------------------------------------------------------------------------------------
+def sweep_options(p: argparse.ArgumentParser) -> None:
+    add_scenario_options(p)
+    p.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2,...",
+                   help="values or ranges: 1KiB..64KiB:x2, 0..100:10 (repeatable)")
+    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: cores)")
+    p.add_argument("--dask", metavar="ADDRESS", help="run on a Dask distributed scheduler")
+    p.add_argument("--out", metavar="DIR", help="write sweep.csv and sweep.png")
+    p.add_argument("--buffer", metavar="comm:NAME", default=None,
+                   help="a varied `buffer` is the size of the buffer attached to "
+                        "communicator NAME (MPI 4.1) instead of the process buffer")
+
+
+def sweep_command(args: argparse.Namespace) -> int:
+    from ..whatif import sweep
+
+    scenario = load(args)
+    vary = _vary(args.vary)
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    executor, client = _executor(args)
+    try:
+        table = settings_error(lambda: sweep(scenario, vary, executor=executor, jobs=args.jobs,
+                                              buffer=args.buffer))
+    finally:
+        if client is not None:
+            client.close()
+    if args.out:
+        _write_sweep(table, Path(args.out))
+    if args.json:
+        print(json.dumps(table.to_dict() if hasattr(table, "to_dict") else table.rows()))
+    elif not args.quiet:
+        print(table)
+        if args.out:
+            print(f"wrote {Path(args.out) / 'sweep.csv'} and {Path(args.out) / 'sweep.png'}")
+    return EXIT_OK
+
+
+def _vary(texts: list[str]) -> dict[str, list[Any]]:
+    """--vary KEY=V1,V2,... (at least one), each key's values."""
+    from ..whatif import parse_values
+
+    if not texts:
+        raise UsageError("sweep needs at least one --vary KEY=V1,V2,...")
+    vary: dict[str, list[Any]] = {}
+    for text in texts:
+        key, values = key_value(text, "--vary")
+        try:
+            vary[key] = parse_values(values)
+        except ValueError as e:
+            raise UsageError(f"--vary {key}: {e}") from None
+    return vary
+
+
+def _executor(args: argparse.Namespace) -> tuple[Any, Any]:
+    if not args.dask:
+        return None, None
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("--dask needs the dask extra: pip install 'mpisim[dask]'") from None
+    try:
+        client = Client(args.dask, timeout="10s")
+    except OSError as e:
+        raise UsageError(f"--dask {args.dask}: cannot reach the scheduler ({e})") from None
+    return client.get_executor(), client
+
+
+def _write_sweep(table: Any, out: Path) -> None:
+    """sweep.csv and sweep.png, as one output directory (written whole)."""
+    from ..plot.sweepmap import plot_sweep
+    from ..report.export import write_files
+
+    def png(f: Any) -> None:
+        plot_sweep(table).savefig(f, format="png", dpi=120)
+
+    try:
+        write_files(out, [("sweep.csv", lambda f: f.write(table.csv_text()), False),
+                          ("sweep.png", png, True)])
+    except OSError as e:
+        raise UsageError(f"cannot write to {out}: {e.strerror or e}") from None
+
+
+# -- min-buffer --------------------------------------------------------------------------------
+def min_buffer_options(p: argparse.ArgumentParser) -> None:
+    add_scenario_options(p)
+    add_min_buffer_options(p)
+    p.add_argument("--buffer", metavar="comm:NAME", default=None,
+                   help="search the buffer the program attaches to communicator NAME (its "
+                        "scenario name) instead of the process buffer (MPI 4.1)")
+
+
+def min_buffer_command(args: argparse.Namespace) -> int:
+    from ..whatif import min_buffer, min_buffer_per_rank
+
+    scenario = load(args)
+    seeds = _seeds(args.seeds)
+    if args.per_rank:
+        found = settings_error(lambda: min_buffer_per_rank(scenario, seeds=seeds,
+                                                           buffer=args.buffer))
+    else:
+        found = settings_error(lambda: min_buffer(scenario, rank=args.rank, seeds=seeds,
+                                                  buffer=args.buffer))
+    if args.json:
+        print(json.dumps(found.to_dict()))
+    elif args.quiet:
+        answer = getattr(found, "min_buffer", None)
+        print(f"{scenario.name}: " + (f"{answer} B" if answer is not None else
+                                      found.never or "see the full report"))
+    else:
+        print(found.report())
+    return found.exit_code
+
+
+def _seeds(text: str | None) -> list[int] | None:
+    from ..whatif import parse_values
+
+    if text is None:
+        return None
+    try:
+        return [int(v) for v in parse_values(text)]
+    except (ValueError, TypeError) as e:
+        raise UsageError(f"--seeds {text}: {e}") from None
+
+
+CHECK = Command("check", options=check_options, handler=check_command,
+                help="safety: run as written, then with every send synchronous")
+SWEEP = Command("sweep", options=sweep_options, handler=sweep_command,
+                help="run the cartesian product of varied keys")
+MIN_BUFFER = Command(
+    "min-buffer", options=min_buffer_options, handler=min_buffer_command,
+    help="smallest attach size with which the program completes without overflow (searches "
+         "the program's own buffer_attach, else `buffer`)")
+
+
+# -- the modes of a program given outside a scenario file ------------------------------------
+def mode_of(args: argparse.Namespace) -> Command:
+    """The command ``--check``, ``--min-buffer`` or ``--vary`` choose (else ``run``)."""
+    return (CHECK if args.check else MIN_BUFFER if args.min_buffer else
+            SWEEP if args.vary else RUN)
+
+
+def run_mode(command: Command, args: argparse.Namespace, program: str) -> int:
+    """Run ``command`` with ``args`` (``mpisim mpi4py``'s, ``mpisim replay``'s), its other
+    options at their defaults, ``program`` in place of its scenario."""
+    own = argparse.ArgumentParser(prog=f"mpisim {command.name}")
+    command.options(own)
+    for key, value in vars(own.parse_args([program])).items():
+        if not hasattr(args, key):  # that command's other options, at their defaults
+            setattr(args, key, value)
+    return command.handler(args)
