@@ -1,7 +1,8 @@
 """mpisim: a discrete-event simulator of MPI buffered communication.
 
-Run a rank program (a generator taking the ``mpi`` handle) with :func:`run`; see the README
-for the scenario files, the CLI and the what-if tools.
+Run a rank program (a generator taking the ``mpi`` handle) with :func:`run`; everything a user
+needs is reachable from this one namespace (``import mpisim as ms``). The documentation site
+(``docs/``) has the user guide, the API reference and the contract.
 """
 
 import importlib

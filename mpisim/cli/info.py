@@ -28,7 +28,7 @@ def _resolve_settings(scenario: Any) -> None:
 
 
 def profiles_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--markdown", action="store_true", help="as the README's table")
+    p.add_argument("--markdown", action="store_true", help="as the documentation's table")
     p.add_argument("names", nargs="*", metavar="NAME|FILE.yaml",
                    help="only these profiles (a profile file shows its evidence)")
 
@@ -46,7 +46,7 @@ def profiles_command(args: argparse.Namespace) -> int:
 
 
 def settings_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--markdown", action="store_true", help="as the README's table")
+    p.add_argument("--markdown", action="store_true", help="as the documentation's table")
 
 
 def settings_command(args: argparse.Namespace) -> int:

@@ -65,5 +65,5 @@ MPI4PY = Command(
     "mpi4py", options=mpi4py_options, handler=mpi4py_command,
     help="run an unmodified mpi4py script on N simulated ranks",
     description="run an unmodified mpi4py script on N simulated ranks (run, --check or "
-                "--min-buffer, with run's options); the supported calls are tabled in the "
-                "README, section 'mpi4py scripts'")
+                "--min-buffer, with run's options); the supported calls are tabled in "
+                "docs/guide/mpi4py.md")

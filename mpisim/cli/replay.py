@@ -108,7 +108,7 @@ REPLAY = Command(
     "replay", options=replay_options, handler=replay_command,
     help="replay a recorded run (mpisim record) in the simulator",
     description="replay a recorded run: run, --check, --min-buffer, --vary or --to-yaml "
-                "(README, section 'Recording and replaying a real run')")
+                "(docs/guide/record-replay.md)")
 RECORD = Command(
     "record", options=record_options, handler=record_command,
     help="record a real MPI run for replay: mpisim record [--out run.trace] -- mpiexec -n 4 "

@@ -89,14 +89,18 @@ class Comm:
 
     @property
     def context(self) -> int:
+        """Its point-to-point context id: messages match only within one context (its
+        collectives use the next one, so they never match a user's receive)."""
         return self.info.context
 
     @property
     def group(self) -> Any:
+        """Its members as world ranks, in the order of their ranks in it."""
         return self.info.group
 
     @property
     def name(self) -> str:
+        """MPI's name for it (``MPI_COMM_WORLD``, ``comm#3``...), as reports print it."""
         return self.info.name
 
     @property
@@ -106,9 +110,11 @@ class Comm:
 
     @property
     def size(self) -> int:
+        """MPI_Comm_size: how many processes it holds."""
         return len(self.info.group)
 
     def rank_of(self, world: int) -> int:
+        """The rank in this communicator of the process of world rank ``world``."""
         return self.info.rank_of(world)
 
     def world(self, rank: int) -> int:

@@ -42,10 +42,12 @@ class MPIError(RuntimeError):
 
     @property
     def message(self) -> str:
+        """What went wrong, without the error class."""
         return self.args[0]
 
     @property
     def info(self) -> dict[str, Any]:
+        """Figures that go with the error (an overflow's ``requested``, ``free``...)."""
         return self.args[1] if len(self.args) > 1 else {}
 
     def __str__(self) -> str:

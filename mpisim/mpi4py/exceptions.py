@@ -16,7 +16,7 @@ from ..mpi.errors import MPIError
 
 __all__ = ["CODES", "Exception", "Unsupported", "as_exception", "error_string", "unsupported"]
 
-SUPPORTED = "see the table of supported calls in the README, section 'mpi4py scripts'"
+SUPPORTED = "see the table of supported calls in the documentation (docs/guide/mpi4py.md)"
 
 CODES = {
     "MPI_SUCCESS": 0, "MPI_ERR_BUFFER": 1, "MPI_ERR_COUNT": 2, "MPI_ERR_TYPE": 3,

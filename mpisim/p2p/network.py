@@ -120,6 +120,7 @@ class Network:
         raise ValueError(f"network: expected a Network or a dict, got {type(value).__name__}")
 
     def to_dict(self) -> dict[str, Any]:
+        """The settings as given (unit strings kept), as ``from_dict`` takes them back."""
         return asdict(self)
 
     def resolve(self, *, ranks: int, seed: int, defaults: Any) -> NetworkModel:

@@ -3,8 +3,8 @@
 Every setting of every profile in :data:`~mpisim.profiles.library.PROFILES` has a line here:
 the section of MPI 4.1 it follows (``standard``) or the measurement on MPICH 4.0.2
 (ch4:ucx) / Open MPI 4.1.4 (ob1, shared memory) and 5.0.11 it reproduces. :func:`table`
-renders them; ``mpisim profiles`` prints it and the README shows it (a test keeps the two
-equal).
+renders them; ``mpisim profiles`` prints it and the documentation shows it
+(``docs/reference/profiles.md``; a test keeps the two equal).
 """
 
 from __future__ import annotations

@@ -285,6 +285,8 @@ class MPIConfig:
         return cls(**settings)
 
     def to_dict(self) -> dict[str, Any]:
+        """The settings as given (None where the profile decides), as ``from_dict`` takes
+        them back."""
         return asdict(self)
 
     def resolve(self) -> ResolvedMPIConfig:

@@ -35,6 +35,8 @@ class Outcome(Enum):
 
     @property
     def exit_code(self) -> int:
+        """The CLI's exit status for this outcome: 0 completed, 3 deadlock, 4 error,
+        5 timeout (``docs/contract.md`` lists every code)."""
         return {"completed": 0, "deadlock": 3, "error": 4, "timeout": 5}[self.value]
 
     def __str__(self) -> str:
@@ -55,6 +57,8 @@ class ErrorInfo:
     traceback: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON's ``error``: rank, call, class, time, message, ``where`` when known,
+        and an overflow's figures (requested, entry_bytes, free, largest_free...)."""
         d = {"rank": self.rank, "call": self.call, "error_class": self.error_class,
              "time": self.time, "message": self.message}
         if self.where is not None:
@@ -76,6 +80,7 @@ class RankSummary:
     buffers: dict[str, BufferSummary] = field(default_factory=dict)  # communicators', sessions'
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON's ``ranks[r]``: whether it finished, when, and its buffers' summaries."""
         d = {"rank": self.rank, "finished": self.finished, "end_time": self.end_time,
              "buffer": self.buffer.to_dict()}
         if self.buffers:
@@ -104,6 +109,7 @@ class Result:
 
     @property
     def exit_code(self) -> int:
+        """The CLI's exit status for this run (see :attr:`Outcome.exit_code`)."""
         return self.outcome.exit_code
 
     def failing_ranks(self) -> list[int]:
@@ -128,6 +134,7 @@ class Result:
 
     # -- JSON ----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
+        """The result as the JSON's plain data (the keys ``docs/contract.md`` lists)."""
         return {
             "scenario": self.scenario,
             "outcome": self.outcome.value,
@@ -143,6 +150,8 @@ class Result:
         }
 
     def to_json(self, indent: int | None = None) -> str:
+        """:meth:`to_dict` as JSON text: byte-identical for the same scenario, parameters
+        and seed (no NaN: a time never reached is null)."""
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     # -- views: the report and plot modules import no model type, so they stand below this

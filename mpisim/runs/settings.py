@@ -6,7 +6,7 @@ the run's own (``ranks``, ``buffer``, ``seed``, ``until``, ``max_events``, ``nam
 Each declaration (:class:`~mpisim.values.readers.Setting`) carries its reader, kind (and so its
 unit), choices, default and documentation. From this table come: the scenario schema's
 ``network:``/``mpi:`` keys and run keys, the keys ``--set`` and ``--vary`` accept, the
-checks of ``mpisim.run``'s keywords, the README's settings table and ``mpisim settings``.
+checks of ``mpisim.run``'s keywords, the documentation's settings table and ``mpisim settings``.
 A value is read by the same reader whoever gives it, so it means the same and a bad value
 gets the same reason (``network.eager_cells: must be at least 1, got 0``).
 
@@ -156,7 +156,8 @@ def _kind(s: Setting) -> str:
 
 
 def markdown_table() -> str:
-    """The settings as a Markdown table (the README's, kept equal by a test)."""
+    """The settings as a Markdown table (``docs/reference/settings.md``'s; a test keeps
+    the two equal)."""
     rows = ["| key | value | default | what it does |", "|---|---|---|---|"]
     for s in _flat():
         rows.append(f"| `{s.key}` | {_kind(s)} | {s.default or '-'} | {s.doc} |")

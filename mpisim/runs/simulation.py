@@ -130,6 +130,7 @@ class Simulation:
 
     @property
     def now(self) -> float:
+        """The simulated time the run has reached, in seconds."""
         return self.env.now
 
     # -- the rank processes --------------------------------------------------------------
