@@ -1,5 +1,5 @@
 """Clear the outputs of notebooks before committing them (the rule: notebooks are committed
-without outputs; tests/test_notebooks.py runs each one and fails on stored outputs).
+without outputs; tests/notebooks/test_notebooks.py runs each one and fails on stored outputs).
 
     python notebooks/clear_outputs.py [NOTEBOOK.ipynb ...]   # default: every notebook here
 """

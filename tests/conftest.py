@@ -1,4 +1,15 @@
-"""Shared test settings: hypothesis profiles sized for CI."""
+"""Shared test settings: hypothesis profiles sized for CI.
+
+The folders mirror the package's layers (tests/engine for mpisim/engine, and so on), with
+tests/architecture for the rules about the whole (layers, public surface, contract, docs
+site), tests/helpers for what many files share and tests/data for the files tests read.
+
+Markers (registered in pyproject.toml, set in each file with ``pytestmark`` or on the test):
+``real_mpi`` on every test that launches a real MPI library (they skip without one),
+``notebooks`` on the notebook tests, ``slow`` on any test (all its cases together) that
+takes more than about 2 s on its own. ``.venv/bin/python -m pytest`` runs everything; the
+inner loop is ``.venv/bin/python -m pytest -m "not slow and not real_mpi and not notebooks"``.
+"""
 
 from hypothesis import HealthCheck, settings
 

@@ -1,0 +1,90 @@
+"""One namespace for everything a user needs (as mpi4py's ``MPI``): every predefined
+datatype and constant the scenario language accepts, the what-if functions, nothing
+private."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+
+from helpers.paths import SCENARIOS
+
+import mpisim as ms
+from mpisim.mpi.datatypes import BASIC_TYPES
+from mpisim.scenario.expr import CONSTANTS
+
+
+def test_every_name_a_scenario_accepts_is_exported():
+    names = set(BASIC_TYPES) | set(CONSTANTS)
+    assert names <= set(ms.__all__)
+    assert names <= set(dir(ms))
+    for name in names:
+        assert getattr(ms, name) is not None
+
+
+def test_what_if_functions_are_in_all_and_dir_and_import_star_works():
+    for name in ("sweep", "min_buffer", "min_buffer_per_rank", "check_safe",
+                 "compare_profiles"):
+        assert name in ms.__all__ and name in dir(ms)
+        assert callable(getattr(ms, name))
+    scope: dict = {}
+    exec("from mpisim import *", scope)
+    assert {"sweep", "INTEGER4", "TWOINT", "SUM", "Comm"} <= set(scope)
+
+
+def test_nothing_private_is_public_and_the_version_comes_from_the_package():
+    assert not [n for n in ms.__all__ if n.startswith("_") and n != "__version__"]
+    assert len(ms.__all__) == len(set(ms.__all__))
+    assert ms.__version__ == importlib.metadata.version("mpisim")
+    assert ms.MPIConfig().resolve().bsend_overhead == ms.BSEND_OVERHEAD
+
+
+def test_sub_packages_do_not_shadow_the_handles_calls():
+    """``ms.bsend`` would read as MPI_Bsend and ``ms.rank`` as the handle's rank: the engine's
+    modules are imported by path, and ``dir(ms)`` shows what a user reaches."""
+    for name in ("bsend", "rank", "network"):
+        assert not hasattr(ms, name) and name not in dir(ms), name
+    from mpisim.profiles import library as profiles  # still importable by path
+
+    assert profiles.MPIConfig is ms.MPIConfig and not hasattr(ms, "bsend")
+    public = {"collectives", "plot", "scenario", "whatif", "mpi4py", "recorded"}
+    assert public <= set(dir(ms))
+    assert all(getattr(ms, n).__name__ == f"mpisim.{n}" for n in public)
+    assert [n for n in dir(ms) if n.startswith("_")] == ["__version__"]
+
+
+def test_a_scenario_file_loads_from_the_one_namespace():
+    scenario = ms.load_scenario(SCENARIOS / "example-3.10-bsend.yaml")
+    assert scenario.run().outcome is ms.Outcome.COMPLETED
+
+
+def _handle() -> object:
+    """A rank program's ``mpi``, as the program sees it."""
+    seen: list = []
+
+    def program(mpi):
+        seen.append(mpi)
+        yield mpi.barrier()
+
+    ms.run(program, ranks=1)
+    return seen[0]
+
+
+HANDLE_ATTRIBUTES = {"rank", "size", "now", "comm_world", "comm_self", "BSEND_OVERHEAD"}
+"""What the handle holds besides calls: MPI_Comm_rank/size of MPI_COMM_WORLD, MPI_Wtime,
+the two predefined communicators, MPI_BSEND_OVERHEAD."""
+
+
+def test_the_handles_public_names_are_mpis_vocabulary():
+    """Every public method is an MPI call named after its function (MPI_Buffer_attach ->
+    buffer_attach, read from the call's own docstring) or ``compute``; everything else the
+    handle keeps for the run (its SimPy environment, the call it is in, the call log) is
+    private."""
+    mpi = _handle()
+    public = {n for n in dir(mpi) if not n.startswith("_")}
+    calls = {n for n in public if callable(getattr(mpi, n))}
+    assert public - calls == HANDLE_ATTRIBUTES
+    assert "compute" in calls
+    for name in calls - {"compute"}:
+        function = re.match(r"MPI_(\w+)", getattr(mpi, name).__doc__ or "")
+        assert function and function[1].lower() == name, name
