@@ -67,12 +67,12 @@ nitpick_ignore_regex = [
     ("py:class", r"(Path|PathLike|Executor|ndarray|dtype|Axes|Figure)"),
     # The engine's own types in signatures, which a user neither builds nor reads: the SimPy
     # event a handle call returns (only ever yielded), a profile object (only passed on), the
-    # arguments of constructors only mpisim calls (a communicator's shared part, a
+    # arguments of constructors only mpisim calls (a communicator's or window's shared part, a
     # scenario's parsed header), what resolving settings gives the engine, why a blocked call
     # waits (its report says it in words), a recorded process's parsed log and the widgets
     # ms.explore returns (a notebook displays them).
     ("py:class", r"(mpisim\..*\.)?(Event|Profile|CommInfo|Header|ResolvedMPIConfig"
-                 r"|NetworkModel|Cause|RankLog|Explorer)"),
+                 r"|NetworkModel|Cause|RankLog|Explorer|WindowInfo)"),
     # A docstring's reference to its package's source-line lookup (recorded runs), internal.
     ("py:(mod|func)", r"\.?(sources|sources\.\w+|locate_sources)"),
 ]

@@ -95,11 +95,53 @@ def fit(obs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
                 {"send_s": rec["seconds"]}, lib,
                 "the receiver posted its receive, then slept; the send began a quarter of "
                 "the sleep in"))
+    if obs.get("rma_target") and "error" not in obs["rma_target"][0]:
+        for key, (value, ev) in _one_sided(obs["rma_target"], lib).items():
+            put(key, value, ev)
     if "pingpong" in obs:
         latency, bandwidth, ev = _hockney(obs["pingpong"], lib)
         put("latency", latency, ev)
         put("bandwidth", bandwidth, ev)
     return settings, evidence
+
+
+# -- one-sided communication ---------------------------------------------------------------
+def _one_sided(recs: list[dict[str, Any]], lib: str) -> dict[str, tuple[Any, dict[str, Any]]]:
+    """``rma_lock``, ``rma_progress``, ``rma_lock_progress`` from the ``rma_target``
+    probe: which of Lock, Put, Unlock waited for the sleeping target (over half its sleep),
+    per window flavor, with and without MPI_MODE_NOCHECK."""
+    by = {(r["flavor"], r["nocheck"]): r for r in recs}
+    sleep = recs[0]["sleep"]
+
+    def waited(flavor: str, nocheck: bool, call: str) -> bool:
+        return by[(flavor, nocheck)][call] > sleep / 2
+
+    def any_op(flavor: str) -> bool:  # a put or unlock waited though no lock was asked
+        return waited(flavor, True, "put") or waited(flavor, True, "unlock")
+
+    created, allocated = any_op("create"), any_op("allocate")
+    progress = "all" if created and allocated else "created" if created else "none"
+    lazy = not waited("create", False, "lock") and (
+        waited("create", False, "put") or waited("create", False, "unlock"))
+    params = {"target_sleeps_s": sleep}
+    observed = {f"{f}{', NOCHECK' if n else ''}": f"lock {r['lock']}, put {r['put']}, "
+                f"unlock {r['unlock']}" for (f, n), r in by.items()}
+    return {
+        "rma_lock": ("lazy" if lazy else "eager", _ev(
+            "rma_target", params, observed, lib,
+            "MPI_Win_lock returned at once and a later call waited: the lock is asked with "
+            "the epoch's first operation" if lazy else
+            "MPI_Win_lock waited for the grant, or no call waited (eager assumed)")),
+        "rma_progress": (progress, _ev(
+            "rma_target", params, observed, lib,
+            "with MODE_NOCHECK, a put or unlock waited for the target's next MPI call: "
+            + {"all": "every window", "created": "a created window only",
+               "none": "no window"}[progress])),
+        "rma_lock_progress": (waited("allocate", False, "lock"), _ev(
+            "rma_target", params, observed, lib,
+            "MPI_Win_lock of an allocated window "
+            + ("waited for the target's next MPI call" if waited("allocate", False, "lock")
+               else "returned at once")))}
 
 
 # -- errors ----------------------------------------------------------------------------------

@@ -216,6 +216,45 @@ def posted_rendezvous(p):
         req.Wait()
 
 
+def rma_target(p):
+    """One-sided communication to a target asleep ``sleep`` s outside MPI (MPI 4.1 §12.5):
+    rank 0 locks rank 1, puts 8 bytes and unlocks, over a window of the program's memory
+    (MPI_Win_create) and one MPI allocated (MPI_Win_allocate), with and without
+    MPI_MODE_NOCHECK; the seconds each call took (about the sleep: it waited for the
+    target's next MPI call)."""
+    sleep = p["sleep"]
+    for flavor in ("create", "allocate"):
+        for nocheck in (False, True):
+            try:
+                if flavor == "create":
+                    memory = bytearray(8)
+                    win = MPI.Win.Create(memory, 1, MPI.INFO_NULL, WORLD)
+                else:
+                    win = MPI.Win.Allocate(8, 1, MPI.INFO_NULL, WORLD)
+            except (NotImplementedError, MPI.Exception) as e:
+                emit(probe="rma_target", flavor=flavor, error=str(e)[:200])
+                return
+            WORLD.Barrier()
+            if RANK == 1:
+                time.sleep(sleep)
+            else:
+                _time_lock_put_unlock(win, flavor, nocheck, sleep)
+            WORLD.Barrier()
+            win.Free()
+
+
+def _time_lock_put_unlock(win, flavor, nocheck, sleep):
+    """Rank 0's part of ``rma_target``: each call's seconds, emitted."""
+    times = []
+    for call in (lambda: win.Lock(1, MPI.LOCK_EXCLUSIVE, MPI.MODE_NOCHECK if nocheck else 0),
+                 lambda: win.Put(bytearray(8), 1), lambda: win.Unlock(1)):
+        t = time.perf_counter()
+        call()
+        times.append(round(time.perf_counter() - t, 4))
+    emit(probe="rma_target", flavor=flavor, nocheck=nocheck, sleep=sleep, lock=times[0],
+         put=times[1], unlock=times[2])
+
+
 def fit_entries(p):
     """For each trial (attach, k, m): attach that many bytes, bsend k messages of m bytes
     (each on its own communicator, to a receiver that does not receive them yet), report
@@ -336,7 +375,7 @@ def pingpong(p):
 
 PROBES = {f.__name__: f for f in (info, errors, sleeping_send, flood, direct,
                                   behind_rendezvous, posted_rendezvous, fit_entries, holes,
-                                  ibsend, fallback, pingpong)}
+                                  ibsend, fallback, pingpong, rma_target)}
 
 if __name__ == "__main__":
     spec = json.loads(sys.argv[1])

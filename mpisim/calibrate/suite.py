@@ -147,7 +147,7 @@ def _bracket(results: dict[int, bool]) -> tuple[int, int]:
 def observe(launcher: Launcher, progress: Callable[[str], None] = print) -> dict[str, Any]:
     """Run the whole suite; the observations :func:`mpisim.calibrate.fit.fit` reads."""
     t0 = time.perf_counter()
-    steps = 10
+    steps = 11
 
     def say(i: int, text: str) -> None:
         progress(f"[{i}/{steps}] {text} ({time.perf_counter() - t0:.0f} s)")
@@ -221,6 +221,10 @@ def observe(launcher: Launcher, progress: Callable[[str], None] = print) -> dict
                                        "repeat": 20})
     say(10, "ping-pong: " + ", ".join(f"{r['size']} B {r['one_way'] * 1e6:.1f} us"
                                       for r in obs["pingpong"]))
+    obs["rma_target"], _ = launcher.run({"probe": "rma_target", "sleep": 4 * SLEEP})
+    say(11, "one-sided, target asleep: " + ", ".join(
+        f"{r['flavor']}{' NOCHECK' if r.get('nocheck') else ''} lock {r.get('lock')} s unlock "
+        f"{r.get('unlock')} s" for r in obs["rma_target"]))
     obs["launches"] = launcher.launches
     obs["seconds"] = round(time.perf_counter() - t0, 1)
     return obs

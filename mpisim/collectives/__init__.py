@@ -11,22 +11,25 @@ ones (``ibcast``...) return a Request that completes with it, its value in
 Data: a numpy array travels as its bytes (and arrives as a copy); any other Python object
 travels as ``count`` elements of ``datatype`` (0 bytes when no count is given), as for
 point-to-point calls. Reductions apply the op elementwise (numpy arrays, lists) or to the
-values (numbers, or anything a user op takes).
+values (numbers, or anything a user op takes). Each family's arguments (blocks of the v
+forms, ``MPI_IN_PLACE``, receive buffers) are read by :mod:`.arguments`; the members' calls
+of one collective are compared where they meet (:mod:`.meeting`), and a mismatch answered
+as the profile's library answers it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..engine.clock import done, failed
-from ..mpi import datatypes as _dt
-from ..mpi.errors import ErrArg, ErrCount, ErrRoot, MPIError
+from ..mpi.errors import ErrArg, MPIError
 from ..p2p.requests import Request, Status
 from ..values.readers import SettingError
-from .algorithms import ALGORITHMS, Args
+from . import intercomm
+from .algorithms import ALGORITHMS
+from .arguments import _storing, check_root, nbytes_of, reduction
 from .channel import Channel, Entered
+from .meeting import Meetings, Signature, answer
 from .ops import (
     BAND,
     BOR,
@@ -42,12 +45,11 @@ from .ops import (
     PROD,
     SUM,
     Op,
-    as_op,
 )
 
 __all__ = ["ALGORITHMS", "BAND", "BOR", "BXOR", "DEFAULTS", "LAND", "LOR", "LXOR", "MAX",
            "MAXLOC", "MIN", "MINLOC", "OPS", "PROD", "SUM", "Collectives", "Op",
-           "check_algorithms"]
+           "check_algorithms", "check_root", "nbytes_of", "reduction"]
 
 DEFAULTS: dict[str, dict[str, str]] = {
     # the standard's profile: the first (textbook) algorithm of each collective
@@ -86,21 +88,27 @@ class Collectives:
     """Starts collective calls for every process of one run."""
 
     def __init__(self, env: Any, transport: Any, profile: str,
-                 chosen: dict[str, str] | None = None) -> None:
+                 chosen: dict[str, str] | None = None, library: Any = None) -> None:
         self.env = env
         self.tp = transport
         self.choice = {**DEFAULTS["standard"], **DEFAULTS.get(profile, {}),
                        **check_algorithms(chosen or {})}
+        self.library = library  # the Profile: how a mismatched call is answered
         self.entered = Entered()
+        self.meetings = Meetings()
+        self.entered.mismatches = self.meetings.mismatches
 
     def start(self, mpi: Any, call: str, kind: str, comm: Any, algorithm: str | None,
               blocking: bool, make_args: Any, recvbuf: Any = None) -> Any:
-        """One process's part of ``call``: an event (blocking) or a Request. A numpy
-        ``recvbuf`` receives the value too."""
+        """One process's part of ``call``: an event (blocking) or a Request. The Args'
+        ``deliver`` (or a numpy ``recvbuf``) receives the value too."""
         env = self.env
         try:
             comm = mpi._comm(comm)
             args = make_args(comm)
+            if comm.is_inter:  # MPI 4.1 §6.2.2: two groups (mpisim.collectives.intercomm)
+                deliver = args.deliver or (_storing(recvbuf) if recvbuf is not None else None)
+                return intercomm.start(self, mpi, call, kind, comm, blocking, args, deliver)
             alg = ALGORITHMS[kind].get(algorithm or self.choice[kind])
             if alg is None:
                 raise ErrArg(f"{call}: unknown algorithm {algorithm!r} (one of "
@@ -112,20 +120,45 @@ class Collectives:
         comm.colls += 1
         ch = Channel(env, self.tp, comm, call, tag, self.entered)
         mpi._enter(call, nbytes=args.nbytes, obj=ch)
-        gen = alg(ch, args)
-        proc = env.process(gen if recvbuf is None else _into(gen, recvbuf))
+        key = (ch.ctx, tag)
+        how = self._meet(mpi, call, comm, ch, key, args)
+        if how == "hang":  # as the libraries do: never completes (a deadlock's report)
+            proc = env.event()
+        else:
+            if how != "run":  # a broadcast run from another root (bcast_root_mismatch)
+                args.root = int(how.split()[1])
+            deliver = args.deliver or (_storing(recvbuf) if recvbuf is not None else None)
+            proc = env.process(_finished(alg(ch, args), deliver, self.meetings, key, ch.me))
         if blocking:
             return proc
         req = Request("coll", call, ch.me, -1, -1, args.nbytes)
+        req.channel = ch  # a wait on it waits for the members its channel names
         proc.callbacks.append(lambda p: _complete(req, p, env))
         return done(env, req)
 
 
-def _into(gen: Any, recvbuf: Any) -> Any:
+    def _meet(self, mpi: Any, call: str, comm: Any, ch: Channel, key: tuple[int, int],
+              args: Any) -> str:
+        """Compare this member's call with the others' of the same meeting (6.1); how it
+        goes on (see :func:`.meeting.answer`)."""
+        sig = args.sig or Signature()
+        sig.call, sig.rank, sig.world, sig.where = call, comm.rank, ch.me, mpi._where
+        found = self.meetings.meet(key, sig, comm.size, comm.name)
+        if not found and self.meetings.mismatch(key) is None:
+            return "run"
+        return answer(self.meetings, key, sig, found, self.library)
+
+
+def _finished(gen: Any, deliver: Any, meetings: Meetings, key: tuple[int, int],
+              me: int) -> Any:
+    """The collective's value, delivered into the call's receive buffer too (a numpy scalar
+    value as well as an array: a 0-d buffer receives a scalar); or the error a mismatched
+    call ends with at this rank (MPI_ERR_TRUNCATE...)."""
     value = yield from gen
-    if isinstance(value, np.ndarray) and isinstance(recvbuf, np.ndarray):
-        recvbuf[...] = value.reshape(recvbuf.shape)
-    return value
+    error = meetings.errors.pop((*key, me), None) if meetings.errors else None
+    if error is not None:
+        raise error
+    return value if deliver is None else deliver(value)
 
 
 def _complete(req: Request, proc: Any, env: Any) -> None:
@@ -136,41 +169,3 @@ def _complete(req: Request, proc: Any, env: Any) -> None:
         req.error = proc._value
     req.status = Status(-1, -1, 0)
     req.known(env._now)
-
-
-# -- arguments ----------------------------------------------------------------------------
-def nbytes_of(buf: Any, count: Any, datatype: Any) -> int:
-    """Bytes a value travels as: a numpy array's, else count x datatype size (0 if none)."""
-    if isinstance(buf, np.ndarray) and count is None:
-        return int(buf.nbytes)
-    if count is None:
-        return 0
-    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-        raise ErrCount(f"count must be a non-negative integer, got {count!r}")
-    dt = _dt.BYTE if datatype is None else datatype
-    if not isinstance(dt, _dt.Datatype):
-        raise ErrArg(f"{datatype!r} is not a datatype")
-    return count * dt.size
-
-
-def check_root(root: Any, comm: Any) -> int:
-    if isinstance(root, bool) or not isinstance(root, int) or not 0 <= root < comm.size:
-        raise ErrRoot(f"root {root!r} is not a rank of {comm.name} (size {comm.size})")
-    return root
-
-
-def split_items(buf: Any, size: int, count: Any, datatype: Any, what: str) -> Args:
-    """One item per rank from a list/tuple of ``size`` items or a numpy array cut in
-    ``size`` equal parts (unequal for the v forms)."""
-    if isinstance(buf, np.ndarray):
-        parts = np.array_split(buf.reshape(-1) if buf.ndim != 2 or len(buf) != size else buf,
-                               size)
-        return Args(items=parts, sizes=[int(p.nbytes) for p in parts])
-    if not isinstance(buf, list | tuple) or len(buf) != size:
-        raise ErrArg(f"{what}: expected a list of {size} items (one per rank) or a numpy "
-                     f"array, got {type(buf).__name__}")
-    return Args(items=list(buf), sizes=[nbytes_of(x, count, datatype) for x in buf])
-
-
-def reduction(sendbuf: Any, count: Any, datatype: Any, op: Any) -> Args:
-    return Args(value=sendbuf, nbytes=nbytes_of(sendbuf, count, datatype), op=as_op(op))

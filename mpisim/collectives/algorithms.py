@@ -24,7 +24,7 @@ Gen = Generator[Any, Any, Any]
 class Args:
     """A collective call's arguments on one process."""
 
-    __slots__ = ("items", "nbytes", "op", "root", "sizes", "value")
+    __slots__ = ("deliver", "items", "nbytes", "op", "root", "sig", "sizes", "value")
 
     def __init__(self, value: Any = None, nbytes: int = 0, root: int = 0, op: Any = None,
                  items: list[Any] | None = None, sizes: list[int] | None = None) -> None:
@@ -34,6 +34,8 @@ class Args:
         self.op = op
         self.items = items        # one item per rank (scatter at the root, alltoall)
         self.sizes = sizes        # the bytes of each item
+        self.deliver: Any = None  # value -> value: writes the result into a receive buffer
+        self.sig: Any = None      # what it says to the other members (meeting.Signature)
 
 
 def _copy(value: Any) -> Any:
@@ -107,7 +109,21 @@ def bcast_linear(ch: Any, a: Args) -> Gen:
 
 # -- reduce -------------------------------------------------------------------------------
 def reduce_binomial(ch: Any, a: Args) -> Gen:
-    """Binomial tree towards the root, combining on the way up."""
+    """Binomial tree towards the root, combining on the way up (lower ranks' partial result
+    first). A non-commutative op to another root than 0: the tree to rank 0, which keeps rank
+    order, then rank 0 sends the result to the root (MPICH's reduce_intra_binomial)."""
+    if a.root == 0 or getattr(a.op, "commutative", True):
+        return (yield from _reduce_tree(ch, a))
+    acc = yield from _reduce_tree(ch, Args(a.value, a.nbytes, 0, a.op))
+    if ch.rank == 0:
+        yield ch.wait(ch.isend(a.root, acc, a.nbytes))
+        return None
+    if ch.rank == a.root:
+        return _copy((yield ch.wait(ch.irecv(0)))[0].data)
+    return None
+
+
+def _reduce_tree(ch: Any, a: Args) -> Gen:
     p, root = ch.size, a.root
     rel = (ch.rank - root) % p
     acc, mask = a.value, 1
@@ -175,11 +191,13 @@ def allreduce_recursive_doubling(ch: Any, a: Args) -> Gen:
 
 def allreduce_ring(ch: Any, a: Args) -> Gen:
     """Ring: a reduce-scatter then an allgather of p chunks, 2(p-1) steps of n/p bytes
-    (numpy arrays; other values fall back to recursive doubling)."""
+    (numpy arrays and a commutative op; otherwise recursive doubling, which keeps rank
+    order)."""
     p, r = ch.size, ch.rank
     if p == 1:
         return _copy(a.value)
-    if not isinstance(a.value, np.ndarray) or a.value.size < p:
+    if not isinstance(a.value, np.ndarray) or a.value.size < p \
+            or not getattr(a.op, "commutative", True):
         return (yield from allreduce_recursive_doubling(ch, a))
     chunks = [c.copy() for c in np.array_split(a.value.reshape(-1), p)]
     chunk_bytes = -(-a.nbytes // p)
@@ -192,7 +210,12 @@ def allreduce_ring(ch: Any, a: Args) -> Gen:
         send_i, recv_i = (r + 1 - step) % p, (r - step) % p
         s, q = ch.isend(right, chunks[send_i], chunk_bytes), ch.irecv(left)
         chunks[recv_i] = (yield ch.wait(s, q))[1].data
-    return np.concatenate(chunks).reshape(a.value.shape)
+    out = np.empty(a.value.size, a.value.dtype)  # (np.concatenate would pack a pair type)
+    at = 0
+    for chunk in chunks:
+        out[at:at + chunk.size] = chunk
+        at += chunk.size
+    return out.reshape(a.value.shape)
 
 
 def allreduce_reduce_bcast(ch: Any, a: Args) -> Gen:
@@ -351,9 +374,10 @@ def scan_linear(ch: Any, a: Args) -> Gen:
     return _copy(acc)
 
 
-# -- reduce_scatter_block -----------------------------------------------------------------
+# -- reduce_scatter_block, reduce_scatter -------------------------------------------------
 def reduce_scatter_block_reduce_scatter(ch: Any, a: Args) -> Gen:
-    """A binomial reduce of the p blocks to rank 0, then a binomial scatter of them."""
+    """A binomial reduce of the p blocks to rank 0, then a binomial scatter of them (the
+    blocks may differ in size: Reduce_scatter's recvcounts)."""
     blocks = list(a.items)
     total = sum(a.sizes)
     acc = yield from reduce_binomial(ch, Args(blocks, total, 0, _blockwise(a.op)))
@@ -379,7 +403,9 @@ ALGORITHMS: dict[str, dict[str, Callable[..., Gen]]] = {
     "allgatherv": {"ring": allgather_ring},
     "alltoall": {"pairwise": alltoall_pairwise, "linear": alltoall_linear},
     "alltoallv": {"pairwise": alltoall_pairwise, "linear": alltoall_linear},
+    "alltoallw": {"pairwise": alltoall_pairwise, "linear": alltoall_linear},
     "reduce_scatter_block": {"reduce_scatter": reduce_scatter_block_reduce_scatter},
+    "reduce_scatter": {"reduce_scatter": reduce_scatter_block_reduce_scatter},
     "scan": {"recursive_doubling": scan_recursive_doubling, "linear": scan_linear},
     "exscan": {"recursive_doubling": exscan_recursive_doubling},
 }

@@ -27,6 +27,7 @@ class Entered:
 
     def __init__(self) -> None:
         self._calls: dict[tuple[int, int], set[int]] = {}
+        self.mismatches: dict[tuple[int, int], Any] = {}  # Meetings' (meeting.py)
 
     def enter(self, ctx: int, tag: int, world: int, members: int) -> None:
         key = (ctx, tag)
@@ -88,13 +89,18 @@ class Channel:
 
     # -- deadlock reports ----------------------------------------------------------------
     def waits_for(self) -> list[int]:
-        """Members that have not entered this call, else the peers of its pending messages."""
+        """Members that have not entered this call, else the peers of its pending messages,
+        else (a call that does not match the others') the members of its meeting."""
         missing = self.entered.missing(self.ctx, self.tag, self.comm.group)
         if missing:
             return missing
         now = self.env._now
-        return sorted({r.peer for r in self.pending
-                       if r.active and (r.done_at is None or r.done_at > now)})
+        peers = sorted({r.peer for r in self.pending
+                        if r.active and (r.done_at is None or r.done_at > now)})
+        mismatch = self.entered.mismatches.get((self.ctx, self.tag))
+        if peers or mismatch is None:
+            return peers
+        return sorted(s.world for s in mismatch.calls.values() if s.world != self.me)
 
     def reason(self) -> str:
         missing = self.entered.missing(self.ctx, self.tag, self.comm.group)
@@ -102,6 +108,10 @@ class Channel:
         if missing:
             return (f"waits in {self.call}{where} for the members that have not called it: "
                     f"{_ranks(missing)}")
+        mismatch = self.entered.mismatches.get((self.ctx, self.tag))
+        if mismatch is not None:
+            return f"waits in {self.call}{where}, which the other members' calls do not " \
+                   f"match: {mismatch.body()}"
         return f"waits in {self.call}{where} for the messages of its algorithm"
 
 

@@ -1,12 +1,20 @@
 """Reduction operations (MPI_Op, MPI 4.1 §6.9.2): predefined ones and user functions.
 
-An op combines two contributions elementwise: numpy arrays with the numpy ufunc, Python
-numbers (and lists of numbers, elementwise) with the Python operator; a None (a size-only
-contribution, no data) leaves the other. MAXLOC / MINLOC take (value, index) pairs and keep
-the lower index on ties, as 6.9.4 says. A Python callable
-``f(a, b)`` is a user op; mpisim treats every op as commutative (6.9.5 lets an
-implementation reorder commutative ops; a non-commutative user op is applied in an order
-the algorithm chooses).
+An op combines two contributions elementwise: numpy arrays and numpy scalars with the numpy
+ufunc, Python numbers (and lists of numbers, elementwise) with the Python operator; a None (a
+size-only contribution, no data) leaves the other. A numpy contribution keeps its kind and
+type: a 0-d array stays an array (a ufunc alone would give a numpy scalar, which a receive
+buffer then never got: the pi = 0 of issue 27) and the result has the contribution's dtype
+(MPI's result has the datatype of the buffers, 6.9.2: LAND of two ``int`` is an ``int``).
+MAXLOC / MINLOC take (value, index) pairs, or numpy arrays of pairs (a structured dtype of
+two fields, as the pair types ``DOUBLE_INT``... are), and keep the lower index on ties, as
+6.9.4 says. A Python callable
+``f(a, b)`` is a user op, commutative unless it says otherwise (an ``Is_commutative()``
+returning False, as mpi4py's ``MPI.REPLACE``, ``MPI.NO_OP`` and ``Op.Create(f,
+commute=False)``). 6.9.5 lets an implementation combine a commutative op in any order; a
+non-commutative one is combined in rank order, ``x0 op x1 op ... op x(p-1)``: the
+algorithms keep that order for it (a reduce to another root than 0 reduces to rank 0
+first, as MPICH does; the ring allreduce gives way to recursive doubling).
 """
 
 from __future__ import annotations
@@ -26,18 +34,23 @@ __all__ = ["BAND", "BOR", "BXOR", "LAND", "LOR", "LXOR", "MAX", "MAXLOC", "MIN",
 class Op:
     """A reduction operation: ``op(a, b)`` combines two contributions."""
 
-    __slots__ = ("fn", "name", "ufunc")
+    __slots__ = ("commutative", "fn", "name", "ufunc")
 
-    def __init__(self, name: str, fn: Callable[[Any, Any], Any], ufunc: Any = None) -> None:
+    def __init__(self, name: str, fn: Callable[[Any, Any], Any], ufunc: Any = None,
+                 commutative: bool = True) -> None:
         self.name = name
         self.fn = fn
         self.ufunc = ufunc
+        self.commutative = commutative  # False: combined in rank order (6.9.5)
 
     def __call__(self, a: Any, b: Any) -> Any:
         if a is None or b is None:  # size-only contributions (no data given)
             return b if a is None else a
-        if self.ufunc is not None and (isinstance(a, np.ndarray) or isinstance(b, np.ndarray)):
-            return self.ufunc(a, b)
+        if isinstance(a, _NUMPY) or isinstance(b, _NUMPY):
+            if self.ufunc is not None:
+                return _as_contribution(self.ufunc(a, b), a, b)
+            if self.fn in _PAIR_PICKS and _pairs(a) and _pairs(b):
+                return _loc_arrays(a, b, _PAIR_PICKS[self.fn])
         if isinstance(a, list | tuple) and isinstance(b, list | tuple) and len(a) == len(b) \
                 and self.ufunc is not None:
             return [self.fn(x, y) for x, y in zip(a, b, strict=True)]
@@ -45,6 +58,37 @@ class Op:
 
     def __repr__(self) -> str:
         return f"<Op {self.name}>"
+
+
+_NUMPY = (np.ndarray, np.generic)
+
+
+def _as_contribution(out: Any, a: Any, b: Any) -> Any:
+    """A ufunc's result as the contributions were: an array (0-d too) if either was one,
+    else a numpy scalar; of the first numpy contribution's dtype."""
+    like = a if isinstance(a, _NUMPY) else b
+    out = np.asarray(out)
+    if out.dtype != like.dtype:
+        out = out.astype(like.dtype)
+    return out if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else out[()]
+
+
+def _pairs(x: Any) -> bool:
+    """A numpy array (or scalar) of (value, index) pairs: a structured dtype of two fields."""
+    names = getattr(getattr(x, "dtype", None), "names", None)
+    return names is not None and len(names) == 2
+
+
+def _loc_arrays(a: Any, b: Any, greater: bool) -> Any:
+    """MAXLOC (``greater``) or MINLOC of two arrays of pairs, elementwise (6.9.4): the better
+    value; on a tie the lower index."""
+    value, index = a.dtype.names
+    va, vb = a[value], b[value]
+    better = va > vb if greater else va < vb
+    tie = va == vb
+    take_a = better | (tie & (a[index] <= b[index]))
+    out = np.where(take_a, a, b).astype(a.dtype)  # (np.where packs a struct's fields)
+    return out if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else out[()]
 
 
 def _maxloc(a: Any, b: Any) -> Any:
@@ -72,6 +116,8 @@ BXOR = Op("MPI_BXOR", operator.xor, np.bitwise_xor)
 MAXLOC = Op("MPI_MAXLOC", _maxloc)
 MINLOC = Op("MPI_MINLOC", _minloc)
 
+_PAIR_PICKS = {_maxloc: True, _minloc: False}
+
 OPS = {op.name.removeprefix("MPI_"): op for op in (SUM, PROD, MAX, MIN, LAND, LOR, LXOR, BAND,
                                                   BOR, BXOR, MAXLOC, MINLOC)}
 
@@ -82,7 +128,9 @@ def as_op(op: Any) -> Op:
         return op
     if isinstance(op, str) and op.upper().removeprefix("MPI_") in OPS:
         return OPS[op.upper().removeprefix("MPI_")]
-    if callable(op):
-        return Op(getattr(op, "__name__", "user op"), op)
+    if callable(op):  # a user op: commutative unless it says otherwise (Is_commutative)
+        commutes = getattr(op, "Is_commutative", None)
+        return Op(getattr(op, "__name__", "user op"), op,
+                  commutative=bool(commutes()) if callable(commutes) else True)
     raise ErrOp(f"{op!r} is not a reduction operation (one of {', '.join(OPS)}, or a "
                 "function of two arguments)")

@@ -15,7 +15,12 @@ When the trace is first read, :meth:`Recorder.build` turns them into the arrays 
   posted, matched, completed at the sender and delivered;
 - ``calls``: one row per call interval of a rank (NaN end: still blocked when the run ended);
 - ``named_buffers``: the rows of communicator and session buffers (MPI 4.1), as ``buffer``'s
-  with the buffer's name; ``buffer`` holds the process buffers only.
+  with the buffer's name; ``buffer`` holds the process buffers only;
+- ``rma``: one row per one-sided operation (MPI 4.1 §12.3): its window, origin, target,
+  call, bytes, when it left, reached its target and was applied there (NaN: never);
+- ``epochs``: one row per epoch of a rank on a window (§12.5): a fence round, an access
+  epoch (start, lock, lock_all) or an exposure epoch (post), its target or origin (-1: a
+  group), its start and end (NaN: still open when the run ended).
 
 What is recorded is what changed; the rest is derived once, vectorised, when the arrays are
 built: 214 bytes are recorded per bsend and its receive (a message row of 54 bytes, an
@@ -56,8 +61,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BUFFER_DTYPE", "CALL_DTYPE", "ENTRY_DTYPE", "MESSAGE_DTYPE", "NAMED_BUFFER_DTYPE",
-           "NAMED_ENTRY_DTYPE", "Recorder", "Trace"]
+__all__ = ["BUFFER_DTYPE", "CALL_DTYPE", "ENTRY_DTYPE", "EPOCH_DTYPE", "MESSAGE_DTYPE",
+           "NAMED_BUFFER_DTYPE", "NAMED_ENTRY_DTYPE", "RMA_DTYPE", "Recorder", "Trace"]
 
 BUFFER_DTYPE = np.dtype([("rank", "i4"), ("time", "f8"), ("event", "U9"), ("capacity", "i8"),
                          ("used", "i8"), ("live", "i8"), ("entries", "i4"),
@@ -75,6 +80,10 @@ MESSAGE_MODES = ("standard", "buffered", "synchronous", "ready")
 MESSAGE_PROTOCOLS = ("eager", "rendezvous")
 NAMED_BUFFER_DTYPE = np.dtype([*BUFFER_DTYPE.descr, ("name", "U64")])
 NAMED_ENTRY_DTYPE = np.dtype([*ENTRY_DTYPE.descr, ("name", "U64")])
+RMA_DTYPE = np.dtype([("win", "U64"), ("origin", "i4"), ("target", "i4"), ("call", "U20"),
+                      ("bytes", "i8"), ("start", "f8"), ("arrive", "f8"), ("applied", "f8")])
+EPOCH_DTYPE = np.dtype([("win", "U64"), ("rank", "i4"), ("kind", "U8"), ("peer", "i4"),
+                        ("start", "f8"), ("end", "f8")])
 
 # -- the recorded layouts (packed, no padding) ------------------------------------------------
 _BUFFER_RECORD = np.dtype([("rank", "i4"), ("time", "f8"), ("event", "u1"), ("used", "i8"),
@@ -107,7 +116,8 @@ NAN = float("nan")
 put_time = struct.Struct("=d").pack_into
 """``put_time(rows, offset, t)``: write the time ``t`` at byte ``offset`` of ``rows``."""
 _put_completion = struct.Struct("=qqqI").pack_into
-_TRACE_FIELDS = ("buffer", "entries", "messages", "calls", "named_buffers", "named_entries")
+_TRACE_FIELDS = ("buffer", "entries", "messages", "calls", "named_buffers", "named_entries",
+                 "rma", "epochs")
 
 
 @dataclass(frozen=True)
@@ -120,6 +130,8 @@ class Trace:
     calls: np.ndarray
     named_buffers: np.ndarray = field(default_factory=lambda: np.empty(0, NAMED_BUFFER_DTYPE))
     named_entries: np.ndarray = field(default_factory=lambda: np.empty(0, NAMED_ENTRY_DTYPE))
+    rma: np.ndarray = field(default_factory=lambda: np.empty(0, RMA_DTYPE))
+    epochs: np.ndarray = field(default_factory=lambda: np.empty(0, EPOCH_DTYPE))
 
     @classmethod
     def later(cls, build: Callable[[], Trace]) -> Trace:
@@ -212,6 +224,8 @@ class Recorder:
         self.calls = Rows(_CALL_RECORD, ("call",))
         self.named_rows: list[tuple] = []
         self.named_entry_records: list[Any] = []  # communicators' and sessions' entries
+        self.rma_rows: list[list[Any]] = []    # one-sided operations (RMA_DTYPE's fields)
+        self.epoch_rows: list[list[Any]] = []  # their epochs (EPOCH_DTYPE's; mpisim.rma.record)
         self.in_entries = 0  # buffer rows kept in entries' rows (bsends, completions)
         self._ids: dict[int, int] = {}  # row -> message id, where they differ (see message)
         self._built: Trace | None = None
@@ -314,10 +328,13 @@ class Recorder:
         if release:
             self.entries.release()
         calls = self._calls_array(n_calls, end_times)
-        trace = Trace(buffer, entries, messages, calls, named, named_entries)
+        rma = np.array([tuple(row) for row in self.rma_rows], dtype=RMA_DTYPE)
+        epochs = np.array([tuple(row) for row in self.epoch_rows], dtype=EPOCH_DTYPE)
+        trace = Trace(buffer, entries, messages, calls, named, named_entries, rma, epochs)
         if release:
             self.calls.release()
             self.named_rows, self.named_entry_records = [], []
+            self.rma_rows, self.epoch_rows = [], []
             self._built = trace
         return trace
 

@@ -44,7 +44,8 @@ POLL_TIME = 100e-9
 network's per-call ``overhead``): a polling loop advances time as a real one does."""
 
 
-POLLS = frozenset({"MPI_Iprobe", "MPI_Test", "MPI_Testall", "compute"})
+POLLS = frozenset({"MPI_Iprobe", "MPI_Improbe", "MPI_Test", "MPI_Testall", "MPI_Win_test",
+                   "compute"})
 """Calls a polling loop makes (compute included: a loop may sleep between polls); any other
 call, or a poll that finds something, is progress (see :class:`mpisim.runs.deadlock.PollWatch`)."""
 

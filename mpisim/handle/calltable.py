@@ -23,8 +23,18 @@ MPI_Test); the interpreter binds the parts an op names (``flag: f``, ``status: {
   (``comm_<verb>_buffer``); attach also takes ``count`` + ``datatype`` + ``messages``;
 - ``local``: the arguments as given (barrier, compute);
 - ``comm``: makes or frees a communicator, named by ``as``;
+- ``topology``: makes a Cartesian communicator (``dims``, ``periods`` lists), named by ``as``;
+- ``query``: a local call whose value's parts the op binds by name (``cart_shift``'s
+  ``source`` and ``dest``);
+- ``window``: makes a window (size, disp_unit, comm), named by ``as``; ``rma``: an
+  operation (target, target_disp, count + datatype or ``bytes``, op) or a synchronization
+  (target, lock_type, assertion) on the window named by ``win``;
 - ``collective``: count + datatype (or ``bytes``), root, comm, algorithm; ``split``: the
-  same, the send buffer one item per rank (scatter, alltoall, reduce_scatter_block).
+  same, the send buffer one item per rank (scatter, alltoall, reduce_scatter_block);
+  ``vector``: a count per rank (``sendcounts`` or ``recvcounts``: a list, or an expression
+  of ``peer``), datatype (``sendtypes`` for alltoallw), root, comm, algorithm. The
+  nonblocking collectives (``ibcast``...) take their blocking form's arguments and store
+  their Request (``binds`` ``request``).
 """
 
 from __future__ import annotations
@@ -65,6 +75,62 @@ def _family(names: str, **fields: object) -> list[Call]:
     return [Call(name, **fields) for name in names.split()]
 
 
+_STORES_REQUEST = {"binds": ("request",), "yields": ("request",)}
+"""A nonblocking call's op stores its Request (``request: r``)."""
+
+_VECTORS = [
+    Call("gatherv", op="collective", args=_ROOTED),
+    Call("allgatherv", op="collective", args=_COLL),
+    Call("scatterv", op="vector", args=("sendcounts", *_ROOTED)),
+    Call("alltoallv", op="vector", args=("sendcounts", *_COLL)),
+    Call("alltoallw", op="vector", args=("sendcounts", "sendtypes", "comm", "algorithm")),
+    Call("reduce_scatter", op="vector", args=("recvcounts", "datatype", "comm", "algorithm")),
+]
+"""The v and w forms (MPI 4.1 §6.5 to §6.8, §6.10.2): gatherv and allgatherv give each
+rank's own ``count``; the others a count per rank (see :mod:`mpisim.scenario.ops`)."""
+
+
+def _nonblocking(names: str) -> list[Call]:
+    """The nonblocking form of each named collective op (6.12): its arguments, and the
+    Request it stores."""
+    return [Call("i" + name, op=_OP_OF[name], args=_ARGS_OF[name], **_STORES_REQUEST)
+            for name in names.split()]
+
+
+_BLOCKING = [
+    Call("bcast", op="collective", args=_ROOTED),
+    Call("reduce", op="collective", args=_ROOTED),
+    Call("allreduce", op="collective", args=_COLL),
+    Call("gather", op="collective", args=_ROOTED),
+    Call("scatter", op="split", args=_ROOTED),
+    Call("allgather", op="collective", args=_COLL),
+    Call("alltoall", op="split", args=_COLL),
+    Call("reduce_scatter_block", op="split", args=_COLL),
+    Call("scan", op="collective", args=_COLL),
+    Call("exscan", op="collective", args=_COLL),
+]
+"""The blocking collectives a scenario has had an op for since the first version."""
+_OP_OF = {c.name: c.op for c in (*_BLOCKING, *_VECTORS)}
+_ARGS_OF = {c.name: c.args for c in (*_BLOCKING, *_VECTORS)}
+
+_RMA = ("count", "datatype", "target", "target_disp", "win")
+_WINDOWS = [
+    *_family("win_allocate win_create", op="window", args=("size", "disp_unit", "comm"),
+             binds=("as",)),
+    Call("put", op="rma", args=_RMA),
+    Call("get", op="rma", args=_RMA),
+    Call("accumulate", op="rma", args=(*_RMA, "op")),
+    Call("win_fence", op="rma", args=("assertion", "win")),
+    Call("win_lock", op="rma", args=("target", "lock_type", "assertion", "win")),
+    Call("win_unlock", op="rma", args=("target", "win")),
+    Call("win_flush", op="rma", args=("target", "win")),
+    Call("win_lock_all", op="rma", args=("assertion", "win")),
+    Call("win_unlock_all", op="rma", args=("win",)),
+    Call("win_free", op="rma", args=("win",)),
+]
+"""One-sided communication (MPI 4.1 §12; sizes only, no data): a window made with ``as``
+(``window``), then named by ``win`` in its operations and synchronization calls (``rma``)."""
+
 _TABLE: list[Call] = [
     # -- scenario ops, in the order the scenario language lists them --------------------
     *_family("send bsend ssend rsend", op="send", args=_SEND),
@@ -95,27 +161,54 @@ _TABLE: list[Call] = [
     Call("comm_dup", op="comm", args=("comm",), binds=("as",)),
     Call("comm_split", op="comm", args=("color", "key", "comm"), binds=("as",)),
     Call("comm_free", op="comm", args=("comm",)),
-    Call("bcast", op="collective", args=_ROOTED),
-    Call("reduce", op="collective", args=_ROOTED),
-    Call("allreduce", op="collective", args=_COLL),
-    Call("gather", op="collective", args=_ROOTED),
-    Call("scatter", op="split", args=_ROOTED),
-    Call("allgather", op="collective", args=_COLL),
-    Call("alltoall", op="split", args=_COLL),
-    Call("reduce_scatter_block", op="split", args=_COLL),
-    Call("scan", op="collective", args=_COLL),
-    Call("exscan", op="collective", args=_COLL),
+    Call("cart_create", op="topology", args=("dims", "periods", "reorder", "comm"),
+         binds=("as",)),
+    Call("cart_shift", runs=LOCAL, op="query", args=("direction", "disp", "comm"),
+         binds=("source", "dest"), yields=("source", "dest")),
+    *_BLOCKING,
+    *_VECTORS,
+    Call("ibarrier", op="collective", args=("comm", "algorithm"), **_STORES_REQUEST),
+    *_nonblocking("bcast reduce allreduce gather scatter allgather alltoall "
+                  "reduce_scatter_block scan exscan"),
+    *_nonblocking(" ".join(c.name for c in _VECTORS)),
+    *_WINDOWS,
     # -- the handle's other calls -------------------------------------------------------
     *_family("buffer_iflush sendrecv sendrecv_replace recv_init send_init bsend_init "
              "ssend_init rsend_init start startall"),
+    *_family("mprobe improbe mrecv imrecv"),  # matched probes (3.8.2) and their receives
     *_family("comm_attach_buffer comm_detach_buffer comm_flush_buffer comm_iflush_buffer "
              "session_attach_buffer session_detach_buffer session_flush_buffer "
              "session_iflush_buffer session_init comm_create_from_group"),
-    *_family("ibarrier ibcast ireduce iallreduce gatherv igather igatherv iallgather "
-             "allgatherv iallgatherv iscatter scatterv iscatterv ialltoall alltoallv "
-             "ialltoallv ireduce_scatter_block iscan iexscan"),
     *_family("comm_rank comm_size comm_set_name type_size type_size_x pack_size get_address "
              "aint_add aint_diff", runs=LOCAL),
+    Call("reduce_local", runs=LOCAL),  # MPI_Reduce_local (6.9.7)
+    # -- communicators (MPI 4.1 §7.4), attributes (§7.7), info (§10) -------------------------
+    *_family("comm_dup_with_info comm_split_type"),
+    *_family("comm_create_keyval comm_free_keyval comm_set_attr comm_get_attr comm_delete_attr "
+             "comm_set_info comm_get_info info_create info_set info_get info_delete "
+             "info_get_nkeys info_get_nthkey info_dup info_free", runs=LOCAL),
+    # -- groups and intercommunicators (MPI 4.1 §7.2-§7.6): mpisim.handle.groups ------------
+    *_family("comm_create comm_create_group intercomm_create intercomm_create_from_groups "
+             "intercomm_merge"),
+    *_family("comm_group comm_remote_group comm_remote_size comm_test_inter comm_compare "
+             "group_size group_rank group_translate_ranks group_compare group_incl group_excl "
+             "group_range_incl group_range_excl group_union group_intersection "
+             "group_difference group_free", runs=LOCAL),
+    # -- process topologies (MPI 4.1 §8): mpisim.handle.topology ---------------------------
+    *_family("cart_sub graph_create dist_graph_create_adjacent dist_graph_create "
+             "neighbor_allgather ineighbor_allgather neighbor_allgatherv ineighbor_allgatherv "
+             "neighbor_alltoall ineighbor_alltoall neighbor_alltoallv ineighbor_alltoallv "
+             "neighbor_alltoallw ineighbor_alltoallw"),
+    *_family("dims_create topo_test cartdim_get cart_get cart_coords cart_rank cart_map "
+             "graphdims_get graph_get graph_neighbors_count graph_neighbors graph_map "
+             "dist_graph_neighbors_count dist_graph_neighbors", runs=LOCAL),
+    # -- one-sided communication (MPI 4.1 §12): mpisim.handle.rma ---------------------------
+    *_family("win_allocate_shared win_create_dynamic get_accumulate fetch_and_op "
+             "compare_and_swap rput rget raccumulate rget_accumulate win_start win_complete "
+             "win_post win_wait win_test win_flush_all win_flush_local win_flush_local_all "
+             "win_sync"),
+    *_family("win_shared_query win_attach win_detach win_get_attr win_get_group win_set_name "
+             "win_get_name win_set_info win_get_info", runs=LOCAL),
 ]
 
 CALLS: dict[str, Call] = {c.name: c for c in _TABLE}

@@ -10,12 +10,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from simpy.events import Event
 
 from ..engine.clock import done, failed, fire_at, pending
 from ..mpi.comm import Comm, Session
-from ..mpi.constants import UNDEFINED
+from ..mpi.constants import (
+    COMM_TYPE_HW_GUIDED,
+    COMM_TYPE_HW_UNGUIDED,
+    COMM_TYPE_RESOURCE_GUIDED,
+    COMM_TYPE_SHARED,
+    UNDEFINED,
+)
 from ..mpi.errors import ErrArg, ErrComm, MPIError
+from ..mpi.group import Group
 from .base import HandleBase
 from .buffers import owned_buffer
 
@@ -37,22 +45,85 @@ class CommCalls(HandleBase):
 
     def comm_dup(self, comm: Comm | None = None) -> Event:
         """MPI_Comm_dup (collective over ``comm``): yields a new communicator, same group,
-        its own context (its messages never match the original's receives)."""
-        return self._create("MPI_Comm_dup", comm, None, self._comms.dup)
+        its own context (its messages never match the original's receives), its topology,
+        and the attributes whose keyvals copy them (MPI 4.1 §7.4.2, §7.7)."""
+        return self._dup("MPI_Comm_dup", comm, None)
+
+    def comm_dup_with_info(self, info: Any, comm: Comm | None = None) -> Event:
+        """MPI_Comm_dup_with_info: comm_dup, the new communicator's hints ``info``."""
+        return self._dup("MPI_Comm_dup_with_info", comm, info)
+
+    def _dup(self, call: str, comm: Any, info: Any) -> Event:
+        try:
+            parent = self._comm(comm)
+        except MPIError as e:
+            self._enter(call)
+            return failed(self._env, e)
+
+        def then(made: Comm) -> None:
+            self._copy_attrs(parent, made)
+            made.hints = info.dup() if info is not None else (
+                parent.hints.dup() if parent.hints is not None else None)
+        return self._create(call, parent, None, self._comms.dup, then=then)
+
+    def comm_split_type(self, split_type: int, key: int = 0, info: Any = None,
+                        comm: Comm | None = None) -> Event:
+        """MPI_Comm_split_type (collective, MPI 4.1 §7.4.2): ``ms.COMM_TYPE_SHARED`` splits
+        by node (the network's ``ranks_per_node``: ranks r // ranks_per_node share one; one
+        node when it is not set, as every process of an mpiexec on one machine);
+        ``ms.COMM_TYPE_HW_GUIDED`` and ``ms.COMM_TYPE_RESOURCE_GUIDED`` do too when ``info``
+        asks for ``mpi_hw_resource_type`` = ``mpi_shared_memory`` (else MPI_COMM_NULL);
+        ``ms.COMM_TYPE_HW_UNGUIDED`` splits by node when that is a smaller group (else
+        MPI_COMM_NULL); ``ms.UNDEFINED`` gives MPI_COMM_NULL."""
+        node = self._node(split_type, info, comm)
+        if isinstance(node, Event):
+            return node
+        return self._create("MPI_Comm_split_type", comm, (node, key),
+                            lambda p: self._comms.inter_split(p) if p.is_inter else
+                            self._comms.split(p, what="split_type"))
+
+    def _node(self, split_type: Any, info: Any, comm: Any) -> int | Event:
+        """This process's color in comm_split_type (UNDEFINED for MPI_COMM_NULL)."""
+        rpn = self._tp.net.ranks_per_node
+        node = self.rank // rpn if rpn else 0
+        if split_type == COMM_TYPE_SHARED:
+            return node
+        asked = None if info is None else info.get("mpi_hw_resource_type")
+        if split_type in (COMM_TYPE_HW_GUIDED, COMM_TYPE_RESOURCE_GUIDED):
+            return node if asked == "mpi_shared_memory" else UNDEFINED
+        if split_type == COMM_TYPE_HW_UNGUIDED:
+            try:
+                parent = self._comm(comm)
+            except MPIError as e:
+                self._enter("MPI_Comm_split_type")
+                return failed(self._env, e)
+            nodes = {w // rpn if rpn else 0 for w in parent.group}
+            if len(nodes) < 2:
+                return UNDEFINED
+            if info is not None:
+                info.set("mpi_hw_resource_type", "mpi_shared_memory")
+            return node
+        if split_type == UNDEFINED:
+            return UNDEFINED
+        self._enter("MPI_Comm_split_type")
+        return failed(self._env, ErrArg(f"comm_split_type: unknown split type {split_type!r}"))
 
     def comm_split(self, color: int, key: int = 0, comm: Comm | None = None) -> Event:
         """MPI_Comm_split (collective): yields the communicator of this process's color,
         ranked by (key, rank in ``comm``); None (MPI_COMM_NULL) for ``ms.UNDEFINED``."""
-        for name, value in (("color", color), ("key", key)):
-            if isinstance(value, bool) or not isinstance(value, int):
+        for name, value in (("color", color), ("key", key)):  # Python or numpy integers
+            if isinstance(value, bool) or not isinstance(value, int | np.integer):
                 self._enter("MPI_Comm_split")
                 return failed(self._env, ErrArg(f"comm_split: {name} must be an integer, "
                                                f"got {value!r}"))
+        color, key = int(color), int(key)
         if color < 0 and color != UNDEFINED:
             self._enter("MPI_Comm_split")
             return failed(self._env, ErrArg(f"comm_split: color must be >= 0 or UNDEFINED, "
                                            f"got {color}"))
-        return self._create("MPI_Comm_split", comm, (color, key), self._comms.split)
+        return self._create("MPI_Comm_split", comm, (color, key),
+                            lambda p: (self._comms.inter_split if p.is_inter else
+                                       self._comms.split)(p))
 
     def comm_free(self, comm: Comm) -> Event:
         """MPI_Comm_free: the handle becomes unusable (MPI_ERR_COMM afterwards)."""
@@ -61,6 +132,7 @@ class CommCalls(HandleBase):
             return failed(self._env, ErrComm(f"comm_free: {comm!r} is not a valid communicator"))
         if comm.info is self._comms.world or comm.info.context == 2:
             return failed(self._env, ErrComm(f"comm_free: {comm.name} cannot be freed"))
+        self._delete_attrs(comm)  # MPI 4.1 §7.7.2: every attribute deleted first
         comm.freed = True
         buffer = comm.buffer
         if buffer is not None and buffer.attached:  # detached first, as MPICH does
@@ -73,26 +145,36 @@ class CommCalls(HandleBase):
         self._sessions += 1
         return done(self._env, Session(f"session#{self._sessions} of rank {self.rank}"))
 
-    def comm_create_from_group(self, session: Session, tag: str = "mpisim") -> Event:
-        """MPI_Comm_create_from_group over the session's "mpi://WORLD" group (collective
-        over every process, matched by ``tag``): yields a communicator of that session."""
+    def comm_create_from_group(self, session: Any, tag: str = "mpisim") -> Event:
+        """MPI_Comm_create_from_group (MPI 4.1 §7.4.2, §11.3): collective over the group's
+        members, matched by ``tag``; yields their communicator. ``session``: a Session
+        (its "mpi://WORLD" group: every process) or a Group (:meth:`comm_group`...)."""
+        if isinstance(session, Group) and not session.freed and self.rank in session:
+            members = session.members
+            return self._create("MPI_Comm_create_from_group", self.comm_world, members,
+                                lambda _p: self._comms.created_from(_p, "from_group"),
+                                ("group", str(tag), members), members)
         if not isinstance(session, Session) or session.finalized:
             self._enter("MPI_Comm_create_from_group")
             return failed(self._env, ErrArg(f"comm_create_from_group: {session!r} is not an "
-                                           "active session"))
+                                           "active session, nor a group holding this process"))
         world = self.comm_world
         return self._create("MPI_Comm_create_from_group", world, session,
                             lambda _p: self._comms.from_group(str(tag)), ("group", str(tag)))
 
-    def _create(self, call: str, comm: Any, arg: Any, maker: Any, key: Any = None) -> Event:
-        """A collective call that makes a communicator: wait for every member, then each
-        gets its handle after an allgather's time (see mpisim.mpi.comm)."""
+    def _create(self, call: str, comm: Any, arg: Any, maker: Any, key: Any = None,
+                members: Any = None, grow: bool = False, then: Any = None) -> Event:
+        """A collective call that makes a communicator: wait for every member (both groups
+        of an intercommunicator; ``members`` when only some of the parent's take part),
+        then each gets its handle after an allgather's time (see mpisim.mpi.comm)."""
         env = self._env
         try:
             parent = self._comm(comm)
         except MPIError as e:
             self._enter(call)
             return failed(env, e)
+        if members is None:
+            members = parent.group if parent.info.remote is None else parent.info.everyone
         if key is None:
             key = (parent.context, parent.calls)
             parent.calls += 1
@@ -102,14 +184,16 @@ class CommCalls(HandleBase):
             key = (*key, self._group_calls.get(key, 0))
             self._group_calls[key[:-1]] = key[-1] + 1
         ev = pending(env)
-        rounds = self._comms.rounds_time(parent.size)
         me = self.rank
 
         def created(result: Any) -> None:
             handle = None if result is None else Comm(result[0], result[0].rank_of(me), result[1])
-            fire_at(ev, env._now + rounds, handle)
+            if then is not None and handle is not None:
+                then(handle)
+            fire_at(ev, env._now + self._comms.rounds_time(len(members)), handle)
 
-        waiting = self._comms.agree(key, call, parent.group, me, arg, created, maker(parent))
+        waiting = self._comms.agree(key, call, members, me, arg, created, maker(parent),
+                                    grow)
         self._enter(call, obj=waiting)
         return ev
 

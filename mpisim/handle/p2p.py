@@ -1,5 +1,6 @@
 """Point-to-point calls of the ``mpi`` handle (MPI 4.1 §3): sends of the four modes and
-their nonblocking forms, receives, probes, and the completion calls (wait and test).
+their nonblocking forms, receives, probes and matched probes (§3.8.2, with their receives),
+and the completion calls (wait and test).
 
 A send checks its arguments, picks the protocol its mode and size call for (see
 :mod:`mpisim.p2p.protocols`) and returns the event its program yields: at once for a
@@ -22,6 +23,7 @@ from ..mpi.constants import ANY_SOURCE, ANY_TAG, BOTTOM, COUNT_MAX, PROC_NULL, T
 from ..mpi.errors import ErrBuffer, ErrComm, ErrRequest, MPIError
 from ..p2p import completion
 from ..p2p.calls import check_datatype, check_dest, check_source, check_tag
+from ..p2p.matched import NO_PROC, Matched
 from ..p2p.payload import message_bytes, outgoing, receive_capacity
 from ..p2p.protocols import BUFFERED, READY, STANDARD, SYNCHRONOUS
 from ..p2p.requests import Request, Status
@@ -161,7 +163,8 @@ class PointToPoint(HandleBase):
             raise ErrComm(f"{comm!r} is not a communicator")
         if comm.freed:
             raise ErrComm(f"{comm.name} was freed")
-        peer = check_source(peer, comm.size) if source else check_dest(peer, comm.size)
+        peers = comm.peers  # the remote group's size for an intercommunicator (7.6)
+        peer = check_source(peer, peers) if source else check_dest(peer, peers)
         if peer >= 0:
             peer = comm.world(peer)
         return peer, comm.context, comm
@@ -280,6 +283,98 @@ class PointToPoint(HandleBase):
         if msg is None:
             return self._poll(done(env, (False, None)))
         return done(env, (True, _probe_status(msg, comm)))
+
+
+    def mprobe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
+               comm: Comm | None = None) -> Event:
+        """MPI_Mprobe (3.8.2): blocks until a matching message can be received and takes
+        it, so that no other receive can match it; yields (message, Status). The message
+        (an MPI_Message) is then received with ``mrecv`` or ``imrecv``; a probe of
+        PROC_NULL yields MPI_MESSAGE_NO_PROC."""
+        env = self._env
+        try:
+            source, ctx, comm = self._probed(source, tag, comm)
+            tag = check_tag(tag, True)
+        except MPIError as e:
+            self._enter("MPI_Mprobe")
+            return failed(env, e)
+        self._enter("MPI_Mprobe", source, tag)
+        if source == PROC_NULL:
+            return done(env, (NO_PROC, Status(PROC_NULL, ANY_TAG, 0)))
+        rank = self.rank
+        msg = self._tp.take(rank, source, tag, ctx)
+        if msg is not None:
+            return done(env, (Matched(rank, msg, comm), _probe_status(msg, comm)))
+        ev = pending(env)
+        self._tp.wait_probe(rank, source, tag, lambda m: fire_at(
+            ev, env._now, (Matched(rank, m, comm), _probe_status(m, comm))), ctx, takes=True)
+        return ev
+
+
+    def improbe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
+                comm: Comm | None = None) -> Event:
+        """MPI_Improbe (3.8.2): takes a matching message if one can be received now; yields
+        (flag, message or None, Status or None). One that finds nothing is a poll."""
+        env = self._env
+        try:
+            source, ctx, comm = self._probed(source, tag, comm)
+            tag = check_tag(tag, True)
+        except MPIError as e:
+            self._enter("MPI_Improbe")
+            return failed(env, e)
+        self._enter("MPI_Improbe", source, tag)
+        if source == PROC_NULL:
+            return done(env, (True, NO_PROC, Status(PROC_NULL, ANY_TAG, 0)))
+        msg = self._tp.take(self.rank, source, tag, ctx)
+        if msg is None:
+            return self._poll(done(env, (False, None, None)))
+        return done(env, (True, Matched(self.rank, msg, comm), _probe_status(msg, comm)))
+
+
+    def mrecv(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+              message: Matched | None = None) -> Event:
+        """MPI_Mrecv (3.8.3): receives the message a matched probe took; yields the Status
+        (with a numpy ``buf``, the data is copied into it, as for ``recv``)."""
+        req = self._matched_recv("MPI_Mrecv", buf, count, datatype, message)
+        return req if isinstance(req, Event) else completion.wait(self._env, req)
+
+
+    def imrecv(self, buf: Any = None, count: int | None = None, datatype: Any = None,
+               message: Matched | None = None) -> Event:
+        """MPI_Imrecv (3.8.3): as ``mrecv``, nonblocking; yields a Request."""
+        req = self._matched_recv("MPI_Imrecv", buf, count, datatype, message)
+        if isinstance(req, Event):
+            return req
+        return at(self._env, self._env._now + self._overhead, req)
+
+
+    def _matched_recv(self, call: str, buf: Any, count: Any, datatype: Any,
+                      message: Any) -> Request | Event:
+        """The receive of a matched message: a Request completed by that message alone."""
+        try:
+            if not isinstance(message, Matched) or message.received or (
+                    message.msg is not None and message.rank != self.rank):
+                raise ErrRequest(f"{message!r} is not a message that a matched probe of rank "
+                                 f"{self.rank} took and that is not yet received (3.8.3)")
+            capacity, dt = receive_capacity(buf, count, check_datatype(datatype))
+        except MPIError as e:
+            self._enter(call)
+            return failed(self._env, e)
+        msg = message.msg
+        peer, tag = (PROC_NULL, ANY_TAG) if msg is None else (msg.src, msg.tag)
+        req = Request("recv", call, self.rank, peer, tag, capacity, buf, count, dt)
+        if message.comm is not None:
+            req.ctx, req.comm = message.comm.context, message.comm
+        if buf is BOTTOM:
+            req.space = self._addresses()
+        self._enter(call, peer, tag, capacity, req)
+        if msg is None:  # MPI_MESSAGE_NO_PROC
+            req.status = Status(PROC_NULL, ANY_TAG, 0)
+            req.known(self._env._now)
+        else:
+            message.received = True
+            self._tp.receive_matched(msg, req)
+        return req
 
 
     def _probed(self, source: Any, tag: Any, comm: Any) -> tuple[int, int, Comm | None]:

@@ -17,8 +17,9 @@ from simpy.events import Event
 from ..engine.clock import done, failed
 from ..mpi.causes import CallDetail
 from ..mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
-from ..mpi.errors import ErrRequest
+from ..mpi.errors import ErrRequest, MPIError
 from ..p2p import completion
+from ..p2p.calls import check_tag
 from ..p2p.protocols import BUFFERED, READY, STANDARD, SYNCHRONOUS
 from ..p2p.requests import Request
 from .base import HandleBase
@@ -110,7 +111,15 @@ class PersistentCalls(HandleBase):
                  dest: Any = PROC_NULL, sendtag: Any = 0, recvbuf: Any = None,
                  recvcount: Any = None, recvtype: Any = None, source: Any = ANY_SOURCE,
                  recvtag: Any = ANY_TAG, comm: Any = None) -> Event:
-        """MPI_Sendrecv: a send and a receive posted together; yields the receive's Status."""
+        """MPI_Sendrecv: a send and a receive posted together; yields the receive's Status.
+        The receive's source and tag are checked first: a bad one fails the call before
+        anything is sent, as in MPICH and Open MPI."""
+        try:
+            self._probed(source, recvtag, comm)  # type: ignore[attr-defined]
+            check_tag(recvtag, True)
+        except MPIError as e:
+            self._enter("MPI_Sendrecv")
+            return failed(self._env, e)
         sent = self._send("MPI_Sendrecv", STANDARD, sendbuf, sendcount, sendtype, dest,
                           sendtag, False, comm)
         if sent._ok is False:

@@ -7,10 +7,18 @@ One class, :class:`Rank`, whose calls are written in one mixin per chapter of th
 - :class:`~mpisim.handle.buffers.BufferCalls` (§3.6): the attached buffer of the process,
   of a communicator or of a session;
 - :class:`~mpisim.handle.comms.CommCalls` (§6, §11.3): communicators and sessions;
+- :class:`~mpisim.handle.groups.GroupCalls` (§7.2-§7.6): groups, communicators made from
+  them, intercommunicators;
 - :class:`~mpisim.handle.collectives.CollectiveCalls` (§6): collectives and their
   nonblocking forms;
 - :class:`~mpisim.handle.persistent.PersistentCalls` (§3.9, §3.10): persistent requests,
   sendrecv;
+- :class:`~mpisim.handle.topology.TopologyCalls` (§8): process topologies and the
+  neighbourhood collectives;
+- :class:`~mpisim.handle.attributes.AttributeCalls` (§7.7, §9.1.2) and
+  :class:`~mpisim.handle.attributes.InfoCalls` (§10): attributes, info objects;
+- :class:`~mpisim.handle.rma.OneSidedCalls` (§12): windows, RMA operations and their
+  synchronization;
 - :class:`~mpisim.handle.local.LocalCalls`: compute time, datatype sizes, addresses;
 
 on :class:`~mpisim.handle.base.HandleBase`, which holds the rank's state and what every
@@ -21,18 +29,23 @@ buffer_attach); sizes and times also accept unit strings ("64 KiB", "5us"). The 
 
 from __future__ import annotations
 
+from .attributes import AttributeCalls, InfoCalls
 from .base import POLL_TIME, POLLS, SAME_TIME_CALLS, ZeroTimeLoop
 from .buffers import BufferCalls
 from .collectives import CollectiveCalls
 from .comms import CommCalls
+from .groups import GroupCalls
 from .local import LocalCalls
 from .p2p import PointToPoint
 from .persistent import PersistentCalls
+from .rma import OneSidedCalls
+from .topology import TopologyCalls
 
 __all__ = ["POLLS", "POLL_TIME", "SAME_TIME_CALLS", "Rank", "ZeroTimeLoop"]
 
 
-class Rank(PointToPoint, BufferCalls, CommCalls, CollectiveCalls, PersistentCalls, LocalCalls):
+class Rank(PointToPoint, BufferCalls, CommCalls, GroupCalls, CollectiveCalls, PersistentCalls,
+           TopologyCalls, AttributeCalls, InfoCalls, OneSidedCalls, LocalCalls):
     """The handle of one MPI process (``mpi`` in rank programs)."""
 
     __slots__ = ()

@@ -44,6 +44,8 @@ class Cause(Enum):
     ANY_SOURCE = "any source"                # a receive from any rank: none is coming
     STALLED = "stalled"                      # a pair whose messages no longer match
     POLLING = "polling"                      # a livelock: a poll that can never succeed
+    ONE_SIDED = "one-sided"                  # an RMA synchronization (MPI 4.1 §12.5): the
+    # members that never fence, the post or complete never made, the lock never released
 
 
 ADVICE: dict[Cause, str] = {

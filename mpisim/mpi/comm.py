@@ -40,22 +40,45 @@ SELF_CONTEXT = 2
 
 
 class CommInfo:
-    """What every process's handle of one communicator shares."""
+    """What every process's handle of one communicator shares.
 
-    __slots__ = ("context", "group", "index", "name")
+    An intercommunicator (MPI 4.1 §7.6) has one CommInfo per side, both with the same
+    ``context``: ``group`` is the side's own (local) group, ``remote`` the other side's
+    group, ``local`` the intracommunicator of the local group that its collectives use
+    (MPICH keeps one too), ``other`` the other side's CommInfo. ``topo`` is the process
+    topology (MPI 4.1 §8: a :class:`~mpisim.mpi.topology.Cart`, ``Graph`` or ``DistGraph``),
+    or None.
+    """
 
-    def __init__(self, context: int, group: Any, name: str) -> None:
+    __slots__ = ("context", "group", "index", "local", "name", "other", "remote",
+                 "remote_index", "topo")
+
+    def __init__(self, context: int, group: Any, name: str, topo: Any = None,
+                 remote: Any = None) -> None:
         self.context = context
         self.group = group                     # world rank of each rank (a range for world)
         self.name = name
         self.index: dict[int, int] | None = (
             None if isinstance(group, range) and group.start == 0 else
             {w: r for r, w in enumerate(group)})
+        self.topo = topo
+        self.remote: tuple[int, ...] | None = None if remote is None else tuple(remote)
+        self.remote_index: dict[int, int] | None = (
+            None if remote is None else {w: r for r, w in enumerate(remote)})
+        self.local: CommInfo | None = None
+        self.other: CommInfo | None = None
 
     def rank_of(self, world: int) -> int:
-        """This communicator's rank of world rank ``world`` (it must be a member)."""
+        """This communicator's (local group's) rank of world rank ``world`` (it must be a
+        member)."""
         index = self.index
         return world if index is None else index[world]
+
+    @property
+    def everyone(self) -> tuple[int, ...]:
+        """Every process of the communicator, both groups of an intercommunicator: the
+        members a collective over it waits for."""
+        return tuple(self.group) + (self.remote or ())
 
 
 class Session:
@@ -75,7 +98,8 @@ class Session:
 class Comm:
     """One process's handle of a communicator (MPI_Comm)."""
 
-    __slots__ = ("buffer", "calls", "colls", "freed", "info", "label", "rank", "session")
+    __slots__ = ("attrs", "buffer", "calls", "colls", "freed", "hints", "info", "label", "rank",
+                 "session")
 
     def __init__(self, info: CommInfo, rank: int, session: Session | None = None) -> None:
         self.info = info
@@ -86,6 +110,8 @@ class Comm:
         self.colls = 0                # collective calls made on it (their messages' tag)
         self.label: str | None = None  # the program's name for it (a scenario's ``as:``)
         self.freed = False
+        self.attrs: dict[Any, Any] | None = None  # its attributes (MPI 4.1 §7.7), by keyval
+        self.hints: Any = None  # its info hints (MPI_Comm_set_info), an Info or None
 
     @property
     def context(self) -> int:
@@ -110,16 +136,38 @@ class Comm:
 
     @property
     def size(self) -> int:
-        """MPI_Comm_size: how many processes it holds."""
+        """MPI_Comm_size: how many processes it holds (its local group's, for an
+        intercommunicator)."""
         return len(self.info.group)
 
+    @property
+    def topo(self) -> Any:
+        """Its process topology (MPI 4.1 §8), or None."""
+        return self.info.topo
+
+    @property
+    def is_inter(self) -> bool:
+        """MPI_Comm_test_inter: whether it is an intercommunicator (MPI 4.1 §7.6)."""
+        return self.info.remote is not None
+
+    @property
+    def peers(self) -> int:
+        """How many ranks a point-to-point call may name: its size, or the remote group's
+        for an intercommunicator (whose peers are remote ranks, MPI 4.1 §7.6)."""
+        remote = self.info.remote
+        return len(self.info.group) if remote is None else len(remote)
+
     def rank_of(self, world: int) -> int:
-        """The rank in this communicator of the process of world rank ``world``."""
-        return self.info.rank_of(world)
+        """The rank, as a peer, of the process of world rank ``world``: in this
+        communicator, or in the remote group of an intercommunicator."""
+        remote = self.info.remote_index
+        return self.info.rank_of(world) if remote is None else remote[world]
 
     def world(self, rank: int) -> int:
-        """The world rank of this communicator's ``rank``."""
-        return self.info.group[rank]
+        """The world rank of peer ``rank``: this communicator's rank, or a remote rank of an
+        intercommunicator."""
+        remote = self.info.remote
+        return self.info.group[rank] if remote is None else remote[rank]
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Comm) and other.info is self.info
@@ -175,16 +223,21 @@ class Communicators:
         return self.latency * math.ceil(math.log2(members)) if members > 1 else 0.0
 
     def agree(self, key: tuple, call: str, members: Any, world: int, arg: Any,
-              done: Callable[[Any], None], make: Callable[[dict[int, Any]], dict[int, Any]]
-              ) -> _Pending:
+              done: Callable[[Any], None], make: Callable[[dict[int, Any]], dict[int, Any]],
+              grow: bool = False) -> _Pending:
         """Member ``world`` made the collective call ``key`` with ``arg``; once every
         member has, ``make({world: arg})`` gives each member's result and ``done`` of each
-        is called with its own. Returns what the caller waits on (for deadlock reports)."""
+        is called with its own. Returns what the caller waits on (for deadlock reports).
+        ``grow``: the members are the union of what the callers name (a caller of an
+        intercommunicator's creation knows its own group and the remote leader)."""
         pending = self._pending.get(key)
         if pending is None:
             pending = self._pending[key] = _Pending(call, members)
+        elif grow:  # each caller knows part of the members (its side of an intercomm)
+            pending.members = (*pending.members,
+                               *(w for w in members if w not in pending.members))
         pending.arrived[world] = (arg, done)
-        if len(pending.arrived) == len(members):
+        if len(pending.arrived) == len(pending.members):
             del self._pending[key]
             results = make({w: a for w, (a, _) in pending.arrived.items()})
             for w, (_, callback) in pending.arrived.items():
@@ -192,29 +245,126 @@ class Communicators:
         return pending
 
     def dup(self, parent: Comm) -> Callable[[dict[int, Any]], dict[int, Any]]:
-        """The results of MPI_Comm_dup: one new communicator, same group."""
+        """The results of MPI_Comm_dup: one new communicator, same group, same topology
+        (MPI 4.1 §7.4.2); an intercommunicator's duplicate is one too."""
         def make(args: dict[int, Any]) -> dict[int, Any]:
             self.created += 1
-            info = CommInfo(self._context(), parent.group, f"dup({parent.name})#{self.created}")
+            name = f"dup({parent.name})#{self.created}"
+            if parent.is_inter:
+                side = parent.info
+                mine, theirs = self.intercomm(side.group, side.remote, name)
+                return {w: ((mine if w in side.index else theirs), None) for w in args}
+            info = CommInfo(self._context(), parent.group, name, parent.topo)
             return {w: (info, parent.session) for w in args}
         return make
 
-    def split(self, parent: Comm) -> Callable[[dict[int, Any]], dict[int, Any]]:
+    def split(self, parent: Comm, topo: Any = None, what: str = "split"
+              ) -> Callable[[dict[int, Any]], dict[int, Any]]:
         """The results of MPI_Comm_split: one communicator per color, ranked by (key, rank
-        in the parent); UNDEFINED gets None (MPI_COMM_NULL)."""
+        in the parent); UNDEFINED gets None (MPI_COMM_NULL). ``topo``: the topology each
+        gets (MPI_Cart_sub's); ``what``: the call named in its name."""
         def make(args: dict[int, Any]) -> dict[int, Any]:
             colors: dict[int, list[tuple[int, int, int]]] = {}
             for w, (color, key) in args.items():
                 if color != UNDEFINED:
-                    colors.setdefault(color, []).append((key, parent.rank_of(w), w))
+                    colors.setdefault(color, []).append((key, parent.info.rank_of(w), w))
             results: dict[int, Any] = dict.fromkeys(args)
             for color in sorted(colors):
                 self.created += 1
                 group = tuple(w for _, _, w in sorted(colors[color]))
                 info = CommInfo(self._context(), group,
-                                f"split({parent.name}, color={color})#{self.created}")
+                                f"{what}({parent.name}, color={color})#{self.created}", topo)
                 for w in group:
                     results[w] = (info, parent.session)
+            return results
+        return make
+
+    def placed(self, parent: Comm, what: str) -> Callable[[dict[int, Any]], dict[int, Any]]:
+        """The results of MPI_Cart_create and MPI_Graph_create (every member gave the same
+        topology): the parent's first ``topo.size`` ranks, in their order, since MPICH 5.0.2
+        and Open MPI 5.0.11 both ignore ``reorder``; the others get None (MPI_COMM_NULL)."""
+        def make(args: dict[int, Any]) -> dict[int, Any]:
+            topo = args[parent.world(0)]
+            self.created += 1
+            group = tuple(parent.world(r) for r in range(topo.size))
+            info = CommInfo(self._context(), group, f"{what}({parent.name})#{self.created}",
+                            topo)
+            return {w: ((info, parent.session) if w in group else None) for w in args}
+        return make
+
+    def created_from(self, parent: Comm, what: str
+                     ) -> Callable[[dict[int, Any]], dict[int, Any]]:
+        """The results of a creation whose every member gives the group it joins
+        (MPI_Comm_create, MPI_Comm_create_group; §7.4.2: disjoint groups make one
+        communicator each), as world ranks, or None (MPI_COMM_NULL)."""
+        def make(args: dict[int, Any]) -> dict[int, Any]:
+            groups = {tuple(g): None for g in args.values() if g is not None}
+            results: dict[int, Any] = dict.fromkeys(args)
+            for group in groups:
+                self.created += 1
+                info = CommInfo(self._context(), group, f"{what}({parent.name})#{self.created}")
+                for w in group:
+                    if w in results:
+                        results[w] = (info, parent.session)
+            return results
+        return make
+
+    def distributed(self, parent: Comm, what: str, topo: Callable[[dict[int, Any]], Any]
+                    ) -> Callable[[dict[int, Any]], dict[int, Any]]:
+        """The results of MPI_Dist_graph_create[_adjacent]: the parent's group, ranks kept,
+        with the topology ``topo`` builds from every member's argument (by world rank)."""
+        def make(args: dict[int, Any]) -> dict[int, Any]:
+            self.created += 1
+            info = CommInfo(self._context(), parent.group,
+                            f"{what}({parent.name})#{self.created}", topo(args))
+            return {w: (info, parent.session) for w in args}
+        return make
+
+    def intercomm(self, group_a: Any, group_b: Any, name: str) -> tuple[CommInfo, CommInfo]:
+        """A new intercommunicator between two disjoint groups (MPI 4.1 §7.6.2): one
+        CommInfo per side, one context for the messages between them, and each side's
+        local intracommunicator for its collectives."""
+        ctx = self._context()
+        a = CommInfo(ctx, tuple(group_a), name, remote=group_b)
+        b = CommInfo(ctx, tuple(group_b), name, remote=group_a)
+        a.other, b.other = b, a
+        for side in (a, b):
+            side.local = CommInfo(self._context(), side.group, f"local({name})")
+        return a, b
+
+    def merged(self, parent: Comm) -> Callable[[dict[int, Any]], dict[int, Any]]:
+        """The results of MPI_Intercomm_merge: the group whose members gave ``high`` false
+        first (MPI 4.1 §7.6.2); when both sides gave the same, the side holding the lower
+        world rank first."""
+        def make(args: dict[int, Any]) -> dict[int, Any]:
+            sides = [parent.info.group, parent.info.remote]
+            sides.sort(key=lambda g: (bool(args[g[0]]), min(g)))
+            self.created += 1
+            info = CommInfo(self._context(), (*sides[0], *sides[1]),
+                            f"merge({parent.name})#{self.created}")
+            return {w: (info, None) for w in args}
+        return make
+
+    def inter_split(self, parent: Comm) -> Callable[[dict[int, Any]], dict[int, Any]]:
+        """The results of MPI_Comm_split over an intercommunicator (§7.4.2): per color, an
+        intercommunicator between the members of that color on each side (ranked by key,
+        then rank), MPI_COMM_NULL when either side has none of it."""
+        def make(args: dict[int, Any]) -> dict[int, Any]:
+            results: dict[int, Any] = dict.fromkeys(args)
+            near, far = parent.info.group, parent.info.remote or ()
+            colors = sorted({c for c, _ in args.values() if c != UNDEFINED})
+            for color in colors:
+                sides = [tuple(w for _, _, w in sorted(
+                    (args[w][1], r, w) for r, w in enumerate(g) if args[w][0] == color))
+                    for g in (near, far)]
+                if not all(sides):
+                    continue
+                self.created += 1
+                a, b = self.intercomm(*sides, f"split({parent.name}, color={color})"
+                                              f"#{self.created}")
+                for side in (a, b):
+                    for w in side.group:
+                        results[w] = (side, None)
             return results
         return make
 

@@ -13,9 +13,15 @@ __all__ = [
     "ANY_TAG",
     "BOTTOM",
     "BUFFER_AUTOMATIC",
+    "COMM_TYPE_HW_GUIDED",
+    "COMM_TYPE_HW_UNGUIDED",
+    "COMM_TYPE_RESOURCE_GUIDED",
+    "COMM_TYPE_SHARED",
     "COUNT_MAX",
     "INT_MAX",
+    "IN_PLACE",
     "PROC_NULL",
+    "ROOT",
     "TAG_UB",
     "UNDEFINED",
     "automatic_or",
@@ -28,6 +34,11 @@ ANY_TAG = -1
 """Wildcard tag for receives and probes (MPI_ANY_TAG)."""
 PROC_NULL = -1
 """The null process: a send or receive with it completes at once and moves nothing."""
+COMM_TYPE_SHARED, COMM_TYPE_HW_GUIDED, COMM_TYPE_HW_UNGUIDED, COMM_TYPE_RESOURCE_GUIDED = 1, 2, 3, 4
+"""MPI_Comm_split_type's split types (MPI 4.1 §7.4.2; MPICH's values)."""
+ROOT = -3
+"""MPI_ROOT: the root of a collective over an intercommunicator, as the root names itself
+(MPI 4.1 §6.2.2; the others of its group give PROC_NULL)."""
 UNDEFINED = -32766
 """Returned where a value cannot be expressed (e.g. type_size of a type over INT_MAX bytes)."""
 TAG_UB = 2**31 - 1
@@ -57,6 +68,28 @@ class _Bottom:
 
 
 BOTTOM = _Bottom()
+
+
+class _InPlace:
+    """MPI_IN_PLACE (6.9.1 and the sections of each collective that allow it): as a
+    collective's send buffer (the receive buffer at a scatter's root), a process's own part
+    is taken from, and its result left in, its receive buffer."""
+
+    _instance: _InPlace | None = None
+
+    def __new__(cls) -> _InPlace:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "IN_PLACE"
+
+    def __reduce__(self) -> str:
+        return "IN_PLACE"
+
+
+IN_PLACE = _InPlace()
 
 
 class _BufferAutomatic:

@@ -17,10 +17,18 @@ __all__ = [
     "ErrArg",
     "ErrBuffer",
     "ErrCount",
+    "ErrDims",
+    "ErrGroup",
+    "ErrInfo",
+    "ErrInfoKey",
+    "ErrInfoNokey",
+    "ErrInfoValue",
+    "ErrKeyval",
     "ErrOther",
     "ErrRank",
     "ErrRequest",
     "ErrTag",
+    "ErrTopology",
     "ErrTruncate",
     "ErrType",
     "MPIError",
@@ -120,6 +128,56 @@ class ErrOp(MPIError):
     error_class = "MPI_ERR_OP"
 
 
+class ErrGroup(MPIError):
+    """MPI_ERR_GROUP: an invalid group (a freed one, a rank not in it)."""
+
+    error_class = "MPI_ERR_GROUP"
+
+
+class ErrTopology(MPIError):
+    """MPI_ERR_TOPOLOGY: a communicator without the topology the call asks about (MPI 4.1
+    §8), or an invalid graph."""
+
+    error_class = "MPI_ERR_TOPOLOGY"
+
+
+class ErrDims(MPIError):
+    """MPI_ERR_DIMS: invalid Cartesian dimensions (MPI_Dims_create, MPI_Cart_create)."""
+
+    error_class = "MPI_ERR_DIMS"
+
+
+class ErrKeyval(MPIError):
+    """MPI_ERR_KEYVAL: an invalid attribute key (a freed one, a predefined one that cannot
+    be set or deleted)."""
+
+    error_class = "MPI_ERR_KEYVAL"
+
+
+class ErrInfo(MPIError):
+    """MPI_ERR_INFO: an invalid info object (a freed one; MPI 4.1 §10)."""
+
+    error_class = "MPI_ERR_INFO"
+
+
+class ErrInfoKey(ErrInfo):
+    """MPI_ERR_INFO_KEY: an info key that is empty or longer than MPI_MAX_INFO_KEY."""
+
+    error_class = "MPI_ERR_INFO_KEY"
+
+
+class ErrInfoValue(ErrInfo):
+    """MPI_ERR_INFO_VALUE: an info value longer than MPI_MAX_INFO_VAL."""
+
+    error_class = "MPI_ERR_INFO_VALUE"
+
+
+class ErrInfoNokey(ErrInfo):
+    """MPI_ERR_INFO_NOKEY: deleting an info key that is not set."""
+
+    error_class = "MPI_ERR_INFO_NOKEY"
+
+
 class ErrOther(MPIError):
     """MPI_ERR_OTHER: an erroneous program the standard names no class for (e.g. a ready
     send that arrives before its receive is posted)."""
@@ -130,7 +188,8 @@ class ErrOther(MPIError):
 _BY_CLASS = {
     cls.error_class: cls
     for cls in (ErrArg, ErrBuffer, ErrComm, ErrCount, ErrOp, ErrOther, ErrRank, ErrRoot, ErrTag,
-                ErrTruncate, ErrType, ErrRequest)
+                ErrTruncate, ErrType, ErrRequest, ErrGroup, ErrTopology, ErrDims, ErrKeyval,
+                ErrInfo, ErrInfoKey, ErrInfoValue, ErrInfoNokey)
 }
 
 

@@ -24,6 +24,8 @@ its rank with :func:`current` (the greenlet it runs in).
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.util
 import os
 import sys
 from collections.abc import Callable, Generator
@@ -34,7 +36,7 @@ from greenlet import GreenletExit, getcurrent, greenlet
 from ..mpi.errors import MPIError
 from .exceptions import as_exception, unsupported
 
-__all__ = ["RankContext", "RankGreenlet", "Scope", "bridge", "current", "where"]
+__all__ = ["RankContext", "RankGreenlet", "Scope", "bridge", "current", "own_code", "where"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _MISSING = object()
@@ -50,6 +52,8 @@ class RankContext:
         self.closed = False            # the run is over: any further call unwinds the rank
         self.finalized = False
         self.fatal: dict[Any, bool] = {}  # communicator key -> MPI_ERRORS_ARE_FATAL in force
+        self.state: dict[str, Any] = {}  # per-rank state of the stand-in's modules (pkl5's
+        # communicator duplicates), as a real process keeps it in its own memory
 
     def call(self, make: Callable[[], Any], comm: Any = "world") -> Any:
         """Make one blocking call: ``make()`` returns the handle's event; the value of the
@@ -112,17 +116,35 @@ def where() -> str | None:
     return f"{os.path.basename(code.co_filename)}:{frame.f_lineno} ({code.co_name})"
 
 
-class _Submodules:
-    """A finder, first while a script runs: ``import mpi4py.util`` (any submodule of the
-    stand-in but MPI) is refused by name, as an unsupported call is."""
+class _Provided(importlib.abc.Loader):
+    """Loads a stand-in module that already exists (``mpi4py.util.pkl5``)."""
 
-    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
-        if name.startswith("mpi4py.") and name != "mpi4py.MPI":
-            raise unsupported("mpi4py", name[len("mpi4py."):])
+    def __init__(self, module: Any) -> None:
+        self.module = module
+
+    def create_module(self, spec: Any) -> Any:
+        return self.module
+
+    def exec_module(self, module: Any) -> None:
         return None
 
 
-SUBMODULES = _Submodules()
+class _Submodules:
+    """A finder, first while a script runs: a submodule of the stand-in it offers on
+    demand (``mpi4py.util``, ``mpi4py.util.pkl5``...: ``lazy``) is found; any other
+    submodule of mpi4py but MPI (``mpi4py.futures``) is refused by name, as an unsupported
+    call is."""
+
+    def __init__(self, lazy: dict[str, Any]) -> None:
+        self.lazy = lazy
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name.startswith("mpi4py.") and name != "mpi4py.MPI":
+            module = self.lazy.get(name)
+            if module is None:
+                raise unsupported("mpi4py", name[len("mpi4py."):])
+            return importlib.util.spec_from_loader(name, _Provided(module))
+        return None
 
 
 class Scope:
@@ -130,8 +152,11 @@ class Scope:
     its directory on sys.path. Entered and left around every switch into the greenlet."""
 
     def __init__(self, modules: dict[str, Any], argv: list[str], directory: str,
-                 output: str = "stdout") -> None:
-        self.modules = modules
+                 output: str = "stdout", lazy: dict[str, Any] | None = None) -> None:
+        self.modules = dict(modules)  # in sys.modules at every switch (a lazy one joins
+        # them once the script imported it: most scripts never do, and pay nothing)
+        self.lazy = dict(lazy or {})
+        self.finder = _Submodules(self.lazy)
         self.argv = argv
         self.directory = directory
         self.output = output
@@ -142,6 +167,8 @@ class Scope:
 
     def enter(self) -> None:
         mods = sys.modules
+        if self.lazy and self._count == 0:  # the process already holds one: hide it always
+            self.modules.update({n: m for n, m in self.lazy.items() if n in mods})
         self._saved = [mods.get(name, _MISSING) for name in self.modules]
         self._saved.append(sys.argv)
         mods.update(self.modules)
@@ -149,7 +176,7 @@ class Scope:
         self._count = len(mods)
         sys.argv = self.argv
         sys.path.insert(0, self.directory)
-        sys.meta_path.insert(0, SUBMODULES)
+        sys.meta_path.insert(0, self.finder)
         if self.output != "stdout":
             self._stdout = sys.stdout
             sys.stdout = sys.stderr if self.output == "stderr" else _discard()
@@ -158,7 +185,10 @@ class Scope:
         mods = sys.modules
         if len(mods) > self._count:  # the rank imported modules: its own are kept apart
             for name in list(mods)[self._count:]:
-                if _under(getattr(mods[name], "__file__", None), self.directory):
+                if name in self.lazy and name not in self.modules:  # a stand-in
+                    self.modules[name] = self.lazy[name]  # submodule: there from now on
+                    self._saved.insert(len(self.modules) - 1, _MISSING)
+                elif _under(getattr(mods[name], "__file__", None), self.directory):
                     self.private[name] = None
         for name in self.private:
             self.private[name] = mods.pop(name, self.private[name])
@@ -172,10 +202,10 @@ class Scope:
         if self._stdout is not None:
             sys.stdout, self._stdout = self._stdout, None
         meta = sys.meta_path
-        if meta and meta[0] is SUBMODULES:
+        if meta and meta[0] is self.finder:
             del meta[0]
-        elif SUBMODULES in meta:
-            meta.remove(SUBMODULES)
+        elif self.finder in meta:
+            meta.remove(self.finder)
         path = sys.path
         if path and path[0] == self.directory:
             del path[0]
@@ -185,6 +215,11 @@ class Scope:
 
 _INSTALLED = tuple({os.path.abspath(p) + os.sep for p in (sys.prefix, sys.base_prefix,
                                                         sys.exec_prefix)})
+
+
+def own_code(path: str | None, directory: str) -> bool:
+    """Whether ``path`` is the script's own code (see :func:`_under`)."""
+    return _under(path, directory)
 
 
 def _under(path: str | None, directory: str) -> bool:

@@ -1,11 +1,23 @@
-"""Collective methods of the stand-in's ``Comm``: Barrier and the engine's collectives.
+"""Collective methods of the stand-in's ``Comm`` (MPI 4.1 §6): each one call of the handle.
 
 Lowercase forms move Python objects pickled, as mpi4py does: each rank's object travels as
 its pickle's bytes (a uint8 array, so every item's size is its own) and every rank unpickles
 its own copy. Reductions of Python objects apply the op to the values as mpi4py does
 (``MPI.SUM`` is ``+``; any Python callable ``op(a, b)`` works); the message size is the
-pickle's. Uppercase forms take buffer specs and fill the receive buffer in place;
-``MPI.IN_PLACE`` is accepted where MPI accepts it.
+pickle's. mpi4py 4.1 has the lowercase forms barrier, bcast, reduce, allreduce, gather,
+scatter, allgather, alltoall, scan and exscan (no nonblocking or v ones), as here.
+
+Uppercase forms take buffer specs (:mod:`.vectors`): the handle reads and writes numpy
+views of the script's buffers, so a receive buffer is filled in place; a 0-d array or a
+numpy scalar is a buffer of one element. Every collective of §6 has its blocking and
+nonblocking form (``Ialltoallw``...); a nonblocking one returns a Request whose Wait
+completes it. ``MPI.IN_PLACE`` (the handle's ``IN_PLACE``) is accepted where MPI accepts
+it, and so is ``None`` in its place, as mpi4py takes it. A ``root`` is converted as mpi4py
+converts a C int (:func:`.integers.c_int`), counts as it reads them (``operator.index``).
+As mpi4py, a reduction checks that one process's send
+and receive specs agree (``ValueError: mismatch in send count 3 and receive count 2``);
+the other collectives leave that to MPI (a block larger than the receiver's is
+MPI_ERR_TRUNCATE there).
 """
 
 from __future__ import annotations
@@ -15,20 +27,15 @@ from typing import Any
 
 import numpy as np
 
-from .bridge import current
+from ..collectives import ops as _ops
+from ..mpi.constants import IN_PLACE, ROOT
 from .datatype import OPS, Op, message, python_op
+from .integers import c_int, index
+from .vectors import Simple, Vector, simple, vector, wvector
 
 __all__ = ["IN_PLACE", "Collectives"]
 
 _UINT8 = np.dtype(np.uint8)
-
-
-class _InPlace:
-    def __repr__(self) -> str:
-        return "MPI.IN_PLACE"
-
-
-IN_PLACE = _InPlace()
 
 
 def _pack(obj: Any) -> np.ndarray:
@@ -44,30 +51,55 @@ def _copy(obj: Any) -> Any:
 
 
 def _engine_op(op: Any) -> Any:
-    return op._engine if isinstance(op, Op) else op
+    """The handle's op of an mpi4py op; a non-commutative one (``MPI.REPLACE``,
+    ``Op.Create(f, commute=False)``) combined in rank order (6.9.5)."""
+    if not isinstance(op, Op):
+        return op
+    engine = op._engine
+    if engine is not None and not op.Is_commutative() and getattr(engine, "commutative", False):
+        engine = _ops.Op(engine.name, engine.fn, engine.ufunc, commutative=False)
+    return engine
+
+
+def _request(event: Any) -> Any:
+    from .request import Request
+
+    return Request(event)
 
 
 class Collectives:
-    """Mixin of :class:`~.comm.Comm` (needs ``_p2p``)."""
+    """Mixin of :class:`~.comm.Comm` (needs ``_p2p``, ``Get_rank``, ``Get_size``)."""
 
     def _p2p(self, call: str, blocking: bool, **kwargs: Any) -> Any:  # pragma: no cover
         raise NotImplementedError
 
+    def Get_rank(self) -> int:  # pragma: no cover
+        raise NotImplementedError
+
+    def Get_size(self) -> int:  # pragma: no cover
+        raise NotImplementedError
+
+    # -- barrier -------------------------------------------------------------------------
     def Barrier(self) -> None:
         self._p2p("barrier", True)
 
     def barrier(self) -> None:
         self._p2p("barrier", True)
 
-    # -- lowercase ---------------------------------------------------------------------
+    def Ibarrier(self) -> Any:
+        return _request(self._p2p("ibarrier", True))
+
+    # -- lowercase -----------------------------------------------------------------------
     def bcast(self, obj: Any = None, root: int = 0) -> Any:
-        mine = _pack(obj) if current().mpi.rank == self._world_rank(root) else None
+        root = c_int(root)
+        # an intercommunicator's root names itself MPI_ROOT (MPI 4.1 §6.2.2)
+        mine = _pack(obj) if self.Get_rank() == root or root == ROOT else None
         return _unpack(self._p2p("bcast", True, buf=mine, root=root))
 
     def reduce(self, sendobj: Any, op: Any = OPS["SUM"], root: int = 0) -> Any:
         size = len(pickle.dumps(sendobj, pickle.HIGHEST_PROTOCOL))
         value = self._p2p("reduce", True, sendbuf=sendobj, count=size, op=python_op(op),
-                          root=root)
+                          root=c_int(root))
         return None if value is None else _copy(value)
 
     def allreduce(self, sendobj: Any, op: Any = OPS["SUM"]) -> Any:
@@ -76,16 +108,15 @@ class Collectives:
                                op=python_op(op)))
 
     def gather(self, sendobj: Any, root: int = 0) -> list[Any] | None:
-        got = self._p2p("gather", True, sendbuf=_pack(sendobj), root=root)
+        got = self._p2p("gather", True, sendbuf=_pack(sendobj), root=c_int(root))
         return None if got is None else [_unpack(x) for x in got]
 
     def allgather(self, sendobj: Any) -> list[Any]:
         return [_unpack(x) for x in self._p2p("allgather", True, sendbuf=_pack(sendobj))]
 
     def scatter(self, sendobj: Any = None, root: int = 0) -> Any:
-        items = None
-        if current().mpi.rank == self._world_rank(root):
-            items = [_pack(x) for x in sendobj]
+        root = c_int(root)
+        items = [_pack(x) for x in sendobj] if self.Get_rank() == root else None
         return _unpack(self._p2p("scatter", True, sendbuf=items, root=root))
 
     def alltoall(self, sendobj: Any) -> list[Any]:
@@ -101,104 +132,282 @@ class Collectives:
         value = self._p2p("exscan", True, sendbuf=sendobj, count=size, op=python_op(op))
         return None if value is None else _copy(value)
 
-    def _world_rank(self, root: int) -> int:
-        mpi = current().mpi
-        comm = self._c(mpi)  # type: ignore[attr-defined]
-        if comm is None:
-            return root
-        try:
-            return comm.world(root)
-        except (IndexError, TypeError):
-            return -1  # a bad root: the handle's call reports it
-
-    # -- uppercase ---------------------------------------------------------------------
+    # -- broadcast -----------------------------------------------------------------------
     def Bcast(self, buf: Any, root: int = 0) -> None:
-        arr, count, dt = message(buf, writable=True)
-        self._p2p("bcast", True, buf=arr, count=count, datatype=dt, root=root)
-
-    def Reduce(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"], root: int = 0) -> None:
-        send, recv = _in_place(sendbuf, recvbuf)
-        self._p2p("reduce", True, sendbuf=send, recvbuf=recv, op=_engine_op(op), root=root)
-
-    def Allreduce(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> None:
-        send, recv = _in_place(sendbuf, recvbuf)
-        self._p2p("allreduce", True, sendbuf=send, recvbuf=recv, op=_engine_op(op))
-
-    def Gather(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> None:
-        send, _ = _in_place(sendbuf, None)
-        parts = self._p2p("gather", True, sendbuf=send, root=root)
-        if parts is not None:
-            _into(recvbuf, parts)
-
-    def Allgather(self, sendbuf: Any, recvbuf: Any) -> None:
-        send, _ = _in_place(sendbuf, None)
-        _into(recvbuf, self._p2p("allgather", True, sendbuf=send))
-
-    def Scatter(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> None:
-        send = None
-        if current().mpi.rank == self._world_rank(root) and sendbuf is not None:
-            send = np.ascontiguousarray(message(sendbuf)[0]).reshape(-1).view(_UINT8)
-        part = self._p2p("scatter", True, sendbuf=send, root=root)
-        if recvbuf is not IN_PLACE:
-            _into(recvbuf, [part])
-
-    def Alltoall(self, sendbuf: Any, recvbuf: Any) -> None:
-        send = np.ascontiguousarray(message(sendbuf)[0]).reshape(-1).view(_UINT8)
-        _into(recvbuf, self._p2p("alltoall", True, sendbuf=send))
-
-
-    def Scan(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> None:
-        send, recv = _in_place(sendbuf, recvbuf)
-        self._p2p("scan", True, sendbuf=send, recvbuf=recv, op=_engine_op(op))
-
-    def Exscan(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> None:
-        send, recv = _in_place(sendbuf, recvbuf)
-        self._p2p("exscan", True, sendbuf=send, recvbuf=recv, op=_engine_op(op))
-
-    def Reduce_scatter_block(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> None:
-        send, _ = _in_place(sendbuf, recvbuf)
-        _into(recvbuf, [self._p2p("reduce_scatter_block", True, sendbuf=send,
-                                  op=_engine_op(op))])
-
-    # -- nonblocking (a Request; Wait completes it, the receive buffer is then filled) ------
-    def Ibarrier(self) -> Any:
-        from .request import Request
-
-        return Request(self._p2p("ibarrier", True))
+        self._bcast("bcast", buf, root)
 
     def Ibcast(self, buf: Any, root: int = 0) -> Any:
-        from .request import Request
+        return _request(self._bcast("ibcast", buf, root))
 
-        arr, count, dt = message(buf, writable=True)
-        return Request(self._p2p("ibcast", True, buf=arr, count=count, datatype=dt,
-                                 root=root))
+    def _bcast(self, call: str, buf: Any, root: Any) -> Any:
+        root = c_int(root)
+        arr, count, datatype = message(buf, writable=True)
+        if isinstance(arr, np.ndarray) and datatype is not None \
+                and datatype.numpy_dtype is None:  # a derived datatype: its type map's data
+            return self._p2p(call, True, buf=arr, count=index(count or 1),
+                             datatype=datatype, root=root)
+        spec = simple(buf, 1, writable=True)
+        return self._p2p(call, True, buf=spec.buf, datatype=spec.datatype, root=root)
 
-    def Ireduce(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"], root: int = 0) -> Any:
-        from .request import Request
+    # -- reductions ----------------------------------------------------------------------
+    def Reduce(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"], root: int = 0) -> None:
+        self._reduce("reduce", sendbuf, recvbuf, op, c_int(root))
 
-        send, recv = _in_place(sendbuf, recvbuf)
-        return Request(self._p2p("ireduce", True, sendbuf=send, recvbuf=recv,
-                                 op=_engine_op(op), root=root))
+    def Ireduce(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"],
+                root: int = 0) -> Any:
+        return _request(self._reduce("ireduce", sendbuf, recvbuf, op, c_int(root)))
+
+    def Allreduce(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> None:
+        self._reduce("allreduce", sendbuf, recvbuf, op)
 
     def Iallreduce(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> Any:
-        from .request import Request
+        return _request(self._reduce("iallreduce", sendbuf, recvbuf, op))
 
-        send, recv = _in_place(sendbuf, recvbuf)
-        return Request(self._p2p("iallreduce", True, sendbuf=send, recvbuf=recv,
-                                 op=_engine_op(op)))
+    def Scan(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> None:
+        self._reduce("scan", sendbuf, recvbuf, op)
+
+    def Iscan(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> Any:
+        return _request(self._reduce("iscan", sendbuf, recvbuf, op))
+
+    def Exscan(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> None:
+        self._reduce("exscan", sendbuf, recvbuf, op)
+
+    def Iexscan(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> Any:
+        return _request(self._reduce("iexscan", sendbuf, recvbuf, op))
+
+    def _reduce(self, call: str, sendbuf: Any, recvbuf: Any, op: Any,
+                root: int | None = None) -> Any:
+        """A reduction: the contribution and, where a result arrives (the root of a reduce,
+        every process of the others), the receive buffer, of one count and datatype."""
+        receives = root is None or self.Get_rank() == root
+        recv = simple(recvbuf, 1, writable=True) if receives else None
+        if _in_place(sendbuf, receives):
+            send, datatype = IN_PLACE, recv.datatype if recv else None
+        else:
+            spec = simple(sendbuf)
+            if recv is not None:
+                _agree(spec, recv)
+            send, datatype = spec.buf, spec.datatype
+        kwargs = {"root": root} if root is not None else {}
+        return self._p2p(call, True, sendbuf=send, recvbuf=recv.buf if recv else None,
+                         datatype=datatype, op=_engine_op(op), **kwargs)
+
+    def Reduce_scatter_block(self, sendbuf: Any, recvbuf: Any,
+                             op: Any = OPS["SUM"]) -> None:
+        self._reduce_scatter_block("reduce_scatter_block", sendbuf, recvbuf, op)
+
+    def Ireduce_scatter_block(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> Any:
+        return _request(self._reduce_scatter_block("ireduce_scatter_block", sendbuf, recvbuf,
+                                                   op))
+
+    def _reduce_scatter_block(self, call: str, sendbuf: Any, recvbuf: Any, op: Any) -> Any:
+        size = self.Get_size()
+        if _in_place(sendbuf):
+            recv = simple(recvbuf, size, writable=True)
+            send: Any = IN_PLACE
+        else:
+            recv = simple(recvbuf, 1, writable=True)
+            spec = simple(sendbuf, size)
+            _agree(spec, recv)
+            send = spec.buf
+        return self._p2p(call, True, sendbuf=send, count=recv.count, datatype=recv.datatype,
+                         op=_engine_op(op), recvbuf=recv.buf)
+
+    def Reduce_scatter(self, sendbuf: Any, recvbuf: Any, recvcounts: Any = None,
+                       op: Any = OPS["SUM"]) -> None:
+        self._reduce_scatter("reduce_scatter", sendbuf, recvbuf, recvcounts, op)
+
+    def Ireduce_scatter(self, sendbuf: Any, recvbuf: Any, recvcounts: Any = None,
+                        op: Any = OPS["SUM"]) -> Any:
+        return _request(self._reduce_scatter("ireduce_scatter", sendbuf, recvbuf, recvcounts,
+                                             op))
+
+    def _reduce_scatter(self, call: str, sendbuf: Any, recvbuf: Any, recvcounts: Any,
+                        op: Any) -> Any:
+        """Without ``recvcounts``, each process's count is its receive buffer's, gathered
+        from every process (as mpi4py does, with an MPI_Allgather)."""
+        if _in_place(sendbuf):  # the receive buffer holds every block
+            if recvcounts is None:
+                raise ValueError("message: MPI.IN_PLACE needs recvcounts")
+            whole = simple(recvbuf, 1, writable=True)
+            counts = _counts_of(recvcounts)
+            if whole.buf is not None and whole.count < sum(counts):
+                raise ValueError(f"mismatch in receive count {whole.count} and "
+                                 f"sum(counts) {sum(counts)}")
+            send: Any = IN_PLACE
+            buf, datatype = whole.buf, whole.datatype
+        else:
+            mine = simple(recvbuf, 1, writable=True)
+            counts = _counts_of(recvcounts) if recvcounts is not None else [
+                int(c) for c in self._p2p("allgather", True, sendbuf=mine.count)]
+            spec = simple(sendbuf)
+            rank = self.Get_rank()
+            if counts[rank] != mine.count:
+                raise ValueError(f"mismatch in receive count {mine.count} and "
+                                 f"counts[{rank}] {counts[rank]}")
+            if spec.count != sum(counts):
+                raise ValueError(f"mismatch in send count {spec.count} and "
+                                 f"sum(counts) {sum(counts)}")
+            if spec.datatype is not mine.datatype and spec.buf is not None:
+                raise ValueError("mismatch in send and receive MPI datatypes")
+            send, buf, datatype = spec.buf, mine.buf, spec.datatype
+        return self._p2p(call, True, sendbuf=send, recvcounts=counts, datatype=datatype,
+                         op=_engine_op(op), recvbuf=buf)
+
+    # -- gathers -------------------------------------------------------------------------
+    def Gather(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> None:
+        self._gather("gather", sendbuf, recvbuf, c_int(root))
+
+    def Igather(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> Any:
+        return _request(self._gather("igather", sendbuf, recvbuf, c_int(root)))
+
+    def Allgather(self, sendbuf: Any, recvbuf: Any) -> None:
+        self._gather("allgather", sendbuf, recvbuf)
+
+    def Iallgather(self, sendbuf: Any, recvbuf: Any) -> Any:
+        return _request(self._gather("iallgather", sendbuf, recvbuf))
+
+    def _gather(self, call: str, sendbuf: Any, recvbuf: Any, root: int | None = None) -> Any:
+        receives = root is None or self.Get_rank() == root
+        recv = simple(recvbuf, self.Get_size(), writable=True) if receives else None
+        send, count, datatype = self._send_block(IN_PLACE if _in_place(sendbuf, receives)
+                                                 else sendbuf, recv)
+        kwargs = {"root": root} if root is not None else {}
+        return self._p2p(call, True, sendbuf=send, count=count, datatype=datatype,
+                         recvbuf=recv.buf if recv else None, **kwargs)
+
+    def Gatherv(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> None:
+        self._gatherv("gatherv", sendbuf, recvbuf, c_int(root))
+
+    def Igatherv(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> Any:
+        return _request(self._gatherv("igatherv", sendbuf, recvbuf, c_int(root)))
+
+    def Allgatherv(self, sendbuf: Any, recvbuf: Any) -> None:
+        self._gatherv("allgatherv", sendbuf, recvbuf)
+
+    def Iallgatherv(self, sendbuf: Any, recvbuf: Any) -> Any:
+        return _request(self._gatherv("iallgatherv", sendbuf, recvbuf))
+
+    def _gatherv(self, call: str, sendbuf: Any, recvbuf: Any, root: int | None = None) -> Any:
+        receives = root is None or self.Get_rank() == root
+        recv = vector(recvbuf, self.Get_size(), writable=True) if receives else None
+        if _in_place(sendbuf, receives):
+            send, count, datatype = IN_PLACE, None, recv.datatype if recv else None
+        else:
+            spec = simple(sendbuf)
+            send, count, datatype = spec.buf, spec.count, spec.datatype
+        kwargs = {"root": root} if root is not None else {}
+        return self._p2p(call, True, sendbuf=send, count=count, datatype=datatype,
+                         recvbuf=recv.buf if recv else None,
+                         recvcounts=recv.counts if recv else None,
+                         displs=recv.displs if recv else None, **kwargs)
+
+    def _send_block(self, sendbuf: Any, recv: Simple | None) -> tuple[Any, Any, Any]:
+        """(send buffer or IN_PLACE, count, datatype) of a plain gather's contribution."""
+        if sendbuf is IN_PLACE:
+            return IN_PLACE, recv.count if recv else None, recv.datatype if recv else None
+        spec = simple(sendbuf)
+        return spec.buf, spec.count, spec.datatype
+
+    # -- scatters ------------------------------------------------------------------------
+    def Scatter(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> None:
+        self._scatter("scatter", sendbuf, recvbuf, c_int(root))
+
+    def Iscatter(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> Any:
+        return _request(self._scatter("iscatter", sendbuf, recvbuf, c_int(root)))
+
+    def _scatter(self, call: str, sendbuf: Any, recvbuf: Any, root: int) -> Any:
+        at_root = self.Get_rank() == root
+        recv = None if _in_place(recvbuf, at_root) else simple(recvbuf, 1, writable=True)
+        if self.Get_rank() == root:
+            send = simple(sendbuf, self.Get_size())
+            buf, count, datatype = send.buf, send.count, send.datatype
+        else:
+            buf, count, datatype = None, recv.count if recv else None, \
+                recv.datatype if recv else None
+        return self._p2p(call, True, sendbuf=buf, count=count, datatype=datatype, root=root,
+                         recvbuf=IN_PLACE if recv is None else recv.buf)
+
+    def Scatterv(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> None:
+        self._scatterv("scatterv", sendbuf, recvbuf, c_int(root))
+
+    def Iscatterv(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> Any:
+        return _request(self._scatterv("iscatterv", sendbuf, recvbuf, c_int(root)))
+
+    def _scatterv(self, call: str, sendbuf: Any, recvbuf: Any, root: int) -> Any:
+        at_root = self.Get_rank() == root
+        recv = None if _in_place(recvbuf, at_root) else simple(recvbuf, 1, writable=True)
+        send = vector(sendbuf, self.Get_size()) if self.Get_rank() == root else None
+        datatype = send.datatype if send else recv.datatype if recv else None
+        return self._p2p(call, True, sendbuf=send.buf if send else None,
+                         count=recv.count if recv else None, datatype=datatype, root=root,
+                         recvbuf=IN_PLACE if recv is None else recv.buf,
+                         sendcounts=send.counts if send else None,
+                         displs=send.displs if send else None)
+
+    # -- all-to-all ----------------------------------------------------------------------
+    def Alltoall(self, sendbuf: Any, recvbuf: Any) -> None:
+        self._alltoall("alltoall", sendbuf, recvbuf)
+
+    def Ialltoall(self, sendbuf: Any, recvbuf: Any) -> Any:
+        return _request(self._alltoall("ialltoall", sendbuf, recvbuf))
+
+    def _alltoall(self, call: str, sendbuf: Any, recvbuf: Any) -> Any:
+        recv = simple(recvbuf, self.Get_size(), writable=True)
+        send = IN_PLACE if _in_place(sendbuf) else simple(sendbuf, self.Get_size())
+        sent = recv if send is IN_PLACE else send
+        return self._p2p(call, True, sendbuf=IN_PLACE if send is IN_PLACE else sent.buf,
+                         count=sent.count, datatype=sent.datatype, recvbuf=recv.buf)
+
+    def Alltoallv(self, sendbuf: Any, recvbuf: Any) -> None:
+        self._alltoallv("alltoallv", sendbuf, recvbuf)
+
+    def Ialltoallv(self, sendbuf: Any, recvbuf: Any) -> Any:
+        return _request(self._alltoallv("ialltoallv", sendbuf, recvbuf))
+
+    def _alltoallv(self, call: str, sendbuf: Any, recvbuf: Any) -> Any:
+        size = self.Get_size()
+        recv = vector(recvbuf, size, writable=True)
+        send = IN_PLACE if _in_place(sendbuf) else vector(sendbuf, size)
+        sent = send if isinstance(send, Vector) else recv
+        return self._p2p(call, True, sendbuf=IN_PLACE if send is IN_PLACE else sent.buf,
+                         datatype=sent.datatype, recvbuf=recv.buf,
+                         sendcounts=None if send is IN_PLACE else sent.counts,
+                         sdispls=None if send is IN_PLACE else sent.displs,
+                         recvcounts=recv.counts, rdispls=recv.displs)
+
+    def Alltoallw(self, sendbuf: Any, recvbuf: Any) -> None:
+        self._alltoallw("alltoallw", sendbuf, recvbuf)
+
+    def Ialltoallw(self, sendbuf: Any, recvbuf: Any) -> Any:
+        return _request(self._alltoallw("ialltoallw", sendbuf, recvbuf))
+
+    def _alltoallw(self, call: str, sendbuf: Any, recvbuf: Any) -> Any:
+        size = self.Get_size()
+        recv = wvector(recvbuf, size, writable=True)
+        kwargs: dict[str, Any] = {"sendbuf": IN_PLACE}
+        if not _in_place(sendbuf):
+            send = wvector(sendbuf, size)
+            kwargs = {"sendbuf": send.buf, "sendcounts": send.counts, "sdispls": send.displs,
+                      "sendtypes": send.datatype}
+        return self._p2p(call, True, recvbuf=recv.buf, recvcounts=recv.counts,
+                         rdispls=recv.displs, recvtypes=recv.datatype, **kwargs)
 
 
-def _in_place(sendbuf: Any, recvbuf: Any) -> tuple[Any, Any]:
-    recv = None if recvbuf is None else message(recvbuf, writable=True)[0]
-    if sendbuf is IN_PLACE:
-        return recv.copy(), recv
-    return message(sendbuf)[0], recv
+def _in_place(buf: Any, allowed: bool = True) -> bool:
+    """MPI.IN_PLACE, or None where in-place is allowed: mpi4py passes a None send buffer
+    (a scatter root's None receive buffer) as MPI_IN_PLACE (observed with 4.1.2)."""
+    return buf is IN_PLACE or (buf is None and allowed)
 
 
-def _into(recvbuf: Any, parts: list[Any]) -> None:
-    """Copy the parts, in order, into the receive buffer's bytes."""
-    if recvbuf is None or recvbuf is IN_PLACE:
-        return
-    raw = b"".join(np.ascontiguousarray(p).tobytes() for p in parts)
-    view = message(recvbuf, writable=True)[0].reshape(-1).view(_UINT8)
-    view[:len(raw)] = np.frombuffer(raw, dtype=_UINT8)
+def _counts_of(counts: Any) -> list[int]:
+    return [index(c) for c in (counts.tolist() if isinstance(counts, np.ndarray) else counts)]
+
+
+def _agree(send: Simple, recv: Simple) -> None:
+    """mpi4py's check of a reduction's send and receive specs: one count, one datatype."""
+    if send.count != recv.count:
+        raise ValueError(f"mismatch in send count {send.count} and receive count "
+                         f"{recv.count}")
+    if send.datatype is not recv.datatype and send.buf is not None and recv.buf is not None:
+        raise ValueError("mismatch in send and receive MPI datatypes")

@@ -13,8 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..mpi.errors import MPIError
+from ..rma.errors import CODES as RMA_CODES
 
-__all__ = ["CODES", "Exception", "Unsupported", "as_exception", "error_string", "unsupported"]
+__all__ = ["CODES", "Exception", "Unsupported", "Unsupporting", "as_exception",
+           "error_string", "unsupported"]
 
 SUPPORTED = "see the table of supported calls in the documentation (docs/guide/mpi4py.md)"
 
@@ -25,6 +27,7 @@ CODES = {
     "MPI_ERR_ARG": 12, "MPI_ERR_UNKNOWN": 13, "MPI_ERR_TRUNCATE": 14, "MPI_ERR_OTHER": 15,
     "MPI_ERR_INTERN": 16, "MPI_ERR_IN_STATUS": 17, "MPI_ERR_PENDING": 18,
     "MPI_ERR_REQUEST": 19,
+    **RMA_CODES,  # one-sided communication's (MPI_ERR_WIN, MPI_ERR_RMA_SYNC...)
 }
 """Error class name -> code (``MPI.ERR_BUFFER`` is ``CODES["MPI_ERR_BUFFER"]``)."""
 
@@ -95,3 +98,15 @@ def unsupported(owner: str, name: str) -> Unsupported:
     """The error for ``owner.name`` (``MPI.Win``, ``Comm.Spawn``...)."""
     return Unsupported(f"{owner}.{name} is not supported by mpisim's mpi4py stand-in; "
                        f"{SUPPORTED}")
+
+
+class Unsupporting(type):
+    """The metaclass of the stand-in's MPI classes: a class attribute the stand-in lacks
+    (``MPI.Request.Get_status_any`` in a library without it) raises :class:`Unsupported`
+    naming it, as an instance's missing attribute does, instead of a bare
+    AttributeError."""
+
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise unsupported(cls.__name__, name)

@@ -10,27 +10,49 @@ of supported calls), so a script fails at its first unsupported call with a clea
 
 from __future__ import annotations
 
-import pickle
 import types
 from typing import Any
 
-import numpy as np
-
 from .._version import __version__
 from ..mpi import addresses as _addr
-from ..mpi.constants import ANY_SOURCE, ANY_TAG, BOTTOM, BUFFER_AUTOMATIC, PROC_NULL, UNDEFINED
+from ..mpi.attributes import KEYVAL_INVALID, PREDEFINED
+from ..mpi.constants import (
+    ANY_SOURCE,
+    ANY_TAG,
+    BOTTOM,
+    BUFFER_AUTOMATIC,
+    COMM_TYPE_HW_GUIDED,
+    COMM_TYPE_HW_UNGUIDED,
+    COMM_TYPE_RESOURCE_GUIDED,
+    COMM_TYPE_SHARED,
+    PROC_NULL,
+    UNDEFINED,
+)
 from ..mpi.datatypes import ORDER_C, ORDER_FORTRAN
 from ..mpi.errors import MPIError
+from ..mpi.group import CONGRUENT, IDENT, SIMILAR, UNEQUAL
+from ..mpi.topology import CART, DIST_GRAPH, GRAPH
 from . import comm as _comm
+from . import util as _util
 from .bridge import current
 from .buffers import attach, detach, flush, iflush
 from .collective import IN_PLACE
-from .datatype import DATATYPES, OPS, Datatype, Op
+from .datatype import CONSTANTS as _DATATYPE_CONSTANTS
+from .datatype import DATATYPES, OPS, Datatype, Op, typealign, typecode
 from .errhandler import ERRORS_ABORT, ERRORS_ARE_FATAL, ERRORS_RETURN, Errhandler
 from .exceptions import CODES, ERR_LASTCODE, Exception, as_exception, error_string, unsupported
-from .request import Prequest, Request, Status
+from .group import GROUP_EMPTY, GROUP_NULL, Group
+from .info import INFO_ENV, INFO_NULL, Info
+from .membuffer import buffer
+from .message import MESSAGE_NO_PROC, MESSAGE_NULL, Message
+from .msgpickle import Pickle
+from .msgspec import located
+from .request import REQUEST_NULL, Prequest, Request, Status
+from .topology import UNWEIGHTED, WEIGHTS_EMPTY, Compute_dims
+from .util import dtlib, pkl5
+from .win import NAMES as _WIN_NAMES
 
-__all__ = ["MPI_VERSION", "modules"]
+__all__ = ["MPI_VERSION", "modules", "submodules"]
 
 MPI_VERSION = (4, 1)
 """The MPI standard version the stand-in follows (MPI.Get_version)."""
@@ -109,8 +131,10 @@ def Get_error_string(errorcode: int) -> str:
     return error_string(errorcode)
 
 
-def Alloc_mem(size: int, info: Any = None) -> bytearray:
-    return bytearray(size)
+def Alloc_mem(size: int, info: Any = None) -> buffer:
+    """MPI_Alloc_mem: an ``MPI.buffer`` of ``size`` bytes (its ``address`` and ``nbytes``
+    as mpi4py's; Detach_buffer gives the same object back)."""
+    return buffer.allocate(size)
 
 
 def Free_mem(mem: Any) -> None:
@@ -119,7 +143,9 @@ def Free_mem(mem: Any) -> None:
 
 # -- addresses (4.1.5) ---------------------------------------------------------------------
 def Get_address(location: Any) -> int:
-    arr = location if isinstance(location, np.ndarray) else np.asarray(memoryview(location))
+    if location is None or location is BOTTOM:
+        return 0  # MPI_BOTTOM
+    arr = located(location)
     try:
         return current().plain().get_address(arr)
     except MPIError as e:
@@ -134,20 +160,6 @@ def Aint_diff(addr1: int, addr2: int) -> int:
     return _addr.aint_diff(addr1, addr2)
 
 
-class Pickle:
-    """``MPI.pickle``: how lowercase calls serialize objects (the pickle module's highest
-    protocol, as mpi4py uses)."""
-
-    PROTOCOL = pickle.HIGHEST_PROTOCOL
-    THRESHOLD = 256 * 1024
-
-    def dumps(self, obj: Any) -> bytes:
-        return pickle.dumps(obj, self.PROTOCOL)
-
-    def loads(self, data: Any) -> Any:
-        return pickle.loads(data)
-
-
 # -- the modules ---------------------------------------------------------------------------
 _NAMES: dict[str, Any] = {
     "ANY_SOURCE": ANY_SOURCE, "ANY_TAG": ANY_TAG, "PROC_NULL": PROC_NULL,
@@ -158,9 +170,22 @@ _NAMES: dict[str, Any] = {
     "THREAD_MULTIPLE": THREAD_MULTIPLE, "VERSION": MPI_VERSION[0],
     "SUBVERSION": MPI_VERSION[1], "SUCCESS": 0, "ERR_LASTCODE": ERR_LASTCODE,
     "COMM_WORLD": _comm.COMM_WORLD, "COMM_SELF": _comm.COMM_SELF,
-    "COMM_NULL": _comm.COMM_NULL, "REQUEST_NULL": Request(), "Comm": _comm.Comm,
-    "Intracomm": _comm.Intracomm, "Request": Request, "Prequest": Prequest,
+    "COMM_NULL": _comm.COMM_NULL, "REQUEST_NULL": REQUEST_NULL, "Comm": _comm.Comm,
+    "Intracomm": _comm.Intracomm, "Topocomm": _comm.Topocomm, "Cartcomm": _comm.Cartcomm,
+    "Graphcomm": _comm.Graphcomm, "Distgraphcomm": _comm.Distgraphcomm,
+    "CART": CART, "GRAPH": GRAPH, "DIST_GRAPH": DIST_GRAPH, "UNWEIGHTED": UNWEIGHTED,
+    "WEIGHTS_EMPTY": WEIGHTS_EMPTY, "Compute_dims": Compute_dims,
+    "Intercomm": _comm.Intercomm, "Group": Group, "GROUP_NULL": GROUP_NULL,
+    "GROUP_EMPTY": GROUP_EMPTY, "IDENT": IDENT, "CONGRUENT": CONGRUENT, "SIMILAR": SIMILAR,
+    "UNEQUAL": UNEQUAL,
+    "Info": Info, "INFO_NULL": INFO_NULL, "INFO_ENV": INFO_ENV,
+    "KEYVAL_INVALID": KEYVAL_INVALID, "COMM_TYPE_SHARED": COMM_TYPE_SHARED,
+    "COMM_TYPE_HW_GUIDED": COMM_TYPE_HW_GUIDED, "COMM_TYPE_HW_UNGUIDED": COMM_TYPE_HW_UNGUIDED,
+    "COMM_TYPE_RESOURCE_GUIDED": COMM_TYPE_RESOURCE_GUIDED,
+    **{name: keyval for name, keyval in PREDEFINED.items() if name != "HOST"},
+    "Request": Request, "Prequest": Prequest,
     "Status": Status, "Datatype": Datatype, "Op": Op, "Exception": Exception,
+    "Message": Message, "MESSAGE_NULL": MESSAGE_NULL, "MESSAGE_NO_PROC": MESSAGE_NO_PROC,
     "Attach_buffer": attach, "Detach_buffer": detach, "Flush_buffer": flush,
     "Iflush_buffer": iflush, "pickle": Pickle(), "Errhandler": Errhandler,
     "ERRORS_RETURN": ERRORS_RETURN, "ERRORS_ARE_FATAL": ERRORS_ARE_FATAL,
@@ -168,7 +193,11 @@ _NAMES: dict[str, Any] = {
 }
 _NAMES.update({name[4:]: code for name, code in CODES.items() if name.startswith("MPI_ERR")})
 _NAMES.update(DATATYPES)
+_NAMES.update(_DATATYPE_CONSTANTS)
+_NAMES.update(_typecode=typecode, _typealign=typealign, buffer=buffer, memory=buffer,
+              Pickle=Pickle)
 _NAMES.update(OPS)
+_NAMES.update(_WIN_NAMES)  # MPI.Win, its constants, MPI.REPLACE and MPI.NO_OP (§12)
 _FUNCTIONS = (Init, Init_thread, Finalize, Is_initialized, Is_finalized, Query_thread,
               Is_thread_main, Get_version, Get_library_version, get_vendor,
               Get_processor_name, Wtime, Wtick, Get_error_class, Get_error_string, Alloc_mem,
@@ -197,7 +226,30 @@ def modules() -> dict[str, types.ModuleType]:
         pkg.__path__ = []  # a package: `import mpi4py.MPI` works, other submodules do not
         pkg.__version__ = "4.1.2"
         pkg.MPI = mpi  # type: ignore[attr-defined]
+        pkg.util = _util_package()  # type: ignore[attr-defined]
         pkg.rc = types.SimpleNamespace(initialize=True, finalize=True,  # type: ignore[attr-defined]
                                        threads=True, thread_level="multiple")
         _MODULES.update({"mpi4py": pkg, "mpi4py.MPI": mpi})
     return _MODULES
+
+
+def submodules() -> dict[str, types.ModuleType]:
+    """The stand-in's submodules a script imports on demand: ``mpi4py.util`` and its
+    ``pkl5`` and ``dtlib``."""
+    return {"mpi4py.util": _util_package(), "mpi4py.util.pkl5": pkl5,
+            "mpi4py.util.dtlib": dtlib}
+
+
+_UTIL: list[types.ModuleType] = []
+
+
+def _util_package() -> types.ModuleType:
+    """``mpi4py.util`` as a script sees it: a package named so, holding pkl5 and dtlib,
+    so that ``from mpi4py.util import pool`` asks the stand-in's finder (which refuses it
+    by name)."""
+    if not _UTIL:
+        package = types.ModuleType("mpi4py.util", _util.__doc__)
+        package.__path__ = []  # type: ignore[attr-defined]
+        package.pkl5, package.dtlib = pkl5, dtlib  # type: ignore[attr-defined]
+        _UTIL.append(package)
+    return _UTIL[0]

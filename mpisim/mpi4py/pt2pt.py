@@ -1,12 +1,13 @@
 """Point-to-point methods of the stand-in's ``Comm`` (mixed in): lowercase (pickled
-objects) and uppercase (buffer specs) sends, receives and probes, sendrecv, Isendrecv and
-persistent requests.
+objects) and uppercase (buffer specs) sends, receives and probes, matched probes
+(:mod:`.message`), sendrecv, Isendrecv and persistent requests.
 
 A lowercase message is the pickle's bytes (``pickle.HIGHEST_PROTOCOL``, as mpi4py), carried
 as a uint8 array, so its size, protocol and attached-buffer space are those of the real
 library and a buffer receive can take it; the receiver unpickles its own copy. Uppercase
-calls read their buffer specs with :func:`~.datatype.message` and receive into the
-caller's memory.
+calls read their buffer specs with :func:`~.msgspec.p2p` (mpi4py's rules and errors) and
+receive into the caller's memory. Ranks and tags are C ints, converted as mpi4py's
+signatures convert them (:func:`~.msgspec.c_int`), before the buffer is read.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from ..mpi.constants import ANY_SOURCE, ANY_TAG
+from ..mpi.constants import ANY_SOURCE, ANY_TAG, BOTTOM, PROC_NULL
 from ..p2p.requests import Request as _EngineRequest
 from .bridge import current
-from .datatype import message
 from .exceptions import unsupported
+from .message import Message
+from .msgspec import c_int, p2p
 from .request import Prequest, Request, Status, fill, received
 
 __all__ = ["PointToPoint", "both", "dumps"]
@@ -43,7 +45,8 @@ class PointToPoint:
         raise NotImplementedError
 
     # -- lowercase point-to-point (pickled objects) ---------------------------------------
-    def _send_obj(self, call: str, obj: Any, dest: int, tag: int) -> Any:
+    def _send_obj(self, call: str, obj: Any, dest: Any, tag: Any) -> Any:
+        dest, tag = c_int(dest), c_int(tag)
         data = np.frombuffer(dumps(obj), dtype=np.uint8)  # a buffer Recv can take it too
         return self._p2p(call, True, buf=data, datatype=_byte(), dest=dest, tag=tag)
 
@@ -67,20 +70,23 @@ class PointToPoint:
 
     def recv(self, buf: Any = None, source: int = ANY_SOURCE, tag: int = ANY_TAG,
              status: Status | None = None) -> Any:
-        if buf is not None:
-            warnings.warn("Comm.recv: the buf argument is ignored (the object is received "
-                          "whole, as a matched probe and receive)", UserWarning, stacklevel=2)
+        source, tag = c_int(source), c_int(tag)
+        if buf is not None:  # mpi4py 4 receives the object whole, as a matched probe
+            warnings.warn("the 'buf' argument is deprecated", UserWarning, stacklevel=2)
         st = self._p2p("recv", True, datatype=_byte(), source=source, tag=tag)
         fill(status, st)
         return received(st)
 
     def irecv(self, buf: Any = None, source: int = ANY_SOURCE, tag: int = ANY_TAG) -> Request:
+        source, tag = c_int(source), c_int(tag)
         return Request(self._p2p("irecv", False, count=_capacity(buf), datatype=_byte(),
                                  source=source, tag=tag), objects=True)
 
     def sendrecv(self, sendobj: Any, dest: int, sendtag: int = 0, recvbuf: Any = None,
                  source: int = ANY_SOURCE, recvtag: int = ANY_TAG,
                  status: Status | None = None) -> Any:
+        dest, sendtag, source, recvtag = c_int(dest), c_int(sendtag), c_int(source), \
+            c_int(recvtag)
         data = np.frombuffer(dumps(sendobj), dtype=np.uint8)
         st = self._sendrecv(dict(sendbuf=data, sendcount=None, sendtype=_byte()),
                             dest, sendtag, dict(recvcount=_capacity(recvbuf),
@@ -90,19 +96,22 @@ class PointToPoint:
 
     def probe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
               status: Status | None = None) -> bool:
+        source, tag = c_int(source), c_int(tag)
         fill(status, self._p2p("probe", True, source=source, tag=tag))
         return True
 
     def iprobe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
                status: Status | None = None) -> bool:
+        source, tag = c_int(source), c_int(tag)
         flag, st = self._p2p("iprobe", True, source=source, tag=tag)
         if flag:
             fill(status, st)
         return bool(flag)
 
     # -- uppercase point-to-point (buffers) ------------------------------------------------
-    def _send_buf(self, call: str, buf: Any, dest: int, tag: int) -> Any:
-        arr, count, dt = message(buf)
+    def _send_buf(self, call: str, buf: Any, dest: Any, tag: Any) -> Any:
+        dest, tag = c_int(dest), c_int(tag)
+        arr, count, dt = p2p(buf, dest, True)
         return self._p2p(call, True, buf=arr, count=count, datatype=dt, dest=dest, tag=tag)
 
     def Send(self, buf: Any, dest: int, tag: int = 0) -> None:
@@ -131,20 +140,24 @@ class PointToPoint:
 
     def Recv(self, buf: Any, source: int = ANY_SOURCE, tag: int = ANY_TAG,
              status: Status | None = None) -> None:
-        arr, count, dt = message(buf, writable=True)
+        source, tag = c_int(source), c_int(tag)
+        arr, count, dt = p2p(buf, source, False)
         fill(status, self._p2p("recv", True, buf=arr, count=count, datatype=dt, source=source,
                                tag=tag))
 
     def Irecv(self, buf: Any, source: int = ANY_SOURCE, tag: int = ANY_TAG) -> Request:
-        arr, count, dt = message(buf, writable=True)
+        source, tag = c_int(source), c_int(tag)
+        arr, count, dt = p2p(buf, source, False)
         return Request(self._p2p("irecv", False, buf=arr, count=count, datatype=dt,
                                  source=source, tag=tag))
 
     def Sendrecv(self, sendbuf: Any, dest: int, sendtag: int = 0, recvbuf: Any = None,
                  source: int = ANY_SOURCE, recvtag: int = ANY_TAG,
                  status: Status | None = None) -> None:
-        sarr, scount, stype = message(sendbuf)
-        rarr, rcount, rtype = message(recvbuf, writable=True)
+        dest, sendtag, source, recvtag = c_int(dest), c_int(sendtag), c_int(source), \
+            c_int(recvtag)
+        sarr, scount, stype = p2p(sendbuf, dest, True)
+        rarr, rcount, rtype = p2p(recvbuf, source, False)
         fill(status, self._sendrecv(dict(sendbuf=sarr, sendcount=scount, sendtype=stype), dest,
                                     sendtag, dict(recvbuf=rarr, recvcount=rcount,
                                                   recvtype=rtype), source, recvtag))
@@ -152,8 +165,10 @@ class PointToPoint:
     def Sendrecv_replace(self, buf: Any, dest: int, sendtag: int = 0,
                          source: int = ANY_SOURCE, recvtag: int = ANY_TAG,
                          status: Status | None = None) -> None:
-        arr, count, dt = message(buf, writable=True)
-        send = None if arr is None else arr.copy()
+        dest, sendtag, source, recvtag = c_int(dest), c_int(sendtag), c_int(source), \
+            c_int(recvtag)
+        arr, count, dt = _replace(buf, dest, source)
+        send = None if arr is None or arr is BOTTOM else arr.copy()
         fill(status, self._sendrecv(dict(sendbuf=send, sendcount=count, sendtype=dt), dest,
                                     sendtag, dict(recvbuf=arr, recvcount=count, recvtype=dt),
                                     source, recvtag))
@@ -179,8 +194,10 @@ class PointToPoint:
     def Isendrecv(self, sendbuf: Any, dest: int, sendtag: int = 0, recvbuf: Any = None,
                   source: int = ANY_SOURCE, recvtag: int = ANY_TAG) -> Request:
         """MPI_Isendrecv (MPI 4.0): an irecv and an isend, one request for both."""
-        sarr, scount, stype = message(sendbuf)
-        rarr, rcount, rtype = message(recvbuf, writable=True)
+        dest, sendtag, source, recvtag = c_int(dest), c_int(sendtag), c_int(source), \
+            c_int(recvtag)
+        sarr, scount, stype = p2p(sendbuf, dest, True)
+        rarr, rcount, rtype = p2p(recvbuf, source, False)
         rreq = self._p2p("irecv", False, buf=rarr, count=rcount, datatype=rtype,
                          source=source, tag=recvtag)
         sreq = self._p2p("isend", False, buf=sarr, count=scount, datatype=stype, dest=dest,
@@ -191,8 +208,10 @@ class PointToPoint:
                           source: int = ANY_SOURCE, recvtag: int = ANY_TAG) -> Request:
         """MPI_Isendrecv_replace: the data sent is copied at the call (as MPI's internal
         buffer), the received data replaces it in ``buf``."""
-        arr, count, dt = message(buf, writable=True)
-        send = None if arr is None else arr.copy()
+        dest, sendtag, source, recvtag = c_int(dest), c_int(sendtag), c_int(source), \
+            c_int(recvtag)
+        arr, count, dt = _replace(buf, dest, source)
+        send = None if arr is None or arr is BOTTOM else arr.copy()
         rreq = self._p2p("irecv", False, buf=arr, count=count, datatype=dt, source=source,
                          tag=recvtag)
         sreq = self._p2p("isend", False, buf=send, count=count, datatype=dt, dest=dest,
@@ -207,13 +226,28 @@ class PointToPoint:
                status: Status | None = None) -> bool:
         return self.iprobe(source, tag, status)
 
+    # -- matched probes (3.8.2) -----------------------------------------------------------
+    def Mprobe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
+               status: Status | None = None) -> Message:
+        """MPI_Mprobe: blocks until a message matches and takes it (see :mod:`.message`)."""
+        return Message.Probe(self, source, tag, status)
+
+    def Improbe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
+                status: Status | None = None) -> Message | None:
+        """MPI_Improbe: the matching message, taken, or None."""
+        return Message.Iprobe(self, source, tag, status)
+
+    mprobe = Mprobe
+    improbe = Improbe
+
     # -- persistent requests ---------------------------------------------------------------
-    def _init(self, call: str, buf: Any, peer: int, tag: int, writable: bool = False
+    def _init(self, call: str, buf: Any, peer: Any, tag: Any, writable: bool = False
               ) -> Prequest:
+        peer, tag = c_int(peer), c_int(tag)
         mpi = current().mpi
         if not hasattr(type(mpi), call):
             raise unsupported("Comm", call.capitalize().replace("_init", "_init"))
-        arr, count, dt = message(buf, writable=writable)
+        arr, count, dt = p2p(buf, peer, not writable)
         where = {"source" if call == "recv_init" else "dest": peer}
         return Prequest(self._p2p(call, True, buf=arr, count=count, datatype=dt, tag=tag,
                                   **where))
@@ -252,6 +286,12 @@ def both(sreq: Any, rreq: Any, call: str) -> Any:
     sreq.on_known(known)
     rreq.on_known(known)
     return combo
+
+
+def _replace(buf: Any, dest: int, source: int) -> tuple[Any, int, Any]:
+    """The buffer of a Sendrecv_replace, read as a receive's (writable) with the source's
+    rank, or the destination's when the source is PROC_NULL (as mpi4py does)."""
+    return p2p(buf, source if source != PROC_NULL else dest, False)
 
 
 def _byte() -> Any:

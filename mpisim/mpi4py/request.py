@@ -1,4 +1,4 @@
-"""``MPI.Status``, ``MPI.Request`` and ``MPI.Prequest`` of the stand-in.
+"""``MPI.Request`` and ``MPI.Prequest`` of the stand-in (``MPI.Status`` is in :mod:`.status`).
 
 A :class:`Request` wraps the handle's request. As in mpi4py it is true while it is not
 MPI_REQUEST_NULL: a wait or test that completes it (or ``Free``) makes it false. A request
@@ -19,74 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from ..mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED
+from ..mpi.constants import PROC_NULL, TAG_UB, UNDEFINED
 from ..p2p.requests import Request as _EngineRequest
 from .bridge import current
-from .datatype import DATATYPES, Datatype
-from .exceptions import unsupported
+from .exceptions import Unsupporting, unsupported
+from .status import Status, empty, fill
 
-__all__ = ["Prequest", "Request", "Status"]
-
-_BYTE = DATATYPES["BYTE"]
-
-
-class Status:
-    """mpi4py's MPI.Status: filled in place by the calls given it."""
-
-    def __init__(self, status: Status | None = None) -> None:
-        self.source = ANY_SOURCE if status is None else status.source
-        self.tag = ANY_TAG if status is None else status.tag
-        self.error = 0 if status is None else status.error
-        self.count = 0 if status is None else status.count
-        self.cancelled = False if status is None else status.cancelled
-
-    def Get_source(self) -> int:
-        return self.source
-
-    def Set_source(self, source: int) -> None:
-        self.source = source
-
-    def Get_tag(self) -> int:
-        return self.tag
-
-    def Set_tag(self, tag: int) -> None:
-        self.tag = tag
-
-    def Get_error(self) -> int:
-        return self.error
-
-    def Set_error(self, error: int) -> None:
-        self.error = error
-
-    def Get_count(self, datatype: Datatype = _BYTE) -> int:
-        """Elements of ``datatype`` received; UNDEFINED when not a whole number."""
-        size = datatype.Get_size()
-        if size == 0:
-            return 0 if self.count == 0 else UNDEFINED
-        return self.count // size if self.count % size == 0 else UNDEFINED
-
-    def Get_elements(self, datatype: Datatype) -> int:
-        """As Get_count (exact for predefined datatypes)."""
-        return self.Get_count(datatype)
-
-    def Is_cancelled(self) -> bool:
-        return self.cancelled
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise unsupported("Status", name)
-
-
-def fill(status: Status | None, st: Any) -> None:
-    """Copy the engine's Status into the script's ``status`` (if it gave one)."""
-    if status is None or st is None:
-        return
-    from .exceptions import CODES
-
-    status.source, status.tag, status.count = st.source, st.tag, st.count
-    status.error = CODES.get(st.error, 0) if st.error else 0
-    status.cancelled = bool(st.cancelled)
+__all__ = ["REQUEST_NULL", "Prequest", "Request", "Status", "fill", "received"]
 
 
 def received(st: Any) -> Any:
@@ -110,7 +49,7 @@ def _null(rank: int) -> _EngineRequest:
     return r
 
 
-class Request:
+class Request(metaclass=Unsupporting):
     """mpi4py's MPI.Request (see the module)."""
 
     _persistent = False
@@ -206,16 +145,74 @@ class Request:
         if not self:
             fill(status, _empty())
             return True
-        ctx = current()
-        mpi = ctx.mpi
-        r = self._r
-        if r.done_at is not None and r.done_at <= mpi.now:  # type: ignore[union-attr]
-            fill(status, r.status)  # type: ignore[union-attr]
+        st = self._complete_now()
+        if st is not None:
+            fill(status, st)
             return True
-        ctx.call(lambda: mpi.iprobe(source=0, tag=TAG_UB, comm=mpi.comm_self))
+        _poll()
         return False
 
     get_status = Get_status
+
+    def _complete_now(self) -> Any:
+        """The engine's status if complete at the current time (without completing it),
+        else None; an inactive request is complete with an empty status."""
+        if not self:
+            return _empty()
+        r = self._r
+        if r.done_at is not None and r.done_at <= current().mpi.now:  # type: ignore[union-attr]
+            st = r.status  # type: ignore[union-attr]
+            return st if st is not None else _empty()  # a send's: the empty status
+        return None
+
+    @classmethod
+    def Get_status_any(cls, requests: Any, status: Status | None = None) -> tuple[int, bool]:
+        """MPI_Request_get_status_any (MPI 4.1): (index, flag) of a complete request,
+        which stays as it is; (UNDEFINED, True) when none is active."""
+        reqs = list(requests)
+        active = [i for i, r in enumerate(reqs) if r]
+        if not active:
+            fill(status, _empty())
+            return UNDEFINED, True
+        for i in active:
+            st = reqs[i]._complete_now()
+            if st is not None:
+                fill(status, st)
+                return i, True
+        _poll()
+        return UNDEFINED, False
+
+    get_status_any = Get_status_any
+
+    @classmethod
+    def Get_status_all(cls, requests: Any, statuses: Any = None) -> bool:
+        """MPI_Request_get_status_all (MPI 4.1): whether every request is complete (their
+        statuses filled then), none of them freed."""
+        reqs = list(requests)
+        sts = [r._complete_now() for r in reqs]
+        if any(st is None for st in sts):
+            _poll()
+            return False
+        _fill_all(statuses, sts)
+        return True
+
+    get_status_all = Get_status_all
+
+    @classmethod
+    def Get_status_some(cls, requests: Any, statuses: Any = None) -> list[int] | None:
+        """MPI_Request_get_status_some (MPI 4.1): the indices of the complete active
+        requests (None when none is active), none of them freed."""
+        reqs = list(requests)
+        active = [i for i, r in enumerate(reqs) if r]
+        if not active:
+            return None
+        done = [(i, st) for i in active if (st := reqs[i]._complete_now()) is not None]
+        if not done:
+            _poll()
+        _fill_all(statuses, [st for _, st in done])
+        return [i for i, _ in done]
+
+    get_status_some = Get_status_some
 
     def Free(self) -> None:
         ctx = current()
@@ -343,10 +340,26 @@ class Request:
         sub, objs = cls.waitsome([reqs[i] for i in ready], statuses)
         return [ready[k] for k in sub or []], objs
 
+    def __reduce__(self) -> str | tuple[Any, ...]:
+        """REQUEST_NULL pickles by name, another null request as a copy of it; an active
+        one cannot be pickled (ValueError, as in mpi4py)."""
+        if self is REQUEST_NULL:
+            return "REQUEST_NULL"
+        if not self:
+            return Request, (REQUEST_NULL,)
+        raise ValueError(f"cannot serialize {self!r}")
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
         raise unsupported("Request", name)
+
+
+def _poll() -> None:
+    """A poll that found nothing: the poll time of an MPI_Iprobe (recorded as one)."""
+    ctx = current()
+    mpi = ctx.mpi
+    ctx.call(lambda: mpi.iprobe(source=0, tag=TAG_UB, comm=mpi.comm_self))
 
 
 def _complete(reqs: list[Request], active: list[int]) -> list[int]:
@@ -355,20 +368,22 @@ def _complete(reqs: list[Request], active: list[int]) -> list[int]:
             and reqs[i]._r.done_at <= now]  # type: ignore[union-attr]
 
 
-def _fill_all(statuses: list | None, sts: list[Any]) -> None:
+def _fill_all(statuses: Any, sts: list[Any]) -> None:
+    """Fill the statuses given (a list shorter than the requests is extended, as mpi4py
+    does; a tuple fills what it holds)."""
     if statuses is None:
         return
-    while len(statuses) < len(sts):
-        statuses.append(Status())
+    if isinstance(statuses, list):
+        statuses.extend(Status() for _ in range(len(sts) - len(statuses)))
     for status, st in zip(statuses, sts, strict=False):
         fill(status, st)
 
 
-def _empty() -> Any:
-    from ..p2p.requests import EMPTY_STATUS_ARGS
-    from ..p2p.requests import Status as _EngineStatus
+_empty = empty
 
-    return _EngineStatus(*EMPTY_STATUS_ARGS)
+
+Request.__module__ = "mpi4py.MPI"  # as mpi4py's: REQUEST_NULL pickles by name
+REQUEST_NULL = Request()
 
 
 class Prequest(Request):

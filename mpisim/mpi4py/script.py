@@ -6,9 +6,14 @@ called with a rank's handle it returns the :func:`~.bridge.bridge` generator tha
 script in that rank's greenlet, in a fresh ``__main__`` namespace, with ``sys.argv`` set and
 ``time`` the :mod:`.clock` module (``time.sleep`` advances the rank's simulated clock).
 
+When the script ends, its ``atexit`` handlers and its objects' finalizers run, in the rank,
+before the rank's MPI_Finalize, as in a real process (:mod:`.exits`).
+
 ``output`` sends what the script prints to stdout (as mpiexec does), to stderr, or nowhere.
 A script that ends with ``sys.exit(0)`` (or ``sys.exit()``) ends its rank normally; any other
-exit status ends the run as ERROR, as a real MPI job is aborted when one process fails.
+exit status ends the run as ERROR, as a real MPI job is aborted when one process fails. A
+Python exception ends the run as ERROR too, its report noting (:data:`HANGS`) that a real
+job would often hang there instead.
 """
 
 from __future__ import annotations
@@ -17,9 +22,11 @@ import builtins
 import os
 from typing import Any
 
+from ..mpi.errors import MPIError
 from .bridge import RankContext, Scope, bridge
 from .clock import time_module
-from .module import modules
+from .exits import Handlers, atexit_module, finish
+from .module import modules, submodules
 
 __all__ = ["Script", "ScriptError", "ScriptExit", "run_mpi4py"]
 
@@ -86,12 +93,16 @@ class Script:
                             f"({', '.join(sorted(params))})")
         code = _compile(self.path)
         ctx = RankContext(mpi, self.path)
-        scope = Scope(modules() | {"time": time_module()}, list(self.argv),
-                      os.path.dirname(self.path), self.output)
-        return bridge(ctx, lambda: _execute(code, self.path), scope)
+        directory = os.path.dirname(self.path)
+        handlers = Handlers(directory)
+        scope = Scope(modules() | {"time": time_module(), "atexit": atexit_module(handlers)},
+                      list(self.argv), directory, self.output, submodules())
+        return bridge(ctx, lambda: _execute(code, self.path, handlers), scope)
 
 
-def _execute(code: Any, path: str) -> None:
+def _execute(code: Any, path: str, handlers: Handlers) -> None:
+    """The script in a fresh ``__main__``, then the end of the process before
+    MPI_Finalize (:func:`.exits.finish`: atexit handlers, finalizers)."""
     namespace = {"__name__": "__main__", "__file__": path, "__builtins__": builtins,
                  "__package__": None, "__spec__": None, "__cached__": None}
     try:
@@ -99,6 +110,18 @@ def _execute(code: Any, path: str) -> None:
     except SystemExit as e:
         if e.code not in (None, 0):
             raise ScriptExit(f"the script exited with status {e.code!r}") from None
+    except Exception as e:
+        if not isinstance(e, MPIError):
+            e.add_note(HANGS)
+        raise
+    finish(namespace, handlers)
+
+
+HANGS = ("(A real run does not end here: this process exits with this traceback and the "
+         "others go on; under MPICH's mpiexec the job then often hangs, every other rank "
+         "waiting in MPI for this one, until a time limit ends it; Open MPI's mpiexec aborts "
+         "the job. The simulator ends the run at the exception.)")
+"""The note a script's Python exception carries in the run's report."""
 
 
 def run_mpi4py(script: str | os.PathLike[str], ranks: int, args: list[str] | tuple[str, ...] = (),

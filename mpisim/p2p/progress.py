@@ -64,7 +64,7 @@ class ReceiverProgress:
     """Per-pair room for messages whose sends complete before the receiver takes them,
     and which ranks are computing (outside MPI, so making no progress)."""
 
-    __slots__ = ("box", "box_used", "cells", "cells_used", "computing", "held",
+    __slots__ = ("box", "box_used", "cells", "cells_used", "computing", "held", "listeners",
                  "local_limit", "rendezvous_pending", "waits_for_rendezvous")
 
     def __init__(self, size: int, cells: int | None, box: int | None,
@@ -78,6 +78,8 @@ class ReceiverProgress:
         self.cells_used: dict[int, int] = {}
         self.box_used: dict[int, int] = {}
         self.rendezvous_pending: dict[int, int] = {}
+        self.listeners: list[Any] = []  # called with a rank that enters MPI after computing
+        # (one-sided requests held for it: mpisim.rma.progress)
 
     @staticmethod
     def needed(net: Any) -> bool:
@@ -138,6 +140,9 @@ class ReceiverProgress:
             held.append(msg)
 
     def take_held(self, rank: int) -> list[Any]:
-        """The receiver enters MPI: the messages held for it, in arrival order."""
+        """The receiver enters MPI: the messages held for it, in arrival order (and the
+        listeners serve what else waited for it)."""
         self.computing[rank] = False
+        for listener in self.listeners:
+            listener(rank)
         return self.held.pop(rank, [])

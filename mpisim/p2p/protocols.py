@@ -125,6 +125,7 @@ class Transport:
         self.bytes = 0
         self._channels: dict[int, Channel] = {}  # per pair and context (see _channel)
         self.stalls: dict[int, str] = {}     # pairs whose later messages never match, why
+        self.matched: dict[int, Message] = {}  # taken by a matched probe, not yet received
         self.progress: ReceiverProgress | None = (
             ReceiverProgress(size, net.eager_cells, net.eager_box, net.local_send_limit,
                              net.eager_waits_for_rendezvous)
@@ -258,10 +259,12 @@ class Transport:
             self._envelope(nxt)
 
     def unreceived(self) -> list[Message]:
-        """Messages whose envelope never matched a receive: in an unexpected queue, waiting
-        behind an earlier one of their pair, or held for a receiver that never re-entered
-        MPI. At the end of a completed run they are the sends nobody received."""
+        """Messages whose envelope never matched a receive: in an unexpected queue, taken
+        by a matched probe and never received, waiting behind an earlier one of their pair,
+        or held for a receiver that never re-entered MPI. At the end of a completed run
+        they are the sends nobody received."""
         found = [m for q in self.queues for m in q.unexpected]
+        found += self.matched.values()  # taken by a matched probe, never received
         found += [m for c in self._channels.values() if c.early for m in c.early.values()]
         if self.progress is not None:
             found += [m for held in self.progress.held.values() for m in held]
@@ -348,22 +351,49 @@ class Transport:
         return None if i < 0 else q.unexpected[i]
 
     def wait_probe(self, rank: int, source: int, tag: int,
-                   callback: Callable[[Message], None], ctx: int = 0) -> None:
-        """Call ``callback(msg)`` when a matching message arrives unexpected."""
+                   callback: Callable[[Message], None], ctx: int = 0,
+                   takes: bool = False) -> None:
+        """Call ``callback(msg)`` when a matching message arrives unexpected; ``takes``: a
+        matched probe, which takes the message out of matching (see :meth:`take`)."""
         q = self.queues[rank]
         if not q.probes:
             q.probes = []
-        q.probes.append((source, tag, callback, ctx))
+        q.probes.append((source, tag, callback, ctx, takes))
 
-    @staticmethod
-    def _wake_probes(q: MatchQueues, msg: Message) -> None:
+    def _wake_probes(self, q: MatchQueues, msg: Message) -> None:
+        """The blocked probes a new unexpected message matches see it, in the order they
+        blocked; the first matched probe among them takes it, and probes after that one
+        no longer see it."""
         keep = []
+        taken = False
         for probe in q.probes:
-            source, tag, callback, ctx = probe
-            if (source == msg.src or source == ANY_SOURCE) and (tag == msg.tag or tag == ANY_TAG) \
-                    and ctx == msg.ctx:
+            source, tag, callback, ctx, takes = probe
+            if not taken and (source == msg.src or source == ANY_SOURCE) \
+                    and (tag == msg.tag or tag == ANY_TAG) and ctx == msg.ctx:
+                if takes:
+                    q.unexpected.remove(msg)
+                    self.matched[msg.id] = msg
+                    taken = True
                 callback(msg)
             else:
                 keep.append(probe)
         q.probes = keep
+
+    # -- matched probes (MPI 4.1 §3.8.2) ---------------------------------------------------
+    def take(self, rank: int, source: int, tag: int, ctx: int = 0) -> Message | None:
+        """MPI_Mprobe / MPI_Improbe: remove and return the message a receive for (source,
+        tag, ctx) would match now, or None. Once taken, no other receive or probe can match
+        it; only :meth:`receive_matched` receives it."""
+        q = self.queues[rank]
+        msg = q.take_unexpected(source, tag, ctx) if q.unexpected else None
+        if msg is not None:
+            self.matched[msg.id] = msg
+        return msg
+
+    def receive_matched(self, msg: Message, req: Request) -> None:
+        """MPI_Mrecv / MPI_Imrecv: the receive ``req`` takes the message a matched probe
+        took (its data arrives as for any matched receive: at once if eager, after the
+        clear-to-send if rendezvous)."""
+        del self.matched[msg.id]
+        self._match(msg, req)
 

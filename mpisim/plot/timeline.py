@@ -5,7 +5,10 @@ One lane per rank (rank 0 on top), time to the right. Every call interval of
 still blocked when the run ended: a deadlock or a timeout) is drawn up to the end of the
 run, hatched and outlined in red. Every delivered message of ``trace.messages`` is an arrow
 from (post, source lane) to (recv_done, destination lane), coloured by send mode; a message
-never delivered is a hollow marker at its post time on the sender's lane.
+never delivered is a hollow marker at its post time on the sender's lane. One-sided
+communication (MPI 4.1 §12) adds its epochs as thin spans under each lane's call bars
+(``gid="epochs:<kind>"``: fence, start, post, lock, lock_all) and its operations as dashed
+arrows from (made, origin lane) to (applied, target lane) (``gid="rma:<call>"``).
 
 Artists keep the trace's numbers (seconds): one PolyCollection of bars per call kind
 (``gid="calls:<name>"``), one Quiver of arrows per mode (``gid="messages:<mode>"``), so the
@@ -68,6 +71,8 @@ def plot_timeline(result: Any, ranks: Sequence[int] | None = None, ax: Axes | No
     lane_of = {r: i for i, r in enumerate(lanes)}
     handles = _draw_calls(ax, trace.calls, lane_of, end)
     handles += _draw_messages(ax, trace.messages, lane_of, max_messages, notes)
+    handles += _draw_epochs(ax, trace.epochs, lane_of, end)
+    handles += _draw_rma(ax, trace.rma, lane_of)
     if result.deadlock is not None and len(lanes) <= ANNOTATE_LANES:
         _annotate_blocked(ax, result.deadlock.blocked, trace.calls, lane_of)
     warning = unreceived_note(result)
@@ -184,6 +189,48 @@ def _draw_messages(ax: Axes, messages: np.ndarray, lane_of: dict[int, int],
                           gid="undelivered")
         handles.append(line)
     return handles
+
+
+EPOCH_COLORS = {"fence": "#6d4c41", "start": "#00897b", "post": "#7cb342", "lock": "#3949ab",
+                "lock_all": "#5e35b1"}
+"""The colour of each kind of one-sided epoch (trace.epochs' ``kind``)."""
+RMA_COLOR = "#00838f"
+
+
+def _draw_epochs(ax: Axes, epochs: np.ndarray, lane_of: dict[int, int],
+                 end: float) -> list[Any]:
+    """A thin span under each lane's call bars per epoch, coloured by kind."""
+    epochs = epochs[np.isin(epochs["rank"], list(lane_of))]
+    handles: list[Any] = []
+    for kind in [k for k in EPOCH_COLORS if k in set(epochs["kind"].tolist())]:
+        rows = epochs[epochs["kind"] == kind]
+        stop = np.where(np.isfinite(rows["end"]), rows["end"], end)
+        y = np.array([lane_of[int(r)] for r in rows["rank"]], dtype=float) + _BAR + 0.05
+        boxes = list(np.stack([np.stack([rows["start"], y], 1), np.stack([stop, y], 1),
+                               np.stack([stop, y + 0.08], 1),
+                               np.stack([rows["start"], y + 0.08], 1)], 1))
+        color = EPOCH_COLORS[kind]
+        ax.add_collection(PolyCollection(boxes, facecolors=color, edgecolors=color,
+                                         linewidths=0.5, gid=f"epochs:{kind}"))
+        handles.append(Patch(facecolor=color, label=f"{kind} epoch"))
+    return handles
+
+
+def _draw_rma(ax: Axes, ops: np.ndarray, lane_of: dict[int, int]) -> list[Any]:
+    """A dashed arrow per one-sided operation applied at its target, per call."""
+    inside = np.isin(ops["origin"], list(lane_of)) & np.isin(ops["target"], list(lane_of))
+    ops = ops[inside & np.isfinite(ops["applied"])]
+    for call in sorted(set(ops["call"].tolist())):
+        sel = ops[ops["call"] == call]
+        for start, origin, target, applied in zip(sel["start"], sel["origin"], sel["target"],
+                                                  sel["applied"], strict=True):
+            ax.annotate("", xy=(applied, lane_of[int(target)]),
+                        xytext=(start, lane_of[int(origin)]),
+                        arrowprops={"arrowstyle": "->", "color": RMA_COLOR, "lw": 1.0,
+                                    "linestyle": "--"}, zorder=4, gid=f"rma:{call}")
+    if not len(ops):
+        return []
+    return [Line2D([], [], color=RMA_COLOR, lw=1.0, ls="--", label="RMA operation")]
 
 
 def _annotate_blocked(ax: Axes, blocked: list[Any], calls: np.ndarray,

@@ -36,6 +36,15 @@ _STD = {
     "failed_bsend_stalls_pair": "no: a failed call has no effect (3.6)",
     "mpi41_buffers": "MPI 4.1 §3.6",
     "refused_attach_stays": "a call that fails has no effect (3.6)",
+    "bcast_root_mismatch": "6.1: roots that differ are erroneous; each rank's call is "
+                           "carried out as it was made",
+    "short_collective_message": "6.1: erroneous; a receive of fewer bytes than its count is "
+                                "no error (3.2.4)",
+    "rma_lock": "12.5.3: MPI_Win_lock may return before the lock is granted or wait for it; "
+                "the profile waits for the grant (a round trip)",
+    "rma_progress": "none: the ideal target serves every request when it arrives (12.7 "
+                    "leaves progress to the implementation)",
+    "rma_lock_progress": "no: the ideal target grants a lock when the request arrives",
     "latency": "not a profile value: the network's default (1 us)",
     "bandwidth": "not a profile value: the network's default (10 GB/s)",
 }
@@ -68,6 +77,15 @@ _MPICH = {
     "mpi41_buffers": "MPICH 5.0.2: Comm.Attach_buffer, Flush_buffer, BUFFER_AUTOMATIC work",
     "refused_attach_stays": "not measured on 4.0.2: nothing attached (5.0.2 measured: see "
                             "mpich-5.0)",
+    "bcast_root_mismatch": "not measured on 4.0.2: each rank's own root (5.0.2 measured: "
+                           "see mpich-5.0)",
+    "short_collective_message": "not measured on 4.0.2: completes (5.0.2 measured: see "
+                                "mpich-5.0)",
+    "rma_lock": "not measured on 4.0.2: the standard's (5.0.2 measured: see mpich-5.0)",
+    "rma_progress": "not measured on 4.0.2: the ideal target kept (5.0.2 measured: see "
+                    "mpich-5.0)",
+    "rma_lock_progress": "not measured on 4.0.2: the ideal target kept (5.0.2 measured: see "
+                         "mpich-5.0)",
     "latency": "not measured: the network's default",
     "bandwidth": "not measured: the network's default",
 }
@@ -105,6 +123,16 @@ _OMPI = {
                      "BUFFER_AUTOMATIC is MPI_ERR_ARG",
     "refused_attach_stays": "not measured on 4.1.4: nothing attached (5.0.11: after the "
                             "refused 0-byte attach, detach finds none attached)",
+    "bcast_root_mismatch": "4.1.4 and 5.0.11 (tests/data/real/mismatch.c): roots 0, 0, 1 on "
+                           "3 ranks: ranks 0 and 1 get the data, rank 2 hangs; roots 0, 1, "
+                           "1, 1: rank 0 keeps its own, the others get rank 1's",
+    "short_collective_message": "4.1.4 and 5.0.11 (mismatch.c): MPI_Bcast of 4 doubles at "
+                                "the root, 8 elsewhere: every rank completes",
+    "rma_lock": "not measured on 4.1.4: the standard's (5.0.11 measured: see openmpi-5.0)",
+    "rma_progress": "not measured on 4.1.4: the ideal target kept (5.0.11 measured: see "
+                    "openmpi-5.0)",
+    "rma_lock_progress": "not measured on 4.1.4: the ideal target kept (5.0.11 measured: "
+                         "see openmpi-5.0)",
     "latency": "not measured: the network's default",
     "bandwidth": "not measured: the network's default",
 }

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..buffered.allocators import KINDS
+from ..rma.constants import LOCK_MODES, PROGRESS_MODES
 from ..values.readers import (
     Invalid,
     SettingError,
@@ -71,6 +72,13 @@ class Profile:
     failed_bsend_stalls_pair: bool = False  # later messages of the pair never match
     mpi41_buffers: bool = True  # communicator/session buffers, flush, MPI_BUFFER_AUTOMATIC
     refused_attach_stays: bool = False  # a refused attach leaves 0 usable bytes attached
+    # a mismatched collective call (MPI 4.1 §6.1; mpisim.collectives.meeting)
+    bcast_root_mismatch: str = "own_root"  # or "lowest_self_root": every rank gets its data
+    short_collective_message: str = "completes"  # or "MPI_ERR_OTHER" at the receiver
+    # one-sided communication (MPI 4.1 §12.5; mpisim.rma.progress and mpisim.rma.passive)
+    rma_lock: str = "eager"  # or "lazy": the lock is asked with the epoch's first operation
+    rma_progress: str = "none"  # windows whose requests wait for the target to be in MPI
+    rma_lock_progress: bool = False  # a lock is granted only while the target is in MPI
     # network defaults a calibration measures (Hockney ping-pong); None: the Network's own
     latency: float | None = None    # seconds
     bandwidth: float | None = None  # bytes per second
@@ -188,6 +196,9 @@ class ResolvedMPIConfig:
     force_ssend: bool
     collectives: dict[str, str] | None = None  # algorithm per collective, over the profile's
     buffer_policy: str = "as_written"  # see MPIConfig
+    rma_lock: str = "eager"       # one-sided communication (see MPIConfig)
+    rma_progress: str = "none"
+    rma_lock_progress: bool = False
 
 
 BUFFER_POLICIES = ("as_written", "process", "communicator", "automatic")
@@ -241,6 +252,8 @@ class MPIConfig:
     communicator without a buffer of its own gets an automatic one at its first bsend); or
     "automatic" (every attach attaches MPI_BUFFER_AUTOMATIC: nothing overflows, and the
     peaks are what the program needs).
+    ``rma_lock``, ``rma_progress``, ``rma_lock_progress``: how a target serves one-sided
+    requests (MPI 4.1 §12.5, see ``mpisim.rma.progress``); the profile's by default.
 
     Each field declares its setting (reader, kind, documentation): ``mpisim settings``.
     """
@@ -272,6 +285,17 @@ class MPIConfig:
         "choice", "as_written: the program's attaches; process: one process buffer; "
         "communicator: an automatic buffer per communicator; automatic: every attach "
         "automatic", default="as_written", choices=BUFFER_POLICIES, shown="as_written")
+    rma_lock: str | None = declare(
+        "choice", "when MPI_Win_lock asks the target for its lock: eager (the call waits for "
+        "the grant) or lazy (with the epoch's first operation)", choices=LOCK_MODES,
+        shown="the profile's")
+    rma_progress: str | None = declare(
+        "choice", "the windows whose one-sided requests a target serves only inside MPI: "
+        "none, created (MPI_Win_create, create_dynamic) or all", choices=PROGRESS_MODES,
+        shown="the profile's")
+    rma_lock_progress: bool | None = declare(
+        "bool", "a target grants a window lock only while inside MPI",
+        shown="the profile's")
 
     @classmethod
     def from_dict(cls, settings: dict[str, Any]) -> MPIConfig:
@@ -307,4 +331,8 @@ class MPIConfig:
                                  copy_bandwidth=read("copy_bandwidth"),
                                  force_ssend=read("force_ssend"),
                                  collectives=read("collectives"),
-                                 buffer_policy=read("buffer_policy"))
+                                 buffer_policy=read("buffer_policy"),
+                                 rma_lock=read("rma_lock", profile.rma_lock),
+                                 rma_progress=read("rma_progress", profile.rma_progress),
+                                 rma_lock_progress=read("rma_lock_progress",
+                                                        profile.rma_lock_progress))

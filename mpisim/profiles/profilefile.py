@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..buffered.allocators import KINDS, check_sizing
+from ..rma.constants import LOCK_MODES, PROGRESS_MODES
 from ..values.units import UnitError, parse_bandwidth, parse_size, parse_time
 
 __all__ = ["FORMAT", "ProfileFileError", "dump_profile", "is_profile_path", "load_profile"]
@@ -170,7 +171,12 @@ READERS: dict[str, Any] = {
     "eager_box": _optional(_int), "local_send_limit": _optional(_int),
     "eager_waits_for_rendezvous": _bool, "rendezvous_needs_progress": _bool,
     "failed_bsend_stalls_pair": _bool,
-    "mpi41_buffers": _bool, "refused_attach_stays": _bool, "latency": _optional(_unit(parse_time)),
+    "mpi41_buffers": _bool, "refused_attach_stays": _bool,
+    "bcast_root_mismatch": _choice(("own_root", "lowest_self_root")),
+    "short_collective_message": _choice(("completes", "MPI_ERR_OTHER")),
+    "rma_lock": _choice(LOCK_MODES), "rma_progress": _choice(PROGRESS_MODES),
+    "rma_lock_progress": _bool,
+    "latency": _optional(_unit(parse_time)),
     "bandwidth": _optional(_unit(parse_bandwidth)),
 }
 """Every setting a profile file may give, and how its value is read."""

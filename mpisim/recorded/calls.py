@@ -26,7 +26,7 @@ from .trace import Call
 
 __all__ = ["BUFFERS", "COLLECTIVES", "COMMS", "COMM_BUFFERS", "COMPLETIONS", "DATA_ARGS",
            "HANDLE", "PERSISTENT", "PROBES", "RECEIVES", "RECV_ARGS", "SENDRECVS", "SENDS",
-           "SEND_ARGS", "SPLIT", "handle_args", "handle_name"]
+           "SEND_ARGS", "SPLIT", "VECTORS", "handle_args", "handle_name"]
 
 HANDLE: dict[str, HandleCall] = {mpi_name(c.name).removeprefix("MPI_"): c
                                  for c in CALLS.values()}
@@ -48,10 +48,14 @@ SENDS = _of("send")
 """``Send``, ``Bsend``, ``Ssend``, ``Rsend`` and their nonblocking forms."""
 RECEIVES = _of("recv")
 PROBES = _of("probe")
-COLLECTIVES = _of("collective", "split")
-"""The collectives a scenario has an op for (``Barrier`` is a local op there)."""
+COLLECTIVES = _of("collective", "split", "vector")
+"""The collectives a scenario has an op for, blocking and nonblocking (``Barrier`` is a
+local op there)."""
 SPLIT = _of("split")
 """The collectives whose send buffer holds one item per rank (``Scatter``, ``Alltoall``...)."""
+VECTORS = _of("vector")
+"""The collectives that give a count per rank (``Scatterv``, ``Alltoallv``, ``Alltoallw``,
+``Reduce_scatter`` and their nonblocking forms): the recording's ``ns`` (and ``Ts``)."""
 COMMS = _of("comm")
 """``Comm_dup``, ``Comm_split``, ``Comm_free``."""
 COMPLETIONS = tuple(name for name in _of("request", "requests") if name != "Request_free")

@@ -35,8 +35,6 @@ import os
 from collections.abc import Generator, Iterable
 from typing import Any
 
-import numpy as np
-
 from ..mpi import datatypes as _dt
 from ..mpi.constants import ANY_SOURCE, BUFFER_AUTOMATIC, PROC_NULL
 from ..mpi.errors import MPIError
@@ -55,14 +53,17 @@ from .calls import (
     SENDRECVS,
     SENDS,
     SPLIT,
+    VECTORS,
     handle_args,
     handle_name,
 )
+from .comms import REPLAYED
 from .trace import MADE_AS_SPLIT, Call, RankLog, Trace, read_trace
 
 __all__ = ["ReplayProgram", "Unsupported"]
 
-REPLAYED_MAKERS = ", ".join(f"MPI_{name}" for name in ("Comm_dup", "Comm_split", *MADE_AS_SPLIT))
+REPLAYED_MAKERS = ", ".join(f"MPI_{name}" for name in ("Comm_dup", "Comm_split", *MADE_AS_SPLIT,
+                                                        "Intercomm_create", "Intercomm_merge"))
 
 _TRACES: dict[tuple[str, float], Trace] = {}
 
@@ -368,32 +369,44 @@ def _abort(r: _Replay, call: Call) -> Generator[Any, Any, None]:
 
 _NO_DATA = ("Barrier", "Ibarrier")
 
-RECORDED_COLLECTIVES = (*COLLECTIVES, *_NO_DATA, "Ibcast", "Ireduce", "Iallreduce", "Gatherv",
-                        "Allgatherv", "Scatterv", "Alltoallv")
-"""The collectives the recorder logs: the scenario's (:data:`.calls.COLLECTIVES`) and these
-others of the handle."""
+RECORDED_COLLECTIVES = (*COLLECTIVES, "Barrier")
+"""The collectives the recorder logs: every one the scenario language has an op for
+(:data:`.calls.COLLECTIVES`, blocking and nonblocking, plain, v and w forms) and
+``Barrier``."""
 
 
 def _collective(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    """A collective of the recorded sizes (no data): ``n`` elements of ``T`` per rank, or a
+    count per rank (``ns``) for the v forms, a datatype per rank (``Ts``) for Alltoallw."""
     mpi, name = r.mpi, handle_name(call.name)
-    if call.name in _NO_DATA:
+    if call.name in _NO_DATA or name.endswith("alltoallw"):
         kwargs = r.handle_kwargs(call, ("comm",))
+        if name.endswith("alltoallw"):  # a count and a datatype per rank
+            kwargs["sendcounts"] = list(call.args.get("ns", []))
+            kwargs["sendtypes"] = [r.datatype(call, t) for t in call.args.get("Ts", [])]
     else:
         kwargs = r.handle_kwargs(call, DATA_ARGS)  # count, datatype, root (if recorded), comm
-        size = mpi.comm_size(kwargs["comm"])
-        counts = call.args.get("ns")
         if call.name in SPLIT:
-            kwargs["sendbuf"] = [None] * size
-        elif counts is not None:  # scatterv at its root, alltoallv: a size per rank
-            datatype = kwargs.pop("datatype")
-            del kwargs["count"]
-            kwargs["sendbuf"] = [np.empty(c * datatype.size, dtype=np.uint8) for c in counts]
-        elif name == "scatterv":  # a rank that only receives
-            del kwargs["count"], kwargs["datatype"]
-            kwargs["sendbuf"] = None
+            kwargs["sendbuf"] = [None] * mpi.comm_size(kwargs["comm"])
+        elif call.name in VECTORS:
+            _per_rank(r, call, name, kwargs)
     result = yield getattr(mpi, name)(**kwargs)
     if "r" in call.out:
         r.reqs[call.out["r"]] = result
+
+
+def _per_rank(r: _Replay, call: Call, name: str, kwargs: dict[str, Any]) -> None:
+    """A v form's counts as the handle takes them: a scatterv's root and an alltoallv send
+    ``sendcounts``, a reduce_scatter receives ``recvcounts``; a scatterv's other ranks
+    receive their ``count``."""
+    counts = call.args.get("ns")
+    if counts is None:
+        return  # a scatterv's receiver: its own count and datatype
+    del kwargs["count"]
+    if name.endswith("reduce_scatter"):
+        kwargs["recvcounts"] = list(counts)
+    else:
+        kwargs["sendcounts"] = list(counts)
 
 
 _CALLS: dict[str, Any] = {
@@ -407,5 +420,7 @@ _CALLS: dict[str, Any] = {
     "Start": _start, "Startall": _start, "Request_free": _request_free,
     **dict.fromkeys((*COMM_BUFFERS.values(), *COMM_BUFFERS), _buffer),
     **dict.fromkeys(COMMS, _comm), **dict.fromkeys(RECORDED_COLLECTIVES, _collective),
+    # communicator makers, intercommunicators, neighbourhood collectives (mpisim.recorded.comms)
+    **REPLAYED,
 }
 """Every call the replay knows, by its recorded name."""

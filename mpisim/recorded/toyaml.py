@@ -11,8 +11,8 @@ requests are not folded (their names differ from one repetition to the next).
 
 What the scenario grammar has no op for is written as its equivalent: ``MPI_Sendrecv`` as
 ``isend`` + ``irecv`` + ``waitall``; a test or iprobe that succeeded in the recording as a
-wait or probe (as the replay does). Persistent requests, v-collectives, ``Reduce_scatter``
-and nonblocking collectives have none: such a recording is refused, naming the call. A
+wait or probe (as the replay does); a v or w collective with its counts per rank as a list.
+Persistent requests have none: such a recording is refused, naming the call. A
 recorded error (MPI_ERRORS_RETURN) cannot be caught by a scenario: a comment says where the
 recording went on after one.
 """
@@ -36,6 +36,7 @@ from .calls import (
     RECEIVES,
     SENDRECVS,
     SENDS,
+    VECTORS,
     handle_args,
     handle_name,
 )
@@ -239,8 +240,30 @@ def _comm(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> list[_O
 
 
 def _collective(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> list[_Op]:
-    params = ("comm",) if call.name == "Barrier" else DATA_ARGS
-    return [_Op(handle_name(call.name), _op_args(log, call, comms, params), note)]
+    """A collective's op; a v or w form's counts per rank as a list (``sendcounts``,
+    ``recvcounts``: a derived datatype's in bytes), Alltoallw's types as ``sendtypes``."""
+    name = handle_name(call.name)
+    if call.name in ("Barrier", "Ibarrier") or name.endswith("alltoallw"):
+        args = _op_args(log, call, comms, ("comm",))
+    else:
+        args = _op_args(log, call, comms, DATA_ARGS)
+    counts = call.args.get("ns")
+    if call.name in VECTORS and counts is not None:
+        key = "recvcounts" if name.endswith("reduce_scatter") else "sendcounts"
+        tids = call.args.get("Ts") or [call.args.get("T", 0)] * len(counts)
+        sized = [_size(log, n, t) for n, t in zip(counts, tids, strict=False)]
+        named = all("datatype" in x for x in sized)
+        for gone in ("count", "bytes", "datatype"):
+            args.pop(gone, None)
+        args[key] = [x["count"] if named else x["bytes"] for x in sized]
+        types = [x["datatype"] if named else "BYTE" for x in sized]
+        if name.endswith("alltoallw"):
+            args["sendtypes"] = types if len(set(types)) > 1 else types[0] if types else "BYTE"
+        else:
+            args["datatype"] = types[0] if types else "BYTE"
+        if "request" in args:  # written last, as the other ops write it
+            args["request"] = args.pop("request")
+    return [_Op(name, args, note)]
 
 
 def _completion(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> list[_Op]:

@@ -22,17 +22,31 @@ by single spaces; ``mpisim record`` concatenates the processes' logs in rank ord
   the previous call returned. Peers are ranks of the call's communicator, ``A`` for
   MPI_ANY_SOURCE and ``N`` for MPI_PROC_NULL; tags ``A`` for MPI_ANY_TAG; ``comm`` is a
   communicator id (0 world, 1 self, then in creation order); ``n`` a count and ``T`` a
-  datatype id; ``pk`` MPI_Pack_size (buffered sends); ``r`` request ids.
+  datatype id; ``pk`` MPI_Pack_size (buffered sends); ``r`` request ids; ``ns`` a count per
+  rank of the communicator (the v forms' send or receive counts) and ``Ts`` a datatype id per
+  rank (Alltoallw).
 - ``= RC d=NS key=value...``: the result of the call on the line before it, written when it
   returns: RC is ``0`` or an MPI error class (``MPI_ERR_BUFFER``); ``d`` the nanoseconds it
   took; ``st=SOURCE:TAG:BYTES`` the status of each completed receive or probe (``-`` for a
   send request, comma-separated for several); ``r`` a new request's id; ``flag``, ``index``,
   ``done``, ``new`` (a new communicator's id, -1 for MPI_COMM_NULL), ``size``.
 - A communicator made from a parent by a collective over it (``Cart_create``, ``Cart_sub``,
-  ``Graph_create``, ``Dist_graph_create[_adjacent]``, ``Comm_create``, ``Comm_split_type``):
-  ``comm`` is the parent; the result's ``new color=C size=S rank=R`` is the split of the
-  parent that makes the same communicator (C: the parent rank of its rank 0, ``U`` for
-  MPI_COMM_NULL; the key is R), so a replay needs no topology.
+  ``Graph_create``, ``Dist_graph_create[_adjacent]``, ``Comm_create``,
+  ``Comm_create_group``, ``Comm_split_type``): ``comm`` is the parent; its own arguments
+  (``dims``/``periods``/``reorder``; ``remain``; ``index``/``edges``; ``ins``/``outs`` and
+  weights ``sw``/``dw``; ``srcs``/``degs``/``dsts``/``wts``; ``grp``, the group's members
+  as parent ranks, and ``tag``; ``type`` S for MPI_COMM_TYPE_SHARED, U for MPI_UNDEFINED,
+  else the number), lists comma-separated, ``-`` for an empty one; the result's ``new
+  color=C size=S rank=R`` is the split of the parent that makes the same communicator (C:
+  the parent rank of its rank 0, ``U`` for MPI_COMM_NULL; the key is R), so a replay can
+  make the communicator either way (older recordings carry only the split).
+- ``Intercomm_create comm=LOCAL ll=LEADER [peer=PEER rl=REMOTE tag=T]`` (the leader's
+  arguments at the leaders) and ``Intercomm_merge comm=INTER high=0|1``: the result's
+  ``new=ID size=S rank=R`` and, for an intercommunicator, ``rsize=`` its remote size. On an
+  intercommunicator, peers are ranks of the remote group.
+- Neighbourhood collectives (``Neighbor_allgather[v]``, ``Neighbor_alltoall[v|w]`` and the
+  ``I`` forms): ``n``/``T`` what the process sends to each neighbour, or ``ns`` (and ``Ts``)
+  a count (and type) per out-neighbour.
 
 A call without a result line was still in progress when the process ended: a blocked call
 of a deadlock that was killed, or the call in which the process died. A last line without
@@ -61,9 +75,11 @@ _SIGNALS = {"1": "SIGHUP", "2": "SIGINT", "3": "SIGQUIT", "6": "SIGABRT", "7": "
             "11": "SIGSEGV", "15": "SIGTERM"}
 _RANK_FILE = re.compile(r"^rank\.(\d+)\.log$")
 MADE_AS_SPLIT = ("Cart_create", "Cart_sub", "Graph_create", "Dist_graph_create",
-                 "Dist_graph_create_adjacent", "Comm_create", "Comm_split_type")
-"""Calls that make a communicator by a collective over a parent, logged as the split of the
-parent that makes the same communicator."""
+                 "Dist_graph_create_adjacent", "Comm_create", "Comm_create_group",
+                 "Comm_split_type")
+"""Calls that make a communicator by a collective over a parent, logged with their own
+arguments and, in the result, as the split of the parent that makes the same communicator
+(a recording made before the arguments were logged is replayed as that split)."""
 
 
 class TraceError(ValueError):
@@ -415,7 +431,13 @@ def _site(where: _Lines, line: int, text: str) -> Site:
 # Argument kinds: peer (rank, A, N), tag (int, A), int, ints (comma list), reqs (ids, 0, ?)
 _KINDS = {"dest": "peer", "src": "peer", "tag": "tag", "rtag": "tag", "comm": "int",
           "n": "int", "T": "int", "rn": "int", "rT": "int", "pk": "int", "root": "int",
-          "r": "reqs", "ns": "ints", "key": "int", "code": "int", "thread": "int"}
+          "r": "reqs", "ns": "ints", "Ts": "ints", "key": "int", "code": "int",
+          "thread": "int",
+          # communicator makers (MPI 4.1 §7, §8): topologies, groups, intercommunicators
+          "dims": "ints", "periods": "ints", "reorder": "int", "remain": "ints",
+          "index": "ints", "edges": "ints", "ins": "ints", "outs": "ints", "sw": "ints",
+          "dw": "ints", "srcs": "ints", "degs": "ints", "dsts": "ints", "wts": "ints",
+          "grp": "ints", "ll": "int", "peer": "int", "rl": "int", "high": "int"}
 
 
 def _call(where: _Lines, line: int, text: str, number: int, sites: dict[int, Site]) -> Call:
@@ -445,7 +467,7 @@ def _typed(where: _Lines, line: int, key: str, value: str) -> Any:
     if kind == "int":
         return _int(where, line, key, value)
     if kind == "ints":
-        return [_int(where, line, key, v) for v in value.split(",") if v]
+        return [_int(where, line, key, v) for v in value.split(",") if v and v != "-"]
     if kind == "reqs":
         return [None if v == "?" else _int(where, line, key, v) for v in value.split(",") if v]
     if key == "color":
@@ -473,7 +495,7 @@ def _result(where: _Lines, line: int, text: str, calls: list[Call]) -> None:
         elif key == "done":
             call.out["done"] = [] if value == "-" else [_int(where, line, key, v)
                                                        for v in value.split(",")]
-        elif key in ("flag", "index", "new", "r", "rank", "size"):
+        elif key in ("flag", "index", "new", "r", "rank", "size", "rsize"):
             call.out[key] = _int(where, line, key, value)
         elif key == "color":
             call.out[key] = _typed(where, line, key, value)

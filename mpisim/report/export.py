@@ -18,7 +18,11 @@ tracks of its attached buffer (``ph "C"``: used, live and capacity bytes), and i
 events for overflows. Each delivered message is a flow arrow (``ph "s"`` on the sender at
 its post time, ``ph "f"`` with ``bp "e"`` on the receiver at its delivery, sharing the
 message id). A message never delivered has no end to point at, so it is an instant event
-(``ph "i"``) on its sender, not half an arrow. Times are microseconds, as the format says.
+(``ph "i"``) on its sender, not half an arrow. One-sided communication (MPI 4.1 §12) adds a
+thread per rank (``tid`` = ``EPOCH_TID`` + rank, named "RMA epochs") holding its epochs as
+slices, and each operation applied at its target as a flow arrow (``cat "rma"``, ids
+``rma<i>``) from its origin when it was made to its target when it was applied. Times are
+microseconds, as the format says.
 
 Nothing in the engine imports this module; matplotlib is imported only when plots are asked for.
 """
@@ -160,6 +164,8 @@ def chrome_trace(result: Any) -> dict[str, Any]:
     events += _message_events(trace.messages)
     events += _buffer_events(trace.buffer)
     events += _named_buffer_events(trace.named_buffers)
+    events += _epoch_events(trace.epochs, end)
+    events += _rma_events(trace.rma)
     outcome = getattr(result.outcome, "value", str(result.outcome))
     return {"traceEvents": events, "displayTimeUnit": "ns",
             "otherData": {"scenario": str(result.scenario), "outcome": outcome,
@@ -201,6 +207,43 @@ def _message_events(messages: np.ndarray) -> list[dict[str, Any]]:
         out.append({**flow, "ph": "s", "ts": post * _US, "pid": src, "tid": src,
                     "args": args})
         out.append({**flow, "ph": "f", "ts": recv_done * _US, "pid": dst, "tid": dst})
+    return out
+
+
+EPOCH_TID = 1_000_000
+"""The thread ids of the ranks' one-sided epochs: this plus the rank."""
+
+
+def _epoch_events(epochs: np.ndarray, end: float) -> list[dict[str, Any]]:
+    """Each rank's one-sided epochs as slices of a thread of their own."""
+    out: list[dict[str, Any]] = []
+    for rank in sorted(set(epochs["rank"].tolist())):
+        out.append({"name": "thread_name", "ph": "M", "ts": 0, "pid": rank,
+                    "tid": EPOCH_TID + rank, "args": {"name": "RMA epochs"}})
+    for win, rank, kind, peer, start, stop in epochs.tolist():
+        opened = math.isnan(stop)
+        stop = max(end, start) if opened else stop
+        args = {"window": win} | ({} if peer < 0 else {"peer": peer})
+        if opened:
+            args["open"] = "still open when the run ended"
+        out.append({"name": f"{kind} epoch", "cat": "rma,epoch", "ph": "X",
+                    "ts": start * _US, "dur": (stop - start) * _US, "pid": rank,
+                    "tid": EPOCH_TID + rank, "args": args})
+    return out
+
+
+def _rma_events(ops: np.ndarray) -> list[dict[str, Any]]:
+    """Each one-sided operation applied at its target, as a flow arrow."""
+    out = []
+    for i, (win, origin, target, call, nbytes, start, arrive, applied) in \
+            enumerate(ops.tolist()):
+        if math.isnan(applied):
+            continue
+        flow = {"name": f"{call} {origin}->{target}", "cat": "rma", "id": f"rma{i}",
+                "bp": "e"}
+        out.append({**flow, "ph": "s", "ts": start * _US, "pid": origin, "tid": origin,
+                    "args": {"window": win, "bytes": nbytes, "arrive_us": arrive * _US}})
+        out.append({**flow, "ph": "f", "ts": applied * _US, "pid": target, "tid": target})
     return out
 
 

@@ -170,12 +170,13 @@ def _blocked(rank: int, call: str | None, detail: CallDetail, alive: list[int], 
         reason = (f"waits until the {buffer.pending} message(s) in its attached buffer are "
                   "sent; their receivers have not received them")
     elif hasattr(obj, "waits_for"):  # a collective call: the members it still waits for
-        waits, reason = obj.waits_for(), obj.reason()
-        cause = Cause.BARRIER if call in ("MPI_Barrier", "MPI_Ibarrier") else Cause.COLLECTIVE
+        waits, reason = obj.waits_for(), obj.reason()  # (or an RMA synchronization's wait)
+        cause = getattr(obj, "cause", None) or (
+            Cause.BARRIER if call in ("MPI_Barrier", "MPI_Ibarrier") else Cause.COLLECTIVE)
         peer = waits[0] if len(waits) == 1 else None
     elif isinstance(obj, list):
         waits, any_of = _request_peers(obj, others), call in ("MPI_Waitany", "MPI_Waitsome")
-        reason, cause = "waits for requests that cannot complete", Cause.REQUESTS
+        reason, cause = _requests_reason(obj), Cause.REQUESTS
         peer = waits[0] if len(waits) == 1 else None
     elif isinstance(obj, Request) and obj.kind == "send":
         waits = [peer]
@@ -233,12 +234,26 @@ def _send_reason(cause: Cause, nbytes: Any, eager_limit: int, peer: Any) -> str:
             f"the send completes only when rank {peer} posts a matching receive")
 
 
+def _requests_reason(reqs: list[Request]) -> str:
+    """Why a wait on ``reqs`` cannot complete; a nonblocking collective's says what it
+    waits for (the members that have not called it...)."""
+    for req in reqs:
+        channel = getattr(req, "channel", None)
+        if channel is not None and req.active and req.done_at is None:
+            return ("waits for requests that cannot complete ("
+                    + channel.reason().removeprefix("waits in ") + ")")
+    return "waits for requests that cannot complete"
+
+
 def _request_peers(reqs: list[Request], others: list[int]) -> list[int]:
     peers: list[int] = []
     for req in reqs:
         if not req.active or req.done_at is not None:
             continue
-        if req.kind == "recv" and req.peer == ANY_SOURCE:
+        channel = getattr(req, "channel", None)  # a nonblocking collective's
+        if channel is not None:
+            peers.extend(channel.waits_for())
+        elif req.kind == "recv" and req.peer == ANY_SOURCE:
             peers.extend(others)
         else:
             peers.append(req.peer)

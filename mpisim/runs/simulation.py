@@ -51,6 +51,7 @@ from ..mpi.errors import ErrOther, MPIError
 from ..p2p.network import Network
 from ..p2p.protocols import Message, Transport
 from ..profiles.library import MPIConfig
+from ..rma import OneSided
 from ..values.units import format_time
 from .deadlock import PollWatch, analyse
 from .result import ErrorInfo, Outcome, RankSummary, Result, settings_in_force, unreceived_entry
@@ -100,8 +101,11 @@ class Simulation:
         self.transport = Transport(self.env, self.net, ranks, self._ready_error, self.recorder)
         self.collectives = Collectives(self.env, self.transport,
                                        self.config.profile.collectives_family,
-                                       self.config.collectives)
+                                       self.config.collectives, self.config.profile)
         self.comms = Communicators(ranks, self.net.latency)
+        # one-sided communication (MPI 4.1 §12): every handle reaches it through the transport
+        self.rma = self.transport.one_sided = OneSided(self.env, self.transport, self.comms,
+                                                       self.collectives, self.config)
         self.handles = [Rank(r, ranks, self.env, self.transport,
                              BufferedMode(r, self.env, self.transport, self.config,
                                           self.recorder),
@@ -357,6 +361,8 @@ class Simulation:
         warnings = [] if self.trace_stopped is None else [
             f"the trace holds the first {TRACE_EVENTS} events only (to t = "
             f"{format_time(self.trace_stopped)}); summaries and outcome cover the whole run"]
+        warnings += self.collectives.meetings.warnings()  # mismatched collective calls
+        warnings += self.rma.warnings()  # conflicting RMA accesses (MPI 4.1 §12.7)
         ranks = [RankSummary(r, self.finished[r], self.end_times[r], h._buffered.summary,
                              {b.name: b.summary for b in h._named_buffers})
                  for r, h in enumerate(self.handles)]

@@ -23,11 +23,13 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
+import numpy as np
+
 from ..handle.calltable import OPS
 from ..mpi.datatypes import BASIC_TYPES, pack_size
 from ..mpi.errors import MPIError
 from .expr import CONSTANTS, Expr, ExprError
-from .ops import SELF, Op, RequestRef
+from .ops import PEER, SELF, Op, RequestRef
 from .problems import ScenarioRuntimeError
 from .selectors import select
 from .values import Invalid, convert
@@ -85,7 +87,7 @@ def _reselect(entry: Entry, size: int, params: dict[str, Any]) -> frozenset[int]
 class _Interpreter:
     """One rank's variables and request handles while its ops run."""
 
-    __slots__ = ("comms", "mpi", "requests", "scope", "spins")
+    __slots__ = ("comms", "mpi", "requests", "scope", "spins", "windows")
 
     def __init__(self, mpi: Any, params: dict[str, Any]) -> None:
         self.mpi = mpi
@@ -94,6 +96,7 @@ class _Interpreter:
             "BSEND_OVERHEAD": mpi.BSEND_OVERHEAD}
         self.requests: dict[tuple[str, Any], Any] = {}
         self.comms: dict[str, Any] = {}
+        self.windows: dict[str, Any] = {}  # by the names of their ``as:``
         self.spins = 0
 
     def comm(self, op: Op) -> Any:
@@ -214,14 +217,15 @@ def _show(key: tuple[str, Any]) -> str:
 
 # -- one runner per kind of op (mpisim.handle.calltable): evaluate, set where, yield the call ------
 def _kwargs(st: _Interpreter, op: Op) -> dict[str, Any]:
-    """The op's arguments under the handle's parameter names (the table's ``args``)."""
+    """The op's arguments under the handle's parameter names (the table's ``args``); a v
+    form's per-rank counts and types are :func:`_vector`'s."""
     kwargs: dict[str, Any] = {}
     for name in OPS[op.call].args:
         if name == "datatype":
             kwargs[name] = st.datatype(op)
         elif name == "comm":
             kwargs[name] = st.comm(op)
-        elif name in op.args:
+        elif name in op.args and name not in _PER_RANK:
             kwargs[name] = st.arg(op, name)
     return kwargs
 
@@ -306,19 +310,143 @@ def _comm(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
 
 
 def _collective(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    yield _call(st, op, op.call, _kwargs(st, op))
+    """A collective (a nonblocking one stores its request)."""
+    _bind(st, op, (yield _call(st, op, op.call, _kwargs(st, op))))
 
 
 def _split(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
     """A collective whose send buffer holds one item (of count elements) per rank."""
     kwargs = _kwargs(st, op)
     kwargs["sendbuf"] = [None] * st.mpi.comm_size(kwargs["comm"])
-    yield _call(st, op, op.call, kwargs)
+    _bind(st, op, (yield _call(st, op, op.call, kwargs)))
+
+
+_PER_RANK = ("sendcounts", "recvcounts", "sendtypes")
+"""A v or w form's arguments that hold one value per rank of the communicator."""
+
+
+def _vector(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
+    """A v or w form: a count (alltoallw: and a datatype) per rank of the communicator; a
+    scatterv's receiver receives its own count of them."""
+    kwargs = _kwargs(st, op)
+    comm = kwargs["comm"]
+    size = st.mpi.comm_size(comm)
+    for name in ("sendcounts", "recvcounts"):
+        if name in op.args:
+            kwargs[name] = _per_rank(st, op, name, size)
+    if "sendtypes" in op.args:
+        kwargs["sendtypes"] = _types(st, op, size)
+    if op.call.endswith("scatterv") and "count" not in kwargs:  # what this rank receives
+        kwargs["count"] = kwargs["sendcounts"][st.mpi.comm_rank(comm)] \
+            if "sendcounts" in kwargs else 0
+    _bind(st, op, (yield _call(st, op, op.call, kwargs)))
+
+
+def _per_rank(st: _Interpreter, op: Op, name: str, size: int) -> list[int]:
+    """The counts of a list (one per rank) or of an expression in ``peer``."""
+    kind, value = op.args[name]
+    if kind == "list":
+        if len(value) != size:
+            raise st.error(op, f"{op.call}.{name}: {len(value)} counts for a communicator "
+                           f"of {size} ranks")
+        counts = [st.value(op, f"{op.call}.{name}[{k}]", "int", e) for k, e in enumerate(value)]
+    else:
+        scope = st.scope
+        saved = scope.get(PEER, _UNSET)
+        try:
+            counts = []
+            for k in range(size):
+                scope[PEER] = k
+                counts.append(st.value(op, f"{op.call}.{name} (peer {k})", "int", value))
+        finally:
+            if saved is _UNSET:
+                scope.pop(PEER, None)
+            else:
+                scope[PEER] = saved
+    for k, c in enumerate(counts):
+        if c < 0:
+            raise st.error(op, f"{op.call}.{name}: the count for rank {k} is {c} (negative)")
+    return counts
+
+
+def _types(st: _Interpreter, op: Op, size: int) -> list[Any]:
+    """Alltoallw's datatype per rank (one name for all, or a list of ``size``)."""
+    kind, exprs = op.args["sendtypes"]
+    names = [e.evaluate(st.scope) for e in exprs]
+    if kind == "one":
+        names = names * size
+    elif len(names) != size:
+        raise st.error(op, f"{op.call}.sendtypes: {len(names)} datatypes for a communicator "
+                       f"of {size} ranks")
+    for name in names:
+        if name not in BASIC_TYPES:
+            raise st.error(op, f"{op.call}.sendtypes: {name!r} is not a basic datatype")
+    return [BASIC_TYPES[name] for name in names]
+
+
+def _values(st: _Interpreter, op: Op, key: str, kind: str) -> list[Any] | Any:
+    """A list argument's values (``("list", exprs)``), or its one value."""
+    form, held = op.args[key]  # type: ignore[misc]
+    if form == "list":
+        return [st.value(op, f"{op.call}.{key}[{k}]", kind, e) for k, e in enumerate(held)]
+    return st.value(op, f"{op.call}.{key}", kind, held)
+
+
+def _topology(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
+    """cart_create: its dims (zeros filled by MPI_Dims_create, a count of dimensions all
+    filled) and periods, the new communicator named by ``as``."""
+    mpi = st.mpi
+    dims = _values(st, op, "dims", "int")
+    parent = st.comm(op)
+    if isinstance(dims, int) or 0 in dims:
+        dims = mpi.dims_create(mpi.comm_size(parent), dims)
+    periods = _values(st, op, "periods", "any") if "periods" in op.args else None
+    if periods is not None and not isinstance(periods, list):
+        periods = [periods] * len(dims)
+    made = yield _call(st, op, op.call, {"dims": dims, "periods": periods,
+                                         "reorder": bool(st.arg(op, "reorder")),
+                                         "comm": parent})
+    name = op.binds["as"]
+    if made is None:
+        st.comms.pop(name, None)
+    else:
+        mpi.comm_set_name(made, name)
+        st.comms[name] = made
+
+
+def _query(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
+    """A local call (cart_shift): its value's parts bound by name, nothing yielded."""
+    st.mpi._where = op.where
+    result = getattr(st.mpi, op.call)(**_kwargs(st, op))
+    for part, value in zip(OPS[op.call].yields, result, strict=True):
+        st.bind(op, part, value)
+    return
+    yield
+
+
+def _window(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
+    """win_allocate, win_create (over an array of ``size`` bytes): the window named by
+    ``as`` (a scenario moves no data: its windows are read by nobody)."""
+    kwargs = _kwargs(st, op)
+    if op.call == "win_create":
+        kwargs["base"] = np.zeros(kwargs.pop("size"), dtype=np.uint8)
+    st.windows[op.binds["as"]] = yield _call(st, op, op.call, kwargs)
+
+
+def _rma(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
+    """An operation or synchronization on the window the op names (``win:``)."""
+    if op.win not in st.windows:
+        raise st.error(op, f"{op.call}.win: {op.win!r} is not made on this rank (its "
+                       "win_allocate / win_create did not run here)")
+    yield _call(st, op, op.call, {**_kwargs(st, op), "win": st.windows[op.win]})
+    if op.call == "win_free":
+        del st.windows[op.win]
 
 
 _RUNNERS = {"send": _local, "recv": _local, "probe": _local, "request": _request,
             "requests": _requests, "buffer": _buffer, "local": _local, "comm": _comm,
-            "collective": _collective, "split": _split}
+            "collective": _collective, "split": _split, "vector": _vector,
+            "topology": _topology, "query": _query, "window": _window, "rma": _rma}
 """How each kind of op runs (the table's ``op``)."""
 
 _CALLS = {name: _RUNNERS[c.op] for name, c in OPS.items()}

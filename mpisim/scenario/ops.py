@@ -24,6 +24,32 @@ Arguments (each a literal or an expression, see :mod:`mpisim.scenario.expr`):
 - ``buffer_detach: {}``, ``buffer_flush: {}`` (MPI 4.1), ``barrier: {}``, ``compute: 5us``
   (a time; long form ``{seconds: 5us}``, the handle's argument, ``time`` still accepted).
   ``buffer_attach: BUFFER_AUTOMATIC`` attaches MPI 4.1's automatic buffer.
+- collectives (MPI 4.1 §6; sizes only, no data): ``bcast``, ``reduce``, ``gather``,
+  ``scatter`` (``root``, default 0), ``allreduce``, ``allgather``, ``alltoall``,
+  ``reduce_scatter_block``, ``scan``, ``exscan``, with ``count`` + ``datatype`` or ``bytes``
+  (each rank's own; a scatter's or an all-to-all's per block), ``comm``, ``algorithm``.
+  The v forms: ``gatherv`` and ``allgatherv`` take each rank's own ``count`` (an expression
+  of ``rank`` when ranks differ: ``count: rank + 1``); ``scatterv`` and ``alltoallv`` take
+  ``sendcounts`` and ``reduce_scatter`` ``recvcounts``: a count per rank, as a list of
+  ``size`` values (``[1, 2, 3, 4]``, each a literal or an expression) or one expression in
+  which ``peer`` is the rank the block is for (``sendcounts: peer + 1``), with
+  ``datatype`` (a scatterv's receiver may give its own ``count`` instead: what it
+  receives; by default its entry of ``sendcounts``); ``alltoallw`` takes ``sendcounts`` and
+  ``sendtypes`` (a list of type names per rank, or one name). Every collective has its
+  nonblocking form, ``i`` prefixed (``ibarrier``, ``ibcast``... ``ireduce_scatter``), which
+  takes the same arguments and needs ``request`` (waited for with ``wait``/``waitall`` as a
+  point-to-point request).
+- ``cart_create: {dims: [0, 0], periods: [true, true], as: grid}`` (MPI 4.1 §8.5.1: the
+  zeros of ``dims`` filled as MPI_Dims_create fills them, ``periods`` a list or one value)
+  and ``cart_shift: {comm: grid, direction: 0, disp: 1, source: s, dest: d}`` (binds the
+  ranks of the shift; PROC_NULL past a non-periodic edge).
+- one-sided communication (MPI 4.1 §12; sizes only, no data): ``win_allocate: {size: 4 KiB,
+  disp_unit: 8, as: w}`` (or ``win_create``, ``comm`` optional) names a window; then
+  ``put``, ``get``, ``accumulate`` (``target``, ``target_disp``, ``count`` + ``datatype``
+  or ``bytes``, ``op`` for accumulate: SUM, REPLACE...), ``win_fence: w`` (or ``{win: w,
+  assertion: 0}``), ``win_lock: {target: 1, lock_type: shared, win: w}`` (exclusive by
+  default), ``win_unlock`` and ``win_flush: {target: 1, win: w}``, ``win_lock_all: w``,
+  ``win_unlock_all: w``, ``win_free: w``.
 - ``loop: {times: N, var: i, ops: [...]}`` (``var`` optional, counts 0..N-1, visible in its
   body only) and ``if: {cond: EXPR, then: [...], else: [...]}`` (``else`` optional).
 
@@ -49,23 +75,31 @@ from typing import Any
 from ..handle.calltable import OPS
 from ..mpi.constants import BUFFER_AUTOMATIC
 from ..mpi.datatypes import BASIC_TYPES
+from ..rma.accumulate import ACCUMULATE_OPS
+from ..rma.constants import LOCK_EXCLUSIVE, LOCK_SHARED
 from .expr import CONSTANTS, RESERVED, Expr, ExprError, constant, parse_expr
 from .values import Invalid, convert, describe, hint, is_unit_literal
 from .yamlload import Ambiguous, line_of
 
-__all__ = ["CALLS", "Op", "OpReader", "RequestRef"]
+__all__ = ["CALLS", "PEER", "Op", "OpReader", "RequestRef"]
 
 SENDS = tuple(name for name, c in OPS.items() if c.op == "send")
-COLLECTIVES = tuple(name for name, c in OPS.items() if c.op in ("collective", "split"))
+COLLECTIVES = tuple(name for name, c in OPS.items()
+                    if c.op in ("collective", "split", "vector"))
 CALLS = (*OPS, "loop", "if")
 """The ops of the scenario language: the handle's calls that :data:`mpisim.handle.calltable.OPS`
 lists, and the two control ops."""
+PEER = "peer"
+"""In a v form's counts expression, the rank the count is for (``sendcounts: peer + 1``)."""
 WORLD, SELF = "world", "self"
 """The names of MPI_COMM_WORLD and MPI_COMM_SELF in a scenario's ``comm:`` arguments."""
 _STATUS_FIELDS = ("source", "tag", "count")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REF = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[(.*)\])?\s*$")
 
+
+_LOCK_TYPES = {"exclusive": LOCK_EXCLUSIVE, "shared": LOCK_SHARED}
+"""``win_lock``'s ``lock_type`` (MPI_LOCK_EXCLUSIVE, MPI_LOCK_SHARED)."""
 
 NON_NEGATIVE = ("count", "messages", "bytes", "size")
 """Arguments whose literal values must not be negative (MPI_ERR_COUNT, MPI_ERR_ARG)."""
@@ -89,7 +123,7 @@ class Op:
     """One step of a rank program: the call, its arguments, where it is in the file."""
 
     __slots__ = ("args", "binds", "body", "call", "comm", "datatype", "orelse", "request",
-                 "requests", "var", "where")
+                 "requests", "var", "where", "win")
 
     def __init__(self, call: str, where: str) -> None:
         self.call = call
@@ -103,6 +137,7 @@ class Op:
         self.orelse: list[Op] = []
         self.var: str | None = None
         self.comm: str | None = None  # the communicator's name (None: MPI_COMM_WORLD)
+        self.win: str | None = None   # the window's name (one-sided ops)
 
     def __repr__(self) -> str:
         return f"<Op {self.call} at {self.where}>"
@@ -124,6 +159,7 @@ class OpReader:
         self.request_names: set[str] = set()
         self.comm_names: set[str] = {WORLD, SELF}
         self.loop_vars: list[str] = []
+        self.win_names: set[str] = set()  # windows named by an earlier win_allocate/create
 
     # -- op lists ------------------------------------------------------------------------
     def read_ops(self, value: Any, path: str, line: int) -> list[Op]:
@@ -287,17 +323,77 @@ class OpReader:
         m = self._mapping(value, path, line, ("comm",), ("comm",), short="comm")
         self._comm(op, m, path, line)
 
-    def _collective(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
-        rooted = "root" in OPS[op.call].args
-        allowed = ("count", "bytes", "datatype", "comm", "algorithm") + (
-            ("root",) if rooted else ())
-        m = self._mapping(value, path, line, allowed, ())
+    # -- process topologies (MPI 4.1 §8) -------------------------------------------------
+    def _cart_create(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        """``cart_create: {dims: [0, 0], periods: [true, false], as: grid}``: ``dims`` a
+        list (zeros filled as MPI_Dims_create fills them) or a count of dimensions (all
+        filled), ``periods`` a list or one value for all (default false), ``reorder``."""
+        m = self._mapping(value, path, line, ("dims", "periods", "reorder", "comm", "as"),
+                          ("dims", "as"))
         self._comm(op, m, path, line)
-        if rooted:
+        for key, kind in (("dims", "int"), ("periods", "any")):
+            if key in m:
+                self._list(op, m, key, kind, path, line)
+        self._arg(op, m, "reorder", "any", path, line, default=False)
+        self._new_comm(op, m, path, line)
+
+    def _cart_shift(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        """``cart_shift: {direction: 0, disp: 1, comm: grid, source: left, dest: right}``
+        binds the ranks MPI_Cart_shift gives (PROC_NULL past a non-periodic edge)."""
+        m = self._mapping(value, path, line, ("direction", "disp", "comm", "source", "dest"),
+                          ("direction", "comm"))
+        self._comm(op, m, path, line)
+        self._arg(op, m, "direction", "int", path, line)
+        self._arg(op, m, "disp", "int", path, line, default=1)
+        for key in ("source", "dest"):
+            self._bind(op, m, key, path, line)
+
+    def _list(self, op: Op, m: dict, key: str, kind: str, path: str, line: int) -> None:
+        """A list argument (each item a literal or an expression), or one value: stored
+        as ("list", [exprs]) or ("one", expr)."""
+        value, kline = m[key], line_of(m, key, line)
+        if isinstance(value, list):
+            items = [self.value(v, kind, f"{path}.{key}[{k}]", line_of(value, k, kline))
+                     for k, v in enumerate(value)]
+            if all(x is not None for x in items):
+                op.args[key] = ("list", items)  # type: ignore[assignment]
+            return
+        expr = self.value(value, kind, f"{path}.{key}", kline)
+        if expr is not None:
+            op.args[key] = ("one", expr)  # type: ignore[assignment]
+
+    def _collective(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        """A collective, its v and w forms, and their nonblocking forms (the table's args
+        say which keys each takes; a nonblocking one stores its request)."""
+        args = OPS[op.call].args
+        counts = next((a for a in args if a.endswith("counts")), None)
+        nonblocking = "request" in OPS[op.call].binds
+        allowed = ["comm", "algorithm", *(["root"] if "root" in args else [])]
+        scatterv = op.call.endswith("scatterv")  # a receiver may give its own count
+        if counts is not None:
+            allowed += [counts, *(["sendtypes"] if "sendtypes" in args else ["datatype"])]
+            allowed += ["count", "bytes"] if scatterv else []
+        elif "count" in args:
+            allowed += ["count", "bytes", "datatype"]
+        allowed += ["request"] if nonblocking else []
+        required = tuple(x for x in (None if scatterv else counts,
+                                     "request" if nonblocking else None) if x)
+        m = self._mapping(value, path, line, tuple(allowed), required)
+        self._comm(op, m, path, line)
+        if "root" in args:
             self._arg(op, m, "root", "int", path, line, default=0)
-        if "count" in m or "bytes" in m:
+        if counts is not None:
+            self._counts(op, m, counts, path, line)
+            if "sendtypes" in args:
+                self._sendtypes(op, m, path, line)
+            elif "count" in m or "bytes" in m:
+                self._size(op, m, path, line)
+            else:
+                op.datatype = self._datatype(m.get("datatype", "BYTE"), f"{path}.datatype",
+                                             line_of(m, "datatype", line))
+        elif "count" in m or "bytes" in m:
             self._size(op, m, path, line)
-        else:  # no data: a collective of empty messages
+        elif "count" in args:  # no data: a collective of empty messages
             op.args["count"], op.datatype = ("int", constant(0)), constant("BYTE")
         if "algorithm" in m:
             algorithm = m["algorithm"]
@@ -306,6 +402,48 @@ class OpReader:
                               f"expected an algorithm name, got {describe(algorithm)}")
             else:
                 op.args["algorithm"] = ("any", constant(algorithm))
+        if nonblocking:
+            self._store_request(op, m, path, line)
+
+    def _counts(self, op: Op, m: dict, key: str, path: str, line: int) -> None:
+        """A count per rank: a list (literals or expressions), or one expression in which
+        ``peer`` is the rank the count is for (``sendcounts: peer + 1``)."""
+        if key not in m:
+            return
+        value, kline = m[key], line_of(m, key, line)
+        if isinstance(value, list):
+            items = [self._count(v, f"{path}.{key}[{k}]", line_of(value, k, kline))
+                     for k, v in enumerate(value)]
+            if all(x is not None for x in items):
+                op.args[key] = ("list", items)  # type: ignore[assignment]
+            return
+        added = PEER not in self.base
+        self.base.add(PEER)
+        try:
+            expr = self._count(value, f"{path}.{key}", kline)
+        finally:
+            if added:
+                self.base.discard(PEER)
+        if expr is not None:
+            op.args[key] = ("peer", expr)
+
+    def _count(self, value: Any, path: str, line: int) -> Expr | None:
+        expr = self.value(value, "int", path, line)
+        if expr is not None and expr.tree[0] == "c" and isinstance(expr.tree[1], int) \
+                and expr.tree[1] < 0:
+            self._problem(line, path, f"must not be negative, got {expr.tree[1]}")
+        return expr
+
+    def _sendtypes(self, op: Op, m: dict, path: str, line: int) -> None:
+        """Alltoallw's datatype per rank: a list of basic type names, or one for all."""
+        value, tline = m.get("sendtypes", "BYTE"), line_of(m, "sendtypes", line)
+        names = value if isinstance(value, list) else [value]
+        types = [self._datatype(v, f"{path}.sendtypes", line_of(names, k, tline)
+                                if isinstance(value, list) else tline)
+                 for k, v in enumerate(names)]
+        if all(t is not None for t in types):
+            op.args["sendtypes"] = ("list" if isinstance(value, list) else "one",
+                                    types)  # type: ignore[assignment]
 
     def _comm(self, op: Op, m: dict, path: str, line: int) -> None:
         if "comm" not in m:
@@ -315,8 +453,8 @@ class OpReader:
             shown = name if isinstance(name, str) else describe(name)
             self._problem(line_of(m, "comm", line), f"{path}.comm",
                           f"unknown communicator {shown!r}{hint(str(shown), self.comm_names)} "
-                          f"({WORLD}, {SELF}, or a name an earlier comm_dup / comm_split "
-                          "gives with as:)")
+                          f"({WORLD}, {SELF}, or a name an earlier comm_dup / comm_split / "
+                          "cart_create gives with as:)")
             return
         op.comm = None if name == WORLD else name
 
@@ -330,6 +468,89 @@ class OpReader:
                 op.binds["as"] = name
             if isinstance(m["as"], str):  # known from here on, even if refused (one problem)
                 self.comm_names.add(m["as"])
+
+    # -- one-sided communication (MPI 4.1 §12) --------------------------------------------
+    def _win_allocate(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        """``win_allocate: {size: 4 KiB, disp_unit: 8, comm: c, as: w}`` (``win_create``
+        the same, over an array of ``size`` bytes the rank allocates): the window is
+        ``w`` from here on."""
+        m = self._mapping(value, path, line, ("size", "disp_unit", "comm", "as"),
+                          ("size", "as"))
+        self._comm(op, m, path, line)
+        self._arg(op, m, "size", "size", path, line)
+        self._arg(op, m, "disp_unit", "int", path, line, default=1)
+        if "as" in m:
+            name = self._name(m["as"], f"{path}.as", line_of(m, "as", line))
+            if name:
+                op.binds["as"] = name
+            if isinstance(m["as"], str):
+                self.win_names.add(m["as"])
+
+    _win_create = _win_allocate
+
+    def _put(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        """``put: {target: 1, target_disp: 0, count: 4, datatype: DOUBLE, win: w}`` (or
+        ``bytes``); ``get`` the same; ``accumulate`` also ``op`` (SUM, REPLACE...)."""
+        ops = ("op",) if op.call == "accumulate" else ()
+        m = self._mapping(value, path, line, ("target", "target_disp", "count", "bytes",
+                                              "datatype", "win", *ops), ("target", "win"))
+        self._win(op, m, path, line)
+        self._arg(op, m, "target", "int", path, line)
+        self._arg(op, m, "target_disp", "int", path, line, default=0)
+        self._size(op, m, path, line)
+        if ops:
+            name = m.get("op", "SUM")
+            if not isinstance(name, str) or f"MPI_{name}" not in ACCUMULATE_OPS:
+                self._problem(line_of(m, "op", line), f"{path}.op",
+                              f"unknown op {name!r} (one of "
+                              f"{', '.join(n[4:] for n in ACCUMULATE_OPS)})")
+            else:
+                op.args["op"] = ("any", constant(name))
+
+    _get = _accumulate = _put
+
+    def _win_fence(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        """``win_fence: w`` or ``{win: w, assertion: 0}``; ``win_lock_all`` the same;
+        ``win_unlock_all: w``, ``win_free: w``."""
+        allowed = ("win",) if op.call in ("win_unlock_all", "win_free") else \
+            ("win", "assertion")
+        m = self._mapping(value, path, line, allowed, ("win",), short="win")
+        self._win(op, m, path, line)
+        if "assertion" in allowed:
+            self._arg(op, m, "assertion", "int", path, line, default=0)
+
+    _win_lock_all = _win_unlock_all = _win_free = _win_fence
+
+    def _win_lock(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
+        """``win_lock: {target: 1, lock_type: shared, win: w}`` (exclusive by default);
+        ``win_unlock`` and ``win_flush``: ``{target: 1, win: w}``."""
+        locking = op.call == "win_lock"
+        allowed = ("target", "win", *(("lock_type", "assertion") if locking else ()))
+        m = self._mapping(value, path, line, allowed, ("target", "win"))
+        self._win(op, m, path, line)
+        self._arg(op, m, "target", "int", path, line)
+        if locking:
+            kind = m.get("lock_type", "exclusive")
+            if kind not in _LOCK_TYPES:
+                self._problem(line_of(m, "lock_type", line), f"{path}.lock_type",
+                              f"expected exclusive or shared, got {describe(kind)}")
+            else:
+                op.args["lock_type"] = ("int", constant(_LOCK_TYPES[kind]))
+            self._arg(op, m, "assertion", "int", path, line, default=0)
+
+    _win_unlock = _win_flush = _win_lock
+
+    def _win(self, op: Op, m: dict, path: str, line: int) -> None:
+        if "win" not in m:
+            return
+        name = m["win"]
+        if not isinstance(name, str) or name not in self.win_names:
+            shown = name if isinstance(name, str) else describe(name)
+            self._problem(line_of(m, "win", line), f"{path}.win",
+                          f"unknown window {shown!r}{hint(str(shown), self.win_names)} (a name "
+                          "an earlier win_allocate / win_create gives with as:)")
+            return
+        op.win = name
 
     def _compute(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
         if isinstance(value, dict) and "time" in value and "seconds" not in value:

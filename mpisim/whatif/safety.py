@@ -13,7 +13,10 @@ nonblocking forms) becomes synchronous; this is done by the program's handle, wi
 setting: the rank programs run under :class:`SynchronousSends`, which makes ``send``,
 ``isend``, ``rsend`` and ``irsend`` of each rank's handle call ``ssend``/``issend``.
 
-The verdict: **safe** when both runs complete. A program that does not complete as written
+The verdict: **safe** when both runs complete and neither made a mismatched collective call
+(MPI 4.1 §6.1: the members' calls differ in collective, root, op or counts; erroneous even
+when the library lets it complete, see :mod:`mpisim.collectives.meeting`). A program that
+does not complete as written
 (deadlock, an MPI error such as an overflow, a timeout) is reported not safe with that
 reason, even if its synchronous form would complete: it is wrong before any question of
 buffering. The reason names the blocked calls of the first deadlock (rank, call, peer, tag,
@@ -25,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..collectives.meeting import MISMATCH
 from ..mpi.constants import ANY_SOURCE, ANY_TAG
 from .target import Target
 
@@ -103,9 +107,21 @@ def check_safe(scenario: Any, *, buffered: bool = False, **run_kwargs: Any) -> S
         synchronous = target.run({}, program=SynchronousSends(program))
     else:
         synchronous = target.run({"mpi.force_ssend": True})
-    safe = as_written.outcome.value == "completed" and synchronous.outcome.value == "completed"
-    reason = "" if safe else _reason(as_written, synchronous, buffered)
+    completed = as_written.outcome.value == synchronous.outcome.value == "completed"
+    mismatch = _mismatch(as_written) or _mismatch(synchronous)
+    safe = completed and mismatch is None
+    if safe:
+        reason = ""
+    elif completed:  # completes, yet erroneous: never safe (MPI 4.1 §6.1)
+        reason = f"it completes but is erroneous: {mismatch}"
+    else:
+        reason = _reason(as_written, synchronous, buffered)
     return Safety(safe, as_written, synchronous, reason, buffered)
+
+
+def _mismatch(result: Any) -> str | None:
+    """The first mismatched collective call of a run (its warning), if any."""
+    return next((w for w in result.warnings if w.startswith(MISMATCH)), None)
 
 
 class SynchronousSends:

@@ -5,6 +5,7 @@ shipped ``mpich-5.0`` profile."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -44,6 +45,10 @@ def test_the_facts_observations_give_back_the_hand_made_profiles(stored, profile
     assert all(ev["library"] and ev["probe"] for ev in evidence.values())
 
 
+BY_HAND = ("bcast_root_mismatch", "short_collective_message")
+"""Profile settings of the shipped 5.0 files that no calibration probe measures."""
+
+
 @pytest.mark.parametrize(("stored", "name", "base"), [
     ("mpich-5.0.2.observed.json", "mpich-5.0", "mpich-4.0"),
     ("openmpi-5.0.11.observed.json", "openmpi-5.0", "openmpi-4.1")])
@@ -52,7 +57,11 @@ def test_the_real_calibrations_refit_to_the_shipped_profiles(stored, name, base)
     shipped profiles, which differ from the 4.x ones where the libraries do: MPICH 5.0.2's
     eager limit and attach-twice class, Open MPI 5.0.11's eager limit and progress counts."""
     profile, evidence, based_on = profile_from(observations(stored), name)
-    assert based_on == base and profile == get_profile(name)
+    shipped = get_profile(name)
+    # measured by hand with tests/data/real/mismatch.c (docs/guide/facts-collectives.md), not
+    # by a calibration probe: the refit keeps its base's value there
+    by_hand = {k: getattr(shipped, k) for k in BY_HAND}
+    assert based_on == base and dataclasses.replace(profile, **by_hand) == shipped
     assert evidence["eager_limit"]["probe"] == "sleeping_send"
     assert profile.eager_limit != PROFILES[base].eager_limit
     assert profile.sizing == NAMED_RULES[PROFILES[base].sizing]  # same entry rule as 4.x

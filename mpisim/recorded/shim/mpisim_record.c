@@ -931,6 +931,12 @@ int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *req) {
 #endif
 
 /* ---- communicators ----------------------------------------------------------------------- */
+static int rank_in_comm(MPI_Comm comm) {
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    return me;
+}
+
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
     if (!LOGGING) return PMPI_Comm_dup(comm, newcomm);
     enter("Comm_dup", CALLER);
@@ -980,14 +986,20 @@ int MPI_Comm_free(MPI_Comm *comm) {
 }
 
 /* Calls that make a communicator out of a parent by a collective over the parent
- * (topologies, Comm_create, Comm_split_type): logged as the split that makes the same
- * communicator, so the replay needs no topology. color: the parent rank of the new
- * communicator's rank 0 (one color per new communicator, U for MPI_COMM_NULL); the key is
- * the process's rank in it (rank=), reordering included. */
+ * (topologies, Comm_create, Comm_split_type): logged with their own arguments (dims,
+ * periods, graph edges, the group's members as parent ranks, the split type) and, in the
+ * result, as the split that makes the same communicator, so that a replay can make either.
+ * color: the parent rank of the new communicator's rank 0 (one color per new communicator,
+ * U for MPI_COMM_NULL); the key is the process's rank in it (rank=), reordering included. */
 static void maker_begin(const char *call, MPI_Comm parent, void *caller) {
     enter(call, caller);
     putf(" comm=%d", comm_id(parent));
-    end_entry();
+}
+
+static void put_ints(const char *key, int n, const int *values) {
+    putf(" %s=", key);
+    if (n <= 0) puts_("-");
+    for (int i = 0; i < n; i++) putf(i ? ",%d" : "%d", values[i]);
 }
 
 static int maker_end(int rc, MPI_Comm parent, MPI_Comm made) {
@@ -1016,13 +1028,21 @@ int MPI_Cart_create(MPI_Comm old, int ndims, const int dims[], const int periods
                     int reorder, MPI_Comm *cart) {
     if (!LOGGING) return PMPI_Cart_create(old, ndims, dims, periods, reorder, cart);
     maker_begin("Cart_create", old, CALLER);
+    put_ints("dims", ndims, dims);
+    put_ints("periods", ndims, periods);
+    putf(" reorder=%d", reorder != 0);
+    end_entry();
     int rc = PMPI_Cart_create(old, ndims, dims, periods, reorder, cart);
     return maker_end(rc, old, *cart);
 }
 
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
     if (!LOGGING) return PMPI_Cart_sub(comm, remain_dims, newcomm);
+    int ndims = 0;
+    PMPI_Cartdim_get(comm, &ndims);
     maker_begin("Cart_sub", comm, CALLER);
+    put_ints("remain", ndims, remain_dims);
+    end_entry();
     int rc = PMPI_Cart_sub(comm, remain_dims, newcomm);
     return maker_end(rc, comm, *newcomm);
 }
@@ -1031,8 +1051,17 @@ int MPI_Graph_create(MPI_Comm old, int nnodes, const int index[], const int edge
                      int reorder, MPI_Comm *graph) {
     if (!LOGGING) return PMPI_Graph_create(old, nnodes, index, edges, reorder, graph);
     maker_begin("Graph_create", old, CALLER);
+    put_ints("index", nnodes, index);
+    put_ints("edges", nnodes > 0 ? index[nnodes - 1] : 0, edges);
+    putf(" reorder=%d", reorder != 0);
+    end_entry();
     int rc = PMPI_Graph_create(old, nnodes, index, edges, reorder, graph);
     return maker_end(rc, old, *graph);
+}
+
+static void put_weights(const char *key, int n, const int *weights) {
+    if (weights != MPI_UNWEIGHTED && weights != MPI_WEIGHTS_EMPTY) put_ints(key, n, weights);
+    else if (weights == MPI_WEIGHTS_EMPTY) putf(" %s=-", key);
 }
 
 int MPI_Dist_graph_create_adjacent(MPI_Comm old, int indegree, const int sources[],
@@ -1044,6 +1073,12 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm old, int indegree, const int sources
                                                outdegree, destinations, destweights, info,
                                                reorder, graph);
     maker_begin("Dist_graph_create_adjacent", old, CALLER);
+    put_ints("ins", indegree, sources);
+    put_ints("outs", outdegree, destinations);
+    put_weights("sw", indegree, sourceweights);
+    put_weights("dw", outdegree, destweights);
+    putf(" reorder=%d", reorder != 0);
+    end_entry();
     int rc = PMPI_Dist_graph_create_adjacent(old, indegree, sources, sourceweights, outdegree,
                                              destinations, destweights, info, reorder, graph);
     return maker_end(rc, old, *graph);
@@ -1055,16 +1090,53 @@ int MPI_Dist_graph_create(MPI_Comm old, int n, const int sources[], const int de
     if (!LOGGING)
         return PMPI_Dist_graph_create(old, n, sources, degrees, destinations, weights, info,
                                       reorder, graph);
+    int edges = 0;
+    for (int i = 0; i < n; i++) edges += degrees[i];
     maker_begin("Dist_graph_create", old, CALLER);
+    put_ints("srcs", n, sources);
+    put_ints("degs", n, degrees);
+    put_ints("dsts", edges, destinations);
+    put_weights("wts", edges, weights);
+    putf(" reorder=%d", reorder != 0);
+    end_entry();
     int rc = PMPI_Dist_graph_create(old, n, sources, degrees, destinations, weights, info,
                                     reorder, graph);
     return maker_end(rc, old, *graph);
 }
 
+/* A group's members as ranks of a communicator's group (-1 for one not in it). */
+static void put_members(const char *key, MPI_Group group, MPI_Comm comm) {
+    int n = 0;
+    MPI_Group parents;
+    PMPI_Group_size(group, &n);
+    int *mine = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int *theirs = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; i < n; i++) mine[i] = i;
+    PMPI_Comm_group(comm, &parents);
+    PMPI_Group_translate_ranks(group, n, mine, parents, theirs);
+    PMPI_Group_free(&parents);
+    for (int i = 0; i < n; i++) if (theirs[i] == MPI_UNDEFINED) theirs[i] = -1;
+    put_ints(key, n, theirs);
+    free(mine);
+    free(theirs);
+}
+
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
     if (!LOGGING) return PMPI_Comm_create(comm, group, newcomm);
     maker_begin("Comm_create", comm, CALLER);
+    put_members("grp", group, comm);
+    end_entry();
     int rc = PMPI_Comm_create(comm, group, newcomm);
+    return maker_end(rc, comm, *newcomm);
+}
+
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) {
+    if (!LOGGING) return PMPI_Comm_create_group(comm, group, tag, newcomm);
+    maker_begin("Comm_create_group", comm, CALLER);
+    put_members("grp", group, comm);
+    putf(" tag=%d", tag);
+    end_entry();
+    int rc = PMPI_Comm_create_group(comm, group, tag, newcomm);
     return maker_end(rc, comm, *newcomm);
 }
 
@@ -1072,8 +1144,55 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                         MPI_Comm *newcomm) {
     if (!LOGGING) return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
     maker_begin("Comm_split_type", comm, CALLER);
+    if (split_type == MPI_UNDEFINED) puts_(" type=U");
+    else if (split_type == MPI_COMM_TYPE_SHARED) puts_(" type=S");
+    else putf(" type=%d", split_type);
+    putf(" key=%d", key);
+    end_entry();
     int rc = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
     return maker_end(rc, comm, *newcomm);
+}
+
+/* Intercommunicators (MPI 4.1 §7.6): the new one's id, its local size and rank, and the
+ * remote group's size (rsize=). */
+static int inter_end(int rc, MPI_Comm made) {
+    result(rc);
+    if (rc == MPI_SUCCESS) {
+        putf(" new=%d", new_comm(made));
+        if (made != MPI_COMM_NULL) {
+            int size = 0, rank = 0, remote = 0, inter = 0;
+            PMPI_Comm_size(made, &size);
+            PMPI_Comm_rank(made, &rank);
+            PMPI_Comm_test_inter(made, &inter);
+            if (inter) PMPI_Comm_remote_size(made, &remote);
+            putf(" size=%d rank=%d", size, rank);
+            if (inter) putf(" rsize=%d", remote);
+        }
+    }
+    done();
+    return rc;
+}
+
+int MPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int remote_leader,
+                         int tag, MPI_Comm *newcomm) {
+    if (!LOGGING)
+        return PMPI_Intercomm_create(local, local_leader, peer, remote_leader, tag, newcomm);
+    enter("Intercomm_create", CALLER);
+    putf(" comm=%d ll=%d", comm_id(local), local_leader);
+    if (rank_in_comm(local) == local_leader)
+        putf(" peer=%d rl=%d tag=%d", comm_id(peer), remote_leader, tag);
+    end_entry();
+    int rc = PMPI_Intercomm_create(local, local_leader, peer, remote_leader, tag, newcomm);
+    return inter_end(rc, *newcomm);
+}
+
+int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *newcomm) {
+    if (!LOGGING) return PMPI_Intercomm_merge(inter, high, newcomm);
+    enter("Intercomm_merge", CALLER);
+    putf(" comm=%d high=%d", comm_id(inter), high != 0);
+    end_entry();
+    int rc = PMPI_Intercomm_merge(inter, high, newcomm);
+    return inter_end(rc, *newcomm);
 }
 
 int MPI_Type_free(MPI_Datatype *t) {
@@ -1084,11 +1203,22 @@ int MPI_Type_free(MPI_Datatype *t) {
 }
 
 /* ---- collectives -------------------------------------------------------------------------- */
+/* Each collective logs what one process gives: n elements of T (its own part: a receive count
+ * where MPI_IN_PLACE stands for the send buffer), root, and for the v and w forms a count per
+ * rank (ns) and a datatype per rank (Ts). Its nonblocking form (MPI 4.1 §6.12) logs the same
+ * and its request. */
 static void counts(const char *key, const int *cs, MPI_Comm comm) {
     int size = 0;
     PMPI_Comm_size(comm, &size);
     putf(" %s=", key);
     for (int i = 0; i < size; i++) putf(i ? ",%d" : "%d", cs[i]);
+}
+
+static void type_ids(const char *key, const MPI_Datatype *ts, MPI_Comm comm) {
+    int size = 0;
+    PMPI_Comm_size(comm, &size);
+    putf(" %s=", key);
+    for (int i = 0; i < size; i++) putf(i ? ",%d" : "%d", type_id(ts[i]));
 }
 
 static int coll_begin(const char *call, MPI_Comm comm, void *caller) {
@@ -1104,180 +1234,353 @@ static int coll_end(int rc, MPI_Request *req) {
     return rc;
 }
 
+static int rank_in(MPI_Comm comm) {
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    return me;
+}
+
+/* One collective: its name, the logging of its arguments, then the PMPI call (REQ: its new
+ * request, NULL for a blocking one). */
+#define COLL(NAME, COMM, ARGS, PCALL, REQ)                                                \
+    do {                                                                                  \
+        coll_begin(NAME, COMM, CALLER);                                                   \
+        ARGS;                                                                             \
+        end_entry();                                                                      \
+        return coll_end(PCALL, REQ);                                                      \
+    } while (0)
+
 int MPI_Barrier(MPI_Comm comm) {
     if (!LOGGING) return PMPI_Barrier(comm);
-    coll_begin("Barrier", comm, CALLER);
-    end_entry();
-    return coll_end(PMPI_Barrier(comm), NULL);
+    COLL("Barrier", comm, (void)0, PMPI_Barrier(comm), NULL);
 }
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req) {
     if (!LOGGING) return PMPI_Ibarrier(comm, req);
-    coll_begin("Ibarrier", comm, CALLER);
-    end_entry();
-    return coll_end(PMPI_Ibarrier(comm, req), req);
+    COLL("Ibarrier", comm, (void)0, PMPI_Ibarrier(comm, req), req);
+}
+
+static void rooted(int count, MPI_Datatype dt, int root) {
+    putf(" n=%d T=%d root=%d", count, type_id(dt), root);
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Bcast(buf, count, dt, root, comm);
-    coll_begin("Bcast", comm, CALLER);
-    putf(" n=%d T=%d root=%d", count, type_id(dt), root);
-    end_entry();
-    return coll_end(PMPI_Bcast(buf, count, dt, root, comm), NULL);
+    COLL("Bcast", comm, rooted(count, dt, root), PMPI_Bcast(buf, count, dt, root, comm), NULL);
 }
 
 int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                MPI_Request *req) {
     if (!LOGGING) return PMPI_Ibcast(buf, count, dt, root, comm, req);
-    coll_begin("Ibcast", comm, CALLER);
-    putf(" n=%d T=%d root=%d", count, type_id(dt), root);
-    end_entry();
-    return coll_end(PMPI_Ibcast(buf, count, dt, root, comm, req), req);
+    COLL("Ibcast", comm, rooted(count, dt, root), PMPI_Ibcast(buf, count, dt, root, comm, req),
+         req);
 }
 
 int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root,
                MPI_Comm comm) {
     if (!LOGGING) return PMPI_Reduce(s, r, count, dt, op, root, comm);
-    coll_begin("Reduce", comm, CALLER);
-    putf(" n=%d T=%d root=%d", count, type_id(dt), root);
-    end_entry();
-    return coll_end(PMPI_Reduce(s, r, count, dt, op, root, comm), NULL);
+    COLL("Reduce", comm, rooted(count, dt, root), PMPI_Reduce(s, r, count, dt, op, root, comm),
+         NULL);
 }
 
 int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root,
                 MPI_Comm comm, MPI_Request *req) {
     if (!LOGGING) return PMPI_Ireduce(s, r, count, dt, op, root, comm, req);
-    coll_begin("Ireduce", comm, CALLER);
-    putf(" n=%d T=%d root=%d", count, type_id(dt), root);
-    end_entry();
-    return coll_end(PMPI_Ireduce(s, r, count, dt, op, root, comm, req), req);
+    COLL("Ireduce", comm, rooted(count, dt, root),
+         PMPI_Ireduce(s, r, count, dt, op, root, comm, req), req);
 }
 
-#define REDUCE_ALL(NAME)                                                                  \
+static void sized(int count, MPI_Datatype dt) { putf(" n=%d T=%d", count, type_id(dt)); }
+
+#define REDUCE_ALL(NAME, INAME)                                                           \
     int MPI_##NAME(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,         \
                    MPI_Comm comm) {                                                       \
         if (!LOGGING) return PMPI_##NAME(s, r, count, dt, op, comm);                      \
-        coll_begin(#NAME, comm, CALLER);                                                  \
-        putf(" n=%d T=%d", count, type_id(dt));                                           \
-        end_entry();                                                                      \
-        return coll_end(PMPI_##NAME(s, r, count, dt, op, comm), NULL);                    \
+        COLL(#NAME, comm, sized(count, dt), PMPI_##NAME(s, r, count, dt, op, comm), NULL); \
+    }                                                                                     \
+    int MPI_##INAME(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,        \
+                    MPI_Comm comm, MPI_Request *req) {                                    \
+        if (!LOGGING) return PMPI_##INAME(s, r, count, dt, op, comm, req);                \
+        COLL(#INAME, comm, sized(count, dt), PMPI_##INAME(s, r, count, dt, op, comm, req), \
+             req);                                                                        \
     }
 
-REDUCE_ALL(Allreduce)
-REDUCE_ALL(Scan)
-REDUCE_ALL(Exscan)
+REDUCE_ALL(Allreduce, Iallreduce)
+REDUCE_ALL(Scan, Iscan)
+REDUCE_ALL(Exscan, Iexscan)
+REDUCE_ALL(Reduce_scatter_block, Ireduce_scatter_block)
 
-int MPI_Iallreduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
-                   MPI_Comm comm, MPI_Request *req) {
-    if (!LOGGING) return PMPI_Iallreduce(s, r, count, dt, op, comm, req);
-    coll_begin("Iallreduce", comm, CALLER);
-    putf(" n=%d T=%d", count, type_id(dt));
-    end_entry();
-    return coll_end(PMPI_Iallreduce(s, r, count, dt, op, comm, req), req);
+int MPI_Reduce_scatter(const void *s, void *r, const int rcs[], MPI_Datatype dt, MPI_Op op,
+                       MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Reduce_scatter(s, r, rcs, dt, op, comm);
+    COLL("Reduce_scatter", comm, (putf(" T=%d", type_id(dt)), counts("ns", rcs, comm)),
+         PMPI_Reduce_scatter(s, r, rcs, dt, op, comm), NULL);
 }
 
-int MPI_Reduce_scatter_block(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
-                             MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Reduce_scatter_block(s, r, count, dt, op, comm);
-    coll_begin("Reduce_scatter_block", comm, CALLER);
-    putf(" n=%d T=%d", count, type_id(dt));
-    end_entry();
-    return coll_end(PMPI_Reduce_scatter_block(s, r, count, dt, op, comm), NULL);
+int MPI_Ireduce_scatter(const void *s, void *r, const int rcs[], MPI_Datatype dt, MPI_Op op,
+                        MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ireduce_scatter(s, r, rcs, dt, op, comm, req);
+    COLL("Ireduce_scatter", comm, (putf(" T=%d", type_id(dt)), counts("ns", rcs, comm)),
+         PMPI_Ireduce_scatter(s, r, rcs, dt, op, comm, req), req);
+}
+
+/* A gather's part: the send count, or at the root with MPI_IN_PLACE its block's. */
+static void gathered(const void *s, int sc, MPI_Datatype st, int rc, MPI_Datatype rt,
+                     int root, MPI_Comm comm) {
+    if (s == MPI_IN_PLACE && rank_in(comm) == root) rooted(rc, rt, root);
+    else rooted(sc, st, root);
 }
 
 int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
                int root, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Gather(s, sc, st, r, rc_, rt, root, comm);
-    coll_begin("Gather", comm, CALLER);
-    putf(" n=%d T=%d root=%d", sc, type_id(st), root);
-    end_entry();
-    return coll_end(PMPI_Gather(s, sc, st, r, rc_, rt, root, comm), NULL);
+    COLL("Gather", comm, gathered(s, sc, st, rc_, rt, root, comm),
+         PMPI_Gather(s, sc, st, r, rc_, rt, root, comm), NULL);
+}
+
+int MPI_Igather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                int root, MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Igather(s, sc, st, r, rc_, rt, root, comm, req);
+    COLL("Igather", comm, gathered(s, sc, st, rc_, rt, root, comm),
+         PMPI_Igather(s, sc, st, r, rc_, rt, root, comm, req), req);
+}
+
+static void gatheredv(const void *s, int sc, MPI_Datatype st, const int rcs[], MPI_Datatype rt,
+                      int root, MPI_Comm comm) {
+    int me = rank_in(comm);
+    if (s == MPI_IN_PLACE && me == root) rooted(rcs[me], rt, root);
+    else rooted(sc, st, root);
 }
 
 int MPI_Gatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
                 const int displs[], MPI_Datatype rt, int root, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Gatherv(s, sc, st, r, rcs, displs, rt, root, comm);
-    coll_begin("Gatherv", comm, CALLER);
-    putf(" n=%d T=%d root=%d", sc, type_id(st), root);
-    end_entry();
-    return coll_end(PMPI_Gatherv(s, sc, st, r, rcs, displs, rt, root, comm), NULL);
+    COLL("Gatherv", comm, gatheredv(s, sc, st, rcs, rt, root, comm),
+         PMPI_Gatherv(s, sc, st, r, rcs, displs, rt, root, comm), NULL);
+}
+
+int MPI_Igatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
+                 const int displs[], MPI_Datatype rt, int root, MPI_Comm comm,
+                 MPI_Request *req) {
+    if (!LOGGING) return PMPI_Igatherv(s, sc, st, r, rcs, displs, rt, root, comm, req);
+    COLL("Igatherv", comm, gatheredv(s, sc, st, rcs, rt, root, comm),
+         PMPI_Igatherv(s, sc, st, r, rcs, displs, rt, root, comm, req), req);
+}
+
+/* An allgather's or all-to-all's part: the send count, or with MPI_IN_PLACE the receive's. */
+static void own(const void *s, int sc, MPI_Datatype st, int rc, MPI_Datatype rt) {
+    if (s == MPI_IN_PLACE) sized(rc, rt);
+    else sized(sc, st);
 }
 
 int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
                   MPI_Comm comm) {
     if (!LOGGING) return PMPI_Allgather(s, sc, st, r, rc_, rt, comm);
-    coll_begin("Allgather", comm, CALLER);
-    if (s == MPI_IN_PLACE) putf(" n=%d T=%d", rc_, type_id(rt));
-    else putf(" n=%d T=%d", sc, type_id(st));
-    end_entry();
-    return coll_end(PMPI_Allgather(s, sc, st, r, rc_, rt, comm), NULL);
+    COLL("Allgather", comm, own(s, sc, st, rc_, rt),
+         PMPI_Allgather(s, sc, st, r, rc_, rt, comm), NULL);
+}
+
+int MPI_Iallgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                   MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Iallgather(s, sc, st, r, rc_, rt, comm, req);
+    COLL("Iallgather", comm, own(s, sc, st, rc_, rt),
+         PMPI_Iallgather(s, sc, st, r, rc_, rt, comm, req), req);
 }
 
 int MPI_Allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
                    const int displs[], MPI_Datatype rt, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Allgatherv(s, sc, st, r, rcs, displs, rt, comm);
-    int me = 0;
-    PMPI_Comm_rank(comm, &me);
-    coll_begin("Allgatherv", comm, CALLER);
-    if (s == MPI_IN_PLACE) putf(" n=%d T=%d", rcs[me], type_id(rt));
-    else putf(" n=%d T=%d", sc, type_id(st));
-    end_entry();
-    return coll_end(PMPI_Allgatherv(s, sc, st, r, rcs, displs, rt, comm), NULL);
+    COLL("Allgatherv", comm, own(s, sc, st, rcs[rank_in(comm)], rt),
+         PMPI_Allgatherv(s, sc, st, r, rcs, displs, rt, comm), NULL);
+}
+
+int MPI_Iallgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
+                    const int displs[], MPI_Datatype rt, MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Iallgatherv(s, sc, st, r, rcs, displs, rt, comm, req);
+    COLL("Iallgatherv", comm, own(s, sc, st, rcs[rank_in(comm)], rt),
+         PMPI_Iallgatherv(s, sc, st, r, rcs, displs, rt, comm, req), req);
+}
+
+/* A scatter's part: at the root its send blocks, elsewhere what it receives. */
+static void scattered(int sc, MPI_Datatype st, int rc, MPI_Datatype rt, int root,
+                      MPI_Comm comm) {
+    if (rank_in(comm) == root) rooted(sc, st, root);
+    else rooted(rc, rt, root);
 }
 
 int MPI_Scatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
                 int root, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Scatter(s, sc, st, r, rc_, rt, root, comm);
-    int me = 0;
-    PMPI_Comm_rank(comm, &me);
-    coll_begin("Scatter", comm, CALLER);
-    if (me == root) putf(" n=%d T=%d root=%d", sc, type_id(st), root);
-    else putf(" n=%d T=%d root=%d", rc_, type_id(rt), root);
-    end_entry();
-    return coll_end(PMPI_Scatter(s, sc, st, r, rc_, rt, root, comm), NULL);
+    COLL("Scatter", comm, scattered(sc, st, rc_, rt, root, comm),
+         PMPI_Scatter(s, sc, st, r, rc_, rt, root, comm), NULL);
+}
+
+int MPI_Iscatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                 int root, MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Iscatter(s, sc, st, r, rc_, rt, root, comm, req);
+    COLL("Iscatter", comm, scattered(sc, st, rc_, rt, root, comm),
+         PMPI_Iscatter(s, sc, st, r, rc_, rt, root, comm, req), req);
+}
+
+static void scatteredv(const int scs[], MPI_Datatype st, int rc, MPI_Datatype rt, int root,
+                       MPI_Comm comm) {
+    putf(" root=%d", root);
+    if (rank_in(comm) == root) { putf(" T=%d", type_id(st)); counts("ns", scs, comm); }
+    else sized(rc, rt);
 }
 
 int MPI_Scatterv(const void *s, const int scs[], const int displs[], MPI_Datatype st, void *r,
                  int rc_, MPI_Datatype rt, int root, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Scatterv(s, scs, displs, st, r, rc_, rt, root, comm);
-    int me = 0;
-    PMPI_Comm_rank(comm, &me);
-    coll_begin("Scatterv", comm, CALLER);
-    putf(" root=%d", root);
-    if (me == root) { putf(" T=%d", type_id(st)); counts("ns", scs, comm); }
-    else putf(" n=%d T=%d", rc_, type_id(rt));
-    end_entry();
-    return coll_end(PMPI_Scatterv(s, scs, displs, st, r, rc_, rt, root, comm), NULL);
+    COLL("Scatterv", comm, scatteredv(scs, st, rc_, rt, root, comm),
+         PMPI_Scatterv(s, scs, displs, st, r, rc_, rt, root, comm), NULL);
+}
+
+int MPI_Iscatterv(const void *s, const int scs[], const int displs[], MPI_Datatype st,
+                  void *r, int rc_, MPI_Datatype rt, int root, MPI_Comm comm,
+                  MPI_Request *req) {
+    if (!LOGGING) return PMPI_Iscatterv(s, scs, displs, st, r, rc_, rt, root, comm, req);
+    COLL("Iscatterv", comm, scatteredv(scs, st, rc_, rt, root, comm),
+         PMPI_Iscatterv(s, scs, displs, st, r, rc_, rt, root, comm, req), req);
 }
 
 int MPI_Alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
                  MPI_Comm comm) {
     if (!LOGGING) return PMPI_Alltoall(s, sc, st, r, rc_, rt, comm);
-    coll_begin("Alltoall", comm, CALLER);
-    if (s == MPI_IN_PLACE) putf(" n=%d T=%d", rc_, type_id(rt));
-    else putf(" n=%d T=%d", sc, type_id(st));
-    end_entry();
-    return coll_end(PMPI_Alltoall(s, sc, st, r, rc_, rt, comm), NULL);
+    COLL("Alltoall", comm, own(s, sc, st, rc_, rt), PMPI_Alltoall(s, sc, st, r, rc_, rt, comm),
+         NULL);
+}
+
+int MPI_Ialltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                  MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ialltoall(s, sc, st, r, rc_, rt, comm, req);
+    COLL("Ialltoall", comm, own(s, sc, st, rc_, rt),
+         PMPI_Ialltoall(s, sc, st, r, rc_, rt, comm, req), req);
+}
+
+/* An all-to-all's counts per rank: the send counts, or with MPI_IN_PLACE the receive ones. */
+static void ownv(const void *s, const int scs[], MPI_Datatype st, const int rcs[],
+                 MPI_Datatype rt, MPI_Comm comm) {
+    if (s == MPI_IN_PLACE) { putf(" T=%d", type_id(rt)); counts("ns", rcs, comm); }
+    else { putf(" T=%d", type_id(st)); counts("ns", scs, comm); }
 }
 
 int MPI_Alltoallv(const void *s, const int scs[], const int sd[], MPI_Datatype st, void *r,
                   const int rcs[], const int rd[], MPI_Datatype rt, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Alltoallv(s, scs, sd, st, r, rcs, rd, rt, comm);
-    coll_begin("Alltoallv", comm, CALLER);
-    if (s == MPI_IN_PLACE) { putf(" T=%d", type_id(rt)); counts("ns", rcs, comm); }
-    else { putf(" T=%d", type_id(st)); counts("ns", scs, comm); }
-    end_entry();
-    return coll_end(PMPI_Alltoallv(s, scs, sd, st, r, rcs, rd, rt, comm), NULL);
+    COLL("Alltoallv", comm, ownv(s, scs, st, rcs, rt, comm),
+         PMPI_Alltoallv(s, scs, sd, st, r, rcs, rd, rt, comm), NULL);
 }
+
+int MPI_Ialltoallv(const void *s, const int scs[], const int sd[], MPI_Datatype st, void *r,
+                   const int rcs[], const int rd[], MPI_Datatype rt, MPI_Comm comm,
+                   MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ialltoallv(s, scs, sd, st, r, rcs, rd, rt, comm, req);
+    COLL("Ialltoallv", comm, ownv(s, scs, st, rcs, rt, comm),
+         PMPI_Ialltoallv(s, scs, sd, st, r, rcs, rd, rt, comm, req), req);
+}
+
+static void ownw(const void *s, const int scs[], const MPI_Datatype sts[], const int rcs[],
+                 const MPI_Datatype rts[], MPI_Comm comm) {
+    int in_place = s == MPI_IN_PLACE;
+    counts("ns", in_place ? rcs : scs, comm);
+    type_ids("Ts", in_place ? rts : sts, comm);
+}
+
+int MPI_Alltoallw(const void *s, const int scs[], const int sd[], const MPI_Datatype sts[],
+                  void *r, const int rcs[], const int rd[], const MPI_Datatype rts[],
+                  MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Alltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm);
+    COLL("Alltoallw", comm, ownw(s, scs, sts, rcs, rts, comm),
+         PMPI_Alltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm), NULL);
+}
+
+int MPI_Ialltoallw(const void *s, const int scs[], const int sd[], const MPI_Datatype sts[],
+                   void *r, const int rcs[], const int rd[], const MPI_Datatype rts[],
+                   MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ialltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm, req);
+    COLL("Ialltoallw", comm, ownw(s, scs, sts, rcs, rts, comm),
+         PMPI_Ialltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm, req), req);
+}
+
+/* ---- neighbourhood collectives (MPI 4.1 §8.6): what this process sends; the replay finds
+ * the neighbours from the topology. The v and w forms give a count (and type) per
+ * out-neighbour. */
+static int out_degree(MPI_Comm comm) {
+    int kind = MPI_UNDEFINED, in = 0, out = 0, weighted = 0;
+    PMPI_Topo_test(comm, &kind);
+    if (kind == MPI_CART) { PMPI_Cartdim_get(comm, &out); out *= 2; }
+    else if (kind == MPI_GRAPH) PMPI_Graph_neighbors_count(comm, rank_in(comm), &out);
+    else if (kind == MPI_DIST_GRAPH) PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
+    return out;
+}
+
+static void per_out(const int *cs, const MPI_Datatype *ts, MPI_Datatype t, MPI_Comm comm) {
+    int n = out_degree(comm);
+    if (!ts) putf(" T=%d", type_id(t));
+    put_ints("ns", n, cs);
+    if (ts) {
+        puts_(" Ts=");
+        if (n <= 0) puts_("-");
+        for (int i = 0; i < n; i++) putf(i ? ",%d" : "%d", type_id(ts[i]));
+    }
+}
+
+#define NEIGHBOR(NAME, PARAMS, PARGS, ARGS)                                               \
+    int MPI_##NAME PARAMS {                                                               \
+        MPI_Request *req = NULL;                                                          \
+        if (!LOGGING) return PMPI_##NAME PARGS;                                           \
+        COLL(#NAME, comm, ARGS, PMPI_##NAME PARGS, req);                                  \
+    }
+
+NEIGHBOR(Neighbor_allgather, (const void *s, int sc, MPI_Datatype st, void *r, int rc_,
+         MPI_Datatype rt, MPI_Comm comm), (s, sc, st, r, rc_, rt, comm), sized(sc, st))
+NEIGHBOR(Neighbor_allgatherv, (const void *s, int sc, MPI_Datatype st, void *r,
+         const int rcs[], const int rd[], MPI_Datatype rt, MPI_Comm comm),
+         (s, sc, st, r, rcs, rd, rt, comm), sized(sc, st))
+NEIGHBOR(Neighbor_alltoall, (const void *s, int sc, MPI_Datatype st, void *r, int rc_,
+         MPI_Datatype rt, MPI_Comm comm), (s, sc, st, r, rc_, rt, comm), sized(sc, st))
+NEIGHBOR(Neighbor_alltoallv, (const void *s, const int scs[], const int sd[],
+         MPI_Datatype st, void *r, const int rcs[], const int rd[], MPI_Datatype rt,
+         MPI_Comm comm), (s, scs, sd, st, r, rcs, rd, rt, comm), per_out(scs, NULL, st, comm))
+NEIGHBOR(Neighbor_alltoallw, (const void *s, const int scs[], const MPI_Aint sd[],
+         const MPI_Datatype sts[], void *r, const int rcs[], const MPI_Aint rd[],
+         const MPI_Datatype rts[], MPI_Comm comm), (s, scs, sd, sts, r, rcs, rd, rts, comm),
+         per_out(scs, sts, MPI_DATATYPE_NULL, comm))
+
+#define INEIGHBOR(NAME, PARAMS, PARGS, ARGS)                                              \
+    int MPI_##NAME PARAMS {                                                               \
+        if (!LOGGING) return PMPI_##NAME PARGS;                                           \
+        COLL(#NAME, comm, ARGS, PMPI_##NAME PARGS, req);                                  \
+    }
+
+INEIGHBOR(Ineighbor_allgather, (const void *s, int sc, MPI_Datatype st, void *r, int rc_,
+          MPI_Datatype rt, MPI_Comm comm, MPI_Request *req),
+          (s, sc, st, r, rc_, rt, comm, req), sized(sc, st))
+INEIGHBOR(Ineighbor_allgatherv, (const void *s, int sc, MPI_Datatype st, void *r,
+          const int rcs[], const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request *req),
+          (s, sc, st, r, rcs, rd, rt, comm, req), sized(sc, st))
+INEIGHBOR(Ineighbor_alltoall, (const void *s, int sc, MPI_Datatype st, void *r, int rc_,
+          MPI_Datatype rt, MPI_Comm comm, MPI_Request *req),
+          (s, sc, st, r, rc_, rt, comm, req), sized(sc, st))
+INEIGHBOR(Ineighbor_alltoallv, (const void *s, const int scs[], const int sd[],
+          MPI_Datatype st, void *r, const int rcs[], const int rd[], MPI_Datatype rt,
+          MPI_Comm comm, MPI_Request *req), (s, scs, sd, st, r, rcs, rd, rt, comm, req),
+          per_out(scs, NULL, st, comm))
+INEIGHBOR(Ineighbor_alltoallw, (const void *s, const int scs[], const MPI_Aint sd[],
+          const MPI_Datatype sts[], void *r, const int rcs[], const MPI_Aint rd[],
+          const MPI_Datatype rts[], MPI_Comm comm, MPI_Request *req),
+          (s, scs, sd, sts, r, rcs, rd, rts, comm, req),
+          per_out(scs, sts, MPI_DATATYPE_NULL, comm))
 
 /* ===== Fortran bindings ====================================================================
  * Open MPI's Fortran bindings (mpif.h and `use mpi`) call the PMPI_ entry points directly,
  * bypassing the C wrappers above; these definitions of the gfortran symbols (mpi_send_...)
  * take their place and go through the C wrappers. Covered: MPI_Init/Init_thread/Finalize,
- * the sends, receives and probes, Wait/Waitall/Test, the buffered-mode calls, Barrier, Bcast,
- * Comm_dup/split/free, Cart_create/Cart_sub/Comm_create/Comm_split_type. Not covered from
- * Fortran (their time counts as time outside MPI): the other collectives (MPI_IN_PLACE
- * differs between the languages), persistent requests, Waitany/Waitsome/Test*, the mpi_f08
+ * the sends, receives and probes, Wait/Waitall/Test, the buffered-mode calls, every
+ * collective and its nonblocking form (Fortran's MPI_IN_PLACE made C's), Comm_dup/split/free,
+ * Cart_create/Cart_sub/Comm_create/Comm_split_type. Not covered from Fortran (their time
+ * counts as time outside MPI): persistent requests, Waitany/Waitsome/Test*, the mpi_f08
  * module. Define MPISIM_NO_FORTRAN to leave them out. */
 #ifndef MPISIM_NO_FORTRAN
 #ifndef MPI_F_STATUS_SIZE  /* an MPI 4.0 constant; before it, a status is its C size in ints */
@@ -1436,6 +1739,206 @@ void mpi_bcast_(void *buf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *root, MPI_Fi
                 MPI_Fint *ierr) {
     F_BEGIN;
     F_END(MPI_Bcast(buf, (int)*count, MPI_Type_f2c(*dt), (int)*root, MPI_Comm_f2c(*comm)));
+}
+
+/* The other collectives from Fortran (MPI 4.1 §6), blocking and nonblocking. Fortran's
+ * MPI_IN_PLACE is the address of a variable of the library's Fortran bindings, not C's
+ * MPI_IN_PLACE: Open MPI exports it as mpi_fortran_in_place_, MPICH keeps its address in
+ * MPIR_F_MPI_IN_PLACE (both referenced weakly: a library without Fortran has neither). */
+extern int mpi_fortran_in_place_ __attribute__((weak));
+extern void *MPIR_F_MPI_IN_PLACE __attribute__((weak));
+
+static void *f_buf(void *p) {
+    if (&mpi_fortran_in_place_ != NULL && p == (void *)&mpi_fortran_in_place_)
+        return MPI_IN_PLACE;
+    if (&MPIR_F_MPI_IN_PLACE != NULL && MPIR_F_MPI_IN_PLACE != NULL && p == MPIR_F_MPI_IN_PLACE)
+        return MPI_IN_PLACE;
+    return p;
+}
+
+/* Count and displacement arrays pass as they are: a Fortran INTEGER is a C int here. */
+typedef char f_integer_is_int[sizeof(MPI_Fint) == sizeof(int) ? 1 : -1];
+#define F_INTS(a) ((const int *)(a))
+#define F_COMM MPI_Comm_f2c(*comm)
+#define F_TYPE(t) MPI_Type_f2c(*(t))
+#define F_OP MPI_Op_f2c(*op)
+#define F_REQ(call)                                                                       \
+    do {                                                                                  \
+        MPI_Request r;                                                                    \
+        F_BEGIN;                                                                          \
+        int rc = (call);                                                                  \
+        if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(r);                                 \
+        F_END(rc);                                                                        \
+    } while (0)
+
+void mpi_ibarrier_(MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr) {
+    F_REQ(MPI_Ibarrier(F_COMM, &r));
+}
+
+void mpi_ibcast_(void *buf, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *root, MPI_Fint *comm,
+                 MPI_Fint *req, MPI_Fint *ierr) {
+    F_REQ(MPI_Ibcast(buf, (int)*count, F_TYPE(dt), (int)*root, F_COMM, &r));
+}
+
+void mpi_reduce_(void *s, void *rb, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *op,
+                 MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
+    F_BEGIN;
+    F_END(MPI_Reduce(f_buf(s), rb, (int)*count, F_TYPE(dt), F_OP, (int)*root, F_COMM));
+}
+
+void mpi_ireduce_(void *s, void *rb, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *op,
+                  MPI_Fint *root, MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr) {
+    F_REQ(MPI_Ireduce(f_buf(s), rb, (int)*count, F_TYPE(dt), F_OP, (int)*root, F_COMM, &r));
+}
+
+#define F_REDUCE_ALL(lower, NAME, ilower, INAME)                                          \
+    void lower(void *s, void *rb, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *op,            \
+               MPI_Fint *comm, MPI_Fint *ierr) {                                          \
+        F_BEGIN;                                                                          \
+        F_END(MPI_##NAME(f_buf(s), rb, (int)*count, F_TYPE(dt), F_OP, F_COMM));           \
+    }                                                                                     \
+    void ilower(void *s, void *rb, MPI_Fint *count, MPI_Fint *dt, MPI_Fint *op,           \
+                MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr) {                          \
+        F_REQ(MPI_##INAME(f_buf(s), rb, (int)*count, F_TYPE(dt), F_OP, F_COMM, &r));      \
+    }
+F_REDUCE_ALL(mpi_allreduce_, Allreduce, mpi_iallreduce_, Iallreduce)
+F_REDUCE_ALL(mpi_scan_, Scan, mpi_iscan_, Iscan)
+F_REDUCE_ALL(mpi_exscan_, Exscan, mpi_iexscan_, Iexscan)
+F_REDUCE_ALL(mpi_reduce_scatter_block_, Reduce_scatter_block, mpi_ireduce_scatter_block_,
+             Ireduce_scatter_block)
+
+void mpi_reduce_scatter_(void *s, void *rb, MPI_Fint *rcs, MPI_Fint *dt, MPI_Fint *op,
+                         MPI_Fint *comm, MPI_Fint *ierr) {
+    F_BEGIN;
+    F_END(MPI_Reduce_scatter(f_buf(s), rb, F_INTS(rcs), F_TYPE(dt), F_OP, F_COMM));
+}
+
+void mpi_ireduce_scatter_(void *s, void *rb, MPI_Fint *rcs, MPI_Fint *dt, MPI_Fint *op,
+                          MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr) {
+    F_REQ(MPI_Ireduce_scatter(f_buf(s), rb, F_INTS(rcs), F_TYPE(dt), F_OP, F_COMM, &r));
+}
+
+/* Gather, Scatter (rooted) and Allgather, Alltoall (not): count + type on both sides. */
+#define F_ROOTED(lower, NAME, ilower, INAME, SEND, RECV)                                  \
+    void lower(void *s, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc_, MPI_Fint *rt, \
+               MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {                          \
+        F_BEGIN;                                                                          \
+        F_END(MPI_##NAME(SEND, (int)*sc, F_TYPE(st), RECV, (int)*rc_, F_TYPE(rt),         \
+                         (int)*root, F_COMM));                                            \
+    }                                                                                     \
+    void ilower(void *s, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc_,             \
+                MPI_Fint *rt, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *req,              \
+                MPI_Fint *ierr) {                                                         \
+        F_REQ(MPI_##INAME(SEND, (int)*sc, F_TYPE(st), RECV, (int)*rc_, F_TYPE(rt),        \
+                          (int)*root, F_COMM, &r));                                       \
+    }
+F_ROOTED(mpi_gather_, Gather, mpi_igather_, Igather, f_buf(s), rb)
+F_ROOTED(mpi_scatter_, Scatter, mpi_iscatter_, Iscatter, s, f_buf(rb))
+
+#define F_ALL(lower, NAME, ilower, INAME)                                                 \
+    void lower(void *s, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc_, MPI_Fint *rt, \
+               MPI_Fint *comm, MPI_Fint *ierr) {                                          \
+        F_BEGIN;                                                                          \
+        F_END(MPI_##NAME(f_buf(s), (int)*sc, F_TYPE(st), rb, (int)*rc_, F_TYPE(rt), F_COMM)); \
+    }                                                                                     \
+    void ilower(void *s, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc_,             \
+                MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr) {            \
+        F_REQ(MPI_##INAME(f_buf(s), (int)*sc, F_TYPE(st), rb, (int)*rc_, F_TYPE(rt), F_COMM, \
+                          &r));                                                           \
+    }
+F_ALL(mpi_allgather_, Allgather, mpi_iallgather_, Iallgather)
+F_ALL(mpi_alltoall_, Alltoall, mpi_ialltoall_, Ialltoall)
+
+void mpi_gatherv_(void *s, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rcs, MPI_Fint *ds,
+                  MPI_Fint *rt, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
+    F_BEGIN;
+    F_END(MPI_Gatherv(f_buf(s), (int)*sc, F_TYPE(st), rb, F_INTS(rcs), F_INTS(ds), F_TYPE(rt),
+                      (int)*root, F_COMM));
+}
+
+void mpi_igatherv_(void *s, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rcs, MPI_Fint *ds,
+                   MPI_Fint *rt, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *req,
+                   MPI_Fint *ierr) {
+    F_REQ(MPI_Igatherv(f_buf(s), (int)*sc, F_TYPE(st), rb, F_INTS(rcs), F_INTS(ds), F_TYPE(rt),
+                       (int)*root, F_COMM, &r));
+}
+
+void mpi_allgatherv_(void *s, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rcs,
+                     MPI_Fint *ds, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr) {
+    F_BEGIN;
+    F_END(MPI_Allgatherv(f_buf(s), (int)*sc, F_TYPE(st), rb, F_INTS(rcs), F_INTS(ds),
+                         F_TYPE(rt), F_COMM));
+}
+
+void mpi_iallgatherv_(void *s, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rcs,
+                      MPI_Fint *ds, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *req,
+                      MPI_Fint *ierr) {
+    F_REQ(MPI_Iallgatherv(f_buf(s), (int)*sc, F_TYPE(st), rb, F_INTS(rcs), F_INTS(ds),
+                          F_TYPE(rt), F_COMM, &r));
+}
+
+void mpi_scatterv_(void *s, MPI_Fint *scs, MPI_Fint *ds, MPI_Fint *st, void *rb, MPI_Fint *rc_,
+                   MPI_Fint *rt, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
+    F_BEGIN;
+    F_END(MPI_Scatterv(s, F_INTS(scs), F_INTS(ds), F_TYPE(st), f_buf(rb), (int)*rc_,
+                       F_TYPE(rt), (int)*root, F_COMM));
+}
+
+void mpi_iscatterv_(void *s, MPI_Fint *scs, MPI_Fint *ds, MPI_Fint *st, void *rb,
+                    MPI_Fint *rc_, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *comm,
+                    MPI_Fint *req, MPI_Fint *ierr) {
+    F_REQ(MPI_Iscatterv(s, F_INTS(scs), F_INTS(ds), F_TYPE(st), f_buf(rb), (int)*rc_,
+                        F_TYPE(rt), (int)*root, F_COMM, &r));
+}
+
+void mpi_alltoallv_(void *s, MPI_Fint *scs, MPI_Fint *sd, MPI_Fint *st, void *rb,
+                    MPI_Fint *rcs, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr) {
+    F_BEGIN;
+    F_END(MPI_Alltoallv(f_buf(s), F_INTS(scs), F_INTS(sd), F_TYPE(st), rb, F_INTS(rcs),
+                        F_INTS(rd), F_TYPE(rt), F_COMM));
+}
+
+void mpi_ialltoallv_(void *s, MPI_Fint *scs, MPI_Fint *sd, MPI_Fint *st, void *rb,
+                     MPI_Fint *rcs, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *req,
+                     MPI_Fint *ierr) {
+    F_REQ(MPI_Ialltoallv(f_buf(s), F_INTS(scs), F_INTS(sd), F_TYPE(st), rb, F_INTS(rcs),
+                         F_INTS(rd), F_TYPE(rt), F_COMM, &r));
+}
+
+/* Alltoallw's datatypes per rank: Fortran handles made C's, in storage of the comm's size. */
+static MPI_Datatype *f_types(const MPI_Fint *ts, MPI_Comm comm) {
+    int size = 0;
+    PMPI_Comm_size(comm, &size);
+    MPI_Datatype *out = malloc(sizeof(MPI_Datatype) * (size_t)(size > 0 ? size : 1));
+    for (int i = 0; i < size; i++) out[i] = MPI_Type_f2c(ts[i]);
+    return out;
+}
+
+void mpi_alltoallw_(void *s, MPI_Fint *scs, MPI_Fint *sd, MPI_Fint *sts, void *rb,
+                    MPI_Fint *rcs, MPI_Fint *rd, MPI_Fint *rts, MPI_Fint *comm, MPI_Fint *ierr) {
+    MPI_Comm c = F_COMM;
+    MPI_Datatype *st = f_types(sts, c), *rt = f_types(rts, c);
+    F_BEGIN;
+    int rc = MPI_Alltoallw(f_buf(s), F_INTS(scs), F_INTS(sd), st, rb, F_INTS(rcs), F_INTS(rd),
+                           rt, c);
+    free(st);
+    free(rt);
+    F_END(rc);
+}
+
+void mpi_ialltoallw_(void *s, MPI_Fint *scs, MPI_Fint *sd, MPI_Fint *sts, void *rb,
+                     MPI_Fint *rcs, MPI_Fint *rd, MPI_Fint *rts, MPI_Fint *comm, MPI_Fint *req,
+                     MPI_Fint *ierr) {
+    MPI_Comm c = F_COMM;
+    MPI_Request r;
+    MPI_Datatype *st = f_types(sts, c), *rt = f_types(rts, c);  /* MPI keeps no reference */
+    F_BEGIN;
+    int rc = MPI_Ialltoallw(f_buf(s), F_INTS(scs), F_INTS(sd), st, rb, F_INTS(rcs), F_INTS(rd),
+                            rt, c, &r);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(r);
+    free(st);
+    free(rt);
+    F_END(rc);
 }
 
 void mpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr) {

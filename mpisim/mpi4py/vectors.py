@@ -1,0 +1,205 @@
+"""The buffer specs of mpi4py's collectives, read as mpi4py reads them.
+
+A collective's buffer holds one block per process (a gather's receive buffer, a scatter's
+send buffer, both buffers of an all-to-all) or one contribution (a reduction's). mpi4py
+reads it as (observed with mpi4py 4.1.2, docs/guide/facts-collectives.md):
+
+- :func:`simple`: ``buf``, ``[buf, datatype]``, ``[buf, count, datatype]`` (``count``
+  elements per block), ``[buf, (count, displ), datatype]``; without a count the buffer is
+  cut in equal blocks, and a buffer that does not cut evenly is ``ValueError: message:
+  cannot infer count, number of entries N is not a multiple of required number of blocks
+  P``;
+- :func:`vector` (Gatherv, Scatterv, Allgatherv, Alltoallv): ``buf``, ``[buf, datatype]``,
+  ``[buf, counts]``, ``[buf, counts, datatype]``, ``[buf, (counts, displs), datatype]``,
+  ``[buf, counts, displs, datatype]``; counts and displacements in elements of the datatype,
+  displacements by default one block after the other; an integer count is every process's,
+  an integer displacement a stride (process k's block at k times it); of longer lists the
+  first one per process (MPI reads no more);
+- :func:`wvector` (Alltoallw): ``[buf, counts, displs, datatypes]``, displacements in bytes.
+
+The buffer is returned as a numpy view of the caller's memory seen as elements of the
+datatype (:func:`mpisim.collectives.elements.typed`), so what the handle writes lands in
+the script's buffer. Counts and displacements are read with ``operator.index``
+(:func:`.integers.index`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..collectives.elements import typed
+from ..mpi import datatypes as _dt
+from ..mpi.constants import BOTTOM
+from .datatype import Datatype, message
+from .exceptions import unsupported
+from .integers import index
+
+__all__ = ["Simple", "Vector", "simple", "vector", "wvector"]
+
+_UINT8 = np.dtype(np.uint8)
+
+
+class Simple(NamedTuple):
+    """A buffer of ``blocks`` blocks of ``count`` elements of ``datatype``."""
+
+    buf: Any            # numpy view (the datatype's elements), or None
+    count: int          # elements per block
+    datatype: Any       # mpisim datatype
+
+
+class Vector(NamedTuple):
+    """A buffer of one block per process: ``counts[k]`` elements at ``displs[k]``."""
+
+    buf: Any
+    counts: list[int] | None
+    displs: list[int] | None
+    datatype: Any       # mpisim datatype (Alltoallw: a list of them)
+
+
+def _entries(arr: np.ndarray, datatype: Any) -> int:
+    """Elements of ``datatype`` the buffer holds."""
+    return arr.nbytes // max(datatype.extent, 1) if datatype.numpy_dtype is None \
+        or arr.dtype != datatype.numpy_dtype else arr.size
+
+
+def _blocks_of(total: int, blocks: int) -> int:
+    if blocks and total % blocks:
+        raise ValueError(f"message: cannot infer count, number of entries {total} is not a "
+                         f"multiple of required number of blocks {blocks}")
+    return total // blocks if blocks else 0
+
+
+def _view(arr: np.ndarray, elements: int, datatype: Any) -> np.ndarray:
+    """The first ``elements`` elements of ``datatype`` in ``arr``, as the datatype's numpy
+    elements (bytes for a datatype numpy has no dtype for); a 0-d array of one element
+    stays 0-d."""
+    seen = typed(arr, elements, datatype)
+    if isinstance(seen, np.ndarray) and (datatype.numpy_dtype is None
+                                         or seen.dtype != datatype.numpy_dtype):
+        raw = seen.reshape(-1).view(_UINT8) if seen.flags.c_contiguous else \
+            np.ascontiguousarray(seen).reshape(-1).view(_UINT8)
+        return raw[:elements * datatype.extent]
+    return seen
+
+
+def _inferred(spec: Any, arr: Any, datatype: Any) -> Any:
+    """The datatype mpi4py infers from a buffer's typecode when the spec names none: a
+    uint8 array ('B') is MPI_UNSIGNED_CHAR, an integer (MPI_SUM applies), not MPI_BYTE."""
+    named = isinstance(spec, list | tuple) and any(isinstance(x, Datatype | str)
+                                                     for x in spec[1:])
+    if not named and datatype is _dt.BYTE and isinstance(arr, np.ndarray) \
+            and arr.dtype == _UINT8:
+        return _dt.UNSIGNED_CHAR
+    return datatype or _dt.BYTE
+
+
+def simple(spec: Any, blocks: int = 1, writable: bool = False) -> Simple:
+    """A plain collective's buffer (see the module); ``blocks`` blocks of equal count."""
+    arr, count, datatype = message(spec, writable)
+    datatype = _inferred(spec, arr, datatype)
+    if arr is None or arr is BOTTOM:
+        return Simple(None, 0 if count is None else index(count), datatype)
+    count = _blocks_of(_entries(arr, datatype), blocks) if count is None else index(count)
+    return Simple(_view(arr, count * blocks, datatype), count, datatype)
+
+
+def _split(spec: Any) -> tuple[Any, list[Any], Any]:
+    """(buffer, the middle items, datatype or None) of a v spec."""
+    if not isinstance(spec, list | tuple):
+        return spec, [], None
+    buf, rest = spec[0], list(spec[1:])
+    datatype = None
+    if rest and (isinstance(rest[-1], Datatype | str) or (rest[-1] is None and len(rest) > 1)):
+        datatype = rest.pop()  # (None: the buffer's own, as with no datatype)
+    return buf, rest, datatype
+
+
+def _ints(values: Any, size: int | None = None) -> list[int] | None:
+    """Integers as ``operator.index`` reads them; the first ``size`` (MPI reads one per
+    process of the communicator: a longer list is taken, as mpi4py passes it); a 0-d array
+    is one integer for every process."""
+    if values is None:
+        return None
+    if np.ndim(values) == 0:
+        return [index(values)] * (size or 1)
+    if isinstance(values, np.ndarray):
+        values = values.tolist()
+    values = list(values)
+    return [index(v) for v in (values if size is None else values[:size])]
+
+
+def vector(spec: Any, size: int, writable: bool = False) -> Vector:
+    """A v form's buffer (see the module): counts default to equal blocks, displacements to
+    one block after the other."""
+    if spec is None:
+        return Vector(None, None, None, _dt.BYTE)
+    buf, rest, datatype = _split(spec)
+    counts: Any = None
+    displs: Any = None
+    if len(rest) == 1 and isinstance(rest[0], tuple) and len(rest[0]) == 2:
+        counts, displs = rest[0]  # (counts, displs), as mpi4py reads a pair
+    elif len(rest) == 1:
+        counts = rest[0]
+    elif len(rest) == 2:
+        counts, displs = rest
+    elif rest:
+        raise ValueError(f"message: cannot read the buffer spec {spec!r}")
+    arr, _, dt = message(buf if datatype is None else [buf, datatype], writable)
+    dt = _inferred(spec, arr, dt)
+    if arr is None or arr is BOTTOM:
+        return Vector(None, _counts(counts, size, 0), _displs(displs, size), dt)
+    total = _entries(arr, dt)
+    counts = _counts(counts, size, total)
+    return Vector(_view(arr, total, dt), counts, _displs(displs, size), dt)
+
+
+def _displs(displs: Any, size: int) -> list[int] | None:
+    """Displacements as given; an integer is a stride (process k's block at k times it)."""
+    if displs is not None and np.ndim(displs) == 0:
+        return [k * index(displs) for k in range(size)]
+    return _ints(displs, size)
+
+
+def _counts(counts: Any, size: int, total: int) -> list[int]:
+    """Counts as given (an integer: the same for every process), else equal blocks."""
+    if counts is None:
+        return [_blocks_of(total, size)] * size
+    if np.ndim(counts) == 0:  # an integer (a 0-d array too): every process's count
+        return [index(counts)] * size
+    return _ints(counts, size)  # type: ignore[return-value]
+
+
+def wvector(spec: Any, size: int, writable: bool = False) -> Vector:
+    """Alltoallw's buffer: ``[buf, counts, displs (bytes), datatypes]``, ``[buf, (counts,
+    displs), datatypes]`` or ``[buf, datatypes]``; counts None: one element per process,
+    displacements None: the blocks one after the other."""
+    if isinstance(spec, list | tuple) and len(spec) == 3 and isinstance(spec[1], tuple) \
+            and len(spec[1]) == 2:
+        spec = [spec[0], spec[1][0], spec[1][1], spec[2]]
+    elif isinstance(spec, list | tuple) and len(spec) == 2:
+        spec = [spec[0], None, None, spec[1]]
+    if not isinstance(spec, list | tuple) or len(spec) != 4:
+        raise ValueError("message: expecting a list/tuple [buffer, counts, displacements, "
+                         f"datatypes] of length 4, got {spec!r}")
+    buf, counts, displs, types = spec
+    if buf is BOTTOM and (counts is None or displs is None):
+        raise ValueError("message: MPI.BOTTOM needs counts and displacements")
+    if types is None or len(types) < size:
+        raise ValueError(f"message: expecting {size} datatypes")
+    if buf is BOTTOM:  # absolute addresses in the datatypes: not modelled for collectives
+        raise unsupported("Comm.Alltoallw", "MPI.BOTTOM buffers")
+    dts = [t._type() for t in list(types)[:size]]
+    counts = [1] * size if counts is None else counts
+    if displs is None:
+        displs, at = [], 0
+        for c, t in zip(_ints(counts, size) or [], dts, strict=True):
+            displs.append(at)
+            at += c * t.extent
+    if len(counts) < size or len(displs) < size:
+        raise ValueError(f"message: expecting {size} counts and displacements")
+    arr = None if buf is None else message(buf, writable)[0]
+    if isinstance(arr, np.ndarray):
+        arr = arr.reshape(-1).view(_UINT8) if arr.flags.c_contiguous else arr
+    return Vector(arr, _ints(counts, size), _ints(displs, size), dts)
