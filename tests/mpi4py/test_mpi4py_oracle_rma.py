@@ -105,23 +105,37 @@ WAITING = [(scenario, flavor) for scenario in (
     "pscw_sleep_after_post") for flavor in ("create", "allocate")]
 
 
-def waited(lines: list[str]) -> dict[str, bool]:
-    """Each timed call of rank 0 and whether it waited (over half the sleep)."""
+def durations(lines: list[str]) -> dict[str, float]:
+    """Each timed call of rank 0 and how long it took, in seconds."""
     line = next(line for line in lines if line.startswith("rank 0: "))
     calls = re.findall(r"(\w+) ([\d.]+)", line.removeprefix("rank 0: "))
-    return {call: float(seconds) > SLEEP / 2 for call, seconds in calls}
+    return {call: float(seconds) for call, seconds in calls}
+
+
+def waited(lines: list[str]) -> dict[str, bool]:
+    """Each timed call of rank 0 and whether it waited (over half the sleep)."""
+    return {call: seconds > SLEEP / 2 for call, seconds in durations(lines).items()}
 
 
 @pytest.mark.parametrize("library", LIBRARIES)
 @pytest.mark.parametrize("scenario, flavor", WAITING, ids=[f"{s}-{f}" for s, f in WAITING])
 def test_the_calls_that_wait_for_a_sleeping_target_are_the_real_librarys(library, scenario,
                                                                           flavor):
-    real_outcome, real_lines = real(library, "sleeping_target.py", [scenario, flavor], 2)
-    assert real_outcome == "completed", real_lines
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         result = ms.run_mpi4py(SCRIPTS / "sleeping_target.py", ranks=2,
                                args=[scenario, flavor],
                                mpi={"profile": LIBRARIES[library][2]})
     assert result.outcome is ms.Outcome.COMPLETED, result.report()
-    assert waited(real_mpi.lines(out.getvalue())) == waited(real_lines)
+    expected = waited(real_mpi.lines(out.getvalue()))
+    # A loaded machine only lengthens a call, never shortens a wait the library makes: each
+    # call's shortest time over up to three real runs says whether it waited.
+    shortest: dict[str, float] = {}
+    for _ in range(3):
+        real_outcome, real_lines = real(library, "sleeping_target.py", [scenario, flavor], 2)
+        assert real_outcome == "completed", real_lines
+        for call, seconds in durations(real_lines).items():
+            shortest[call] = min(seconds, shortest.get(call, seconds))
+        if {call: t > SLEEP / 2 for call, t in shortest.items()} == expected:
+            break
+    assert {call: t > SLEEP / 2 for call, t in shortest.items()} == expected, shortest
