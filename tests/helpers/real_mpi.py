@@ -17,7 +17,9 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -31,6 +33,27 @@ ENV = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONF
 ERROR_TEXT = {"Invalid buffer pointer": "MPI_ERR_BUFFER", "MPI_ERR_BUFFER": "MPI_ERR_BUFFER",
               "Message truncated": "MPI_ERR_TRUNCATE", "MPI_ERR_TRUNCATE": "MPI_ERR_TRUNCATE"}
 """The error strings MPICH and Open MPI give for the classes the programs can raise."""
+
+
+@cache
+def oracle() -> tuple[str, str, str] | None:
+    """(python, mpiexec, family) of the real library MPISIM_ORACLE_PYTHON names (this
+    Python if unset), family ``mpich`` or ``openmpi``; None if there is none."""
+    python = os.environ.get("MPISIM_ORACLE_PYTHON") or sys.executable
+    mpiexec = Path(python).parent / "mpiexec"
+    if not mpiexec.exists():
+        return None
+    try:
+        found = subprocess.run([python, "-c", "from mpi4py import MPI; "
+                                "print(MPI.Get_library_version())"],
+                               capture_output=True, text=True, timeout=60, env=ENV)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    text = found.stdout
+    family = "mpich" if "MPICH" in text else "openmpi" if "Open MPI" in text else None
+    if found.returncode != 0 or family is None:
+        return None
+    return python, str(mpiexec), family
 
 
 def real(cmd: list[str], deadlock_after: float) -> tuple[str, list[str]]:

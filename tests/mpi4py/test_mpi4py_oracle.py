@@ -13,12 +13,6 @@ error is read from mpi4py's exception text, also when the job then hangs in MPI_
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from functools import cache
-from pathlib import Path
-
 import pytest
 from helpers import real_mpi
 from helpers.paths import SCENARIOS
@@ -45,24 +39,7 @@ CASES = [
 ]
 
 
-@cache
-def oracle() -> tuple[str, str, str] | None:
-    """(python, mpiexec, profile) of the real library, or None."""
-    python = os.environ.get("MPISIM_ORACLE_PYTHON") or sys.executable
-    mpiexec = Path(python).parent / "mpiexec"
-    if not mpiexec.exists():
-        return None
-    try:
-        found = subprocess.run([python, "-c", "from mpi4py import MPI; "
-                                "print(MPI.Get_library_version())"],
-                               capture_output=True, text=True, timeout=60, env=real_mpi.ENV)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    text = found.stdout
-    profile = "mpich" if "MPICH" in text else "openmpi" if "Open MPI" in text else None
-    if found.returncode != 0 or profile is None:
-        return None
-    return python, str(mpiexec), profile
+oracle = real_mpi.oracle  # (python, mpiexec, family): the family names the profile
 
 
 def real(script: str, args: list[str], ranks: int) -> tuple[str, list[str]]:

@@ -13,12 +13,6 @@ Open MPI 5.0.11 as well (``MPISIM_ORACLE_PYTHON=/path/to/openmpi-venv/bin/python
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from functools import cache
-from pathlib import Path
-
 import pytest
 from helpers import real_mpi
 from helpers.paths import DATA
@@ -30,24 +24,14 @@ CASES = [(script, ranks) for script in ("topologies.py", "intercomm.py", "split_
          for ranks in (2, 3, 4)]
 
 
-@cache
+PROFILES = {"mpich": "mpich-5.0", "openmpi": "openmpi-5.0"}
+"""The measured profile of each library family."""
+
+
 def oracle() -> tuple[str, str, str] | None:
     """(python, mpiexec, profile) of the real library, or None."""
-    python = os.environ.get("MPISIM_ORACLE_PYTHON") or sys.executable
-    mpiexec = Path(python).parent / "mpiexec"
-    if not mpiexec.exists():
-        return None
-    try:
-        found = subprocess.run([python, "-c", "from mpi4py import MPI; "
-                                "print(MPI.Get_library_version())"],
-                               capture_output=True, text=True, timeout=60, env=real_mpi.ENV)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    text = found.stdout
-    profile = "mpich-5.0" if "MPICH" in text else "openmpi-5.0" if "Open MPI" in text else None
-    if found.returncode != 0 or profile is None:
-        return None
-    return python, str(mpiexec), profile
+    found = real_mpi.oracle()
+    return None if found is None else (*found[:2], PROFILES[found[2]])
 
 
 @pytest.mark.parametrize("script, ranks", CASES, ids=[f"{s}-n{n}" for s, n in CASES])
