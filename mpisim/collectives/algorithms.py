@@ -380,12 +380,12 @@ def reduce_scatter_block_reduce_scatter(ch: Any, a: Args) -> Gen:
     blocks may differ in size: Reduce_scatter's recvcounts)."""
     blocks = list(a.items)
     total = sum(a.sizes)
-    acc = yield from reduce_binomial(ch, Args(blocks, total, 0, _blockwise(a.op)))
+    acc = yield from reduce_binomial(ch, Args(blocks, total, 0, blockwise(a.op)))
     items = acc if ch.rank == 0 else None
     return (yield from scatter_binomial(ch, Args(items=items, sizes=a.sizes, root=0)))
 
 
-def _blockwise(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+def blockwise(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     return lambda x, y: [op(u, v) for u, v in zip(x, y, strict=True)]
 
 

@@ -144,6 +144,27 @@ def _not_in_place(call: str, where: str) -> ErrBuffer:
     return ErrBuffer(f"{call}: MPI_IN_PLACE is allowed {where} only")
 
 
+def _inter(comm: Any) -> bool:
+    return bool(getattr(comm, "is_inter", False))
+
+
+def _members(comm: Any) -> int:
+    """How many blocks a buffer of one block per process holds: one per process of the
+    other group on an intercommunicator (MPI 4.1 §6.2.2), else one per process."""
+    return comm.peers if _inter(comm) else comm.size
+
+
+def _is_root(comm: Any, r: int) -> bool:
+    """This process is the root: on an intercommunicator, the one passing MPI_ROOT."""
+    return r == ROOT if _inter(comm) else comm.rank == r
+
+
+def _no_in_place_across(comm: Any, call: str, *bufs: Any) -> None:
+    """MPI_IN_PLACE has no meaning over an intercommunicator (MPI 4.1 §6.2.2)."""
+    if _inter(comm) and any(b is IN_PLACE for b in bufs):
+        raise _not_in_place(call, "on an intracommunicator")
+
+
 def _items(buf: Any, size: int, count: Any, datatype: Any, counts: list[int] | None,
            displs: Any, call: str, types: list[Any] | None = None) -> Args:
     """One item per process and its bytes: a numpy buffer cut in blocks (``counts`` and
@@ -266,6 +287,7 @@ def reduce_args(comm: Any, call: str, sendbuf: Any, recvbuf: Any, count: Any, da
     """MPI_Reduce (``root`` given), Allreduce, Scan, Exscan: the contribution (IN_PLACE: the
     receive buffer's, at a reduce's root or anywhere for the others, 6.9.1 to 6.11)."""
     r = check_root(root, comm) if root is not None else 0
+    _no_in_place_across(comm, call, sendbuf)
     if sendbuf is IN_PLACE:
         if root is not None and comm.rank != r:
             raise _not_in_place(call, "at the root")
@@ -288,18 +310,24 @@ def gather_args(comm: Any, call: str, sendbuf: Any, count: Any, datatype: Any, r
                 recvbuf: Any = None, recvcounts: Any = None, displs: Any = None) -> Args:
     """MPI_Gather(v) (``root`` given), Allgather(v): the contribution (IN_PLACE at the root,
     or anywhere for the allgathers: this process's block of the receive buffer, 6.5, 6.7);
-    a numpy receive buffer gets every block (at ``displs`` in the v forms)."""
+    a numpy receive buffer gets every block (at ``displs`` in the v forms). Over an
+    intercommunicator the blocks are the other group's, one per remote process; the root
+    (MPI_ROOT) and the rest of its group (MPI_PROC_NULL) send nothing (6.2.2)."""
     rooted = root is not None
     r = check_root(root, comm) if rooted else 0
-    receives = not rooted or comm.rank == r
-    counts = check_counts(recvcounts, comm.size, f"{call}: recvcounts") \
+    _no_in_place_across(comm, call, sendbuf)
+    n = _members(comm)
+    receives = not rooted or _is_root(comm, r)
+    counts = check_counts(recvcounts, n, f"{call}: recvcounts") \
         if receives and recvcounts is not None else None
-    if sendbuf is IN_PLACE:
+    if rooted and _inter(comm) and r in (ROOT, PROC_NULL):
+        value, nbytes = None, 0  # the root's group sends nothing
+    elif sendbuf is IN_PLACE:
         if not receives:
             raise _not_in_place(call, "at the root")
         own = comm.rank
         block = (lambda b: vblocks(b, counts, displs, datatype)[own]) if counts is not None \
-            else (lambda b: blocks(b, comm.size, count, datatype)[own])
+            else (lambda b: blocks(b, n, count, datatype)[own])
         value, nbytes = _in_place(call, recvbuf, counts[own] if counts else count, datatype,
                                   block)
     else:
@@ -315,7 +343,7 @@ def gather_args(comm: Any, call: str, sendbuf: Any, count: Any, datatype: Any, r
         width = _width(datatype, recvbuf, value)
         expects = {k: c * width for k, c in enumerate(counts)}
     else:
-        expects = _block_bytes(recvbuf, comm.size, nbytes) if kind_is_plain(call) else {}
+        expects = _block_bytes(recvbuf, n, nbytes) if kind_is_plain(call) else {}
     return _sign(a, sends, expects, types, r if rooted else None)
 
 
@@ -323,26 +351,33 @@ def scatter_args(comm: Any, call: str, sendbuf: Any, count: Any, datatype: Any, 
                  recvbuf: Any = None, sendcounts: Any = None, displs: Any = None) -> Args:
     """MPI_Scatter(v): at the root, one item per process (a numpy buffer cut in blocks, at
     ``displs`` in the v form, or a list); elsewhere what it receives. IN_PLACE is the root's
-    receive buffer only (6.6): the root's block stays where it is."""
+    receive buffer only (6.6): the root's block stays where it is. Over an
+    intercommunicator the root (MPI_ROOT) has one item per process of the other group,
+    which receives them; the rest of the root's group (MPI_PROC_NULL) takes no part."""
     r = check_root(root, comm)
-    if recvbuf is IN_PLACE and comm.rank != r:
+    _no_in_place_across(comm, call, recvbuf)
+    at_root = _is_root(comm, r)
+    if recvbuf is IN_PLACE and not at_root:
         raise _not_in_place(call, "as the root's receive buffer")
-    if comm.rank == r:
-        counts = check_counts(sendcounts, comm.size, f"{call}: sendcounts") \
+    if at_root:
+        n = _members(comm)
+        counts = check_counts(sendcounts, n, f"{call}: sendcounts") \
             if sendcounts is not None else None
-        a = _items(sendbuf, comm.size, count, datatype, counts, displs, call)
+        a = _items(sendbuf, n, count, datatype, counts, displs, call)
         expects: Any = {}
         sends: Any = _per_rank(a.sizes)
         types = _type_of(a.items[0] if a.items else None, datatype)
+    elif _inter(comm) and r == PROC_NULL:
+        a, sends, expects, types = Args(), {}, {}, None
     else:
         a = Args(nbytes=nbytes_of(None, count, datatype))
         sends, expects = {}, ({r: a.nbytes} if count is not None or recvbuf is not None
                               else {})
         types = _type_of(recvbuf, datatype)
     a.root = r
-    if recvbuf is not IN_PLACE:
+    if recvbuf is not IN_PLACE and not (_inter(comm) and at_root):
         a.deliver = _placing_one(recvbuf)
-    if isinstance(recvbuf, np.ndarray) and comm.rank != r:
+    if isinstance(recvbuf, np.ndarray) and not at_root:
         expects = {r: int(recvbuf.nbytes) if count is None else a.nbytes}
     return _sign(a, sends, expects, types, r)
 
@@ -361,8 +396,11 @@ def alltoall_args(comm: Any, call: str, sendbuf: Any, count: Any, datatype: Any,
     """MPI_Alltoall, Alltoallv (counts and displacements in elements), Alltoallw (and a
     datatype per process, displacements in bytes): item k of the send buffer goes to
     process k. IN_PLACE (6.8): the items are read from the receive buffer, by the receive
-    counts, displacements and types, and replaced there."""
-    size = comm.size
+    counts, displacements and types, and replaced there. Over an intercommunicator item k
+    goes to process k of the other group, and the items received are the other group's
+    (6.2.2)."""
+    _no_in_place_across(comm, call, sendbuf)
+    size = _members(comm)
     rcounts = check_counts(recvcounts, size, f"{call}: recvcounts") \
         if recvcounts is not None else None
     rtypes = _types(recvtypes, size, call, "recvtypes") if w and recvtypes is not None \
@@ -390,8 +428,8 @@ def alltoall_args(comm: Any, call: str, sendbuf: Any, count: Any, datatype: Any,
         widths = [_datatype(t).size for t in rtypes] if rtypes else \
             [_width(datatype, recvbuf, sendbuf)] * size
         expects: Any = {k: c * w for k, (c, w) in enumerate(zip(rcounts, widths, strict=True))}
-    elif kind_is_plain(call) and a.sizes:  # equal blocks: its receive buffer's, else its own
-        expects = _block_bytes(recvbuf, size, a.sizes[comm.rank])
+    elif kind_is_plain(call) and a.sizes and not _inter(comm):  # equal blocks: its receive
+        expects = _block_bytes(recvbuf, size, a.sizes[comm.rank])  # buffer's, else its own
     else:
         expects = {}
     return _sign(a, _per_rank(a.sizes), expects,
@@ -436,7 +474,9 @@ def reduce_scatter_args(comm: Any, call: str, sendbuf: Any, recvbuf: Any, count:
     """MPI_Reduce_scatter_block (``count`` elements per process) and Reduce_scatter
     (``recvcounts``): the send buffer's blocks, one per process, to reduce; process k gets
     the reduction of block k (6.10). IN_PLACE: the blocks are read from the receive buffer,
-    and the result written at its start."""
+    and the result written at its start. Over an intercommunicator each group's blocks are
+    the reduction of the other group's vectors, scattered by its own counts (6.10.1)."""
+    _no_in_place_across(comm, call, sendbuf)
     size = comm.size
     counts = check_counts(recvcounts, size, f"{call}: recvcounts") \
         if recvcounts is not None else None

@@ -11,16 +11,21 @@ group over its local intracommunicator (MPICH's ``local_comm``; here the CommInf
 ``local``), using the intracommunicator algorithms of :mod:`.algorithms`, and an exchange
 between the two groups' leaders (rank 0 of each) on the intercommunicator's collective
 context. Each phase has its own tag, so no phase's message matches another's receive.
-Supported: barrier, bcast, reduce, allreduce, gather, allgather (and their nonblocking
-forms); another collective on an intercommunicator (scatter, alltoall, the v and w forms,
-reduce_scatter) is MPI_ERR_COMM naming the ones modelled. Scan and exscan are not defined
-on one (§6.2.2).
+Every collective MPI defines on one is here, blocking and nonblocking: barrier, bcast,
+reduce, allreduce, gather(v), allgather(v), scatter(v), alltoall(v, w) and
+reduce_scatter(_block). The all-to-alls are a pairwise exchange between the groups (each
+process sends item k to remote process k), as MPICH's ``alltoall_inter_pairwise_exchange``;
+a reduce-scatter reduces each group's vectors at its leader, the leaders swap them, and
+each leader scatters the other group's reduction over its own group by its own counts.
+Scan and exscan are not defined on an intercommunicator (§6.2.2): MPI_ERR_COMM.
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
 from typing import Any
+
+import numpy as np
 
 from ..engine.clock import done
 from ..mpi.comm import Comm
@@ -31,8 +36,10 @@ from .algorithms import (
     Args,
     barrier_dissemination,
     bcast_binomial,
+    blockwise,
     gather_binomial,
     reduce_binomial,
+    scatter_binomial,
 )
 from .channel import Channel, Entered
 
@@ -153,9 +160,66 @@ def gather(s: _Sides, a: Args) -> Gen:
     return None
 
 
+def scatter(s: _Sides, a: Args) -> Gen:
+    """The root (MPI_ROOT) sends the other group's items to its leader, which scatters
+    them over its group (MPICH's ``scatter_inter_remote_send_local_scatter``)."""
+    if a.root == ROOT:
+        ch = s.remote
+        yield ch.wait(ch.isend(0, (a.items, a.sizes), sum(a.sizes or [])))
+        return None
+    if a.root == PROC_NULL:
+        return None
+    items = sizes = None
+    if s.leader:
+        ch = s.remote
+        items, sizes = (yield ch.wait(ch.irecv(a.root)))[0].data
+    return (yield from scatter_binomial(s.local(1), Args(items=items, sizes=sizes)))
+
+
+def alltoall(s: _Sides, a: Args) -> Gen:
+    """Item k to remote process k, and one item from each remote process, all posted at
+    once: a list of the other group's items, in their rank order."""
+    ch, p = s.remote, s.comm.peers
+    recvs = [ch.irecv(k) for k in range(p)]
+    sends = [ch.isend(k, a.items[k], a.sizes[k]) for k in range(p)]  # type: ignore[index]
+    statuses = yield ch.wait(*recvs, *sends)
+    return [_copy(st.data) for st in statuses[:p]]
+
+
+def reduce_scatter(s: _Sides, a: Args) -> Gen:
+    """Each group's leader gets its group's reduction, the leaders swap theirs, and each
+    scatters the other group's over its own group, cut by its own counts (6.10.1)."""
+    total = sum(a.sizes or [])
+    mine = yield from reduce_binomial(s.local(1), Args(list(a.items or []), total, 0,
+                                                       blockwise(a.op)))
+    items = None
+    if s.leader:
+        theirs = yield from _exchange(s, mine, total)
+        items = _recut(theirs, a.items or [])
+    return (yield from scatter_binomial(s.local(2), Args(items=items, sizes=a.sizes)))
+
+
+def _recut(blocks: list[Any], like: list[Any]) -> list[Any]:
+    """The other group's reduced blocks, joined and cut again as this group's ``like``."""
+    if not blocks or not all(isinstance(b, np.ndarray) for b in blocks) \
+            or not all(isinstance(b, np.ndarray) for b in like):
+        return [None] * len(like)
+    whole = np.concatenate([b.ravel() for b in blocks])
+    cuts = np.cumsum([b.size for b in like])[:-1]
+    return [part.reshape(b.shape) for part, b in zip(np.split(whole, cuts), like,
+                                                     strict=True)]
+
+
+def _copy(value: Any) -> Any:
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
 KINDS = {"barrier": barrier, "bcast": bcast, "allreduce": allreduce, "allgather": allgather,
-         "reduce": reduce, "gather": gather}
-"""The collectives an intercommunicator supports here, by kind."""
+         "reduce": reduce, "gather": gather, "gatherv": gather, "allgatherv": allgather,
+         "scatter": scatter, "scatterv": scatter, "alltoall": alltoall,
+         "alltoallv": alltoall, "alltoallw": alltoall, "reduce_scatter": reduce_scatter,
+         "reduce_scatter_block": reduce_scatter}
+"""The collectives of an intercommunicator (MPI 4.1 §6.2.2), by kind."""
 
 
 def start(colls: Any, mpi: Any, call: str, kind: str, comm: Comm, blocking: bool,
@@ -165,8 +229,7 @@ def start(colls: Any, mpi: Any, call: str, kind: str, comm: Comm, blocking: bool
     env = colls.env
     algorithm = KINDS.get(kind)
     if algorithm is None:
-        raise ErrComm(f"{call}: collectives over an intercommunicator are modelled for "
-                      f"{', '.join(KINDS)} only")
+        raise ErrComm(f"{call} is not defined on an intercommunicator (MPI 4.1 §6.2.2)")
     tag = comm.colls
     comm.colls += 1
     sides = _Sides(env, colls.tp, comm, call, tag, colls.entered)

@@ -183,7 +183,7 @@ _TABLE: list[Call] = [
              "aint_add aint_diff", runs=LOCAL),
     Call("reduce_local", runs=LOCAL),  # MPI_Reduce_local (6.9.7)
     # -- communicators (MPI 4.1 §7.4), attributes (§7.7), info (§10) -------------------------
-    *_family("comm_dup_with_info comm_split_type"),
+    *_family("comm_dup_with_info comm_idup comm_idup_with_info comm_split_type"),
     *_family("comm_create_keyval comm_free_keyval comm_set_attr comm_get_attr comm_delete_attr "
              "comm_set_info comm_get_info info_create info_set info_get info_delete "
              "info_get_nkeys info_get_nthkey info_dup info_free", runs=LOCAL),

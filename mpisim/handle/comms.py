@@ -24,6 +24,7 @@ from ..mpi.constants import (
 )
 from ..mpi.errors import ErrArg, ErrComm, MPIError
 from ..mpi.group import Group
+from ..p2p.requests import Request, Status
 from .base import HandleBase
 from .buffers import owned_buffer
 
@@ -52,6 +53,32 @@ class CommCalls(HandleBase):
     def comm_dup_with_info(self, info: Any, comm: Comm | None = None) -> Event:
         """MPI_Comm_dup_with_info: comm_dup, the new communicator's hints ``info``."""
         return self._dup("MPI_Comm_dup_with_info", comm, info)
+
+    def comm_idup(self, comm: Comm | None = None) -> Event:
+        """MPI_Comm_idup (MPI 4.1 §7.4.2): the nonblocking comm_dup. Yields a Request at
+        once; it completes when every member has started it, and its ``result`` is then the
+        new communicator (which must not be used before, as MPI says of ``newcomm``)."""
+        return self._idup("MPI_Comm_idup", comm, None)
+
+    def comm_idup_with_info(self, info: Any, comm: Comm | None = None) -> Event:
+        """MPI_Comm_idup_with_info: comm_idup, the new communicator's hints ``info``."""
+        return self._idup("MPI_Comm_idup_with_info", comm, info)
+
+    def _idup(self, call: str, comm: Any, info: Any) -> Event:
+        env = self._env
+        made = self._dup(call, comm, info)
+        if made.triggered and not made.ok:  # a bad communicator: the call fails at once
+            return made
+        req = Request("coll", call, self.rank, -1, -1, 0)
+        if hasattr(self._call_obj, "waits_for"):  # the agreement _dup entered: a wait on
+            req.channel = self._call_obj          # the request waits for its members
+
+        def complete(ev: Event) -> None:
+            req.result = ev.value
+            req.status = Status(-1, -1, 0)
+            req.known(env._now)
+        made.callbacks.append(complete)
+        return done(env, req)
 
     def _dup(self, call: str, comm: Any, info: Any) -> Event:
         try:

@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 
 from ..collectives import ops as _ops
-from ..mpi.constants import IN_PLACE, ROOT
+from ..mpi.constants import BOTTOM, IN_PLACE, PROC_NULL, ROOT
+from . import bottom
 from .datatype import OPS, Op, message, python_op
 from .integers import c_int, index
 from .vectors import Simple, Vector, simple, vector, wvector
@@ -79,6 +80,29 @@ class Collectives:
     def Get_size(self) -> int:  # pragma: no cover
         raise NotImplementedError
 
+    def Is_inter(self) -> bool:  # pragma: no cover
+        raise NotImplementedError
+
+    # -- the two groups of an intercommunicator (MPI 4.1 §6.2.2) ---------------------------
+    def _blocks(self) -> int:
+        """Blocks of a buffer with one per process: the other group's on an
+        intercommunicator (its Get_remote_size), else this one's size."""
+        return self.Get_remote_size() if self.Is_inter() else self.Get_size()  # type: ignore[attr-defined]
+
+    def _is_root(self, root: int | None) -> bool:
+        """Whether this process is a rooted call's root: over an intercommunicator the one
+        passing MPI.ROOT."""
+        if root is None:
+            return False
+        return root == ROOT if self.Is_inter() else self.Get_rank() == root
+
+    def _bystander(self, root: int | None) -> bool:
+        """MPI.PROC_NULL over an intercommunicator: the root's group, which takes no part."""
+        return root == PROC_NULL and self.Is_inter()
+
+    def _may_be_in_place(self, allowed: bool = True) -> bool:
+        return allowed and not self.Is_inter()
+
     # -- barrier -------------------------------------------------------------------------
     def Barrier(self) -> None:
         self._p2p("barrier", True)
@@ -93,7 +117,7 @@ class Collectives:
     def bcast(self, obj: Any = None, root: int = 0) -> Any:
         root = c_int(root)
         # an intercommunicator's root names itself MPI_ROOT (MPI 4.1 §6.2.2)
-        mine = _pack(obj) if self.Get_rank() == root or root == ROOT else None
+        mine = _pack(obj) if self._is_root(root) else None
         return _unpack(self._p2p("bcast", True, buf=mine, root=root))
 
     def reduce(self, sendobj: Any, op: Any = OPS["SUM"], root: int = 0) -> Any:
@@ -116,7 +140,7 @@ class Collectives:
 
     def scatter(self, sendobj: Any = None, root: int = 0) -> Any:
         root = c_int(root)
-        items = [_pack(x) for x in sendobj] if self.Get_rank() == root else None
+        items = [_pack(x) for x in sendobj] if self._is_root(root) else None
         return _unpack(self._p2p("scatter", True, sendbuf=items, root=root))
 
     def alltoall(self, sendobj: Any) -> list[Any]:
@@ -179,9 +203,13 @@ class Collectives:
                 root: int | None = None) -> Any:
         """A reduction: the contribution and, where a result arrives (the root of a reduce,
         every process of the others), the receive buffer, of one count and datatype."""
-        receives = root is None or self.Get_rank() == root
+        if self._bystander(root):
+            return self._p2p(call, True, sendbuf=None, root=root, op=_engine_op(op))
+        receives = root is None or self._is_root(root)
         recv = simple(recvbuf, 1, writable=True) if receives else None
-        if _in_place(sendbuf, receives):
+        if root is not None and self.Is_inter() and receives:  # MPI.ROOT: receives only
+            send, datatype = None, recv.datatype if recv else None
+        elif _in_place(sendbuf, self._may_be_in_place(receives)):
             send, datatype = IN_PLACE, recv.datatype if recv else None
         else:
             spec = simple(sendbuf)
@@ -268,10 +296,16 @@ class Collectives:
         return _request(self._gather("iallgather", sendbuf, recvbuf))
 
     def _gather(self, call: str, sendbuf: Any, recvbuf: Any, root: int | None = None) -> Any:
-        receives = root is None or self.Get_rank() == root
-        recv = simple(recvbuf, self.Get_size(), writable=True) if receives else None
-        send, count, datatype = self._send_block(IN_PLACE if _in_place(sendbuf, receives)
-                                                 else sendbuf, recv)
+        if self._bystander(root):
+            return self._p2p(call, True, sendbuf=None, root=root)
+        receives = root is None or self._is_root(root)
+        recv = simple(recvbuf, self._blocks(), writable=True) if receives else None
+        if root is not None and self.Is_inter() and receives:  # MPI.ROOT: receives only
+            send, count, datatype = None, None, recv.datatype if recv else None
+        else:
+            send, count, datatype = self._send_block(
+                IN_PLACE if _in_place(sendbuf, self._may_be_in_place(receives)) else sendbuf,
+                recv)
         kwargs = {"root": root} if root is not None else {}
         return self._p2p(call, True, sendbuf=send, count=count, datatype=datatype,
                          recvbuf=recv.buf if recv else None, **kwargs)
@@ -289,9 +323,13 @@ class Collectives:
         return _request(self._gatherv("iallgatherv", sendbuf, recvbuf))
 
     def _gatherv(self, call: str, sendbuf: Any, recvbuf: Any, root: int | None = None) -> Any:
-        receives = root is None or self.Get_rank() == root
-        recv = vector(recvbuf, self.Get_size(), writable=True) if receives else None
-        if _in_place(sendbuf, receives):
+        if self._bystander(root):
+            return self._p2p(call, True, sendbuf=None, root=root)
+        receives = root is None or self._is_root(root)
+        recv = vector(recvbuf, self._blocks(), writable=True) if receives else None
+        if root is not None and self.Is_inter() and receives:  # MPI.ROOT: receives only
+            send, count, datatype = None, None, recv.datatype if recv else None
+        elif _in_place(sendbuf, self._may_be_in_place(receives)):
             send, count, datatype = IN_PLACE, None, recv.datatype if recv else None
         else:
             spec = simple(sendbuf)
@@ -317,9 +355,15 @@ class Collectives:
         return _request(self._scatter("iscatter", sendbuf, recvbuf, c_int(root)))
 
     def _scatter(self, call: str, sendbuf: Any, recvbuf: Any, root: int) -> Any:
-        at_root = self.Get_rank() == root
+        if self._bystander(root):
+            return self._p2p(call, True, sendbuf=None, root=root)
+        at_root = self._is_root(root)
+        if at_root and self.Is_inter():  # MPI.ROOT: sends only
+            send = simple(sendbuf, self._blocks())
+            return self._p2p(call, True, sendbuf=send.buf, count=send.count,
+                             datatype=send.datatype, root=root)
         recv = None if _in_place(recvbuf, at_root) else simple(recvbuf, 1, writable=True)
-        if self.Get_rank() == root:
+        if at_root:
             send = simple(sendbuf, self.Get_size())
             buf, count, datatype = send.buf, send.count, send.datatype
         else:
@@ -335,9 +379,15 @@ class Collectives:
         return _request(self._scatterv("iscatterv", sendbuf, recvbuf, c_int(root)))
 
     def _scatterv(self, call: str, sendbuf: Any, recvbuf: Any, root: int) -> Any:
-        at_root = self.Get_rank() == root
+        if self._bystander(root):
+            return self._p2p(call, True, sendbuf=None, root=root)
+        at_root = self._is_root(root)
+        if at_root and self.Is_inter():  # MPI.ROOT: sends only
+            send = vector(sendbuf, self._blocks())
+            return self._p2p(call, True, sendbuf=send.buf, datatype=send.datatype, root=root,
+                             sendcounts=send.counts, displs=send.displs)
         recv = None if _in_place(recvbuf, at_root) else simple(recvbuf, 1, writable=True)
-        send = vector(sendbuf, self.Get_size()) if self.Get_rank() == root else None
+        send = vector(sendbuf, self.Get_size()) if at_root else None
         datatype = send.datatype if send else recv.datatype if recv else None
         return self._p2p(call, True, sendbuf=send.buf if send else None,
                          count=recv.count if recv else None, datatype=datatype, root=root,
@@ -353,8 +403,9 @@ class Collectives:
         return _request(self._alltoall("ialltoall", sendbuf, recvbuf))
 
     def _alltoall(self, call: str, sendbuf: Any, recvbuf: Any) -> Any:
-        recv = simple(recvbuf, self.Get_size(), writable=True)
-        send = IN_PLACE if _in_place(sendbuf) else simple(sendbuf, self.Get_size())
+        recv = simple(recvbuf, self._blocks(), writable=True)
+        send = IN_PLACE if _in_place(sendbuf, self._may_be_in_place()) \
+            else simple(sendbuf, self._blocks())
         sent = recv if send is IN_PLACE else send
         return self._p2p(call, True, sendbuf=IN_PLACE if send is IN_PLACE else sent.buf,
                          count=sent.count, datatype=sent.datatype, recvbuf=recv.buf)
@@ -366,9 +417,10 @@ class Collectives:
         return _request(self._alltoallv("ialltoallv", sendbuf, recvbuf))
 
     def _alltoallv(self, call: str, sendbuf: Any, recvbuf: Any) -> Any:
-        size = self.Get_size()
+        size = self._blocks()
         recv = vector(recvbuf, size, writable=True)
-        send = IN_PLACE if _in_place(sendbuf) else vector(sendbuf, size)
+        send = IN_PLACE if _in_place(sendbuf, self._may_be_in_place()) \
+            else vector(sendbuf, size)
         sent = send if isinstance(send, Vector) else recv
         return self._p2p(call, True, sendbuf=IN_PLACE if send is IN_PLACE else sent.buf,
                          datatype=sent.datatype, recvbuf=recv.buf,
@@ -377,21 +429,39 @@ class Collectives:
                          recvcounts=recv.counts, rdispls=recv.displs)
 
     def Alltoallw(self, sendbuf: Any, recvbuf: Any) -> None:
-        self._alltoallw("alltoallw", sendbuf, recvbuf)
+        _, finish = self._alltoallw("alltoallw", sendbuf, recvbuf)
+        finish()
 
     def Ialltoallw(self, sendbuf: Any, recvbuf: Any) -> Any:
-        return _request(self._alltoallw("ialltoallw", sendbuf, recvbuf))
+        from .request import Request
 
-    def _alltoallw(self, call: str, sendbuf: Any, recvbuf: Any) -> Any:
-        size = self.Get_size()
+        engine, finish = self._alltoallw("ialltoallw", sendbuf, recvbuf)
+        return Request(engine, result=lambda _r: finish())
+
+    def _alltoallw(self, call: str, sendbuf: Any, recvbuf: Any) -> tuple[Any, Any]:
+        """The call's value and the step that completes it: with MPI.BOTTOM receive blocks,
+        writing the received bytes through their addresses (:mod:`.bottom`)."""
+        size = self._blocks()
         recv = wvector(recvbuf, size, writable=True)
+        finish: Any = _nothing
+        if recv.buf is BOTTOM:
+            packed, finish = bottom.receiving(recv.counts, recv.displs, recv.datatype)
+            recv = Vector(packed.buf, packed.counts, packed.displs, packed.types)
         kwargs: dict[str, Any] = {"sendbuf": IN_PLACE}
-        if not _in_place(sendbuf):
+        if not _in_place(sendbuf, self._may_be_in_place()):
             send = wvector(sendbuf, size)
+            if send.buf is BOTTOM:
+                sent = bottom.gathered(send.counts, send.displs, send.datatype)
+                send = Vector(sent.buf, sent.counts, sent.displs, sent.types)
             kwargs = {"sendbuf": send.buf, "sendcounts": send.counts, "sdispls": send.displs,
                       "sendtypes": send.datatype}
-        return self._p2p(call, True, recvbuf=recv.buf, recvcounts=recv.counts,
-                         rdispls=recv.displs, recvtypes=recv.datatype, **kwargs)
+        value = self._p2p(call, True, recvbuf=recv.buf, recvcounts=recv.counts,
+                          rdispls=recv.displs, recvtypes=recv.datatype, **kwargs)
+        return value, finish
+
+
+def _nothing() -> None:
+    return None
 
 
 def _in_place(buf: Any, allowed: bool = True) -> bool:

@@ -56,7 +56,7 @@ class Comm(GroupCalls, AttributeCalls, PointToPoint, Collectives):
     a null one, equal to MPI.COMM_NULL.
     """
 
-    _kind: str = "null"      # "world", "self", "null" or "handle"
+    _kind: str = "null"      # "world", "self", "null", "handle" or "pending" (Idup's)
     _handle: Any = None      # the handle's Comm (kind "handle")
 
     def __init__(self, comm: Any = None) -> None:
@@ -98,6 +98,9 @@ class Comm(GroupCalls, AttributeCalls, PointToPoint, Collectives):
             return None
         if kind == "self":
             return mpi.comm_self
+        if kind == "pending":
+            raise MPIException("the communicator of an MPI_Comm_idup used before its request "
+                               "completed (MPI 4.1 §7.4.2)", None, "MPI_ERR_COMM")
         if kind == "null" or self._handle is None:
             raise MPIException("invalid communicator (MPI_COMM_NULL)", None, "MPI_ERR_COMM")
         return self._handle
@@ -260,6 +263,26 @@ class Comm(GroupCalls, AttributeCalls, PointToPoint, Collectives):
         return made
 
     Clone = Dup
+
+    def Idup(self, info: Any = None) -> tuple[Comm, Request]:
+        """MPI_Comm_idup (MPI_Comm_idup_with_info with ``info``): the new communicator, of
+        this one's class, and the request; the communicator is null until the request
+        completes (MPI 4.1 §7.4.2: it must not be used before; it is not MPI.COMM_NULL, as
+        MPICH's handle is not), then a copy of this one with its attributes copied as Dup
+        copies them."""
+        hints = handle_info(info)
+        engine = self._p2p("comm_idup", True) if hints is None else \
+            self._p2p("comm_idup_with_info", True, info=hints)
+        made = type(self)._made("pending")
+
+        def completed(req: Any) -> None:
+            new = self._wrap(req.result)
+            made._kind, made._handle = new._kind, new._handle
+            copy_attributes(self, made)
+        return made, Request(engine, result=completed)
+
+    def Idup_with_info(self, info: Any) -> tuple[Comm, Request]:
+        return self.Idup(info)
 
     def Dup_with_info(self, info: Any) -> Comm:
         return self.Dup(info)

@@ -674,7 +674,7 @@ def message(spec: Any, writable: bool = False) -> tuple[Any, int | None, Any]:
     if isinstance(spec, list | tuple):
         buf, rest = spec[0], list(spec[1:])
         if rest and isinstance(rest[-1], Datatype):
-            datatype = rest.pop()._type()
+            datatype = rest.pop()
         elif rest and isinstance(rest[-1], str):  # a typecode: "d", "i", "B"...
             datatype = _typecode(rest.pop())
         if len(rest) == 1 and isinstance(rest[0], tuple | list):
@@ -687,6 +687,10 @@ def message(spec: Any, writable: bool = False) -> tuple[Any, int | None, Any]:
             raise MPIException(f"cannot read the buffer spec {spec!r}", None, "MPI_ERR_ARG")
     else:
         buf = spec
+    if isinstance(datatype, Datatype):
+        if datatype._h.t is None and count is None:  # as mpi4py words it
+            raise ValueError("message: cannot infer count, datatype is null")
+        datatype = datatype._type()  # MPI_DATATYPE_NULL with a count: MPI_ERR_TYPE
     if buf is None or buf is BOTTOM:
         return buf, (0 if count is None else count), datatype
     arr = _array(buf, writable)
@@ -701,10 +705,9 @@ def message(spec: Any, writable: bool = False) -> tuple[Any, int | None, Any]:
 
 
 def _typecode(code: str) -> Any:
-    try:
-        return _dt.datatype_of(np.dtype(code))
-    except (TypeError, MPIError):
-        raise MPIException(f"unknown typecode {code!r}", None, "MPI_ERR_TYPE") from None
+    """A buffer spec's typecode, looked up as mpi4py looks it up (its table of typecodes:
+    an unknown one is KeyError "cannot map 'x' to MPI datatype")."""
+    return lookup(code)._type()
 
 
 def _array(buf: Any, writable: bool) -> np.ndarray:
@@ -717,9 +720,9 @@ def _array(buf: Any, writable: bool) -> np.ndarray:
             if hasattr(buf, "__cuda_array_interface__") or hasattr(buf, "__dlpack__"):
                 raise unsupported("buffer", f"{type(buf).__name__} (GPU/DLPack buffers)") \
                     from None
-            raise MPIException(f"a {type(buf).__name__} is not a buffer (expected a numpy "
-                               "array, bytearray, array.array or a [buf, datatype] list)",
-                               None, "MPI_ERR_BUFFER") from None
+            # mpi4py's own words (PyObject_GetBuffer's); a real run stops there too
+            raise TypeError(f"a bytes-like object is required, not "
+                            f"'{type(buf).__name__}'") from None
     if writable and not arr.flags.writeable:
         raise MPIException("the receive buffer is read-only", None, "MPI_ERR_BUFFER")
     return arr

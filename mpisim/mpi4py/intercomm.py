@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from .bridge import current
-from .exceptions import unsupported
 from .group import Group
 
 __all__ = ["IntercommCalls", "IntercommMaker"]
@@ -36,40 +35,9 @@ class IntercommMaker:
         return self._wrap(made)  # type: ignore[attr-defined]
 
 
-def _lacking(name: str) -> Any:
-    """A collective the stand-in does not model over an intercommunicator: calling it is
-    NotImplementedError naming ``Intercomm.<name>`` (mpisim.collectives.intercomm)."""
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        raise unsupported("Intercomm", name)
-    call.__name__ = name
-    return call
-
-
 class IntercommCalls:
-    """mpi4py's Intercomm: the remote group and MPI_Intercomm_merge. Collectives over it:
-    Barrier, Bcast, Reduce, Allreduce, Gather, Allgather (lowercase and uppercase, and
-    nonblocking); the others below are not modelled."""
-
-    scatter = _lacking("scatter")
-    Scatter = _lacking("Scatter")
-    Iscatter = _lacking("Iscatter")
-    Scatterv = _lacking("Scatterv")
-    Iscatterv = _lacking("Iscatterv")
-    alltoall = _lacking("alltoall")
-    Alltoall = _lacking("Alltoall")
-    Ialltoall = _lacking("Ialltoall")
-    Alltoallv = _lacking("Alltoallv")
-    Ialltoallv = _lacking("Ialltoallv")
-    Alltoallw = _lacking("Alltoallw")
-    Ialltoallw = _lacking("Ialltoallw")
-    Gatherv = _lacking("Gatherv")
-    Igatherv = _lacking("Igatherv")
-    Allgatherv = _lacking("Allgatherv")
-    Iallgatherv = _lacking("Iallgatherv")
-    Reduce_scatter = _lacking("Reduce_scatter")
-    Ireduce_scatter = _lacking("Ireduce_scatter")
-    Reduce_scatter_block = _lacking("Reduce_scatter_block")
-    Ireduce_scatter_block = _lacking("Ireduce_scatter_block")
+    """mpi4py's Intercomm: the remote group and MPI_Intercomm_merge. Every collective MPI
+    defines over one (all but scans) works over it, as in :mod:`.collective`."""
 
     def _holds(self, comm: Any) -> bool:
         return comm.Is_inter()

@@ -22,8 +22,9 @@ import numpy as np
 
 from ..mpi.constants import BOTTOM
 from ..mpi.errors import MPIError
+from . import bottom
 from .bridge import current
-from .exceptions import as_exception, unsupported
+from .exceptions import as_exception
 from .msgspec import located
 from .request import Request
 from .vectors import simple, vector
@@ -216,20 +217,43 @@ class NeighborCalls:
         return self._p2p(call, True, sendbuf=items, recvbuf=recv.buf)  # type: ignore[attr-defined]
 
     def Neighbor_alltoallw(self, sendbuf: Any, recvbuf: Any) -> None:
-        self._alltoallw("neighbor_alltoallw", sendbuf, recvbuf)
+        _, finish = self._alltoallw("neighbor_alltoallw", sendbuf, recvbuf)
+        finish()
 
     def Ineighbor_alltoallw(self, sendbuf: Any, recvbuf: Any) -> Request:
-        return Request(self._alltoallw("ineighbor_alltoallw", sendbuf, recvbuf))
+        engine, finish = self._alltoallw("ineighbor_alltoallw", sendbuf, recvbuf)
+        return Request(engine, result=lambda _r: finish())
 
-    def _alltoallw(self, call: str, sendbuf: Any, recvbuf: Any) -> Any:
+    def _alltoallw(self, call: str, sendbuf: Any, recvbuf: Any) -> tuple[Any, Any]:
+        """The call's value and the step that completes it (MPI.BOTTOM receive blocks are
+        written through their addresses then, :mod:`.bottom`)."""
         indegree, outdegree = self.degrees
-        sraw, scounts, sdispls, stypes = _wspec(sendbuf, outdegree, call)
-        rraw, rcounts, rdispls, rtypes = _wspec(recvbuf, indegree, call)
-        items = [sraw[d:d + c * t.Get_size()].copy()
-                 for c, d, t in zip(scounts, sdispls, stypes, strict=True)]
-        sizes = [c * t.Get_size() for c, t in zip(rcounts, rtypes, strict=True)]
-        return self._p2p(call, True, sendbuf=items, recvbuf=rraw,  # type: ignore[attr-defined]
-                         recvcounts=sizes, rdispls=rdispls)
+        sraw, scounts, sdispls, stypes = _wspec(sendbuf, outdegree)
+        rraw, rcounts, rdispls, rtypes = _wspec(recvbuf, indegree)
+        finish: Any = _nothing
+        if sraw is BOTTOM:
+            items = list(_bottom_parts(bottom.gathered(
+                scounts, sdispls, [t._type() for t in stypes])))
+        else:
+            items = [sraw[d:d + c * t.Get_size()].copy()
+                     for c, d, t in zip(scounts, sdispls, stypes, strict=True)]
+        if rraw is BOTTOM:
+            packed, finish = bottom.receiving(rcounts, rdispls, [t._type() for t in rtypes])
+            rraw, sizes, rdispls = packed.buf, packed.counts, packed.displs
+        else:
+            sizes = [c * t.Get_size() for c, t in zip(rcounts, rtypes, strict=True)]
+        value = self._p2p(call, True, sendbuf=items,  # type: ignore[attr-defined]
+                          recvbuf=rraw, recvcounts=sizes, rdispls=rdispls)
+        return value, finish
+
+
+def _nothing() -> None:
+    return None
+
+
+def _bottom_parts(packed: Any) -> Any:
+    for n, at in zip(packed.counts, packed.displs, strict=True):
+        yield packed.buf[at:at + n].copy()
 
 
 def _pack(obj: Any) -> np.ndarray:
@@ -252,9 +276,10 @@ def _blocks(buf: Any, counts: list[int] | None, displs: list[int] | None) -> lis
     return out
 
 
-def _wspec(spec: Any, blocks: int, call: str) -> tuple[np.ndarray, list[int], list[int], list[Any]]:
+def _wspec(spec: Any, blocks: int) -> tuple[Any, list[int], list[int], list[Any]]:
     """An alltoallw buffer spec: ``[buf, (counts, displs), datatypes]`` or ``[buf, counts,
-    displs, datatypes]``, displacements in bytes; the buffer as its raw bytes."""
+    displs, datatypes]``, displacements in bytes; the buffer as its raw bytes (MPI.BOTTOM
+    as itself: the displacements are then addresses)."""
     if isinstance(spec, list | tuple) and len(spec) == 3:
         buf, (counts, displs), types = spec
     elif isinstance(spec, list | tuple) and len(spec) == 4:
@@ -262,11 +287,12 @@ def _wspec(spec: Any, blocks: int, call: str) -> tuple[np.ndarray, list[int], li
     else:
         raise ValueError(f"message: expecting [buffer, (counts, displacements), datatypes], "
                          f"got {spec!r}")
-    if buf is None or buf is BOTTOM:
-        raise unsupported("Topocomm", f"{call.capitalize()} with MPI.BOTTOM")
-    arr = located(buf)
-    raw = arr.reshape(-1).view(_UINT8) if arr.flags.c_contiguous else arr
     counts, displs, types = list(counts), list(displs), list(types)
+    if buf is None or buf is BOTTOM:
+        raw: Any = BOTTOM
+    else:
+        arr = located(buf)
+        raw = arr.reshape(-1).view(_UINT8) if arr.flags.c_contiguous else arr
     if not len(counts) == len(displs) == len(types) == blocks:
         raise ValueError(f"message: expecting {blocks} counts, displacements and datatypes")
     return raw, [int(c) for c in counts], [int(d) for d in displs], types

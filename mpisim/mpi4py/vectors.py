@@ -33,7 +33,6 @@ from ..collectives.elements import typed
 from ..mpi import datatypes as _dt
 from ..mpi.constants import BOTTOM
 from .datatype import Datatype, message
-from .exceptions import unsupported
 from .integers import index
 
 __all__ = ["Simple", "Vector", "simple", "vector", "wvector"]
@@ -58,10 +57,17 @@ class Vector(NamedTuple):
     datatype: Any       # mpisim datatype (Alltoallw: a list of them)
 
 
-def _entries(arr: np.ndarray, datatype: Any) -> int:
-    """Elements of ``datatype`` the buffer holds."""
-    return arr.nbytes // max(datatype.extent, 1) if datatype.numpy_dtype is None \
-        or arr.dtype != datatype.numpy_dtype else arr.size
+def _entries(arr: np.ndarray, datatype: Any, infer: bool = False) -> int:
+    """Elements of ``datatype`` the buffer holds; ``infer``: the count is read from them, and
+    a buffer that is not a whole number of elements is mpi4py's ValueError."""
+    if datatype.numpy_dtype is not None and arr.dtype == datatype.numpy_dtype:
+        return arr.size
+    extent = datatype.extent
+    if infer and (extent <= 0 or arr.nbytes % extent):
+        lb = getattr(datatype, "lb", 0)
+        raise ValueError(f"message: cannot infer count, buffer length {arr.nbytes} is not a "
+                         f"multiple of datatype extent {extent} (lb:{lb}, ub:{lb + extent})")
+    return arr.nbytes // max(extent, 1)
 
 
 def _blocks_of(total: int, blocks: int) -> int:
@@ -101,7 +107,8 @@ def simple(spec: Any, blocks: int = 1, writable: bool = False) -> Simple:
     datatype = _inferred(spec, arr, datatype)
     if arr is None or arr is BOTTOM:
         return Simple(None, 0 if count is None else index(count), datatype)
-    count = _blocks_of(_entries(arr, datatype), blocks) if count is None else index(count)
+    count = _blocks_of(_entries(arr, datatype, infer=True), blocks) if count is None \
+        else index(count)
     return Simple(_view(arr, count * blocks, datatype), count, datatype)
 
 
@@ -150,7 +157,7 @@ def vector(spec: Any, size: int, writable: bool = False) -> Vector:
     dt = _inferred(spec, arr, dt)
     if arr is None or arr is BOTTOM:
         return Vector(None, _counts(counts, size, 0), _displs(displs, size), dt)
-    total = _entries(arr, dt)
+    total = _entries(arr, dt, infer=counts is None)
     counts = _counts(counts, size, total)
     return Vector(_view(arr, total, dt), counts, _displs(displs, size), dt)
 
@@ -188,9 +195,9 @@ def wvector(spec: Any, size: int, writable: bool = False) -> Vector:
         raise ValueError("message: MPI.BOTTOM needs counts and displacements")
     if types is None or len(types) < size:
         raise ValueError(f"message: expecting {size} datatypes")
-    if buf is BOTTOM:  # absolute addresses in the datatypes: not modelled for collectives
-        raise unsupported("Comm.Alltoallw", "MPI.BOTTOM buffers")
     dts = [t._type() for t in list(types)[:size]]
+    if buf is BOTTOM:  # absolute addresses: the caller packs the blocks (.bottom)
+        return Vector(BOTTOM, _ints(counts, size), _ints(displs, size), dts)
     counts = [1] * size if counts is None else counts
     if displs is None:
         displs, at = [], 0

@@ -58,6 +58,70 @@ def test_collectives_over_an_intercommunicator_give_each_group_the_others_values
     assert out[3] == ("low's leader", 0 + 1, [0, 1])
 
 
+def test_scatter_and_gather_v_over_an_intercommunicator_serve_the_other_group():
+    """6.2.2: the root passes MPI_ROOT and its items go to the other group, one per remote
+    process; Gatherv's root gets the other group's blocks at its displacements."""
+    import numpy as np
+
+    def program(mpi, out):
+        low, inter = yield from halves(mpi)
+        leader = mpi.comm_rank(inter) == 0
+        root = (ROOT if leader else PROC_NULL) if low else 0
+        items = [f"to {k}" for k in range(mpi.comm_remote_size(inter))] if root == ROOT \
+            else None
+        got = yield mpi.scatter(items, root=root, comm=inter)
+        recv = np.full(12, -1, dtype="i")
+        mine = np.arange(mpi.rank + 1, dtype="i")  # rank k of the high group sends k+1 ints
+        yield mpi.gatherv(None if low else mine, root=root, comm=inter,
+                          recvbuf=recv if root == ROOT else None,
+                          recvcounts=[3, 4, 5] if root == ROOT else None,
+                          displs=[0, 3, 7] if root == ROOT else None,
+                          datatype=ms.INT if root == ROOT else None)
+        out[mpi.rank] = (got, recv.tolist() if root == ROOT else None)
+    out = run(program, 5)
+    assert out[2][0] == "to 0" and out[4][0] == "to 2"   # the high group's items
+    assert out[0][0] is None and out[1][0] is None        # the root's group gets none
+    # ranks 2, 3, 4 of the world are ranks 0, 1, 2 of the high group: 3, 4 and 5 ints
+    assert out[0][1] == [0, 1, 2, 0, 1, 2, 3, 0, 1, 2, 3, 4]
+
+
+def test_alltoall_and_reduce_scatter_over_an_intercommunicator_cross_the_groups():
+    """6.2.2, 6.8: item k goes to remote process k; 6.10.1: each group gets the reduction
+    of the other group's vectors, cut by its own counts."""
+    import numpy as np
+
+    def program(mpi, out):
+        _low, inter = yield from halves(mpi)
+        me, remote = mpi.comm_rank(inter), mpi.comm_remote_size(inter)
+        got = yield mpi.alltoall([(mpi.rank, k) for k in range(remote)], comm=inter)
+        size = mpi.comm_size(inter)
+        counts = [6 // size] * size                      # 6 elements in each group
+        vec = np.full(6, mpi.rank + 1, dtype="i")
+        recv = np.zeros(counts[me], dtype="i")
+        yield mpi.reduce_scatter(vec, recvcounts=counts, comm=inter, recvbuf=recv)
+        out[mpi.rank] = (got, recv.tolist())
+    out = run(program, 5)
+    assert out[0][0] == [(2, 0), (3, 0), (4, 0)]   # from each high process, its item 0
+    assert out[3][0] == [(0, 1), (1, 1)]           # from each low process, its item 1
+    assert out[0][1] == [3 + 4 + 5] * 3            # the high group's sum, 3 of 6 per process
+    assert out[2][1] == [1 + 2] * 2                # the low group's sum, 2 of 6 per process
+
+
+def test_in_place_and_scans_are_refused_over_an_intercommunicator():
+    """6.2.2: MPI_IN_PLACE has no meaning over an intercommunicator, and scans are not
+    defined on one."""
+    def program(mpi, out):
+        _low, inter = yield from halves(mpi)
+        for call in (lambda: mpi.allreduce(ms.IN_PLACE, comm=inter),
+                     lambda: mpi.scan(1, comm=inter)):
+            try:
+                yield call()
+            except ms.MPIError as e:
+                out.setdefault(mpi.rank, []).append(type(e).__name__)
+    out = run(program, 4)
+    assert out[0] == ["ErrBuffer", "ErrComm"]
+
+
 def test_merge_puts_the_group_that_gave_high_false_first():
     def program(mpi, out):
         low, inter = yield from halves(mpi)

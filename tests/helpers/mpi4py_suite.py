@@ -32,7 +32,7 @@ FILES = ("mpiunittest.py", "mpitestutil.py", "arrayimpl.py", "test_p2p_obj.py",
          # communicators, groups, topologies, attributes, info (test_mpi4py_suite_comms)
          "test_comm.py", "test_comm_topo.py", "test_comm_inter.py", "test_group.py",
          "test_cco_ngh_obj.py", "test_cco_ngh_buf.py", "test_attributes.py", "test_info.py",
-         "test_cco_obj_inter.py",
+         "test_cco_obj_inter.py", "test_cco_buf_inter.py", "test_cco_vec_inter.py",
          # one-sided communication (test_mpi4py_suite_rma)
          "test_rma.py", "test_rma_nb.py", "test_win.py",
          # collectives (test_mpi4py_suite_collectives)

@@ -188,3 +188,30 @@ def test_darray_owns_the_elements_of_its_block_and_cycle(tmp_path):
         show(t.size, t.extent, got.tolist(), t.decode()[1], t.Get_envelope())
     """)
     assert seen == [[16, 96, [12, 15, 18, 21], "DARRAY", [10, 0, 2, 1, 14]]]  # 3 + 3 x 2 + 1
+
+
+def test_idup_gives_a_communicator_usable_once_its_request_completes(tmp_path):
+    """MPI 4.1 §7.4.2 MPI_Comm_idup: the new communicator must not be used before the
+    request completes (using it is MPI_ERR_COMM here), it is not MPI_COMM_NULL (MPICH's
+    handle is set at once, observed with mpi4py 4.1.2 over MPICH 5.0.2); after the wait it
+    has this one's group and class, and its own context."""
+    _, seen = run(tmp_path, """
+        new, req = comm.Idup()
+        show(new == MPI.COMM_NULL, type(new).__name__)
+        try:
+            new.Get_size()
+        except MPI.Exception as e:
+            show("early", e.Get_error_class() == MPI.ERR_COMM)
+        if comm.rank == 1:
+            comm.send("on the old one", dest=0, tag=5)
+        req.Wait()
+        if comm.rank == 1:
+            new.send("on the new one", dest=0, tag=5)
+        if comm.rank == 0:
+            show(new.Get_size(), new.recv(source=1, tag=5), comm.recv(source=1, tag=5))
+        new2, req2 = comm.Idup_with_info(MPI.INFO_NULL)
+        MPI.Request.Waitall([req2])
+        show(MPI.Comm.Compare(comm, new2) == MPI.CONGRUENT)
+        """, ranks=2)
+    assert seen == [[False, "Intracomm"], ["early", True],
+                    [2, "on the new one", "on the old one"], [True]]

@@ -22,10 +22,11 @@ from helpers import mpi4py_suite
 import mpisim as ms
 
 MODULES = ("test_comm_topo", "test_cco_ngh_obj", "test_cco_ngh_buf", "test_group",
-           "test_comm", "test_comm_inter", "test_cco_obj_inter", "test_attributes",
-           "test_info")
+           "test_comm", "test_comm_inter", "test_cco_obj_inter", "test_cco_buf_inter",
+           "test_cco_vec_inter", "test_attributes", "test_info")
 RANKS = (1, 2, 3, 4)
-INTERCOMM_ONLY = ("test_comm_inter", "test_cco_obj_inter")
+INTERCOMM_ONLY = ("test_comm_inter", "test_cco_obj_inter", "test_cco_buf_inter",
+                  "test_cco_vec_inter")
 
 NAMED_SKIP = re.compile(r"unsupported: \w+\.\w+|^mpi-[\w-]+|^mpi-world-size<2$")
 """A skip names the call it needs: the stand-in's ``unsupported: Class.Call`` or mpi4py's
