@@ -82,11 +82,11 @@ def replay_command(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError("\nmpisim: ".join(str(e).splitlines())) from None
     command = mode_of(args)
-    talk = command is RUN and not (args.json or args.quiet or args.profiles)
-    if talk:
+    verdict = command is RUN and not (args.json or args.profiles)  # -q keeps the verdict
+    if verdict and not args.quiet:
         print(scenario.recording())
     code = run_mode(command, args, args.recording)
-    if talk and scenario.last_result is not None:
+    if verdict and scenario.last_result is not None:
         print(scenario.compare(scenario.last_result))
     return code
 

@@ -27,6 +27,15 @@ What cannot change in a replay, and what it does instead (decisions, as an MPI u
 - A call the recording shows in progress when the process ended (a blocked call of a
   killed run, the call in which the process died) is replayed as well; the replay stops
   there.
+- A process stopped by a signal outside MPI was running (computing) when it was stopped: its
+  program had not ended. The replay keeps it computing after its last call (for the time
+  the log says it had been computing, then for as long as anything else happens) and never
+  lets it reach MPI_Finalize; when nothing but such computing is left, the run ends there
+  (TIMEOUT, "stopped where the recording was"), so a process that was still working is
+  never replayed as if its program had ended.
+- Library quirks are named as quirks, not divergences: MPICH reports MPI_SOURCE =
+  MPI_ANY_SOURCE for a persistent receive from MPI_PROC_NULL, where MPI 4.1 §3.10 gives
+  MPI_PROC_NULL (mpisim does).
 """
 
 from __future__ import annotations
@@ -35,8 +44,10 @@ import os
 from collections.abc import Generator, Iterable
 from typing import Any
 
+from ..engine.clock import fire_at, pending
+from ..handle.base import ZeroTimeLoop
 from ..mpi import datatypes as _dt
-from ..mpi.constants import ANY_SOURCE, BUFFER_AUTOMATIC, PROC_NULL
+from ..mpi.constants import ANY_SOURCE, ANY_TAG, BUFFER_AUTOMATIC, PROC_NULL
 from ..mpi.errors import MPIError
 from .calls import (
     COLLECTIVES,
@@ -60,7 +71,7 @@ from .calls import (
 from .comms import REPLAYED
 from .trace import MADE_AS_SPLIT, Call, RankLog, Trace, read_trace
 
-__all__ = ["ReplayProgram", "Unsupported"]
+__all__ = ["ReplayProgram", "Stopped", "Unsupported"]
 
 REPLAYED_MAKERS = ", ".join(f"MPI_{name}" for name in ("Comm_dup", "Comm_split", *MADE_AS_SPLIT,
                                                         "Intercomm_create", "Intercomm_merge"))
@@ -75,6 +86,12 @@ class Unsupported(MPIError):
     """A recorded call mpisim does not model (or a handle made by a call not recorded)."""
 
     error_class = "MPI_ERR_OTHER"
+
+
+class Stopped(ZeroTimeLoop):
+    """Ends a replay where the recording was stopped: every process the recording shows
+    running (stopped outside MPI) is computing and nothing else can happen. The run's
+    outcome is TIMEOUT with this as its reason (a stop, not an error of the program)."""
 
 
 def load(path: str) -> Trace:
@@ -94,10 +111,17 @@ class ReplayProgram:
         self.path = os.path.abspath(os.fspath(path))
         self.__name__ = os.path.splitext(os.path.basename(self.path))[0]
         self.divergences: dict[int, list[str]] = {}
+        self.quirks: dict[int, list[str]] = {}
+        self.reached: dict[int, tuple[str, int]] = {}
+        """Where each rank's replay is: ``("in", N)`` inside its call N, ``("after", N)``
+        past it, ``("running", N)`` computing after its last call N (a process the
+        recording shows stopped while running), ``("done", N)`` its program over."""
+        self._parked: set[Any] = set()
         load(self.path)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"path": self.path, "__name__": self.__name__, "divergences": {}}
+        return {"path": self.path, "__name__": self.__name__, "divergences": {}, "quirks": {},
+                "reached": {}, "_parked": set()}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -113,8 +137,11 @@ class ReplayProgram:
                              f"replay on {mpi.size} ranks")
         notes: list[str] = []
         self.divergences[mpi.rank] = notes
-        return _Replay(mpi, trace.ranks[mpi.rank], float(compute_scale), bool(as_matched),
-                       notes).run()
+        self.quirks[mpi.rank] = []
+        replay = _Replay(mpi, trace.ranks[mpi.rank], float(compute_scale), bool(as_matched),
+                         notes)
+        replay.program = self
+        return replay.run()
 
 
 class _Replay:
@@ -128,11 +155,16 @@ class _Replay:
         self.comms: dict[int, Any] = {0: None, 1: mpi.comm_self}
         self.reqs: dict[int, Any] = {}
         self.types: dict[int, Any] = {}
+        self.messages: dict[int, Any] = {}
 
     # -- the loop ------------------------------------------------------------------------
+    program: ReplayProgram
+
     def run(self) -> Generator[Any, Any, None]:
         mpi = self.mpi
+        reached = self.program.reached
         for call in self.log.calls:
+            reached[mpi.rank] = ("in", call.number)
             handler = _CALLS.get(call.name)
             if handler is None:
                 raise Unsupported(f"{call.where()}: MPI_{call.name} is not modelled by mpisim")
@@ -152,11 +184,50 @@ class _Replay:
                 if call.returned and call.error is not None:
                     self.note(call, f"failed with {call.error} in the recording, succeeded in "
                                     "the replay")
+            reached[mpi.rank] = ("after", call.number)
             if not call.returned:
                 self.note(call, f"the recorded process was in this call when it ended "
                                 f"({self.log.end_text()}); the replay completed it and has "
                                 "no recorded calls after it")
-                return
+                break
+        if self.log.stopped:  # its program had not ended: it never reaches MPI_Finalize
+            yield from self.keep_running()
+        last = reached.get(mpi.rank, ("in", 0))[1]
+        reached[mpi.rank] = ("done", last)
+
+    def keep_running(self) -> Generator[Any, Any, None]:
+        """A process stopped by a signal, past its last call (one it was stopped in that
+        the replay completed, or one it had returned from): computing, for as long as its
+        log says it had been outside MPI, then for as long as anything else happens; then
+        the run stops here."""
+        mpi, log = self.mpi, self.log
+        last = log.calls[-1].number
+        self.program.reached[mpi.rank] = ("running", last)
+        mpi._where = f"after call {last} (the recording stopped it there, running)"
+        if log.last is not None and log.last[0] == "g" and log.last[1] * self.scale > 0:
+            yield mpi.compute(log.last[1] * self.scale)
+        parked = self.program._parked
+        while True:
+            env = mpi._env
+            later = [item[0] for item in env._queue if item[3] not in parked]
+            if not later:
+                running = sorted(r for r, (state, _) in self.program.reached.items()
+                                 if state == "running")
+                raise Stopped(f"stopped where the recording was: rank"
+                              f"{'s' if len(running) > 1 else ''} "
+                              f"{', '.join(map(str, running))} computing after "
+                              "its last recorded call, nothing else left to happen")
+            delay = max(later) - env._now
+            if delay > 0:
+                wake = mpi.compute(delay)
+            else:  # after the events due now (a compute of 0 would not wait for them)
+                wake = pending(env)
+                fire_at(wake, env._now)
+            parked.add(wake)
+            try:
+                yield wake
+            finally:
+                parked.discard(wake)
 
     def note(self, call: Call, text: str) -> None:
         self.notes.append(f"rank {self.mpi.rank} {call.where()} MPI_{call.name}: {text}")
@@ -208,6 +279,14 @@ class _Replay:
         source = getattr(got, "source", None)
         if recorded is None or source is None or source == ANY_SOURCE:
             return  # a send's status, or an empty one (completed earlier by a poll)
+        if source == PROC_NULL and recorded.source == ANY_SOURCE and recorded.count == 0 \
+                and recorded.tag == ANY_TAG:
+            self.program.quirks[self.mpi.rank].append(
+                f"rank {self.mpi.rank} {call.where()} MPI_{call.name}: the library gave "
+                "MPI_SOURCE = MPI_ANY_SOURCE for a receive from MPI_PROC_NULL (MPICH does so "
+                "for a persistent receive); MPI 4.1 §3.10 gives MPI_PROC_NULL, as the replay "
+                "does")
+            return
         if got.source != recorded.source or got.tag != recorded.tag:
             self.note(call, f"matched source {got.source} tag {got.tag}; the recording "
                             f"matched source {recorded.source} tag {recorded.tag}")
@@ -272,6 +351,34 @@ def _probe(r: _Replay, call: Call) -> Generator[Any, Any, None]:
         r.status_check(call, status)
 
 
+def _matched_probe(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    """MPI_Mprobe/MPI_Improbe (MPI 4.1 §3.8.2): the message taken kept under the
+    recording's id; an improbe that succeeded in the recording is an mprobe (the program
+    went on to receive it), one that found nothing a poll."""
+    kwargs = {"source": r.source(call, call.args.get("src", ANY_SOURCE)),
+              "tag": call.args.get("tag", ANY_TAG), "comm": r.comm(call)}
+    if call.name == "Improbe" and call.returned and call.out.get("flag") != 1:
+        yield r.mpi.improbe(**kwargs)
+        return
+    message, status = yield r.mpi.mprobe(**kwargs)
+    r.status_check(call, status)
+    r.messages[call.out.get("m", 0)] = message
+
+
+def _matched_recv(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    """MPI_Mrecv/MPI_Imrecv of the message a probe took (by the recording's id)."""
+    mid = call.args.get("m", 0)
+    if mid not in r.messages:
+        raise Unsupported(f"{call.where()}: MPI_{call.name} of a message no recorded probe "
+                          "took")
+    kwargs = {"count": call.args.get("n", 0), "datatype": r.datatype(call, call.args.get("T", 0)),
+              "message": r.messages.pop(mid)}
+    if call.name == "Mrecv":
+        r.status_check(call, (yield r.mpi.mrecv(**kwargs)))
+        return
+    r.reqs[call.out.get("r", -1)] = yield r.mpi.imrecv(**kwargs)
+
+
 def _complete(r: _Replay, call: Call) -> Generator[Any, Any, None]:
     """Wait/Test and their many-request forms (see the module: a success is a wait)."""
     ids = call.args.get("r", [])
@@ -297,6 +404,13 @@ def _complete(r: _Replay, call: Call) -> Generator[Any, Any, None]:
             yield mpi.compute(0)
         return
     if not active:
+        return
+    if not call.returned and name in ("Waitany", "Waitsome"):  # blocked: for any of them
+        yield getattr(mpi, handle_name(name))(active)
+        return
+    if len(active) == 1 and len(reqs) == 1:  # MPI_Wait (or a successful test): its own name
+        status = yield mpi.wait(active[0])
+        r.status_check(call, status)
         return
     statuses = yield mpi.waitall(active)
     for i, status in enumerate(statuses):
@@ -413,6 +527,8 @@ _CALLS: dict[str, Any] = {
     # the recorder's own: calls the handle has none for
     "Init": _none, "Comm_set_errhandler": _none, "Finalize": _finalize, "Abort": _abort,
     "Testany": _complete, "Testsome": _complete, **dict.fromkeys(MADE_AS_SPLIT, _comm),
+    "Mprobe": _matched_probe, "Improbe": _matched_probe, "Mrecv": _matched_recv,
+    "Imrecv": _matched_recv,
     # the handle's calls, by family (mpisim.recorded.calls)
     **dict.fromkeys(SENDS, _send), **dict.fromkeys(PERSISTENT, _persistent),
     **dict.fromkeys(RECEIVES, _recv), **dict.fromkeys(SENDRECVS, _sendrecv),

@@ -18,8 +18,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from .library import LibraryProfile, profile_for
 from .program import ReplayProgram, load
 from .trace import Trace
+from .verdict import compare, describe
 
 __all__ = ["ReplayScenario", "replay", "replay_scenario"]
 
@@ -29,10 +31,15 @@ PARAMS = {"compute_scale": 1.0, "as_matched": False}
 class ReplayScenario:
     """A recorded run with its settings, used where a Scenario is (see the module)."""
 
-    def __init__(self, program: ReplayProgram, settings: Any, params: dict[str, Any]) -> None:
+    def __init__(self, program: ReplayProgram, settings: Any, params: dict[str, Any],
+                 recorded_profile: bool = False) -> None:
         self.program = program
         self.settings = settings
         self.trace: Trace = load(program.path)
+        self.library: LibraryProfile = profile_for(self.trace.ranks[0].header.get("library", ""))
+        self.recorded_profile = recorded_profile
+        """Whether the profile in force is the recording's library's (:mod:`.library`),
+        chosen by default rather than given."""
         self.ranks = self.trace.size
         self.params = dict(params)
         self.name = settings.name
@@ -74,7 +81,8 @@ class ReplayScenario:
             else:
                 settings[key] = value
         merged = self.settings.with_overrides(settings) if settings else self.settings
-        return ReplayScenario(self.program, merged, params)
+        return ReplayScenario(self.program, merged, params,
+                              self.recorded_profile and "mpi.profile" not in settings)
 
     def setting_sources(self) -> dict[str, str]:
         return self.settings.setting_sources()
@@ -82,10 +90,16 @@ class ReplayScenario:
     def annotate(self, result: Any) -> Any:
         """The settings' sources, and the divergences of the last run as warnings."""
         result = self.settings.annotate(result)
+        entry = result.settings.get("mpi.profile")
+        if self.recorded_profile and entry is not None:
+            entry["from"] = "recording"
         if self._last is not None:  # first: an unreceived-messages warning lists them after
-            result.warnings[0:0] = [f"replay diverged: {n}" for rank in
-                                    sorted(self._last.divergences)
-                                    for n in self._last.divergences[rank]]
+            last = self._last
+            result.warnings[0:0] = [
+                *(f"replay diverged: {n}" for rank in sorted(last.divergences)
+                  for n in last.divergences[rank]),
+                *(f"library quirk (not a divergence): {n}" for rank in sorted(last.quirks)
+                  for n in last.quirks[rank])]
         self.last_result = result
         return result
 
@@ -98,68 +112,24 @@ class ReplayScenario:
         return self.annotate(run(**(self.run_kwargs() | overrides)))
 
     # -- the recording beside the replay --------------------------------------------------
+    def profile(self) -> str | None:
+        """The profile the replay runs under (its name, or a profile file's path)."""
+        value = self.settings.mpi.get("profile") if isinstance(self.settings.mpi, dict) \
+            else None
+        return None if value is None else str(value)
+
     def recording(self) -> str:
-        """One paragraph on the recorded run: library, processes, how each ended."""
-        t = self.trace
-        lines = [f"recording {os.path.basename(t.path)}: {t.size} processes, "
-                 f"{sum(len(r.calls) for r in t.ranks)} calls, {_library(t.library)}; "
-                 f"{t.outcome()}"]
-        for rank, call in t.blocked():
-            lines.append(f"  rank {rank} was in MPI_{call.name} at {call.where()} when it "
-                         f"ended: {t.ranks[rank].end_text()}")
-        errors = [(r.rank, c) for r in t.ranks for c in r.calls if c.error]
-        for rank, call in errors[:5]:
-            lines.append(f"  rank {rank} {call.where()}: MPI_{call.name} returned {call.error}")
-        if len(errors) > 5:
-            lines.append(f"  ... {len(errors) - 5} more calls returned errors")
-        return "\n".join(lines)
+        """One paragraph on the recorded run: library, processes, how each ended, and the
+        profile the replay runs under and why (``mpisim.recorded.verdict``)."""
+        return describe(self.trace, self.library, self.profile(), self.recorded_profile)
 
     def compare(self, result: Any) -> str:
-        """Whether the replay ended as the recorded run did (one line)."""
-        t = self.trace
-        recorded = t.outcome()
-        got = result.outcome.value
-        if recorded == "completed":
-            return ("agrees with the recording: both completed" if got == "completed" else
-                    f"DIFFERS from the recording: the recorded run completed, the replay "
-                    f"ended in {got}")
-        if recorded == "killed":
-            want = {(r, c.number) for r, c in t.blocked()}
-            if result.deadlock is None:
-                return (f"DIFFERS from the recording: it was killed with calls in progress "
-                        f"({_calls(want)}), the replay ended in {got}")
-            have = {(b.rank, _number(b.where)) for b in result.deadlock.blocked}
-            if have == want:
-                return (f"agrees with the recording: the same calls are blocked "
-                        f"({_calls(want)})")
-            return (f"DIFFERS from the recording: blocked {_calls(have)} in the replay, "
-                    f"{_calls(want)} when the recording was killed")
-        return (f"the recorded run ended in an error; the replay ended in {got}"
-                + (f" ({result.error.error_class} in {result.error.call} on rank "
-                   f"{result.error.rank})" if result.error is not None else ""))
-
-
-def _number(where: Any) -> int | None:
-    text = str(where or "")
-    if text.startswith("call "):
-        head = text[5:].split(",", 1)[0].split()[0]
-        if head.isdigit():
-            return int(head)
-    return None
-
-
-def _calls(pairs: set[tuple[int, int | None]]) -> str:
-    return ", ".join(f"rank {r} call {n}" for r, n in sorted(pairs, key=lambda p: (p[0],
-                                                                              p[1] or 0)))
-
-
-def _library(text: str) -> str:
-    words = text.split()
-    if len(words) >= 3 and words[0] == "MPICH" and words[1] == "Version:":
-        return f"MPICH {words[2]}"
-    if text.startswith("Open MPI"):
-        return text.split(",")[0]
-    return text[:60] or "unknown library"
+        """Whether the replay ended as the recorded run did: one line (see
+        ``mpisim.recorded.verdict``)."""
+        last = self._last
+        reached = last.reached if last is not None else {}
+        diverged = last is not None and any(last.divergences.values())
+        return compare(self.trace, result, reached, self.library, diverged)
 
 
 def _param(path: str, key: str, value: Any) -> Any:
@@ -187,8 +157,14 @@ def replay_scenario(path: str | os.PathLike[str], settings: str | None = None,
     settings_of = settings_scenario(settings, {"name": program.__name__, "ranks": size},
                                     ("ranks",), "a replay")
     scenario = ReplayScenario(program, settings_of, dict(PARAMS))
+    overrides = dict(overrides or {})
+    given = "mpi.profile" in settings_of.setting_sources() or any(
+        str(k).strip() == "mpi.profile" for k in overrides)
+    if not given:  # the recording's library's profile (mpisim.recorded.library)
+        scenario = ReplayScenario(program, settings_of.with_overrides(
+            {"mpi.profile": scenario.library.profile}), dict(PARAMS), True)
     try:
-        return scenario.with_overrides(dict(overrides or {})) if overrides else scenario
+        return scenario.with_overrides(overrides) if overrides else scenario
     except ScenarioError as e:
         raise ValueError("\n".join(e.problems)) from None
 

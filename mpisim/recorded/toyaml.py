@@ -5,16 +5,22 @@ whose programs come out the same share one entry (``ranks: [0, 2]``), and a rank
 written the same as another's up to ``(rank + k) % size`` in its peers is written once with
 that expression. Repetitions become loops where that is simple: a block of up to
 ``MAX_BLOCK`` ops repeated at least twice in a row, whose integer arguments are the same in
-every repetition or grow by the same step (``tag: 3 + 1 * i``), is ``loop: {times, var,
-ops}``; the compute time of a folded op is the mean of its repetitions. Ops that name
-requests are not folded (their names differ from one repetition to the next).
+every repetition or grow by the same step (``tag: 3 + i``), is ``loop: {times, var,
+ops}``; the compute time of a folded op is the mean of its repetitions. Folding is repeated
+over its own result, so nested loops nest (a block of loops and ops repeated is an outer
+loop; its loops must be the same in every repetition; variables ``i``, ``j``, ``k``... from
+the outside in). Ops that name requests fold only when they name the same request in every
+repetition (persistent requests; nonblocking calls' names differ from one to the next).
 
 What the scenario grammar has no op for is written as its equivalent: ``MPI_Sendrecv`` as
 ``isend`` + ``irecv`` + ``waitall``; a test or iprobe that succeeded in the recording as a
-wait or probe (as the replay does); a v or w collective with its counts per rank as a list.
-Persistent requests have none: such a recording is refused, naming the call. A
-recorded error (MPI_ERRORS_RETURN) cannot be caught by a scenario: a comment says where the
-recording went on after one.
+wait or probe (as the replay does); a v or w collective with its counts per rank as a list;
+a persistent request (``MPI_Send_init``... ``MPI_Recv_init``) as the nonblocking call each
+``MPI_Start`` makes of it (MPI 4.1 §3.9: a started persistent send or receive is as the
+nonblocking one), under one request name, its ``MPI_Request_free`` as nothing. A call the
+grammar cannot say (a neighbourhood collective, an intercommunicator...) is refused, naming
+the call and where it was made. A recorded error (MPI_ERRORS_RETURN) cannot be caught by a
+scenario: a comment says where the recording went on after one.
 """
 
 from __future__ import annotations
@@ -32,16 +38,19 @@ from .calls import (
     COMPLETIONS,
     DATA_ARGS,
     HANDLE,
+    PERSISTENT,
     PROBES,
     RECEIVES,
+    RECV_ARGS,
+    SEND_ARGS,
     SENDRECVS,
     SENDS,
     VECTORS,
     handle_args,
     handle_name,
 )
+from .library import library_name as _library
 from .program import _BY_NAME
-from .scenario import _library
 from .trace import MADE_AS_SPLIT, Call, RankLog
 
 __all__ = ["MAX_BLOCK", "scenario_text", "write_yaml"]
@@ -65,7 +74,7 @@ class _Op:
         if not isinstance(self.args, dict):
             return (self.name, repr(self.args))
         return (self.name, tuple((k, "int" if type(v) is int else repr(v))
-                                 for k, v in self.args.items()), "request" in self.args)
+                                 for k, v in self.args.items()))
 
 
 def scenario_text(scenario: Any) -> str:
@@ -186,16 +195,17 @@ def _p2p(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> list[_Op
 
 
 def _sendrecv(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> list[_Op]:
-    """MPI_Sendrecv[_replace]: isend + irecv + waitall."""
-    n, a = call.number, handle_args(call, SENDRECVS[call.name])
+    """MPI_Sendrecv[_replace]: isend + irecv + waitall (the same two request names every
+    time: they are complete before the next)."""
+    a = handle_args(call, SENDRECVS[call.name])
     replace = _size(log, a["count"], a["datatype"]) if "count" in a else None  # one buffer
     send = {"dest": _peer(a["dest"]), "tag": a["sendtag"],
-            **(replace or _size(log, a["sendcount"], a["sendtype"])), "request": f"sr{n}s"}
+            **(replace or _size(log, a["sendcount"], a["sendtype"])), "request": "sendrecv_s"}
     recv = {"source": _peer(a["source"]), "tag": _tag(a["recvtag"]),
-            **(replace or _size(log, a["recvcount"], a["recvtype"])), "request": f"sr{n}r"}
+            **(replace or _size(log, a["recvcount"], a["recvtype"])), "request": "sendrecv_r"}
     return [_Op("isend", _with_comm(send, call, comms), f"{call.where()}: MPI_{call.name}"),
             _Op("irecv", _with_comm(recv, call, comms)),
-            _Op("waitall", {"requests": [f"sr{n}s", f"sr{n}r"]})]
+            _Op("waitall", {"requests": ["sendrecv_s", "sendrecv_r"]})]
 
 
 def _probe(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> list[_Op]:
@@ -283,6 +293,38 @@ def _completion(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> l
     return [_Op("test", ids[0])] if len(ids) == 1 else [_Op("testall", {"requests": ids})]
 
 
+def _persistent(log: RankLog, call: Call, comms: dict[Any, Any], note: str) -> list[_Op]:
+    """MPI_Send_init... MPI_Recv_init: nothing yet; each MPI_Start makes its nonblocking
+    call (kept under the request's id)."""
+    base = call.name.removesuffix("_init")
+    params = RECV_ARGS if base in RECEIVES else SEND_ARGS
+    args = _op_args(log, call, comms, params)
+    rid = call.out.get("r")
+    args["request"] = f"r{rid}"
+    comms[("persistent", rid)] = _Op(f"i{handle_name(base)}", args,
+                                     f"{call.where()}: MPI_{call.name}, started")
+    return []
+
+
+def _start(log: RankLog, call: Call, comms: dict[Any, Any], note: str) -> list[_Op]:
+    """MPI_Start/MPI_Startall of persistent requests: their nonblocking calls."""
+    ops = []
+    for rid in call.args.get("r", []):
+        made = comms.get(("persistent", rid))
+        if made is None:
+            raise ValueError(f"--to-yaml: {call.where()}: MPI_{call.name} starts a request "
+                             "made by a call the recorder does not log")
+        ops.append(_Op(made.name, dict(made.args), made.comment if not ops else ""))
+    return ops
+
+
+def _request_free(call: Call, comms: dict[Any, Any]) -> list[_Op]:
+    """MPI_Request_free: of a persistent request, nothing (its starts are written as
+    nonblocking calls); of a nonblocking one, ``request_free``."""
+    return [_Op("request_free", f"r{rid}") for rid in call.args.get("r", [])
+            if ("persistent", rid) not in comms]
+
+
 _WRITERS: dict[str, Any] = {
     **dict.fromkeys(("Init", "Finalize", "Comm_set_errhandler"), _none),
     **dict.fromkeys((*SENDS, *RECEIVES), _p2p), **dict.fromkeys(SENDRECVS, _sendrecv),
@@ -291,6 +333,8 @@ _WRITERS: dict[str, Any] = {
     **dict.fromkeys((*BUFFERS, *(c for c, p in COMM_BUFFERS.items() if p in BUFFERS)), _buffer),
     **dict.fromkeys((*COMMS, *MADE_AS_SPLIT), _comm),
     **dict.fromkeys(("Barrier", *COLLECTIVES), _collective),
+    **dict.fromkeys(PERSISTENT, _persistent), "Start": _start, "Startall": _start,
+    "Request_free": lambda log, call, comms, note: _request_free(call, comms),
 }
 """The ops of each recorded call the scenario grammar can say (the others are refused)."""
 
@@ -303,7 +347,41 @@ class _Loop:
         self.times, self.body = times, body
 
 
+class _Step:
+    """An integer argument of a loop's body that grows with the loop's variable:
+    ``first + step * VAR``, VAR named when written (by the loop's depth)."""
+
+    __slots__ = ("first", "step")
+
+    def __init__(self, first: int, step: int) -> None:
+        self.first, self.step = first, step
+
+    def __repr__(self) -> str:
+        return f"_Step({self.first}, {self.step})"
+
+    def text(self, var: str) -> str:
+        """``first + step * var`` written simply: ``i``, ``3 + i``, ``2 * i``, ``8 - i``."""
+        term = var if abs(self.step) == 1 else f"{abs(self.step)} * {var}"
+        if self.first == 0:
+            return term if self.step > 0 else f"-{term}"
+        return f"{self.first} {'+' if self.step > 0 else '-'} {term}"
+
+
+VARS = "ijklmn"
+"""Loop variables from the outermost loop in (deeper loops reuse the last)."""
+
+
 def _fold(ops: list[Any]) -> list[Any]:
+    """Loops of repeated blocks, folded again over the result until nothing changes (so
+    nested repetitions become nested loops)."""
+    while True:
+        folded = _fold_once(ops)
+        if len(folded) == len(ops):
+            return folded
+        ops = folded
+
+
+def _fold_once(ops: list[Any]) -> list[Any]:
     out: list[Any] = []
     i = 0
     while i < len(ops):
@@ -322,20 +400,32 @@ def _fold(ops: list[Any]) -> list[Any]:
     return out
 
 
+def _key(item: Any) -> tuple:
+    """What must be equal for two items to be one item of a loop: an op's shape (its ints
+    may vary), a loop's count and its body exactly (compute times aside)."""
+    if isinstance(item, _Loop):
+        return ("loop", item.times, tuple(_exact(x) for x in item.body))
+    return item.shape()
+
+
+def _exact(item: Any) -> Any:
+    if isinstance(item, _Loop):
+        return _key(item)
+    if item.name == "compute":
+        return ("compute",)
+    return (item.name, repr(item.args))
+
+
 def _repeats(ops: list[Any], start: int, length: int) -> int:
     first = ops[start:start + length]
-    if len(first) < length or not all(isinstance(o, _Op) for o in first) \
-            or all(o.name == "compute" for o in first):
+    if len(first) < length or all(isinstance(o, _Op) and o.name == "compute" for o in first):
         return 0
-    shapes = [o.shape() for o in first]
-    if any("request" in str(s) and s[-1] is True for s in shapes):
-        return 0
+    shapes = [_key(o) for o in first]
     times = 1
     steps: list[dict[str, int]] | None = None
     while True:
         block = ops[start + times * length:start + (times + 1) * length]
-        if len(block) < length or not all(isinstance(o, _Op) for o in block) or \
-                [o.shape() for o in block] != shapes:
+        if len(block) < length or [_key(o) for o in block] != shapes:
             return times
         if steps is None:
             steps = [_diff(b, f) for b, f in zip(block, first, strict=True)]
@@ -345,37 +435,32 @@ def _repeats(ops: list[Any], start: int, length: int) -> int:
         times += 1
 
 
-def _diff(op: _Op, first: _Op) -> dict[str, int]:
-    if op.name == "compute" or not isinstance(op.args, dict):
+def _diff(op: Any, first: Any) -> dict[str, int]:
+    if isinstance(op, _Loop) or op.name == "compute" or not isinstance(op.args, dict):
         return {}
     return {k: v - first.args[k] for k, v in op.args.items() if type(v) is int}
 
 
-def _loop(ops: list[_Op], times: int, length: int) -> _Loop:
-    body = []
+def _loop(ops: list[Any], times: int, length: int) -> _Loop:
+    body: list[Any] = []
     for j in range(length):
         first = ops[j]
+        if isinstance(first, _Loop):
+            body.append(_Loop(first.times, _mean_computes(
+                [ops[j + t * length].body for t in range(times)])))
+            continue
         if first.name == "compute":
             mean = sum(ops[j + t * length].args for t in range(times)) / times
             body.append(_Op("compute", mean))
             continue
-        if not isinstance(first.args, dict) or times < 2:
+        if not isinstance(first.args, dict):
             body.append(first)
             continue
         step = _diff(ops[j + length], first)
-        args = {k: (_progression(v, step[k]) if step.get(k) else v)
-                for k, v in first.args.items()}
+        args = {k: (_Step(v, step[k]) if step.get(k) else v) for k, v in first.args.items()}
         notes = [ops[j + t * length].comment for t in range(times)]
-        body.append(_Op(first.name, args, "; ".join(n for n in notes if n)))
+        body.append(_Op(first.name, args, "; ".join(dict.fromkeys(n for n in notes if n))))
     return _Loop(times, body)
-
-
-def _progression(first: int, step: int) -> str:
-    """``first + step * i`` written simply: ``i``, ``3 + i``, ``2 * i``, ``8 - i``."""
-    term = "i" if abs(step) == 1 else f"{abs(step)} * i"
-    if first == 0:
-        return term if step > 0 else f"-{term}"
-    return f"{first} {'+' if step > 0 else '-'} {term}"
 
 
 # -- ranks -----------------------------------------------------------------------------------
@@ -450,28 +535,32 @@ def _ranks(ranks: list[int]) -> str:
 
 
 # -- text --------------------------------------------------------------------------------------
-def _render(ops: list[Any], indent: int, size: int) -> list[str]:
-    """Loops never nest (a loop's body is ops only), so one variable name serves."""
+def _render(ops: list[Any], indent: int, size: int, depth: int = 0) -> list[str]:
+    """The ops as YAML lines; a loop at ``depth`` names its variable ``VARS[depth]``."""
     pad = " " * indent
+    var = VARS[min(depth, len(VARS) - 1)]
     lines: list[str] = []
     for op in ops:
         if isinstance(op, _Loop):
-            lines += [f"{pad}- loop:", f"{pad}    times: {op.times}", f"{pad}    var: i",
+            lines += [f"{pad}- loop:", f"{pad}    times: {op.times}", f"{pad}    var: {var}",
                       f"{pad}    ops:"]
-            lines += _render(op.body, indent + 6, size)
+            lines += _render(op.body, indent + 6, size, depth + 1)
             continue
         comment = f"  # {op.comment}" if op.comment else ""
-        lines.append(f"{pad}- {op.name}: {_value(op)}{comment}")
+        lines.append(f"{pad}- {op.name}: {_value(op, VARS[max(min(depth, len(VARS)) - 1, 0)])}"
+                     f"{comment}")
     return lines
 
 
-def _value(op: _Op) -> str:
+def _value(op: _Op, var: str = "i") -> str:
     if op.name == "compute":
         return _seconds(op.args)
     if not isinstance(op.args, dict):
         return str(op.args)
     parts = []
     for key, value in op.args.items():
+        if isinstance(value, _Step):
+            value = value.text(var)
         if isinstance(value, list):
             value = "[" + ", ".join(map(str, value)) + "]"
         elif isinstance(value, str) and (" " in value or value[:1] in "(-"):

@@ -47,6 +47,11 @@ by single spaces; ``mpisim record`` concatenates the processes' logs in rank ord
 - Neighbourhood collectives (``Neighbor_allgather[v]``, ``Neighbor_alltoall[v|w]`` and the
   ``I`` forms): ``n``/``T`` what the process sends to each neighbour, or ``ns`` (and ``Ts``)
   a count (and type) per out-neighbour.
+- Matched probes (``Mprobe``, ``Improbe``; MPI 4.1 §3.8.2): the result's ``m=ID`` names
+  the message taken (``N`` for MPI_MESSAGE_NO_PROC); ``Mrecv``/``Imrecv`` give ``m=ID``,
+  ``n`` and ``T``.
+- ``# signal N g=NS`` / ``# exit g=NS`` (or ``in=NS``): how long the process had been
+  outside MPI since its last call returned (or inside the call in progress) when it ended.
 
 A call without a result line was still in progress when the process ended: a blocked call
 of a deadlock that was killed, or the call in which the process died. A last line without
@@ -179,18 +184,52 @@ class RankLog:
     comms: dict[int, dict[str, Any]]
     ended: str          # "finalized", "signal N", "exit", "abort", "cut" (log ends mid-run)
     path: str
+    last: tuple[str, float] | None = None
+    """Where the process was when it ended and for how long (s): ``("g", s)`` outside MPI
+    since its last call returned, ``("in", s)`` inside the call in progress; None when the
+    log does not say (a recording made before it was logged, a cut log)."""
+
+    @property
+    def stopped(self) -> bool:
+        """Stopped from outside (a signal, or its log cut by SIGKILL): its program had not
+        ended, and never reached MPI_Finalize."""
+        return (self.ended.startswith("signal ") or self.ended == "cut") and bool(self.calls)
+
+    @property
+    def running(self) -> bool:
+        """Stopped outside MPI: the process was computing when it was stopped."""
+        return self.stopped and self.blocked is None
+
+    @property
+    def unfinalized(self) -> bool:
+        """Exited between calls without calling MPI_Finalize (returned from main, or exit())."""
+        return self.ended == "exit" and self.blocked is None
 
     def end_text(self) -> str:
         """How the process ended, in words."""
         if self.ended.startswith("signal "):
             number = self.ended.split()[1]
             name = _SIGNALS.get(number)
-            return f"killed by signal {number}" + (f" ({name})" if name else "")
+            signal = f"signal {number}" + (f" ({name})" if name else "")
+            if self.running:
+                after = f"{_seconds(self.last[1])} after " if self.last else ""
+                return (f"stopped by {signal} while running outside MPI, {after}call "
+                        f"{self.calls[-1].number} (MPI_{self.calls[-1].name}) returned")
+            return f"killed by {signal}"
+        if self.unfinalized:
+            return (f"exited without calling MPI_Finalize after call {self.calls[-1].number} "
+                    f"(MPI_{self.calls[-1].name}): it returned from main or called exit()")
         return {"finalized": "returned from MPI_Finalize",
-                "exit": "exited (exit() inside MPI: a fatal MPI error?)",
+                "exit": "exited inside the call (exit() inside MPI: a fatal MPI error?)",
                 "abort": "called MPI_Abort",
                 "cut": "its log ends here (killed before it could flush: SIGKILL?)"}.get(
                     self.ended, self.ended)
+
+    def elapsed(self) -> float:
+        """Wall time (s) from MPI_Init to where the log ends (its last call's end, or its
+        start when it never returned), plus the time there the end line gives."""
+        total = sum(c.gap + (c.duration or 0.0) for c in self.calls)
+        return total + (self.last[1] if self.last else 0.0)
 
     @property
     def blocked(self) -> Call | None:
@@ -220,14 +259,18 @@ class Trace:
         return int(value) if value is not None and value.isdigit() else None
 
     def outcome(self) -> str:
-        """How the recorded run ended: "completed", "killed" (a signal while calls were in
-        progress: a deadlock or a hang that was stopped) or "error" (a process exited or
-        aborted in a call)."""
+        """How the recorded run ended: "completed"; "killed" (stopped by a signal, or its
+        logs cut: a deadlock, an endless or a slow run that was stopped); "error" (a process
+        exited or aborted in a call); "unfinalized" (every process ended its program, some
+        without MPI_Finalize: erroneous, MPI 4.1 §11.2.2)."""
         ends = {r.ended for r in self.ranks}
         if ends == {"finalized"}:
             return "completed"
-        if any(e in ("exit", "abort") for e in ends):
+        if any(e == "abort" or (e == "exit" and not r.unfinalized)
+               for r in self.ranks for e in (r.ended,)):
             return "error"
+        if all(r.ended == "finalized" or r.unfinalized for r in self.ranks):
+            return "unfinalized"
         return "killed"
 
     def blocked(self) -> list[tuple[int, Call]]:
@@ -235,6 +278,13 @@ class Trace:
 
 
 # -- reading -----------------------------------------------------------------------------
+def _seconds(value: float) -> str:
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if value >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value * 1e9:.3g} ns"
+
+
 def is_trace(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a recording (a file starting with the magic line, or a directory
     of ``rank.N.log`` files)."""
@@ -347,6 +397,7 @@ def _parse_log(path: str, lines: list[str], start: int, stop: int) -> RankLog:
     sites: dict[int, Site] = {}
     comms: dict[int, dict[str, Any]] = {}
     signal = exited = None
+    last: tuple[str, float] | None = None  # where the process was when it ended, how long
     for index in range(start + 1, stop):
         text = lines[index]
         number = index + 1
@@ -355,10 +406,15 @@ def _parse_log(path: str, lines: list[str], start: int, stop: int) -> RankLog:
         head = text[0]
         if head == "#":
             key, _, value = text[1:].strip().partition(" ")
-            if key == "signal":
-                signal = signal or f"signal {value.strip()}"
-            elif key == "exit":
-                exited = "exit"
+            if key in ("signal", "exit"):
+                words = value.split()
+                if key == "signal" and signal is None:
+                    signal = f"signal {words[0] if words else '?'}"
+                elif key == "exit":
+                    exited = "exit"
+                since = _since(where, number, words)
+                if since is not None and last is None:
+                    last = since
             elif key:
                 header.setdefault(key, value.strip())
         elif head == "=":
@@ -385,9 +441,33 @@ def _parse_log(path: str, lines: list[str], start: int, stop: int) -> RankLog:
     if len(rank_text) != 2 or not all(t.isdigit() for t in rank_text):
         raise where.error(start + 2, "#rank", "missing or not 'RANK SIZE'")
     rank, size = int(rank_text[0]), int(rank_text[1])
+    _any_source(header.get("any-source", ""), calls)
     if not 0 <= rank < size:
         raise where.error(start + 2, "#rank", f"rank {rank} is not in 0..{size - 1}")
-    return RankLog(rank, size, header, calls, types, sites, comms, ended, path)
+    return RankLog(rank, size, header, calls, types, sites, comms, ended, path, last)
+
+
+def _any_source(value: str, calls: list[Call]) -> None:
+    """Statuses whose source is the library's MPI_ANY_SOURCE written as a number (the
+    recorder writes ``A`` since; Open MPI's is -1, mpisim's -2) made mpisim's."""
+    if not value.lstrip("-").isdigit() or int(value) == ANY_SOURCE:
+        return
+    theirs = int(value)
+    for call in calls:
+        st = call.out.get("st")
+        if st and any(s is not None and s.source == theirs for s in st):
+            call.out["st"] = [Status(ANY_SOURCE, s.tag, s.count)
+                              if s is not None and s.source == theirs else s for s in st]
+
+
+def _since(where: _Lines, line: int, words: list[str]) -> tuple[str, float] | None:
+    """``g=NS`` (outside MPI for so long) or ``in=NS`` (inside the call in progress) of a
+    ``# signal``/``# exit`` line; None in recordings made before they were logged."""
+    for word in words[1:] if words and "=" not in words[0] else words:
+        key, _, value = word.partition("=")
+        if key in ("g", "in"):
+            return key, _int(where, line, key, value) * 1e-9
+    return None
 
 
 def _fields(where: _Lines, line: int, parts: list[str]) -> dict[str, str]:
@@ -437,7 +517,9 @@ _KINDS = {"dest": "peer", "src": "peer", "tag": "tag", "rtag": "tag", "comm": "i
           "dims": "ints", "periods": "ints", "reorder": "int", "remain": "ints",
           "index": "ints", "edges": "ints", "ins": "ints", "outs": "ints", "sw": "ints",
           "dw": "ints", "srcs": "ints", "degs": "ints", "dsts": "ints", "wts": "ints",
-          "grp": "ints", "ll": "int", "peer": "int", "rl": "int", "high": "int"}
+          "grp": "ints", "ll": "int", "peer": "int", "rl": "int", "high": "int",
+          # matched probes (MPI 4.1 §3.8.2): the message a probe took, received by id
+          "m": "message"}
 
 
 def _call(where: _Lines, line: int, text: str, number: int, sites: dict[int, Site]) -> Call:
@@ -468,6 +550,8 @@ def _typed(where: _Lines, line: int, key: str, value: str) -> Any:
         return _int(where, line, key, value)
     if kind == "ints":
         return [_int(where, line, key, v) for v in value.split(",") if v and v != "-"]
+    if kind == "message":  # 0: MPI_MESSAGE_NULL, N: MPI_MESSAGE_NO_PROC
+        return -1 if value == "N" else _int(where, line, key, value)
     if kind == "reqs":
         return [None if v == "?" else _int(where, line, key, v) for v in value.split(",") if v]
     if key == "color":
@@ -495,6 +579,8 @@ def _result(where: _Lines, line: int, text: str, calls: list[Call]) -> None:
         elif key == "done":
             call.out["done"] = [] if value == "-" else [_int(where, line, key, v)
                                                        for v in value.split(",")]
+        elif key == "m":
+            call.out[key] = _typed(where, line, key, value)
         elif key in ("flag", "index", "new", "r", "rank", "size", "rsize"):
             call.out[key] = _int(where, line, key, value)
         elif key == "color":
@@ -508,6 +594,7 @@ def _status(where: _Lines, line: int, text: str) -> Status:
     parts = text.split(":")
     if len(parts) != 3:
         raise where.error(line, "st", f"expected SOURCE:TAG:BYTES, got {text!r}")
-    source = PROC_NULL if parts[0] == "N" else _int(where, line, "st", parts[0])
+    source = PROC_NULL if parts[0] == "N" else ANY_SOURCE if parts[0] == "A" else \
+        _int(where, line, "st", parts[0])
     tag = ANY_TAG if parts[1] == "A" else _int(where, line, "st", parts[1])
     return Status(source, tag, _int(where, line, "st", parts[2]))

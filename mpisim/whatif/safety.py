@@ -17,10 +17,12 @@ The verdict: **safe** when both runs complete and neither made a mismatched coll
 (MPI 4.1 §6.1: the members' calls differ in collective, root, op or counts; erroneous even
 when the library lets it complete, see :mod:`mpisim.collectives.meeting`). A program that
 does not complete as written
-(deadlock, an MPI error such as an overflow, a timeout) is reported not safe with that
-reason, even if its synchronous form would complete: it is wrong before any question of
-buffering. The reason names the blocked calls of the first deadlock (rank, call, peer, tag,
-scenario location) or the error that ended the run.
+(deadlock, a timeout) is reported not safe with that reason, even if its synchronous form
+would complete: it is wrong before any question of buffering. One that ends in an MPI error
+as written (an overflow, a truncation...) cannot be judged: the error stops it before the
+question is asked, so the verdict is CANNOT JUDGE (``judged`` False, exit status 4, as a run
+that ends in an error), never NOT SAFE. The reason names the blocked calls of the first
+deadlock (rank, call, peer, tag, scenario location) or the error that ended the run.
 """
 
 from __future__ import annotations
@@ -53,9 +55,14 @@ class Safety:
                 "synchronous": self.synchronous.to_dict()}
 
     @property
+    def judged(self) -> bool:
+        """False when the program ends in an MPI error as written: it cannot be judged."""
+        return self.as_written.outcome.value != "error"
+
+    @property
     def exit_code(self) -> int:
-        """The CLI's status: 0 safe, 3 not."""
-        return 0 if self.safe else 3
+        """The CLI's status: 0 safe, 3 not, 4 cannot judge (an error as written)."""
+        return 0 if self.safe else 3 if self.judged else 4
 
     def __repr__(self) -> str:
         return (f"<Safety {self.as_written.scenario}: {'safe' if self.safe else 'not safe'} "
@@ -68,7 +75,7 @@ class Safety:
         return safety_html(self)
 
     def report(self) -> str:
-        head = "SAFE" if self.safe else "NOT SAFE"
+        head = "SAFE" if self.safe else "NOT SAFE" if self.judged else "CANNOT JUDGE"
         if self.buffered:
             rule = ("with its attached buffers: bsends buffered, every other send synchronous; "
                     "safe when it needs no system buffering beyond its attached buffers")

@@ -264,6 +264,7 @@ static void put_status_body(const MPI_Status *st) {
     int bytes = 0;
     PMPI_Get_count(st, MPI_BYTE, &bytes);
     if (st->MPI_SOURCE == MPI_PROC_NULL) puts_("N");
+    else if (st->MPI_SOURCE == MPI_ANY_SOURCE) puts_("A");
     else putf("%d", st->MPI_SOURCE);
     if (st->MPI_TAG == MPI_ANY_TAG) puts_(":A");
     else putf(":%d", st->MPI_TAG);
@@ -331,9 +332,19 @@ static void *fortran_caller;
 static struct sigaction previous[32];
 static const int fatal[] = {SIGTERM, SIGINT, SIGSEGV, SIGABRT, SIGBUS, SIGHUP, SIGQUIT};
 
+/* How long the process had been where it was when it ended: g= outside MPI since the last
+ * call returned, in= inside the call in progress (the replay's cut, mpisim.recorded.stop). */
+static int since(char *s, size_t n) {
+    uint64_t t = now_ns();
+    return depth > 0 ? snprintf(s, n, " in=%lu", (unsigned long)(t - entered))
+                     : snprintf(s, n, " g=%lu", (unsigned long)(t - last_exit));
+}
+
 static void on_signal(int sig) {
-    char line[64];
-    int n = snprintf(line, sizeof line, "# signal %d\n", sig);
+    char line[96];
+    int n = snprintf(line, sizeof line, "# signal %d", sig);
+    n += since(line + n, sizeof line - (size_t)n);
+    line[n++] = '\n';
     if (fd >= 0) {
         if (used + (size_t)n <= OUT_SIZE) { memcpy(out + used, line, (size_t)n); used += (size_t)n; }
         flush_out();
@@ -344,7 +355,11 @@ static void on_signal(int sig) {
 
 static void at_exit(void) {
     if (fd < 0) return;
-    puts_("# exit\n");
+    char tail[64];
+    int n = since(tail, sizeof tail);
+    puts_("# exit");
+    put(tail, (size_t)n);
+    puts_("\n");
     flush_out();
     close(fd);
     fd = -1;
@@ -597,6 +612,90 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
         putf(" flag=%d", *flag ? 1 : 0);
         if (*flag) put_status(st);
     }
+    done();
+    return rc;
+}
+
+/* ---- matched probes (MPI 4.1 §3.8.2): the message a probe matched, by id ----------------- */
+static slot_t msgs[TABLE];
+static int next_msg = 1;
+
+static void put_message(MPI_Message m) {
+    if (m == MPI_MESSAGE_NULL) { puts_(" m=0"); return; }
+    if (m == MPI_MESSAGE_NO_PROC) { puts_(" m=N"); return; }
+    slot_t *s = lookup(msgs, KEY(m), 1);
+    if (s && !s->id) s->id = next_msg++;
+    putf(" m=%d", s ? s->id : -1);
+}
+
+static void message_arg(MPI_Message m) {
+    if (m == MPI_MESSAGE_NULL) { puts_(" m=0"); return; }
+    if (m == MPI_MESSAGE_NO_PROC) { puts_(" m=N"); return; }
+    slot_t *s = lookup(msgs, KEY(m), 0);
+    putf(" m=%d", s ? s->id : -1);
+    if (s) s->used = 2;  /* a message is received once */
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *status) {
+    if (!LOGGING) return PMPI_Mprobe(source, tag, comm, msg, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("Mprobe", CALLER);
+    put_peer("src", source);
+    put_tag("tag", tag);
+    putf(" comm=%d", comm_id(comm));
+    end_entry();
+    int rc = PMPI_Mprobe(source, tag, comm, msg, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) { put_status(st); put_message(*msg); }
+    done();
+    return rc;
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *msg,
+                MPI_Status *status) {
+    if (!LOGGING) return PMPI_Improbe(source, tag, comm, flag, msg, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("Improbe", CALLER);
+    put_peer("src", source);
+    put_tag("tag", tag);
+    putf(" comm=%d", comm_id(comm));
+    end_entry();
+    int rc = PMPI_Improbe(source, tag, comm, flag, msg, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) {
+        putf(" flag=%d", *flag ? 1 : 0);
+        if (*flag) { put_status(st); put_message(*msg); }
+    }
+    done();
+    return rc;
+}
+
+int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *status) {
+    if (!LOGGING) return PMPI_Mrecv(buf, count, dt, msg, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("Mrecv", CALLER);
+    message_arg(*msg);
+    putf(" n=%d T=%d", count, type_id(dt));
+    end_entry();
+    int rc = PMPI_Mrecv(buf, count, dt, msg, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_status(st);
+    done();
+    return rc;
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Imrecv(buf, count, dt, msg, req);
+    enter("Imrecv", CALLER);
+    message_arg(*msg);
+    putf(" n=%d T=%d", count, type_id(dt));
+    end_entry();
+    int rc = PMPI_Imrecv(buf, count, dt, msg, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'r'));
     done();
     return rc;
 }
