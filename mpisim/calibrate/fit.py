@@ -19,6 +19,10 @@ Decisions (where the observations leave a choice):
 * Receiver progress: the counts of sends a sleeping receiver absorbs are fitted to
   ``eager_cells + floor(eager_box / ceil16(n + 24))`` (mpisim's model); equal counts mean
   cells only. Of the boxes that reproduce every count, the largest multiple of 8 is taken.
+* How that room is freed (``eager_release``): while the receiver only polls (MPI_Iprobe),
+  one send per poll going on is ``poll``; more is ``progress``; none (the receiver's
+  receives free it, in batches: Open MPI 5.0.11) is not modelled, and ``progress`` is kept
+  with the observation in the evidence.
 * An error class mpisim does not model (an implementation's internal code, or
   MPI_ERR_UNKNOWN) for attaching while attached is reported as MPI_ERR_BUFFER, as the
   ``openmpi-4.1`` profile does, with the observed class in the evidence.
@@ -28,7 +32,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["FitError", "fit", "fit_entry_rule", "fit_progress", "predicted_attach"]
+__all__ = ["FitError", "fit", "fit_entry_rule", "fit_progress", "fit_release",
+           "predicted_attach", "released_by_polls"]
 
 MODELLED_CLASSES = ("MPI_ERR_BUFFER", "MPI_ERR_OTHER", "MPI_ERR_ARG", "MPI_ERR_INTERN")
 BOX_HEADER, BOX_ALIGN = 24, 16
@@ -207,6 +212,8 @@ def _sends(obs: dict[str, Any], lib: str) -> dict[str, tuple[Any, dict[str, Any]
                  {f"{n} B": c for n, c in sorted(counts.items())}, lib, note)
         out["eager_cells"] = (cells, ev)
         out["eager_box"] = (box, ev)
+    if obs.get("release"):
+        out["eager_release"] = fit_release(obs["release"], lib)
     direct = obs.get("direct")
     if direct:
         sizes = {int(r["size"]): r["result"] == "ok" for r in direct}
@@ -216,6 +223,37 @@ def _sends(obs: dict[str, Any], lib: str) -> dict[str, tuple[Any, dict[str, Any]
                                                [limit or 0]), lib,
             "bsends with no buffer attached that succeed go straight to the transport"))
     return out
+
+
+def released_by_polls(rec: dict[str, Any]) -> int:
+    """How many sends went on while the receiver only polled: from the first that waited
+    to the first that waited past the polls (or the last send)."""
+    waited = rec["waited"]
+    if not waited:
+        return 0
+    first = waited[0][0]
+    end = rec["polls"] * rec["gap"] - rec["gap"] / 2
+    later = [i for i, t in waited if t >= end]
+    return (later[0] if later else rec["count"]) - first
+
+
+def fit_release(rec: dict[str, Any], lib: str) -> tuple[str, dict[str, Any]]:
+    """``eager_release`` and its evidence, from the ``release`` probe (see the module)."""
+    polls, freed = rec["polls"], released_by_polls(rec)
+    if abs(freed - polls) <= 1:
+        value, note = "poll", (f"{freed} sends went on during {polls} MPI_Iprobe calls: one "
+                               "per call")
+    elif freed > polls + 1:
+        value, note = "progress", (f"{freed} sends went on during {polls} MPI_Iprobe calls: "
+                                   "the first call freed every cell")
+    else:
+        value, note = "progress", (f"{freed} sends went on during {polls} MPI_Iprobe calls: "
+                                   "polling frees no room, the receives do (in batches; not "
+                                   "modelled, the receiver's next call frees it here)")
+    shown = {"first waiting send": rec["waited"][0][0] if rec["waited"] else None,
+             "went on while polling": freed}
+    return value, _ev("release", {"receiver_sleeps_s": rec["sleep"], "gap_s": rec["gap"],
+                                  "polls": polls, "sends": rec["count"]}, shown, lib, note)
 
 
 def _largest(results: dict[int, Any], good: Any, key: str, allow_none: bool = False) -> Any:

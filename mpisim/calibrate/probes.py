@@ -162,6 +162,36 @@ def flood(p):
         WORLD.Barrier()
 
 
+def release(p):
+    """How a receiver's progress frees the room of eager sends it has not taken: ``count``
+    8-byte sends to a receiver that sleeps ``sleep`` s, then makes ``polls`` MPI_Iprobe calls
+    (of a tag nobody sends) ``gap`` s apart, then receives every message, ``gap`` s apart.
+    Which sends waited, and when (s after the receiver woke) each returned."""
+    sleep, gap, count, polls = p["sleep"], p["gap"], p["count"], p["polls"]
+    comm = WORLD.Dup()
+    if RANK == 0:
+        WORLD.send(None, dest=1, tag=CTRL)
+        start = time.perf_counter()
+        waited = []
+        for i in range(count):
+            t = time.perf_counter()
+            comm.Send(data(8), dest=1, tag=1)
+            now = time.perf_counter()
+            if now - t > gap / 3:
+                waited.append([i, round(now - start - sleep, 4)])
+        emit(probe="release", sleep=sleep, gap=gap, count=count, polls=polls, waited=waited)
+    else:
+        WORLD.recv(source=0, tag=CTRL)
+        time.sleep(sleep)
+        for _ in range(polls):
+            comm.Iprobe(source=0, tag=2)
+            time.sleep(gap)
+        for _ in range(count):
+            comm.Recv(data(8), source=0, tag=1)
+            time.sleep(gap)
+    WORLD.Barrier()
+
+
 def direct(p):
     """Bsends of each of ``sizes`` with no buffer attached, each on its own communicator:
     accepted (straight to the transport) or refused."""
@@ -373,7 +403,7 @@ def pingpong(p):
         emit(probe="pingpong", size=n, one_way=best / 2)
 
 
-PROBES = {f.__name__: f for f in (info, errors, sleeping_send, flood, direct,
+PROBES = {f.__name__: f for f in (info, errors, sleeping_send, flood, release, direct,
                                   behind_rendezvous, posted_rendezvous, fit_entries, holes,
                                   ibsend, fallback, pingpong, rma_target)}
 

@@ -27,6 +27,7 @@ SLEEP = 0.12        # seconds a receiver sleeps to tell a local call from a wait
 POINTS = 12         # points tried per launch inside a bracket
 FLOOD_SIZES = (8, 64, 256)
 FLOOD_COUNT = 300
+RELEASE_POLLS = 4   # MPI_Iprobe calls of the receiver in the release probe
 PINGPONG_SIZES = (8, 1024, 16384, 65536, 262144, 1048576)
 
 
@@ -177,8 +178,17 @@ def observe(launcher: Launcher, progress: Callable[[str], None] = print) -> dict
     sizes = [n for n in FLOOD_SIZES if n <= min(local, eager)]
     obs["flood"], _ = launcher.run({"probe": "flood", "sleep": 2 * SLEEP, "count": FLOOD_COUNT,
                                     "sizes": sizes}) if sizes else ([], False)
+    from .fit import released_by_polls
+
+    absorbed = {r["size"]: r["returned_at_once"] for r in obs["flood"]}
+    if 0 < absorbed.get(8, FLOOD_COUNT) < FLOOD_COUNT:  # a limit: how is its room freed?
+        (obs["release"],), _ = launcher.run({
+            "probe": "release", "sleep": 2 * SLEEP, "gap": SLEEP / 4, "polls": RELEASE_POLLS,
+            "count": absorbed[8] + RELEASE_POLLS + 8}, timeout=120)
     say(4, "sends a sleeping receiver absorbs: " + ", ".join(
-        f"{r['returned_at_once']} of {r['size']} B" for r in obs["flood"]))
+        f"{r['returned_at_once']} of {r['size']} B" for r in obs["flood"])
+        + (f"; its MPI_Iprobe calls let {released_by_polls(obs['release'])} more go"
+           if "release" in obs else ""))
 
     obs["direct"] = _search(launcher, "direct", [1, 8, 64, 256, 1024, 4096, eager, eager + 1],
                             lambda r: r["result"] == "ok", eager + 1)

@@ -160,8 +160,11 @@ class HandleBase:
         """A call starts (an MPI call, or ``compute``): count it against a loop that never
         lets time advance, log it, and keep what it works on (its CallDetail) for reports."""
         progress = self._tp.progress
-        if progress is not None and call != "compute" and progress.computing[self.rank]:
-            self._tp.enter_mpi(self.rank)  # an MPI call after computing: progress
+        if progress is not None and call != "compute" and progress.waits_held(self.rank):
+            wanted = None  # what a receive or probe looks for (a poll may not be needed)
+            if progress.polls and peer is not None and tag is not None:
+                wanted = (peer, tag, getattr(obj, "ctx", None))
+            self._tp.enter_mpi(self.rank, wanted=wanted)  # a call after computing: progress
         now = self._env._now
         if now != self._last_time:
             self._last_time = now

@@ -24,7 +24,11 @@ unmatched rendezvous message of its pair waits for the receiver (MPICH over UCX)
 ``rendezvous_needs_progress``: a rendezvous request-to-send that arrives while its receiver
 computes is answered (clear-to-send) only at the receiver's next MPI call, even if the
 receive was posted before (MPICH 5.0.2 and Open MPI 5.0.11 without an asynchronous progress
-thread). The profiles set these; the receiver takes messages whenever it is inside MPI.
+thread); ``eager_release``: how the receiver's progress frees what those messages hold —
+``progress``, every message that arrived while it computed at its next MPI call, or ``poll``,
+one message per MPI call that does not block, and one after another while a call blocks
+(MPICH 5.0.2, measured). The profiles set these; the receiver takes messages whenever it is
+inside MPI.
 
 ``jitter`` adds a seeded uniform delay in ``[0, jitter)`` to every transfer's latency. Arrivals
 between one sender and one receiver stay in sending order (a FIFO channel), so jitter never
@@ -98,6 +102,10 @@ class Network:
         "bool", "a rendezvous request-to-send that arrives while its receiver computes is "
         "answered only at the receiver's next MPI call (no asynchronous progress)",
         shown="the profile's")
+    eager_release: str | None = declare(
+        "choice", "progress: the receiver's next MPI call takes every message that waits for "
+        "it; poll: each call takes one, a blocked call takes them until it can return",
+        choices=("progress", "poll"), shown="the profile's")
 
     @classmethod
     def from_dict(cls, settings: dict[str, Any]) -> Network:
@@ -137,6 +145,7 @@ class NetworkModel:
         "eager_box",
         "eager_cells",
         "eager_limit",
+        "eager_release",
         "eager_waits_for_rendezvous",
         "intra_inv_bw",
         "intra_latency",
@@ -173,6 +182,7 @@ class NetworkModel:
                                                defaults.eager_waits_for_rendezvous)
         self.rendezvous_needs_progress = read("rendezvous_needs_progress",
                                               defaults.rendezvous_needs_progress)
+        self.eager_release = read("eager_release", defaults.eager_release)
         self.system_buffer = read("system_buffer")
         self.overhead = read("overhead")
         self.nic = read("contention") == "nic"

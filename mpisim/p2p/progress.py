@@ -32,7 +32,20 @@ shared memory (the ``mpich`` and ``openmpi`` profiles set these values):
 
 A rank makes progress whenever it is inside MPI: blocked in a call, or at each call it makes.
 It makes none while it computes (``mpi.compute``): messages that arrive then are held until
-its next MPI call, or the end of its program (MPI_Finalize).
+its next MPI call, or the end of its program (MPI_Finalize). What that call takes is the
+profile's ``eager_release``:
+
+- ``progress``: every held message, at once (the first model; Open MPI's profiles keep it);
+- ``poll``: **MPICH** polls its cells one message at a time. A call that does not block
+  polls once, so it takes the oldest held message (and frees its cell); a call that
+  blocks polls until it can return, taking held messages in arrival order until one lets
+  it go on (or all). Messages that arrive while some are still held queue behind them.
+  Measured with MPICH 5.0.2 (sender 100 eager 8-byte sends ahead of a receiver that slept
+  0.3 s): with one receive per 50 ms, each send after the 64th waited one receive period
+  (one cell per receive); five MPI_Iprobe calls 50 ms apart let five sends go; a receive
+  whose message had not arrived let all go. Every MPI_Finalize takes them all. A send that
+  found every cell of its pair taken waits in the sender's queue and completes as soon as
+  a cell is freed, oldest first (MPICH copies it into that cell).
 
 Only standard-mode sends (including those the buffered mode posts for its entries, 3.6.1)
 are subject to this; synchronous and ready sends have their own completion rules, and a
@@ -64,11 +77,16 @@ class ReceiverProgress:
     """Per-pair room for messages whose sends complete before the receiver takes them,
     and which ranks are computing (outside MPI, so making no progress)."""
 
-    __slots__ = ("box", "box_used", "cells", "cells_used", "computing", "held", "listeners",
-                 "local_limit", "rendezvous_pending", "waits_for_rendezvous")
+    __slots__ = ("blocked", "box", "box_used", "cells", "cells_used", "computing", "held",
+                 "listeners", "local_limit", "polls", "rendezvous_pending", "waiting",
+                 "waits_for_rendezvous")
 
     def __init__(self, size: int, cells: int | None, box: int | None,
-                 local_limit: int | None, waits_for_rendezvous: bool) -> None:
+                 local_limit: int | None, waits_for_rendezvous: bool,
+                 release: str = "progress") -> None:
+        self.polls = release == "poll"  # one held message per MPI call (see the module)
+        self.blocked: Any = None  # rank -> whether it waits inside a call (set by the run)
+        self.waiting: dict[int, list[Any]] = {}  # (poll) per pair: sends waiting for a cell
         self.cells = cells
         self.box = box
         self.local_limit = local_limit
@@ -112,16 +130,32 @@ class ReceiverProgress:
                 self.box_used[key] = used + need
                 msg.slot = need
                 return True
+        if self.polls and cells is not None:  # it waits for a cell (see the module)
+            self.waiting.setdefault(key, []).append(msg)
         return False
 
-    def release(self, msg: Any, key: int) -> None:
-        """The receiver took the message: free what it held."""
+    def release(self, msg: Any, key: int) -> list[Any]:
+        """The receiver took the message: free what it held. Under ``poll``, the sends of
+        the pair that waited for a cell take the freed room, oldest first: returned, their
+        sends complete now."""
         slot = msg.slot
+        msg.slot = 0
         if slot == CELL:
             self.cells_used[key] -= 1
         elif slot > 0:
             self.box_used[key] -= slot
-        msg.slot = 0
+        waiting = self.waiting.get(key) if self.polls else None
+        if not waiting:
+            return []
+        if msg in waiting:  # taken before it found room: it waits no more
+            waiting.remove(msg)
+        admitted = []
+        while waiting and self.cells_used.get(key, 0) < (self.cells or 0):
+            nxt = waiting.pop(0)
+            self.cells_used[key] = self.cells_used.get(key, 0) + 1
+            nxt.slot = CELL
+            admitted.append(nxt)
+        return admitted
 
     def rendezvous_posted(self, key: int) -> None:
         if self.waits_for_rendezvous:
@@ -142,7 +176,27 @@ class ReceiverProgress:
     def take_held(self, rank: int) -> list[Any]:
         """The receiver enters MPI: the messages held for it, in arrival order (and the
         listeners serve what else waited for it)."""
+        self.entered(rank)
+        return self.held.pop(rank, [])
+
+    def entered(self, rank: int) -> None:
+        """The rank makes an MPI call: it no longer computes (the listeners serve what else
+        waited for it)."""
         self.computing[rank] = False
         for listener in self.listeners:
             listener(rank)
-        return self.held.pop(rank, [])
+
+    def waits_held(self, rank: int) -> bool:
+        """Whether a message arriving for ``rank`` now must be held: it computes, or (``poll``)
+        messages are still held for it, which it takes first."""
+        return self.computing[rank] or (self.polls and bool(self.held.get(rank)))
+
+    def take_one(self, rank: int) -> Any:
+        """One poll (``poll``): the oldest message held for ``rank``, or None."""
+        held = self.held.get(rank)
+        if not held:
+            return None
+        msg = held.pop(0)
+        if not held:
+            del self.held[rank]
+        return msg

@@ -128,7 +128,7 @@ class Transport:
         self.matched: dict[int, Message] = {}  # taken by a matched probe, not yet received
         self.progress: ReceiverProgress | None = (
             ReceiverProgress(size, net.eager_cells, net.eager_box, net.local_send_limit,
-                             net.eager_waits_for_rendezvous)
+                             net.eager_waits_for_rendezvous, net.eager_release)
             if ReceiverProgress.needed(net) else None)
 
     # -- sending -------------------------------------------------------------------------
@@ -218,7 +218,7 @@ class Transport:
         msg = ev._value
         if msg.awaits:
             progress = self.progress
-            if progress.computing[msg.dst]:
+            if progress.waits_held(msg.dst):
                 progress.hold(msg)  # taken at the receiver's next MPI call
                 return
             self._taken(msg)
@@ -227,15 +227,57 @@ class Transport:
     def _taken(self, msg: Message) -> None:
         """The receiver's progress took the message out of transport memory (an eager
         send waiting for that completes now; a rendezvous one only after its data left)."""
-        self.progress.release(msg, msg.src * self.size + msg.dst)
+        admitted = self.progress.release(msg, msg.src * self.size + msg.dst)
         msg.awaits = False
         if msg.protocol == EAGER and msg.sreq.done_at is None and msg.mode != SYNCHRONOUS:
             msg.sreq.waiting = None
             self._sent(msg, self.env._now)
+        for waited in admitted:  # sends that waited for the cell it freed (poll)
+            if waited.sreq.done_at is None and waited.mode != SYNCHRONOUS:
+                waited.sreq.waiting = None
+                self._sent(waited, self.env._now)
 
-    def enter_mpi(self, rank: int) -> None:
-        """``rank`` makes an MPI call after computing: take what arrived meanwhile."""
-        for msg in self.progress.take_held(rank):
+    def enter_mpi(self, rank: int, everything: bool = False,
+                  wanted: tuple[int, int, int | None] | None = None) -> None:
+        """``rank`` makes an MPI call after computing (or with messages still held): take
+        what arrived meanwhile; under ``poll`` one message, and the rest one by one if the
+        call blocks (see mpisim.p2p.progress). ``everything``: MPI_Finalize takes them all.
+        ``wanted``: the (source, tag, context) a receive or probe looks for; found among the
+        messages already taken, the call polls nothing (MPICH looks there first)."""
+        progress = self.progress
+        if not progress.polls or everything:
+            for msg in progress.take_held(rank):
+                self._taken(msg)
+                self._sequenced(msg)
+            return
+        progress.entered(rank)
+        if wanted is not None and self._taken_already(rank, *wanted):
+            msg = None
+        else:
+            msg = progress.take_one(rank)
+        if msg is not None:
+            self._taken(msg)
+            self._sequenced(msg)
+        if progress.held.get(rank):  # the rest: taken while the call blocks
+            callback_at(self.env, self.env._now, self._drain, rank)
+
+    def _taken_already(self, rank: int, source: int, tag: int, ctx: int | None) -> bool:
+        """A message ``rank`` has taken (its unexpected queue) matches (any context if
+        ``ctx`` is None)."""
+        for msg in self.queues[rank].unexpected:
+            if (source == msg.src or source == ANY_SOURCE) and (tag == msg.tag or tag == ANY_TAG) \
+                    and (ctx is None or msg.ctx == ctx):
+                return True
+        return False
+
+    def _drain(self, ev: Any) -> None:
+        """After the rank's step: while it waits inside a call, it polls the messages still
+        held for it one by one, until one lets the call go on."""
+        rank = ev._value
+        progress = self.progress
+        while progress.held.get(rank) and not progress.computing[rank] \
+                and progress.blocked(rank):
+            msg = progress.take_one(rank)
             self._taken(msg)
             self._sequenced(msg)
 

@@ -33,6 +33,8 @@ _STD = {
     "eager_waits_for_rendezvous": "no: the transport is ideal",
     "rendezvous_needs_progress": "no: the transport is ideal (a posted receive answers at "
                                  "once)",
+    "eager_release": "progress (moot: the transport is ideal, nothing waits for the "
+                     "receiver)",
     "failed_bsend_stalls_pair": "no: a failed call has no effect (3.6)",
     "mpi41_buffers": "MPI 4.1 §3.6",
     "refused_attach_stays": "a call that fails has no effect (3.6)",
@@ -72,6 +74,8 @@ _MPICH = {
                                   "takes 1.0 s (receiver asleep 1 s); detach then 0.0001 s",
     "rendezvous_needs_progress": "not measured on 4.0.2: the ideal transport kept "
                                  "(5.0.2 measured: see mpich-5.0)",
+    "eager_release": "not measured on 4.0.2: every held message at the next call kept "
+                     "(5.0.2 measured one per call: see mpich-5.0)",
     "failed_bsend_stalls_pair": "after MPI_ERR_BUFFER later sends match (falls back to "
                                 "MPI_Send and completes)",
     "mpi41_buffers": "MPICH 5.0.2: Comm.Attach_buffer, Flush_buffer, BUFFER_AUTOMATIC work",
@@ -117,6 +121,8 @@ _OMPI = {
     "eager_waits_for_rendezvous": "not observed",
     "rendezvous_needs_progress": "not measured on 4.1.4: the ideal transport kept "
                                  "(5.0.11 measured: see openmpi-5.0)",
+    "eager_release": "not measured on 4.1.4: every held message at the next call (5.0.11 "
+                     "measured: see openmpi-5.0)",
     "failed_bsend_stalls_pair": "5.0.11 and 4.1.4: after MPI_ERR_BUFFER the pair's later "
                                 "MPI_Send is never matched; the fallback program hangs",
     "mpi41_buffers": "5.0.11: Comm.Attach_buffer and Flush_buffer raise NotImplementedError, "

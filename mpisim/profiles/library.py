@@ -69,6 +69,7 @@ class Profile:
     local_send_limit: int | None = None  # larger standard sends wait for the receiver
     eager_waits_for_rendezvous: bool = False  # eager behind an unmatched rendezvous waits
     rendezvous_needs_progress: bool = False  # an RTS is answered only while the receiver is in MPI
+    eager_release: str = "progress"  # or "poll": one held message per MPI call (MPICH 5.0.2)
     failed_bsend_stalls_pair: bool = False  # later messages of the pair never match
     mpi41_buffers: bool = True  # communicator/session buffers, flush, MPI_BUFFER_AUTOMATIC
     refused_attach_stays: bool = False  # a refused attach leaves 0 usable bytes attached

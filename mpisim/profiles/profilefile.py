@@ -170,6 +170,7 @@ READERS: dict[str, Any] = {
     "ibsend_completes_at_once": _bool, "eager_cells": _optional(_int),
     "eager_box": _optional(_int), "local_send_limit": _optional(_int),
     "eager_waits_for_rendezvous": _bool, "rendezvous_needs_progress": _bool,
+    "eager_release": _choice(("progress", "poll")),
     "failed_bsend_stalls_pair": _bool,
     "mpi41_buffers": _bool, "refused_attach_stays": _bool,
     "bcast_root_mismatch": _choice(("own_root", "lowest_self_root")),

@@ -36,7 +36,7 @@ from heapq import heappop
 from typing import Any
 
 from simpy.core import EmptySchedule
-from simpy.events import NORMAL
+from simpy.events import NORMAL, PENDING
 
 from ..buffered.mode import BufferedMode
 from ..collectives import Collectives
@@ -127,6 +127,8 @@ class Simulation:
         self._livelock: list[int] = []
         self.trace_stopped: float | None = None
         self._procs = [RankProcess(self.env, r, self) for r in range(ranks)]
+        if self.transport.progress is not None:
+            self.transport.progress.blocked = self._blocked
         start_all(self.env, self._procs)
         watch = PollWatch(self.env, self._procs, self.handles, self.finished, self._livelocked)
         for h in self.handles:
@@ -138,6 +140,13 @@ class Simulation:
         return self.env.now
 
     # -- the rank processes --------------------------------------------------------------
+    def _blocked(self, r: int) -> bool:
+        """Whether rank ``r`` waits inside a call for something not yet known (its process
+        is alive and the event it waits for has no outcome yet)."""
+        proc = self._procs[r]
+        target = proc._target
+        return proc._value is PENDING and target is not None and target._value is PENDING
+
     def attach(self, r: int) -> Any:
         """A rank's start: the run's buffer attached, if it has one (the event, or None)."""
         return None if self.buffer is None else self.handles[r].buffer_attach(self.buffer)
@@ -148,8 +157,9 @@ class Simulation:
 
     def finalize(self, r: int) -> Any:
         """A rank's program returned: MPI_Finalize (the event it waits for, or None)."""
-        if self.transport.progress is not None and self.transport.progress.computing[r]:
-            self.transport.enter_mpi(r)  # MPI_Finalize takes what arrived meanwhile
+        progress = self.transport.progress
+        if progress is not None and progress.waits_held(r):
+            self.transport.enter_mpi(r, everything=True)  # MPI_Finalize takes all held
         return self.handles[r]._finalize()
 
     def exited(self, proc: Any) -> None:
