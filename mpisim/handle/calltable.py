@@ -131,6 +131,39 @@ _WINDOWS = [
 """One-sided communication (MPI 4.1 §12; sizes only, no data): a window made with ``as``
 (``window``), then named by ``win`` in its operations and synchronization calls (``rma``)."""
 
+_FILE = ("fh",)
+_AT = ("fh", "offset", "count", "datatype")
+_POINTER = ("fh", "count", "datatype")
+_FILES = [
+    Call("file_open", op="file", args=("filename", "amode", "comm"), binds=("as",)),
+    Call("file_close", op="file", args=_FILE),
+    Call("file_delete", op="file", args=("filename",)),
+    *_family("file_set_size file_preallocate", op="file", args=(*_FILE, "size")),
+    Call("file_set_view", op="file", args=(*_FILE, "disp", "etype", "filetype")),
+    *_family("file_read_at file_write_at file_read_at_all file_write_at_all", op="file",
+             args=_AT, binds=("status",), yields=("status",)),
+    *_family("file_iread_at file_iwrite_at file_iread_at_all file_iwrite_at_all", op="file",
+             args=_AT, **_STORES_REQUEST),
+    *_family("file_read file_write file_read_all file_write_all file_read_shared "
+             "file_write_shared file_read_ordered file_write_ordered", op="file",
+             args=_POINTER, binds=("status",), yields=("status",)),
+    *_family("file_iread file_iwrite file_iread_all file_iwrite_all file_iread_shared "
+             "file_iwrite_shared", op="file", args=_POINTER, **_STORES_REQUEST),
+    *_family("file_seek_shared", op="file", args=(*_FILE, "offset", "whence")),
+    *_family("file_sync", op="file", args=_FILE),
+    *_family("file_set_info file_set_atomicity file_read_at_all_begin file_read_at_all_end "
+             "file_write_at_all_begin file_write_at_all_end file_read_all_begin "
+             "file_read_all_end file_write_all_begin file_write_all_end "
+             "file_read_ordered_begin file_read_ordered_end file_write_ordered_begin "
+             "file_write_ordered_end"),
+    *_family("file_seek file_get_position file_get_byte_offset file_get_position_shared "
+             "file_get_size file_get_amode file_get_group file_get_info file_get_view "
+             "file_get_type_extent file_get_atomicity register_datarep", runs=LOCAL),
+]
+"""MPI-IO (MPI 4.1 §14): a file opened with ``as`` (``file_open``, collective), then named
+by ``fh`` in the calls on it (``file``: data accesses of ``count`` + ``datatype`` or
+``bytes``, zeros written, nothing kept of what is read; views; pointers; sync; close)."""
+
 _TABLE: list[Call] = [
     # -- scenario ops, in the order the scenario language lists them --------------------
     *_family("send bsend ssend rsend", op="send", args=_SEND),
@@ -209,6 +242,8 @@ _TABLE: list[Call] = [
              "win_sync"),
     *_family("win_shared_query win_attach win_detach win_get_attr win_get_group win_set_name "
              "win_get_name win_set_info win_get_info", runs=LOCAL),
+    # -- MPI-IO (MPI 4.1 §14): mpisim.handle.io ---------------------------------------------
+    *_FILES,
 ]
 
 CALLS: dict[str, Call] = {c.name: c for c in _TABLE}

@@ -19,6 +19,7 @@ One class, :class:`Rank`, whose calls are written in one mixin per chapter of th
   :class:`~mpisim.handle.attributes.InfoCalls` (§10): attributes, info objects;
 - :class:`~mpisim.handle.rma.OneSidedCalls` (§12): windows, RMA operations and their
   synchronization;
+- :class:`~mpisim.handle.io.FileCalls` (§14): MPI-IO, files, views and data access;
 - :class:`~mpisim.handle.local.LocalCalls`: compute time, datatype sizes, addresses;
 
 on :class:`~mpisim.handle.base.HandleBase`, which holds the rank's state and what every
@@ -35,6 +36,7 @@ from .buffers import BufferCalls
 from .collectives import CollectiveCalls
 from .comms import CommCalls
 from .groups import GroupCalls
+from .io import FileCalls
 from .local import LocalCalls
 from .p2p import PointToPoint
 from .persistent import PersistentCalls
@@ -45,7 +47,7 @@ __all__ = ["POLLS", "POLL_TIME", "SAME_TIME_CALLS", "Rank", "ZeroTimeLoop"]
 
 
 class Rank(PointToPoint, BufferCalls, CommCalls, GroupCalls, CollectiveCalls, PersistentCalls,
-           TopologyCalls, AttributeCalls, InfoCalls, OneSidedCalls, LocalCalls):
+           TopologyCalls, AttributeCalls, InfoCalls, OneSidedCalls, FileCalls, LocalCalls):
     """The handle of one MPI process (``mpi`` in rank programs)."""
 
     __slots__ = ()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..io.errors import CODES as IO_CODES
 from ..mpi.errors import MPIError
 from ..rma.errors import CODES as RMA_CODES
 
@@ -28,6 +29,7 @@ CODES = {
     "MPI_ERR_INTERN": 16, "MPI_ERR_IN_STATUS": 17, "MPI_ERR_PENDING": 18,
     "MPI_ERR_REQUEST": 19,
     **RMA_CODES,  # one-sided communication's (MPI_ERR_WIN, MPI_ERR_RMA_SYNC...)
+    **IO_CODES,   # MPI-IO's (MPI_ERR_AMODE, MPI_ERR_NO_SUCH_FILE...)
 }
 """Error class name -> code (``MPI.ERR_BUFFER`` is ``CODES["MPI_ERR_BUFFER"]``)."""
 

@@ -41,6 +41,7 @@ from .datatype import CONSTANTS as _DATATYPE_CONSTANTS
 from .datatype import DATATYPES, OPS, Datatype, Op, typealign, typecode
 from .errhandler import ERRORS_ABORT, ERRORS_ARE_FATAL, ERRORS_RETURN, Errhandler
 from .exceptions import CODES, ERR_LASTCODE, Exception, as_exception, error_string, unsupported
+from .file import NAMES as _FILE_NAMES
 from .group import GROUP_EMPTY, GROUP_NULL, Group
 from .info import INFO_ENV, INFO_NULL, Info
 from .membuffer import buffer
@@ -198,6 +199,7 @@ _NAMES.update(_typecode=typecode, _typealign=typealign, buffer=buffer, memory=bu
               Pickle=Pickle)
 _NAMES.update(OPS)
 _NAMES.update(_WIN_NAMES)  # MPI.Win, its constants, MPI.REPLACE and MPI.NO_OP (§12)
+_NAMES.update(_FILE_NAMES)  # MPI.File, MPI.FILE_NULL, MPI.MODE_*, MPI.SEEK_* (§14)
 _FUNCTIONS = (Init, Init_thread, Finalize, Is_initialized, Is_finalized, Query_thread,
               Is_thread_main, Get_version, Get_library_version, get_vendor,
               Get_processor_name, Wtime, Wtick, Get_error_class, Get_error_string, Alloc_mem,

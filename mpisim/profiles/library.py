@@ -200,6 +200,8 @@ class ResolvedMPIConfig:
     rma_lock: str = "eager"       # one-sided communication (see MPIConfig)
     rma_progress: str = "none"
     rma_lock_progress: bool = False
+    io_latency: float = 1e-4      # the file system of MPI-IO (see MPIConfig)
+    io_bandwidth: float = 1e9
 
 
 BUFFER_POLICIES = ("as_written", "process", "communicator", "automatic")
@@ -256,6 +258,10 @@ class MPIConfig:
     ``rma_lock``, ``rma_progress``, ``rma_lock_progress``: how a target serves one-sided
     requests (MPI 4.1 §12.5, see ``mpisim.rma.progress``); the profile's by default.
 
+    ``io_latency``, ``io_bandwidth``: the file system MPI-IO reads and writes (MPI 4.1 §14,
+    see ``mpisim.io.runtime``): an access of n bytes takes ``io_latency + n /
+    io_bandwidth``.
+
     Each field declares its setting (reader, kind, documentation): ``mpisim settings``.
     """
 
@@ -297,6 +303,12 @@ class MPIConfig:
     rma_lock_progress: bool | None = declare(
         "bool", "a target grants a window lock only while inside MPI",
         shown="the profile's")
+    io_latency: float | str = declare(
+        "time", "time every MPI-IO call that reaches the file system takes before its "
+        "first byte moves (open, close, sync, each access)", default=1e-4, shown="100 us")
+    io_bandwidth: float | str = declare(
+        "bandwidth", "bytes per second one process reads or writes a file with (MPI-IO)",
+        default=1e9, shown="1 GB/s")
 
     @classmethod
     def from_dict(cls, settings: dict[str, Any]) -> MPIConfig:
@@ -336,4 +348,6 @@ class MPIConfig:
                                  rma_lock=read("rma_lock", profile.rma_lock),
                                  rma_progress=read("rma_progress", profile.rma_progress),
                                  rma_lock_progress=read("rma_lock_progress",
-                                                        profile.rma_lock_progress))
+                                                        profile.rma_lock_progress),
+                                 io_latency=read("io_latency"),
+                                 io_bandwidth=read("io_bandwidth"))

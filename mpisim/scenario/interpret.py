@@ -29,6 +29,7 @@ from ..handle.calltable import OPS
 from ..mpi.datatypes import BASIC_TYPES, pack_size
 from ..mpi.errors import MPIError
 from .expr import CONSTANTS, Expr, ExprError
+from .fileops import run_file
 from .ops import PEER, SELF, Op, RequestRef
 from .problems import ScenarioRuntimeError
 from .selectors import select
@@ -87,7 +88,7 @@ def _reselect(entry: Entry, size: int, params: dict[str, Any]) -> frozenset[int]
 class _Interpreter:
     """One rank's variables and request handles while its ops run."""
 
-    __slots__ = ("comms", "mpi", "requests", "scope", "spins", "windows")
+    __slots__ = ("comms", "files", "mpi", "requests", "scope", "spins", "windows")
 
     def __init__(self, mpi: Any, params: dict[str, Any]) -> None:
         self.mpi = mpi
@@ -97,6 +98,7 @@ class _Interpreter:
         self.requests: dict[tuple[str, Any], Any] = {}
         self.comms: dict[str, Any] = {}
         self.windows: dict[str, Any] = {}  # by the names of their ``as:``
+        self.files: dict[str, Any] = {}    # open files, by the names of their ``as:``
         self.spins = 0
 
     def comm(self, op: Op) -> Any:
@@ -443,10 +445,16 @@ def _rma(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
         del st.windows[op.win]
 
 
+def _file(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
+    """An MPI-IO op (:mod:`mpisim.scenario.fileops`)."""
+    yield from run_file(st, op, _call, _kwargs(st, op), _bind)
+
+
 _RUNNERS = {"send": _local, "recv": _local, "probe": _local, "request": _request,
             "requests": _requests, "buffer": _buffer, "local": _local, "comm": _comm,
             "collective": _collective, "split": _split, "vector": _vector,
-            "topology": _topology, "query": _query, "window": _window, "rma": _rma}
+            "topology": _topology, "query": _query, "window": _window, "rma": _rma,
+            "file": _file}
 """How each kind of op runs (the table's ``op``)."""
 
 _CALLS = {name: _RUNNERS[c.op] for name, c in OPS.items()}

@@ -50,6 +50,8 @@ Arguments (each a literal or an expression, see :mod:`mpisim.scenario.expr`):
   assertion: 0}``), ``win_lock: {target: 1, lock_type: shared, win: w}`` (exclusive by
   default), ``win_unlock`` and ``win_flush: {target: 1, win: w}``, ``win_lock_all: w``,
   ``win_unlock_all: w``, ``win_free: w``.
+- MPI-IO (MPI 4.1 §14): ``file_open: {filename: out.dat, amode: [RDWR, CREATE], as: f}``,
+  then the file calls with ``fh: f`` (:mod:`mpisim.scenario.fileops`).
 - ``loop: {times: N, var: i, ops: [...]}`` (``var`` optional, counts 0..N-1, visible in its
   body only) and ``if: {cond: EXPR, then: [...], else: [...]}`` (``else`` optional).
 
@@ -78,6 +80,7 @@ from ..mpi.datatypes import BASIC_TYPES
 from ..rma.accumulate import ACCUMULATE_OPS
 from ..rma.constants import LOCK_EXCLUSIVE, LOCK_SHARED
 from .expr import CONSTANTS, RESERVED, Expr, ExprError, constant, parse_expr
+from .fileops import FileOpReader
 from .values import Invalid, convert, describe, hint, is_unit_literal
 from .yamlload import Ambiguous, line_of
 
@@ -143,7 +146,7 @@ class Op:
         return f"<Op {self.call} at {self.where}>"
 
 
-class OpReader:
+class OpReader(FileOpReader):
     """Reads op lists, reporting problems to ``problems`` (a Problems) with key paths.
 
     ``params`` are the load-time params (expressions using only them, ``size`` and the

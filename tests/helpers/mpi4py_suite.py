@@ -35,6 +35,8 @@ FILES = ("mpiunittest.py", "mpitestutil.py", "arrayimpl.py", "test_p2p_obj.py",
          "test_cco_obj_inter.py", "test_cco_buf_inter.py", "test_cco_vec_inter.py",
          # one-sided communication (test_mpi4py_suite_rma)
          "test_rma.py", "test_rma_nb.py", "test_win.py",
+         # MPI-IO (test_mpi4py_suite_io)
+         "test_io.py",
          # collectives (test_mpi4py_suite_collectives)
          "test_cco_buf.py", "test_cco_obj.py", "test_cco_nb_buf.py", "test_cco_vec.py",
          "test_cco_nb_vec.py")
