@@ -69,7 +69,7 @@ from .calls import (
     handle_name,
 )
 from .comms import REPLAYED
-from .trace import MADE_AS_SPLIT, Call, RankLog, Trace, read_trace
+from .trace import MADE_AS_SPLIT, Call, RankLog, Trace, TraceError, read_trace
 
 __all__ = ["ReplayProgram", "Stopped", "Unsupported"]
 
@@ -96,7 +96,10 @@ class Stopped(ZeroTimeLoop):
 
 def load(path: str) -> Trace:
     """The recording at ``path``, read once per process (keyed by path and mtime)."""
-    key = (path, os.stat(path).st_mtime)
+    try:
+        key = (path, os.stat(path).st_mtime)
+    except OSError as e:  # a recording that is not there: one line, no traceback
+        raise TraceError(f"{path}: {e.strerror or e}") from None
     trace = _TRACES.get(key)
     if trace is None:
         trace = read_trace(path)
