@@ -173,7 +173,8 @@ BSEND_OVERHEAD = 96
 """MPI_BSEND_OVERHEAD of the ``standard`` profile; ``mpi.BSEND_OVERHEAD`` in a program is
 the value in force for its run (MPICH 96, Open MPI 128)."""
 
-_WHATIF = ("sweep", "min_buffer", "min_buffer_per_rank", "check_safe", "compare_profiles")
+_WHATIF = ("sweep", "min_buffer", "min_buffer_per_rank", "check_safe", "check_races",
+           "compare_profiles")
 _SUBPACKAGES = ("collectives", "plot", "scenario", "whatif", "mpi4py",
                 "recorded")  # imported on first use
 

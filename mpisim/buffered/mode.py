@@ -226,17 +226,17 @@ class BufferedMode:
 
     # -- an entry's life -----------------------------------------------------------------
     def bsend(self, sreq: Request | None, where: Any, dest: int, tag: int, nbytes: int,
-              data: Any, earliest: float, ctx: int = 0) -> float:
+              data: Any, earliest: float, ctx: int = 0, dtype: Any = None) -> float:
         """3.6.1: place an entry and post a standard send for it; returns when the call
         returns. ``sreq``: the request of an ibsend (or of a persistent bsend), told when it
-        completes; None for a blocking bsend, which nothing waits on. Raises ErrBuffer when
-        the message does not fit."""
+        completes; None for a blocking bsend, which nothing waits on. ``dtype``: the
+        datatype the program named. Raises ErrBuffer when the message does not fit."""
         if self.profile.bypasses_buffer(nbytes, self.allocator is not None):
             if sreq is None:
                 sreq = Request("send", "MPI_Bsend", self.rank, dest, tag, nbytes)
                 sreq.where = where
             self.tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, sreq, earliest,
-                              local=True, ctx=ctx)  # copied into transport memory
+                              local=True, ctx=ctx, dtype=dtype)  # into transport memory
             return earliest
         entry = self._reserve(nbytes, dest, where)
         if self.copy_bw:
@@ -245,7 +245,7 @@ class BufferedMode:
         if not at_once:
             entry.sreq = sreq
         self.tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, entry, earliest,
-                          ctx=ctx)  # (message id entry.msg, taken in _reserve)
+                          ctx=ctx, dtype=dtype)  # (message id entry.msg, taken in _reserve)
         if at_once and sreq is not None:
             sreq.known(earliest)
         return earliest

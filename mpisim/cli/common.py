@@ -11,12 +11,13 @@ from typing import Any, NamedTuple
 
 from ..runs.settings import assignment
 
-__all__ = ["EXIT_DEADLOCK", "EXIT_DISAGREES", "EXIT_ERROR", "EXIT_OK", "EXIT_TIMEOUT",
-           "EXIT_UNRECEIVED", "EXIT_USAGE", "Command", "UsageError", "key_value", "load",
-           "progress", "settings_error"]
+__all__ = ["EXIT_DEADLOCK", "EXIT_DISAGREES", "EXIT_ERROR", "EXIT_FINDINGS", "EXIT_OK",
+           "EXIT_TIMEOUT", "EXIT_UNRECEIVED", "EXIT_USAGE", "Command", "UsageError",
+           "add_check_options", "key_value", "load", "progress", "settings_error",
+           "strict_findings"]
 
 EXIT_OK, EXIT_USAGE, EXIT_DEADLOCK, EXIT_ERROR, EXIT_TIMEOUT = 0, 2, 3, 4, 5
-EXIT_DISAGREES, EXIT_UNRECEIVED = 6, 7
+EXIT_DISAGREES, EXIT_UNRECEIVED, EXIT_FINDINGS = 6, 7, 8
 
 
 class UsageError(Exception):
@@ -67,6 +68,25 @@ def load(args: argparse.Namespace) -> Any:
         raise UsageError("\nmpisim: ".join(getattr(e, "problems", None) or [str(e)])) from None
     except OSError as e:
         raise UsageError(f"{args.scenario}: {e.strerror or e}") from None
+
+
+def add_check_options(p: argparse.ArgumentParser, when: str = "") -> None:
+    """``--races`` and ``--max-orders`` (the message-race exploration of ``check``)."""
+    p.add_argument("--races", action="store_true",
+                   help=f"{when}explore the matching orders of wildcard receives (message "
+                        "races): exit 0 race-free, 8 racy")
+    p.add_argument("--max-orders", type=int, default=None, metavar="N",
+                   help=f"{when}with --races: run at most N orders (default 32)")
+
+
+def strict_findings(name: str, findings: list[Any]) -> int | None:
+    """``--strict``: EXIT_FINDINGS (and a line on stderr) when a run has findings."""
+    if not findings:
+        return None
+    kinds = sorted({f.kind for f in findings})
+    print(f"mpisim: {name}: {len(findings)} correctness finding(s) ({', '.join(kinds)}; "
+          "--strict)", file=sys.stderr)
+    return EXIT_FINDINGS
 
 
 def key_value(text: str, option: str) -> tuple[str, str]:

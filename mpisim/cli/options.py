@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 
+from .common import add_check_options
+
 __all__ = ["add_min_buffer_options", "add_output_options", "add_print_options",
            "add_run_options", "add_scenario_options"]
 
@@ -72,6 +74,9 @@ def add_run_options(p: argparse.ArgumentParser, *, program: str, as_written: str
                    help="with --vary: worker processes (default: cores)")
     p.add_argument("--buffered", action="store_true", help="with --check: keep bsends "
                    "buffered, make only the other sends synchronous")
+    p.add_argument("--strict", action="store_true", help="exit 8 when the run (with "
+                   "--check: the run as written) has correctness findings")
+    add_check_options(p, "with --check: ")
     add_min_buffer_options(p, "with --min-buffer: ")
 
 

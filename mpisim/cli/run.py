@@ -18,6 +18,7 @@ from .common import (
     load,
     progress,
     settings_error,
+    strict_findings,
 )
 from .options import add_output_options, add_scenario_options
 
@@ -33,7 +34,8 @@ def run_options(p: argparse.ArgumentParser) -> None:
                         "them)")
     p.add_argument("--strict", action="store_true",
                    help="for CI: exit 0 when the run agrees with the scenario's expect:, "
-                        "6 when it does not, 7 when messages were never received")
+                        "6 when it does not, 7 when messages were never received, 8 when "
+                        "it has correctness findings")
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -77,6 +79,9 @@ def _exit_code(args: argparse.Namespace, scenario: Any, result: Any,
               file=sys.stderr)
     if args.strict and checked and disagreement is not None:
         return EXIT_DISAGREES
+    found = strict_findings(scenario.name, result.findings) if args.strict else None
+    if found is not None:
+        return found
     if args.strict and result.unreceived:
         print(f"mpisim: {scenario.name}: {len(result.unreceived)} message(s) never received "
               "(--strict)", file=sys.stderr)

@@ -9,7 +9,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .common import EXIT_OK, Command, UsageError, key_value, load, settings_error
+from .common import (
+    EXIT_OK,
+    Command,
+    UsageError,
+    add_check_options,
+    key_value,
+    load,
+    settings_error,
+    strict_findings,
+)
 from .options import add_min_buffer_options, add_scenario_options
 from .run import RUN
 
@@ -22,12 +31,19 @@ def check_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--buffered", action="store_true",
                    help="keep bsends buffered and make only the other sends synchronous: "
                         "does the program rely on buffering beyond its attached buffer?")
+    add_check_options(p)
+    p.add_argument("--strict", action="store_true",
+                   help="exit 8 when the run as written has correctness findings")
 
 
 def check_command(args: argparse.Namespace) -> int:
     from ..whatif import check_safe
 
     scenario = load(args)
+    if args.races:
+        return _races(args, scenario)
+    if args.max_orders is not None:
+        raise UsageError("--max-orders goes with --races")
     safety = settings_error(lambda: check_safe(scenario, buffered=args.buffered))
     if args.json:
         print(json.dumps(safety.to_dict()))
@@ -36,7 +52,32 @@ def check_command(args: argparse.Namespace) -> int:
               f"{'safe' if safety.safe else 'unsafe' if safety.judged else 'cannot judge'}")
     else:
         print(safety.report() if hasattr(safety, "report") else _safety_text(safety))
-    return safety.exit_code or EXIT_OK
+        _print_findings(safety.as_written.findings)
+    found = strict_findings(scenario.name, safety.as_written.findings) if args.strict else None
+    return safety.exit_code or found or EXIT_OK
+
+
+def _print_findings(findings: list[Any]) -> None:
+    """The as-written run's correctness findings, after the verdict."""
+    if findings:
+        print(f"  correctness findings of the run as written ({len(findings)}):")
+        for f in findings:
+            print("\n".join("    " + ln for ln in f.lines()))
+
+
+def _races(args: argparse.Namespace, scenario: Any) -> int:
+    """``check --races``: the message-race exploration (mpisim.whatif.races)."""
+    from ..whatif import check_races
+
+    kwargs = {} if args.max_orders is None else {"max_orders": args.max_orders}
+    races = settings_error(lambda: check_races(scenario, **kwargs))
+    if args.json:
+        print(json.dumps(races.to_dict()))
+    elif args.quiet:
+        print(f"{scenario.name}: {'racy' if races.racy else 'race-free'}")
+    else:
+        print(races.report())
+    return races.exit_code
 
 
 def _safety_text(safety: Any) -> str:

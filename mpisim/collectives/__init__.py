@@ -133,6 +133,8 @@ class Collectives:
             return proc
         req = Request("coll", call, ch.me, -1, -1, args.nbytes)
         req.channel = ch  # a wait on it waits for the members its channel names
+        req.where = mpi._site()
+        mpi._issued(req, None)  # to be completed before MPI_Finalize (correctness checks)
         proc.callbacks.append(lambda p: _complete(req, p, env))
         return done(env, req)
 
@@ -142,7 +144,7 @@ class Collectives:
         """Compare this member's call with the others' of the same meeting (6.1); how it
         goes on (see :func:`.meeting.answer`)."""
         sig = args.sig or Signature()
-        sig.call, sig.rank, sig.world, sig.where = call, comm.rank, ch.me, mpi._where
+        sig.call, sig.rank, sig.world, sig.where = call, comm.rank, ch.me, mpi._site()
         found = self.meetings.meet(key, sig, comm.size, comm.name)
         if not found and self.meetings.mismatch(key) is None:
             return "run"

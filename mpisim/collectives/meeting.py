@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engine.sites import site_text
 from ..mpi.errors import ErrOther, ErrTruncate, MPIError
 
 __all__ = ["MISMATCH", "Meetings", "Mismatch", "Signature", "answer"]
@@ -54,7 +55,7 @@ class Signature:
     call: str = ""
     rank: int = 0                # in the communicator
     world: int = 0
-    where: str | None = None
+    where: Any = None            # its place (a scenario's op, or a program site)
     args: str = ""               # the arguments as a report shows them
 
     def sent_to(self, rank: int) -> int | None:
@@ -69,7 +70,7 @@ class Signature:
         return self.expects if isinstance(self.expects, int) else self.expects.get(rank)
 
     def shown(self) -> str:
-        where = f" at {self.where}" if self.where else ""
+        where = f" at {site_text(self.where)}" if self.where else ""
         return f"rank {self.world}: {self.call}({self.args}){where}"
 
 

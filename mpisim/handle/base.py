@@ -23,15 +23,18 @@ and replay interpreters set before each call.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from ..buffered.mode import BufferedMode
 from ..collectives import Collectives
+from ..engine.sites import PACKAGE
 from ..mpi import addresses as _addr
 from ..mpi.causes import CallDetail
 from ..mpi.comm import Comm, Communicators
 from ..mpi.errors import ErrComm
 from ..p2p.protocols import Transport
+from .lifecycle import Lifecycle
 
 __all__ = ["POLLS", "POLL_TIME", "SAME_TIME_CALLS", "HandleBase", "ZeroTimeLoop"]
 
@@ -74,6 +77,9 @@ class HandleBase:
     _group_calls: dict[tuple, int] | None = None
     _named_sizes: dict | None = None  # the run's ``buffer: {comm: NAME, ...}``
     _last_poll: tuple | None = None  # (call, detail, where) of its last failed poll
+    _life: Lifecycle | None = None  # what the correctness checks keep (handle.lifecycle)
+    _wildcards: dict[int, int] | None = None  # a race exploration's forced senders
+    _wild = 0  # wildcard receives and probes made (their numbers in a race exploration)
 
     def __init__(self, rank: int, size: int, env: Any, transport: Transport, buffered: BufferedMode,
                  colls: Collectives, config: Any, overhead: float, trace_calls: bool,
@@ -191,6 +197,49 @@ class HandleBase:
             if self._watch is not None:
                 self._watch.quiet = 0
 
+
+    def _issued(self, req: Any, buf: Any) -> None:
+        """A nonblocking call handed the program ``req``: kept for the checks at
+        MPI_Finalize (see :mod:`mpisim.handle.lifecycle`)."""
+        if self._life is not None:
+            self._life.issued(req, buf)
+
+    def _made(self, kind: str, obj: Any, call: str, where: Any = None) -> None:
+        """The program was handed a new ``kind`` object (comm, group, window, request),
+        by a call made at ``where`` (default: the program's current line)."""
+        if self._life is not None:
+            self._life.made_one(kind, obj, call, where or self._site())
+
+    def _site(self) -> Any:
+        """Where the program is: the scenario's op, or the innermost frame outside mpisim
+        (as :func:`~mpisim.engine.sites.program_site`; printed by ``site_text``)."""
+        if self._where is not None:
+            return self._where
+        frame = sys._getframe(1)
+        while frame.f_code.co_filename.startswith(PACKAGE) and frame.f_back is not None:
+            frame = frame.f_back
+        return frame.f_code, frame.f_lasti
+
+    def _made_when(self, event: Any, kind: str, call: str) -> None:
+        """The object ``event`` yields, once it does, is a new ``kind`` object."""
+        if self._life is None:
+            return
+        where = self._site()
+
+        def made(ev: Any) -> None:
+            if ev._ok:
+                self._life.made_one(kind, ev._value, call, where)
+        if event.callbacks is None:
+            made(event)
+        else:
+            event.callbacks.append(made)
+
+    def _wildcard(self, source: int) -> int:
+        """An MPI_ANY_SOURCE receive or probe: its number on this rank, and the sender a
+        race exploration forces it to match (ANY_SOURCE when none is forced)."""
+        k = self._wild
+        self._wild = k + 1
+        return self._wildcards.get(k, source)
 
     def _comm(self, comm: Any) -> Comm:
         if comm is None:

@@ -212,11 +212,13 @@ class CommCalls(HandleBase):
             self._group_calls[key[:-1]] = key[-1] + 1
         ev = pending(env)
         me = self.rank
+        where = self._site()
 
         def created(result: Any) -> None:
             handle = None if result is None else Comm(result[0], result[0].rank_of(me), result[1])
             if then is not None and handle is not None:
                 then(handle)
+            self._made("comm", handle, call, where)  # a leak if never freed
             fire_at(ev, env._now + self._comms.rounds_time(len(members)), handle)
 
         waiting = self._comms.agree(key, call, members, me, arg, created, maker(parent),

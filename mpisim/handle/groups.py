@@ -39,11 +39,18 @@ class GroupCalls(HandleBase):
     # -- groups of communicators (local) ---------------------------------------------------
     def comm_group(self, comm: Comm | None = None) -> Group:
         """MPI_Comm_group: the communicator's (local) group."""
-        return Group(self._comm(comm).group, self.rank)
+        return self._group_made(Group(self._comm(comm).group, self.rank), "MPI_Comm_group")
 
     def comm_remote_group(self, comm: Comm | None = None) -> Group:
         """MPI_Comm_remote_group: an intercommunicator's remote group."""
-        return Group(_inter(self._comm(comm), "comm_remote_group").info.remote, self.rank)
+        return self._group_made(Group(_inter(self._comm(comm), "comm_remote_group").info.remote,
+                                      self.rank), "MPI_Comm_remote_group")
+
+    def _group_made(self, group: Group, call: str) -> Group:
+        """A new group handed to the program: a leak if it is never freed."""
+        if group is not EMPTY:
+            self._made("group", group, call)
+        return group
 
     def comm_remote_size(self, comm: Comm | None = None) -> int:
         """MPI_Comm_remote_size: the size of an intercommunicator's remote group."""
@@ -87,31 +94,33 @@ class GroupCalls(HandleBase):
 
     def group_incl(self, group: Group, ranks: Sequence[int]) -> Group:
         """MPI_Group_incl: the processes of ``ranks``, in that order."""
-        return _group(group).incl(ranks)
+        return self._group_made(_group(group).incl(ranks), "MPI_Group_incl")
 
     def group_excl(self, group: Group, ranks: Sequence[int]) -> Group:
         """MPI_Group_excl: the processes not in ``ranks``, in their order."""
-        return _group(group).excl(ranks)
+        return self._group_made(_group(group).excl(ranks), "MPI_Group_excl")
 
     def group_range_incl(self, group: Group, ranges: Sequence[Sequence[int]]) -> Group:
         """MPI_Group_range_incl: the ranks of (first, last, stride) triplets."""
-        return _group(group).range_incl(ranges)
+        return self._group_made(_group(group).range_incl(ranges), "MPI_Group_range_incl")
 
     def group_range_excl(self, group: Group, ranges: Sequence[Sequence[int]]) -> Group:
         """MPI_Group_range_excl."""
-        return _group(group).range_excl(ranges)
+        return self._group_made(_group(group).range_excl(ranges), "MPI_Group_range_excl")
 
     def group_union(self, group1: Group, group2: Group) -> Group:
         """MPI_Group_union: group1's processes, then group2's others."""
-        return _group(group1).union(_group(group2))
+        return self._group_made(_group(group1).union(_group(group2)), "MPI_Group_union")
 
     def group_intersection(self, group1: Group, group2: Group) -> Group:
         """MPI_Group_intersection: group1's processes that are in group2."""
-        return _group(group1).intersection(_group(group2))
+        return self._group_made(_group(group1).intersection(_group(group2)),
+                                "MPI_Group_intersection")
 
     def group_difference(self, group1: Group, group2: Group) -> Group:
         """MPI_Group_difference: group1's processes not in group2."""
-        return _group(group1).difference(_group(group2))
+        return self._group_made(_group(group1).difference(_group(group2)),
+                                "MPI_Group_difference")
 
     def group_free(self, group: Group) -> None:
         """MPI_Group_free (local): the group may no longer be used (MPI_GROUP_EMPTY stays
@@ -182,11 +191,12 @@ class GroupCalls(HandleBase):
             return failed(self._env, e)
         key = (local.context, local.calls)
         local.calls += 1
-        proc = self._env.process(self._intercomm_steps(call, local, leader, key, mine))
+        proc = self._env.process(self._intercomm_steps(call, local, leader, key, mine,
+                                                       self._site()))
         return proc
 
     def _intercomm_steps(self, call: str, local: Comm, leader: int, key: tuple,
-                         mine: Any) -> Generator[Event, Any, Comm]:
+                         mine: Any, where: Any = None) -> Generator[Event, Any, Comm]:
         """MPI_Intercomm_create in two agreements: the local group learns the remote leader
         from its own, then both groups (each knowing its members and the other's leader)
         agree on the new intercommunicator."""
@@ -219,7 +229,9 @@ class GroupCalls(HandleBase):
         rounds = comms.rounds_time(members)
         if rounds:
             yield env.timeout(rounds)
-        return Comm(info, info.rank_of(me))
+        made = Comm(info, info.rank_of(me))
+        self._made("comm", made, call, where)
+        return made
 
     def intercomm_create_from_groups(self, local_group: Group, local_leader: int,
                                      remote_group: Group, remote_leader: int,

@@ -16,11 +16,12 @@ import numpy as np
 from simpy.events import Event
 
 from ..engine.clock import at, done, failed, fire_at, pending
-from ..engine.sites import program_site
+from ..engine.sites import program_site, site_text
 from ..mpi import datatypes as _dt
 from ..mpi.comm import Comm
 from ..mpi.constants import ANY_SOURCE, ANY_TAG, BOTTOM, COUNT_MAX, PROC_NULL, TAG_UB
 from ..mpi.errors import ErrBuffer, ErrComm, ErrRequest, MPIError
+from ..mpi.findings import Call
 from ..p2p import completion
 from ..p2p.calls import check_datatype, check_dest, check_source, check_tag
 from ..p2p.matched import NO_PROC, Matched
@@ -105,12 +106,14 @@ class PointToPoint(HandleBase):
                 dt, nbytes, data = datatype, count * datatype.size, None  # size only
                 if nbytes > COUNT_MAX:
                     message_bytes(count, datatype)  # MPI_ERR_COUNT
+                typed = dt
             else:
                 dt = check_datatype(datatype)
                 if dt is None and not isinstance(buf, np.ndarray):
                     dt = _dt.BYTE
                 count, dt, nbytes, data = outgoing(
                     buf, count, dt, self._addresses() if buf is BOTTOM else None)
+                typed = dt if datatype is not None or isinstance(buf, np.ndarray) else None
         except MPIError as e:
             self._enter(call, dest if isinstance(dest, int) else None, tag)
             return failed(env, e)
@@ -134,26 +137,32 @@ class PointToPoint(HandleBase):
         if self._config.force_ssend and mode != SYNCHRONOUS:
             mode, sreq.forced = SYNCHRONOUS, True  # mpi.force_ssend (the safety check)
         if mode == BUFFERED:
-            return self._bsend(call, sreq, where, dest, tag, nbytes, data, ctx, comm)
+            return self._bsend(call, sreq, where, dest, tag, nbytes, data, ctx, comm, typed)
         earliest = now + self._overhead
-        self._tp.post_send(self.rank, dest, tag, nbytes, data, mode, sreq, earliest, ctx=ctx)
+        self._tp.post_send(self.rank, dest, tag, nbytes, data, mode, sreq, earliest, ctx=ctx,
+                           dtype=typed)
         if not blocking:
+            if req is None:
+                self._issued(sreq, buf)
             return at(env, earliest, sreq)
         return self._until_done(sreq, earliest)
 
 
     def _bsend(self, call: str, sreq: Request | None, where: Any, dest: int, tag: int,
-               nbytes: int, data: Any, ctx: int, comm: Comm | None) -> Event:
+               nbytes: int, data: Any, ctx: int, comm: Comm | None,
+               typed: Any = None) -> Event:
         """A bsend or ibsend (``sreq``: its request; None for a blocking bsend): into the
         buffer its communicator selects, returning once the data is copied."""
         env = self._env
         try:
             earliest = self._buffered_for(comm).bsend(sreq, where, dest, tag, nbytes, data,
-                                                      env._now + self._overhead, ctx)
+                                                      env._now + self._overhead, ctx, typed)
         except ErrBuffer as e:
             if self._config.profile.failed_bsend_stalls_pair:
                 self._tp.stall(self.rank, dest, self._stall_cause(call, dest), ctx)
             return failed(env, e)
+        if sreq is not None and sreq.call == "MPI_Ibsend":
+            self._issued(sreq, None)
         return at(env, earliest, sreq)
 
 
@@ -193,6 +202,7 @@ class PointToPoint(HandleBase):
         req = self._post_recv("MPI_Irecv", buf, count, datatype, source, tag, comm)
         if isinstance(req, Event):
             return req
+        self._issued(req, buf)
         return at(self._env, self._env._now + self._overhead, req)
 
 
@@ -223,6 +233,12 @@ class PointToPoint(HandleBase):
                     message_bytes(count, datatype)  # MPI_ERR_COUNT
             else:
                 capacity, dt = receive_capacity(buf, count, check_datatype(datatype))
+                if datatype is None and not isinstance(buf, np.ndarray) and buf is not BOTTOM:
+                    dt = None  # untyped (size only): its signature is not checked (3.3.1)
+            wild = None
+            if source == ANY_SOURCE and self._wildcards is not None:
+                wild = self._wild  # its number, and the sender a race exploration forces
+                source = self._wildcard(source)
         except MPIError as e:
             self._enter(call)
             return failed(self._env, e)
@@ -231,6 +247,12 @@ class PointToPoint(HandleBase):
         else:
             req = persistent.restart(source, tag, capacity)
             req.buf, req.count, req.datatype = buf, count, dt
+        if self._where is not None:
+            req.where = self._where
+        elif call != "MPI_Recv":  # (a blocking receive is found where its rank waits)
+            req.where = program_site()
+        if wild is not None:
+            req.wild = wild
         if ctx:
             req.ctx, req.comm = ctx, comm
         if buf is BOTTOM:
@@ -410,6 +432,9 @@ class PointToPoint(HandleBase):
                 self._enter(call)
                 return failed(self._env, ErrRequest(f"{r!r} is not a Request"))
         self._enter(call, obj=items)
+        life = self._life
+        if life is not None and life.watched:
+            life.completing(items, call, self._where or program_site())
         return items
 
 
@@ -454,8 +479,16 @@ class PointToPoint(HandleBase):
         reqs = self._requests("MPI_Request_free", request)
         if isinstance(reqs, Event):
             return reqs
-        reqs[0].freed = True
-        reqs[0].active = False
+        req = reqs[0]
+        if req.kind == "coll" and req.active and self._life is not None and not (
+                req.done_at is not None and req.done_at <= self._env._now):
+            self._life.findings.add("request-active-free", (
+                f"rank {self.rank} freed the request of its {req.call} while the operation "
+                "was active (MPI_Request_free on a nonblocking collective is erroneous)"),
+                (Call(self.rank, req.call, site_text(req.where)),
+                 Call(self.rank, "MPI_Request_free", site_text(self._where or program_site()))))
+        req.freed = True
+        req.active = False
         return done(self._env, None)
 
 

@@ -81,6 +81,7 @@ class PersistentCalls(HandleBase):
         req.active = False
         req.mode = mode
         req.args = (buf, count, datatype, peer, tag, comm)
+        self._made("request", req, call)  # a leak if never freed (correctness checks)
         return done(self._env, req)
 
     def start(self, request: Any) -> Event:

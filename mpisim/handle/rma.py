@@ -119,8 +119,10 @@ class OneSidedCalls(HandleBase):
                     or disp_unit <= 0:
                 raise ErrDisp(f"{call}: disp_unit must be a positive integer, got "
                               f"{disp_unit!r}")
-            return creation.create(self._rma, self, call, comm, flavor, memory, size,
+            made = creation.create(self._rma, self, call, comm, flavor, memory, size,
                                    int(disp_unit), info)
+            self._made_when(made, "window", call)  # a leak if never freed
+            return made
         except MPIError as e:
             self._enter(call)
             return failed(self._env, e)

@@ -57,7 +57,7 @@ class _Handle:
     """One MPI datatype handle: what ``MPI.Datatype(x)`` copies share, and what
     MPI_Type_get_envelope/get_contents report of it."""
 
-    __slots__ = ("combiner", "key", "name", "old", "params", "t")
+    __slots__ = ("combiner", "freed", "key", "name", "old", "params", "t")
 
     def __init__(self, t: Any, combiner: str, params: dict[str, Any] | None = None,
                  old: Any = None, name: str = "", key: str | None = None) -> None:
@@ -67,6 +67,7 @@ class _Handle:
         self.old = old            # the old type's handle (DUP, CONTIGUOUS, ...)
         self.name = name          # MPI_Type_get_name
         self.key = key            # MPI.<key> for a named type
+        self.freed = False        # Free was called (a committed one never freed leaks)
 
 
 _NULL = _Handle(None, "NAMED", name="MPI_DATATYPE_NULL", key="DATATYPE_NULL")
@@ -293,13 +294,19 @@ class Datatype(metaclass=Unsupporting):
         return DATATYPES[pair] if pair else cls()
 
     def Commit(self) -> Datatype:
-        self._type().commit()
+        t = self._type()
+        if not t.committed and self._h.combiner not in _PREDEFINED:
+            from .bridge import current  # a derived type handed to MPI: a leak if never freed
+
+            current().mpi._made("datatype", self._h, "MPI_Type_commit")
+        t.commit()
         return self
 
     def Free(self) -> None:
         self._type()
         if self._h.combiner in _PREDEFINED:
             raise MPIException("cannot free a predefined datatype", None, "MPI_ERR_TYPE")
+        self._h.freed = True
         self._h = _NULL
 
     def free(self) -> None:

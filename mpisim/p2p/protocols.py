@@ -40,9 +40,12 @@ from typing import Any
 from simpy.core import Environment
 
 from ..engine.clock import callback_at
+from ..engine.sites import site_text
 from ..engine.trace import MATCH, NAN, RECV_DONE, SEND_DONE, Recorder, put_time
 from ..mpi.causes import Cause
 from ..mpi.constants import ANY_SOURCE, ANY_TAG
+from ..mpi.findings import Call
+from ..mpi.signature import signatures_match
 from .channels import Channel
 from .matching import MatchQueues
 from .network import NetworkModel
@@ -72,6 +75,7 @@ class Message:
         "ctx",
         "data",
         "dst",
+        "dtype",
         "id",
         "mode",
         "nbytes",
@@ -87,7 +91,8 @@ class Message:
     )
 
     def __init__(self, mid: int, src: int, dst: int, tag: int, nbytes: int, data: Any,
-                 mode: str, sreq: Request, channel: Channel, ctx: int) -> None:
+                 mode: str, sreq: Request, channel: Channel, ctx: int,
+                 dtype: Any = None) -> None:
         self.id = mid
         self.src = src
         self.dst = dst
@@ -106,6 +111,7 @@ class Message:
         self.slot = 0         # what it holds of its pair's room (progress.CELL, box bytes)
         self.awaits = False   # taken by the receiver's progress (see .progress)
         self.row = -1         # its times in the trace (-1: not recorded)
+        self.dtype = dtype    # the send's datatype when the program named one (3.3.1)
 
 
 class Transport:
@@ -126,6 +132,9 @@ class Transport:
         self._channels: dict[int, Channel] = {}  # per pair and context (see _channel)
         self.stalls: dict[int, str] = {}     # pairs whose later messages never match, why
         self.matched: dict[int, Message] = {}  # taken by a matched probe, not yet received
+        self.findings: Any = None  # the run's Findings (mpisim.mpi.findings), if checked
+        self.order: Any = None     # the run's happens-before record (races), if explored
+        self.locate: Callable[[int], str | None] | None = None  # rank -> its program line
         self.progress: ReceiverProgress | None = (
             ReceiverProgress(size, net.eager_cells, net.eager_box, net.local_send_limit,
                              net.eager_waits_for_rendezvous, net.eager_release)
@@ -134,19 +143,22 @@ class Transport:
     # -- sending -------------------------------------------------------------------------
     def post_send(self, src: int, dst: int, tag: int, nbytes: int, data: Any, mode: str,
                   sreq: Request, earliest: float, local: bool = False,
-                  ctx: int = 0) -> Message:
+                  ctx: int = 0, dtype: Any = None) -> Message:
         """Start a send; ``earliest`` is when its bytes may start to leave (call overhead,
         buffer copy). Completion is reported through ``sreq.known(when)`` (for a bsend,
         ``sreq`` is its buffer entry). ``local``: the data was copied into transport memory
         (a bsend bypassing the buffer), so the receiver's progress does not bound the send's
-        completion. ``ctx``: the communicator's context; ranks are world ranks."""
+        completion. ``ctx``: the communicator's context; ranks are world ranks. ``dtype``:
+        the datatype the program named (its type signature is checked at the match)."""
         net = self.net
         key = src * self.size + dst
         channel = self._channels.get(key if not ctx else ctx * self.size * self.size + key)
         if channel is None:
             channel = self._channel(src, dst, ctx)
-        msg = Message(self.sent, src, dst, tag, nbytes, data, mode, sreq, channel, ctx)
+        msg = Message(self.sent, src, dst, tag, nbytes, data, mode, sreq, channel, ctx, dtype)
         channel.posted += 1
+        if self.order is not None:
+            self.order.sent(msg)
         self.sent += 1
         self.bytes += nbytes
         limit = net.eager_limit
@@ -350,6 +362,11 @@ class Transport:
 
     def _match(self, msg: Message, req: Request) -> None:
         now = self.env._now
+        sent = msg.dtype
+        if sent is not None and req.datatype is not None and sent is not req.datatype:
+            self._types(msg, req)  # 3.3.1 (one identity test when both name one type)
+        if self.order is not None:
+            self.order.matched(msg, req, self._where_of(req))
         if msg.row >= 0:
             put_time(self.rows, msg.row + MATCH, now)
         msg.rreq = req
@@ -366,6 +383,28 @@ class Transport:
                 self.progress.rendezvous_matched(msg.src * self.size + msg.dst)
             cts = now + self.net.control_delay(msg.dst, msg.src)
             callback_at(self.env, cts, self._clear_to_send, msg)
+
+    def _types(self, msg: Message, req: Request) -> None:
+        """A finding when the type signatures of a matched send and receive differ."""
+        dt = msg.dtype
+        differ = signatures_match(dt, msg.nbytes // dt.size if dt.size else 0, req.datatype)
+        if differ is None or self.findings is None:
+            return
+        sreq = msg.sreq
+        sent, got = (f"{t} (in {d.name})" if t != d.name else t
+                     for t, d in zip(differ, (dt, req.datatype), strict=True))
+        self.findings.add("type-mismatch", (
+            f"rank {msg.src} sends {sent} where rank {msg.dst} receives {got}; "
+            f"tag {msg.tag}, {msg.nbytes} B"),
+            (Call(msg.src, sreq.call.replace("(internal)", ""), site_text(sreq.where)),
+             Call(req.rank, req.call, self._where_of(req))))
+
+    def _where_of(self, req: Request) -> str | None:
+        """A receive's place in its program: kept by a nonblocking one; a blocking one's
+        rank is in it (at the call, or waiting in it) when it matches."""
+        if req.where is not None:
+            return site_text(req.where)
+        return self.locate(req.rank) if self.locate is not None else None
 
     def _clear_to_send(self, ev: Any) -> None:
         msg = ev._value

@@ -75,6 +75,8 @@ class Request:
     ctx = 0              # the communicator's matching context (0: MPI_COMM_WORLD)
     comm: Any = None     # its Comm when not the world: Status.source is a rank in it
     result: Any = None   # a nonblocking collective's value
+    wild: int | None = None  # its number among its rank's wildcard receives (races)
+    snapshot: Any = None  # a copy of its numpy buffer when posted (correctness checks)
 
     def __init__(self, kind: str, call: str, rank: int, peer: int, tag: int, nbytes: int,
                  buf: Any = None, count: int | None = None, datatype: Any = None) -> None:

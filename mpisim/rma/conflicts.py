@@ -63,6 +63,7 @@ class Conflicts:
     def __init__(self) -> None:
         self.open: dict[tuple[int, int], list[Access]] = {}
         self.found: dict[tuple, str] = {}
+        self.pairs: list[tuple[str, Access, Access]] = []  # (text, first, second), as found
         self.more = 0
 
     def record(self, window: Any, target: int, access: Access) -> None:
@@ -90,6 +91,7 @@ class Conflicts:
             f"part of {window.name} in one epoch: rank {first.origin}'s {first.call}"
             f"{_at(first.where)} and rank {second.origin}'s {second.call}{_at(second.where)}; "
             "the outcome is undefined")
+        self.pairs.append((self.found[pair], first, second))
 
     def warnings(self) -> list[str]:
         """The warnings of the run, in the order found."""

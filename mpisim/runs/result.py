@@ -17,6 +17,7 @@ from ..buffered.summary import BufferSummary
 from ..engine.sites import site_text
 from ..engine.trace import Trace
 from ..mpi.causes import advice
+from ..mpi.findings import ERROR, Finding
 from ..report.text import settings_text
 from ..values.units import format_size, format_time
 from .deadlock import Deadlock
@@ -106,6 +107,13 @@ class Result:
     warnings: list[str] = field(default_factory=list)
     unreceived: list[dict[str, Any]] = field(default_factory=list)
     settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)  # correctness (mpisim.mpi.findings)
+
+    @property
+    def erroneous(self) -> bool:
+        """Whether the run found the program erroneous: a finding of kind ``error``
+        (leaks and warnings are not errors)."""
+        return any(f.kind == ERROR for f in self.findings)
 
     @property
     def exit_code(self) -> int:
@@ -147,6 +155,7 @@ class Result:
             "warnings": list(self.warnings),
             "unreceived": [dict(u) for u in self.unreceived],
             "settings": {k: dict(v) for k, v in self.settings.items()},
+            "findings": [f.to_dict() for f in self.findings],
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -215,6 +224,7 @@ class Result:
             lines.append("  settings in force: " + settings_text(self.settings))
         lines += [f"  warning: {w}" for w in self.warnings]
         lines += _unreceived_lines(self.unreceived)
+        lines += _finding_lines(self.findings)
         lines += _buffer_lines([self.ranks[r] for r in self.ranks_in_order()],
                                set(self.failing_ranks()))
         return "\n".join(lines)
@@ -311,6 +321,20 @@ def _unreceived_lines(unreceived: list[dict[str, Any]]) -> list[str]:
                      f"{format_size(u['bytes'])}: {u['call']}{where}")
     if len(unreceived) > 16:
         lines.append(f"    ... and {len(unreceived) - 16} more")
+    return lines
+
+
+def _finding_lines(findings: list[Finding]) -> list[str]:
+    """The correctness findings: a count by kind, then each with its calls (at most 32)."""
+    if not findings:
+        return []
+    kinds = [k for k in (ERROR, "leak", "warning") if any(f.kind == k for f in findings)]
+    counts = ", ".join(f"{sum(f.kind == k for f in findings)} {k}" for k in kinds)
+    lines = [f"correctness findings ({counts}):"]
+    for f in findings[:32]:
+        lines += ["  " + ln for ln in f.lines()]
+    if len(findings) > 32:
+        lines.append(f"  ... and {len(findings) - 32} more")
     return lines
 
 

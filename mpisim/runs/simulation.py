@@ -45,15 +45,18 @@ from ..engine.collector import collector_paused
 from ..engine.process import RankProcess, start_all
 from ..engine.sites import PACKAGE
 from ..engine.trace import Recorder, Trace
+from ..handle.lifecycle import Lifecycle
 from ..handle.rank import Rank, ZeroTimeLoop
 from ..mpi.comm import Communicators
 from ..mpi.errors import ErrOther, MPIError
+from ..mpi.findings import Findings
 from ..p2p.network import Network
 from ..p2p.protocols import Message, Transport
 from ..profiles.library import MPIConfig
 from ..rma import OneSided
 from ..values.units import format_time
 from .deadlock import PollWatch, analyse
+from .findings import gather
 from .result import ErrorInfo, Outcome, RankSummary, Result, settings_in_force, unreceived_entry
 from .settings import RUN
 
@@ -131,8 +134,11 @@ class Simulation:
             self.transport.progress.blocked = self._blocked
         start_all(self.env, self._procs)
         watch = PollWatch(self.env, self._procs, self.handles, self.finished, self._livelocked)
+        self.findings = self.transport.findings = Findings()  # correctness (runs.findings)
+        self.transport.locate = self._where  # where a blocking receive's rank is
         for h in self.handles:
             h._watch = watch
+            h._life = Lifecycle(h.rank, self.findings)
 
     @property
     def now(self) -> float:
@@ -384,10 +390,12 @@ class Simulation:
                                "program is erroneous (MPI 4.1 §11.2.2: before MPI_Finalize "
                                "a process must complete the communications other processes "
                                "started with it)")
+        findings = gather(self.findings, self.handles, self.finished,
+                          self.collectives.meetings, self.rma.conflicts, self.error)
         return Result(self.name, outcome, self.env._now, self.params, ranks, list(self.returned),
                       {"sent": tp.sent, "received": tp.received, "bytes": tp.bytes}, trace,
                       self.error, deadlock, self._timeout, warnings, unreceived,
-                      {k: dict(v) for k, v in self.settings.items()})
+                      {k: dict(v) for k, v in self.settings.items()}, findings)
 
     def _trace(self) -> Trace:
         """The trace as of now. A run that is over builds it when it is first read (and

@@ -11,6 +11,7 @@ from mpisim.cli.common import (
     EXIT_DEADLOCK,
     EXIT_DISAGREES,
     EXIT_ERROR,
+    EXIT_FINDINGS,
     EXIT_OK,
     EXIT_TIMEOUT,
     EXIT_UNRECEIVED,
@@ -40,7 +41,7 @@ def test_the_contract_lists_every_exit_code_the_cli_uses():
     table = dict(re.findall(r"^\| (\d+(?:, \d+)?) \| (.+) \|$", CONTRACT.read_text(), re.M))
     codes = {int(c) for key in table for c in key.split(", ")}
     assert {EXIT_OK, EXIT_USAGE, EXIT_DEADLOCK, EXIT_ERROR, EXIT_TIMEOUT, EXIT_DISAGREES,
-            EXIT_UNRECEIVED, 130, 143} == codes
+            EXIT_UNRECEIVED, EXIT_FINDINGS, 130, 143} == codes
 
 
 def test_nothing_in_the_project_cites_documents_it_does_not_ship():

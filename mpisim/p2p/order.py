@@ -1,0 +1,87 @@
+"""Happens-before of a run's messages, for the exploration of message races.
+
+A wildcard receive (MPI_ANY_SOURCE) matches whichever fitting message its process sees
+first; in another valid execution a different sender's message could have come first
+(MPI 4.1 §3.5 orders messages between one pair only). To find those senders without
+trying every interleaving, the run keeps a vector clock per process (Lamport's
+happens-before, as DAMPI does): a send carries its sender's clock, a match merges it into
+the receiver's. A message *m* could have matched a wildcard receive *W* of process *r*
+instead of the one it did when
+
+- its envelope fits *W* (destination *r*, communicator, tag), its sender differs;
+- it was not sent causally after *W* (its clock's entry for *r* is below *W*'s);
+- it was not matched at *r* before *W* (unmatched, or matched by a later receive).
+
+:class:`Order` is hung on the transport only by a race exploration (``Transport.order``);
+an ordinary run pays one ``is None`` test per send and per match.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from ..mpi.constants import ANY_TAG
+
+__all__ = ["Order", "Wildcard"]
+
+
+class Wildcard(NamedTuple):
+    """One wildcard receive's match: its rank and number there, the sender it matched,
+    its envelope, the receiver's clock at the match, and the call and its place."""
+
+    rank: int
+    number: int
+    source: int
+    tag: int              # the receive's tag (ANY_TAG possible)
+    ctx: int
+    clock: int            # the receiver's own clock entry at the match
+    call: str
+    where: str | None
+
+
+class Order:
+    """Vector clocks of one run and its wildcard matches (see the module)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.clocks = [[0] * size for _ in range(size)]
+        self.sends: dict[int, tuple[int, int, int, int, tuple[int, ...]]] = {}
+        self.matched_at: dict[int, int] = {}   # message id -> receiver's clock at its match
+        self.wildcards: list[Wildcard] = []     # in the order the matches happened
+
+    def sent(self, msg: Any) -> None:
+        """A send: its sender's clock ticks; the message carries a copy."""
+        clock = self.clocks[msg.src]
+        clock[msg.src] += 1
+        self.sends[msg.id] = (msg.src, msg.dst, msg.tag, msg.ctx, tuple(clock))
+
+    def matched(self, msg: Any, req: Any, where: str | None = None) -> None:
+        """A match: the receiver learns what the sender knew; a wildcard one is kept."""
+        r = msg.dst
+        clock = self.clocks[r]
+        sent = self.sends.get(msg.id)
+        if sent is not None:
+            for i, v in enumerate(sent[4]):
+                if v > clock[i]:
+                    clock[i] = v
+        clock[r] += 1
+        self.matched_at[msg.id] = clock[r]
+        if req.wild is not None:
+            self.wildcards.append(Wildcard(r, req.wild, msg.src, req.tag, msg.ctx, clock[r],
+                                           req.call, where))
+
+    def alternatives(self, w: Wildcard) -> list[int]:
+        """The other senders whose message could have matched ``w`` (see the module)."""
+        found = set()
+        for mid, (src, dst, tag, ctx, clock) in self.sends.items():
+            if dst != w.rank or src == w.source or ctx != w.ctx or src in found:
+                continue
+            if w.tag != ANY_TAG and tag != w.tag:
+                continue
+            if clock[w.rank] >= w.clock:
+                continue  # sent after the receiver had made this match: caused by it
+            at = self.matched_at.get(mid)
+            if at is not None and at < w.clock:
+                continue  # matched at the receiver before w
+            found.add(src)
+        return sorted(found)

@@ -1,0 +1,235 @@
+"""Message races, explored rather than sampled (as ISP and DAMPI do).
+
+A program with wildcard receives (MPI_ANY_SOURCE) may behave differently depending on
+which sender's message arrives first; one run shows one order. :func:`check_races` runs
+the program as written, finds for each wildcard receive the other senders that could have
+matched it in some valid execution (a happens-before analysis of the run:
+:mod:`mpisim.p2p.order`), and runs the program again along each alternative: the earlier
+wildcard receives forced to the senders they matched, that one forced to the other sender
+(the receive is posted with that source, as ISP rewrites it). Every new run may reveal new
+alternatives for later receives; the exploration goes on, breadth first, until no order is
+left or ``max_orders`` runs were made (the report says which, and how many orders it
+tried).
+
+Two orders *differ* when their outcomes (completed, deadlock, error and its class), the
+calls a deadlock blocks or an error ends, the correctness findings (rule and calls) or the
+values the rank programs return differ. A program whose orders differ is *racy*: the
+report names the two orders, the wildcard receives whose choice decides between them (rank,
+call, place, the sender in each), and what differs. Orders that only change which receive
+gets which message, with the same outcome and results, are benign (a reduction of
+values received in any order is race-free).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..mpi.findings import Call, Finding
+from ..p2p.order import Order, Wildcard
+from .target import Target
+
+__all__ = ["MAX_ORDERS", "Explored", "Races", "check_races"]
+
+MAX_ORDERS = 32
+"""Runs a race exploration makes at most by default (``max_orders``)."""
+
+Forced = dict[tuple[int, int], int]  # (rank, wildcard number) -> the sender it must match
+
+
+class Explored:
+    """The rank programs with some wildcard receives forced to a sender (picklable);
+    ``order`` is the happens-before record of the run they were last called in."""
+
+    def __init__(self, program: Any, forced: Forced) -> None:
+        self.program = program
+        self.forced = forced
+        self.order: Order | None = None
+        self.__name__ = getattr(program, "__name__", "program")
+
+    def __call__(self, mpi: Any, **params: Any) -> Any:
+        tp = mpi._tp
+        if tp.order is None:
+            tp.order = self.order = Order(mpi.size)
+        mpi._wildcards = {k: s for (r, k), s in self.forced.items() if r == mpi.rank}
+        program = self.program
+        if isinstance(program, list | tuple):
+            program = program[mpi.rank]
+        return program(mpi, **params)
+
+
+@dataclass
+class Tried:
+    """One order tried: the forced choices, the run's result, its wildcard matches."""
+
+    forced: Forced
+    result: Any
+    wildcards: list[Wildcard]
+
+    def digest(self) -> tuple:
+        """What two orders are compared on (see the module)."""
+        r = self.result
+        error = None if r.error is None else (r.error.rank, r.error.call, r.error.error_class)
+        blocked = () if r.deadlock is None else tuple((b.rank, b.call)
+                                                      for b in r.deadlock.blocked)
+        findings = tuple(sorted((f.rule, tuple((c.rank, c.call) for c in f.calls))
+                                for f in r.findings))
+        return (r.outcome.value, error, blocked, findings, tuple(map(repr, r.returned)))
+
+    def describe(self) -> str:
+        r = self.result
+        what = r.outcome.value
+        if r.error is not None:
+            what += f" ({r.error.error_class} at rank {r.error.rank}, {r.error.call})"
+        if r.deadlock is not None:
+            what += " (blocked: " + ", ".join(f"rank {b.rank} in {b.call}"
+                                               for b in r.deadlock.blocked[:4]) + ")"
+        errors = sorted({f.rule for f in r.findings if f.kind == "error"})
+        if errors:
+            what += "; findings: " + ", ".join(errors)
+        return what
+
+
+@dataclass
+class Races:
+    """The answer of :func:`check_races`; ``to_dict()`` is ``check --races --json``."""
+
+    name: str
+    tried: list[Any]             # each a Tried: forced choices, result, wildcard matches
+    alternatives: int           # (wildcard receive, other sender) pairs found
+    max_orders: int
+    exhausted: bool             # every order found was tried (the bound was not reached)
+    differing: tuple[int, int] | None = None  # indices into tried
+    deciding: list[str] = field(default_factory=list)
+
+    @property
+    def racy(self) -> bool:
+        return self.differing is not None
+
+    @property
+    def wildcards(self) -> int:
+        """Wildcard receives matched in the run as written."""
+        return len(self.tried[0].wildcards) if self.tried else 0
+
+    @property
+    def exit_code(self) -> int:
+        """The CLI's status: 0 race-free (as far as explored), 8 racy (a finding)."""
+        return 8 if self.racy else 0
+
+    def finding(self) -> Finding | None:
+        """The race as a correctness finding (kind warning), with the deciding calls."""
+        if self.differing is None:
+            return None
+        a, b = (self.tried[i] for i in self.differing)
+        calls = [Call(w.rank, w.call, w.where) for w in _decided(a, b)]
+        return Finding("message-race", f"order {self.differing[0] + 1}: {a.describe()}; "
+                       f"order {self.differing[1] + 1}: {b.describe()}", calls)
+
+    def to_dict(self) -> dict[str, Any]:
+        found = self.finding()
+        return {"scenario": self.name, "racy": self.racy, "orders_tried": len(self.tried),
+                "max_orders": self.max_orders, "exhausted": self.exhausted,
+                "wildcard_receives": self.wildcards, "alternatives": self.alternatives,
+                "orders": [{"forced": [{"rank": r, "receive": k, "source": s}
+                                       for (r, k), s in sorted(t.forced.items())],
+                            "outcome": t.result.outcome.value,
+                            "findings": [f.rule for f in t.result.findings]}
+                           for t in self.tried],
+                "race": None if found is None else found.to_dict(),
+                "as_written": self.tried[0].result.to_dict() if self.tried else None}
+
+    def report(self) -> str:
+        head = "RACY" if self.racy else "RACE-FREE"
+        bound = ("every order found" if self.exhausted else
+                 f"stopped at the bound, max_orders = {self.max_orders}")
+        lines = [f"{self.name}: {head} ({len(self.tried)} order(s) tried, {bound}; "
+                 f"{self.wildcards} wildcard receive(s) as written, {self.alternatives} "
+                 "alternative match(es) found)"]
+        if self.racy:
+            a, b = self.differing
+            lines.append(f"  order {a + 1}: {_choices(self.tried[a])}")
+            lines.append(f"      -> {self.tried[a].describe()}")
+            lines.append(f"  order {b + 1}: {_choices(self.tried[b])}")
+            lines.append(f"      -> {self.tried[b].describe()}")
+            lines += ["  decided by:"] + [f"    {d}" for d in self.deciding]
+        elif self.alternatives:
+            lines.append("  the orders differ only in which receive gets which message: "
+                         "same outcome, findings and results")
+        elif not self.wildcards:
+            lines.append("  no wildcard receive: the matching is deterministic")
+        return "\n".join(lines)
+
+
+def check_races(scenario: Any, *, max_orders: int = MAX_ORDERS, **run_kwargs: Any) -> Races:
+    """Explore the matching orders of ``scenario``'s wildcard receives (see the module).
+
+    ``scenario``: a path, a loaded Scenario (or an mpi4py script's), or a program function
+    with ``ranks=`` (and other ``mpisim.run`` keywords) in ``run_kwargs``. ``max_orders``:
+    the most runs made (the first is the program as written)."""
+    if isinstance(max_orders, bool) or not isinstance(max_orders, int) or max_orders < 1:
+        raise ValueError(f"max_orders: expected a positive integer, got {max_orders!r}")
+    target = Target.of(scenario, run_kwargs)
+    program = target.run_kwargs({})["program"]
+    frontier: list[Forced] = [{}]
+    seen = {_key({})}
+    tried: list[Tried] = []
+    alternatives = 0
+    while frontier and len(tried) < max_orders:
+        forced = frontier.pop(0)
+        explored = Explored(program, forced)
+        result = target.run({}, program=explored)
+        wildcards = explored.order.wildcards if explored.order is not None else []
+        tried.append(Tried(forced, result, wildcards))
+        for i, w in enumerate(wildcards):
+            if (w.rank, w.number) in forced:
+                continue
+            prefix = {(v.rank, v.number): v.source for v in wildcards[:i]}
+            for source in explored.order.alternatives(w):
+                alternatives += 1
+                choice = {**prefix, (w.rank, w.number): source}
+                if _key(choice) not in seen:
+                    seen.add(_key(choice))
+                    frontier.append(choice)
+    races = Races(target.name if hasattr(target, "name") else _name(tried), tried,
+                  alternatives, max_orders, not frontier)
+    base = tried[0].digest()
+    other = next((i for i, t in enumerate(tried[1:], 1) if t.digest() != base), None)
+    if other is not None:
+        races.differing = (0, other)
+        races.deciding = [_decision(w, tried[0], tried[other])
+                          for w in _decided(tried[0], tried[other])]
+    return races
+
+
+def _key(forced: Forced) -> tuple:
+    return tuple(sorted(forced.items()))
+
+
+def _name(tried: list[Tried]) -> str:
+    return tried[0].result.scenario if tried else "program"
+
+
+def _decided(a: Tried, b: Tried) -> list[Wildcard]:
+    """The wildcard receives of ``b``'s forced choices that ``a`` matched otherwise."""
+    matched = {(w.rank, w.number): w for w in a.wildcards}
+    out = []
+    for w in b.wildcards:
+        mine = matched.get((w.rank, w.number))
+        if (w.rank, w.number) in b.forced and (mine is None or mine.source != w.source):
+            out.append(w)
+    return out
+
+
+def _decision(w: Wildcard, a: Tried, b: Tried) -> str:
+    mine = next((v for v in a.wildcards if (v.rank, v.number) == (w.rank, w.number)), None)
+    first = f"rank {mine.source}" if mine is not None else "no message"
+    where = f" at {w.where}" if w.where else ""
+    return (f"rank {w.rank}'s wildcard receive #{w.number + 1} ({w.call}{where}): "
+            f"matched {first} in one order, rank {w.source} in the other")
+
+
+def _choices(t: Tried) -> str:
+    if not t.forced:
+        return "as written (the simulator's own order)"
+    return "; ".join(f"rank {r}'s wildcard receive #{k + 1} from rank {s}"
+                     for (r, k), s in sorted(t.forced.items()))

@@ -1,0 +1,13 @@
+# mbi: correct
+# The send buffer is changed only after the Wait (MPI 4.1 §3.7.2).
+import numpy as np
+from mpi4py import MPI
+
+comm = MPI.COMM_WORLD
+buf = np.arange(4, dtype=np.int32)
+if comm.rank == 0:
+    req = comm.Isend([buf, MPI.INT], dest=1)
+    req.Wait()
+    buf[0] = 99
+elif comm.rank == 1:
+    comm.Recv([buf, MPI.INT], source=0)
