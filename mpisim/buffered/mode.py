@@ -232,11 +232,14 @@ class BufferedMode:
         completes; None for a blocking bsend, which nothing waits on. ``dtype``: the
         datatype the program named. Raises ErrBuffer when the message does not fit."""
         if self.profile.bypasses_buffer(nbytes, self.allocator is not None):
-            if sreq is None:
+            user = sreq  # an ibsend's request: complete at once if the library says so
+            if sreq is None or self.profile.ibsend_completes_at_once:
                 sreq = Request("send", "MPI_Bsend", self.rank, dest, tag, nbytes)
                 sreq.where = where
             self.tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, sreq, earliest,
                               local=True, ctx=ctx, dtype=dtype)  # into transport memory
+            if user is not None and user is not sreq:
+                user.known(earliest)
             return earliest
         entry = self._reserve(nbytes, dest, where)
         if self.copy_bw:

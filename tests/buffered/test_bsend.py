@@ -545,3 +545,40 @@ def test_every_buffer_entry_names_the_message_its_send_posted():
         assert m["post"] == e["alloc"]
     assert sorted(int(e["msg"]) for e in entries) == sorted(
         int(m["id"]) for m in messages if m["mode"] == "buffered")
+
+
+IBSEND_SIZES = (8, 1024, 4000, 4100, 8192, 8300, 12288, 70000)
+
+
+@pytest.mark.parametrize("profile", ["mpich-5.0", "openmpi-5.0"])
+def test_an_ibsend_is_complete_at_once_and_detach_waits_only_above_the_eager_limit(profile):
+    """3.6 (buffered mode is local) and 3.6.1: MPI_Ibsend's request tests complete as soon
+    as it returns, for messages on both sides of the eager limit, and MPI_Buffer_detach
+    waits for the receiver only for messages that went rendezvous. Observed with a receiver
+    asleep 0.2 s: MPICH 5.0.2 and Open MPI 5.0.11 both give Test true at once for all eight
+    sizes; detach waited from 8192 B on MPICH (eager up to 8111 B) and from 4100 B on Open MPI
+    (eager up to 4040 B; smaller bsends bypass its buffer)."""
+    from mpisim.profiles.library import get_profile
+
+    def prog(mpi):
+        out = []
+        for n in IBSEND_SIZES:
+            if mpi.rank == 0:
+                yield mpi.buffer_attach(n + 2 * mpi.BSEND_OVERHEAD + 64)
+                yield mpi.barrier()
+                req = yield mpi.ibsend(count=n, dest=1, tag=n)
+                flag, _ = yield mpi.test(req)
+                t = mpi.now
+                yield mpi.buffer_detach()
+                out.append((n, flag, mpi.now - t > 0.1))
+            else:
+                yield mpi.barrier()
+                yield mpi.compute(0.2)
+                yield mpi.recv(count=n, source=0, tag=n)
+            yield mpi.barrier()
+        return out
+
+    r = ms.run(prog, ranks=2, mpi={"profile": profile})
+    assert r.outcome is ms.Outcome.COMPLETED, r.report()
+    eager = get_profile(profile).eager_limit
+    assert r.returned[0] == [(n, True, n > eager) for n in IBSEND_SIZES]
