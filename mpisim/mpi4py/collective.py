@@ -140,12 +140,13 @@ class Collectives:
 
     def scatter(self, sendobj: Any = None, root: int = 0) -> Any:
         root = c_int(root)
-        items = [_pack(x) for x in sendobj] if self._is_root(root) else None
+        items = [_pack(x) for x in _one_per_process(sendobj, self._blocks())] \
+            if self._is_root(root) else None
         return _unpack(self._p2p("scatter", True, sendbuf=items, root=root))
 
     def alltoall(self, sendobj: Any) -> list[Any]:
-        return [_unpack(x) for x in self._p2p("alltoall", True,
-                                              sendbuf=[_pack(x) for x in sendobj])]
+        items = [_pack(x) for x in _one_per_process(sendobj, self._blocks())]
+        return [_unpack(x) for x in self._p2p("alltoall", True, sendbuf=items)]
 
     def scan(self, sendobj: Any, op: Any = OPS["SUM"]) -> Any:
         size = len(pickle.dumps(sendobj, pickle.HIGHEST_PROTOCOL))
@@ -462,6 +463,15 @@ class Collectives:
 
 def _nothing() -> None:
     return None
+
+
+def _one_per_process(objs: Any, size: int) -> list[Any]:
+    """A lowercase scatter's or alltoall's objects as mpi4py takes them: None is a None for
+    every process, any iterable is listed, and it must hold one per process."""
+    items = [None] * size if objs is None else list(objs)
+    if len(items) != size:
+        raise ValueError(f"expecting {size} items, got {len(items)}")
+    return items
 
 
 def _in_place(buf: Any, allowed: bool = True) -> bool:

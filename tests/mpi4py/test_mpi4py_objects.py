@@ -215,3 +215,18 @@ def test_idup_gives_a_communicator_usable_once_its_request_completes(tmp_path):
         """, ranks=2)
     assert seen == [[False, "Intracomm"], ["early", True],
                     [2, "on the new one", "on the old one"], [True]]
+
+
+def test_lowercase_scatter_and_alltoall_take_none_and_iterators_as_mpi4py_does(tmp_path):
+    """mpi4py's lowercase scatter/alltoall: None is a None for every process, any iterable
+    is listed, and a wrong length is ValueError "expecting N items, got M" (mpi4py 4.1.2's
+    own test_util_pkl5 TestMPIWorld checks the same)."""
+    _, seen = run(tmp_path, """
+        show(comm.scatter(None, root=1), comm.alltoall(None))
+        show(comm.scatter(iter(["a", "b"]), root=0), comm.alltoall(iter([comm.rank] * 2)))
+        try:
+            comm.alltoall([1, 2, 3])
+        except ValueError as e:
+            show(str(e))
+        """, ranks=2)
+    assert seen == [[None, [None, None]], ["a", [0, 1]], ["expecting 2 items, got 3"]]
