@@ -153,7 +153,12 @@ def observe(launcher: Launcher, progress: Callable[[str], None] = print) -> dict
     def say(i: int, text: str) -> None:
         progress(f"[{i}/{steps}] {text} ({time.perf_counter() - t0:.0f} s)")
 
-    (info,), _ = launcher.run({"probe": "info"})
+    records, _ = launcher.run({"probe": "info"})
+    if not records:  # the launch timed out before the probe printed anything
+        raise CalibrationError(f"probe info printed nothing within {launcher.timeout:g} s "
+                               f"(the MPI hangs?); command: {shlex.join(launcher.mpiexec)} "
+                               f"{launcher.python} ...")
+    info = records[0]
     if info.get("probe") != "info":
         raise CalibrationError(info.get("message", "the info probe failed"))
     if info["size"] != 2:

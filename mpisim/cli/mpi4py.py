@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any
 
 from ..mpi4py.scenario import ScriptScenario, script_scenario
 from ..mpi4py.script import ScriptError
+from ..runs.estimate import WallClockLimit, wall_clock_limit
 from ..runs.settings import assignment
 from .common import Command, UsageError
 from .options import add_run_options
 from .whatif import mode_of, run_mode
 
 __all__ = ["MPI4PY", "load_script", "mpi4py_options"]
+
+EXIT_TIMEOUT = 5
 
 
 def mpi4py_options(p: argparse.ArgumentParser) -> None:
@@ -32,6 +36,10 @@ def mpi4py_options(p: argparse.ArgumentParser) -> None:
                                "which it completes without overflow",
                     vary="a sweep (as `mpisim sweep`) over settings or ranks: "
                          "network.eager_limit=1KiB..64KiB:x2, ranks=2,4,8 (repeatable)")
+    p.add_argument("--timeout", metavar="SECONDS", type=float, default=None,
+                   help="wall-clock limit: a rank still running Python code without an MPI "
+                        "call then ends the run as its error (naming its line); exit 5 if "
+                        "the limit ends the command elsewhere")
     p.add_argument("script", metavar="SCRIPT", help="an mpi4py script (python file)")
     p.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")
 
@@ -58,7 +66,14 @@ def mpi4py_command(args: argparse.Namespace) -> int:
         args.loaded = load_script(args)
     except ValueError as e:
         raise UsageError("\nmpisim: ".join(str(e).splitlines())) from None
-    return run_mode(mode_of(args), args, args.script)
+    if args.timeout is not None and not args.timeout > 0:
+        raise UsageError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
+    try:
+        with wall_clock_limit(args.timeout):
+            return run_mode(mode_of(args), args, args.script)
+    except WallClockLimit as e:  # reached outside a simulated rank (a sweep's wait)
+        print(f"mpisim: {e}", file=sys.stderr)
+        return EXIT_TIMEOUT
 
 
 MPI4PY = Command(

@@ -28,6 +28,7 @@ import importlib.abc
 import importlib.util
 import os
 import sys
+import threading
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -36,7 +37,8 @@ from greenlet import GreenletExit, getcurrent, greenlet
 from ..mpi.errors import MPIError
 from .exceptions import as_exception, unsupported
 
-__all__ = ["RankContext", "RankGreenlet", "Scope", "bridge", "current", "own_code", "where"]
+__all__ = ["THREAD_CALLS", "RankContext", "RankGreenlet", "Scope", "bridge", "check_threads",
+           "current", "own_code", "where"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _MISSING = object()
@@ -62,6 +64,7 @@ class RankContext:
         MPI_ERRORS_ARE_FATAL on ``comm`` (a key of :attr:`fatal`), ends the run."""
         if self.closed:
             raise GreenletExit
+        check_threads()
         self.mpi._where = where()
         ev = make()
         try:
@@ -96,12 +99,32 @@ class RankGreenlet(greenlet):
 
 
 def current() -> RankContext:
-    """The rank whose script is calling."""
+    """The rank whose script is calling. A call from a thread the script started is refused
+    there and remembered: the rank running meanwhile fails at its next call or its end
+    (:func:`check_threads`), so the run ends as ERROR rather than completing."""
     ctx = getattr(getcurrent(), "ctx", None)
     if ctx is None:
+        if threading.current_thread() is not threading.main_thread():
+            THREAD_CALLS.append(where() or "a thread")
+            raise RuntimeError("MPI called from a thread the script started: the stand-in "
+                               "runs each rank's MPI calls in its main thread only")
         raise RuntimeError("the mpi4py stand-in is used outside a simulated rank: run the "
                            "script with `mpisim mpi4py -n N script.py` or ms.run_mpi4py()")
     return ctx
+
+
+THREAD_CALLS: list[str] = []
+"""Where a thread a script started called MPI (see :func:`current`)."""
+
+
+def check_threads() -> None:
+    """RuntimeError in the rank that runs now if a thread it started called MPI."""
+    if THREAD_CALLS:
+        at = THREAD_CALLS[0]
+        THREAD_CALLS.clear()
+        raise RuntimeError(f"a thread this rank started called MPI (at {at}): the stand-in "
+                           "runs each rank's MPI calls in its main thread only (as "
+                           "MPI_THREAD_FUNNELED)")
 
 
 def where() -> str | None:

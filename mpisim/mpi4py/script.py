@@ -20,15 +20,17 @@ from __future__ import annotations
 
 import builtins
 import os
+import signal
+import threading
 from typing import Any
 
 from ..mpi.errors import MPIError
-from .bridge import RankContext, Scope, bridge
+from .bridge import RankContext, Scope, bridge, check_threads
 from .clock import time_module
 from .exits import Handlers, atexit_module, finish
 from .module import modules, submodules
 
-__all__ = ["Script", "ScriptError", "ScriptExit", "run_mpi4py"]
+__all__ = ["Script", "ScriptError", "ScriptExit", "ScriptInterrupt", "run_mpi4py"]
 
 _CODE: dict[tuple[str, float], Any] = {}
 
@@ -105,16 +107,43 @@ def _execute(code: Any, path: str, handlers: Handlers) -> None:
     MPI_Finalize (:func:`.exits.finish`: atexit handlers, finalizers)."""
     namespace = {"__name__": "__main__", "__file__": path, "__builtins__": builtins,
                  "__package__": None, "__spec__": None, "__cached__": None}
+    _watch_sigint()
     try:
         exec(code, namespace)
+        check_threads()
     except SystemExit as e:
         if e.code not in (None, 0):
             raise ScriptExit(f"the script exited with status {e.code!r}") from None
+    except KeyboardInterrupt as e:
+        if _SIGINT or hasattr(e, "signum"):
+            raise  # Ctrl-C (or SIGTERM): the user stops the run
+        raise ScriptInterrupt("the script raised KeyboardInterrupt itself (no Ctrl-C was "
+                              "received)").with_traceback(e.__traceback__) from None
     except Exception as e:
         if not isinstance(e, MPIError):
             e.add_note(HANGS)
         raise
     finish(namespace, handlers)
+
+
+class ScriptInterrupt(RuntimeError):
+    """A script raised KeyboardInterrupt with no Ctrl-C received: its own error."""
+
+
+_SIGINT: list[bool] = []
+
+
+def _watch_sigint() -> None:
+    """Tell a Ctrl-C from a script's own ``raise KeyboardInterrupt``: Python's default
+    SIGINT handler, wrapped once to note that the signal came (it behaves as before)."""
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _noted_sigint)
+
+
+def _noted_sigint(signum: int, frame: Any) -> None:
+    _SIGINT.append(True)
+    signal.default_int_handler(signum, frame)
 
 
 HANGS = ("(A real run does not end here: this process exits with this traceback and the "

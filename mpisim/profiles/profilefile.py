@@ -229,7 +229,7 @@ def load_profile(path: str | os.PathLike[str], builtin: dict[str, Any]) -> Any:
 def _base(path: str, node: _Node | None, builtin: dict[str, Any]) -> Any:
     if node is None:
         return builtin["standard"]
-    if node.value not in builtin:
+    if not isinstance(node.value, str) or node.value not in builtin:
         raise ProfileFileError(f"{path}:{node.line}: based_on: unknown profile {node.value!r} "
                                f"(valid: {', '.join(builtin)})")
     return builtin[node.value]

@@ -3,9 +3,11 @@
 The recorder is the C source ``shim/mpisim_record.c`` shipped in the package. It is built
 once per MPI library with that library's own ``mpicc`` (``--mpicc``, else ``$MPICC``, else
 the ``mpicc`` beside the launcher named in the command, else ``mpicc`` on PATH) into
-``$XDG_CACHE_HOME/mpisim/recorder/<hash>/`` (default ``~/.cache``), the hash covering the
-source, the compiler's path and what ``mpicc -show`` (MPICH) or ``--showme`` (Open MPI)
-says, so another library or a new mpisim builds anew. The command runs with
+``$XDG_CACHE_HOME/mpisim/recorder/`` (default ``~/.cache``; private to the user, 0700, and
+refused otherwise: see :func:`cache_dir`), named by a hash of the source, the wrapper, what
+``mpicc -show`` (MPICH) or ``--showme`` (Open MPI) says, the compiler and the MPI library it
+names, so another library or a new mpisim builds anew; the build is atomic and the library
+is verified by its digest before it is preloaded (:func:`build_shim`). The command runs with
 ``LD_PRELOAD`` set to it and ``MPISIM_TRACE_DIR`` to a temporary directory (Open MPI's
 ``mpiexec`` passes the environment to local processes; for remote hosts add
 ``-x LD_PRELOAD -x MPISIM_TRACE_DIR``); each process writes ``rank.N.log`` there, and the
@@ -37,10 +39,12 @@ import time
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
+from stat import S_IMODE, S_ISDIR
 
 from .trace import TraceError, read_trace
 
-__all__ = ["RecordError", "build_shim", "find_mpicc", "merge_logs", "record"]
+__all__ = ["RecordError", "build_key", "build_shim", "cache_dir", "find_mpicc", "merge_logs",
+           "record"]
 
 EXIT_TIMEOUT = 5
 GRACE = 5.0
@@ -93,34 +97,123 @@ def _wrapper_flags(mpicc: str) -> str:
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "mpisim" / "recorder"
+    """The recorder's cache, ``$XDG_CACHE_HOME/mpisim/recorder`` (default ``~/.cache``),
+    created private to the user (0700). A library preloaded from it runs inside the user's MPI
+    processes, so a cache that someone else could write is refused (RecordError): it must be
+    a directory, not a symbolic link, owned by the user, with no permission for group or
+    others."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # the XDG rule: a relative value is ignored
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    path = Path(base) / "mpisim" / "recorder"
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, exist_ok=True)
+        info = os.lstat(path)
+    except OSError as e:
+        raise RecordError(f"the recorder's cache {path}: {e.strerror or e}") from None
+    if not S_ISDIR(info.st_mode):
+        raise RecordError(f"the recorder's cache {path} is not a directory (a symbolic link?); "
+                          "remove it")
+    if info.st_uid != os.getuid():
+        raise RecordError(f"the recorder's cache {path} is owned by user {info.st_uid}, not "
+                          "you: refused (another user could replace the recorder)")
+    if info.st_mode & 0o077:
+        raise RecordError(f"the recorder's cache {path} has mode "
+                          f"{S_IMODE(info.st_mode):o}: refused (others may write or read "
+                          f"it); chmod 700 {path}")
+    return path
+
+
+def _file_digest(path: str | os.PathLike[str]) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _tool_identity(flags: str) -> list[str]:
+    """What names the compiler and the MPI library a wrapper's flags point to: the
+    compiler's path and version, each MPI library's path and content digest."""
+    words = flags.split()
+    found: list[str] = []
+    compiler = shutil.which(words[0]) if words else None
+    if compiler:
+        found.append(os.path.realpath(compiler))
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            found.append(subprocess.run([compiler, "--version"], capture_output=True,
+                                        text=True, timeout=30).stdout)
+    dirs = [w[2:] for w in words if w.startswith("-L") and len(w) > 2]
+    for name in (w[2:] for w in words if w.startswith("-l") and "mpi" in w):
+        for d in dirs:
+            lib = Path(d) / f"lib{name}.so"
+            if lib.exists():
+                found += [os.path.realpath(lib), _file_digest(lib)]
+                break
+    return found
+
+
+def build_key(source: bytes, mpicc: str) -> str:
+    """The recorder's name: a hash of the shim's source, the compiler wrapper (its path and
+    content), the flags it adds, the compiler and the MPI library they name."""
+    flags = _wrapper_flags(mpicc)
+    parts = [source, os.path.realpath(mpicc).encode(), flags.encode(),
+             *(p.encode() for p in _tool_identity(flags))]
+    with contextlib.suppress(OSError):
+        parts.append(_file_digest(mpicc).encode())
+    return hashlib.sha256(b"\0".join(parts)).hexdigest()[:32]
+
+
+def _verified(target: Path) -> bool:
+    """Whether the built library is whole: its content has the digest written beside it when
+    it was built (a truncated, altered or half-written file is never preloaded)."""
+    seal = target.with_suffix(".sha256")
+    try:
+        return target.is_file() and seal.read_text().strip() == _file_digest(target)
+    except OSError:
+        return False
 
 
 def build_shim(mpicc: str) -> Path:
-    """The recorder built with ``mpicc`` (from the cache when it is there)."""
+    """The recorder built with ``mpicc``: from the cache when a verified copy is there, else
+    built now. The library is named by :func:`build_key`; it is compiled in a temporary
+    directory of the cache, its digest written to ``<name>.sha256``, and both renamed into
+    place (atomic), so a failed or interrupted build leaves nothing a later run would load;
+    a file whose digest does not match is rebuilt, never preloaded."""
     source = shim_source().read_bytes()
-    digest = hashlib.sha256(source + b"\0" + mpicc.encode() + b"\0" +
-                            _wrapper_flags(mpicc).encode()).hexdigest()[:16]
-    target = cache_dir() / digest / "libmpisim_record.so"
-    if target.exists():
+    cache = cache_dir()
+    target = cache / f"libmpisim_record-{build_key(source, mpicc)}.so"
+    if _verified(target):
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+    tmp = tempfile.mkdtemp(prefix=".build-", dir=cache)
+    try:
         src = Path(tmp) / "mpisim_record.c"
         src.write_bytes(source)
         out = Path(tmp) / "libmpisim_record.so"
-        try:
-            built = subprocess.run([mpicc, "-shared", "-fPIC", "-O2", "-o", str(out), str(src),
-                                    "-ldl"], capture_output=True, text=True, timeout=300)
-        except (OSError, subprocess.TimeoutExpired) as e:
-            raise RecordError(f"cannot build the recorder with {mpicc}: {e}") from None
-        if built.returncode != 0:
-            lines = built.stderr.strip().splitlines() or ["(no message)"]
-            first = next((x for x in lines if "error" in x), lines[0])
-            raise RecordError(f"building the recorder with {mpicc} failed: {first}")
+        _compile(mpicc, src, out)
+        seal = Path(tmp) / "seal"
+        seal.write_text(_file_digest(out) + "\n")
         os.replace(out, target)
+        os.replace(seal, target.with_suffix(".sha256"))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if not _verified(target):
+        raise RecordError(f"the recorder built into {target} does not verify (was the cache "
+                          "changed meanwhile?)")
     return target
+
+
+def _compile(mpicc: str, src: Path, out: Path) -> None:
+    try:
+        built = subprocess.run([mpicc, "-shared", "-fPIC", "-O2", "-o", str(out), str(src),
+                                "-ldl"], capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise RecordError(f"cannot build the recorder with {mpicc}: {e}") from None
+    if built.returncode != 0 or not out.is_file():
+        lines = built.stderr.strip().splitlines() or ["(no message)"]
+        first = next((x for x in lines if "error" in x), lines[0])
+        raise RecordError(f"building the recorder with {mpicc} failed: {first}")
 
 
 def merge_logs(directory: str | os.PathLike[str], out: str | os.PathLike[str]) -> int:

@@ -16,10 +16,13 @@ rank, runs until nothing is left to happen, and returns a :class:`~mpisim.runs.r
 
 Guards against endless programs, by default: a run given neither ``until`` nor
 ``max_events`` stops after ``DEFAULT_MAX_EVENTS`` events (TIMEOUT; pass a larger
-``max_events`` for a longer run), and the trace records the first ``TRACE_EVENTS`` events
-only (the result says where it stopped recording), so memory stays bounded however long a
-run goes. Ctrl-C (KeyboardInterrupt) and SystemExit raised while a program runs end the run
-at once and propagate to the caller: they are never reported as an error of the program.
+``max_events`` for a longer run), a run bound to last more than a few minutes says so
+once it has started and shows its progress (:mod:`mpisim.runs.estimate`), a run too large
+for the memory available is refused before it is built, and the trace records the first
+``TRACE_EVENTS`` events only (the result says where it stopped recording), so memory
+stays bounded however long a run goes. Ctrl-C (KeyboardInterrupt) and SystemExit raised
+while a program runs end the run at once and propagate to the caller: they are never
+reported as an error of the program.
 
 A program that ends with messages still in its attached buffer waits for them, as
 MPI_Finalize does, and then detaches. ``buffer=`` attaches that many bytes on every rank
@@ -56,6 +59,7 @@ from ..profiles.library import MPIConfig
 from ..rma import OneSided
 from ..values.units import format_time
 from .deadlock import PollWatch, analyse
+from .estimate import Forecast, WallClockLimit, check_memory
 from .findings import gather
 from .result import ErrorInfo, Outcome, RankSummary, Result, settings_in_force, unreceived_entry
 from .settings import RUN
@@ -86,6 +90,7 @@ class Simulation:
                  buffer: int | str | None = None, name: str | None = None,
                  trace: bool = True) -> None:
         ranks = RUN["ranks"](ranks)
+        check_memory(ranks, trace)  # refused before anything is built
         seed = RUN["seed"](seed)
         self.size = ranks
         self.programs = _programs(program, ranks)
@@ -186,7 +191,8 @@ class Simulation:
 
     def _fatal(self, r: int, exc: BaseException) -> None:
         mpi = self.handles[r]
-        where = mpi._call_where or _program_line(exc) or self._where(r)
+        raised = None if isinstance(exc, MPIError | ClockOverflow) else _program_line(exc)
+        where = raised or mpi._call_where or _program_line(exc) or self._where(r)
         if isinstance(exc, MPIError):
             self.error = ErrorInfo(r, mpi._call, exc.error_class, self.env._now, exc.message,
                                    dict(exc.info), where)
@@ -267,13 +273,19 @@ class Simulation:
         if self._timeout is not None and self._timeout.startswith(UNTIL_REACHED):
             self._timeout = None  # an earlier stop at a time limit: go on from there
         cap, why = self._cap(limit)
+        forecast = Forecast(cap, limit, self.events, self.env._now)
         while not self._done and self._timeout is None:
             stop = min(cap, self.events + PROGRESS_EVERY)
             if self.trace_stopped is None and self.events < TRACE_EVENTS:
                 stop = min(stop, TRACE_EVENTS)
-            more = self._loop(limit, stop)
+            try:
+                more = self._loop(limit, stop)
+            except WallClockLimit as e:  # in the engine, not in a rank's code
+                self._timeout, self._done, more = str(e), True, False
             if progress is not None:
                 progress(self.events, self.env._now)
+            if more:
+                forecast.update(self.events, self.env._now)
             if self.trace_stopped is None and self.events >= TRACE_EVENTS and more:
                 self._stop_trace()
             if more and self.events >= cap:

@@ -32,6 +32,7 @@ from yaml.composer import ComposerError
 from yaml.events import AliasEvent
 
 from ..values.readers import Refused
+from ..values.units import MAX_DIGITS, digits, shorten
 
 __all__ = ["Ambiguous", "LList", "LMap", "YamlProblem", "line_of", "read_scalar", "read_yaml"]
 
@@ -66,6 +67,11 @@ class Ambiguous(Refused):
 
     def __str__(self) -> str:
         return self.text
+
+
+class OutOfRange(Ambiguous):
+    """A number written with more digits than any setting accepts: refused where used, as an
+    Ambiguous value is (converting it would fail with a bare error, or take long)."""
 
 
 @dataclass(frozen=True)
@@ -151,8 +157,11 @@ class ScenarioLoader(yaml.SafeLoader):
                       "decimal; write it without the leading zero (or 0o... for octal)")
         return Ambiguous(text, reason)
 
-    def construct_number(self, node: Any) -> int | float:
+    def construct_number(self, node: Any) -> int | float | OutOfRange:
         text = self.construct_scalar(node)
+        if digits(text) > MAX_DIGITS:
+            return OutOfRange(shorten(text), f"a number of {digits(text)} digits is out of "
+                              f"range (at most {MAX_DIGITS} digits)")
         if re.fullmatch(r"[-+]?(?:0|[1-9][0-9]*)", text):
             return int(text)
         if text.startswith(("0x", "0o")):

@@ -32,7 +32,16 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cache
 from typing import Any
 
-from .units import UnitError, parse_bandwidth, parse_size, parse_time
+from .units import (
+    MAX_DIGITS,
+    UnitError,
+    digits,
+    int_words,
+    parse_bandwidth,
+    parse_size,
+    parse_time,
+    shorten,
+)
 
 __all__ = ["INT_LIMIT", "Invalid", "Refused", "Setting", "SettingError", "declare",
            "declared", "describe", "entry", "hint", "nullable", "read_bandwidth", "read_bool",
@@ -71,10 +80,13 @@ def describe(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return f"the boolean {str(value).lower()}"
-    if isinstance(value, int | float):
+    if isinstance(value, int):
+        words = int_words(value)
+        return words if words.startswith("a number") else f"the number {words}"
+    if isinstance(value, float):
         return f"the number {value!r}"
     if isinstance(value, str):
-        return f"the text {value!r}"
+        return f"the text {shorten(value)!r}"
     if isinstance(value, Refused):
         return repr(str(value))
     if isinstance(value, dict):
@@ -103,6 +115,8 @@ def read_int(value: Any, *, minimum: int | None = None, maximum: int | None = No
     _refuse_special(value, what)
     number: Any = value
     if isinstance(value, str) and _NUMBER.match(value):
+        if digits(value.strip()) > MAX_DIGITS:
+            raise Invalid(f"a number of {digits(value.strip())} digits is out of range")
         number = float(value) if re.search(r"[.eE]", value) else int(value)
     if isinstance(number, float):
         if not math.isfinite(number) or number != int(number):
@@ -115,7 +129,7 @@ def read_int(value: Any, *, minimum: int | None = None, maximum: int | None = No
 
 def _bounded(number: int, minimum: int | None, maximum: int | None) -> int:
     if abs(number) >= INT_LIMIT:
-        raise Invalid(f"{number} is out of range")
+        raise Invalid(f"{int_words(number)} is out of range (whole numbers stay below 2**63)")
     if minimum is not None and number < minimum:
         raise Invalid(f"must be at least {minimum}, got {number}")
     if maximum is not None and number > maximum:
@@ -184,7 +198,7 @@ def read_choice(value: Any, choices: Sequence[str]) -> str:
     """One of ``choices``."""
     text = read_text(value)
     if text not in choices:
-        raise Invalid(f"{text!r} is not one of {', '.join(choices)}")
+        raise Invalid(f"{shorten(text)!r} is not one of {', '.join(choices)}")
     return text
 
 

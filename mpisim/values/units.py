@@ -21,9 +21,10 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["COUNT_LIMIT", "QUANTITY", "SIZE_SCALES", "SIZE_UNITS", "TIME_SCALES", "TIME_UNITS",
-           "UnitError", "format_size", "format_time", "is_quantity", "parse_bandwidth",
-           "parse_quantity", "parse_size", "parse_time", "unit_kind"]
+__all__ = ["COUNT_LIMIT", "MAX_DIGITS", "QUANTITY", "SIZE_SCALES", "SIZE_UNITS",
+           "TIME_SCALES", "TIME_UNITS", "UnitError", "digits", "format_size", "format_time",
+           "int_words", "is_quantity", "parse_bandwidth", "parse_quantity", "parse_size",
+           "parse_time", "shorten", "unit_kind"]
 
 
 class UnitError(ValueError):
@@ -32,10 +33,15 @@ class UnitError(ValueError):
 
 COUNT_LIMIT = 2**63
 """Sizes stay below this (an MPI_Count is a signed 64-bit integer)."""
+MAX_DIGITS = 400
+"""Numbers written with more digits than this are refused before they are converted: far
+beyond any value a setting accepts (an MPI_Count has 19 digits, a double's range ends near
+1e308), and short of Python's limit on converting text to an integer (4300 digits), which
+would otherwise escape as a bare ValueError."""
 
 # Sub-second units divide (5 / 1e6 is exactly the double nearest 5e-6; 5 * 1e-6 is not).
 _TIME_DIV = {"ms": 1e3, "us": 1e6, "µs": 1e6, "ns": 1e9, "ps": 1e12}
-_TIME_MUL = {"": 1.0, "s": 1.0, "sec": 1.0, "min": 60.0}
+_TIME_MUL = {"": 1.0, "s": 1.0, "sec": 1.0, "min": 60.0, "h": 3600.0}
 TIME_UNITS = (*_TIME_DIV, *(u for u in _TIME_MUL if u))
 """Every time unit word."""
 _SIZE = {"": 1, "B": 1, "byte": 1, "bytes": 1,
@@ -56,19 +62,57 @@ QUANTITY = re.compile(r"(?<![\w.])((?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(
 Python, so replacing it by its value cannot change an expression that parses without it)."""
 
 
+_LOG10_2 = math.log10(2)
+_MAX_BITS = int(MAX_DIGITS / _LOG10_2)
+
+
 def _split(value: object, what: str) -> tuple[float | int, str]:
     if isinstance(value, bool):
-        raise UnitError(f"expected a {what}, got {value!r}")
+        raise UnitError(f"expected a {what}, got {_shown(value)}")
+    if isinstance(value, int) and value.bit_length() > _MAX_BITS:
+        raise UnitError(f"{int_words(value)} is out of range (at most {MAX_DIGITS} digits)")
     if isinstance(value, int | float):
         return value, ""
     if not isinstance(value, str):
-        raise UnitError(f"expected a {what}, got {type(value).__name__} {value!r}")
+        raise UnitError(f"expected a {what}, got {type(value).__name__} {_shown(value)}")
     m = _PATTERN.match(value)
     if not m:
-        raise UnitError(f"cannot read {value!r} as a {what}")
+        raise UnitError(f"cannot read {_shown(value)} as a {what}")
     text = m.group(1)
+    if digits(text) > MAX_DIGITS:
+        raise UnitError(f"a number of {digits(text)} digits is out of range (at most "
+                        f"{MAX_DIGITS} digits)")
     number: float | int = int(text) if re.fullmatch(r"[-+]?\d+", text) else float(text)
     return number, m.group(2)
+
+
+def digits(text: str) -> int:
+    """How many digits a number's text has (its mantissa; the exponent is bounded apart)."""
+    return sum(c.isdigit() for c in re.split(r"[eE]", text, maxsplit=1)[0])
+
+
+def int_words(number: int) -> str:
+    """A whole number as an error message shows it: itself when short, else how many digits
+    it has (converting a huge integer to text is itself refused by Python)."""
+    if number.bit_length() <= 64:
+        return str(number)
+    if number.bit_length() > 14_000:  # beyond what str() converts
+        return f"a number of about {int(number.bit_length() * _LOG10_2) + 1} digits"
+    return f"a number of {len(str(abs(number)))} digits"
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters for an error message (``…`` and its length)."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+def _shown(value: object) -> str:
+    """A value as an error message quotes it: long text cut, a huge integer by its digits."""
+    if isinstance(value, str):
+        return repr(shorten(value))
+    if isinstance(value, int) and not isinstance(value, bool):
+        return int_words(value)
+    return repr(value)
 
 
 def is_quantity(text: str) -> bool:
@@ -94,17 +138,16 @@ def parse_time(value: object) -> float:
     """Seconds from ``1.5e-6``, ``"1us"``, ``"2 ms"``, ``"1min"``; negative or non-finite
     times are refused."""
     number, unit = _split(value, "time (e.g. '1us')")
-    if unit in _TIME_DIV:
-        seconds = number / _TIME_DIV[unit]
-    elif unit in _TIME_MUL:
-        try:
-            seconds = float(number) * _TIME_MUL[unit]
-        except OverflowError:
-            seconds = math.inf
-    else:
-        raise UnitError(f"unknown time unit {unit!r} in {value!r} (use s, ms, us, ns, min)")
+    if unit not in _TIME_DIV and unit not in _TIME_MUL:
+        raise UnitError(f"unknown time unit {shorten(unit)!r} in {_shown(value)} (use s, ms, "
+                        "us, ns, min, h)")
+    try:
+        seconds = (number / _TIME_DIV[unit] if unit in _TIME_DIV
+                   else float(number) * _TIME_MUL[unit])
+    except OverflowError:  # a whole number beyond a double
+        seconds = math.inf
     if not math.isfinite(seconds) or seconds < 0:
-        raise UnitError(f"time must be finite and non-negative, got {value!r}")
+        raise UnitError(f"time must be finite and non-negative, got {_shown(value)}")
     return seconds
 
 
@@ -113,22 +156,24 @@ def parse_size(value: object, *, allow_negative: bool = False) -> int:
     number, unit = _split(value, "size (e.g. '64 KiB')")
     if unit not in _SIZE:
         if unit in _BITS:
-            raise UnitError(f"{unit!r} in {value!r} is bits: a size is in bytes (B, KiB, "
-                            "MiB, kB, MB)")
-        raise UnitError(f"unknown size unit {unit!r} in {value!r} (use B, KiB, MiB, GiB, kB, MB)")
+            raise UnitError(f"{shorten(unit)!r} in {_shown(value)} is bits: a size is in bytes "
+                            "(B, KiB, MiB, kB, MB)")
+        raise UnitError(f"unknown size unit {shorten(unit)!r} in {_shown(value)} (use B, KiB, "
+                        "MiB, GiB, kB, MB)")
     if isinstance(number, int):
         nbytes = number * _SIZE[unit]
     else:
         exact = number * _SIZE[unit]
         if not math.isfinite(exact):
-            raise UnitError(f"size {value!r} is too large (an MPI_Count is below 2**63 bytes)")
+            raise UnitError(f"size {_shown(value)} is too large (an MPI_Count is below 2**63 "
+                            "bytes)")
         if exact != int(exact):
-            raise UnitError(f"size must be a whole number of bytes, got {value!r}")
+            raise UnitError(f"size must be a whole number of bytes, got {_shown(value)}")
         nbytes = int(exact)
     if nbytes < 0 and not allow_negative:
-        raise UnitError(f"size must be non-negative, got {value!r}")
+        raise UnitError(f"size must be non-negative, got {_shown(value)}")
     if abs(nbytes) >= COUNT_LIMIT:
-        raise UnitError(f"size {value!r} is too large (an MPI_Count is below 2**63 bytes)")
+        raise UnitError(f"size {_shown(value)} is too large (an MPI_Count is below 2**63 bytes)")
     return nbytes
 
 
@@ -142,13 +187,14 @@ def parse_bandwidth(value: object) -> float:
     elif unit.endswith("/s") and unit[:-2] in _BITS:
         factor = _BITS[unit[:-2]] / 8.0
     else:
-        raise UnitError(f"unknown bandwidth unit {unit!r} in {value!r} (use GB/s, MB/s, Gb/s)")
+        raise UnitError(f"unknown bandwidth unit {shorten(unit)!r} in {_shown(value)} (use "
+                        "GB/s, MB/s, Gb/s)")
     try:
         bw = number * factor
     except OverflowError:
         bw = math.inf
     if not math.isfinite(bw) or bw <= 0:
-        raise UnitError(f"bandwidth must be positive and finite, got {value!r}")
+        raise UnitError(f"bandwidth must be positive and finite, got {_shown(value)}")
     return float(bw)
 
 
@@ -161,11 +207,11 @@ def parse_quantity(text: str) -> tuple[str, float | int]:
     if kind is None:
         if unit in _BITS:
             parse_size(text)  # says why
-        raise UnitError(f"unknown unit {unit!r} in {text!r} (times: s, ms, us, ns, min; sizes: "
-                        "B, KiB, MiB, kB, MB; bandwidths: GB/s, Gb/s)")
+        raise UnitError(f"unknown unit {shorten(unit)!r} in {_shown(text)} (times: s, ms, us, "
+                        "ns, min, h; sizes: B, KiB, MiB, kB, MB; bandwidths: GB/s, Gb/s)")
     if kind == "number":
         if isinstance(number, float) and not math.isfinite(number):
-            raise UnitError(f"a number must be finite, got {text!r}")
+            raise UnitError(f"a number must be finite, got {_shown(text)}")
         return kind, number
     parse = {"time": parse_time, "size": parse_size, "bandwidth": parse_bandwidth}[kind]
     return kind, parse(text)

@@ -1,0 +1,147 @@
+"""A run says what it will cost before paying it: a run too large for the memory available is
+refused before it is built (with the estimate and the settings to change), a long run says
+so at its start and shows its progress, and a wall-clock limit ends a program that never
+calls MPI again as that rank's error, naming its line."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+import mpisim as ms
+from mpisim.runs import estimate
+from mpisim.runs.estimate import (
+    RANK_BYTES,
+    RANK_BYTES_NO_TRACE,
+    Forecast,
+    WallClockLimit,
+    check_memory,
+    memory_needed,
+    wall_clock_limit,
+)
+from mpisim.values.readers import SettingError
+
+
+def test_the_memory_estimate_uses_the_measured_figures():
+    assert memory_needed(1000) == 1000 * RANK_BYTES == 1000 * 7373
+    assert memory_needed(1000, trace=False) == 1000 * RANK_BYTES_NO_TRACE == 1000 * 3892
+
+
+def test_a_run_beyond_the_memory_limit_is_refused_naming_ranks_and_what_to_change(
+        monkeypatch):
+    monkeypatch.setenv("MPISIM_MEMORY", "1 MiB")
+    with pytest.raises(SettingError) as info:
+        check_memory(1000)
+    reason = info.value.reason
+    assert info.value.key == "ranks"
+    assert "1000 ranks need about 7.03 MiB" in reason and "about 1 MiB is available" in reason
+    assert "trace=False (3.8 KiB per rank)" in reason and "MPISIM_MEMORY" in reason
+    check_memory(100)  # 720 KiB: fits
+
+
+def test_the_memory_check_comes_before_the_run_is_built(monkeypatch):
+    monkeypatch.setenv("MPISIM_MEMORY", "1 MiB")
+
+    def never(mpi):  # not even called
+        raise AssertionError("built")
+        yield
+    with pytest.raises(SettingError, match="ranks: 200 ranks need"):
+        ms.run(never, ranks=200)
+    assert ms.run(lambda mpi: (yield mpi.compute(0)), ranks=200, trace=False).outcome \
+        is ms.Outcome.COMPLETED
+
+
+def test_a_bad_memory_setting_is_named(monkeypatch):
+    monkeypatch.setenv("MPISIM_MEMORY", "lots")
+    with pytest.raises(SettingError, match="MPISIM_MEMORY: cannot read 'lots'"):
+        check_memory(1)
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_a_long_run_says_so_once_then_shows_progress():
+    clock, out = FakeClock(), io.StringIO()
+    f = Forecast(max_events=10_000_000, until=None, events=0, now=0.0, out=out, clock=clock)
+    clock.now = 2.0
+    f.update(100_000, 1e-3)  # 50,000 events/s: 200 s in all
+    clock.now = 20.0
+    f.update(1_000_000, 1e-2)  # within EVERY: nothing more
+    clock.now = 40.0
+    f.update(2_000_000, 2e-2)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("mpisim: this run could take up to 3 min of wall time if it "
+                               "goes on to its bound (up to 10,000,000 events, at 50,000 "
+                               "events/s")
+    assert "Ctrl-C stops it" in lines[0]
+    assert lines[1] == ("mpisim: 2,000,000 events, t = 20 ms, 40 s elapsed, at most about "
+                        "3 min left")  # 8,000,000 events to go at 50,000 events/s: 160 s
+    assert len(lines) == 2
+
+
+def test_a_short_run_says_nothing_and_until_bounds_the_estimate():
+    clock, out = FakeClock(), io.StringIO()
+    f = Forecast(max_events=float("inf"), until=1.0, events=0, now=0.0, out=out, clock=clock)
+    clock.now = 2.0
+    f.update(400_000, 0.5)  # half the simulated time in 2 s: 4 s in all
+    assert out.getvalue() == ""
+    g = Forecast(max_events=float("inf"), until=3600.0, events=0, now=0.0, out=out,
+                 clock=clock)
+    clock.now = 6.0
+    g.update(400_000, 0.5)  # 0.5 s simulated in 4 s of wall time: 8 h to 3600 s
+    assert "until t = 3600 s" in out.getvalue() and "up to 8.0 h" in out.getvalue()
+
+
+def test_a_long_run_is_announced_from_a_real_run(monkeypatch, capsys):
+    monkeypatch.setattr(estimate, "LONG_RUN", 0.0)
+    monkeypatch.setattr(estimate, "MIN_WATCH", 0.0)
+
+    def spin(mpi):
+        while True:
+            yield mpi.compute(1e-6)
+    result = ms.run(spin, ranks=1, max_events=450_000)
+    assert result.outcome is ms.Outcome.TIMEOUT
+    assert "mpisim: this run could take up to" in capsys.readouterr().err
+
+
+def python_loop(mpi):
+    yield mpi.compute(1e-6)
+    while True:  # never calls MPI again
+        pass
+
+
+def test_a_program_stuck_in_python_ends_as_its_error_at_the_wall_clock_limit():
+    with wall_clock_limit(0.5):
+        result = ms.run(python_loop, ranks=2)
+    assert result.outcome is ms.Outcome.ERROR
+    line = python_loop.__code__.co_firstlineno + 2
+    assert result.error.rank == 0 and result.error.error_class == "WallClockLimit"
+    assert result.error.where == f"test_run_guards.py:{line} (python_loop)"
+
+
+def test_a_busy_run_ends_at_the_wall_clock_limit_wherever_it_is():
+    """In the engine: TIMEOUT; in a rank's own code between its calls: that rank's error."""
+    def endless(mpi):
+        while True:
+            yield mpi.compute(1e-9)
+    with wall_clock_limit(0.5):
+        result = ms.run(endless, ranks=2, until=1e9)
+    said = result.timeout_reason if result.outcome is ms.Outcome.TIMEOUT else \
+        result.error.message
+    assert result.outcome in (ms.Outcome.TIMEOUT, ms.Outcome.ERROR)
+    assert "wall-clock limit of 0.5 s" in said
+
+
+def test_the_limit_is_lifted_afterwards():
+    with wall_clock_limit(0.2):
+        pass
+    import time
+    time.sleep(0.4)  # no WallClockLimit now
+    assert issubclass(WallClockLimit, BaseException) and not issubclass(WallClockLimit,
+                                                                        Exception)
