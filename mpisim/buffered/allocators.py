@@ -180,23 +180,22 @@ class CircularAllocator(_Base):
         """Entries still held, in queue order (head to tail)."""
         return self._q[self._h:]
 
-    def _first_pending(self) -> int:
-        q, i = self._q, self._scan
-        while i < len(q) and q[i].done:
-            i += 1
-        self._scan = i
-        return i
-
     def _reclaim(self) -> Sequence[Entry]:
         """Step 1 of 3.6.1: drop completed entries from the head up to the first pending one;
         returns them."""
-        stop = self._first_pending()
-        if stop == self._h:
+        q, h = self._q, self._h
+        stop, n = self._scan, len(q)  # the first pending entry (the scan never goes back)
+        while stop < n and q[stop].done:
+            stop += 1
+        self._scan = stop
+        if stop == h:
             return ()
-        q = self._q
-        freed = q[self._h:stop]
-        for e in freed:
-            self._freed(e)
+        freed = q[h:stop]
+        size = 0
+        for e in freed:  # (_Base._freed, for all of them at once)
+            size += e.size
+        self.used -= size
+        self.held -= stop - h
         self._h = stop
         if self._gap is not None and stop >= self._lap:  # the head passed the wrap gap
             self.used -= self.capacity - self._gap
@@ -234,19 +233,29 @@ class CircularAllocator(_Base):
             raise ValueError(f"packed size must be non-negative, got {packed}")
         freed = self._reclaim()
         n = self.sizing.entry_size(packed)
-        offset = self._place(n)
-        if offset is None:
-            return None, freed
-        entry = self._new(offset, n, packed, entry)
-        if not self._q:
+        offset = self.tail
+        if self._gap is not None or n > self.capacity - offset:  # (after the tail: _place's
+            offset = self._place(n)                             # first case, inlined)
+            if offset is None:
+                return None, freed
+        self.pending += 1  # (_new, inlined: once per bsend)
+        self.live += n
+        self.used += n
+        self.held += 1
+        if entry is None:
+            entry = Entry(offset, n, packed)
+        else:
+            entry.offset, entry.size, entry.packed, entry.done = offset, n, packed, False
+        q = self._q
+        if not q:
             self.head = offset
-        self._q.append(entry)
+        q.append(entry)
         self.tail = offset + n
         return entry, freed
 
     def largest_free(self) -> int:
         """The largest entry allocate() could place now, *after* its reclaim step."""
-        q, i = self._q, self._scan  # _first_pending(), inlined: a row per buffer change
+        q, i = self._q, self._scan  # the first pending entry (as _reclaim finds it)
         n = len(q)
         while i < n and q[i].done:
             i += 1

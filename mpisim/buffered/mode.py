@@ -96,7 +96,8 @@ class PendingEntry(Entry):
         env = owner.env
         if when <= env._now:  # already complete: before the program's next call
             owner.complete(self)
-        elif owner.defers:
+        elif owner._drain is None and not owner._flushes and owner.name == "process":
+            # (owner.defers, inlined: once per bsend)
             self.eid = next(env._eid)  # the place its event would have taken
             due = owner._due
             if due and due[-1].done_at > when:
@@ -119,6 +120,7 @@ class BufferedMode:
         "_drain",
         "_due",
         "_flushes",
+        "_may_bypass",
         "address",
         "allocator",
         "attaches",
@@ -141,6 +143,8 @@ class BufferedMode:
         self.tp = transport
         self.config = config
         self.profile = config.profile
+        p = self.profile  # can a bsend ever bypass the buffer (asked once per bsend)?
+        self._may_bypass = p.bsend_direct_limit is not None or p.zero_bsend_unattached_ok
         self.copy_bw = config.copy_bandwidth
         self.recorder = recorder
         self.allocator: Any = None
@@ -231,7 +235,7 @@ class BufferedMode:
         returns. ``sreq``: the request of an ibsend (or of a persistent bsend), told when it
         completes; None for a blocking bsend, which nothing waits on. ``dtype``: the
         datatype the program named. Raises ErrBuffer when the message does not fit."""
-        if self.profile.bypasses_buffer(nbytes, self.allocator is not None):
+        if self._may_bypass and self.profile.bypasses_buffer(nbytes, self.allocator is not None):
             user = sreq  # an ibsend's request: complete at once if the library says so
             if sreq is None or self.profile.ibsend_completes_at_once:
                 sreq = Request("send", "MPI_Bsend", self.rank, dest, tag, nbytes)
@@ -262,8 +266,12 @@ class BufferedMode:
             self.summary.overflows += 1
             raise unattached_error(self.config, packed)
         entry, freed = alloc.allocate(packed, PendingEntry(self, dst, now, where))
-        for e in freed:
-            self._freed(e, now)
+        if freed:
+            rows = self.recorder.entries.data
+            for e in freed:  # (_freed, inlined: a bsend reclaims one entry or so)
+                e.freed = now
+                if e.row >= 0:
+                    put_time(rows, e.row + ENTRY_FREED, now)
         if entry is None:
             self.summary.overflows += 1
             self._record(now, "overflow", alloc.entry_size(packed))
@@ -283,8 +291,9 @@ class BufferedMode:
             recorder.named_entry(entry)
             self._record(now, "bsend", entry.size)
         elif recorder.enabled:  # its row, which holds the bsend's buffer row (see trace)
-            entry.row = recorder.entry(entry, self.env.order(), used, live, held,
-                                       alloc.largest_free())
+            current = self.env.current  # (Clock.order, inlined)
+            entry.row = recorder.entry(entry, (current[1] << 62) + current[2], used, live,
+                                       held, alloc.largest_free())
         return entry
 
     def complete(self, entry: PendingEntry) -> None:
@@ -298,12 +307,12 @@ class BufferedMode:
         recorder = self.recorder
         if entry.row < 0:
             self._record(now, "complete", 0, order)
-        else:  # its buffer row, into the entry's row (see trace)
+        elif recorder.enabled:  # its time and buffer row, into the entry's row (see trace)
+            if order is None:
+                order = self.env.order()
+            recorder.completed(entry.row, now, order, alloc.live, alloc.largest_free())
+        else:
             put_time(recorder.entries.data, entry.row + ENTRY_DONE, now)
-            if recorder.enabled:
-                if order is None:
-                    order = self.env.order()
-                recorder.completed(entry.row, order, alloc.live, alloc.largest_free())
         if self._flushes:
             self._flushed(id(entry))
         if alloc.pending == 0 and self._drain:

@@ -102,7 +102,9 @@ buffer rows) and its completion's (``c_``: place in the event order, live bytes 
 free block after it, place among the buffer rows; ``NO_ROW``: not completed yet)."""
 _MESSAGE_RECORD = np.dtype([(n, "u1" if MESSAGE_DTYPE[n].kind == "U" else MESSAGE_DTYPE[n])
                             for n in MESSAGE_DTYPE.names if n != "id"])
+_MESSAGE_SIZE = _MESSAGE_RECORD.itemsize
 _CALL_RECORD = np.dtype([("rank", "i4"), ("call", "u2"), ("start", "f8")])
+_BUFFER_SIZE = _BUFFER_RECORD.itemsize  # (a buffer row's bytes: rows recorded = len // it)
 _PACKED = {"i4": "i", "i8": "q", "f8": "d", "u1": "B", "u2": "H", "u4": "I"}
 NO_ROW = 0xFFFFFFFF
 
@@ -237,12 +239,14 @@ class Recorder:
     # -- calls: the ranks write their rows into ``calls`` themselves (Rank._enter) -------
     # -- buffers: their rows are written by mpisim.buffered.mode (BufferedMode._record), a
     # buffer entry's bsend and completion into the entry's row (entry, completed) ---------
-    def completed(self, row: int, order: int, live: int, largest_free: int) -> None:
-        """The entry whose row is at ``row`` completed: its buffer row (the state after it:
-        live bytes, largest free block; its place in the event order), written into the
-        entry's row."""
-        _put_completion(self.entries.data, row + ENTRY_COMPLETE, order, live, largest_free,
-                        len(self.buffer) + self.in_entries)
+    def completed(self, row: int, now: float, order: int, live: int, largest_free: int) -> None:
+        """The entry whose row is at ``row`` completed ``now``: its time and its buffer row
+        (the state after it: live bytes, largest free block; its place in the event order),
+        written into the entry's row."""
+        data = self.entries.data
+        put_time(data, row + ENTRY_DONE, now)
+        _put_completion(data, row + ENTRY_COMPLETE, order, live, largest_free,
+                        len(self.buffer.data) // _BUFFER_SIZE + self.in_entries)
         self.in_entries += 1
 
     def named_buffer_state(self, name: str, *row: Any) -> None:
@@ -268,12 +272,13 @@ class Recorder:
         allocation order, which is the rows' order."""
         if not self.enabled:
             return -1
-        rows = self.entries
+        rows, rows_of_buffer = self.entries, self.buffer.data
         row = len(rows.data)
         rows.data.extend(rows.pack(record.rank, record.msg, record.offset, record.size,
                                    record.packed, record.alloc, record.completed, record.freed,
                                    record.attach, order, used, live, entries, largest_free,
-                                   len(self.buffer) + self.in_entries, 0, 0, 0, NO_ROW))
+                                   len(rows_of_buffer) // _BUFFER_SIZE + self.in_entries, 0, 0,
+                                   0, NO_ROW))
         self.in_entries += 1
         return row
 
@@ -288,8 +293,8 @@ class Recorder:
             return -1
         rows = self.messages
         row = len(rows.data)
-        if msg.id * _MESSAGE_RECORD.itemsize != row:
-            self._ids[row // _MESSAGE_RECORD.itemsize] = msg.id
+        if msg.id * _MESSAGE_SIZE != row:
+            self._ids[row // _MESSAGE_SIZE] = msg.id
         rows.data.extend(rows.pack(msg.src, msg.dst, msg.tag, msg.nbytes,
                                    self._modes[msg.mode], self._protocols[msg.protocol], now,
                                    NAN, NAN, NAN))

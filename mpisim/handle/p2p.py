@@ -118,8 +118,9 @@ class PointToPoint(HandleBase):
             self._enter(call, dest if isinstance(dest, int) else None, tag)
             return failed(env, e)
         where = self._where or program_site()
+        forced = self._config.force_ssend
         sreq: Request | None
-        if mode == BUFFERED and blocking and req is None and not self._config.force_ssend:
+        if mode == BUFFERED and blocking and req is None and not forced:
             sreq = None  # a blocking bsend returns once its data is in the buffer: nothing
             # will ever ask for its request (its buffer entry carries what reports need)
         else:
@@ -134,7 +135,7 @@ class PointToPoint(HandleBase):
             if sreq is not None:
                 sreq.known(now)
             return done(env, None if blocking else sreq)
-        if self._config.force_ssend and mode != SYNCHRONOUS:
+        if forced and mode != SYNCHRONOUS:
             mode, sreq.forced = SYNCHRONOUS, True  # mpi.force_ssend (the safety check)
         if mode == BUFFERED:
             return self._bsend(call, sreq, where, dest, tag, nbytes, data, ctx, comm, typed)
@@ -145,6 +146,9 @@ class PointToPoint(HandleBase):
             if req is None:
                 self._issued(sreq, buf)
             return at(env, earliest, sreq)
+        when = sreq.done_at  # known now for an eager send (_until_done's first case)
+        if when is not None:
+            return at(env, when if when > earliest else earliest, None)
         return self._until_done(sreq, earliest)
 
 
@@ -154,9 +158,12 @@ class PointToPoint(HandleBase):
         """A bsend or ibsend (``sreq``: its request; None for a blocking bsend): into the
         buffer its communicator selects, returning once the data is copied."""
         env = self._env
+        buffered = (self._buffered if comm is None and self._world is None  # (the process's:
+                    and self._config.buffer_policy != "communicator"  # _buffered_for's answer)
+                    else self._buffered_for(comm))
         try:
-            earliest = self._buffered_for(comm).bsend(sreq, where, dest, tag, nbytes, data,
-                                                      env._now + self._overhead, ctx, typed)
+            earliest = buffered.bsend(sreq, where, dest, tag, nbytes, data,
+                                      env._now + self._overhead, ctx, typed)
         except ErrBuffer as e:
             if self._config.profile.failed_bsend_stalls_pair:
                 self._tp.stall(self.rank, dest, self._stall_cause(call, dest), ctx)

@@ -13,10 +13,11 @@ runs deterministic.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from heapq import heappush
 from typing import Any
 
 from simpy.core import Environment
-from simpy.events import Event
+from simpy.events import NORMAL, Event
 
 from ..engine.clock import at, callback_at, done, failed, fire_at, pending
 from ..mpi.constants import UNDEFINED
@@ -51,9 +52,11 @@ def wait(env: Environment, req: Request) -> Event:
         if req.done_at <= env._now or req.error is not None:
             return _result(env, (req,), _finish(req))
         return at(env, req.done_at, _finish(req))  # the waiting rank cannot look before then
-    req.wake = pending(env)
-    ev = req.wake
-    req.on_known(_wake)  # a module function and the event on the request: no closure
+    req.wake = ev = pending(env)
+    if req.waiters is None:  # (req.on_known(_wake), inlined: its time is not known yet)
+        req.waiters = [_wake]  # a module function and the event on the request: no closure
+    else:
+        req.waiters.append(_wake)
     return ev
 
 
@@ -62,12 +65,19 @@ def _wake(req: Request) -> None:
     returns then (a receive's is now, when the message is delivered)."""
     ev, req.wake = req.wake, None
     env = ev.env
-    if req.done_at > env._now:
+    now = env._now
+    if req.done_at > now:
         callback_at(env, req.done_at, _wake_later, (ev, req))
         return
-    status, error = _finish(req), req.error
-    ev._ok, ev._value = (True, status) if error is None else (False, error)
-    env.schedule(ev)  # now: the receiver's wake-up
+    req.active = False  # (_finish, inlined)
+    error = req.error
+    if error is None:
+        status = req.status
+        ev._ok, ev._value = True, status if status is not None else Status(*EMPTY_STATUS_ARGS)
+    else:
+        ev._ok, ev._value = False, error
+    heappush(env._queue, (now, NORMAL, next(env._eid), ev))  # now: the receiver's wake-up
+    # (Clock.schedule at the current time, inlined: once per receive)
 
 
 def _wake_later(e: Event) -> None:

@@ -45,8 +45,10 @@ class MatchQueues:
         posted = self.posted
         for i, req in enumerate(posted):
             peer = req.peer
+            if peer != src and peer != ANY_SOURCE:  # (no tuple built per receive looked at)
+                continue
             rtag = req.tag
-            if (peer in (src, ANY_SOURCE)) and (rtag in (tag, ANY_TAG)) and req.ctx == ctx:
+            if (rtag == tag or rtag == ANY_TAG) and req.ctx == ctx:  # noqa: SIM109 (no tuple)
                 del posted[i]
                 return req
         return None

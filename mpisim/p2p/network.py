@@ -218,7 +218,10 @@ class NetworkModel:
 
     def inject(self, src: int, dst: int, nbytes: int, earliest: float) -> tuple[float, float]:
         """Reserve the sender's port for ``nbytes``: (time the bytes have left, arrival time)."""
-        lat, inv_bw = self.link(src, dst)
+        if src != dst and self.ranks_per_node is None:  # (link's common case, inlined)
+            lat, inv_bw = self.latency, self.inv_bw
+        else:
+            lat, inv_bw = self.link(src, dst)
         if self.nic and src != dst:
             start = self.port_free[src]
             if start < earliest:

@@ -208,8 +208,11 @@ class Transport:
             msg.send_done = end  # bytes gone; complete once the match is acknowledged
             if msg.row >= 0:
                 put_time(self.rows, msg.row + SEND_DONE, end)
-        elif not msg.awaits:
-            self._sent(msg, end)
+        elif not msg.awaits:  # (_sent, inlined: once per eager message)
+            msg.send_done = end
+            msg.sreq.known(end)
+            if msg.row >= 0:
+                put_time(self.rows, msg.row + SEND_DONE, end)
         elif msg.slot:
             self._sent(msg, earliest)  # copied into its pair's cell or box: complete at once
         callback_at(self.env, msg.channel.in_order(arrive), self._arrive, msg)
@@ -234,7 +237,12 @@ class Transport:
                 progress.hold(msg)  # taken at the receiver's next MPI call
                 return
             self._taken(msg)
-        self._sequenced(msg)
+        channel = msg.channel
+        if msg.seq == channel.expected and not channel.early:  # in its turn, none waits
+            channel.expected += 1
+            self._envelope(msg)
+        else:
+            self._sequenced(msg)
 
     def _taken(self, msg: Message) -> None:
         """The receiver's progress took the message out of transport memory (an eager
@@ -374,7 +382,11 @@ class Transport:
             if msg.counted:
                 self.queues[msg.dst].eager_bytes -= msg.nbytes
                 msg.counted = False
-            self._deliver(msg)
+            if msg.row >= 0:  # delivered now (_deliver, inlined: once per message)
+                put_time(self.rows, msg.row + RECV_DONE, now)
+            self.received += 1
+            deliver(msg, req)
+            req.known(now)
             if msg.mode == SYNCHRONOUS:
                 ack = now + self.net.control_delay(msg.dst, msg.src)
                 self._sent(msg, max(ack, msg.send_done))
