@@ -43,6 +43,8 @@ import time
 from collections import deque
 from pathlib import Path
 
+from .whatif import readme_lines as whatif_lines
+
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results.json"
 README = HERE.parent / "docs" / "guide" / "performance.md"  # its table between the markers
@@ -283,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
               "python": platform.python_version(), "machine": platform.machine(),
               "baseline": "bare SimPy event ring, same process, same ranks and messages",
               "rows": rows}
+    if args.out.exists():  # the figures other modules add (instructions, whatif) stay
+        result = json.loads(args.out.read_text()) | result
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     print(f"written {args.out}")
     return 0
@@ -346,6 +350,7 @@ def write_readme(result: dict) -> None:
         lines += ["", f"Instructions per message under cachegrind ({counted['rows'][0]['ranks']} "
                   f"ranks, trace on, `python -m bench.instructions`, {counted['when']}): "
                   + "; ".join(parts) + "."]
+    lines += whatif_lines(result)
     lines += ["", END]
     text = README.read_text()
     start, end = text.index(BEGIN), text.index(END) + len(END)

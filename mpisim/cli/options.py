@@ -10,17 +10,22 @@
   recording), where the others are modes (``--check``, ``--min-buffer``, ``--vary``). Each
   such command adds its own (the program, ``-n``, ``--profile``...) and says in its own
   words what is searched and varied;
-- :func:`add_min_buffer_options`: whose buffer a min-buffer search sizes, over which seeds.
+- :func:`add_min_buffer_options`: whose buffer a min-buffer search sizes, over which seeds;
+- :func:`add_workers_options`: where the runs of a what-if question go (``--jobs``,
+  ``--dask``), and :func:`workers`, which reads them.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+from collections.abc import Iterator
+from typing import Any
 
-from .common import add_check_options
+from .common import UsageError, add_check_options
 
 __all__ = ["add_min_buffer_options", "add_output_options", "add_print_options",
-           "add_run_options", "add_scenario_options"]
+           "add_run_options", "add_scenario_options", "add_workers_options", "workers"]
 
 
 def add_scenario_options(p: argparse.ArgumentParser) -> None:
@@ -53,10 +58,12 @@ def add_output_options(p: argparse.ArgumentParser, program: str, *,
 
 
 def add_run_options(p: argparse.ArgumentParser, *, program: str, as_written: str,
-                    min_buffer: str, vary: str) -> None:
+                    min_buffer: str, vary: str,
+                    modes: str = "--check, --min-buffer or --vary") -> None:
     """Settings, output, plots and the --check / --min-buffer / --vary modes with their
     options. ``program`` names it in the plot directory (``out/<script>``), ``as_written``
-    is how the check's first run is described, ``min_buffer`` and ``vary`` their help."""
+    is how the check's first run is described, ``min_buffer`` and ``vary`` their help,
+    ``modes`` those that run on workers (``--jobs``, ``--dask``)."""
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
                    help="a setting: network.eager_limit=64KiB, mpi.profile=mpich, "
                         "buffer=16KiB, until=1s (repeatable)")
@@ -70,8 +77,7 @@ def add_run_options(p: argparse.ArgumentParser, *, program: str, as_written: str
     mode.add_argument("--min-buffer", action="store_true", help=min_buffer)
     mode.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2,...",
                       help=vary)
-    p.add_argument("--jobs", type=int, default=None,
-                   help="with --vary: worker processes (default: cores)")
+    add_workers_options(p, f"with {modes}: ")
     p.add_argument("--buffered", action="store_true", help="with --check: keep bsends "
                    "buffered, make only the other sends synchronous")
     p.add_argument("--strict", action="store_true", help="exit 8 when the run (with "
@@ -91,3 +97,38 @@ def add_min_buffer_options(p: argparse.ArgumentParser, when: str = "") -> None:
     p.add_argument("--seeds", metavar="A..B", default=None,
                    help=f"{when}worst case over these seeds (network jitter is seeded): "
                         "0..99 or 1,2,3")
+
+
+def add_workers_options(p: argparse.ArgumentParser, when: str = "") -> None:
+    """``--jobs`` and ``--dask``: where the independent runs of a what-if question go (the
+    answer is the same on any number of workers); ``when`` prefixes their help."""
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help=f"{when}local worker processes for the runs (default: the cores; 1: "
+                        "all in this process)")
+    p.add_argument("--dask", metavar="ADDRESS",
+                   help=f"{when}run them on a Dask distributed scheduler instead")
+
+
+@contextlib.contextmanager
+def workers(args: argparse.Namespace) -> Iterator[dict[str, Any]]:
+    """The ``executor`` and ``jobs`` keywords of the what-if functions, from ``--jobs`` and
+    ``--dask``; a Dask client is closed when the block ends."""
+    jobs = getattr(args, "jobs", None)
+    if jobs is not None and jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    address = getattr(args, "dask", None)
+    if not address:
+        yield {"executor": None, "jobs": jobs}
+        return
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("--dask needs the dask extra: pip install 'mpisim[dask]'") from None
+    try:
+        client = Client(address, timeout="10s")
+    except OSError as e:
+        raise UsageError(f"--dask {address}: cannot reach the scheduler ({e})") from None
+    try:
+        yield {"executor": client.get_executor(), "jobs": jobs}
+    finally:
+        client.close()

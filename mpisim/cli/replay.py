@@ -37,7 +37,8 @@ def replay_options(p: argparse.ArgumentParser) -> None:
                     min_buffer="the smallest size for the recorded MPI_Buffer_attach calls "
                                "with which the replay completes without overflow",
                     vary="a sweep over settings: network.eager_limit=1KiB..64KiB:x2, "
-                         "mpi.profile=standard,mpich, compute_scale=0,1 (repeatable)")
+                         "mpi.profile=standard,mpich, compute_scale=0,1 (repeatable)",
+                    modes="--check, --min-buffer, --vary or --profiles")
 
 
 def record_options(p: argparse.ArgumentParser) -> None:

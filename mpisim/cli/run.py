@@ -20,7 +20,7 @@ from .common import (
     settings_error,
     strict_findings,
 )
-from .options import add_output_options, add_scenario_options
+from .options import add_output_options, add_scenario_options, add_workers_options, workers
 
 __all__ = ["RUN", "write_outputs"]
 
@@ -36,6 +36,7 @@ def run_options(p: argparse.ArgumentParser) -> None:
                    help="for CI: exit 0 when the run agrees with the scenario's expect:, "
                         "6 when it does not, 7 when messages were never received, 8 when "
                         "it has correctness findings")
+    add_workers_options(p, "with --profiles: ")
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -98,7 +99,8 @@ def _run_profiles(args: argparse.Namespace, scenario: Any) -> int:
 
     names = [p.strip() for p in args.profiles.split(",") if p.strip()]
     try:
-        found = settings_error(lambda: compare_profiles(scenario, names))
+        with workers(args) as on:
+            found = settings_error(lambda: compare_profiles(scenario, names, **on))
     except ScenarioError as e:
         raise UsageError("--profiles: " + "; ".join(
             getattr(e, "problems", None) or [str(e)])) from None

@@ -19,7 +19,7 @@ from .common import (
     settings_error,
     strict_findings,
 )
-from .options import add_min_buffer_options, add_scenario_options
+from .options import add_min_buffer_options, add_scenario_options, add_workers_options, workers
 from .run import RUN
 
 __all__ = ["CHECK", "MIN_BUFFER", "SWEEP", "mode_of", "run_mode"]
@@ -34,6 +34,7 @@ def check_options(p: argparse.ArgumentParser) -> None:
     add_check_options(p)
     p.add_argument("--strict", action="store_true",
                    help="exit 8 when the run as written has correctness findings")
+    add_workers_options(p)
 
 
 def check_command(args: argparse.Namespace) -> int:
@@ -44,7 +45,8 @@ def check_command(args: argparse.Namespace) -> int:
         return _races(args, scenario)
     if args.max_orders is not None:
         raise UsageError("--max-orders goes with --races")
-    safety = settings_error(lambda: check_safe(scenario, buffered=args.buffered))
+    with workers(args) as on:
+        safety = settings_error(lambda: check_safe(scenario, buffered=args.buffered, **on))
     if args.json:
         print(json.dumps(safety.to_dict()))
     elif args.quiet:
@@ -91,8 +93,7 @@ def sweep_options(p: argparse.ArgumentParser) -> None:
     add_scenario_options(p)
     p.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2,...",
                    help="values or ranges: 1KiB..64KiB:x2, 0..100:10 (repeatable)")
-    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: cores)")
-    p.add_argument("--dask", metavar="ADDRESS", help="run on a Dask distributed scheduler")
+    add_workers_options(p)
     p.add_argument("--out", metavar="DIR", help="write sweep.csv and sweep.png")
     p.add_argument("--buffer", metavar="comm:NAME", default=None,
                    help="a varied `buffer` is the size of the buffer attached to "
@@ -104,15 +105,8 @@ def sweep_command(args: argparse.Namespace) -> int:
 
     scenario = load(args)
     vary = _vary(args.vary)
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    executor, client = _executor(args)
-    try:
-        table = settings_error(lambda: sweep(scenario, vary, executor=executor, jobs=args.jobs,
-                                              buffer=args.buffer))
-    finally:
-        if client is not None:
-            client.close()
+    with workers(args) as on:
+        table = settings_error(lambda: sweep(scenario, vary, buffer=args.buffer, **on))
     if args.out:
         _write_sweep(table, Path(args.out))
     if args.json:
@@ -140,20 +134,6 @@ def _vary(texts: list[str]) -> dict[str, list[Any]]:
     return vary
 
 
-def _executor(args: argparse.Namespace) -> tuple[Any, Any]:
-    if not args.dask:
-        return None, None
-    try:
-        from distributed import Client
-    except ImportError:
-        raise UsageError("--dask needs the dask extra: pip install 'mpisim[dask]'") from None
-    try:
-        client = Client(args.dask, timeout="10s")
-    except OSError as e:
-        raise UsageError(f"--dask {args.dask}: cannot reach the scheduler ({e})") from None
-    return client.get_executor(), client
-
-
 def _write_sweep(table: Any, out: Path) -> None:
     """sweep.csv and sweep.png, as one output directory (written whole)."""
     from ..plot.sweepmap import plot_sweep
@@ -176,6 +156,7 @@ def min_buffer_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--buffer", metavar="comm:NAME", default=None,
                    help="search the buffer the program attaches to communicator NAME (its "
                         "scenario name) instead of the process buffer (MPI 4.1)")
+    add_workers_options(p)
 
 
 def min_buffer_command(args: argparse.Namespace) -> int:
@@ -183,12 +164,13 @@ def min_buffer_command(args: argparse.Namespace) -> int:
 
     scenario = load(args)
     seeds = _seeds(args.seeds)
-    if args.per_rank:
-        found = settings_error(lambda: min_buffer_per_rank(scenario, seeds=seeds,
-                                                           buffer=args.buffer))
-    else:
-        found = settings_error(lambda: min_buffer(scenario, rank=args.rank, seeds=seeds,
-                                                  buffer=args.buffer))
+    with workers(args) as on:
+        if args.per_rank:
+            found = settings_error(lambda: min_buffer_per_rank(scenario, seeds=seeds,
+                                                               buffer=args.buffer, **on))
+        else:
+            found = settings_error(lambda: min_buffer(scenario, rank=args.rank, seeds=seeds,
+                                                      buffer=args.buffer, **on))
     if args.json:
         print(json.dumps(found.to_dict()))
     elif args.quiet:

@@ -7,6 +7,10 @@ Runs go in *chunks*: one task carries the target once and a list of points, so t
 millisecond runs do not pay a task's and a pickled scenario's cost each. About four chunks per
 worker keep the workers busy to the end while the per-task cost stays small.
 
+A question asked in rounds (min-buffer's search: a few candidate sizes at a time, each round
+chosen from the last one's verdicts) keeps one :class:`Workers` for all its rounds, so the
+pool starts once; ``map_chunks`` is one round of a Workers of its own (a sweep's).
+
 ``map_chunks`` returns the results in the order of the items, whatever order the chunks
 finish in. Ctrl-C (KeyboardInterrupt) cancels every chunk not yet started, stops a pool of
 its own at once, and is raised again, carrying the results finished so far as
@@ -23,6 +27,7 @@ stderr) is shown only when stderr is a terminal, unless asked for; workers never
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import sys
 import time
@@ -30,7 +35,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Executor, Future, ProcessPoolExecutor, wait
 from typing import Any
 
-__all__ = ["CHUNKS_PER_WORKER", "MAX_CHUNK", "chunked", "default_jobs", "map_chunks"]
+__all__ = ["CHUNKS_PER_WORKER", "MAX_CHUNK", "Workers", "chunked", "default_jobs", "map_chunks"]
 
 CHUNKS_PER_WORKER = 4
 MAX_CHUNK = 256
@@ -65,57 +70,118 @@ def map_chunks(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
     pool at all when one job is asked for, or when the first items, timed, show that the
     whole would take less than starting the pool (the results are the same either way).
     """
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise ValueError(f"jobs: expected a positive integer, got {jobs!r}")
-    bar = _bar(len(items), progress, desc)
-    done: dict[int, Any] = {}
-    try:
-        if executor is None:
-            workers = min(jobs or default_jobs(), len(items))
-            if workers <= 1:
-                return _in_process(fn, target, items, bar, done)
-            first, rest = _sample(fn, target, items, bar, done)
+    with Workers(executor, jobs) as workers:
+        return workers.map(fn, target, items, progress=progress, desc=desc)
+
+
+class Workers:
+    """Where the runs of one what-if question go, kept over all its rounds.
+
+    A search asks in rounds (min-buffer's candidate sizes), so the pool must outlive one
+    ``map``: it is started at the first round worth it and stopped by ``close`` (or the
+    ``with`` block). In-process until then: ``sample=True`` runs a round's first items here,
+    timed, and starts the pool only once the runs made here and those left would take longer
+    than starting it (POOL_STARTUP), so a question of a few milliseconds pays no pool;
+    ``sample=False`` (a few long runs: check's, a profile comparison's) starts it at once. A
+    target that does not pickle (a program function defined inside another) stays here. A
+    given ``executor`` (a Dask cluster's) is the caller's: used for every round, never shut.
+    ``width`` is how many runs a round should hold: 1 while runs stay here, else the workers.
+    """
+
+    def __init__(self, executor: Executor | None = None, jobs: int | None = None) -> None:
+        if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int)
+                                 or jobs < 1):
+            raise ValueError(f"jobs: expected a positive integer, got {jobs!r}")
+        self.executor = executor
+        self.jobs = (jobs or _executor_workers(executor)) if executor is not None \
+            else (jobs or default_jobs())
+        self.spent = 0.0
+        """Seconds of runs made in this process so far."""
+        self._pool: _Pool | None = None
+        self._shippable: bool | None = None
+
+    @property
+    def width(self) -> int:
+        """Runs worth asking for at once: the workers, once runs go to them; else 1."""
+        if self._pool is not None:
+            return self._pool.workers
+        if self.executor is None and (self.spent <= POOL_STARTUP or self._shippable is False):
+            return 1
+        return self.jobs
+
+    def map(self, fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
+            items: Sequence[Any], *, sample: bool = True, progress: bool | None = False,
+            desc: str = "runs") -> list[Any]:
+        """``fn(target, chunk)`` over chunks of ``items``, results in item order (see the
+        module on Ctrl-C and ``exc.partial``)."""
+        bar = _bar(len(items), progress, desc)
+        done: dict[int, Any] = {}
+        try:
+            here, rest = self._here(fn, target, items, sample, bar, done)
             if not rest:
-                return first
-            with _Pool(workers) as pool:
-                return first + _on_executor(fn, target, rest, pool, workers, bar, done,
-                                            len(first))
-        workers = jobs or _executor_workers(executor)
-        return _on_executor(fn, target, items, executor, workers, bar, done)
-    except BaseException as e:
-        e.partial = done  # type: ignore[attr-defined]
-        raise
-    finally:
-        if bar is not None:
-            bar.close()
+                return here
+            executor = self.executor or self._start(len(rest))
+            return here + _on_executor(fn, target, rest, executor, self.width, bar, done,
+                                       len(here))
+        except BaseException as e:
+            e.partial = done  # type: ignore[attr-defined]
+            raise
+        finally:
+            if bar is not None:
+                bar.close()
 
+    def _here(self, fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
+              items: Sequence[Any], sample: bool, bar: Any, done: dict[int, Any]
+              ) -> tuple[list[Any], Sequence[Any]]:
+        """Run items in this process while that is cheaper than workers; (results, left)."""
+        if self.executor is not None:  # the caller's: every run goes to it
+            return [], items
+        alone = self.jobs == 1 or len(items) == 1 or not self._ships(target)
+        if not alone and (self._pool is not None or not sample or self.spent > POOL_STARTUP):
+            return [], items
+        out: list[Any] = []
+        start = time.perf_counter()
+        for i, item in enumerate(items):
+            out.extend(fn(target, [item]))
+            done[i] = out[-1]
+            if bar is not None:
+                bar.update(1)
+            mean = (time.perf_counter() - start) / (i + 1)
+            if not alone and self.spent + mean * len(items) > POOL_STARTUP:
+                self.spent += mean * (i + 1)
+                return out, items[i + 1:]
+        self.spent += time.perf_counter() - start
+        return out, []
 
-def _sample(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
-            items: Sequence[Any], bar: Any, done: dict[int, Any]
-            ) -> tuple[list[Any], Sequence[Any]]:
-    """Run the first items here, timed: all of them when the whole would take less than
-    starting a pool costs (POOL_STARTUP). Returns (results so far, items left)."""
-    out: list[Any] = []
-    start = time.perf_counter()
-    for i, item in enumerate(items):
-        out.extend(fn(target, [item]))
-        done[i] = out[-1]
-        if bar is not None:
-            bar.update(1)
-        if (time.perf_counter() - start) * len(items) / (i + 1) > POOL_STARTUP:
-            return out, items[i + 1:]
-    return out, []
+    def _ships(self, target: Any) -> bool:
+        """Whether the question's target pickles, so worker processes can run it (a program
+        function defined inside another cannot: its runs stay here). Tried once."""
+        if self._shippable is None:
+            try:
+                pickle.dumps(target)
+                self._shippable = True
+            except (pickle.PicklingError, AttributeError, TypeError):
+                self._shippable = False
+        return self._shippable
 
+    def _start(self, runs: int) -> Executor:
+        """The pool of its own, started for ``runs`` runs at most (no idle workers)."""
+        if self._pool is None:
+            self._pool = _Pool(min(self.jobs, runs))
+        return self._pool
 
-def _in_process(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
-                items: Sequence[Any], bar: Any, done: dict[int, Any]) -> list[Any]:
-    out: list[Any] = []
-    for i, item in enumerate(items):
-        out.extend(fn(target, [item]))
-        done[i] = out[-1]
-        if bar is not None:
-            bar.update(1)
-    return out
+    def close(self, exc_type: Any = None) -> None:
+        """Stop the pool of its own (at once, its workers terminated, after an exception)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.__exit__(exc_type, None, None)
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+        self.close(exc_type)
+        return False
 
 
 def _on_executor(fn: Callable[[Any, Sequence[Any]], list[Any]], target: Any,
@@ -154,6 +220,7 @@ class _Pool(ProcessPoolExecutor):
 
     def __init__(self, workers: int) -> None:
         super().__init__(max_workers=workers, initializer=_worker_signals)
+        self.workers = workers
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
         if exc_type is None:

@@ -27,11 +27,18 @@ seeded, so overflow can depend on timing: the answer is the worst case over the 
 3. *Verification.* With the circular allocator a larger buffer can overflow where a smaller
    one did not (an entry placed after the tail instead of wrapping can later leave no
    contiguous room), so the range is *sampled* (``samples`` sizes, in parallel on
-   ``executor``) and a window above the answer is tried byte by byte. A passing sample below
+   the workers) and a window above the answer is tried byte by byte. A passing sample below
    the answer restarts the search below it; each failing sample above is widened to its
    exact failing range, reported in ``non_monotonic`` as inclusive ``[first, last]``. Few
    sizes: every one is tried. The answer and the byte below it are always run, and both
    verdicts are reported (``at_answer``, ``below``).
+
+**On k workers** (``jobs``, ``executor``: :class:`~mpisim.whatif.executors.Workers`) the
+search asks in rounds of k sizes: the next levels of its bisection (a (k+1)-ary search when
+k is 2**d - 1), its first sizes together (the upper size, the byte below the lower bound, the
+lower bound), its samples and window as one batch. Verdicts of sizes run ahead that the
+one-at-a-time search would not have asked for are set aside, never used, so the answer is
+the binary search's whatever the number of workers (:class:`_Search`).
 
 Probes reuse what they can: verdicts are memoised by size, the lower bound comes from the
 one unbounded run, and a probe stops at its first overflow on a searched rank even when the
@@ -41,6 +48,7 @@ program catches it (the verdict is known). ``wall_time`` is the seconds the sear
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -49,7 +57,7 @@ from typing import Any
 import numpy as np
 
 from .attach import KEEP
-from .executors import map_chunks
+from .executors import Workers
 from .minreport import MinBuffer, MinBufferTable, explain_gap
 from .probe import INT_MAX, Probe, Prober, describe_failure, judge, probe_chunk
 from .target import Target
@@ -63,14 +71,16 @@ _VERBS = {"deadlock": "deadlocks", "error": "ends in an error", "timeout": "does
 
 
 def min_buffer(scenario: Any, *, rank: int | None = None, lo: int = 0, hi: int | None = None,
-               executor: Executor | None = None, samples: int = 64,
+               executor: Executor | None = None, jobs: int | None = None, samples: int = 64,
                seeds: Iterable[int] | None = None, buffer: str | None = None,
                **run_kwargs: Any) -> MinBuffer:
     """The smallest attach size with which the program completes without overflow.
 
     ``scenario``: a path, a loaded Scenario, or a program function with ``ranks=`` in
     ``run_kwargs``. ``rank``: search only this rank's size (the others unbounded).
-    ``lo``/``hi``: search in ``[lo, hi]``. ``executor``: runs samples in parallel.
+    ``lo``/``hi``: search in ``[lo, hi]``. ``executor`` (any ``concurrent.futures``
+    Executor, a Dask cluster's included) or ``jobs`` local worker processes (default: the
+    cores; 1: in this process) run several sizes at once; the answer is the same.
     ``seeds``: the worst case over these seeds. ``buffer``: "comm:NAME" searches the size of
     the communicator buffer the program attaches to NAME (its scenario name, ``as:``, or
     MPI's name for it) instead of the process buffer (MPI 4.1 §3.6). See the module
@@ -78,26 +88,29 @@ def min_buffer(scenario: Any, *, rank: int | None = None, lo: int = 0, hi: int |
     """
     start = time.perf_counter()
     _check_args(lo, hi, samples)
-    plan = _Plan.make(scenario, run_kwargs, seeds, _buffer_name(buffer))
-    if rank is not None and not 0 <= rank < plan.ranks:
-        raise ValueError(f"rank {rank}: the scenario has ranks 0..{plan.ranks - 1}")
-    found = plan.answer(rank, lo, hi, samples, executor)
+    with Workers(executor, jobs) as workers:
+        plan = _Plan.make(scenario, run_kwargs, seeds, _buffer_name(buffer), workers)
+        if rank is not None and not 0 <= rank < plan.ranks:
+            raise ValueError(f"rank {rank}: the scenario has ranks 0..{plan.ranks - 1}")
+        found = plan.answer(rank, lo, hi, samples, workers)
     found.wall_time = time.perf_counter() - start
     return found
 
 
 def min_buffer_per_rank(scenario: Any, *, executor: Executor | None = None,
-                        samples: int = 64, seeds: Iterable[int] | None = None,
-                        buffer: str | None = None, **run_kwargs: Any) -> MinBufferTable:
+                        jobs: int | None = None, samples: int = 64,
+                        seeds: Iterable[int] | None = None, buffer: str | None = None,
+                        **run_kwargs: Any) -> MinBufferTable:
     """:func:`min_buffer` for each rank that attaches or bsends, the others unbounded."""
     start = time.perf_counter()
     _check_args(0, None, samples)
-    plan = _Plan.make(scenario, run_kwargs, seeds, _buffer_name(buffer))
-    if plan.never is not None:
-        never = plan.answer(None, 0, None, samples, executor)
-        return MinBufferTable(plan.name, [], [], never, time.perf_counter() - start)
-    buffering = plan.buffering()
-    answers = [plan.answer(r, 0, None, samples, executor) for r in buffering]
+    with Workers(executor, jobs) as workers:
+        plan = _Plan.make(scenario, run_kwargs, seeds, _buffer_name(buffer), workers)
+        if plan.never is not None:
+            never = plan.answer(None, 0, None, samples, workers)
+            return MinBufferTable(plan.name, [], [], never, time.perf_counter() - start)
+        buffering = plan.buffering()
+        answers = [plan.answer(r, 0, None, samples, workers) for r in buffering]
     skipped = [r for r in range(plan.ranks) if r not in buffering]
     return MinBufferTable(plan.name, answers, skipped, None, time.perf_counter() - start)
 
@@ -137,7 +150,8 @@ class _Plan:
 
     @classmethod
     def make(cls, scenario: Any, run_kwargs: dict[str, Any], seeds: Iterable[int] | None,
-             buffer: str | None = None) -> _Plan:
+             buffer: str | None = None, workers: Workers | None = None) -> _Plan:
+        start = time.perf_counter()
         run_kwargs = dict(run_kwargs)
         run_kwargs.pop("trace", None)
         target = Target.of(scenario, run_kwargs)
@@ -174,6 +188,8 @@ class _Plan:
                 outcome = res.outcome.value
                 break
         same = len(results) > 1 and len({(r.sim_time, r.messages["sent"]) for r in results}) == 1
+        if workers is not None:  # runs made here: they tell whether workers are worth it
+            workers.spent += time.perf_counter() - start
         return cls(target.name, target, program, ranks, implicit, seed_list, sites, peak,
                    totals, never, outcome, runs, as_written, settings, same, buffer)
 
@@ -205,7 +221,7 @@ class _Plan:
         return f"the size of {shown}{more}, on {who}"
 
     def answer(self, rank: int | None, lo: int, hi: int | None, samples: int,
-               executor: Executor | None) -> MinBuffer:
+               workers: Workers) -> MinBuffer:
         base = MinBuffer(None, self.peak_live, [], self.runs, rank, scenario=self.name,
                          searched=self.searched(rank), sites=self.sites,
                          seeds=None if self.seeds is None else list(self.seeds),
@@ -218,10 +234,11 @@ class _Plan:
                              "rank; search all ranks, or attach per rank in the program")
         prober = Prober(self.target, self.program, self.ranks, rank, self.implicit, self.seeds,
                         buffer=self.buffer)
-        search = _Search(prober, executor)
+        search = _Search(prober, workers)
         counted = range(self.ranks) if rank is None else [rank]
         bound = max(self.peak_live[r] for r in counted)
         holds_all = max(self.totals[r] for r in counted)
+        search.prefetch(_opening(lo, hi, bound, holds_all, samples, workers.width), whole=True)
         upper = search.upper(max(lo, bound), hi, holds_all)
         if upper is None:
             why = search.known[max(search.known)]
@@ -244,7 +261,7 @@ class _Plan:
         else:
             answer = search.lowest(lower, upper, samples)
             search.batch(_spread(answer + 1, upper, samples)
-                         + list(range(answer + 1, answer + 1 + WINDOW)))
+                         + list(range(answer + 1, answer + 1 + WINDOW)), ahead=[answer - 1])
         ranges = search.failing_ranges(answer, upper)
         below = search.verdict(answer - 1) if answer > 0 else None
         found = MinBuffer(answer, self.peak_live, ranges, self.runs + search.runs, rank, bound,
@@ -252,39 +269,67 @@ class _Plan:
                           holds_all if self.buffer is None else None, base.searched,
                           self.sites, search.verdict(answer), below, seeds=base.seeds)
         found.gap, found.as_written = explain_gap(found), self.as_written
+        found.workers = workers.width
         found.settings = self.settings
         return found
 
 
 class _Search:
-    """Memoised verdicts by buffer size, and the searches over them."""
+    """Memoised verdicts by buffer size, and the searches over them.
 
-    def __init__(self, prober: Prober, executor: Executor | None) -> None:
+    ``known`` holds the verdicts the answer rests on: exactly those a search trying one size
+    at a time asks for, whatever the workers, so the answer is the same on 1 or 100 of them.
+    With several workers a round also runs the sizes the search will probably ask next (the
+    next levels of a bisection: a (k+1)-ary search on k workers; the first sizes of a
+    search); their verdicts wait in ``ahead`` and join ``known`` only when asked for.
+    """
+
+    def __init__(self, prober: Prober, workers: Workers) -> None:
         self.prober = prober
-        self.executor = executor
+        self.workers = workers
         self.known: dict[int, Probe] = {}
+        self.ahead: dict[int, Probe] = {}
         self.runs = 0
 
     def verdict(self, size: int) -> Probe:
         if size not in self.known:
-            self._learn(self.prober.probe(size))
+            if size not in self.ahead:
+                self._run([size])
+            self.known[size] = self.ahead.pop(size)
         return self.known[size]
 
     def passes(self, size: int) -> bool:
         return self.verdict(size).ok
 
-    def batch(self, sizes: Sequence[int] | range) -> None:
-        """Try many sizes at once (in parallel on the executor when there is one)."""
-        todo = sorted({int(s) for s in sizes if s not in self.known and 0 <= s <= INT_MAX})
-        if not todo:
-            return
-        for probe in map_chunks(probe_chunk, self.prober, todo, executor=self.executor,
-                                jobs=None if self.executor else 1, progress=False):
-            self._learn(probe)
+    def batch(self, sizes: Sequence[int] | range, ahead: Sequence[int] = ()) -> None:
+        """Try many sizes at once (on the workers), with ``ahead``: sizes probably asked for
+        next, run in the same round."""
+        todo = [s for s in dict.fromkeys(int(s) for s in sizes)
+                if 0 <= s <= INT_MAX and s not in self.known]
+        fresh = [s for s in todo if s not in self.ahead]
+        self._run(fresh + [s for s in self._new(ahead) if s not in fresh])
+        for size in todo:
+            self.known[size] = self.ahead.pop(size)
 
-    def _learn(self, probe: Probe) -> None:
-        self.known[probe.size] = probe
-        self.runs += len(self.prober.seeds or (None,))
+    def prefetch(self, sizes: Sequence[int], whole: bool = False) -> None:
+        """Run the first of ``sizes`` not yet run, as many as there are workers (``whole``:
+        all of them), when there are several workers; a search asks for them later."""
+        width = self.workers.width
+        if width > 1:
+            todo = self._new(sizes)
+            self._run(todo if whole else todo[:width])
+
+    def _new(self, sizes: Iterable[int]) -> list[int]:
+        """Sizes in range never run, in the order given, once each."""
+        return [s for s in dict.fromkeys(int(s) for s in sizes)
+                if 0 <= s <= INT_MAX and s not in self.known and s not in self.ahead]
+
+    def _run(self, sizes: Sequence[int]) -> None:
+        if not sizes:
+            return
+        for probe in self.workers.map(probe_chunk, self.prober, sizes):
+            self.ahead[probe.size] = probe
+        self.runs += len(sizes) * len(self.prober.seeds or (None,))
 
     def upper(self, start: int, hi: int | None, total: int) -> int | None:
         """A size that passes: ``hi``, or the total entry bytes grown until one passes."""
@@ -301,14 +346,23 @@ class _Search:
         return size
 
     def boundary(self, fail: int, ok: int) -> int:
-        """Binary search: a size that passes with the one below it failing, in (fail, ok]."""
-        while ok - fail > 1:
-            mid = (fail + ok) // 2
-            if self.passes(mid):
-                ok = mid
+        """A size that passes with the one below it failing, in (fail, ok]."""
+        return self.bisect(fail, ok, True)
+
+    def bisect(self, a: int, b: int, verdict: bool) -> int:
+        """Binary search in (a, b] for a size whose verdict is ``verdict`` (b's) with the
+        size below it the other way (a's). With k workers each round runs the next levels of
+        the bisection at once (k+1 equal parts when k is 2**d - 1): the same steps, fewer
+        rounds."""
+        while b - a > 1:
+            mid = (a + b) // 2
+            if mid not in self.known and mid not in self.ahead:
+                self.prefetch(_levels(a, b, self.workers.width))
+            if self.passes(mid) == verdict:
+                b = mid
             else:
-                fail = mid
-        return ok
+                a = mid
+        return b
 
     def lowest(self, lower: int, upper: int, samples: int) -> int:
         """The smallest passing size found: binary search, then samples below it."""
@@ -348,13 +402,34 @@ class _Search:
 
     def boundary_fail(self, ok: int, fail: int) -> int:
         """In (ok, fail]: a failing size whose lower neighbour passes."""
-        while fail - ok > 1:
-            mid = (ok + fail) // 2
-            if self.passes(mid):
-                ok = mid
-            else:
-                fail = mid
-        return fail
+        return self.bisect(ok, fail, False)
+
+
+def _opening(lo: int, hi: int | None, bound: int, total: int, samples: int,
+             width: int) -> list[int]:
+    """The sizes a search asks for first when the first upper size it tries passes (the
+    usual case): that size, the byte below the lower bound, then every size between them
+    when there are few, else the lower bound and the first levels of the bisection."""
+    upper = hi if hi is not None else max(lo, bound, total)
+    lower = max(lo, min(bound, upper))
+    sizes = [upper, *([lower - 1] if lower > lo else [])]
+    if upper - lower < 4 * samples:
+        return sizes + list(range(lower, upper + 1))
+    return sizes + [lower, *_levels(lower, upper, width)][:max(0, width - len(sizes))]
+
+
+def _levels(a: int, b: int, count: int) -> list[int]:
+    """The first ``count`` sizes a bisection of (a, b) may try, level by level (its middle,
+    then the middles of both halves...)."""
+    out: list[int] = []
+    todo = deque([(a, b)])
+    while todo and len(out) < count:
+        x, y = todo.popleft()
+        if y - x > 1:
+            mid = (x + y) // 2
+            out.append(mid)
+            todo += [(x, mid), (mid, y)]
+    return out
 
 
 def _unbounded(mpi: Any) -> dict[str, Any]:

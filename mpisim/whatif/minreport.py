@@ -46,6 +46,9 @@ class MinBuffer:
     wall_time: float = 0.0
     as_written: Probe | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    workers: int = 1
+    """How many sizes a round of the search ran at once (a cost, like ``runs``; the answer
+    is the same on any number)."""
 
     @property
     def exit_code(self) -> int:
@@ -68,7 +71,7 @@ class MinBuffer:
                 "fragmentation": self.gap, "seeds": self.seeds, "runs": self.runs,
                 "settings": {k: dict(v) for k, v in self.settings.items()},
                 "exhaustive": self.exhaustive, "wall_time": round(self.wall_time, 3),
-                "notes": list(self.notes)}
+                "workers": self.workers, "notes": list(self.notes)}
 
     def report(self) -> str:
         """A readable account: the answer verified at it and the byte below, the bounds."""
@@ -176,7 +179,7 @@ def report_lines(found: Any) -> list[str]:
                 f"  searched: {found.searched}{seeds}",
                 "  no attach size makes it complete: fix the program first "
                 "(mpisim run shows the full report)", *_settings_lines(found),
-                f"  {found.runs} runs in {found.wall_time:.2f} s"]
+                _cost(found)]
     others = "" if found.rank is None else ", the other ranks unbounded"
     lines = [f"{found.scenario}: min buffer {format_size(found.min_buffer)} (smallest attach "
              f"size with which {who} completes without overflow{others}{seeds})",
@@ -201,8 +204,13 @@ def report_lines(found: Any) -> list[str]:
         lines.append(f"  from {found.holds_all} B on, every entry of the run fits at once")
     lines += [f"  note: {n}" for n in found.notes]
     lines += _settings_lines(found)
-    lines.append(f"  {found.runs} runs in {found.wall_time:.2f} s")
+    lines.append(_cost(found))
     return lines
+
+
+def _cost(found: Any) -> str:
+    on = f" on {found.workers} workers" if getattr(found, "workers", 1) > 1 else ""
+    return f"  {found.runs} runs in {found.wall_time:.2f} s{on}"
 
 
 def _settings_lines(found: Any) -> list[str]:

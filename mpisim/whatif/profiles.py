@@ -10,10 +10,12 @@ error, allocator, sizing, eager limit, peak used bytes) and each run's full Resu
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
 from ..values.units import format_size, format_time
+from .executors import Workers
 from .target import Target
 
 __all__ = ["ProfileComparison", "compare_profiles"]
@@ -86,19 +88,31 @@ def _sizing(sizing: str, notes: list[str]) -> str:
 
 
 def compare_profiles(scenario: Any, profiles: Sequence[str] = ("standard", "mpich", "openmpi"),
-                     overrides: dict[str, Any] | None = None,
+                     overrides: dict[str, Any] | None = None, *,
+                     executor: Executor | None = None, jobs: int | None = None,
                      **run_kwargs: Any) -> ProfileComparison:
     """Run ``scenario`` (a path, a loaded Scenario or a program function with ``ranks=``)
-    under each profile; ``overrides``: further ``--set``-style keys for a scenario."""
+    under each profile; ``overrides``: further ``--set``-style keys for a scenario. The runs
+    go to ``executor`` (any ``concurrent.futures`` Executor) or to ``jobs`` local worker
+    processes (default: the cores; 1: one after the other here)."""
     profiles = list(profiles)
     if not profiles or not all(isinstance(p, str) and p for p in profiles):
         raise ValueError("profiles: expected names such as standard, mpich, openmpi")
     target = Target.of(scenario, run_kwargs)
-    results = []
+    with Workers(executor, jobs) as workers:
+        results = workers.map(_runs, (target, dict(overrides or {})), profiles, sample=False)
+    return ProfileComparison(target.name, list(zip(profiles, results, strict=True)))
+
+
+def _runs(job: tuple[Target, dict[str, Any]], profiles: Sequence[str]) -> list[Any]:
+    """Worker side: one run under each profile (a scenario rebuilt with it, so its own
+    allocator gives way to the profile's)."""
+    target, overrides = job
+    out = []
     for name in profiles:
         if target.scenario is not None:
-            under = target.scenario.with_overrides(dict(overrides or {}) | {"mpi.profile": name})
-            results.append((name, under.run(**target.extra)))
+            under = target.scenario.with_overrides(overrides | {"mpi.profile": name})
+            out.append(under.run(**target.extra))
         else:
-            results.append((name, target.run({"mpi.profile": name})))
-    return ProfileComparison(target.name, results)
+            out.append(target.run({"mpi.profile": name}))
+    return out

@@ -27,11 +27,14 @@ deadlock (rank, call, peer, tag, scenario location) or the error that ended the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
 from ..collectives.meeting import MISMATCH
 from ..mpi.constants import ANY_SOURCE, ANY_TAG
+from .executors import Workers
 from .target import Target
 
 __all__ = ["Safety", "SynchronousSends", "check_safe"]
@@ -100,20 +103,20 @@ class Safety:
         return "\n".join(lines)
 
 
-def check_safe(scenario: Any, *, buffered: bool = False, **run_kwargs: Any) -> Safety:
+def check_safe(scenario: Any, *, buffered: bool = False, executor: Executor | None = None,
+               jobs: int | None = None, **run_kwargs: Any) -> Safety:
     """Run ``scenario`` as written and with every send synchronous; safe if both complete.
 
     ``scenario``: a path, a loaded Scenario, or a program function with ``ranks=`` (and
     other ``mpisim.run`` keywords) in ``run_kwargs``. ``buffered``: keep buffered sends
-    buffered, make only the other modes synchronous (see the module docstring).
+    buffered, make only the other modes synchronous (see the module docstring). The two
+    runs are independent: they go to ``executor`` (any ``concurrent.futures`` Executor) or
+    to ``jobs`` local worker processes (default: the cores; 1: one after the other here).
     """
     target = Target.of(scenario, run_kwargs)
-    as_written = target.run({})
-    if buffered:
-        program = target.run_kwargs({})["program"]
-        synchronous = target.run({}, program=SynchronousSends(program))
-    else:
-        synchronous = target.run({"mpi.force_ssend": True})
+    with Workers(executor, jobs) as workers:
+        as_written, synchronous = workers.map(_runs, (target, buffered),
+                                              ["as written", "synchronous"], sample=False)
     completed = as_written.outcome.value == synchronous.outcome.value == "completed"
     mismatch = _mismatch(as_written) or _mismatch(synchronous)
     safe = completed and mismatch is None
@@ -124,6 +127,22 @@ def check_safe(scenario: Any, *, buffered: bool = False, **run_kwargs: Any) -> S
     else:
         reason = _reason(as_written, synchronous, buffered)
     return Safety(safe, as_written, synchronous, reason, buffered)
+
+
+def _runs(job: tuple[Target, bool], modes: Sequence[str]) -> list[Any]:
+    """Worker side: the run as written, or with its sends synchronous (``buffered``: only
+    the non-buffered ones)."""
+    target, buffered = job
+    out = []
+    for mode in modes:
+        if mode == "as written":
+            out.append(target.run({}))
+        elif buffered:
+            program = target.run_kwargs({})["program"]
+            out.append(target.run({}, program=SynchronousSends(program)))
+        else:
+            out.append(target.run({"mpi.force_ssend": True}))
+    return out
 
 
 def _mismatch(result: Any) -> str | None:

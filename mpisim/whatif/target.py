@@ -20,6 +20,7 @@ clear error before any worker starts, not a thousand.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import os
@@ -155,8 +156,13 @@ class Target:
         return typed[(key, value)]
 
     def __getstate__(self) -> dict[str, Any]:
-        """Caches stay in the process that filled them (workers fill their own)."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("_cache", "_typed_values")}
+        """Caches stay in the process that filled them (workers fill their own), and so does
+        the last run a scenario keeps (a recording's ``last_result``, its whole trace)."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_cache", "_typed_values")}
+        if getattr(self.scenario, "last_result", None) is not None:
+            state["scenario"] = copy.copy(self.scenario)
+            state["scenario"].last_result = None
+        return state
 
     # -- validation ----------------------------------------------------------------------
     def validate(self, vary: Mapping[str, Iterable[Any]]) -> None:
