@@ -22,11 +22,19 @@ from typing import Any
 from ..handle.calltable import CALLS, mpi_name
 from ..handle.calltable import Call as HandleCall
 from ..mpi.constants import ANY_SOURCE, ANY_TAG
+from ..mpi.errors import MPIError
 from .trace import Call
 
 __all__ = ["BUFFERS", "COLLECTIVES", "COMMS", "COMM_BUFFERS", "COMPLETIONS", "DATA_ARGS",
            "HANDLE", "PERSISTENT", "PROBES", "RECEIVES", "RECV_ARGS", "SENDRECVS", "SENDS",
-           "SEND_ARGS", "SPLIT", "VECTORS", "handle_args", "handle_name"]
+           "SEND_ARGS", "SPLIT", "VECTORS", "Unsupported", "handle_args", "handle_name"]
+
+
+class Unsupported(MPIError):
+    """A recorded call mpisim does not model (or a handle made by a call not recorded)."""
+
+    error_class = "MPI_ERR_OTHER"
+
 
 HANDLE: dict[str, HandleCall] = {mpi_name(c.name).removeprefix("MPI_"): c
                                  for c in CALLS.values()}

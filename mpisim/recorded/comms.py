@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..mpi.constants import COMM_TYPE_SHARED, UNDEFINED
+from .calls import Unsupported
 from .trace import Call
 
 __all__ = ["MAKERS", "NEIGHBORS", "REPLAYED"]
@@ -143,10 +144,67 @@ def neighbor(r: Any, call: Call) -> Gen:
         r.reqs[call.out["r"]] = result
 
 
+def group(r: Any, call: Call) -> Gen:
+    """MPI_Comm_group, MPI_Group_incl, MPI_Group_excl, MPI_Group_from_session_pset: the
+    group the recording names by its members' world ranks (``wr=``), made from the world's
+    group (a group is local, MPI 4.1 §7.3: whatever call made it, its members are what
+    counts); MPI_Group_free frees it."""
+    mpi = r.mpi
+    if call.name == "Group_free":
+        made = r.groups.pop(call.args.get("gid", -1), None)
+        if made is not None:
+            mpi.group_free(made)
+        return
+    members = call.out.get("wr")
+    if members is not None and "gid" in call.out:
+        world = mpi.comm_group(mpi.comm_world)
+        r.groups[call.out["gid"]] = mpi.group_incl(world, members)
+        mpi.group_free(world)
+    return
+    yield
+
+
+def session(r: Any, call: Call) -> Gen:
+    """MPI_Session_init (the replay's session under the recording's id) and
+    MPI_Session_finalize (local in mpisim: its session's communicators were freed)."""
+    if call.name == "Session_init":
+        made = yield r.mpi.session_init()
+        if "sid" in call.out:
+            r.sessions[call.out["sid"]] = made
+    else:
+        made = r.sessions.pop(call.args.get("sid", -1), None)
+        if made is not None:
+            made.finalized = True
+
+
+def from_group(r: Any, call: Call) -> Gen:
+    """MPI_Comm_create_from_group of a recorded group, matched by its string tag."""
+    made_group = r.groups.get(call.args.get("gid", -1))
+    if made_group is None:
+        raise Unsupported(f"{call.where()}: MPI_Comm_create_from_group of a group made by a "
+                          "call the recorder does not log")
+    made = yield r.mpi.comm_create_from_group(made_group, str(call.args.get("stag", "")))
+    _registered(r, call, made)
+
+
+def idup(r: Any, call: Call) -> Gen:
+    """MPI_Comm_idup: its request; the new communicator is the request's once it completed
+    (taken by the replay's ``comm`` when a later call names it)."""
+    request = yield r.mpi.comm_idup(comm=r.comm(call))
+    if "r" in call.out:
+        r.reqs[call.out["r"]] = request
+    if call.out.get("new", -1) >= 0:
+        r.idups[call.out["new"]] = request
+
+
 MAKERS = tuple(_MAKE)
 NEIGHBORS = tuple(f"{i}eighbor_{kind}" for i in ("N", "In") for kind in
                   ("allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"))
 REPLAYED: dict[str, Any] = {**dict.fromkeys(MAKERS, maker),
                             "Intercomm_create": intercomm, "Intercomm_merge": intercomm,
-                            **dict.fromkeys(NEIGHBORS, neighbor)}
+                            **dict.fromkeys(NEIGHBORS, neighbor),
+                            **dict.fromkeys(("Comm_group", "Group_incl", "Group_excl",
+                                             "Group_free", "Group_from_session_pset"), group),
+                            "Session_init": session, "Session_finalize": session,
+                            "Comm_create_from_group": from_group, "Comm_idup": idup}
 """The recorded calls this module replays, by name."""

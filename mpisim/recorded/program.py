@@ -65,27 +65,36 @@ from .calls import (
     SENDS,
     SPLIT,
     VECTORS,
+    Unsupported,
     handle_args,
     handle_name,
 )
 from .comms import REPLAYED
-from .trace import MADE_AS_SPLIT, Call, RankLog, Trace, TraceError, read_trace
+from .onesided import ONE_SIDED
+from .trace import (
+    MADE_AS_SPLIT,
+    Call,
+    CallShape,
+    RankLog,
+    Status,
+    Trace,
+    TraceError,
+    read_trace,
+)
 
 __all__ = ["ReplayProgram", "Stopped", "Unsupported"]
 
-REPLAYED_MAKERS = ", ".join(f"MPI_{name}" for name in ("Comm_dup", "Comm_split", *MADE_AS_SPLIT,
-                                                        "Intercomm_create", "Intercomm_merge"))
+REPLAYED_MAKERS = ", ".join(f"MPI_{name}" for name in ("Comm_dup", "Comm_idup", "Comm_split",
+                                                        *MADE_AS_SPLIT, "Intercomm_create",
+                                                        "Intercomm_merge",
+                                                        "Comm_create_from_group"))
 
 _TRACES: dict[tuple[str, float], Trace] = {}
+_STRIDE = 4096  # calls whose numbers are made Python's at a time
+_GENERIC = object()  # an op given the Call: its function of _CALLS does the rest
 
 _BY_NAME = {f"MPI_{name}": dt for name, dt in _dt.BASIC_TYPES.items()}
 """mpisim's predefined datatypes by their MPI names (a recorded MPI_DOUBLE replays as DOUBLE)."""
-
-
-class Unsupported(MPIError):
-    """A recorded call mpisim does not model (or a handle made by a call not recorded)."""
-
-    error_class = "MPI_ERR_OTHER"
 
 
 class Stopped(ZeroTimeLoop):
@@ -159,44 +168,115 @@ class _Replay:
         self.reqs: dict[int, Any] = {}
         self.types: dict[int, Any] = {}
         self.messages: dict[int, Any] = {}
+        self.wins: dict[int, Any] = {}
+        self.groups: dict[int, Any] = {}
+        self.sessions: dict[int, Any] = {}
+        self.idups: dict[int, Any] = {}
+        """The requests of MPI_Comm_idup by the new communicator's id: it is usable once
+        its request completed (MPI 4.1 §7.4.2), and is taken from it then."""
+        self.ops: dict[tuple[int, int], tuple[Any, Any]] = {}
+        """Each (call shape, result shape)'s op (:meth:`op`); cleared when a communicator
+        is freed (the recording's ids stay unique, the replay's communicator goes)."""
 
     # -- the loop ------------------------------------------------------------------------
     program: ReplayProgram
 
     def run(self) -> Generator[Any, Any, None]:
-        mpi = self.mpi
-        reached = self.program.reached
-        for call in self.log.calls:
-            reached[mpi.rank] = ("in", call.number)
-            handler = _CALLS.get(call.name)
-            if handler is None:
-                raise Unsupported(f"{call.where()}: MPI_{call.name} is not modelled by mpisim")
-            gap = call.gap * self.scale
-            where = call.where()
-            if gap > 0 and call.name != "Init":
+        """Each recorded call in order: the time outside MPI before it, then the call (its
+        op made once per call shape and result shape, :meth:`op`)."""
+        mpi, log = self.mpi, self.log
+        rank, reached, calls = mpi.rank, self.program.reached, log.calls
+        shapes, results, scale = calls.shapes, calls.results, self.scale
+        suffix = [f", {log.sites[s.site].describe()}" if s.site in log.sites else ""
+                  for s in shapes]  # each call site described once
+        for lo in range(0, len(calls), _STRIDE):
+            hi = lo + _STRIDE
+            for number, s, res, gap in zip(range(lo + 1, hi + 1), calls.shape[lo:hi].tolist(),
+                                           calls.result[lo:hi].tolist(),
+                                           calls.gap[lo:hi].tolist(), strict=False):
+                reached[rank] = ("in", number)
+                shape = shapes[s]
+                op = self.ops.get((s, res))
+                if op is None and shape.name not in _CALLS:
+                    raise Unsupported(f"{calls[number - 1].where()}: MPI_{shape.name} is not "
+                                      "modelled by mpisim")
+                gap *= scale
+                where = f"call {number}{suffix[s]}"
+                if gap > 0 and shape.name != "Init":
+                    mpi._where = where
+                    yield mpi.compute(gap)
                 mpi._where = where
-                yield mpi.compute(gap)
-            mpi._where = where
-            try:
-                yield from handler(self, call)
-            except MPIError as e:
-                if call.returned and call.error is not None and not isinstance(e, Unsupported):
-                    continue  # the recorded program went on after this call's error
-                raise
+                failed = results[res].error if res >= 0 else None
+                try:
+                    if op is None:
+                        op = self.ops[(s, res)] = self.op(shape, res, number - 1)
+                    make, after = op
+                    if after is _GENERIC:
+                        yield from make(self, calls.call(number - 1))
+                    else:
+                        value = yield make()
+                        if after is not None:
+                            after(value, number - 1)
+                except MPIError as e:
+                    if failed is not None and not isinstance(e, Unsupported):
+                        continue  # the recorded program went on after this call's error
+                    raise
+                else:
+                    if failed is not None:
+                        self.note(calls.call(number - 1), f"failed with {failed} in the "
+                                  "recording, succeeded in the replay")
+                reached[rank] = ("after", number)
+                if res < 0:
+                    self.note(calls.call(number - 1), "the recorded process was in this call "
+                              f"when it ended ({log.end_text()}); the replay completed it "
+                              "and has no recorded calls after it")
+                    break
             else:
-                if call.returned and call.error is not None:
-                    self.note(call, f"failed with {call.error} in the recording, succeeded in "
-                                    "the replay")
-            reached[mpi.rank] = ("after", call.number)
-            if not call.returned:
-                self.note(call, f"the recorded process was in this call when it ended "
-                                f"({self.log.end_text()}); the replay completed it and has "
-                                "no recorded calls after it")
-                break
-        if self.log.stopped:  # its program had not ended: it never reaches MPI_Finalize
+                continue
+            break
+        if log.stopped:  # its program had not ended: it never reaches MPI_Finalize
             yield from self.keep_running()
-        last = reached.get(mpi.rank, ("in", 0))[1]
-        reached[mpi.rank] = ("done", last)
+        last = reached.get(rank, ("in", 0))[1]
+        reached[rank] = ("done", last)
+
+    def op(self, shape: CallShape, res: int, index: int) -> tuple[Any, Any]:
+        """What a call of this shape and result does: ``(make, after)``, the handle's call
+        (``make()`` gives the event to yield) and what to do with its value, for the sends
+        and receives, whose arguments are the same for every call of the shape; else the
+        call's function of ``_CALLS`` (``after`` is ``_GENERIC``), given each call."""
+        handler = _CALLS[shape.name]
+        if handler not in (_send, _recv):
+            return handler, _GENERIC
+        call = self.log.calls.call(index)
+        kwargs = self.handle_kwargs(call)
+        method = getattr(self.mpi, handle_name(shape.name))
+        out = call.out
+
+        def make() -> Any:
+            return method(**kwargs)
+        if handler is _recv and "request" not in HANDLE[shape.name].binds:
+            recorded = call.statuses[0] if call.statuses else None
+            return make, (None if recorded is None else self.checker(recorded))
+        if "r" in out:
+            reqs, rid = self.reqs, out["r"]
+
+            def keep(request: Any, _index: int) -> None:
+                reqs[rid] = request
+            return make, keep
+        return make, None
+
+    def checker(self, recorded: Status) -> Any:
+        """After a receive: the status it matched checked against the recording's (the
+        call made, and :meth:`status_check` asked, only when they differ)."""
+        calls = self.log.calls
+
+        def check(status: Any, index: int) -> None:
+            source = getattr(status, "source", None)
+            if source is None or source == ANY_SOURCE:
+                return
+            if source != recorded.source or status.tag != recorded.tag:
+                self.status_check(calls.call(index), status)
+        return check
 
     def keep_running(self) -> Generator[Any, Any, None]:
         """A process stopped by a signal, past its last call (one it was stopped in that
@@ -253,6 +333,11 @@ class _Replay:
     def comm(self, call: Call, cid: int | None = None) -> Any:
         """This replay's communicator of the recording's ``cid`` (default: the call's)."""
         cid = call.args.get("comm", 0) if cid is None else cid
+        made = getattr(self.idups.get(cid), "result", None)
+        if cid not in self.comms and made is not None:
+            self.mpi.comm_set_name(made, f"comm{cid}")
+            self.comms[cid] = made
+            del self.idups[cid]
         if cid not in self.comms:
             raise Unsupported(f"{call.where()}: communicator {cid} was made by a call the "
                               f"recorder does not log (it logs {REPLAYED_MAKERS})")
@@ -457,6 +542,7 @@ def _comm(r: _Replay, call: Call) -> Generator[Any, Any, None]:
     if call.name == "Comm_free":
         yield mpi.comm_free(parent if parent is not None else mpi.comm_world)
         r.comms.pop(call.args.get("comm"), None)
+        r.ops.clear()
         return
     if call.name == "Comm_dup":
         made = yield mpi.comm_dup(comm=parent)
@@ -541,5 +627,7 @@ _CALLS: dict[str, Any] = {
     **dict.fromkeys(COMMS, _comm), **dict.fromkeys(RECORDED_COLLECTIVES, _collective),
     # communicator makers, intercommunicators, neighbourhood collectives (mpisim.recorded.comms)
     **REPLAYED,
+    # one-sided communication (mpisim.recorded.onesided)
+    **ONE_SIDED,
 }
 """Every call the replay knows, by its recorded name."""

@@ -327,6 +327,8 @@ def _request_free(call: Call, comms: dict[Any, Any]) -> list[_Op]:
 
 _WRITERS: dict[str, Any] = {
     **dict.fromkeys(("Init", "Finalize", "Comm_set_errhandler"), _none),
+    # groups are local (MPI 4.1 §7.3): a communicator made of one is written as its split
+    **dict.fromkeys(("Comm_group", "Group_incl", "Group_excl", "Group_free"), _none),
     **dict.fromkeys((*SENDS, *RECEIVES), _p2p), **dict.fromkeys(SENDRECVS, _sendrecv),
     **dict.fromkeys(PROBES, _probe),
     **dict.fromkeys((*COMPLETIONS, "Testany", "Testsome"), _completion),

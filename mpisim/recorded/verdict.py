@@ -27,7 +27,8 @@ import os
 from typing import Any
 
 from .library import LibraryProfile, library_name
-from .trace import RankLog, Trace, _seconds
+from .records import seconds_text as _seconds
+from .trace import RankLog, Trace
 
 __all__ = ["SLOW_FACTOR", "SLOW_MIN", "compare", "describe", "stop_kind"]
 
@@ -43,9 +44,9 @@ def stuck(log: RankLog) -> bool:
     if log.last is None:
         return True
     kind, since = log.last
-    earlier = [c.duration or 0.0 for c in log.calls[1:] if c.returned] if kind == "in" else \
-        [c.gap for c in log.calls[1:]]
-    return since >= max(SLOW_MIN, SLOW_FACTOR * max(earlier, default=0.0))
+    calls = log.calls
+    earlier = calls.duration[1:][calls.result[1:] >= 0] if kind == "in" else calls.gap[1:]
+    return since >= max(SLOW_MIN, SLOW_FACTOR * float(earlier.max(initial=0.0)))
 
 
 def stop_kind(trace: Trace) -> str:
@@ -67,7 +68,7 @@ def stop_kind(trace: Trace) -> str:
 
 
 def _longest_gap(log: RankLog) -> float:
-    return max((c.gap for c in log.calls[1:]), default=0.0)
+    return float(log.calls.gap[1:].max(initial=0.0))
 
 
 def describe(trace: Trace, library: LibraryProfile, profile: str | None,
@@ -93,8 +94,9 @@ def describe(trace: Trace, library: LibraryProfile, profile: str | None,
             where = f" at {log.blocked.where()}" if log.blocked is not None else ""
             inside = f" was in MPI_{log.blocked.name}{where} and" if log.blocked else ""
             lines.append(f"  rank {log.rank}{inside} {log.end_text()}")
-    errors = [(r.rank, c) for r in trace.ranks for c in r.calls if c.error]
-    for rank, call in errors[:5]:
+    errors = [(r.rank, i) for r in trace.ranks for i in r.calls.errors().tolist()]
+    for rank, i in errors[:5]:
+        call = trace.ranks[rank].calls[i]
         lines.append(f"  rank {rank} {call.where()}: MPI_{call.name} returned {call.error}")
     if len(errors) > 5:
         lines.append(f"  ... {len(errors) - 5} more calls returned errors")

@@ -15,9 +15,11 @@ from mpisim.recorded.program import _CALLS
 from mpisim.recorded.toyaml import _WRITERS
 from mpisim.recorded.trace import MADE_AS_SPLIT, Call
 
-RECORDER_OWN = {"Init", "Finalize", "Abort", "Comm_set_errhandler", "Testany", "Testsome"}
+RECORDER_OWN = {"Init", "Finalize", "Abort", "Comm_set_errhandler", "Testany", "Testsome",
+                "Session_finalize", "Group_from_session_pset"}
 """What the recorder logs that the handle has no call for (the communicator makers of
-MADE_AS_SPLIT are the handle's cart_create, comm_create, comm_split_type...)."""
+MADE_AS_SPLIT are the handle's cart_create, comm_create, comm_split_type...; a session's
+groups are made from their members, its end is local)."""
 
 
 def test_every_call_the_replay_knows_is_a_handle_call_by_its_mpi_name_or_the_recorder_s():

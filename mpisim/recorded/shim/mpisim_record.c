@@ -1672,6 +1672,525 @@ INEIGHBOR(Ineighbor_alltoallw, (const void *s, const int scs[], const MPI_Aint s
           (s, scs, sd, sts, r, rcs, rd, rts, comm, req),
           per_out(scs, sts, MPI_DATATYPE_NULL, comm))
 
+/* ---- groups (MPI 4.1 §7.3): numbered when made; each logged with its members as ranks of
+ * MPI_COMM_WORLD (wr=), so that a replay makes any group, whatever call made it ------------- */
+static slot_t groups[TABLE], wins[TABLE];
+static int next_group = 1, next_win = 1;
+
+static int new_id(slot_t *t, uint64_t key, int *next) {
+    slot_t *s = lookup(t, key, 1);
+    if (!s) return -1;
+    s->id = (*next)++;
+    return s->id;
+}
+
+static int known_id(slot_t *t, uint64_t key) {
+    slot_t *s = lookup(t, key, 0);
+    return s ? s->id : -1;
+}
+
+static int group_id(MPI_Group g) { return g == MPI_GROUP_EMPTY ? 0 : known_id(groups, KEY(g)); }
+
+/* A group's members as ranks of the group `of` (-1 for one not in it). */
+static void put_members_of(const char *key, MPI_Group group, MPI_Group of) {
+    int n = 0;
+    PMPI_Group_size(group, &n);
+    int *mine = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int *theirs = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; i < n; i++) mine[i] = i;
+    PMPI_Group_translate_ranks(group, n, mine, of, theirs);
+    for (int i = 0; i < n; i++) if (theirs[i] == MPI_UNDEFINED) theirs[i] = -1;
+    put_ints(key, n, theirs);
+    free(mine);
+    free(theirs);
+}
+
+/* The result of a call that made a group: its id and its members as world ranks (the
+ * call made first: `made` points to what it made). */
+static int group_made(int rc, const MPI_Group *made) {
+    result(rc);
+    if (rc == MPI_SUCCESS) {
+        MPI_Group world;
+        putf(" gid=%d", *made == MPI_GROUP_EMPTY ? 0 : new_id(groups, KEY(*made), &next_group));
+        PMPI_Comm_group(MPI_COMM_WORLD, &world);
+        put_members_of("wr", *made, world);
+        PMPI_Group_free(&world);
+    }
+    done();
+    return rc;
+}
+
+int MPI_Comm_group(MPI_Comm comm, MPI_Group *group) {
+    if (!LOGGING) return PMPI_Comm_group(comm, group);
+    enter("Comm_group", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    end_entry();
+    return group_made(PMPI_Comm_group(comm, group), group);
+}
+
+#define GROUP_RANKS(NAME)                                                                 \
+    int MPI_##NAME(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup) {      \
+        if (!LOGGING) return PMPI_##NAME(group, n, ranks, newgroup);                      \
+        enter(#NAME, CALLER);                                                             \
+        putf(" gid=%d", group_id(group));                                                 \
+        put_ints("ranks", n, ranks);                                                      \
+        end_entry();                                                                      \
+        return group_made(PMPI_##NAME(group, n, ranks, newgroup), newgroup);              \
+    }
+GROUP_RANKS(Group_incl)
+GROUP_RANKS(Group_excl)
+
+int MPI_Group_free(MPI_Group *group) {
+    if (!LOGGING) return PMPI_Group_free(group);
+    MPI_Group before = *group;
+    enter("Group_free", CALLER);
+    putf(" gid=%d", group_id(*group));
+    end_entry();
+    int rc = PMPI_Group_free(group);
+    result(rc);
+    if (rc == MPI_SUCCESS) forget(groups, KEY(before));
+    done();
+    return rc;
+}
+
+/* ---- MPI_Comm_idup (MPI 4.1 §7.4.2): the new communicator's id and the request's --------- */
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Comm_idup(comm, newcomm, req);
+    enter("Comm_idup", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    end_entry();
+    int rc = PMPI_Comm_idup(comm, newcomm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" new=%d r=%d", new_comm(*newcomm), req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+/* ---- sessions (MPI 4.1 §11.3). A process's log starts at MPI_Init: a program that uses
+ * sessions alone, without MPI_Init, is not recorded. ---------------------------------------- */
+#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
+static slot_t sessions[TABLE];
+static int next_session = 1;
+
+int MPI_Session_init(MPI_Info info, MPI_Errhandler eh, MPI_Session *session) {
+    if (!LOGGING) return PMPI_Session_init(info, eh, session);
+    enter("Session_init", CALLER);
+    end_entry();
+    int rc = PMPI_Session_init(info, eh, session);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" sid=%d", new_id(sessions, KEY(*session), &next_session));
+    done();
+    return rc;
+}
+
+int MPI_Session_finalize(MPI_Session *session) {
+    if (!LOGGING) return PMPI_Session_finalize(session);
+    MPI_Session before = *session;
+    enter("Session_finalize", CALLER);
+    putf(" sid=%d", known_id(sessions, KEY(*session)));
+    end_entry();
+    int rc = PMPI_Session_finalize(session);
+    result(rc);
+    if (rc == MPI_SUCCESS) forget(sessions, KEY(before));
+    done();
+    return rc;
+}
+
+/* A string argument as one word of the log (spaces and '=' made '_'). */
+static void put_word(const char *key, const char *s) {
+    putf(" %s=", key);
+    for (; s && *s; s++) {
+        char c = (*s == ' ' || *s == '=' || *s == '\n' || *s == ',') ? '_' : *s;
+        put(&c, 1);
+    }
+}
+
+int MPI_Group_from_session_pset(MPI_Session session, const char *pset, MPI_Group *group) {
+    if (!LOGGING) return PMPI_Group_from_session_pset(session, pset, group);
+    enter("Group_from_session_pset", CALLER);
+    putf(" sid=%d", known_id(sessions, KEY(session)));
+    put_word("pset", pset);
+    end_entry();
+    return group_made(PMPI_Group_from_session_pset(session, pset, group), group);
+}
+
+int MPI_Comm_create_from_group(MPI_Group group, const char *tag, MPI_Info info,
+                               MPI_Errhandler eh, MPI_Comm *newcomm) {
+    if (!LOGGING) return PMPI_Comm_create_from_group(group, tag, info, eh, newcomm);
+    enter("Comm_create_from_group", CALLER);
+    putf(" gid=%d", group_id(group));
+    put_word("stag", tag);
+    end_entry();
+    int rc = PMPI_Comm_create_from_group(group, tag, info, eh, newcomm);
+    return inter_end(rc, *newcomm);
+}
+#endif
+
+/* ---- one-sided communication (MPI 4.1 §12): windows numbered when made; targets are
+ * ranks of the window's group; assertions and lock types by name (the libraries' values
+ * differ); an accumulate's operation by name. ------------------------------------------------ */
+static int win_id(MPI_Win w) { return w == MPI_WIN_NULL ? 0 : known_id(wins, KEY(w)); }
+
+static void put_assert(int a) {
+    static const struct { int bit; const char *name; } modes[] = {
+        {MPI_MODE_NOCHECK, "nocheck"}, {MPI_MODE_NOSTORE, "nostore"},
+        {MPI_MODE_NOPUT, "noput"}, {MPI_MODE_NOPRECEDE, "noprecede"},
+        {MPI_MODE_NOSUCCEED, "nosucceed"}};
+    const char *sep = "";
+    puts_(" assert=");
+    if (!a) puts_("0");
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (a & modes[i].bit) { puts_(sep); puts_(modes[i].name); sep = ","; }
+}
+
+static const char *op_name(MPI_Op op) {
+    static const struct { MPI_Op op; const char *name; } ops[] = {
+        {MPI_SUM, "SUM"}, {MPI_PROD, "PROD"}, {MPI_MAX, "MAX"}, {MPI_MIN, "MIN"},
+        {MPI_LAND, "LAND"}, {MPI_LOR, "LOR"}, {MPI_LXOR, "LXOR"}, {MPI_BAND, "BAND"},
+        {MPI_BOR, "BOR"}, {MPI_BXOR, "BXOR"}, {MPI_MAXLOC, "MAXLOC"}, {MPI_MINLOC, "MINLOC"},
+        {MPI_REPLACE, "REPLACE"}, {MPI_NO_OP, "NO_OP"}};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) if (ops[i].op == op) return ops[i].name;
+    return "user";
+}
+
+static int win_made(int rc, MPI_Win *win) {
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" win=%d", new_id(wins, KEY(*win), &next_win));
+    done();
+    return rc;
+}
+
+int MPI_Win_create(void *base, MPI_Aint size, int du, MPI_Info info, MPI_Comm comm,
+                   MPI_Win *win) {
+    if (!LOGGING) return PMPI_Win_create(base, size, du, info, comm, win);
+    enter("Win_create", CALLER);
+    putf(" comm=%d size=%lld du=%d", comm_id(comm), (long long)size, du);
+    end_entry();
+    return win_made(PMPI_Win_create(base, size, du, info, comm, win), win);
+}
+
+int MPI_Win_allocate(MPI_Aint size, int du, MPI_Info info, MPI_Comm comm, void *base,
+                     MPI_Win *win) {
+    if (!LOGGING) return PMPI_Win_allocate(size, du, info, comm, base, win);
+    enter("Win_allocate", CALLER);
+    putf(" comm=%d size=%lld du=%d", comm_id(comm), (long long)size, du);
+    end_entry();
+    return win_made(PMPI_Win_allocate(size, du, info, comm, base, win), win);
+}
+
+int MPI_Win_free(MPI_Win *win) {
+    if (!LOGGING) return PMPI_Win_free(win);
+    MPI_Win before = *win;
+    enter("Win_free", CALLER);
+    putf(" win=%d", win_id(*win));
+    end_entry();
+    int rc = PMPI_Win_free(win);
+    result(rc);
+    if (rc == MPI_SUCCESS) forget(wins, KEY(before));
+    done();
+    return rc;
+}
+
+static void rma_args(MPI_Win win, int n, MPI_Datatype t, int target, MPI_Aint disp, int tn,
+                     MPI_Datatype tt) {
+    putf(" win=%d n=%d T=%d", win_id(win), n, type_id(t));
+    put_peer("tgt", target);
+    putf(" tdisp=%lld tn=%d tT=%d", (long long)disp, tn, type_id(tt));
+}
+
+#define RMA_SIMPLE(NAME, CONST)                                                           \
+    int MPI_##NAME(CONST void *o, int n, MPI_Datatype t, int target, MPI_Aint disp,       \
+                   int tn, MPI_Datatype tt, MPI_Win win) {                                \
+        if (!LOGGING) return PMPI_##NAME(o, n, t, target, disp, tn, tt, win);             \
+        enter(#NAME, CALLER);                                                             \
+        rma_args(win, n, t, target, disp, tn, tt);                                        \
+        end_entry();                                                                      \
+        int rc = PMPI_##NAME(o, n, t, target, disp, tn, tt, win);                         \
+        result(rc);                                                                       \
+        done();                                                                           \
+        return rc;                                                                        \
+    }
+RMA_SIMPLE(Put, const)
+RMA_SIMPLE(Get, )
+
+int MPI_Accumulate(const void *o, int n, MPI_Datatype t, int target, MPI_Aint disp, int tn,
+                   MPI_Datatype tt, MPI_Op op, MPI_Win win) {
+    if (!LOGGING) return PMPI_Accumulate(o, n, t, target, disp, tn, tt, op, win);
+    enter("Accumulate", CALLER);
+    rma_args(win, n, t, target, disp, tn, tt);
+    putf(" op=%s", op_name(op));
+    end_entry();
+    int rc = PMPI_Accumulate(o, n, t, target, disp, tn, tt, op, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Get_accumulate(const void *o, int n, MPI_Datatype t, void *r, int rn,
+                       MPI_Datatype rt, int target, MPI_Aint disp, int tn, MPI_Datatype tt,
+                       MPI_Op op, MPI_Win win) {
+    if (!LOGGING) return PMPI_Get_accumulate(o, n, t, r, rn, rt, target, disp, tn, tt, op, win);
+    enter("Get_accumulate", CALLER);
+    rma_args(win, n, t, target, disp, tn, tt);
+    putf(" rn=%d rT=%d op=%s", rn, type_id(rt), op_name(op));
+    end_entry();
+    int rc = PMPI_Get_accumulate(o, n, t, r, rn, rt, target, disp, tn, tt, op, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Fetch_and_op(const void *o, void *r, MPI_Datatype t, int target, MPI_Aint disp,
+                     MPI_Op op, MPI_Win win) {
+    if (!LOGGING) return PMPI_Fetch_and_op(o, r, t, target, disp, op, win);
+    enter("Fetch_and_op", CALLER);
+    rma_args(win, 1, t, target, disp, 1, t);
+    putf(" op=%s", op_name(op));
+    end_entry();
+    int rc = PMPI_Fetch_and_op(o, r, t, target, disp, op, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Compare_and_swap(const void *o, const void *c, void *r, MPI_Datatype t, int target,
+                         MPI_Aint disp, MPI_Win win) {
+    if (!LOGGING) return PMPI_Compare_and_swap(o, c, r, t, target, disp, win);
+    enter("Compare_and_swap", CALLER);
+    rma_args(win, 1, t, target, disp, 1, t);
+    end_entry();
+    int rc = PMPI_Compare_and_swap(o, c, r, t, target, disp, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+/* A synchronization call: its name, then what follows "win=ID" (ARGS), then the call. */
+#define WIN_SYNC(NAME, PARAMS, PARGS, ARGS)                                               \
+    int MPI_##NAME PARAMS {                                                               \
+        if (!LOGGING) return PMPI_##NAME PARGS;                                           \
+        enter(#NAME, CALLER);                                                             \
+        putf(" win=%d", win_id(win));                                                     \
+        ARGS;                                                                             \
+        end_entry();                                                                      \
+        int rc = PMPI_##NAME PARGS;                                                       \
+        result(rc);                                                                       \
+        done();                                                                           \
+        return rc;                                                                        \
+    }
+
+static void win_group(const char *key, MPI_Group group, MPI_Win win) {
+    MPI_Group of;
+    PMPI_Win_get_group(win, &of);
+    put_members_of(key, group, of);
+    PMPI_Group_free(&of);
+}
+
+WIN_SYNC(Win_fence, (int a, MPI_Win win), (a, win), put_assert(a))
+WIN_SYNC(Win_lock, (int lt, int target, int a, MPI_Win win), (lt, target, a, win),
+         (put_peer("tgt", target), puts_(lt == MPI_LOCK_SHARED ? " lt=S" : " lt=X"),
+          put_assert(a)))
+WIN_SYNC(Win_unlock, (int target, MPI_Win win), (target, win), put_peer("tgt", target))
+WIN_SYNC(Win_lock_all, (int a, MPI_Win win), (a, win), put_assert(a))
+WIN_SYNC(Win_unlock_all, (MPI_Win win), (win), (void)0)
+WIN_SYNC(Win_flush, (int target, MPI_Win win), (target, win), put_peer("tgt", target))
+WIN_SYNC(Win_flush_all, (MPI_Win win), (win), (void)0)
+WIN_SYNC(Win_flush_local, (int target, MPI_Win win), (target, win), put_peer("tgt", target))
+WIN_SYNC(Win_flush_local_all, (MPI_Win win), (win), (void)0)
+WIN_SYNC(Win_sync, (MPI_Win win), (win), (void)0)
+WIN_SYNC(Win_post, (MPI_Group g, int a, MPI_Win win), (g, a, win),
+         (win_group("grp", g, win), put_assert(a)))
+WIN_SYNC(Win_start, (MPI_Group g, int a, MPI_Win win), (g, a, win),
+         (win_group("grp", g, win), put_assert(a)))
+WIN_SYNC(Win_complete, (MPI_Win win), (win), (void)0)
+WIN_SYNC(Win_wait, (MPI_Win win), (win), (void)0)
+
+int MPI_Win_test(MPI_Win win, int *flag) {
+    if (!LOGGING) return PMPI_Win_test(win, flag);
+    enter("Win_test", CALLER);
+    putf(" win=%d", win_id(win));
+    end_entry();
+    int rc = PMPI_Win_test(win, flag);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" flag=%d", *flag ? 1 : 0);
+    done();
+    return rc;
+}
+
+/* ---- large counts (MPI 4.1 §6, "_c" bindings): logged as their int forms, counts as
+ * MPI_Count (the log's n= is any integer) ------------------------------------------------- */
+#if MPI_VERSION >= 4
+static void send_args_c(MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                        int pack) {
+    put_peer("dest", dest);
+    put_tag("tag", tag);
+    putf(" comm=%d n=%lld T=%d", comm_id(comm), (long long)count, type_id(dt));
+    if (pack) {
+        MPI_Count ps = 0;
+        PMPI_Pack_size_c(count, dt, comm, &ps);
+        putf(" pk=%lld", (long long)ps);
+    }
+}
+
+#define BLOCKING_SEND_C(NAME, PACK)                                                       \
+    int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,       \
+                       int tag, MPI_Comm comm) {                                          \
+        if (!LOGGING) return PMPI_##NAME##_c(buf, count, dt, dest, tag, comm);            \
+        enter(#NAME, CALLER);                                                             \
+        send_args_c(count, dt, dest, tag, comm, PACK);                                    \
+        end_entry();                                                                      \
+        int rc = PMPI_##NAME##_c(buf, count, dt, dest, tag, comm);                        \
+        result(rc);                                                                       \
+        done();                                                                           \
+        return rc;                                                                        \
+    }
+BLOCKING_SEND_C(Send, 0)
+BLOCKING_SEND_C(Bsend, 1)
+BLOCKING_SEND_C(Ssend, 0)
+BLOCKING_SEND_C(Rsend, 0)
+
+#define NONBLOCKING_SEND_C(NAME, PACK, KIND)                                              \
+    int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,       \
+                       int tag, MPI_Comm comm, MPI_Request *req) {                        \
+        if (!LOGGING) return PMPI_##NAME##_c(buf, count, dt, dest, tag, comm, req);       \
+        enter(#NAME, CALLER);                                                             \
+        send_args_c(count, dt, dest, tag, comm, PACK);                                    \
+        end_entry();                                                                      \
+        int rc = PMPI_##NAME##_c(buf, count, dt, dest, tag, comm, req);                   \
+        result(rc);                                                                       \
+        if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, KIND));                        \
+        done();                                                                           \
+        return rc;                                                                        \
+    }
+NONBLOCKING_SEND_C(Isend, 0, 's')
+NONBLOCKING_SEND_C(Ibsend, 1, 's')
+NONBLOCKING_SEND_C(Issend, 0, 's')
+NONBLOCKING_SEND_C(Irsend, 0, 's')
+NONBLOCKING_SEND_C(Send_init, 0, 'S')
+NONBLOCKING_SEND_C(Bsend_init, 1, 'S')
+NONBLOCKING_SEND_C(Ssend_init, 0, 'S')
+NONBLOCKING_SEND_C(Rsend_init, 0, 'S')
+
+static void recv_args_c(MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm) {
+    put_peer("src", source);
+    put_tag("tag", tag);
+    putf(" comm=%d n=%lld T=%d", comm_id(comm), (long long)count, type_id(dt));
+}
+
+int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
+               MPI_Comm comm, MPI_Status *status) {
+    if (!LOGGING) return PMPI_Recv_c(buf, count, dt, source, tag, comm, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("Recv", CALLER);
+    recv_args_c(count, dt, source, tag, comm);
+    end_entry();
+    int rc = PMPI_Recv_c(buf, count, dt, source, tag, comm, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_status(st);
+    done();
+    return rc;
+}
+
+#define NONBLOCKING_RECV_C(NAME, KIND)                                                    \
+    int MPI_##NAME##_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,  \
+                       MPI_Comm comm, MPI_Request *req) {                                 \
+        if (!LOGGING) return PMPI_##NAME##_c(buf, count, dt, source, tag, comm, req);     \
+        enter(#NAME, CALLER);                                                             \
+        recv_args_c(count, dt, source, tag, comm);                                        \
+        end_entry();                                                                      \
+        int rc = PMPI_##NAME##_c(buf, count, dt, source, tag, comm, req);                 \
+        result(rc);                                                                       \
+        if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, KIND));                        \
+        done();                                                                           \
+        return rc;                                                                        \
+    }
+NONBLOCKING_RECV_C(Irecv, 'r')
+NONBLOCKING_RECV_C(Recv_init, 'R')
+
+int MPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                   void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag,
+                   MPI_Comm comm, MPI_Status *status) {
+    if (!LOGGING)
+        return PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
+                               rtag, comm, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("Sendrecv", CALLER);
+    send_args_c(scount, stype, dest, stag, comm, 0);
+    put_peer("src", source);
+    put_tag("rtag", rtag);
+    putf(" rn=%lld rT=%d", (long long)rcount, type_id(rtype));
+    end_entry();
+    int rc = PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
+                             rtag, comm, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_status(st);
+    done();
+    return rc;
+}
+
+static void rooted_c(MPI_Count count, MPI_Datatype dt, int root) {
+    putf(" n=%lld T=%d root=%d", (long long)count, type_id(dt), root);
+}
+
+static void sized_c(MPI_Count count, MPI_Datatype dt) {
+    putf(" n=%lld T=%d", (long long)count, type_id(dt));
+}
+
+int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Bcast_c(buf, count, dt, root, comm);
+    COLL("Bcast", comm, rooted_c(count, dt, root), PMPI_Bcast_c(buf, count, dt, root, comm),
+         NULL);
+}
+
+int MPI_Reduce_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                 int root, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Reduce_c(s, r, count, dt, op, root, comm);
+    COLL("Reduce", comm, rooted_c(count, dt, root),
+         PMPI_Reduce_c(s, r, count, dt, op, root, comm), NULL);
+}
+
+#define REDUCE_ALL_C(NAME)                                                                \
+    int MPI_##NAME##_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt,          \
+                       MPI_Op op, MPI_Comm comm) {                                        \
+        if (!LOGGING) return PMPI_##NAME##_c(s, r, count, dt, op, comm);                  \
+        COLL(#NAME, comm, sized_c(count, dt), PMPI_##NAME##_c(s, r, count, dt, op, comm), \
+             NULL);                                                                       \
+    }
+REDUCE_ALL_C(Allreduce)
+REDUCE_ALL_C(Scan)
+REDUCE_ALL_C(Exscan)
+REDUCE_ALL_C(Reduce_scatter_block)
+
+/* Allgather, Alltoall: the send count, or with MPI_IN_PLACE the receive's. */
+#define ALL_C(NAME)                                                                       \
+    int MPI_##NAME##_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r,             \
+                       MPI_Count rc_, MPI_Datatype rt, MPI_Comm comm) {                   \
+        if (!LOGGING) return PMPI_##NAME##_c(s, sc, st, r, rc_, rt, comm);                \
+        COLL(#NAME, comm, (s == MPI_IN_PLACE ? sized_c(rc_, rt) : sized_c(sc, st)),       \
+             PMPI_##NAME##_c(s, sc, st, r, rc_, rt, comm), NULL);                         \
+    }
+ALL_C(Allgather)
+ALL_C(Alltoall)
+
+int MPI_Gather_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Count rc_,
+                 MPI_Datatype rt, int root, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Gather_c(s, sc, st, r, rc_, rt, root, comm);
+    COLL("Gather", comm, (s == MPI_IN_PLACE && rank_in(comm) == root ? rooted_c(rc_, rt, root)
+                          : rooted_c(sc, st, root)),
+         PMPI_Gather_c(s, sc, st, r, rc_, rt, root, comm), NULL);
+}
+
+int MPI_Scatter_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Count rc_,
+                  MPI_Datatype rt, int root, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Scatter_c(s, sc, st, r, rc_, rt, root, comm);
+    COLL("Scatter", comm, (rank_in(comm) == root ? rooted_c(sc, st, root)
+                           : rooted_c(rc_, rt, root)),
+         PMPI_Scatter_c(s, sc, st, r, rc_, rt, root, comm), NULL);
+}
+#endif
+
 /* ===== Fortran bindings ====================================================================
  * Open MPI's Fortran bindings (mpif.h and `use mpi`) call the PMPI_ entry points directly,
  * bypassing the C wrappers above; these definitions of the gfortran symbols (mpi_send_...)
