@@ -16,18 +16,39 @@ from __future__ import annotations
 import traceback
 from typing import Any
 
-from ..mpi.attributes import KEYVAL_INVALID
+from ..mpi.attributes import KEYVAL_INVALID, PREDEFINED
 from ..mpi.errors import MPIError
 from .bridge import current
 from .exceptions import Exception as MPIException
 from .exceptions import as_exception
+from .integers import c_int
 
-__all__ = ["AttributeCalls", "copy_attributes", "delete_attributes"]
+__all__ = ["AttributeCalls", "copy_attributes", "delete_attributes", "guarded", "intptr"]
 
 
 def _callbacks() -> dict[int, tuple[Any, Any]]:
     """This rank's keyvals' (copy_fn, delete_fn)."""
     return current().__dict__.setdefault("keyvals", {})
+
+
+def _nopython() -> set[int]:
+    """This rank's keyvals made with ``nopython=True`` (their values are C integers)."""
+    return current().__dict__.setdefault("nopython_keyvals", set())
+
+
+def intptr(value: Any) -> int:
+    """A ``nopython`` attribute: a C integer the size of a pointer, as mpi4py stores it
+    (read back unsigned: -7 is 2**64 - 7); what is no integer is ``TypeError: an integer
+    is required`` (observed with mpi4py 4.1.2 over MPICH 5.0.2 and Open MPI 5.0.11)."""
+    if not isinstance(value, int):
+        try:
+            value = c_int(value)
+        except OverflowError:
+            value = int(value)
+    value = int(value)
+    if not -(1 << 63) <= value < (1 << 64):
+        raise OverflowError("value too large to convert to a C pointer")
+    return value % (1 << 64)
 
 
 def _local(call: str, *args: Any, **kwargs: Any) -> Any:
@@ -45,6 +66,8 @@ class AttributeCalls:
                       nopython: bool = False) -> int:
         keyval = _local("comm_create_keyval")
         _callbacks()[keyval] = (copy_fn, delete_fn)
+        if nopython:
+            _nopython().add(keyval)
         return keyval
 
     @classmethod
@@ -62,26 +85,34 @@ class AttributeCalls:
         old = (comm.attrs or {}).get(keyval, _NONE)
         if old is not _NONE:
             _deleted(self, keyval, old)
+        if keyval in _nopython():
+            attrval = intptr(attrval)
         _local("comm_set_attr", keyval, attrval, comm=comm)
 
     def Delete_attr(self, keyval: int) -> None:
         comm = self._comm(current().plain())  # type: ignore[attr-defined]
         value = (comm.attrs or {}).get(keyval, _NONE)
+        if value is _NONE and keyval not in _PREDEFINED:
+            # not set: nothing to delete (MPICH 5.0.2; Open MPI 5.0.11 raises
+            # MPI_ERR_OTHER), but a keyval that is none is MPI_ERR_KEYVAL
+            _local("comm_get_attr", keyval, comm=comm)
+            return
         _local("comm_delete_attr", keyval, comm=comm)
         if value is not _NONE:
             _deleted(self, keyval, value)
 
 
 _NONE = object()
+_PREDEFINED = frozenset(PREDEFINED.values())
 
 
 def _deleted(comm: Any, keyval: int, value: Any) -> None:
     delete_fn = _callbacks().get(keyval, (None, None))[1]
     if callable(delete_fn):
-        _guarded(delete_fn, comm, keyval, value)
+        guarded(delete_fn, comm, keyval, value)
 
 
-def _guarded(callback: Any, *args: Any) -> Any:
+def guarded(callback: Any, *args: Any) -> Any:
     """A callback's result; an exception it raises is printed (its traceback, on stderr)
     and becomes MPI.Exception of class MPI_ERR_OTHER, as mpi4py reports it."""
     try:
@@ -100,7 +131,7 @@ def copy_attributes(parent: Any, made: Any) -> None:
         value = (source.attrs or {}).get(keyval, _NONE)
         if value is _NONE or not copy_fn:
             continue
-        copied = value if copy_fn is True else _guarded(copy_fn, parent, keyval, value)
+        copied = value if copy_fn is True else guarded(copy_fn, parent, keyval, value)
         if copied is not NotImplemented:
             _local("comm_set_attr", keyval, copied, comm=target)
 

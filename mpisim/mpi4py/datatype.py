@@ -25,6 +25,7 @@ from ..mpi.errors import MPIError
 from . import darray
 from .exceptions import Exception as MPIException
 from .exceptions import Unsupporting, as_exception, unsupported
+from .objattrs import LocalAttributeCalls, copy_local_attributes, delete_local_attributes
 from .predefined import ALIASES, NULL, TABLE, backing
 from .typecodes import TABLE as _TYPECODES
 from .typecodes import lookup
@@ -73,7 +74,7 @@ class _Handle:
 _NULL = _Handle(None, "NAMED", name="MPI_DATATYPE_NULL", key="DATATYPE_NULL")
 
 
-class Datatype(metaclass=Unsupporting):
+class Datatype(LocalAttributeCalls, metaclass=Unsupporting):
     """mpi4py's MPI.Datatype over an mpisim datatype.
 
     ``MPI.Datatype(other)`` is another reference to the same handle (equal, not the same
@@ -84,6 +85,7 @@ class Datatype(metaclass=Unsupporting):
     """
 
     _h: _Handle
+    _ATTR_KIND = "type"
 
     def __init__(self, datatype: Datatype | None = None) -> None:
         if datatype is None:
@@ -104,6 +106,11 @@ class Datatype(metaclass=Unsupporting):
     def _t(self) -> Any:
         """The mpisim datatype (None for MPI_DATATYPE_NULL)."""
         return self._h.t
+
+    def _attr_handle(self) -> _Handle:
+        """The handle its attributes are on (MPI_ERR_TYPE for MPI_DATATYPE_NULL)."""
+        self._type()
+        return self._h
 
     def _type(self) -> Any:
         t = self._h.t
@@ -152,7 +159,9 @@ class Datatype(metaclass=Unsupporting):
     def Dup(self) -> Datatype:
         """A new handle of the same type map, committed if this one is (MPI_Type_dup):
         the mpisim type is copied, not rebuilt (its layout is the same)."""
-        return type(self)._of(_Handle(_copy(self._type()), "DUP", {}, self._h))
+        made = type(self)._of(_Handle(_copy(self._type()), "DUP", {}, self._h))
+        copy_local_attributes(self, made)  # §7.7.4: MPI_Type_dup copies attributes
+        return made
 
     Create_dup = Dup
 
@@ -306,6 +315,7 @@ class Datatype(metaclass=Unsupporting):
         self._type()
         if self._h.combiner in _PREDEFINED:
             raise MPIException("cannot free a predefined datatype", None, "MPI_ERR_TYPE")
+        delete_local_attributes(self)  # §7.7.4: the attributes are deleted first
         self._h.freed = True
         self._h = _NULL
 

@@ -23,7 +23,7 @@ from ..io import constants as _c
 from ..mpi.errors import MPIError
 from .bridge import current
 from .datatype import DATATYPES, Datatype, wrapped
-from .errhandler import ERRORS_ARE_FATAL, ERRORS_RETURN, Errhandler
+from .errhandler import ErrhandlerCalls
 from .exceptions import Exception as MPIException
 from .exceptions import Unsupporting, as_exception
 from .group import Group
@@ -55,7 +55,7 @@ def _datatype(dt: Any) -> Any:
     raise TypeError(f"expecting a datatype, got {type(dt).__name__}")
 
 
-class File(metaclass=Unsupporting):
+class File(ErrhandlerCalls, metaclass=Unsupporting):
     """mpi4py's MPI.File (see the module)."""
 
     _f: Any = None        # the handle's File (None: MPI_FILE_NULL)
@@ -174,15 +174,6 @@ class File(metaclass=Unsupporting):
         return Info._of(_local("file_get_info", self._file()))
 
     info = property(Get_info, Set_info)
-
-    def Get_errhandler(self) -> Errhandler:
-        return ERRORS_ARE_FATAL if current().fatal.get(self._key()) else ERRORS_RETURN
-
-    def Set_errhandler(self, errhandler: Any) -> None:
-        if not isinstance(errhandler, Errhandler):
-            raise MPIException(f"{errhandler!r} is not an error handler", None,
-                               "MPI_ERR_ARG")
-        current().fatal[self._key()] = errhandler.fatal
 
     # -- views (§14.3) ---------------------------------------------------------------------
     def Set_view(self, disp: int = 0, etype: Any = None, filetype: Any = None,

@@ -39,7 +39,7 @@ from .buffers import attach, detach, flush, iflush
 from .collective import IN_PLACE
 from .datatype import CONSTANTS as _DATATYPE_CONSTANTS
 from .datatype import DATATYPES, OPS, Datatype, Op, typealign, typecode
-from .errhandler import ERRORS_ABORT, ERRORS_ARE_FATAL, ERRORS_RETURN, Errhandler
+from .errhandler import ERRHANDLER_NULL, ERRORS_ABORT, ERRORS_ARE_FATAL, ERRORS_RETURN, Errhandler
 from .exceptions import CODES, ERR_LASTCODE, Exception, as_exception, error_string, unsupported
 from .file import NAMES as _FILE_NAMES
 from .group import GROUP_EMPTY, GROUP_NULL, Group
@@ -190,7 +190,7 @@ _NAMES: dict[str, Any] = {
     "Attach_buffer": attach, "Detach_buffer": detach, "Flush_buffer": flush,
     "Iflush_buffer": iflush, "pickle": Pickle(), "Errhandler": Errhandler,
     "ERRORS_RETURN": ERRORS_RETURN, "ERRORS_ARE_FATAL": ERRORS_ARE_FATAL,
-    "ERRORS_ABORT": ERRORS_ABORT,
+    "ERRORS_ABORT": ERRORS_ABORT, "ERRHANDLER_NULL": ERRHANDLER_NULL,
 }
 _NAMES.update({name[4:]: code for name, code in CODES.items() if name.startswith("MPI_ERR")})
 _NAMES.update(DATATYPES)

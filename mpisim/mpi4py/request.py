@@ -22,7 +22,9 @@ import numpy as np
 from ..mpi.constants import PROC_NULL, TAG_UB, UNDEFINED
 from ..p2p.requests import Request as _EngineRequest
 from .bridge import current
+from .exceptions import Exception as MPIException
 from .exceptions import Unsupporting, unsupported
+from .instatus import failed, fresh, library_completes_all, pending, reported, statuses_into
 from .status import Status, empty, fill
 
 __all__ = ["REQUEST_NULL", "Prequest", "Request", "Status", "fill", "received"]
@@ -120,7 +122,11 @@ class Request(metaclass=Unsupporting):
         if not self:
             fill(status, _empty())
             return None
-        st = ctx.call(lambda: ctx.mpi.wait(self._r))
+        try:
+            st = ctx.call(lambda: ctx.mpi.wait(self._r))
+        except MPIException:
+            _failed_one(status, self._r)
+            raise
         fill(status, st)
         return self._done(st)
 
@@ -132,7 +138,11 @@ class Request(metaclass=Unsupporting):
         if not self:
             fill(status, _empty())
             return True, None
-        flag, st = ctx.call(lambda: ctx.mpi.test(self._r))
+        try:
+            flag, st = ctx.call(lambda: ctx.mpi.test(self._r))
+        except MPIException:
+            _failed_one(status, self._r)
+            raise
         if not flag:
             return False, None
         fill(status, st)
@@ -253,7 +263,14 @@ class Request(metaclass=Unsupporting):
         ctx = current()
         reqs = list(requests)
         alive = [bool(r) for r in reqs]
-        sts = ctx.call(lambda: ctx.mpi.waitall([r._engine() for r in reqs]))
+        started = _started(reqs)
+        try:
+            sts = ctx.call(lambda: ctx.mpi.waitall([r._engine() for r in reqs]))
+        except MPIException:
+            if not _carry_errors(reqs, started):
+                raise
+            _report_all(reqs, started, statuses, stop=not library_completes_all())
+            raise failed() from None
         _fill_all(statuses, sts)
         return [r._done(st) if a else None for r, a, st in zip(reqs, alive, sts, strict=True)]
 
@@ -265,7 +282,14 @@ class Request(metaclass=Unsupporting):
     def waitany(cls, requests: Any, status: Status | None = None) -> tuple[int, Any]:
         ctx = current()
         reqs = list(requests)
-        index, st = ctx.call(lambda: ctx.mpi.waitany([r._engine() for r in reqs]))
+        started = _started(reqs)
+        try:
+            index, st = ctx.call(lambda: ctx.mpi.waitany([r._engine() for r in reqs]))
+        except MPIException:
+            done = [r for r, a in zip(reqs, started, strict=True) if a and not r._r.active]
+            if done:
+                _failed_one(status, done[0]._r)
+            raise
         fill(status, st)
         if index == UNDEFINED:
             return UNDEFINED, None
@@ -278,13 +302,7 @@ class Request(metaclass=Unsupporting):
     @classmethod
     def waitsome(cls, requests: Any, statuses: list | None = None
                  ) -> tuple[list[int] | None, list[Any] | None]:
-        ctx = current()
-        reqs = list(requests)
-        indices, sts = ctx.call(lambda: ctx.mpi.waitsome([r._engine() for r in reqs]))
-        if indices == UNDEFINED:
-            return None, None
-        _fill_all(statuses, sts)
-        return list(indices), [reqs[i]._done(st) for i, st in zip(indices, sts, strict=True)]
+        return _some(list(requests), statuses, None)
 
     @classmethod
     def Testall(cls, requests: Any, statuses: list | None = None) -> bool:
@@ -296,8 +314,17 @@ class Request(metaclass=Unsupporting):
         ctx = current()
         reqs = list(requests)
         alive = [bool(r) for r in reqs]
-        flag, sts = ctx.call(lambda: ctx.mpi.testall([r._engine() for r in reqs]))
+        started = _started(reqs)
+        try:
+            flag, sts = ctx.call(lambda: ctx.mpi.testall([r._engine() for r in reqs]))
+        except MPIException:
+            if not _carry_errors(reqs, started):
+                raise
+            _report_all(reqs, started, statuses, stop=False)
+            raise failed() from None
         if not flag:
+            _report_some_failed(reqs, started, statuses)
+            statuses_into(statuses, [], len(reqs))  # mpi4py's fresh statuses, copied back
             return False, None
         _fill_all(statuses, sts)
         return True, [r._done(st) if a else None
@@ -315,9 +342,8 @@ class Request(metaclass=Unsupporting):
         if not active:
             fill(status, _empty())
             return UNDEFINED, True, None
-        ready = _complete(reqs, active)
+        ready = _complete(reqs, active) or _complete_after_poll(reqs, active)
         if not ready:
-            reqs[active[0]].test()  # nothing complete: one poll of simulated time
             return UNDEFINED, False, None
         i = ready[0]
         return i, True, reqs[i].wait(status)
@@ -333,11 +359,10 @@ class Request(metaclass=Unsupporting):
         active = [i for i, r in enumerate(reqs) if r]
         if not active:
             return None, None
-        ready = _complete(reqs, active)
+        ready = _complete(reqs, active) or _complete_after_poll(reqs, active)
         if not ready:
-            reqs[active[0]].test()
             return [], []
-        sub, objs = cls.waitsome([reqs[i] for i in ready], statuses)
+        sub, objs = _some([reqs[i] for i in ready], statuses, len(reqs))
         return [ready[k] for k in sub or []], objs
 
     def __reduce__(self) -> str | tuple[Any, ...]:
@@ -366,6 +391,104 @@ def _complete(reqs: list[Request], active: list[int]) -> list[int]:
     now = current().mpi.now
     return [i for i in active if reqs[i]._r.done_at is not None  # type: ignore[union-attr]
             and reqs[i]._r.done_at <= now]  # type: ignore[union-attr]
+
+
+def _some(reqs: list[Request], statuses: Any, count: int | None
+          ) -> tuple[list[int] | None, list[Any] | None]:
+    """MPI_Waitsome on ``reqs``; ``count``: the requests the script gave (Testsome passes
+    the complete ones only), whose statuses mpi4py copies back."""
+    ctx = current()
+    count = len(reqs) if count is None else count
+    started = _started(reqs)
+    try:
+        indices, sts = ctx.call(lambda: ctx.mpi.waitsome([r._engine() for r in reqs]))
+    except MPIException:
+        if not _carry_errors(reqs, started):
+            raise
+        done = [i for i, a in enumerate(started) if a and not reqs[i]._r.active]
+        made = [_completed(reqs[i]) for i in done]
+        statuses_into(statuses, made, count, len(made))
+        raise failed() from None
+    if indices == UNDEFINED:
+        return None, None
+    made = []
+    for st in sts:
+        made.append(Status())
+        fill(made[-1], st)
+    statuses_into(statuses, made, count, len(made))
+    return list(indices), [reqs[i]._done(st) for i, st in zip(indices, sts, strict=True)]
+
+
+def _started(reqs: list[Request]) -> list[bool]:
+    """Which requests are active (started, not complete) before a call."""
+    return [bool(r) and r._r is not None and bool(r._r.active) for r in reqs]
+
+
+def _carry_errors(reqs: list[Request], started: list[bool]) -> bool:
+    """Whether the error a call raised is a request's own (a truncated receive...), to be
+    reported in its status, rather than the call's (an invalid argument)."""
+    return any(a and r._r.error is not None for r, a in zip(reqs, started, strict=True))
+
+
+def _completed(r: Request) -> Status:
+    """Complete a request the call completed: its status, with its error or MPI_SUCCESS."""
+    status = reported(r._r)
+    if r._r.error is not None:  # type: ignore[union-attr]
+        r._null = not r._persistent
+    else:
+        r._done(r._r.status)  # type: ignore[union-attr]
+    return status
+
+
+def _report_all(reqs: list[Request], started: list[bool], statuses: Any, stop: bool) -> None:
+    """A Waitall or Testall that completed every request, some failing (MPI_ERR_IN_STATUS):
+    each status with its error; with ``stop`` (MPICH's Waitall), the requests after the
+    first failing one are left active, their statuses MPI_ERR_PENDING."""
+    made: list[Status] = []
+    stopped = False
+    for r, a in zip(reqs, started, strict=True):
+        if not a:
+            made.append(fresh())
+        elif stopped:
+            r._r.active = True  # type: ignore[union-attr]  # a later wait completes it
+            made.append(pending())
+        else:
+            stopped = stop and r._r.error is not None  # type: ignore[union-attr]
+            made.append(_completed(r))
+    statuses_into(statuses, made, len(reqs))
+
+
+def _report_some_failed(reqs: list[Request], started: list[bool], statuses: Any) -> None:
+    """MPICH's Testall when not every request is complete but a complete one failed:
+    MPI_ERR_IN_STATUS, each complete request's status filled (its error in it), each
+    incomplete one MPI_ERR_PENDING, no request completed. Open MPI reports nothing."""
+    if library_completes_all():
+        return
+    ready = [a and r._complete_now() is not None for r, a in zip(reqs, started, strict=True)]
+    if not any(d and r._r.error is not None for r, d in zip(reqs, ready, strict=True)):
+        return
+    made = [reported(r._r) if d else pending() if a else fresh()
+            for r, a, d in zip(reqs, started, ready, strict=True)]
+    statuses_into(statuses, made, len(reqs))
+    raise failed()
+
+
+def _failed_one(status: Status | None, engine: Any) -> None:
+    """A Wait, Test or Waitany whose request failed raises the request's error; its status
+    is filled but for the error field, which these calls leave alone (§3.7.3)."""
+    if status is None or engine is None or engine.error is None or engine.status is None:
+        return
+    error = status._error
+    fill(status, engine.status)
+    status._error = error
+
+
+def _complete_after_poll(reqs: list[Request], active: list[int]) -> list[int]:
+    """Nothing complete: one poll of simulated time (the progress a real test makes, which
+    may complete some), then those complete. (A poll by MPI_Test on one of them would
+    complete it unreported.)"""
+    _poll()
+    return _complete(reqs, active)
 
 
 def _fill_all(statuses: Any, sts: list[Any]) -> None:

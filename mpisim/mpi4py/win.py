@@ -30,7 +30,7 @@ from ..rma import accumulate as _acc
 from ..rma import constants as _c
 from .bridge import current
 from .datatype import OPS, Datatype, Op
-from .errhandler import ERRORS_ARE_FATAL, ERRORS_RETURN, Errhandler
+from .errhandler import ErrhandlerCalls
 from .exceptions import Exception as MPIException
 from .exceptions import Unsupporting, as_exception
 from .group import Group
@@ -38,6 +38,7 @@ from .info import Info, handle_info
 from .integers import c_int
 from .membuffer import buffer
 from .msgspec import p2p, raw
+from .objattrs import LocalAttributeCalls, delete_local_attributes
 from .request import Request
 from .typecodes import lookup
 
@@ -71,10 +72,11 @@ def _memory(array: np.ndarray) -> buffer:
     return array.view(buffer)
 
 
-class Win(metaclass=Unsupporting):
+class Win(ErrhandlerCalls, LocalAttributeCalls, metaclass=Unsupporting):
     """mpi4py's MPI.Win (see the module)."""
 
     _w: Any = None   # the handle's Window (None: MPI_WIN_NULL)
+    _ATTR_KIND = "win"
 
     def __init__(self, win: Any = None) -> None:
         if win is None:
@@ -93,6 +95,10 @@ class Win(metaclass=Unsupporting):
         if self._w is None:
             raise MPIException("invalid window (MPI_WIN_NULL)", None, "MPI_ERR_WIN")
         return self._w
+
+    def _attr_handle(self) -> Any:
+        """The handle its attributes are on (MPI_ERR_WIN for MPI_WIN_NULL)."""
+        return self._win()
 
     def _key(self) -> Any:
         """This window in the rank's table of error handlers."""
@@ -185,13 +191,17 @@ class Win(metaclass=Unsupporting):
         """MPI_Win_free (collective); the object becomes MPI.WIN_NULL."""
         ctx = current()
         w = self._win()
+        delete_local_attributes(self)  # §7.7.3: the attributes are deleted first
         ctx.call(lambda: ctx.mpi.win_free(w), self._key())
         self._w = None
 
     # -- what the window is (§12.2.6, §12.2.7) -----------------------------------------------
     def Get_attr(self, keyval: int) -> Any:
-        """MPI_Win_get_attr of a predefined key (None for another)."""
-        return _local("win_get_attr", self._win(), c_int(keyval))
+        """MPI_Win_get_attr: a predefined key's value (WIN_BASE...), else the attribute
+        the script set (None when it set none)."""
+        if c_int(keyval) in _c.ATTRIBUTES.values():
+            return _local("win_get_attr", self._win(), keyval)
+        return LocalAttributeCalls.Get_attr(self, keyval)
 
     @property
     def attrs(self) -> tuple[int, int, int]:
@@ -242,15 +252,6 @@ class Win(metaclass=Unsupporting):
         _local("win_set_name", self._win(), str(name))
 
     name = property(Get_name, Set_name)
-
-    def Get_errhandler(self) -> Errhandler:
-        return ERRORS_ARE_FATAL if current().fatal.get(self._key()) else ERRORS_RETURN
-
-    def Set_errhandler(self, errhandler: Any) -> None:
-        if not isinstance(errhandler, Errhandler):
-            raise MPIException(f"{errhandler!r} is not an error handler", None,
-                               "MPI_ERR_ARG")
-        current().fatal[self._key()] = errhandler.fatal
 
     # -- operations (§12.3) ----------------------------------------------------------------
     def _op(self, method: str, origin: Any, target_rank: Any, target: Any,

@@ -12,6 +12,7 @@ no entry runs an empty program. An entry without ``ranks`` is for all ranks.
 
 from __future__ import annotations
 
+import json
 import os
 from functools import partial
 from pathlib import Path
@@ -102,7 +103,10 @@ def settings_scenario(settings: str | None, defaults: dict[str, Any], refused: t
         if key in has:
             raise ValueError(f"{settings}: {key}: not used with {program} (it is the "
                              "program; settings only)")
-    missing = "".join(f"{key}: {value}\n" for key, value in defaults.items() if key not in has)
+    # each default as a JSON scalar (valid YAML): a script named null.py, yes.py or 1.py
+    # keeps its name as text instead of YAML reading it as null, true or 1
+    missing = "".join(f"{key}: {json.dumps(value)}\n" for key, value in defaults.items()
+                      if key not in has)
     text = (f"{own.rstrip()}\n" if own.strip() else "") + missing + _NO_PROGRAM
     try:
         doc, problems = read_yaml(text)
