@@ -10,7 +10,9 @@ signature (§5.2: what was packed is what counts).
 A signature is kept as runs ``((name, n), ...)``, built once per derived type and cached;
 comparing two basic types is one identity test, so the check costs nothing per message
 when sender and receiver use the same type. Derived types whose signatures would exceed
-:data:`MAX_RUNS` runs are not compared (they are never reported).
+:data:`MAX_RUNS` runs are not compared (they are never reported), nor are types that say
+their basic types are unknown (``signature_unknown``: a recording's derived type whose
+signature the recorder did not give).
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ def signature(datatype: Any) -> tuple[tuple[str, int], ...] | None:
 
 
 def _runs(datatype: Any) -> tuple[tuple[str, int], ...] | None:
+    if getattr(datatype, "signature_unknown", False):  # a replay's type of unknown members
+        return None
     if datatype._predefined or not datatype._members:
         return ((datatype.name, 1),) if datatype.size else ()
     out: list[list[Any]] = []

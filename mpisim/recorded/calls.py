@@ -114,8 +114,11 @@ def handle_args(call: Call, params: Iterable[str] | None = None) -> dict[str, An
     for param, key in _RECORDED.items():
         if param not in wanted:
             continue
-        if key in given or param == "dest":  # a send's destination is always recorded
+        if key in given:
             out[param] = given[key]
+        elif param == "dest":  # a send's destination is always recorded
+            raise Unsupported(f"{call.where()}: MPI_{call.name} without its destination "
+                              "(dest=): a damaged recording?")
         elif param == "tag":
             out[param] = ANY_TAG if "source" in wanted else 0
         elif param in _DEFAULTS:

@@ -64,12 +64,20 @@ def maker(r: Any, call: Call) -> Gen:
     if make is None or not make[0] <= a.keys():
         yield from _as_split(r, call, parent)
         return
-    made = yield make[1](mpi, a, parent)
+    groups: list[Any] = []
+    made = yield make[1](mpi, a, parent, groups)
+    for group in groups:  # the replay's own groups, not the program's: freed (no leak)
+        mpi.group_free(group)
     _registered(r, call, made)
 
 
-def _group(mpi: Any, parent: Any, ranks: list[int]) -> Any:
-    return mpi.group_incl(mpi.comm_group(parent), ranks)
+def _group(mpi: Any, parent: Any, ranks: list[int], groups: list[Any]) -> Any:
+    """The group of ``ranks`` of ``parent`` (kept in ``groups``, freed after the call)."""
+    whole = mpi.comm_group(parent)
+    part = mpi.group_incl(whole, ranks)
+    mpi.group_free(whole)
+    groups.append(part)
+    return part
 
 
 def _split_type(value: Any) -> int:
@@ -79,24 +87,24 @@ def _split_type(value: Any) -> int:
 
 
 _MAKE: dict[str, tuple[set[str], Any]] = {
-    "Cart_create": ({"dims"}, lambda mpi, a, p: mpi.cart_create(
+    "Cart_create": ({"dims"}, lambda mpi, a, p, g: mpi.cart_create(
         a["dims"], [bool(x) for x in a.get("periods", [])], bool(a.get("reorder")), comm=p)),
-    "Cart_sub": ({"remain"}, lambda mpi, a, p: mpi.cart_sub(
+    "Cart_sub": ({"remain"}, lambda mpi, a, p, g: mpi.cart_sub(
         [bool(x) for x in a["remain"]], comm=p)),
-    "Graph_create": ({"index", "edges"}, lambda mpi, a, p: mpi.graph_create(
+    "Graph_create": ({"index", "edges"}, lambda mpi, a, p, g: mpi.graph_create(
         a["index"], a["edges"], bool(a.get("reorder")), comm=p)),
-    "Dist_graph_create_adjacent": ({"ins", "outs"}, lambda mpi, a, p:
+    "Dist_graph_create_adjacent": ({"ins", "outs"}, lambda mpi, a, p, g:
                                    mpi.dist_graph_create_adjacent(
         a["ins"], a["outs"], a.get("sw"), a.get("dw"), reorder=bool(a.get("reorder")),
         comm=p)),
-    "Dist_graph_create": ({"srcs", "degs", "dsts"}, lambda mpi, a, p: mpi.dist_graph_create(
+    "Dist_graph_create": ({"srcs", "degs", "dsts"}, lambda mpi, a, p, g: mpi.dist_graph_create(
         a["srcs"], a["degs"], a["dsts"], a.get("wts"), reorder=bool(a.get("reorder")),
         comm=p)),
-    "Comm_create": ({"grp"}, lambda mpi, a, p: mpi.comm_create(_group(mpi, p, a["grp"]),
+    "Comm_create": ({"grp"}, lambda mpi, a, p, g: mpi.comm_create(_group(mpi, p, a["grp"], g),
                                                                comm=p)),
-    "Comm_create_group": ({"grp"}, lambda mpi, a, p: mpi.comm_create_group(
-        _group(mpi, p, a["grp"]), a.get("tag", 0), comm=p)),
-    "Comm_split_type": ({"type"}, lambda mpi, a, p: mpi.comm_split_type(
+    "Comm_create_group": ({"grp"}, lambda mpi, a, p, g: mpi.comm_create_group(
+        _group(mpi, p, a["grp"], g), a.get("tag", 0), comm=p)),
+    "Comm_split_type": ({"type"}, lambda mpi, a, p, g: mpi.comm_split_type(
         _split_type(a["type"]), a.get("key", 0), comm=p)),
 }
 """Each maker: the recorded keys that say its arguments were logged, and its replay."""

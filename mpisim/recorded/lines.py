@@ -210,7 +210,19 @@ def type_line(where: Where, line: int, text: str) -> TypeInfo:
             raise where.error(line, key, "missing in a datatype description")
     return TypeInfo(_int(where, line, "T", parts[1]), _int(where, line, "size", f["size"]),
                     _int(where, line, "extent", f["extent"]),
-                    _int(where, line, "lb", f.get("lb", "0")), f["kind"], f.get("name"))
+                    _int(where, line, "lb", f.get("lb", "0")), f["kind"], f.get("name"),
+                    _signature(where, line, f["sig"]) if "sig" in f else None)
+
+
+def _signature(where: Where, line: int, text: str) -> tuple[tuple[str, int], ...]:
+    """``sig=MPI_INT*4,MPI_DOUBLE*1``: a derived type's basic types, run by run."""
+    runs = []
+    for part in text.split(","):
+        name, star, copies = part.rpartition("*")
+        if not star or not name:
+            raise where.error(line, "sig", f"expected NAME*COPIES, got {part!r}")
+        runs.append((name, _int(where, line, "sig", copies)))
+    return tuple(runs)
 
 
 def site_line(where: Where, line: int, text: str) -> Site:
@@ -235,7 +247,9 @@ _KINDS = {"dest": "peer", "src": "peer", "tag": "tag", "rtag": "tag", "comm": "i
           "m": "message",
           # groups, sessions (§7.3, §11.3); windows and their operations (§12)
           "gid": "int", "sid": "int", "ranks": "ints", "win": "int", "du": "int",
-          "tgt": "peer", "tdisp": "int", "tn": "int", "tT": "int"}
+          "tgt": "peer", "tdisp": "int", "tn": "int", "tT": "int",
+          # user-defined reduction operations (§6.9.5)
+          "commute": "int"}
 
 
 def call_shape(where: Where, line: int, text: str) -> tuple[CallShape, float]:

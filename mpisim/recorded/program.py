@@ -70,6 +70,17 @@ from .calls import (
     handle_name,
 )
 from .comms import REPLAYED
+from .objects import (
+    NULL_COMM,
+    NULL_TYPE,
+    OBJECTS,
+    caught,
+    make_type,
+    nonblocking_of,
+    null_comm,
+    null_type,
+    op_of,
+)
 from .onesided import ONE_SIDED
 from .trace import (
     MADE_AS_SPLIT,
@@ -171,6 +182,12 @@ class _Replay:
         self.wins: dict[int, Any] = {}
         self.groups: dict[int, Any] = {}
         self.sessions: dict[int, Any] = {}
+        self.pcolls: dict[int, Any] = {}
+        """The persistent collectives (MPI 4.1 §6.13) by request id (:mod:`.objects`)."""
+        self.type_objects: dict[int, Any] = {}
+        """The derived datatypes the program committed and has not freed, by id."""
+        self.user_ops: dict[str, Any] = {}
+        """The user ops of MPI_Op_create by the recording's name (``u1``...)."""
         self.idups: dict[int, Any] = {}
         """The requests of MPI_Comm_idup by the new communicator's id: it is usable once
         its request completed (MPI 4.1 §7.4.2), and is taken from it then."""
@@ -219,6 +236,7 @@ class _Replay:
                             after(value, number - 1)
                 except MPIError as e:
                     if failed is not None and not isinstance(e, Unsupported):
+                        caught(self, calls.call(number - 1), e)  # still a finding
                         continue  # the recorded program went on after this call's error
                     raise
                 else:
@@ -333,6 +351,8 @@ class _Replay:
     def comm(self, call: Call, cid: int | None = None) -> Any:
         """This replay's communicator of the recording's ``cid`` (default: the call's)."""
         cid = call.args.get("comm", 0) if cid is None else cid
+        if cid == NULL_COMM:
+            raise null_comm(self, call)
         made = getattr(self.idups.get(cid), "result", None)
         if cid not in self.comms and made is not None:
             self.mpi.comm_set_name(made, f"comm{cid}")
@@ -344,16 +364,16 @@ class _Replay:
         return self.comms[cid]
 
     def datatype(self, call: Call, tid: int) -> Any:
-        """This replay's datatype of the recording's ``tid``."""
+        """This replay's datatype of the recording's ``tid`` (:func:`.objects.make_type`: of
+        the recorded size and, where the recording gives it, type signature)."""
         found = self.types.get(tid)
         if found is None:
+            if tid == NULL_TYPE:
+                raise null_type(self, call)
             info = self.log.types.get(tid)
             if info is None:
                 raise Unsupported(f"{call.where()}: datatype {tid} is not described in the log")
-            known = _BY_NAME.get(info.name or "")
-            found = known if known is not None and known.size == info.size else \
-                _dt.BYTE.create_contiguous(info.size).commit()
-            self.types[tid] = found
+            found = self.types[tid] = make_type(info)
         return found
 
     def request(self, call: Call, rid: int | None) -> Any:
@@ -506,7 +526,16 @@ def _complete(r: _Replay, call: Call) -> Generator[Any, Any, None]:
 
 
 def _start(r: _Replay, call: Call) -> Generator[Any, Any, None]:
-    reqs = [r.request(call, rid) for rid in call.args.get("r", [])]
+    """MPI_Start/MPI_Startall: a persistent point-to-point request started as the handle's,
+    a persistent collective as the nonblocking collective of its recorded arguments
+    (:class:`.objects.PersistentCollective`)."""
+    rids = call.args.get("r", [])
+    for rid in rids:
+        pcoll = r.pcolls.get(rid)
+        if pcoll is not None:
+            yield from _collective(r, nonblocking_of(pcoll.call, rid))
+            pcoll.current = r.reqs.get(rid)
+    reqs = [r.request(call, rid) for rid in rids if rid not in r.pcolls]
     live = [q for q in reqs if q is not None]
     if call.name == "Start" and live:
         yield r.mpi.start(live[0])
@@ -515,8 +544,16 @@ def _start(r: _Replay, call: Call) -> Generator[Any, Any, None]:
 
 
 def _request_free(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    """MPI_Request_free: the handle's; a persistent collective's request is freed, and the
+    collective its last start began, if still active."""
     for rid in call.args.get("r", []):
+        pcoll = r.pcolls.pop(rid, None)
         req = r.request(call, rid)
+        if pcoll is not None:
+            pcoll.freed = True
+            r.reqs.pop(rid, None)
+            if req is None or not req.active:
+                continue
         if req is not None:
             yield r.mpi.request_free(req)
 
@@ -593,6 +630,8 @@ def _collective(r: _Replay, call: Call) -> Generator[Any, Any, None]:
             kwargs["sendbuf"] = [None] * mpi.comm_size(kwargs["comm"])
         elif call.name in VECTORS:
             _per_rank(r, call, name, kwargs)
+    if "op" in call.args:  # a reduction's op (recordings made before: the handle's SUM)
+        kwargs["op"] = op_of(r, call)
     result = yield getattr(mpi, name)(**kwargs)
     if "r" in call.out:
         r.reqs[call.out["r"]] = result
@@ -629,5 +668,7 @@ _CALLS: dict[str, Any] = {
     **REPLAYED,
     # one-sided communication (mpisim.recorded.onesided)
     **ONE_SIDED,
+    # datatypes, ops, persistent collectives, cancel (mpisim.recorded.objects)
+    **OBJECTS,
 }
 """Every call the replay knows, by its recorded name."""

@@ -42,6 +42,9 @@ class TypeInfo:
     lb: int
     kind: str
     name: str | None = None
+    sig: tuple[tuple[str, int], ...] | None = None
+    """A derived type's type signature (MPI 4.1 §3.3.1) as runs ``(basic type name,
+    copies)``; None for a predefined type, or when the recorder did not give it."""
 
     def describe(self) -> str:
         return self.name or f"{self.kind} type of {self.size} B (extent {self.extent})"

@@ -6,13 +6,15 @@ by single spaces; ``mpisim record`` concatenates the processes' logs in rank ord
 
 - ``#mpisim-trace 1`` starts a process's log; the header lines that follow are
   ``#rank R SIZE``, ``#pid``, ``#mpi V.S`` (the header's MPI version), ``#bsend-overhead N``
-  (the library's MPI_BSEND_OVERHEAD), ``#exe PATH``, ``#library TEXT``
-  (MPI_Get_library_version). ``# signal N`` and ``# exit`` say how the process ended when it
-  did not return from MPI_Finalize (a fatal signal; exit() inside a call, e.g. a fatal MPI
-  error). Other ``#`` lines are comments.
+  (the library's MPI_BSEND_OVERHEAD), ``#exe PATH``, ``#host NAME`` (gethostname),
+  ``#library TEXT`` (MPI_Get_library_version). ``# signal N`` and ``# exit`` say how the
+  process ended when it did not return from MPI_Finalize (a fatal signal; exit() inside a
+  call, e.g. a fatal MPI error). Other ``#`` lines are comments.
 - ``T ID size=S extent=E lb=L kind=K [name=N]``: a datatype, described the first time a call
   uses it (K: ``named`` for predefined types, else the combiner: ``vector``, ``struct``...).
-  Never expanded: the replay needs only its size.
+  Never expanded; a derived type gives its type signature (MPI 4.1 §3.3.1) as runs
+  ``sig=MPI_INT*4,MPI_DOUBLE*1`` (left out beyond 32 runs or for a darray), which the
+  replay's type-matching check compares. ``T=0`` in a call is MPI_DATATYPE_NULL.
 - ``C ID size=S rank=R origin=unlogged``: a communicator made by a call the shim does not log.
 - ``@ ID OBJECT OFFSET [SYMBOL+OFF]``: a call site (the caller's return address, its
   object file and offset in it, the symbol dladdr found). Reading looks up its source line
@@ -71,6 +73,17 @@ by single spaces; ``mpisim record`` concatenates the processes' logs in rank ord
   MPI_LOCK_EXCLUSIVE, ``S`` shared), ``assert`` (``0`` or names: ``nocheck``,
   ``nostore``, ``noput``, ``noprecede``, ``nosucceed``) and, for post and start, ``grp``:
   the group's members as ranks of the window's group.
+- Handles as the program passed them, so that a replay raises the error class MPI names
+  (§9.4): ``comm=-1`` is MPI_COMM_NULL, ``T=0`` MPI_DATATYPE_NULL, ``r=0``
+  MPI_REQUEST_NULL, ``op=NULL`` MPI_OP_NULL. A reduction (``Reduce``, ``Allreduce``,
+  ``Scan``, ``Exscan``, ``Reduce_scatter[_block]``, their ``I`` and ``_init`` forms) gives
+  its ``op``: a predefined one by name (``SUM``...), a user one by the id its
+  ``Op_create commute=0|1`` result gave (``op=u1``; ``user`` for one made before the log
+  started); ``Op_free op=u1``.
+- Objects' lives: ``Type_commit T=ID`` and ``Type_free T=ID`` (a derived type committed and
+  freed, §5.1.9), ``Cancel r=ID`` (§3.8.4), ``Request_free r=ID``, and the persistent
+  collectives (§6.13: ``Barrier_init``, ``Bcast_init``... ``Alltoallw_init``: the arguments of
+  their nonblocking forms, the result's ``r=ID``), started by ``Start``/``Startall``.
 - The large-count bindings (``MPI_Send_c``... ``MPI_Bcast_c``...) are logged as their int
   forms (``Send``, ``Bcast``), ``n`` an MPI_Count.
 - ``# signal N g=NS`` / ``# exit g=NS`` (or ``in=NS``): how long the process had been

@@ -43,6 +43,9 @@ static int depth;            /* > 0 inside a logged call: nested MPI calls are n
 static uint64_t last_exit;   /* when the previous MPI call returned (ns) */
 static uint64_t entered;     /* when the current call was entered (ns) */
 static int world_rank = -1;
+static int world_size = 0;
+static char log_dir[4096];   /* $MPISIM_TRACE_DIR */
+static char host[256];       /* gethostname(): the #host of this process's log */
 
 static uint64_t now_ns(void) {
     struct timespec ts;
@@ -180,6 +183,99 @@ static const char *combiner_name(int c) {
     }
 }
 
+/* A derived type's type signature (MPI 4.1 §3.3.1): its basic types in order, as runs
+ * NAME*COPIES (sig=MPI_INT*4,MPI_DOUBLE*1), read from MPI_Type_get_contents, so that a replay
+ * compares what a send gives with what its receive expects as the standard does. Left out
+ * when it would take more than SIG_RUNS runs or a combiner the walk does not follow
+ * (darray): the replay then never compares that type. */
+#define SIG_RUNS 32
+#define SIG_DEPTH 8
+typedef struct { MPI_Datatype t; long long n; } run_t;
+
+static int sig_push(run_t *out, int *nr, MPI_Datatype t, long long n) {
+    if (n <= 0) return 1;
+    if (*nr > 0 && out[*nr - 1].t == t) { out[*nr - 1].n += n; return 1; }
+    if (*nr >= SIG_RUNS) return 0;
+    out[*nr].t = t;
+    out[*nr].n = n;
+    (*nr)++;
+    return 1;
+}
+
+/* `times` copies of the runs `in` appended to `out`. */
+static int sig_times(run_t *out, int *nr, const run_t *in, int nin, long long times) {
+    if (nin == 1) return sig_push(out, nr, in[0].t, in[0].n * times);
+    for (long long k = 0; k < times; k++)
+        for (int i = 0; i < nin; i++)
+            if (!sig_push(out, nr, in[i].t, in[i].n)) return 0;
+    return 1;
+}
+
+static int sig_of(MPI_Datatype t, run_t *out, int *nr, int depth);
+
+/* `times` copies of one element of `t` appended to `out`. */
+static int sig_child(MPI_Datatype t, long long times, run_t *out, int *nr, int depth) {
+    run_t inner[SIG_RUNS];
+    int ni = 0;
+    if (times <= 0) return 1;
+    if (!sig_of(t, inner, &ni, depth + 1)) return 0;
+    return sig_times(out, nr, inner, ni, times);
+}
+
+static int sig_of(MPI_Datatype t, run_t *out, int *nr, int depth) {
+    int ni, na, nd, comb, ok = 1;
+    if (depth > SIG_DEPTH) return 0;
+    PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+    if (comb == MPI_COMBINER_NAMED) return sig_push(out, nr, t, 1);
+    int *is = malloc(sizeof(int) * (size_t)(ni + 1));
+    MPI_Aint *as = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
+    MPI_Datatype *ts = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
+    PMPI_Type_get_contents(t, ni, na, nd, is, as, ts);
+    long long total = 0;
+    switch (comb) {
+    case MPI_COMBINER_DUP: case MPI_COMBINER_RESIZED:
+        ok = sig_child(ts[0], 1, out, nr, depth); break;
+    case MPI_COMBINER_CONTIGUOUS:
+        ok = sig_child(ts[0], is[0], out, nr, depth); break;
+    case MPI_COMBINER_VECTOR: case MPI_COMBINER_HVECTOR:
+    case MPI_COMBINER_INDEXED_BLOCK: case MPI_COMBINER_HINDEXED_BLOCK:
+        ok = sig_child(ts[0], (long long)is[0] * is[1], out, nr, depth); break;
+    case MPI_COMBINER_INDEXED: case MPI_COMBINER_HINDEXED:
+        for (int i = 0; i < is[0]; i++) total += is[1 + i];
+        ok = sig_child(ts[0], total, out, nr, depth); break;
+    case MPI_COMBINER_STRUCT:
+        for (int i = 0; i < is[0] && ok; i++) ok = sig_child(ts[i], is[1 + i], out, nr, depth);
+        break;
+    case MPI_COMBINER_SUBARRAY:
+        total = 1;
+        for (int i = 0; i < is[0]; i++) total *= is[1 + is[0] + i];
+        ok = sig_child(ts[0], total, out, nr, depth); break;
+    default:
+        ok = 0;
+    }
+    for (int i = 0; i < nd; i++) {  /* the derived types get_contents handed back */
+        int ci, ca, cd, cc;
+        PMPI_Type_get_envelope(ts[i], &ci, &ca, &cd, &cc);
+        if (cc != MPI_COMBINER_NAMED) PMPI_Type_free(&ts[i]);
+    }
+    free(is); free(as); free(ts);
+    return ok;
+}
+
+static void put_signature(MPI_Datatype t) {
+    run_t runs[SIG_RUNS];
+    int nr = 0;
+    if (!sig_of(t, runs, &nr, 0) || nr == 0) return;
+    putf(" sig=");
+    for (int i = 0; i < nr; i++) {
+        char name[MPI_MAX_OBJECT_NAME + 1] = "";
+        int len = 0;
+        PMPI_Type_get_name(runs[i].t, name, &len);
+        for (char *p = name; *p; p++) if (*p == ' ' || *p == ',' || *p == '*') *p = '_';
+        putf("%s%s*%lld", i ? "," : "", name[0] ? name : "?", runs[i].n);
+    }
+}
+
 static int type_id(MPI_Datatype t) {
     if (t == MPI_DATATYPE_NULL) return 0;
     slot_t *s = lookup(types, KEY(t), 1);
@@ -196,12 +292,37 @@ static int type_id(MPI_Datatype t) {
         for (char *p = name; *p; p++) if (*p == ' ') *p = '_';
         int was = in_line;
         in_line = 0;
-        putf("T %d size=%d extent=%ld lb=%ld kind=%s%s%s\n", s->id, size, (long)extent,
+        putf("T %d size=%d extent=%ld lb=%ld kind=%s%s%s", s->id, size, (long)extent,
              (long)lb, combiner_name(comb), name[0] ? " name=" : "", name);
+        if (comb != MPI_COMBINER_NAMED) put_signature(t);
+        puts_("\n");
         in_line = was;
     }
     return s->id;
 }
+
+/* ---- reduction operations (MPI 4.1 §6.9.2): predefined ones by name, NULL for MPI_OP_NULL,
+ * user ones numbered when MPI_Op_create made them (u1, u2...; "user" for one made before the
+ * log started), so that a replay can compare the ops a collective's members gave ---------- */
+static slot_t ops_t[TABLE];
+static int next_op = 1;
+
+static const char *op_name(MPI_Op op) {
+    static const struct { MPI_Op op; const char *name; } ops[] = {
+        {MPI_SUM, "SUM"}, {MPI_PROD, "PROD"}, {MPI_MAX, "MAX"}, {MPI_MIN, "MIN"},
+        {MPI_LAND, "LAND"}, {MPI_LOR, "LOR"}, {MPI_LXOR, "LXOR"}, {MPI_BAND, "BAND"},
+        {MPI_BOR, "BOR"}, {MPI_BXOR, "BXOR"}, {MPI_MAXLOC, "MAXLOC"}, {MPI_MINLOC, "MINLOC"},
+        {MPI_REPLACE, "REPLACE"}, {MPI_NO_OP, "NO_OP"}};
+    static char user[32];
+    if (op == MPI_OP_NULL) return "NULL";
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) if (ops[i].op == op) return ops[i].name;
+    slot_t *s = lookup(ops_t, KEY(op), 0);
+    if (!s) return "user";
+    snprintf(user, sizeof user, "u%d", s->id);
+    return user;
+}
+
+static void put_op(MPI_Op op) { putf(" op=%s", op_name(op)); }
 
 /* ---- requests: numbered when made, so that waits name them ---------------------------- */
 static int req_new(MPI_Request r, char kind) {
@@ -217,8 +338,9 @@ static slot_t *req_slot(MPI_Request r) {
     return r == MPI_REQUEST_NULL ? NULL : lookup(reqs, KEY(r), 0);
 }
 
-/* kind: 's' send, 'r' receive, 'S'/'R' persistent, 'c' collective, 'f' flush */
-static int is_persistent(char k) { return k == 'S' || k == 'R'; }
+/* kind: 's' send, 'r' receive, 'S'/'R' persistent, 'c' collective, 'P' persistent collective,
+ * 'f' flush */
+static int is_persistent(char k) { return k == 'S' || k == 'R' || k == 'P'; }
 
 /* ---- call sites: the caller's return address, resolved once with dladdr --------------- */
 #define SITES 1024
@@ -293,6 +415,15 @@ static const char *error_name(int rc) {
     case MPI_ERR_PENDING: return "MPI_ERR_PENDING";
     case MPI_ERR_IN_STATUS: return "MPI_ERR_IN_STATUS";
     case MPI_ERR_INTERN: return "MPI_ERR_INTERN";
+    case MPI_ERR_OP: return "MPI_ERR_OP";
+    case MPI_ERR_GROUP: return "MPI_ERR_GROUP";
+    case MPI_ERR_TOPOLOGY: return "MPI_ERR_TOPOLOGY";
+    case MPI_ERR_DIMS: return "MPI_ERR_DIMS";
+    case MPI_ERR_INFO: return "MPI_ERR_INFO";
+    case MPI_ERR_WIN: return "MPI_ERR_WIN";
+    case MPI_ERR_DISP: return "MPI_ERR_DISP";
+    case MPI_ERR_RMA_SYNC: return "MPI_ERR_RMA_SYNC";
+    case MPI_ERR_KEYVAL: return "MPI_ERR_KEYVAL";
     default: return "MPI_ERR_OTHER";
     }
 }
@@ -340,6 +471,66 @@ static int since(char *s, size_t n) {
                      : snprintf(s, n, " g=%lu", (unsigned long)(t - last_exit));
 }
 
+/* ---- a process that ends the job ------------------------------------------------------------
+ * A process that dies inside MPI (a fatal MPI error: exit() in a call; a crash in the library)
+ * or calls MPI_Abort ends every process of the job (MPI 4.1 §9.3: MPI_ERRORS_ARE_FATAL aborts
+ * all executing processes), and its launcher kills the others at once (MPICH's with
+ * SIGKILL), which loses what they had not yet flushed. So it first ends the others on its
+ * host itself, with SIGTERM (their logs end with where each was, as a stopped run's do: the
+ * replay needs their calls up to the failure to reach it), waiting up to 2 s for each log to
+ * end. Async-signal-safe: open, read, kill, nanosleep. */
+static int read_head(const char *path, char *buf, size_t n, off_t from_end) {
+    int f = open(path, O_RDONLY | O_CLOEXEC);
+    if (f < 0) return 0;
+    if (from_end) {
+        off_t size = lseek(f, 0, SEEK_END);
+        lseek(f, size > from_end ? size - from_end : 0, SEEK_SET);
+    }
+    ssize_t got = read(f, buf, n - 1);
+    close(f);
+    buf[got > 0 ? got : 0] = '\0';
+    return got > 0 ? (int)got : 0;
+}
+
+/* The #pid of rank r's log when its #host is this one (0 otherwise). */
+static long pid_of(int r, char *path, size_t n) {
+    char head[1024];
+    snprintf(path, n, "%s/rank.%d.log", log_dir, r);
+    if (!read_head(path, head, sizeof head, 0)) return 0;
+    const char *h = strstr(head, "\n#host "), *p = strstr(head, "\n#pid ");
+    if (!h || !p) return 0;
+    h += 7;
+    size_t len = strlen(host);
+    if (strncmp(h, host, len) != 0 || h[len] != '\n') return 0;
+    return strtol(p + 6, NULL, 10);
+}
+
+static int log_ended(const char *path) {
+    char tail[96];
+    if (!read_head(path, tail, sizeof tail, 64)) return 0;
+    return strstr(tail, "\n# signal") != NULL || strstr(tail, "\n# exit") != NULL;
+}
+
+static void end_the_others(void) {
+    static int done_once;
+    char path[4200];
+    if (done_once || !log_dir[0] || world_size <= 1) return;
+    done_once = 1;
+    for (int r = 0; r < world_size; r++) {
+        long pid = r == world_rank ? 0 : pid_of(r, path, sizeof path);
+        if (pid > 0 && pid != (long)getpid() && !log_ended(path)) kill((pid_t)pid, SIGTERM);
+    }
+    struct timespec tick = {0, 10000000};
+    for (int waited = 0; waited < 200; waited++) {
+        int open_logs = 0;
+        for (int r = 0; r < world_size; r++)
+            if (r != world_rank && pid_of(r, path, sizeof path) > 0 && !log_ended(path))
+                open_logs++;
+        if (!open_logs) break;
+        nanosleep(&tick, NULL);
+    }
+}
+
 static void on_signal(int sig) {
     char line[96];
     int n = snprintf(line, sizeof line, "# signal %d", sig);
@@ -349,6 +540,7 @@ static void on_signal(int sig) {
         if (used + (size_t)n <= OUT_SIZE) { memcpy(out + used, line, (size_t)n); used += (size_t)n; }
         flush_out();
     }
+    if (sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT) end_the_others();  /* a crash */
     sigaction(sig, &previous[sig], NULL);
     raise(sig);
 }
@@ -357,12 +549,14 @@ static void at_exit(void) {
     if (fd < 0) return;
     char tail[64];
     int n = since(tail, sizeof tail);
+    int inside = depth > 0;  /* exit() inside a call: a fatal MPI error */
     puts_("# exit");
     put(tail, (size_t)n);
     puts_("\n");
     flush_out();
     close(fd);
     fd = -1;
+    if (inside) end_the_others();
 }
 
 static void start_log(const char *how, int provided) {
@@ -374,6 +568,10 @@ static void start_log(const char *how, int provided) {
     if (!dir || !*dir) return;
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    world_size = size;
+    snprintf(log_dir, sizeof log_dir, "%s", dir);
+    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    for (char *p = host; *p; p++) if (*p == '\n' || *p == ' ') *p = '_';
     snprintf(path, sizeof path, "%s/rank.%d.log", dir, world_rank);
     fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return;
@@ -385,7 +583,7 @@ static void start_log(const char *how, int provided) {
          (long)getpid(), MPI_VERSION, MPI_SUBVERSION);
     putf("#bsend-overhead %d\n#any-source %d\n#proc-null %d\n", (int)MPI_BSEND_OVERHEAD,
          MPI_ANY_SOURCE, MPI_PROC_NULL);
-    putf("#exe %s\n", exe);
+    putf("#exe %s\n#host %s\n", exe, host);
     puts_("#library ");
     put(lib, strnlen(lib, sizeof lib));
     puts_("\n");
@@ -433,6 +631,7 @@ int MPI_Abort(MPI_Comm comm, int code) {
         putf(" comm=%d code=%d", comm_id(comm), code);
         end_entry();
         flush_out();
+        end_the_others();
     }
     return PMPI_Abort(comm, code);
 }
@@ -925,6 +1124,19 @@ int MPI_Request_free(MPI_Request *req) {
     return rc;
 }
 
+/* MPI_Cancel (MPI 4.1 §3.8.4): the request must still be completed (wait, test) or freed. */
+int MPI_Cancel(MPI_Request *req) {
+    if (!LOGGING) return PMPI_Cancel(req);
+    char kind;
+    enter("Cancel", CALLER);
+    put_req_ids("r", 1, req, &kind);
+    end_entry();
+    int rc = PMPI_Cancel(req);
+    result(rc);
+    done();
+    return rc;
+}
+
 /* ---- buffered mode ----------------------------------------------------------------------- */
 static int automatic(const void *buf) {
 #ifdef MPI_BUFFER_AUTOMATIC
@@ -1294,10 +1506,33 @@ int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *newcomm) {
     return inter_end(rc, *newcomm);
 }
 
+/* ---- a datatype's life (MPI 4.1 §5.1.9): committed, then freed; a replay finds the derived
+ * types a process never freed. T=0 is MPI_DATATYPE_NULL. ---------------------------------- */
+int MPI_Type_commit(MPI_Datatype *t) {
+    if (!LOGGING) return PMPI_Type_commit(t);
+    enter("Type_commit", CALLER);
+    putf(" T=%d", type_id(*t));
+    end_entry();
+    int rc = PMPI_Type_commit(t);
+    result(rc);
+    done();
+    return rc;
+}
+
 int MPI_Type_free(MPI_Datatype *t) {
     MPI_Datatype before = *t;
+    if (!LOGGING) {
+        int rc = PMPI_Type_free(t);
+        if (rc == MPI_SUCCESS) forget(types, KEY(before));  /* the handle may be reused */
+        return rc;
+    }
+    enter("Type_free", CALLER);
+    putf(" T=%d", type_id(*t));
+    end_entry();
     int rc = PMPI_Type_free(t);
-    if (rc == MPI_SUCCESS) forget(types, KEY(before));  /* the handle may be reused */
+    result(rc);
+    if (rc == MPI_SUCCESS) forget(types, KEY(before));
+    done();
     return rc;
 }
 
@@ -1378,14 +1613,15 @@ int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
 int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root,
                MPI_Comm comm) {
     if (!LOGGING) return PMPI_Reduce(s, r, count, dt, op, root, comm);
-    COLL("Reduce", comm, rooted(count, dt, root), PMPI_Reduce(s, r, count, dt, op, root, comm),
+    COLL("Reduce", comm, (rooted(count, dt, root), put_op(op)),
+         PMPI_Reduce(s, r, count, dt, op, root, comm),
          NULL);
 }
 
 int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root,
                 MPI_Comm comm, MPI_Request *req) {
     if (!LOGGING) return PMPI_Ireduce(s, r, count, dt, op, root, comm, req);
-    COLL("Ireduce", comm, rooted(count, dt, root),
+    COLL("Ireduce", comm, (rooted(count, dt, root), put_op(op)),
          PMPI_Ireduce(s, r, count, dt, op, root, comm, req), req);
 }
 
@@ -1395,12 +1631,14 @@ static void sized(int count, MPI_Datatype dt) { putf(" n=%d T=%d", count, type_i
     int MPI_##NAME(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,         \
                    MPI_Comm comm) {                                                       \
         if (!LOGGING) return PMPI_##NAME(s, r, count, dt, op, comm);                      \
-        COLL(#NAME, comm, sized(count, dt), PMPI_##NAME(s, r, count, dt, op, comm), NULL); \
+        COLL(#NAME, comm, (sized(count, dt), put_op(op)),                                 \
+             PMPI_##NAME(s, r, count, dt, op, comm), NULL);                              \
     }                                                                                     \
     int MPI_##INAME(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,        \
                     MPI_Comm comm, MPI_Request *req) {                                    \
         if (!LOGGING) return PMPI_##INAME(s, r, count, dt, op, comm, req);                \
-        COLL(#INAME, comm, sized(count, dt), PMPI_##INAME(s, r, count, dt, op, comm, req), \
+        COLL(#INAME, comm, (sized(count, dt), put_op(op)),                                \
+             PMPI_##INAME(s, r, count, dt, op, comm, req),                               \
              req);                                                                        \
     }
 
@@ -1412,14 +1650,16 @@ REDUCE_ALL(Reduce_scatter_block, Ireduce_scatter_block)
 int MPI_Reduce_scatter(const void *s, void *r, const int rcs[], MPI_Datatype dt, MPI_Op op,
                        MPI_Comm comm) {
     if (!LOGGING) return PMPI_Reduce_scatter(s, r, rcs, dt, op, comm);
-    COLL("Reduce_scatter", comm, (putf(" T=%d", type_id(dt)), counts("ns", rcs, comm)),
+    COLL("Reduce_scatter", comm, (putf(" T=%d", type_id(dt)), counts("ns", rcs, comm),
+                                   put_op(op)),
          PMPI_Reduce_scatter(s, r, rcs, dt, op, comm), NULL);
 }
 
 int MPI_Ireduce_scatter(const void *s, void *r, const int rcs[], MPI_Datatype dt, MPI_Op op,
                         MPI_Comm comm, MPI_Request *req) {
     if (!LOGGING) return PMPI_Ireduce_scatter(s, r, rcs, dt, op, comm, req);
-    COLL("Ireduce_scatter", comm, (putf(" T=%d", type_id(dt)), counts("ns", rcs, comm)),
+    COLL("Ireduce_scatter", comm, (putf(" T=%d", type_id(dt)), counts("ns", rcs, comm),
+                                    put_op(op)),
          PMPI_Ireduce_scatter(s, r, rcs, dt, op, comm, req), req);
 }
 
@@ -1843,15 +2083,6 @@ static void put_assert(int a) {
         if (a & modes[i].bit) { puts_(sep); puts_(modes[i].name); sep = ","; }
 }
 
-static const char *op_name(MPI_Op op) {
-    static const struct { MPI_Op op; const char *name; } ops[] = {
-        {MPI_SUM, "SUM"}, {MPI_PROD, "PROD"}, {MPI_MAX, "MAX"}, {MPI_MIN, "MIN"},
-        {MPI_LAND, "LAND"}, {MPI_LOR, "LOR"}, {MPI_LXOR, "LXOR"}, {MPI_BAND, "BAND"},
-        {MPI_BOR, "BOR"}, {MPI_BXOR, "BXOR"}, {MPI_MAXLOC, "MAXLOC"}, {MPI_MINLOC, "MINLOC"},
-        {MPI_REPLACE, "REPLACE"}, {MPI_NO_OP, "NO_OP"}};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) if (ops[i].op == op) return ops[i].name;
-    return "user";
-}
 
 static int win_made(int rc, MPI_Win *win) {
     result(rc);
@@ -2017,6 +2248,164 @@ int MPI_Win_test(MPI_Win win, int *flag) {
     return rc;
 }
 
+/* ---- persistent collectives (MPI 4.1 §6.13): logged as their nonblocking forms are, with
+ * the persistent request made (kind 'P': each MPI_Start starts the collective again, a wait
+ * completes that start, MPI_Request_free ends it). ---------------------------------------- */
+#if MPI_VERSION >= 4
+static int pcoll_end(int rc, MPI_Request *req) {
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+
+#define PCOLL(NAME, COMM, ARGS, PCALL, REQ)                                               \
+    do {                                                                                  \
+        coll_begin(NAME, COMM, CALLER);                                                   \
+        ARGS;                                                                             \
+        end_entry();                                                                      \
+        return pcoll_end(PCALL, REQ);                                                     \
+    } while (0)
+
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Barrier_init(comm, info, req);
+    PCOLL("Barrier_init", comm, (void)0, PMPI_Barrier_init(comm, info, req), req);
+}
+
+int MPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                   MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Bcast_init(buf, count, dt, root, comm, info, req);
+    PCOLL("Bcast_init", comm, rooted(count, dt, root),
+          PMPI_Bcast_init(buf, count, dt, root, comm, info, req), req);
+}
+
+int MPI_Reduce_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Reduce_init(s, r, count, dt, op, root, comm, info, req);
+    PCOLL("Reduce_init", comm, (rooted(count, dt, root), put_op(op)),
+          PMPI_Reduce_init(s, r, count, dt, op, root, comm, info, req), req);
+}
+
+#define REDUCE_ALL_INIT(NAME)                                                             \
+    int MPI_##NAME##_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,  \
+                          MPI_Comm comm, MPI_Info info, MPI_Request *req) {               \
+        if (!LOGGING) return PMPI_##NAME##_init(s, r, count, dt, op, comm, info, req);    \
+        PCOLL(#NAME "_init", comm, (sized(count, dt), put_op(op)),                        \
+              PMPI_##NAME##_init(s, r, count, dt, op, comm, info, req), req);             \
+    }
+REDUCE_ALL_INIT(Allreduce)
+REDUCE_ALL_INIT(Scan)
+REDUCE_ALL_INIT(Exscan)
+REDUCE_ALL_INIT(Reduce_scatter_block)
+
+int MPI_Reduce_scatter_init(const void *s, void *r, const int rcs[], MPI_Datatype dt,
+                            MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Reduce_scatter_init(s, r, rcs, dt, op, comm, info, req);
+    PCOLL("Reduce_scatter_init", comm,
+          (putf(" T=%d", type_id(dt)), counts("ns", rcs, comm), put_op(op)),
+          PMPI_Reduce_scatter_init(s, r, rcs, dt, op, comm, info, req), req);
+}
+
+int MPI_Gather_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                    int root, MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Gather_init(s, sc, st, r, rc_, rt, root, comm, info, req);
+    PCOLL("Gather_init", comm, gathered(s, sc, st, rc_, rt, root, comm),
+          PMPI_Gather_init(s, sc, st, r, rc_, rt, root, comm, info, req), req);
+}
+
+int MPI_Gatherv_init(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
+                     const int displs[], MPI_Datatype rt, int root, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *req) {
+    if (!LOGGING)
+        return PMPI_Gatherv_init(s, sc, st, r, rcs, displs, rt, root, comm, info, req);
+    PCOLL("Gatherv_init", comm, gatheredv(s, sc, st, rcs, rt, root, comm),
+          PMPI_Gatherv_init(s, sc, st, r, rcs, displs, rt, root, comm, info, req), req);
+}
+
+int MPI_Scatter_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_,
+                     MPI_Datatype rt, int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *req) {
+    if (!LOGGING) return PMPI_Scatter_init(s, sc, st, r, rc_, rt, root, comm, info, req);
+    PCOLL("Scatter_init", comm, scattered(sc, st, rc_, rt, root, comm),
+          PMPI_Scatter_init(s, sc, st, r, rc_, rt, root, comm, info, req), req);
+}
+
+int MPI_Scatterv_init(const void *s, const int scs[], const int displs[], MPI_Datatype st,
+                      void *r, int rc_, MPI_Datatype rt, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request *req) {
+    if (!LOGGING)
+        return PMPI_Scatterv_init(s, scs, displs, st, r, rc_, rt, root, comm, info, req);
+    PCOLL("Scatterv_init", comm, scatteredv(scs, st, rc_, rt, root, comm),
+          PMPI_Scatterv_init(s, scs, displs, st, r, rc_, rt, root, comm, info, req), req);
+}
+
+#define ALL_INIT(NAME)                                                                    \
+    int MPI_##NAME##_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_,       \
+                          MPI_Datatype rt, MPI_Comm comm, MPI_Info info,                  \
+                          MPI_Request *req) {                                             \
+        if (!LOGGING) return PMPI_##NAME##_init(s, sc, st, r, rc_, rt, comm, info, req);  \
+        PCOLL(#NAME "_init", comm, own(s, sc, st, rc_, rt),                               \
+              PMPI_##NAME##_init(s, sc, st, r, rc_, rt, comm, info, req), req);           \
+    }
+ALL_INIT(Allgather)
+ALL_INIT(Alltoall)
+
+int MPI_Allgatherv_init(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
+                        const int displs[], MPI_Datatype rt, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *req) {
+    if (!LOGGING)
+        return PMPI_Allgatherv_init(s, sc, st, r, rcs, displs, rt, comm, info, req);
+    PCOLL("Allgatherv_init", comm, own(s, sc, st, rcs[rank_in(comm)], rt),
+          PMPI_Allgatherv_init(s, sc, st, r, rcs, displs, rt, comm, info, req), req);
+}
+
+int MPI_Alltoallv_init(const void *s, const int scs[], const int sd[], MPI_Datatype st,
+                       void *r, const int rcs[], const int rd[], MPI_Datatype rt,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+    if (!LOGGING)
+        return PMPI_Alltoallv_init(s, scs, sd, st, r, rcs, rd, rt, comm, info, req);
+    PCOLL("Alltoallv_init", comm, ownv(s, scs, st, rcs, rt, comm),
+          PMPI_Alltoallv_init(s, scs, sd, st, r, rcs, rd, rt, comm, info, req), req);
+}
+
+int MPI_Alltoallw_init(const void *s, const int scs[], const int sd[],
+                       const MPI_Datatype sts[], void *r, const int rcs[], const int rd[],
+                       const MPI_Datatype rts[], MPI_Comm comm, MPI_Info info,
+                       MPI_Request *req) {
+    if (!LOGGING)
+        return PMPI_Alltoallw_init(s, scs, sd, sts, r, rcs, rd, rts, comm, info, req);
+    PCOLL("Alltoallw_init", comm, ownw(s, scs, sts, rcs, rts, comm),
+          PMPI_Alltoallw_init(s, scs, sd, sts, r, rcs, rd, rts, comm, info, req), req);
+}
+#endif
+
+/* ---- user-defined reduction operations (MPI 4.1 §6.9.5): numbered when made (u1...), so
+ * that the collectives name them; MPI_Op_free logged. ------------------------------------- */
+int MPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op) {
+    if (!LOGGING) return PMPI_Op_create(fn, commute, op);
+    enter("Op_create", CALLER);
+    putf(" commute=%d", commute != 0);
+    end_entry();
+    int rc = PMPI_Op_create(fn, commute, op);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" op=u%d", new_id(ops_t, KEY(*op), &next_op));
+    done();
+    return rc;
+}
+
+int MPI_Op_free(MPI_Op *op) {
+    if (!LOGGING) return PMPI_Op_free(op);
+    MPI_Op before = *op;
+    enter("Op_free", CALLER);
+    put_op(*op);
+    end_entry();
+    int rc = PMPI_Op_free(op);
+    result(rc);
+    if (rc == MPI_SUCCESS) forget(ops_t, KEY(before));
+    done();
+    return rc;
+}
+
 /* ---- large counts (MPI 4.1 §6, "_c" bindings): logged as their int forms, counts as
  * MPI_Count (the log's n= is any integer) ------------------------------------------------- */
 #if MPI_VERSION >= 4
@@ -2147,7 +2536,7 @@ int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm 
 int MPI_Reduce_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                  int root, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Reduce_c(s, r, count, dt, op, root, comm);
-    COLL("Reduce", comm, rooted_c(count, dt, root),
+    COLL("Reduce", comm, (rooted_c(count, dt, root), put_op(op)),
          PMPI_Reduce_c(s, r, count, dt, op, root, comm), NULL);
 }
 
@@ -2155,7 +2544,8 @@ int MPI_Reduce_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt, MPI_O
     int MPI_##NAME##_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt,          \
                        MPI_Op op, MPI_Comm comm) {                                        \
         if (!LOGGING) return PMPI_##NAME##_c(s, r, count, dt, op, comm);                  \
-        COLL(#NAME, comm, sized_c(count, dt), PMPI_##NAME##_c(s, r, count, dt, op, comm), \
+        COLL(#NAME, comm, (sized_c(count, dt), put_op(op)),                               \
+             PMPI_##NAME##_c(s, r, count, dt, op, comm),                                 \
              NULL);                                                                       \
     }
 REDUCE_ALL_C(Allreduce)

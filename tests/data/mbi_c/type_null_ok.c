@@ -1,0 +1,14 @@
+/* mbi: correct */
+/* A send of MPI_INT (MPI 4.1 §3.2.2). */
+#include <mpi.h>
+
+int main(int argc, char **argv) {
+    int rank, x = 7;
+    MPI_Datatype t = MPI_INT;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) MPI_Send(&x, 1, t, 1, 0, MPI_COMM_WORLD);
+    if (rank == 1) MPI_Recv(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Finalize();
+    return 0;
+}
