@@ -184,10 +184,10 @@ class CircularAllocator(_Base):
         """Step 1 of 3.6.1: drop completed entries from the head up to the first pending one;
         returns them."""
         q, h = self._q, self._h
-        stop, n = self._scan, len(q)  # the first pending entry (the scan never goes back)
-        while stop < n and q[stop].done:
-            stop += 1
-        self._scan = stop
+        i = self._scan  # the first pending entry (the scan never goes back)
+        while i < len(q) and q[i].done:
+            i += 1
+        stop = self._scan = i
         if stop == h:
             return ()
         freed = q[h:stop]

@@ -45,10 +45,9 @@ class MatchQueues:
         posted = self.posted
         for i, req in enumerate(posted):
             peer = req.peer
-            if peer != src and peer != ANY_SOURCE:  # (no tuple built per receive looked at)
-                continue
-            rtag = req.tag
-            if (rtag == tag or rtag == ANY_TAG) and req.ctx == ctx:  # noqa: SIM109 (no tuple)
+            rtag = req.tag  # (the tag compared without building a tuple per receive)
+            if (peer in (src, ANY_SOURCE)) and (rtag == tag or rtag == ANY_TAG) \
+                    and req.ctx == ctx:  # noqa: SIM109
                 del posted[i]
                 return req
         return None
