@@ -56,6 +56,9 @@ from .summary import BufferSummary, overflow_error, synthetic_address, unattache
 __all__ = ["BufferedMode", "PendingEntry", "missing_mpi41"]
 
 
+_new = object.__new__
+
+
 class PendingEntry(Entry):
     """One entry of the attached buffer: its space (the allocator's :class:`Entry` it is),
     the send posted for it, its times.
@@ -72,6 +75,7 @@ class PendingEntry(Entry):
 
     def __init__(self, owner: BufferedMode, dst: int, now: float, where: Any) -> None:
         # offset, size, packed and done: set by the allocator when it places the entry
+        # (BufferedMode._reserve builds one in its frame, setting these same fields)
         self.owner = owner
         self.rank = owner.rank
         self.dst = dst
@@ -252,7 +256,8 @@ class BufferedMode:
         if not at_once:
             entry.sreq = sreq
         self.tp.post_send(self.rank, dest, tag, nbytes, data, BUFFERED, entry, earliest,
-                          ctx=ctx, dtype=dtype)  # (message id entry.msg, taken in _reserve)
+                          False, ctx, dtype, "MPI_Bsend", where)  # (message id entry.msg,
+        # taken in _reserve)
         if at_once and sreq is not None:
             sreq.known(earliest)
         return earliest
@@ -265,7 +270,12 @@ class BufferedMode:
         if alloc is None:
             self.summary.overflows += 1
             raise unattached_error(self.config, packed)
-        entry, freed = alloc.allocate(packed, PendingEntry(self, dst, now, where))
+        entry = _new(PendingEntry)  # (PendingEntry(self, dst, now, where), built here: once
+        entry.owner, entry.rank, entry.dst, entry.msg = self, self.rank, dst, -1  # per bsend)
+        entry.alloc, entry.completed, entry.freed, entry.attach = now, NAN, NAN, self.attaches - 1
+        entry.done_at = entry.waiting = entry.sreq = None
+        entry.where, entry.row, entry.eid = where, -1, -1
+        entry, freed = alloc.allocate(packed, entry)
         if freed:
             rows = self.recorder.entries.data
             for e in freed:  # (_freed, inlined: a bsend reclaims one entry or so)

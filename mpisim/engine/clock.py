@@ -35,6 +35,17 @@ sequence number, event) it is processing, so that work done later than its place
 event order (a buffer entry completed when its rank next looks, see
 :mod:`mpisim.buffered.mode`) can still be ordered, and recorded, where an event would have been;
 and it refuses a time that is not finite (:class:`ClockOverflow`).
+
+**The next event.** A blocking wait whose request completes now (a receive whose message
+has just arrived and matched) wakes its rank with an event at the current time. That event
+does not go through the queue: it is put in :attr:`Clock.then`, which the run's loop (and
+:meth:`Clock.step`) processes right after the event being processed, before any other
+event at this instant (a queue push and pop fewer per message). So the receiver runs
+in the arrival's place, where SimPy would run it after the events already queued for that
+instant. Its queue item is made as SimPy's would be, with the next sequence number, and is
+the run's ``current`` item while it is processed: the work it does takes the place in the
+event order its event would have been given. Only one event waits there: a second one made
+by the same event (a collective meeting waking several ranks) is queued as before.
 """
 
 from __future__ import annotations
@@ -46,8 +57,8 @@ from typing import Any
 from simpy.core import EmptySchedule, Environment
 from simpy.events import NORMAL, PENDING, Event
 
-__all__ = ["Clock", "ClockOverflow", "at", "callback_at", "callback_in_place", "done", "failed",
-           "fire_at", "order_of", "pending"]
+__all__ = ["Clock", "ClockOverflow", "at", "callback_at", "callback_in_place", "callbacks_at",
+           "done", "failed", "fire_at", "order_of", "pending"]
 
 BEFORE_ALL = (0.0, -1, -1, None)
 """``Clock.current`` before the first event is processed."""
@@ -72,6 +83,8 @@ class Clock(Environment):
     def __init__(self) -> None:
         super().__init__()
         self.current: tuple = BEFORE_ALL
+        self.then: tuple | None = None  # the queue item processed next (see the module)
+        self.done_none = done(self, None)  # what a call that returns None at once yields
 
     def schedule(self, event: Event, priority: int = NORMAL, delay: float = 0) -> None:
         """SimPy's schedule, with the time checked (one comparison)."""
@@ -80,18 +93,32 @@ class Clock(Environment):
             raise _overflow(self._now, delay)
         heappush(self._queue, (when, priority, next(self._eid), event))
 
+    def peek(self) -> float:
+        """The time of the next event (SimPy's, :attr:`then` first)."""
+        return self._now if self.then is not None else super().peek()
+
+    def scheduled(self) -> list[tuple]:
+        """The queue items still to be processed: :attr:`then` and the queue's (in no
+        particular order)."""
+        return self._queue if self.then is None else [self.then, *self._queue]
+
     def order(self) -> int:
         """The event being processed, in the event order (:func:`order_of`)."""
         current = self.current
         return (current[1] << 62) + current[2]  # order_of(priority, eid), one call fewer
 
     def step(self) -> None:
-        """Process the next event (as SimPy does), remembering its queue item."""
-        try:
-            item = heappop(self._queue)
-        except IndexError:
-            raise EmptySchedule from None
-        self._now = item[0]
+        """Process the next event (as SimPy does, :attr:`then` first), remembering its queue
+        item."""
+        item = self.then
+        if item is not None:
+            self.then = None
+        else:
+            try:
+                item = heappop(self._queue)
+            except IndexError:
+                raise EmptySchedule from None
+            self._now = item[0]
         self.current = item
         event = item[3]
         callbacks, event.callbacks = event.callbacks, None
@@ -156,12 +183,15 @@ def fire_at(ev: Event, when: float, value: Any = None, ok: bool = True) -> None:
 
 def at(env: Environment, when: float, value: Any = None) -> Event:
     """An event that happens at time ``when`` (what a Timeout is, built in this frame): done
-    at once when that is now."""
+    at once when that is now (the run's one :attr:`Clock.done_none` for a None value: a
+    processed event is never changed, so every call that returns None at once can share it)."""
+    now = env._now
+    if when <= now and value is None:
+        return env.done_none
     ev = _new(Event)
     ev.env = env
     ev._value = value
     ev._ok = True
-    now = env._now
     if when <= now:
         ev.callbacks = None  # (done(), inlined)
         return ev
@@ -178,6 +208,23 @@ def callback_at(env: Environment, when: float, fn: Callable[[Event], None], valu
     ev = _new(Event)
     ev.env = env
     ev.callbacks = [fn]
+    ev._value = value
+    ev._ok = True
+    now = env._now
+    when = now + (when - now)  # the time Clock.schedule computes (the same float)
+    if not when < _INF:
+        raise _overflow(now, when - now)
+    heappush(env._queue, (when, NORMAL, next(env._eid), ev))  # (Clock.schedule, inlined)
+
+
+def callbacks_at(env: Environment, when: float, callbacks: tuple[Callable[[Event], None], ...],
+                 value: Any) -> None:
+    """:func:`callback_at` with a tuple of callbacks the caller made once and passes to
+    every event of its kind (an event's ``callbacks`` are only read once it is processed,
+    and nobody appends to an engine step's): no list and no bound method made per event."""
+    ev = _new(Event)
+    ev.env = env
+    ev.callbacks = callbacks
     ev._value = value
     ev._ok = True
     now = env._now

@@ -117,6 +117,11 @@ ENTRY_DONE, ENTRY_FREED, ENTRY_COMPLETE = (_ENTRY_RECORD.fields[n][1]
 NAN = float("nan")
 put_time = struct.Struct("=d").pack_into
 """``put_time(rows, offset, t)``: write the time ``t`` at byte ``offset`` of ``rows``."""
+assert SEND_DONE == MATCH + 8 and RECV_DONE == MATCH + 16
+put_match_and_delivery = struct.Struct("=ddd").pack_into
+"""``put_match_and_delivery(rows, row + MATCH, match, send_done, delivered)``: a message's
+match and delivery times at once, with its send's completion as the row has it (between
+them in the row)."""
 _put_completion = struct.Struct("=qqqI").pack_into
 _TRACE_FIELDS = ("buffer", "entries", "messages", "calls", "named_buffers", "named_entries",
                  "rma", "epochs")
@@ -283,12 +288,12 @@ class Recorder:
         return row
 
     # -- messages: a row from posting on, its times written into it as they happen -------
-    def message(self, msg: Any, now: float) -> int:
-        """Record a message posted ``now``; returns where its times are in
-        :attr:`message_rows` (its match, send completion and delivery: ``row + MATCH``,
-        ``row + SEND_DONE``, ``row + RECV_DONE``), NaN until they happen; -1 when the
-        recorder is off. Nothing of the message is kept but its row; its id is the row's
-        index (kept aside if it is not)."""
+    def message(self, msg: Any, now: float, send_done: float = NAN) -> int:
+        """Record a message posted ``now`` (its send's completion ``send_done`` when it is
+        known already); returns where its times are in :attr:`message_rows` (its match,
+        send completion and delivery: ``row + MATCH``, ``row + SEND_DONE``, ``row +
+        RECV_DONE``), NaN until they happen; -1 when the recorder is off. Nothing of the
+        message is kept but its row; its id is the row's index (kept aside if it is not)."""
         if not self.enabled:
             return -1
         rows = self.messages
@@ -297,7 +302,7 @@ class Recorder:
             self._ids[row // _MESSAGE_SIZE] = msg.id
         rows.data.extend(rows.pack(msg.src, msg.dst, msg.tag, msg.nbytes,
                                    self._modes[msg.mode], self._protocols[msg.protocol], now,
-                                   NAN, NAN, NAN))
+                                   NAN, send_done, NAN))
         return row
 
     @property

@@ -53,6 +53,10 @@ POLLS = frozenset({"MPI_Iprobe", "MPI_Improbe", "MPI_Test", "MPI_Testall", "MPI_
 call, or a poll that finds something, is progress (see :class:`mpisim.runs.deadlock.PollWatch`)."""
 
 
+_NO_CALL = (None, None, None, 0, None, None)
+"""``HandleBase._calling`` before the first call."""
+
+
 class ZeroTimeLoop(BaseException):
     """A rank made SAME_TIME_CALLS calls at one instant: a loop that never waits would never
     end. A BaseException, so that a program's ``except Exception`` does not swallow it."""
@@ -64,10 +68,9 @@ class HandleBase:
     # Slots keep an idle rank small: what every call reads is a slot; what most ranks never
     # set is a class default below, and ``__dict__`` (made only when one is set) holds it
     # then, as it holds the attributes other layers add to a handle.
-    __slots__ = ("__dict__", "_buffered", "_call", "_call_nbytes", "_call_obj", "_call_peer",
-                 "_call_tag", "_call_where", "_colls", "_comms", "_config", "_env", "_last_time",
-                 "_log", "_overhead", "_polling", "_same_time", "_tp", "_watch", "_where", "rank",
-                 "size")
+    __slots__ = ("__dict__", "_buffered", "_calling", "_colls", "_comms", "_config", "_env",
+                 "_last_time", "_log", "_overhead", "_polling", "_same_time", "_tp",
+                 "_watch", "_where", "rank", "size")
 
     _space: _addr.AddressSpace | None = None  # its address space, made on first use
     _world: Comm | None = None   # MPI_COMM_WORLD and MPI_COMM_SELF as it holds them
@@ -96,14 +99,10 @@ class HandleBase:
         # buffer_policy, force_ssend (what mpi.force_ssend makes every send), ...
         self._overhead = overhead
         self._log = transport.recorder.calls if trace_calls else None
-        self._call: str | None = None
-        # What the call it is in works on: the fields of its CallDetail (``_detail``), kept
-        # apart and the record built when read (building one per call cost 2 % of a message).
-        self._call_peer: int | None = None
-        self._call_tag: int | None = None
-        self._call_nbytes = 0
-        self._call_obj: Any = None
-        self._call_where: str | None = None
+        # The call it is in: (call, peer, tag, nbytes, obj, where), one tuple stored per call
+        # (six stores cost more); what it works on is the CallDetail of the middle four
+        # (``_detail``), built when read (building one per call cost 2 % of a message).
+        self._calling: tuple = _NO_CALL
         self._last_time = -1.0
         self._same_time = 0
         self._polling = False
@@ -151,21 +150,56 @@ class HandleBase:
 
 
     @property
+    def _call(self) -> str | None:
+        """The MPI call the rank is in (or last made)."""
+        return self._calling[0]
+
+    @property
+    def _call_where(self) -> Any:
+        """Where the program made it (the scenario's or replay's place), if known."""
+        return self._calling[5]
+
+    @property
     def _detail(self) -> CallDetail:
         """What the call the rank is in works on (the deadlock analysis reads it)."""
-        return CallDetail(self._call_peer, self._call_tag, self._call_nbytes, self._call_obj)
-
+        return CallDetail(*self._calling[1:5])
 
     def _works_on(self, detail: CallDetail) -> None:
         """The call now works on ``detail`` (a call made of others: sendrecv, finalize)."""
-        self._call_peer, self._call_tag, self._call_nbytes, self._call_obj = detail
+        calling = self._calling
+        self._calling = (calling[0], *detail, calling[5])
+
+    # What the call works on, field by field (a call that learns it after entering sets it)
+    @property
+    def _call_peer(self) -> int | None:
+        return self._calling[1]
+
+    @_call_peer.setter
+    def _call_peer(self, peer: int | None) -> None:
+        self._works_on(self._detail._replace(peer=peer))
+
+    @property
+    def _call_nbytes(self) -> int:
+        return self._calling[3]
+
+    @_call_nbytes.setter
+    def _call_nbytes(self, nbytes: int) -> None:
+        self._works_on(self._detail._replace(nbytes=nbytes))
+
+    @property
+    def _call_obj(self) -> Any:
+        return self._calling[4]
+
+    @_call_obj.setter
+    def _call_obj(self, obj: Any) -> None:
+        self._works_on(self._detail._replace(obj=obj))
 
 
     def _enter(self, call: str, peer: int | None = None, tag: int | None = None,
                nbytes: int = 0, obj: Any = None) -> None:
         """A call starts (an MPI call, or ``compute``): count it against a loop that never
         lets time advance, log it, and keep what it works on (its CallDetail) for reports."""
-        progress = self._tp.progress
+        progress = self._tp.progress  # (made by the first one-sided lock that needs it)
         if progress is not None and call != "compute" and progress.waits_held(self.rank):
             wanted = None  # what a receive or probe looks for (a poll may not be needed)
             if progress.polls and peer is not None and tag is not None:
@@ -182,16 +216,12 @@ class HandleBase:
                                    f"t = {now:.9g} s without simulated time advancing")
         log = self._log  # the trace's call rows (rank, code, start), or None
         if log is not None:  # (a row packed here, as mpisim.engine.trace's hot writers do)
-            code = log.codes.get(call)
-            if code is None:
+            try:
+                code = log.codes[call]
+            except KeyError:
                 code = log.code("call", call)
             log.data.extend(log.pack(self.rank, code, now))
-        self._call = call
-        self._call_peer = peer
-        self._call_tag = tag
-        self._call_nbytes = nbytes
-        self._call_obj = obj
-        self._call_where = self._where
+        self._calling = (call, peer, tag, nbytes, obj, self._where)
         if call not in POLLS:
             self._polling = False
             if self._watch is not None:

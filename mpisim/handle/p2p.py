@@ -120,9 +120,11 @@ class PointToPoint(HandleBase):
         where = self._where or program_site()
         forced = self._config.force_ssend
         sreq: Request | None
-        if mode == BUFFERED and blocking and req is None and not forced:
-            sreq = None  # a blocking bsend returns once its data is in the buffer: nothing
-            # will ever ask for its request (its buffer entry carries what reports need)
+        if blocking and req is None and not forced and mode in (BUFFERED, STANDARD):
+            sreq = None  # a blocking bsend returns once its data is in the buffer, a blocking
+            # standard send that goes eager once its bytes have left: nothing will ever ask
+            # for their request (the buffer entry, the message carry what reports need; the
+            # transport makes one for a standard send that must wait for more)
         else:
             sreq = (Request("send", call, self.rank, dest, tag, nbytes) if req is None
                     else req.restart(dest, tag, nbytes))
@@ -140,12 +142,20 @@ class PointToPoint(HandleBase):
         if mode == BUFFERED:
             return self._bsend(call, sreq, where, dest, tag, nbytes, data, ctx, comm, typed)
         earliest = now + self._overhead
-        self._tp.post_send(self.rank, dest, tag, nbytes, data, mode, sreq, earliest, ctx=ctx,
-                           dtype=typed)
+        msg = self._tp.post_send(self.rank, dest, tag, nbytes, data, mode, sreq, earliest,
+                                 False, ctx, typed, call, where)
         if not blocking:
             if req is None:
                 self._issued(sreq, buf)
             return at(env, earliest, sreq)
+        if sreq is None:
+            sreq = msg.sreq
+            if sreq is None:  # eager, complete once its bytes have left
+                when = msg.send_done
+                return at(env, when if when > earliest else earliest, None)
+            self._call_obj = sreq  # (made by the transport: the send waits for more)
+            if ctx:
+                sreq.comm = comm
         when = sreq.done_at  # known now for an eager send (_until_done's first case)
         if when is not None:
             return at(env, when if when > earliest else earliest, None)

@@ -76,8 +76,11 @@ def _wake(req: Request) -> None:
         ev._ok, ev._value = True, status if status is not None else Status(*EMPTY_STATUS_ARGS)
     else:
         ev._ok, ev._value = False, error
-    heappush(env._queue, (now, NORMAL, next(env._eid), ev))  # now: the receiver's wake-up
-    # (Clock.schedule at the current time, inlined: once per receive)
+    item = (now, NORMAL, next(env._eid), ev)  # now: the receiver's wake-up (Clock.schedule
+    if env.then is None:  # at the current time, inlined): right after this event (Clock.then)
+        env.then = item
+    else:
+        heappush(env._queue, item)
 
 
 def _wake_later(e: Event) -> None:

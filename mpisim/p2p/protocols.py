@@ -39,9 +39,17 @@ from typing import Any
 
 from simpy.core import Environment
 
-from ..engine.clock import callback_at
+from ..engine.clock import callback_at, callbacks_at
 from ..engine.sites import site_text
-from ..engine.trace import MATCH, NAN, RECV_DONE, SEND_DONE, Recorder, put_time
+from ..engine.trace import (
+    MATCH,
+    NAN,
+    RECV_DONE,
+    SEND_DONE,
+    Recorder,
+    put_match_and_delivery,
+    put_time,
+)
 from ..mpi.causes import Cause
 from ..mpi.constants import ANY_SOURCE, ANY_TAG
 from ..mpi.findings import Call
@@ -66,10 +74,19 @@ READY = "ready"
 class Message:
     """One message: its envelope, its data and the state of its delivery. The times of its
     life (posted, matched, sent, delivered) are written into its trace row as they happen
-    (``row``: see :meth:`~mpisim.engine.trace.Recorder.message`), not kept here."""
+    (``row``: see :meth:`~mpisim.engine.trace.Recorder.message`), not kept here.
+
+    ``call`` and ``where`` are the send's (its MPI call, its place in the program), for the
+    reports of a message never received and the findings of the type signatures: a blocking
+    standard send that goes eager has no request (``sreq`` None), nothing ever waits on it.
+    It is made by :meth:`Transport.post_send` alone, in its frame (a call fewer per message);
+    what most messages never change is a class default, set on the message (in a
+    ``__dict__`` made then) by those that change it."""
 
     __slots__ = (
+        "__dict__",
         "awaits",
+        "call",
         "channel",
         "counted",
         "ctx",
@@ -81,37 +98,30 @@ class Message:
         "nbytes",
         "protocol",
         "row",
-        "rreq",
         "send_done",
         "seq",
-        "slot",
         "src",
         "sreq",
         "tag",
+        "where",
     )
 
-    def __init__(self, mid: int, src: int, dst: int, tag: int, nbytes: int, data: Any,
-                 mode: str, sreq: Request, channel: Channel, ctx: int,
-                 dtype: Any = None) -> None:
-        self.id = mid
-        self.src = src
-        self.dst = dst
-        self.tag = tag
-        self.nbytes = nbytes
-        self.data = data
-        self.mode = mode
-        self.protocol = EAGER
-        self.sreq = sreq
-        self.rreq: Request | None = None
-        self.send_done = NAN  # when its bytes have left (a synchronous send's lower bound)
-        self.counted = False
-        self.channel = channel  # its pair's channel (see .channels)
-        self.seq = channel.posted  # its number in its channel's posting order
-        self.ctx = ctx        # communicator context (0: MPI_COMM_WORLD)
-        self.slot = 0         # what it holds of its pair's room (progress.CELL, box bytes)
-        self.awaits = False   # taken by the receiver's progress (see .progress)
-        self.row = -1         # its times in the trace (-1: not recorded)
-        self.dtype = dtype    # the send's datatype when the program named one (3.3.1)
+    rreq: Request | None = None  # its receive, once a rendezvous message has matched
+    slot = 0  # what it holds of its pair's room (progress.CELL, box bytes)
+    # and, always set: id, src, dst, tag, nbytes, data, mode, sreq, channel, ctx (the
+    # communicator's context, 0: MPI_COMM_WORLD), dtype (the send's datatype when the
+    # program named one, 3.3.1), call, where; protocol (EAGER, RENDEZVOUS), seq (its number
+    # in its channel's posting order), row (its times in the trace, -1: not recorded),
+    # awaits (taken by the receiver's progress, see .progress), counted (its bytes count
+    # against the receiver's system buffer), send_done (when its bytes have left, NaN until
+    # known: as its trace row has it)
+
+    def __repr__(self) -> str:
+        return (f"<Message {self.id} {self.src}->{self.dst} tag {self.tag} {self.nbytes} B "
+                f"{self.mode} {self.protocol}>")
+
+
+_new = object.__new__
 
 
 class Transport:
@@ -135,6 +145,7 @@ class Transport:
         self.findings: Any = None  # the run's Findings (mpisim.mpi.findings), if checked
         self.order: Any = None     # the run's happens-before record (races), if explored
         self.locate: Callable[[int], str | None] | None = None  # rank -> its program line
+        self._arrival = (self._arrive,)  # an arrival's callbacks (clock.callbacks_at)
         self.progress: ReceiverProgress | None = (
             ReceiverProgress(size, net.eager_cells, net.eager_box, net.local_send_limit,
                              net.eager_waits_for_rendezvous, net.eager_release)
@@ -142,20 +153,31 @@ class Transport:
 
     # -- sending -------------------------------------------------------------------------
     def post_send(self, src: int, dst: int, tag: int, nbytes: int, data: Any, mode: str,
-                  sreq: Request, earliest: float, local: bool = False,
-                  ctx: int = 0, dtype: Any = None) -> Message:
+                  sreq: Any, earliest: float, local: bool = False, ctx: int = 0,
+                  dtype: Any = None, call: str | None = None, where: Any = None) -> Message:
         """Start a send; ``earliest`` is when its bytes may start to leave (call overhead,
         buffer copy). Completion is reported through ``sreq.known(when)`` (for a bsend,
-        ``sreq`` is its buffer entry). ``local``: the data was copied into transport memory
-        (a bsend bypassing the buffer), so the receiver's progress does not bound the send's
-        completion. ``ctx``: the communicator's context; ranks are world ranks. ``dtype``:
-        the datatype the program named (its type signature is checked at the match)."""
+        ``sreq`` is its buffer entry). ``sreq`` None: a blocking standard send (``call`` at
+        ``where``) that nothing waits on if it goes eager and completes when its bytes have
+        left (``msg.send_done``); otherwise a request is made for it here (``msg.sreq``).
+        ``local``: the data was copied into transport memory (a bsend bypassing the buffer),
+        so the receiver's progress does not bound the send's completion. ``ctx``: the
+        communicator's context; ranks are world ranks. ``dtype``: the datatype the program
+        named (its type signature is checked at the match). ``call`` and ``where``: the
+        send's, by default its request's."""
         net = self.net
         key = src * self.size + dst
         channel = self._channels.get(key if not ctx else ctx * self.size * self.size + key)
         if channel is None:
             channel = self._channel(src, dst, ctx)
-        msg = Message(self.sent, src, dst, tag, nbytes, data, mode, sreq, channel, ctx, dtype)
+        if call is None:
+            call, where = sreq.call, sreq.where
+        msg = _new(Message)  # (its fields, set here: see Message)
+        msg.id, msg.src, msg.dst, msg.tag, msg.nbytes, msg.data = self.sent, src, dst, tag, \
+            nbytes, data
+        msg.mode, msg.sreq, msg.channel, msg.ctx, msg.dtype = mode, sreq, channel, ctx, dtype
+        msg.call, msg.where, msg.awaits, msg.counted = call, where, False, False
+        msg.seq = channel.posted
         channel.posted += 1
         if self.order is not None:
             self.order.sent(msg)
@@ -164,12 +186,23 @@ class Transport:
         limit = net.eager_limit
         if mode == READY or (limit > 0 and nbytes <= limit and (
                 net.system_buffer is None or self._system_buffer_room(dst, nbytes))):
+            msg.protocol = EAGER
             if mode != READY and net.system_buffer is not None:
                 self.queues[dst].eager_bytes += nbytes
                 msg.counted = True
+            if sreq is None and self.progress is None and mode == STANDARD:
+                # an eager send nothing waits on (_go's, inlined: once per message)
+                end, arrive = net.inject(src, dst, nbytes, earliest)
+                msg.send_done = end
+                msg.row = self.recorder.message(msg, self.env._now, end)
+                callbacks_at(self.env, channel.in_order(arrive), self._arrival, msg)
+                return msg
         else:
             msg.protocol = RENDEZVOUS
-        if sreq.__class__ is Request:  # (a bsend's is its buffer entry)
+        msg.send_done = NAN  # (not known yet: what the trace row holds meanwhile)
+        if sreq is None:
+            sreq = self._request(msg)
+        elif sreq.__class__ is Request:  # (a bsend's is its buffer entry)
             sreq.mode, sreq.protocol = mode, msg.protocol
         msg.row = self.recorder.message(msg, self.env._now)
         progress = self.progress
@@ -186,6 +219,16 @@ class Transport:
         self._go(msg, earliest)
         return msg
 
+    def _request(self, msg: Message) -> Request:
+        """The request of a send posted without one that needs one after all (it went
+        rendezvous, or the receiver's progress bounds it): the handle's ``Request``."""
+        sreq = msg.sreq = Request("send", msg.call, msg.src, msg.dst, msg.tag, msg.nbytes)
+        sreq.where = msg.where
+        sreq.mode, sreq.protocol = msg.mode, msg.protocol
+        if msg.ctx:
+            sreq.ctx = msg.ctx
+        return sreq
+
     def _channel(self, src: int, dst: int, ctx: int) -> Channel:
         """The channel from ``src`` to ``dst`` on context ``ctx``, made on first use; it
         shares the wire of the pair's world channel."""
@@ -201,21 +244,21 @@ class Transport:
         src, dst = msg.src, msg.dst
         if msg.protocol == RENDEZVOUS:
             rts = earliest + self.net.control_delay(src, dst)
-            callback_at(self.env, msg.channel.in_order(rts), self._arrive, msg)
+            callbacks_at(self.env, msg.channel.in_order(rts), self._arrival, msg)
             return
         end, arrive = self.net.inject(src, dst, msg.nbytes, earliest)
         if msg.mode == SYNCHRONOUS:
             msg.send_done = end  # bytes gone; complete once the match is acknowledged
             if msg.row >= 0:
                 put_time(self.rows, msg.row + SEND_DONE, end)
-        elif not msg.awaits:  # (_sent, inlined: once per eager message)
+        elif not msg.awaits:  # (_sent, inlined: once per eager bsend)
             msg.send_done = end
             msg.sreq.known(end)
             if msg.row >= 0:
                 put_time(self.rows, msg.row + SEND_DONE, end)
         elif msg.slot:
             self._sent(msg, earliest)  # copied into its pair's cell or box: complete at once
-        callback_at(self.env, msg.channel.in_order(arrive), self._arrive, msg)
+        callbacks_at(self.env, msg.channel.in_order(arrive), self._arrival, msg)
 
     def _system_buffer_room(self, dst: int, nbytes: int) -> bool:
         """The receiver's system buffer can take ``nbytes`` more unexpected eager data."""
@@ -238,11 +281,20 @@ class Transport:
                 return
             self._taken(msg)
         channel = msg.channel
-        if msg.seq == channel.expected and not channel.early:  # in its turn, none waits
-            channel.expected += 1
-            self._envelope(msg)
-        else:
+        if msg.seq != channel.expected or channel.early:  # out of its turn, or others wait
             self._sequenced(msg)
+            return
+        channel.expected += 1
+        q = self.queues[msg.dst]  # (_envelope, inlined: once per message)
+        req = q.take_posted(msg.src, msg.tag, msg.ctx) if q.posted else None
+        if req is not None:
+            self._match(msg, req)
+        elif msg.mode == READY:
+            self.on_ready_error(msg)
+        else:
+            q.unexpected.append(msg)
+            if q.probes:
+                self._wake_probes(q, msg)
 
     def _taken(self, msg: Message) -> None:
         """The receiver's progress took the message out of transport memory (an eager
@@ -375,22 +427,27 @@ class Transport:
             self._types(msg, req)  # 3.3.1 (one identity test when both name one type)
         if self.order is not None:
             self.order.matched(msg, req, self._where_of(req))
-        if msg.row >= 0:
-            put_time(self.rows, msg.row + MATCH, now)
-        msg.rreq = req
         if msg.protocol == EAGER:
             if msg.counted:
                 self.queues[msg.dst].eager_bytes -= msg.nbytes
                 msg.counted = False
-            if msg.row >= 0:  # delivered now (_deliver, inlined: once per message)
-                put_time(self.rows, msg.row + RECV_DONE, now)
+            if msg.row >= 0:  # matched and delivered now (_deliver, inlined: once per message)
+                put_match_and_delivery(self.rows, msg.row + MATCH, now, msg.send_done, now)
             self.received += 1
             deliver(msg, req)
-            req.known(now)
+            req.done_at = now  # (req.known(now), inlined: once per message)
+            waiters = req.waiters
+            if waiters:
+                req.waiters = None
+                for waiter in waiters:
+                    waiter(req)
             if msg.mode == SYNCHRONOUS:
                 ack = now + self.net.control_delay(msg.dst, msg.src)
                 self._sent(msg, max(ack, msg.send_done))
         else:
+            if msg.row >= 0:
+                put_time(self.rows, msg.row + MATCH, now)
+            msg.rreq = req
             if self.progress is not None:
                 self.progress.rendezvous_matched(msg.src * self.size + msg.dst)
             cts = now + self.net.control_delay(msg.dst, msg.src)
@@ -402,13 +459,12 @@ class Transport:
         differ = signatures_match(dt, msg.nbytes // dt.size if dt.size else 0, req.datatype)
         if differ is None or self.findings is None:
             return
-        sreq = msg.sreq
         sent, got = (f"{t} (in {d.name})" if t != d.name else t
                      for t, d in zip(differ, (dt, req.datatype), strict=True))
         self.findings.add("type-mismatch", (
             f"rank {msg.src} sends {sent} where rank {msg.dst} receives {got}; "
             f"tag {msg.tag}, {msg.nbytes} B"),
-            (Call(msg.src, sreq.call.replace("(internal)", ""), site_text(sreq.where)),
+            (Call(msg.src, msg.call.replace("(internal)", ""), site_text(msg.where)),
              Call(req.rank, req.call, self._where_of(req))))
 
     def _where_of(self, req: Request) -> str | None:

@@ -121,7 +121,7 @@ class PollWatch:
         """Nothing is scheduled but the polling ranks' own next steps."""
         allowed = {id(later)} | {id(self.procs[h.rank].target) for h in pollers
                                  if h is not mpi}
-        return all(id(item[-1]) in allowed for item in self.env._queue)
+        return all(id(item[-1]) in allowed for item in self.env.scheduled())
 
 
 def analyse(handles: list[Any], finished: list[bool], buffers: list[Any],

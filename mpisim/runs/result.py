@@ -258,7 +258,7 @@ def settings_in_force(given_mpi: Any, config: Any, given_net: Any, net: Any
 def unreceived_entry(msg: Any) -> dict[str, Any]:
     """A message never received, as the result reports it (the send's place included)."""
     return {"src": msg.src, "dst": msg.dst, "tag": msg.tag, "bytes": msg.nbytes,
-            "call": msg.sreq.call.replace("(internal)", ""), "where": site_text(msg.sreq.where)}
+            "call": msg.call.replace("(internal)", ""), "where": site_text(msg.where)}
 
 
 def _plural(n: int, word: str) -> str:

@@ -228,7 +228,7 @@ class Simulation:
             f"t = {format_time(self.env._now)} before a matching receive was posted; "
             "MPI_Rsend requires the receive to be posted first (3.4)")
         mpi = self.handles[msg.src]
-        self.error = ErrorInfo(msg.src, msg.sreq.call, exc.error_class, self.env._now,
+        self.error = ErrorInfo(msg.src, msg.call, exc.error_class, self.env._now,
                                exc.message, {}, mpi._call_where)
         raise _Abort
 
@@ -321,7 +321,8 @@ class Simulation:
         if self._aborted:
             before = self.env.current  # stopped inside an event: those before it
         else:  # between events: every completion before the next event, up to now
-            before = queue[0] if queue and queue[0][0] <= now else (now, NORMAL + 1, 0)
+            before = self.env.then or (
+                queue[0] if queue and queue[0][0] <= now else (now, NORMAL + 1, 0))
         for h in self.handles:
             h._buffered.settle(before)
 
@@ -346,15 +347,19 @@ class Simulation:
         n = 0
         try:
             while n < budget:  # Clock.step, inlined: the loop runs once per event
-                if limit is not None and queue and queue[0][0] > limit:
-                    self._timeout = f"{UNTIL_REACHED} = {format_time(limit)}"
-                    env._now = limit
-                    return True
-                try:
-                    item = heappop(queue)
-                except IndexError:
-                    raise EmptySchedule from None
-                env._now = item[0]
+                item = env.then  # (an event due right after the last one, at its time)
+                if item is not None:
+                    env.then = None
+                else:
+                    if limit is not None and queue and queue[0][0] > limit:
+                        self._timeout = f"{UNTIL_REACHED} = {format_time(limit)}"
+                        env._now = limit
+                        return True
+                    try:
+                        item = heappop(queue)
+                    except IndexError:
+                        raise EmptySchedule from None
+                    env._now = item[0]
                 env.current = item
                 event = item[3]
                 callbacks, event.callbacks = event.callbacks, None
@@ -365,7 +370,7 @@ class Simulation:
                     exc.__cause__ = event._value
                     raise exc
                 n += 1
-            return bool(queue)
+            return bool(queue) or env.then is not None
         except EmptySchedule:
             self._done = True
             return False

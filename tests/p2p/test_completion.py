@@ -157,3 +157,23 @@ def test_any_source_deadlock_is_reported_as_a_knot():
     assert all(b.waits_for == [x for x in range(3) if x != b.rank] for b in r.deadlock.blocked)
     assert r.deadlock.knots == [[0, 1, 2]] and "knot: ranks 0, 1, 2" in r.report()
     assert r.to_dict()["deadlock"]["knots"] == [[0, 1, 2]]
+
+
+def test_a_receiver_woken_by_its_message_runs_before_the_other_events_of_that_instant():
+    """The event order at one instant (mpisim.engine.clock, ``Clock.then``): a blocking
+    receive completed by an arrival resumes its rank right after that arrival, before the
+    arrivals queued for the same instant after it. Rank 0's message from rank 1 and rank
+    2's reach it at the same time, rank 1's first: its probe for rank 2's finds nothing yet
+    (MPI allows either answer for messages that arrive together), and polls again later."""
+    def prog(mpi):
+        if mpi.rank == 0:
+            yield mpi.recv(count=8, source=1, tag=0)
+            t = mpi.now
+            flag, _ = yield mpi.iprobe(source=2, tag=0)
+            yield mpi.recv(count=8, source=2, tag=0)
+            return t, flag, mpi.now
+        yield mpi.send(count=8, dest=0, tag=0)
+
+    t, flag, end = ms.run(prog, ranks=3, network=NET).returned[0]
+    assert t == pytest.approx(1e-6 + 8 / 1e10)
+    assert flag is False and end == pytest.approx(t + 100e-9)  # a failed poll's POLL_TIME
