@@ -20,7 +20,7 @@ def yaml_text(value: Any) -> str:
         old = sys.get_int_max_str_digits()
         sys.set_int_max_str_digits(0)
         try:
-            return str(value)
+            return int.__repr__(value)  # (a subclass may show itself otherwise)
         finally:
             sys.set_int_max_str_digits(old)
     if isinstance(value, float):

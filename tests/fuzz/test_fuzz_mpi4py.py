@@ -71,6 +71,7 @@ def _run(path, ranks: int) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(120 + 10 * max(8, EXAMPLES // 4))  # (the whole campaign, not one case)
 @settings(FUZZ, max_examples=max(8, EXAMPLES // 4))  # each example is a subprocess
 @given(prefix=st.lists(st.sampled_from(sorted(PREFIX)), max_size=3),
        kind=st.sampled_from(sorted(MISBEHAVIOUR)), ranks=st.integers(2, 4),
