@@ -249,7 +249,9 @@ _KINDS = {"dest": "peer", "src": "peer", "tag": "tag", "rtag": "tag", "comm": "i
           "gid": "int", "sid": "int", "ranks": "ints", "win": "int", "du": "int",
           "tgt": "peer", "tdisp": "int", "tn": "int", "tT": "int",
           # user-defined reduction operations (§6.9.5)
-          "commute": "int"}
+          "commute": "int",
+          # MPI-IO (§14): files, offsets, views (etype, filetype), the size before an open
+          "fh": "int", "off": "int", "disp": "int", "eT": "int", "fT": "int", "was": "int"}
 
 
 def call_shape(where: Where, line: int, text: str) -> tuple[CallShape, float]:
@@ -308,7 +310,7 @@ def result_shape(where: Where, line: int, text: str) -> tuple[ResultShape, float
         elif key in ("m", "color"):
             out[key] = _typed(where, line, key, value)
         elif key in ("flag", "index", "new", "r", "rank", "size", "rsize", "win", "gid",
-                     "sid"):
+                     "sid", "fh", "nb", "pos"):
             out[key] = _int(where, line, key, value)
         elif key == "wr":  # a new group's members as world ranks
             out[key] = _typed(where, line, "grp", value)

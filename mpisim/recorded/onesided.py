@@ -92,7 +92,9 @@ def free(r: Any, call: Call) -> Gen:
 
 def operation(r: Any, call: Call) -> Gen:
     """MPI_Put, MPI_Get, MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op,
-    MPI_Compare_and_swap of the recorded sizes (no data)."""
+    MPI_Compare_and_swap of the recorded sizes (no data); the request-based forms
+    (MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate, §12.3.5) as their plain
+    forms are, their request kept under the recording's id for the wait that completes it."""
     a, mpi = call.args, r.mpi
     win, datatype = _window(r, call), r.datatype(call, a.get("T", 0))
     where = {"target": a.get("tgt", 0), "target_disp": a.get("tdisp", 0), "win": win}
@@ -105,13 +107,15 @@ def operation(r: Any, call: Call) -> Gen:
         return
     kwargs = {"count": a.get("n", 0), "datatype": datatype, "target_count": a.get("tn"),
               "target_datatype": r.datatype(call, a["tT"]) if "tT" in a else None, **where}
-    if name == "Get_accumulate":
-        yield mpi.get_accumulate(result_count=a.get("rn"), op=_op(call),
-                                 result_datatype=r.datatype(call, a.get("rT", 0)), **kwargs)
-    elif name == "Accumulate":
-        yield mpi.accumulate(op=_op(call), **kwargs)
-    else:
-        yield getattr(mpi, name.lower())(**kwargs)
+    method = getattr(mpi, name.lower())
+    if name in ("Get_accumulate", "Rget_accumulate"):
+        kwargs.update(result_count=a.get("rn"), op=_op(call),
+                      result_datatype=r.datatype(call, a.get("rT", 0)))
+    elif name in ("Accumulate", "Raccumulate"):
+        kwargs["op"] = _op(call)
+    made = yield method(**kwargs)
+    if name in _REQUESTS and "r" in call.out:
+        r.reqs[call.out["r"]] = made
 
 
 def synchronize(r: Any, call: Call) -> Gen:
@@ -140,13 +144,15 @@ def synchronize(r: Any, call: Call) -> Gen:
         yield method(win=win)
 
 
+_REQUESTS = ("Rput", "Rget", "Raccumulate", "Rget_accumulate")
+"""The request-based operations (§12.3.5)."""
 _SYNCS = ("Win_fence", "Win_lock", "Win_unlock", "Win_lock_all", "Win_unlock_all", "Win_flush",
           "Win_flush_all", "Win_flush_local", "Win_flush_local_all", "Win_sync", "Win_post",
           "Win_start", "Win_complete", "Win_wait", "Win_test")
 ONE_SIDED: dict[str, Any] = {
     "Win_create": make, "Win_allocate": make, "Win_free": free,
     **dict.fromkeys(("Put", "Get", "Accumulate", "Get_accumulate", "Fetch_and_op",
-                     "Compare_and_swap"), operation),
+                     "Compare_and_swap", *_REQUESTS), operation),
     **dict.fromkeys(_SYNCS, synchronize),
 }
 """The recorded calls this module replays, by name."""

@@ -70,6 +70,7 @@ from .calls import (
     handle_name,
 )
 from .comms import REPLAYED
+from .files import FILES
 from .objects import (
     NULL_COMM,
     NULL_TYPE,
@@ -180,6 +181,8 @@ class _Replay:
         self.types: dict[int, Any] = {}
         self.messages: dict[int, Any] = {}
         self.wins: dict[int, Any] = {}
+        self.files: dict[int, Any] = {}
+        """The open files (MPI-IO, :mod:`.files`) by the recording's ``fh``."""
         self.groups: dict[int, Any] = {}
         self.sessions: dict[int, Any] = {}
         self.pcolls: dict[int, Any] = {}
@@ -668,6 +671,8 @@ _CALLS: dict[str, Any] = {
     **REPLAYED,
     # one-sided communication (mpisim.recorded.onesided)
     **ONE_SIDED,
+    # MPI-IO (mpisim.recorded.files)
+    **FILES,
     # datatypes, ops, persistent collectives, cancel (mpisim.recorded.objects)
     **OBJECTS,
 }

@@ -73,6 +73,18 @@ by single spaces; ``mpisim record`` concatenates the processes' logs in rank ord
   MPI_LOCK_EXCLUSIVE, ``S`` shared), ``assert`` (``0`` or names: ``nocheck``,
   ``nostore``, ``noput``, ``noprecede``, ``nosucceed``) and, for post and start, ``grp``:
   the group's members as ranks of the window's group.
+- Request-based operations (§12.3.5: ``Rput``, ``Rget``, ``Raccumulate``,
+  ``Rget_accumulate``): the arguments of their plain forms, the result's ``r=ID``.
+- MPI-IO (§14): ``File_open comm=C name=NAME amode=RDWR,CREATE was=BYTES`` (the mode by
+  name, a bit MPI does not name as its number; ``was`` the file's size before the open, -1
+  for none; the result's ``fh=ID``), ``File_close fh=F``, ``File_delete name=NAME``,
+  ``File_set_view fh disp eT fT rep [fmap=DISP+LEN,...]`` (the filetype's data as byte
+  blocks from its origin), ``File_get_size fh`` (result ``size``), ``File_set_size``/
+  ``File_preallocate fh size``, ``File_seek[_shared] fh off whence=SET|CUR|END``,
+  ``File_get_position[_shared] fh`` (result ``pos``), ``File_sync fh``; the accesses
+  ``File_[i]read|write[_at][_all|_shared|_ordered]`` and the split collectives'
+  ``_begin`` with ``fh``, ``off`` (explicit offsets), ``n`` and ``T``; a blocking access's
+  and an ``_end``'s result gives the bytes moved (``nb``), an ``i`` form's ``r=ID``.
 - Handles as the program passed them, so that a replay raises the error class MPI names
   (§9.4): ``comm=-1`` is MPI_COMM_NULL, ``T=0`` MPI_DATATYPE_NULL, ``r=0``
   MPI_REQUEST_NULL, ``op=NULL`` MPI_OP_NULL. A reduction (``Reduce``, ``Allreduce``,

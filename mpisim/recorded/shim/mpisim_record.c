@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -324,11 +325,29 @@ static const char *op_name(MPI_Op op) {
 
 static void put_op(MPI_Op op) { putf(" op=%s", op_name(op)); }
 
-/* ---- requests: numbered when made, so that waits name them ---------------------------- */
+/* ---- requests: numbered when made, so that waits name them ----------------------------
+ * A library may hand out one handle for several live requests: MPICH gives a request that
+ * completed at once (an MPI_Rput to a process of the same node) a built-in handle, the same
+ * for all of them. A handle made again while its request is live keeps its ids in creation
+ * order (the first in its slot, the others in `twins`); a call naming it takes them oldest
+ * first, and completing it moves the next one into the slot. Persistent requests are never
+ * shared. */
+#define TWINS 256
+static struct { uint64_t key; int id; char kind; } twins[TWINS];
+static int n_twins;
+
+static int is_persistent(char k);
+
 static int req_new(MPI_Request r, char kind) {
     if (r == MPI_REQUEST_NULL) return 0;
     slot_t *s = lookup(reqs, KEY(r), 1);
     if (!s) return -1;
+    if (s->id != 0 && !is_persistent(kind) && !is_persistent(s->kind) && n_twins < TWINS) {
+        twins[n_twins].key = KEY(r);
+        twins[n_twins].kind = kind;
+        twins[n_twins].id = next_req++;
+        return twins[n_twins++].id;
+    }
     s->id = next_req++;
     s->kind = kind;
     return s->id;
@@ -338,8 +357,30 @@ static slot_t *req_slot(MPI_Request r) {
     return r == MPI_REQUEST_NULL ? NULL : lookup(reqs, KEY(r), 0);
 }
 
+/* The id of the `nth` live request (0: the slot's) of the handle `key`, -1 if none. */
+static int req_twin(uint64_t key, int nth, char *kind) {
+    for (int i = 0; i < n_twins; i++)
+        if (twins[i].key == key && --nth == 0) { *kind = twins[i].kind; return twins[i].id; }
+    return -1;
+}
+
+/* A request completed or freed: its handle's next live request takes the slot. */
+static void req_done(MPI_Request r) {
+    uint64_t key = KEY(r);
+    slot_t *s = lookup(reqs, key, 0);
+    for (int i = 0; s && i < n_twins; i++) {
+        if (twins[i].key != key) continue;
+        s->id = twins[i].id;
+        s->kind = twins[i].kind;
+        memmove(&twins[i], &twins[i + 1], sizeof twins[0] * (size_t)(n_twins - i - 1));
+        n_twins--;
+        return;
+    }
+    forget(reqs, key);
+}
+
 /* kind: 's' send, 'r' receive, 'S'/'R' persistent, 'c' collective, 'P' persistent collective,
- * 'f' flush */
+ * 'f' flush, 'o' a one-sided operation's (MPI_Rput...), 'i' a file access's (MPI_File_iread...) */
 static int is_persistent(char k) { return k == 'S' || k == 'R' || k == 'P'; }
 
 /* ---- call sites: the caller's return address, resolved once with dladdr --------------- */
@@ -424,6 +465,23 @@ static const char *error_name(int rc) {
     case MPI_ERR_DISP: return "MPI_ERR_DISP";
     case MPI_ERR_RMA_SYNC: return "MPI_ERR_RMA_SYNC";
     case MPI_ERR_KEYVAL: return "MPI_ERR_KEYVAL";
+    /* MPI-IO (MPI 4.1 §14.7) */
+    case MPI_ERR_FILE: return "MPI_ERR_FILE";
+    case MPI_ERR_NOT_SAME: return "MPI_ERR_NOT_SAME";
+    case MPI_ERR_AMODE: return "MPI_ERR_AMODE";
+    case MPI_ERR_UNSUPPORTED_DATAREP: return "MPI_ERR_UNSUPPORTED_DATAREP";
+    case MPI_ERR_UNSUPPORTED_OPERATION: return "MPI_ERR_UNSUPPORTED_OPERATION";
+    case MPI_ERR_NO_SUCH_FILE: return "MPI_ERR_NO_SUCH_FILE";
+    case MPI_ERR_FILE_EXISTS: return "MPI_ERR_FILE_EXISTS";
+    case MPI_ERR_BAD_FILE: return "MPI_ERR_BAD_FILE";
+    case MPI_ERR_ACCESS: return "MPI_ERR_ACCESS";
+    case MPI_ERR_NO_SPACE: return "MPI_ERR_NO_SPACE";
+    case MPI_ERR_QUOTA: return "MPI_ERR_QUOTA";
+    case MPI_ERR_READ_ONLY: return "MPI_ERR_READ_ONLY";
+    case MPI_ERR_FILE_IN_USE: return "MPI_ERR_FILE_IN_USE";
+    case MPI_ERR_DUP_DATAREP: return "MPI_ERR_DUP_DATAREP";
+    case MPI_ERR_CONVERSION: return "MPI_ERR_CONVERSION";
+    case MPI_ERR_IO: return "MPI_ERR_IO";
     default: return "MPI_ERR_OTHER";
     }
 }
@@ -900,15 +958,20 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Requ
 }
 
 /* ---- completion ------------------------------------------------------------------------ */
-/* One request before the call: its id (0: MPI_REQUEST_NULL, ? unknown) and kind. */
+/* One request before the call: its id (0: MPI_REQUEST_NULL, ? unknown) and kind; a handle
+ * named again in the same call is its next live request (see req_new). */
 static void put_req_ids(const char *key, int n, const MPI_Request *rs, char *kinds) {
     putf(" %s=", key);
     for (int i = 0; i < n; i++) {
         slot_t *s = req_slot(rs[i]);
+        int id = s ? s->id : -1, again = 0;
         kinds[i] = s ? s->kind : 0;
+        if (s && rs[i] != MPI_REQUEST_NULL)
+            for (int j = 0; j < i; j++) again += KEY(rs[j]) == KEY(rs[i]);
+        if (again) id = req_twin(KEY(rs[i]), again, &kinds[i]);
         if (i) puts_(",");
         if (rs[i] == MPI_REQUEST_NULL) puts_("0");
-        else if (s) putf("%d", s->id);
+        else if (id >= 0) putf("%d", id);
         else puts_("?");
     }
 }
@@ -922,8 +985,7 @@ static void completed(int n, const MPI_Request *before, const int *which, int nw
         if (j) puts_(",");
         if (kinds[i] == 'r' || kinds[i] == 'R') put_status_body(&sts[j]);
         else puts_("-");
-        if (!is_persistent(kinds[i]) && before[i] != MPI_REQUEST_NULL)
-            forget(reqs, KEY(before[i]));
+        if (!is_persistent(kinds[i]) && before[i] != MPI_REQUEST_NULL) req_done(before[i]);
     }
     (void)n;
 }
@@ -1119,7 +1181,7 @@ int MPI_Request_free(MPI_Request *req) {
     end_entry();
     int rc = PMPI_Request_free(req);
     result(rc);
-    if (rc == MPI_SUCCESS && before != MPI_REQUEST_NULL) forget(reqs, KEY(before));
+    if (rc == MPI_SUCCESS && before != MPI_REQUEST_NULL) req_done(before);
     done();
     return rc;
 }
@@ -2006,6 +2068,15 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req) {
     return rc;
 }
 
+/* A string argument as one word of the log (spaces, '=', ',' and newlines made '_'). */
+static void put_word(const char *key, const char *s) {
+    putf(" %s=", key);
+    for (; s && *s; s++) {
+        char c = (*s == ' ' || *s == '=' || *s == '\n' || *s == ',') ? '_' : *s;
+        put(&c, 1);
+    }
+}
+
 /* ---- sessions (MPI 4.1 §11.3). A process's log starts at MPI_Init: a program that uses
  * sessions alone, without MPI_Init, is not recorded. ---------------------------------------- */
 #if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
@@ -2034,15 +2105,6 @@ int MPI_Session_finalize(MPI_Session *session) {
     if (rc == MPI_SUCCESS) forget(sessions, KEY(before));
     done();
     return rc;
-}
-
-/* A string argument as one word of the log (spaces and '=' made '_'). */
-static void put_word(const char *key, const char *s) {
-    putf(" %s=", key);
-    for (; s && *s; s++) {
-        char c = (*s == ' ' || *s == '=' || *s == '\n' || *s == ',') ? '_' : *s;
-        put(&c, 1);
-    }
 }
 
 int MPI_Group_from_session_pset(MPI_Session session, const char *pset, MPI_Group *group) {
@@ -2194,6 +2256,51 @@ int MPI_Compare_and_swap(const void *o, const void *c, void *r, MPI_Datatype t, 
     result(rc);
     done();
     return rc;
+}
+
+/* ---- request-based one-sided operations (MPI 4.1 §12.3.5): as their plain forms, with the
+ * request made (kind 'o'), which a wait or test completes -------------------------------- */
+static int rma_request(int rc, MPI_Request *req) {
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'o'));
+    done();
+    return rc;
+}
+
+#define RMA_REQUEST(NAME, CONST)                                                          \
+    int MPI_##NAME(CONST void *o, int n, MPI_Datatype t, int target, MPI_Aint disp,       \
+                   int tn, MPI_Datatype tt, MPI_Win win, MPI_Request *req) {              \
+        if (!LOGGING) return PMPI_##NAME(o, n, t, target, disp, tn, tt, win, req);        \
+        enter(#NAME, CALLER);                                                             \
+        rma_args(win, n, t, target, disp, tn, tt);                                        \
+        end_entry();                                                                      \
+        return rma_request(PMPI_##NAME(o, n, t, target, disp, tn, tt, win, req), req);    \
+    }
+RMA_REQUEST(Rput, const)
+RMA_REQUEST(Rget, )
+
+int MPI_Raccumulate(const void *o, int n, MPI_Datatype t, int target, MPI_Aint disp, int tn,
+                    MPI_Datatype tt, MPI_Op op, MPI_Win win, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Raccumulate(o, n, t, target, disp, tn, tt, op, win, req);
+    enter("Raccumulate", CALLER);
+    rma_args(win, n, t, target, disp, tn, tt);
+    put_op(op);
+    end_entry();
+    return rma_request(PMPI_Raccumulate(o, n, t, target, disp, tn, tt, op, win, req), req);
+}
+
+int MPI_Rget_accumulate(const void *o, int n, MPI_Datatype t, void *r, int rn,
+                        MPI_Datatype rt, int target, MPI_Aint disp, int tn, MPI_Datatype tt,
+                        MPI_Op op, MPI_Win win, MPI_Request *req) {
+    if (!LOGGING)
+        return PMPI_Rget_accumulate(o, n, t, r, rn, rt, target, disp, tn, tt, op, win, req);
+    enter("Rget_accumulate", CALLER);
+    rma_args(win, n, t, target, disp, tn, tt);
+    putf(" rn=%d rT=%d", rn, type_id(rt));
+    put_op(op);
+    end_entry();
+    return rma_request(PMPI_Rget_accumulate(o, n, t, r, rn, rt, target, disp, tn, tt, op, win,
+                                            req), req);
 }
 
 /* A synchronization call: its name, then what follows "win=ID" (ARGS), then the call. */
@@ -2581,15 +2688,321 @@ int MPI_Scatter_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Cou
 }
 #endif
 
+/* ---- MPI-IO (MPI 4.1 §14): files numbered when opened (fh=); the file's name as the program
+ * gave it and its access mode by name (the libraries' values differ), with the size the file
+ * had before the open (was=, -1: none), so that a replay makes the files a program read;
+ * views by the recorded etype and filetype and the filetype's layout (fmap=); offsets,
+ * positions and sizes as the program passed them; each access's bytes moved (nb=). ------- */
+static slot_t files[TABLE];
+static int next_file = 1;
+
+static int file_id(MPI_File f) { return f == MPI_FILE_NULL ? 0 : known_id(files, KEY(f)); }
+
+static void put_amode(int amode) {
+    static const struct { int bit; const char *name; } modes[] = {
+        {MPI_MODE_RDONLY, "RDONLY"}, {MPI_MODE_WRONLY, "WRONLY"}, {MPI_MODE_RDWR, "RDWR"},
+        {MPI_MODE_CREATE, "CREATE"}, {MPI_MODE_EXCL, "EXCL"},
+        {MPI_MODE_DELETE_ON_CLOSE, "DELETE_ON_CLOSE"}, {MPI_MODE_UNIQUE_OPEN, "UNIQUE_OPEN"},
+        {MPI_MODE_SEQUENTIAL, "SEQUENTIAL"}, {MPI_MODE_APPEND, "APPEND"}};
+    const char *sep = "";
+    int rest = amode;
+    puts_(" amode=");
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (amode & modes[i].bit) { puts_(sep); puts_(modes[i].name); sep = ","; rest &= ~modes[i].bit; }
+    if (rest || !*sep) putf("%s%d", sep, rest);  /* a bit MPI does not name: its number */
+}
+
+/* The file's size before the program opened it (-1: there was none), as the recorder's
+ * process sees the name (a ROMIO prefix such as "ufs:" left out). */
+static long long size_before(const char *name) {
+    struct stat st;
+    const char *colon = name ? strchr(name, ':') : NULL;
+    if (name && stat(name, &st) == 0) return (long long)st.st_size;
+    if (colon && colon - name > 1 && stat(colon + 1, &st) == 0) return (long long)st.st_size;
+    return -1;
+}
+
+int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh) {
+    if (!LOGGING) return PMPI_File_open(comm, name, amode, info, fh);
+    long long was = size_before(name);
+    enter("File_open", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    put_word("name", name);
+    put_amode(amode);
+    putf(" was=%lld", was);
+    end_entry();
+    int rc = PMPI_File_open(comm, name, amode, info, fh);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" fh=%d", new_id(files, KEY(*fh), &next_file));
+    done();
+    return rc;
+}
+
+int MPI_File_close(MPI_File *fh) {
+    if (!LOGGING) return PMPI_File_close(fh);
+    MPI_File before = *fh;
+    enter("File_close", CALLER);
+    putf(" fh=%d", file_id(*fh));
+    end_entry();
+    int rc = PMPI_File_close(fh);
+    result(rc);
+    if (rc == MPI_SUCCESS) forget(files, KEY(before));
+    done();
+    return rc;
+}
+
+int MPI_File_delete(const char *name, MPI_Info info) {
+    if (!LOGGING) return PMPI_File_delete(name, info);
+    enter("File_delete", CALLER);
+    put_word("name", name);
+    end_entry();
+    int rc = PMPI_File_delete(name, info);
+    result(rc);
+    done();
+    return rc;
+}
+
+/* A filetype's layout: the byte blocks of its data (displacement+length, from the type's
+ * origin), found by unpacking a stream of 0xFF bytes with the type into zeroed memory, which
+ * follows every combiner (darray and subarray included). Left out beyond MAP_BLOCKS blocks
+ * or MAP_BYTES of true extent: the replay then puts the data at the type's lower bound. */
+#define MAP_BLOCKS 64
+#define MAP_BYTES (1 << 20)
+static void put_layout(MPI_Datatype t) {
+    MPI_Aint tlb = 0, textent = 0;
+    int size = 0, ni, na, nd, comb, pos = 0, blocks = 0;
+    PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+    if (comb == MPI_COMBINER_NAMED) return;
+    PMPI_Type_size(t, &size);
+    PMPI_Type_get_true_extent(t, &tlb, &textent);
+    if (size <= 0 || textent <= 0 || textent > MAP_BYTES) return;
+    unsigned char *mem = calloc((size_t)textent, 1), *ones = malloc((size_t)size);
+    if (!mem || !ones) { free(mem); free(ones); return; }
+    memset(ones, 0xFF, (size_t)size);
+    if (PMPI_Unpack(ones, size, &pos, (char *)mem - tlb, 1, t, MPI_COMM_SELF) == MPI_SUCCESS) {
+        for (MPI_Aint i = 0; i < textent; i++)
+            if (mem[i] && (i == 0 || !mem[i - 1])) blocks++;
+        if (blocks <= MAP_BLOCKS) {
+            puts_(" fmap=");
+            for (MPI_Aint i = 0, n = 0; i < textent; i++) {
+                if (!mem[i] || (i > 0 && mem[i - 1])) continue;
+                MPI_Aint j = i;
+                while (j < textent && mem[j]) j++;
+                putf("%s%lld+%lld", n++ ? "," : "", (long long)(tlb + i), (long long)(j - i));
+            }
+        }
+    }
+    free(mem);
+    free(ones);
+}
+
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                      const char *datarep, MPI_Info info) {
+    if (!LOGGING) return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    enter("File_set_view", CALLER);
+    putf(" fh=%d disp=%lld eT=%d fT=%d", file_id(fh), (long long)disp, type_id(etype),
+         type_id(filetype));
+    put_word("rep", datarep);
+    if (filetype != MPI_DATATYPE_NULL) put_layout(filetype);
+    end_entry();
+    int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    result(rc);
+    done();
+    return rc;
+}
+
+/* A call on the file alone: "fh=ID", what follows it (ARGS), the call, what its result
+ * adds (OUT). */
+#define FILE_CALL(NAME, PARAMS, PARGS, ARGS, OUT)                                         \
+    int MPI_##NAME PARAMS {                                                               \
+        if (!LOGGING) return PMPI_##NAME PARGS;                                           \
+        enter(#NAME, CALLER);                                                             \
+        putf(" fh=%d", file_id(fh));                                                      \
+        ARGS;                                                                             \
+        end_entry();                                                                      \
+        int rc = PMPI_##NAME PARGS;                                                       \
+        result(rc);                                                                       \
+        if (rc == MPI_SUCCESS) OUT;                                                       \
+        done();                                                                           \
+        return rc;                                                                        \
+    }
+
+static const char *whence_name(int whence) {
+    return whence == MPI_SEEK_SET ? "SET" : whence == MPI_SEEK_CUR ? "CUR"
+           : whence == MPI_SEEK_END ? "END" : "?";
+}
+
+FILE_CALL(File_get_size, (MPI_File fh, MPI_Offset *size), (fh, size), (void)0,
+          putf(" size=%lld", (long long)*size))
+FILE_CALL(File_set_size, (MPI_File fh, MPI_Offset size), (fh, size),
+          putf(" size=%lld", (long long)size), (void)0)
+FILE_CALL(File_preallocate, (MPI_File fh, MPI_Offset size), (fh, size),
+          putf(" size=%lld", (long long)size), (void)0)
+FILE_CALL(File_seek, (MPI_File fh, MPI_Offset off, int whence), (fh, off, whence),
+          putf(" off=%lld whence=%s", (long long)off, whence_name(whence)), (void)0)
+FILE_CALL(File_seek_shared, (MPI_File fh, MPI_Offset off, int whence), (fh, off, whence),
+          putf(" off=%lld whence=%s", (long long)off, whence_name(whence)), (void)0)
+FILE_CALL(File_get_position, (MPI_File fh, MPI_Offset *pos), (fh, pos), (void)0,
+          putf(" pos=%lld", (long long)*pos))
+FILE_CALL(File_get_position_shared, (MPI_File fh, MPI_Offset *pos), (fh, pos), (void)0,
+          putf(" pos=%lld", (long long)*pos))
+FILE_CALL(File_sync, (MPI_File fh), (fh), (void)0, (void)0)
+
+/* Data access: n elements of T (and the explicit offset, off=); a blocking access's result
+ * gives the bytes it moved (nb=), a nonblocking one's its request (kind 'i'), a split
+ * collective's _end the bytes of the access its _begin started. */
+static void put_moved(const MPI_Status *st) {
+    int bytes = 0;
+    PMPI_Get_count(st, MPI_BYTE, &bytes);
+    putf(" nb=%d", bytes == MPI_UNDEFINED ? -1 : bytes);
+}
+
+#define FILE_ACCESS(NAME, CONST)                                                          \
+    int MPI_File_##NAME(MPI_File fh, CONST void *buf, int n, MPI_Datatype t,              \
+                        MPI_Status *status) {                                             \
+        if (!LOGGING) return PMPI_File_##NAME(fh, buf, n, t, status);                     \
+        MPI_Status own;                                                                   \
+        MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                     \
+        enter("File_" #NAME, CALLER);                                                     \
+        putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));                             \
+        end_entry();                                                                      \
+        int rc = PMPI_File_##NAME(fh, buf, n, t, st);                                     \
+        result(rc);                                                                       \
+        if (rc == MPI_SUCCESS) put_moved(st);                                             \
+        done();                                                                           \
+        return rc;                                                                        \
+    }
+FILE_ACCESS(read, )
+FILE_ACCESS(write, const)
+FILE_ACCESS(read_all, )
+FILE_ACCESS(write_all, const)
+FILE_ACCESS(read_shared, )
+FILE_ACCESS(write_shared, const)
+FILE_ACCESS(read_ordered, )
+FILE_ACCESS(write_ordered, const)
+
+#define FILE_ACCESS_AT(NAME, CONST)                                                       \
+    int MPI_File_##NAME(MPI_File fh, MPI_Offset off, CONST void *buf, int n,              \
+                        MPI_Datatype t, MPI_Status *status) {                             \
+        if (!LOGGING) return PMPI_File_##NAME(fh, off, buf, n, t, status);                \
+        MPI_Status own;                                                                   \
+        MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                     \
+        enter("File_" #NAME, CALLER);                                                     \
+        putf(" fh=%d off=%lld n=%d T=%d", file_id(fh), (long long)off, n, type_id(t));    \
+        end_entry();                                                                      \
+        int rc = PMPI_File_##NAME(fh, off, buf, n, t, st);                                \
+        result(rc);                                                                       \
+        if (rc == MPI_SUCCESS) put_moved(st);                                             \
+        done();                                                                           \
+        return rc;                                                                        \
+    }
+FILE_ACCESS_AT(read_at, )
+FILE_ACCESS_AT(write_at, const)
+FILE_ACCESS_AT(read_at_all, )
+FILE_ACCESS_AT(write_at_all, const)
+
+static int file_request(int rc, MPI_Request *req) {
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'i'));
+    done();
+    return rc;
+}
+
+#define FILE_IACCESS(NAME, CONST)                                                         \
+    int MPI_File_##NAME(MPI_File fh, CONST void *buf, int n, MPI_Datatype t,              \
+                        MPI_Request *req) {                                               \
+        if (!LOGGING) return PMPI_File_##NAME(fh, buf, n, t, req);                        \
+        enter("File_" #NAME, CALLER);                                                     \
+        putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));                             \
+        end_entry();                                                                      \
+        return file_request(PMPI_File_##NAME(fh, buf, n, t, req), req);                  \
+    }
+FILE_IACCESS(iread, )
+FILE_IACCESS(iwrite, const)
+FILE_IACCESS(iread_all, )
+FILE_IACCESS(iwrite_all, const)
+FILE_IACCESS(iread_shared, )
+FILE_IACCESS(iwrite_shared, const)
+
+#define FILE_IACCESS_AT(NAME, CONST)                                                      \
+    int MPI_File_##NAME(MPI_File fh, MPI_Offset off, CONST void *buf, int n,              \
+                        MPI_Datatype t, MPI_Request *req) {                               \
+        if (!LOGGING) return PMPI_File_##NAME(fh, off, buf, n, t, req);                   \
+        enter("File_" #NAME, CALLER);                                                     \
+        putf(" fh=%d off=%lld n=%d T=%d", file_id(fh), (long long)off, n, type_id(t));    \
+        end_entry();                                                                      \
+        return file_request(PMPI_File_##NAME(fh, off, buf, n, t, req), req);              \
+    }
+FILE_IACCESS_AT(iread_at, )
+FILE_IACCESS_AT(iwrite_at, const)
+FILE_IACCESS_AT(iread_at_all, )
+FILE_IACCESS_AT(iwrite_at_all, const)
+
+/* Split collectives (§14.4.5): _begin as its access, _end with the bytes moved. */
+#define FILE_BEGIN(NAME, CONST)                                                           \
+    int MPI_File_##NAME##_begin(MPI_File fh, CONST void *buf, int n, MPI_Datatype t) {    \
+        if (!LOGGING) return PMPI_File_##NAME##_begin(fh, buf, n, t);                     \
+        enter("File_" #NAME "_begin", CALLER);                                            \
+        putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));                             \
+        end_entry();                                                                      \
+        int rc = PMPI_File_##NAME##_begin(fh, buf, n, t);                                 \
+        result(rc);                                                                       \
+        done();                                                                           \
+        return rc;                                                                        \
+    }
+#define FILE_END(NAME, CONST)                                                             \
+    int MPI_File_##NAME##_end(MPI_File fh, CONST void *buf, MPI_Status *status) {         \
+        if (!LOGGING) return PMPI_File_##NAME##_end(fh, buf, status);                     \
+        MPI_Status own;                                                                   \
+        MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                     \
+        enter("File_" #NAME "_end", CALLER);                                              \
+        putf(" fh=%d", file_id(fh));                                                      \
+        end_entry();                                                                      \
+        int rc = PMPI_File_##NAME##_end(fh, buf, st);                                     \
+        result(rc);                                                                       \
+        if (rc == MPI_SUCCESS) put_moved(st);                                             \
+        done();                                                                           \
+        return rc;                                                                        \
+    }
+FILE_BEGIN(read_all, )
+FILE_END(read_all, )
+FILE_BEGIN(write_all, const)
+FILE_END(write_all, const)
+FILE_BEGIN(read_ordered, )
+FILE_END(read_ordered, )
+FILE_BEGIN(write_ordered, const)
+FILE_END(write_ordered, const)
+
+#define FILE_BEGIN_AT(NAME, CONST)                                                        \
+    int MPI_File_##NAME##_begin(MPI_File fh, MPI_Offset off, CONST void *buf, int n,      \
+                                MPI_Datatype t) {                                         \
+        if (!LOGGING) return PMPI_File_##NAME##_begin(fh, off, buf, n, t);                \
+        enter("File_" #NAME "_begin", CALLER);                                            \
+        putf(" fh=%d off=%lld n=%d T=%d", file_id(fh), (long long)off, n, type_id(t));    \
+        end_entry();                                                                      \
+        int rc = PMPI_File_##NAME##_begin(fh, off, buf, n, t);                            \
+        result(rc);                                                                       \
+        done();                                                                           \
+        return rc;                                                                        \
+    }
+FILE_BEGIN_AT(read_at_all, )
+FILE_END(read_at_all, )
+FILE_BEGIN_AT(write_at_all, const)
+FILE_END(write_at_all, const)
+
 /* ===== Fortran bindings ====================================================================
  * Open MPI's Fortran bindings (mpif.h and `use mpi`) call the PMPI_ entry points directly,
  * bypassing the C wrappers above; these definitions of the gfortran symbols (mpi_send_...)
  * take their place and go through the C wrappers. Covered: MPI_Init/Init_thread/Finalize,
  * the sends, receives and probes, Wait/Waitall/Test, the buffered-mode calls, every
  * collective and its nonblocking form (Fortran's MPI_IN_PLACE made C's), Comm_dup/split/free,
- * Cart_create/Cart_sub/Comm_create/Comm_split_type. Not covered from Fortran (their time
- * counts as time outside MPI): persistent requests, Waitany/Waitsome/Test*, the mpi_f08
- * module. Define MPISIM_NO_FORTRAN to leave them out. */
+ * Cart_create/Cart_sub/Comm_create/Comm_split_type; and, generated from the table of
+ * mpisim/recorded/fortran.py at the end of this section, the matched probes, persistent
+ * requests, Cancel, the one-sided calls, groups, Comm_idup, Type_commit/free, Op_free, the
+ * persistent collectives and MPI-IO (Op_create and Startall written by hand). Not covered
+ * from Fortran (their time counts as time outside MPI): Waitany/Waitsome/Test*, sessions,
+ * the neighbourhood collectives, the mpi_f08 module. Define MPISIM_NO_FORTRAN to leave them
+ * out. */
 #ifndef MPISIM_NO_FORTRAN
 #ifndef MPI_F_STATUS_SIZE  /* an MPI 4.0 constant; before it, a status is its C size in ints */
 #define MPI_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
@@ -3020,4 +3433,1058 @@ void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierr) {
     if (rc == MPI_SUCCESS) *comm = MPI_Comm_c2f(c);
     F_END(rc);
 }
+
+/* ---- the calls of the one-sided, group, object, persistent and MPI-IO chapters from
+ * Fortran: generated from the table of mpisim/recorded/fortran.py (below), with these
+ * helpers and the two bindings that are not argument conversions. */
+typedef size_t f_len;  /* the hidden length of a CHARACTER argument (gfortran 8 and later) */
+#define F_STRING 4096
+
+/* A Fortran CHARACTER argument as a C string: its trailing blanks left out. */
+static void f_string(const char *s, f_len len, char *out) {
+    while (len > 0 && s[len - 1] == ' ') len--;
+    if (len >= F_STRING) len = F_STRING - 1;
+    memcpy(out, s, len);
+    out[len] = '\0';
+}
+
+void mpi_startall_(MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *ierr) {
+    int count = (int)*n;
+    MPI_Request *r = malloc(sizeof(MPI_Request) * (size_t)(count > 0 ? count : 1));
+    for (int i = 0; i < count; i++) r[i] = MPI_Request_f2c(reqs[i]);
+    F_BEGIN;
+    int rc = MPI_Startall(count, r);
+    for (int i = 0; i < count; i++) reqs[i] = MPI_Request_c2f(r[i]);
+    free(r);
+    F_END(rc);
+}
+
+/* MPI_Op_create from Fortran: the user function takes its length and datatype as Fortran
+ * INTEGERs, so each gets a C trampoline of its own (F_OPS of them; the same function made
+ * an op again shares its trampoline). Beyond F_OPS functions, the library's own binding
+ * makes the op, unlogged (a reduction names it op=user). */
+typedef void f_user_fn(void *, void *, MPI_Fint *, MPI_Fint *);
+#define F_OPS 16
+static f_user_fn *f_ops[F_OPS];
+static int f_op_count;
+#define F_TRAMPOLINE(i)                                                                   \
+    static void f_op_##i(void *in, void *inout, int *len, MPI_Datatype *t) {              \
+        MPI_Fint n = (MPI_Fint)*len, ft = MPI_Type_c2f(*t);                               \
+        f_ops[i](in, inout, &n, &ft);                                                     \
+    }
+F_TRAMPOLINE(0) F_TRAMPOLINE(1) F_TRAMPOLINE(2) F_TRAMPOLINE(3) F_TRAMPOLINE(4)
+F_TRAMPOLINE(5) F_TRAMPOLINE(6) F_TRAMPOLINE(7) F_TRAMPOLINE(8) F_TRAMPOLINE(9)
+F_TRAMPOLINE(10) F_TRAMPOLINE(11) F_TRAMPOLINE(12) F_TRAMPOLINE(13) F_TRAMPOLINE(14)
+F_TRAMPOLINE(15)
+static MPI_User_function *const f_trampolines[F_OPS] = {
+    f_op_0, f_op_1, f_op_2, f_op_3, f_op_4, f_op_5, f_op_6, f_op_7, f_op_8, f_op_9, f_op_10,
+    f_op_11, f_op_12, f_op_13, f_op_14, f_op_15};
+
+void mpi_op_create_(f_user_fn *fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr) {
+    int slot = 0;
+    while (slot < f_op_count && f_ops[slot] != fn) slot++;
+    if (slot == F_OPS) {
+        void (*theirs)(f_user_fn *, MPI_Fint *, MPI_Fint *, MPI_Fint *) =
+            (void (*)(f_user_fn *, MPI_Fint *, MPI_Fint *, MPI_Fint *))dlsym(RTLD_NEXT,
+                                                                           "pmpi_op_create_");
+        if (theirs) theirs(fn, commute, op, ierr);
+        else *ierr = MPI_ERR_INTERN;
+        return;
+    }
+    MPI_Op made;
+    F_BEGIN;
+    int rc = MPI_Op_create(f_trampolines[slot], *commute != 0, &made);
+    if (rc == MPI_SUCCESS) {
+        *op = MPI_Op_c2f(made);
+        if (slot == f_op_count) f_ops[f_op_count++] = fn;
+    }
+    F_END(rc);
+}
+
+/* ---- generated by `python -m mpisim.recorded.fortran` from its table: do not edit ---- */
+
+void mpi_mprobe_(MPI_Fint *src, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *msg, MPI_Fint *st,
+    MPI_Fint *ierr) {
+    MPI_Message msg_c;
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_Mprobe((int)*src, (int)*tag, MPI_Comm_f2c(*comm), &msg_c, f_status(st, &st_c));
+    if (rc == MPI_SUCCESS) *msg = MPI_Message_c2f(msg_c);
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_improbe_(MPI_Fint *src, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *msg,
+    MPI_Fint *st, MPI_Fint *ierr) {
+    int flag_c = 0;
+    MPI_Message msg_c;
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_Improbe((int)*src, (int)*tag, MPI_Comm_f2c(*comm), &flag_c, &msg_c,
+             f_status(st, &st_c));
+    *flag = flag_c ? 1 : 0;
+    if (rc == MPI_SUCCESS) *msg = MPI_Message_c2f(msg_c);
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_mrecv_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *msg, MPI_Fint *st,
+    MPI_Fint *ierr) {
+    MPI_Message msg_c = MPI_Message_f2c(*msg);
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_Mrecv(b, (int)*n, MPI_Type_f2c(*t), &msg_c, f_status(st, &st_c));
+    if (rc == MPI_SUCCESS) *msg = MPI_Message_c2f(msg_c);
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_imrecv_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *msg, MPI_Fint *req,
+    MPI_Fint *ierr) {
+    MPI_Message msg_c = MPI_Message_f2c(*msg);
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Imrecv(b, (int)*n, MPI_Type_f2c(*t), &msg_c, &req_c);
+    if (rc == MPI_SUCCESS) *msg = MPI_Message_c2f(msg_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_send_init_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *peer, MPI_Fint *tag,
+    MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Send_init(b, (int)*n, MPI_Type_f2c(*t), (int)*peer, (int)*tag,
+             MPI_Comm_f2c(*comm), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_bsend_init_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *peer, MPI_Fint *tag,
+    MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Bsend_init(b, (int)*n, MPI_Type_f2c(*t), (int)*peer, (int)*tag,
+             MPI_Comm_f2c(*comm), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_ssend_init_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *peer, MPI_Fint *tag,
+    MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Ssend_init(b, (int)*n, MPI_Type_f2c(*t), (int)*peer, (int)*tag,
+             MPI_Comm_f2c(*comm), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_rsend_init_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *peer, MPI_Fint *tag,
+    MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Rsend_init(b, (int)*n, MPI_Type_f2c(*t), (int)*peer, (int)*tag,
+             MPI_Comm_f2c(*comm), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_recv_init_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *peer, MPI_Fint *tag,
+    MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Recv_init(b, (int)*n, MPI_Type_f2c(*t), (int)*peer, (int)*tag,
+             MPI_Comm_f2c(*comm), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_start_(MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c = MPI_Request_f2c(*req);
+    F_BEGIN;
+    int rc = MPI_Start(&req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_request_free_(MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c = MPI_Request_f2c(*req);
+    F_BEGIN;
+    int rc = MPI_Request_free(&req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_cancel_(MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c = MPI_Request_f2c(*req);
+    F_BEGIN;
+    int rc = MPI_Cancel(&req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *du, MPI_Fint *info, MPI_Fint *comm,
+    MPI_Fint *win, MPI_Fint *ierr) {
+    MPI_Win win_c;
+    F_BEGIN;
+    int rc = MPI_Win_create(base, *size, (int)*du, MPI_Info_f2c(*info), MPI_Comm_f2c(*comm),
+             &win_c);
+    if (rc == MPI_SUCCESS) *win = MPI_Win_c2f(win_c);
+    F_END(rc);
+}
+
+void mpi_win_allocate_(MPI_Aint *size, MPI_Fint *du, MPI_Fint *info, MPI_Fint *comm, void *base,
+    MPI_Fint *win, MPI_Fint *ierr) {
+    MPI_Win win_c;
+    F_BEGIN;
+    int rc = MPI_Win_allocate(*size, (int)*du, MPI_Info_f2c(*info), MPI_Comm_f2c(*comm), base,
+             &win_c);
+    if (rc == MPI_SUCCESS) *win = MPI_Win_c2f(win_c);
+    F_END(rc);
+}
+
+void mpi_win_free_(MPI_Fint *win, MPI_Fint *ierr) {
+    MPI_Win win_c = MPI_Win_f2c(*win);
+    F_BEGIN;
+    int rc = MPI_Win_free(&win_c);
+    if (rc == MPI_SUCCESS) *win = MPI_Win_c2f(win_c);
+    F_END(rc);
+}
+
+void mpi_put_(void *o, MPI_Fint *n, MPI_Fint *t, MPI_Fint *tgt, MPI_Aint *disp, MPI_Fint *tn,
+    MPI_Fint *tt, MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Put(o, (int)*n, MPI_Type_f2c(*t), (int)*tgt, *disp, (int)*tn,
+             MPI_Type_f2c(*tt), MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_get_(void *o, MPI_Fint *n, MPI_Fint *t, MPI_Fint *tgt, MPI_Aint *disp, MPI_Fint *tn,
+    MPI_Fint *tt, MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Get(o, (int)*n, MPI_Type_f2c(*t), (int)*tgt, *disp, (int)*tn,
+             MPI_Type_f2c(*tt), MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_accumulate_(void *o, MPI_Fint *n, MPI_Fint *t, MPI_Fint *tgt, MPI_Aint *disp,
+    MPI_Fint *tn, MPI_Fint *tt, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Accumulate(o, (int)*n, MPI_Type_f2c(*t), (int)*tgt, *disp, (int)*tn,
+             MPI_Type_f2c(*tt), MPI_Op_f2c(*op), MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_get_accumulate_(void *o, MPI_Fint *n, MPI_Fint *t, void *r, MPI_Fint *rn, MPI_Fint *rt,
+    MPI_Fint *tgt, MPI_Aint *disp, MPI_Fint *tn, MPI_Fint *tt, MPI_Fint *op, MPI_Fint *win,
+    MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Get_accumulate(o, (int)*n, MPI_Type_f2c(*t), r, (int)*rn, MPI_Type_f2c(*rt),
+             (int)*tgt, *disp, (int)*tn, MPI_Type_f2c(*tt), MPI_Op_f2c(*op),
+             MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_fetch_and_op_(void *o, void *r, MPI_Fint *t, MPI_Fint *tgt, MPI_Aint *disp,
+    MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Fetch_and_op(o, r, MPI_Type_f2c(*t), (int)*tgt, *disp, MPI_Op_f2c(*op),
+             MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_compare_and_swap_(void *o, void *c, void *r, MPI_Fint *t, MPI_Fint *tgt,
+    MPI_Aint *disp, MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Compare_and_swap(o, c, r, MPI_Type_f2c(*t), (int)*tgt, *disp,
+             MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_rput_(void *o, MPI_Fint *n, MPI_Fint *t, MPI_Fint *tgt, MPI_Aint *disp, MPI_Fint *tn,
+    MPI_Fint *tt, MPI_Fint *win, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Rput(o, (int)*n, MPI_Type_f2c(*t), (int)*tgt, *disp, (int)*tn,
+             MPI_Type_f2c(*tt), MPI_Win_f2c(*win), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_rget_(void *o, MPI_Fint *n, MPI_Fint *t, MPI_Fint *tgt, MPI_Aint *disp, MPI_Fint *tn,
+    MPI_Fint *tt, MPI_Fint *win, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Rget(o, (int)*n, MPI_Type_f2c(*t), (int)*tgt, *disp, (int)*tn,
+             MPI_Type_f2c(*tt), MPI_Win_f2c(*win), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_raccumulate_(void *o, MPI_Fint *n, MPI_Fint *t, MPI_Fint *tgt, MPI_Aint *disp,
+    MPI_Fint *tn, MPI_Fint *tt, MPI_Fint *op, MPI_Fint *win, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Raccumulate(o, (int)*n, MPI_Type_f2c(*t), (int)*tgt, *disp, (int)*tn,
+             MPI_Type_f2c(*tt), MPI_Op_f2c(*op), MPI_Win_f2c(*win), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_rget_accumulate_(void *o, MPI_Fint *n, MPI_Fint *t, void *r, MPI_Fint *rn,
+    MPI_Fint *rt, MPI_Fint *tgt, MPI_Aint *disp, MPI_Fint *tn, MPI_Fint *tt, MPI_Fint *op,
+    MPI_Fint *win, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Rget_accumulate(o, (int)*n, MPI_Type_f2c(*t), r, (int)*rn, MPI_Type_f2c(*rt),
+             (int)*tgt, *disp, (int)*tn, MPI_Type_f2c(*tt), MPI_Op_f2c(*op), MPI_Win_f2c(*win),
+             &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_win_fence_(MPI_Fint *a, MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Win_fence((int)*a, MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_win_lock_(MPI_Fint *lt, MPI_Fint *tgt, MPI_Fint *a, MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Win_lock((int)*lt, (int)*tgt, (int)*a, MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_win_unlock_(MPI_Fint *tgt, MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Win_unlock((int)*tgt, MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_win_lock_all_(MPI_Fint *a, MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Win_lock_all((int)*a, MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Win_unlock_all(MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_win_flush_(MPI_Fint *tgt, MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Win_flush((int)*tgt, MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Win_flush_all(MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_win_flush_local_(MPI_Fint *tgt, MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Win_flush_local((int)*tgt, MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Win_flush_local_all(MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_win_sync_(MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Win_sync(MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_win_post_(MPI_Fint *g, MPI_Fint *a, MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Win_post(MPI_Group_f2c(*g), (int)*a, MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_win_start_(MPI_Fint *g, MPI_Fint *a, MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Win_start(MPI_Group_f2c(*g), (int)*a, MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_win_complete_(MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Win_complete(MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_win_wait_(MPI_Fint *win, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_Win_wait(MPI_Win_f2c(*win));
+    F_END(rc);
+}
+
+void mpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr) {
+    int flag_c = 0;
+    F_BEGIN;
+    int rc = MPI_Win_test(MPI_Win_f2c(*win), &flag_c);
+    *flag = flag_c ? 1 : 0;
+    F_END(rc);
+}
+
+void mpi_comm_group_(MPI_Fint *comm, MPI_Fint *g, MPI_Fint *ierr) {
+    MPI_Group g_c;
+    F_BEGIN;
+    int rc = MPI_Comm_group(MPI_Comm_f2c(*comm), &g_c);
+    if (rc == MPI_SUCCESS) *g = MPI_Group_c2f(g_c);
+    F_END(rc);
+}
+
+void mpi_group_incl_(MPI_Fint *g, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *out, MPI_Fint *ierr) {
+    MPI_Group out_c;
+    F_BEGIN;
+    int rc = MPI_Group_incl(MPI_Group_f2c(*g), (int)*n, F_INTS(ranks), &out_c);
+    if (rc == MPI_SUCCESS) *out = MPI_Group_c2f(out_c);
+    F_END(rc);
+}
+
+void mpi_group_excl_(MPI_Fint *g, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *out, MPI_Fint *ierr) {
+    MPI_Group out_c;
+    F_BEGIN;
+    int rc = MPI_Group_excl(MPI_Group_f2c(*g), (int)*n, F_INTS(ranks), &out_c);
+    if (rc == MPI_SUCCESS) *out = MPI_Group_c2f(out_c);
+    F_END(rc);
+}
+
+void mpi_group_free_(MPI_Fint *g, MPI_Fint *ierr) {
+    MPI_Group g_c = MPI_Group_f2c(*g);
+    F_BEGIN;
+    int rc = MPI_Group_free(&g_c);
+    if (rc == MPI_SUCCESS) *g = MPI_Group_c2f(g_c);
+    F_END(rc);
+}
+
+void mpi_comm_idup_(MPI_Fint *comm, MPI_Fint *made, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Comm made_c;
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Comm_idup(MPI_Comm_f2c(*comm), &made_c, &req_c);
+    if (rc == MPI_SUCCESS) *made = MPI_Comm_c2f(made_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_type_commit_(MPI_Fint *t, MPI_Fint *ierr) {
+    MPI_Datatype t_c = MPI_Type_f2c(*t);
+    F_BEGIN;
+    int rc = MPI_Type_commit(&t_c);
+    if (rc == MPI_SUCCESS) *t = MPI_Type_c2f(t_c);
+    F_END(rc);
+}
+
+void mpi_type_free_(MPI_Fint *t, MPI_Fint *ierr) {
+    MPI_Datatype t_c = MPI_Type_f2c(*t);
+    F_BEGIN;
+    int rc = MPI_Type_free(&t_c);
+    if (rc == MPI_SUCCESS) *t = MPI_Type_c2f(t_c);
+    F_END(rc);
+}
+
+void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierr) {
+    MPI_Op op_c = MPI_Op_f2c(*op);
+    F_BEGIN;
+    int rc = MPI_Op_free(&op_c);
+    if (rc == MPI_SUCCESS) *op = MPI_Op_c2f(op_c);
+    F_END(rc);
+}
+
+#if MPI_VERSION >= 4
+void mpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Barrier_init(MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
+
+#if MPI_VERSION >= 4
+void mpi_bcast_init_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *comm,
+    MPI_Fint *info, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Bcast_init(b, (int)*n, MPI_Type_f2c(*t), (int)*root, MPI_Comm_f2c(*comm),
+             MPI_Info_f2c(*info), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
+
+#if MPI_VERSION >= 4
+void mpi_reduce_init_(void *s, void *r, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *root,
+    MPI_Fint *comm, MPI_Fint *info, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Reduce_init(f_buf(s), r, (int)*n, MPI_Type_f2c(*t), MPI_Op_f2c(*op),
+             (int)*root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
+
+#if MPI_VERSION >= 4
+void mpi_allreduce_init_(void *s, void *r, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op,
+    MPI_Fint *comm, MPI_Fint *info, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Allreduce_init(f_buf(s), r, (int)*n, MPI_Type_f2c(*t), MPI_Op_f2c(*op),
+             MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
+
+#if MPI_VERSION >= 4
+void mpi_scan_init_(void *s, void *r, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm,
+    MPI_Fint *info, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Scan_init(f_buf(s), r, (int)*n, MPI_Type_f2c(*t), MPI_Op_f2c(*op),
+             MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
+
+#if MPI_VERSION >= 4
+void mpi_exscan_init_(void *s, void *r, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm,
+    MPI_Fint *info, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Exscan_init(f_buf(s), r, (int)*n, MPI_Type_f2c(*t), MPI_Op_f2c(*op),
+             MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
+
+#if MPI_VERSION >= 4
+void mpi_reduce_scatter_block_init_(void *s, void *r, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op,
+    MPI_Fint *comm, MPI_Fint *info, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Reduce_scatter_block_init(f_buf(s), r, (int)*n, MPI_Type_f2c(*t),
+             MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
+
+#if MPI_VERSION >= 4
+void mpi_reduce_scatter_init_(void *s, void *r, MPI_Fint *rcs, MPI_Fint *t, MPI_Fint *op,
+    MPI_Fint *comm, MPI_Fint *info, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Reduce_scatter_init(f_buf(s), r, F_INTS(rcs), MPI_Type_f2c(*t),
+             MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
+
+#if MPI_VERSION >= 4
+void mpi_gather_init_(void *s, MPI_Fint *sc, MPI_Fint *st, void *r, MPI_Fint *rc_, MPI_Fint *rt,
+    MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Gather_init(f_buf(s), (int)*sc, MPI_Type_f2c(*st), r, (int)*rc_,
+             MPI_Type_f2c(*rt), (int)*root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
+
+#if MPI_VERSION >= 4
+void mpi_scatter_init_(void *s, MPI_Fint *sc, MPI_Fint *st, void *r, MPI_Fint *rc_,
+    MPI_Fint *rt, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *req,
+    MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Scatter_init(s, (int)*sc, MPI_Type_f2c(*st), f_buf(r), (int)*rc_,
+             MPI_Type_f2c(*rt), (int)*root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
+
+#if MPI_VERSION >= 4
+void mpi_allgather_init_(void *s, MPI_Fint *sc, MPI_Fint *st, void *r, MPI_Fint *rc_,
+    MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Allgather_init(f_buf(s), (int)*sc, MPI_Type_f2c(*st), r, (int)*rc_,
+             MPI_Type_f2c(*rt), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
+
+#if MPI_VERSION >= 4
+void mpi_alltoall_init_(void *s, MPI_Fint *sc, MPI_Fint *st, void *r, MPI_Fint *rc_,
+    MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Alltoall_init(f_buf(s), (int)*sc, MPI_Type_f2c(*st), r, (int)*rc_,
+             MPI_Type_f2c(*rt), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
+
+#if MPI_VERSION >= 4
+void mpi_gatherv_init_(void *s, MPI_Fint *sc, MPI_Fint *st, void *r, MPI_Fint *rcs,
+    MPI_Fint *ds, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *req,
+    MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Gatherv_init(f_buf(s), (int)*sc, MPI_Type_f2c(*st), r, F_INTS(rcs), F_INTS(ds),
+             MPI_Type_f2c(*rt), (int)*root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
+
+#if MPI_VERSION >= 4
+void mpi_scatterv_init_(void *s, MPI_Fint *scs, MPI_Fint *ds, MPI_Fint *st, void *r,
+    MPI_Fint *rc_, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *req,
+    MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Scatterv_init(s, F_INTS(scs), F_INTS(ds), MPI_Type_f2c(*st), f_buf(r),
+             (int)*rc_, MPI_Type_f2c(*rt), (int)*root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info),
+             &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
+
+#if MPI_VERSION >= 4
+void mpi_allgatherv_init_(void *s, MPI_Fint *sc, MPI_Fint *st, void *r, MPI_Fint *rcs,
+    MPI_Fint *ds, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *req,
+    MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Allgatherv_init(f_buf(s), (int)*sc, MPI_Type_f2c(*st), r, F_INTS(rcs),
+             F_INTS(ds), MPI_Type_f2c(*rt), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
+
+#if MPI_VERSION >= 4
+void mpi_alltoallv_init_(void *s, MPI_Fint *scs, MPI_Fint *sd, MPI_Fint *st, void *r,
+    MPI_Fint *rcs, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *req,
+    MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Alltoallv_init(f_buf(s), F_INTS(scs), F_INTS(sd), MPI_Type_f2c(*st), r,
+             F_INTS(rcs), F_INTS(rd), MPI_Type_f2c(*rt), MPI_Comm_f2c(*comm),
+             MPI_Info_f2c(*info), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
+
+void mpi_file_open_(MPI_Fint *comm, char *name, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh,
+    MPI_Fint *ierr, f_len name_len) {
+    char name_c[F_STRING];
+    f_string(name, name_len, name_c);
+    MPI_File fh_c;
+    F_BEGIN;
+    int rc = MPI_File_open(MPI_Comm_f2c(*comm), name_c, (int)*amode, MPI_Info_f2c(*info),
+             &fh_c);
+    if (rc == MPI_SUCCESS) *fh = MPI_File_c2f(fh_c);
+    F_END(rc);
+}
+
+void mpi_file_close_(MPI_Fint *fh, MPI_Fint *ierr) {
+    MPI_File fh_c = MPI_File_f2c(*fh);
+    F_BEGIN;
+    int rc = MPI_File_close(&fh_c);
+    if (rc == MPI_SUCCESS) *fh = MPI_File_c2f(fh_c);
+    F_END(rc);
+}
+
+void mpi_file_delete_(char *name, MPI_Fint *info, MPI_Fint *ierr, f_len name_len) {
+    char name_c[F_STRING];
+    f_string(name, name_len, name_c);
+    F_BEGIN;
+    int rc = MPI_File_delete(name_c, MPI_Info_f2c(*info));
+    F_END(rc);
+}
+
+void mpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *et, MPI_Fint *ft, char *rep,
+    MPI_Fint *info, MPI_Fint *ierr, f_len rep_len) {
+    char rep_c[F_STRING];
+    f_string(rep, rep_len, rep_c);
+    F_BEGIN;
+    int rc = MPI_File_set_view(MPI_File_f2c(*fh), *disp, MPI_Type_f2c(*et), MPI_Type_f2c(*ft),
+             rep_c, MPI_Info_f2c(*info));
+    F_END(rc);
+}
+
+void mpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_File_get_size(MPI_File_f2c(*fh), size);
+    F_END(rc);
+}
+
+void mpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_File_set_size(MPI_File_f2c(*fh), *size);
+    F_END(rc);
+}
+
+void mpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_File_preallocate(MPI_File_f2c(*fh), *size);
+    F_END(rc);
+}
+
+void mpi_file_seek_(MPI_Fint *fh, MPI_Offset *off, MPI_Fint *whence, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_File_seek(MPI_File_f2c(*fh), *off, (int)*whence);
+    F_END(rc);
+}
+
+void mpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *off, MPI_Fint *whence, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_File_seek_shared(MPI_File_f2c(*fh), *off, (int)*whence);
+    F_END(rc);
+}
+
+void mpi_file_get_position_(MPI_Fint *fh, MPI_Offset *pos, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_File_get_position(MPI_File_f2c(*fh), pos);
+    F_END(rc);
+}
+
+void mpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *pos, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_File_get_position_shared(MPI_File_f2c(*fh), pos);
+    F_END(rc);
+}
+
+void mpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_File_sync(MPI_File_f2c(*fh));
+    F_END(rc);
+}
+
+void mpi_file_read_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *st,
+    MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_read(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t), f_status(st,
+             &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_file_iread_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *req,
+    MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_File_iread(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_file_read_all_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *st,
+    MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_read_all(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t), f_status(st,
+             &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_file_iread_all_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *req,
+    MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_File_iread_all(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_file_read_all_begin_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_File_read_all_begin(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t));
+    F_END(rc);
+}
+
+void mpi_file_read_all_end_(MPI_Fint *fh, void *b, MPI_Fint *st, MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_read_all_end(MPI_File_f2c(*fh), b, f_status(st, &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_file_read_shared_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *st,
+    MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_read_shared(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t), f_status(st,
+             &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_file_iread_shared_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *req,
+    MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_File_iread_shared(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_file_read_ordered_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *st,
+    MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_read_ordered(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t), f_status(st,
+             &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_file_read_ordered_begin_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t,
+    MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_File_read_ordered_begin(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t));
+    F_END(rc);
+}
+
+void mpi_file_read_ordered_end_(MPI_Fint *fh, void *b, MPI_Fint *st, MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_read_ordered_end(MPI_File_f2c(*fh), b, f_status(st, &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_file_read_at_(MPI_Fint *fh, MPI_Offset *off, void *b, MPI_Fint *n, MPI_Fint *t,
+    MPI_Fint *st, MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_read_at(MPI_File_f2c(*fh), *off, b, (int)*n, MPI_Type_f2c(*t),
+             f_status(st, &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *off, void *b, MPI_Fint *n, MPI_Fint *t,
+    MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_File_iread_at(MPI_File_f2c(*fh), *off, b, (int)*n, MPI_Type_f2c(*t), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *off, void *b, MPI_Fint *n, MPI_Fint *t,
+    MPI_Fint *st, MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_read_at_all(MPI_File_f2c(*fh), *off, b, (int)*n, MPI_Type_f2c(*t),
+             f_status(st, &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *off, void *b, MPI_Fint *n, MPI_Fint *t,
+    MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_File_iread_at_all(MPI_File_f2c(*fh), *off, b, (int)*n, MPI_Type_f2c(*t),
+             &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *off, void *b, MPI_Fint *n,
+    MPI_Fint *t, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_File_read_at_all_begin(MPI_File_f2c(*fh), *off, b, (int)*n, MPI_Type_f2c(*t));
+    F_END(rc);
+}
+
+void mpi_file_read_at_all_end_(MPI_Fint *fh, void *b, MPI_Fint *st, MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_read_at_all_end(MPI_File_f2c(*fh), b, f_status(st, &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_file_write_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *st,
+    MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_write(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t), f_status(st,
+             &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_file_iwrite_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *req,
+    MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_File_iwrite(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_file_write_all_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *st,
+    MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_write_all(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t), f_status(st,
+             &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_file_iwrite_all_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *req,
+    MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_File_iwrite_all(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_file_write_all_begin_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t,
+    MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_File_write_all_begin(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t));
+    F_END(rc);
+}
+
+void mpi_file_write_all_end_(MPI_Fint *fh, void *b, MPI_Fint *st, MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_write_all_end(MPI_File_f2c(*fh), b, f_status(st, &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_file_write_shared_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *st,
+    MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_write_shared(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t), f_status(st,
+             &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_file_iwrite_shared_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *req,
+    MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_File_iwrite_shared(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_file_write_ordered_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *st,
+    MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_write_ordered(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t),
+             f_status(st, &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_file_write_ordered_begin_(MPI_Fint *fh, void *b, MPI_Fint *n, MPI_Fint *t,
+    MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_File_write_ordered_begin(MPI_File_f2c(*fh), b, (int)*n, MPI_Type_f2c(*t));
+    F_END(rc);
+}
+
+void mpi_file_write_ordered_end_(MPI_Fint *fh, void *b, MPI_Fint *st, MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_write_ordered_end(MPI_File_f2c(*fh), b, f_status(st, &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_file_write_at_(MPI_Fint *fh, MPI_Offset *off, void *b, MPI_Fint *n, MPI_Fint *t,
+    MPI_Fint *st, MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_write_at(MPI_File_f2c(*fh), *off, b, (int)*n, MPI_Type_f2c(*t),
+             f_status(st, &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *off, void *b, MPI_Fint *n, MPI_Fint *t,
+    MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_File_iwrite_at(MPI_File_f2c(*fh), *off, b, (int)*n, MPI_Type_f2c(*t), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *off, void *b, MPI_Fint *n, MPI_Fint *t,
+    MPI_Fint *st, MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_write_at_all(MPI_File_f2c(*fh), *off, b, (int)*n, MPI_Type_f2c(*t),
+             f_status(st, &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+void mpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *off, void *b, MPI_Fint *n, MPI_Fint *t,
+    MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_File_iwrite_at_all(MPI_File_f2c(*fh), *off, b, (int)*n, MPI_Type_f2c(*t),
+             &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+
+void mpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *off, void *b, MPI_Fint *n,
+    MPI_Fint *t, MPI_Fint *ierr) {
+    F_BEGIN;
+    int rc = MPI_File_write_at_all_begin(MPI_File_f2c(*fh), *off, b, (int)*n, MPI_Type_f2c(*t));
+    F_END(rc);
+}
+
+void mpi_file_write_at_all_end_(MPI_Fint *fh, void *b, MPI_Fint *st, MPI_Fint *ierr) {
+    MPI_Status st_c;
+    F_BEGIN;
+    int rc = MPI_File_write_at_all_end(MPI_File_f2c(*fh), b, f_status(st, &st_c));
+    f_status_out(st, &st_c, rc);
+    F_END(rc);
+}
+
+/* ---- end of the generated Fortran bindings ---- */
 #endif
