@@ -129,14 +129,23 @@ def check_threads() -> None:
 
 def where() -> str | None:
     """The script's line making the current call: the innermost frame outside this package,
-    as ``file.py:line (function)``."""
+    as ``file.py:line (function)``. Each line's text is made once (a loop's call asks for
+    the same one again and again)."""
     frame = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(_HERE):
         frame = frame.f_back  # type: ignore[assignment]
     if frame is None:
         return None
     code = frame.f_code
-    return f"{os.path.basename(code.co_filename)}:{frame.f_lineno} ({code.co_name})"
+    key = (code.co_filename, frame.f_lineno, code.co_name)
+    text = _SITES.get(key)
+    if text is None:
+        text = _SITES[key] = f"{os.path.basename(key[0])}:{key[1]} ({key[2]})"
+    return text
+
+
+_SITES: dict[tuple[str, int, str], str] = {}
+"""The text of each (file, line, function) a script called MPI from (see :func:`where`)."""
 
 
 class _Provided(importlib.abc.Loader):
