@@ -19,7 +19,9 @@ a persistent request (``MPI_Send_init``... ``MPI_Recv_init``) as the nonblocking
 ``MPI_Start`` makes of it (MPI 4.1 §3.9: a started persistent send or receive is as the
 nonblocking one), under one request name, its ``MPI_Request_free`` as nothing. A call the
 grammar cannot say (a neighbourhood collective, an intercommunicator...) is refused, naming
-the call and where it was made. A recorded error (MPI_ERRORS_RETURN) cannot be caught by a
+the call and where it was made. One-sided and MPI-IO calls are written by
+:mod:`.toyaml_ops` (windows and files named ``as:``, then ``win:`` / ``fh:``).
+A recorded error (MPI_ERRORS_RETURN) cannot be caught by a
 scenario: a comment says where the recording went on after one.
 """
 
@@ -50,31 +52,16 @@ from .calls import (
     handle_name,
 )
 from .library import library_name as _library
-from .program import _BY_NAME
+from .toyaml_ops import ONE_SIDED_AND_FILES, refuse, rma_request
+from .toyaml_ops import Op as _Op
+from .toyaml_ops import size_args as _size
+from .toyaml_ops import with_comm as _with_comm
 from .trace import MADE_AS_SPLIT, Call, RankLog
 
 __all__ = ["MAX_BLOCK", "scenario_text", "write_yaml"]
 
 MAX_BLOCK = 8
 """The longest block of ops recognised as a loop body."""
-
-
-class _Op:
-    """One scenario op: its name and arguments (ints, names, or seconds for compute)."""
-
-    __slots__ = ("args", "comment", "name")
-
-    def __init__(self, name: str, args: dict[str, Any] | Any, comment: str = "") -> None:
-        self.name, self.args, self.comment = name, args, comment
-
-    def shape(self) -> tuple:
-        """What must be equal for two ops to be one op of a loop (ints may vary)."""
-        if self.name == "compute":
-            return ("compute",)
-        if not isinstance(self.args, dict):
-            return (self.name, repr(self.args))
-        return (self.name, tuple((k, "int" if type(v) is int else repr(v))
-                                 for k, v in self.args.items()))
 
 
 def scenario_text(scenario: Any) -> str:
@@ -127,15 +114,6 @@ def _ops(log: RankLog, scale: float) -> list[_Op]:
     return ops
 
 
-def _size(log: RankLog, count: int, tid: int) -> dict[str, Any]:
-    """``count`` elements of the recording's datatype ``tid``: the predefined type by name when
-    mpisim has it (of the recorded size), else ``bytes``."""
-    info = log.types.get(tid)
-    if info is not None and info.name in _BY_NAME and _BY_NAME[info.name].size == info.size:
-        return {"count": count, "datatype": info.name.removeprefix("MPI_")}
-    return {"bytes": count * (info.size if info is not None else 1)}
-
-
 def _peer(value: int) -> Any:
     return {ANY_SOURCE: "ANY_SOURCE", PROC_NULL: "PROC_NULL"}.get(value, value)
 
@@ -144,22 +122,10 @@ def _tag(value: int) -> Any:
     return "ANY_TAG" if value == ANY_TAG else value
 
 
-def _with_comm(args: dict[str, Any], call: Call, comms: dict[int, Any]) -> dict[str, Any]:
-    """``args`` with the call's communicator by name (none for MPI_COMM_WORLD)."""
-    cid = call.args.get("comm", 0)
-    if cid not in comms:
-        raise ValueError(f"--to-yaml: {call.where()}: MPI_{call.name} uses a communicator "
-                         "made by a call the recorder does not log")
-    if comms[cid] is not None:
-        args["comm"] = comms[cid]
-    return args
-
-
 def _call_ops(log: RankLog, call: Call, comms: dict[int, Any]) -> list[_Op]:
     write = _WRITERS.get(call.name)
     if write is None:
-        raise ValueError(f"--to-yaml: {call.where()}: MPI_{call.name} has no op in the "
-                         "scenario grammar (replay the recording instead)")
+        raise refuse(call, "has no op in the scenario grammar")
     note = f"{call.where()}: returned {call.error} in the recording" if call.error else ""
     return write(log, call, comms, note)
 
@@ -278,7 +244,8 @@ def _collective(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> l
 
 def _completion(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> list[_Op]:
     """A wait, or a test that found nothing (a success is a wait, as the replay does)."""
-    ids = [f"r{rid}" for rid in call.args.get("r", []) if rid]
+    ids = [f"r{rid}" if rid and not rma_request(comms, rid) else "" for rid in
+           call.args.get("r", [])]
     name, out = call.name, call.out
     succeeded = name.startswith("Wait") or out.get("flag") == 1 or bool(out.get("done"))
     if name in ("Waitany", "Testany") and call.returned:
@@ -286,6 +253,7 @@ def _completion(log: RankLog, call: Call, comms: dict[int, Any], note: str) -> l
         ids = [ids[index]] if 0 <= index < len(ids) else []
     elif name in ("Waitsome", "Testsome") and out.get("done"):
         ids = [ids[i] for i in out["done"] if 0 <= i < len(ids)]
+    ids = [rid for rid in ids if rid]  # null requests, and RMA ones (see .toyaml_ops)
     if not ids:
         return []
     if succeeded or not call.returned:
@@ -337,6 +305,7 @@ _WRITERS: dict[str, Any] = {
     **dict.fromkeys(("Barrier", *COLLECTIVES), _collective),
     **dict.fromkeys(PERSISTENT, _persistent), "Start": _start, "Startall": _start,
     "Request_free": lambda log, call, comms, note: _request_free(call, comms),
+    **ONE_SIDED_AND_FILES,
 }
 """The ops of each recorded call the scenario grammar can say (the others are refused)."""
 
