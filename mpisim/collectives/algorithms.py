@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ALGORITHMS", "Args"]
+__all__ = ["ALGORITHMS", "Args", "copy_of"]
 
 Gen = Generator[Any, Any, Any]
 
@@ -38,7 +38,8 @@ class Args:
         self.sig: Any = None      # what it says to the other members (meeting.Signature)
 
 
-def _copy(value: Any) -> Any:
+def copy_of(value: Any) -> Any:
+    """What a receiver gets of a value: its own copy of a numpy array (others are shared)."""
     return value.copy() if isinstance(value, np.ndarray) else value
 
 
@@ -96,15 +97,15 @@ def bcast_binomial(ch: Any, a: Args) -> Gen:
     sends = [ch.isend((child + root) % p, value, a.nbytes) for child, _ in children]
     if sends:
         yield ch.wait(*sends)
-    return _copy(value)
+    return copy_of(value)
 
 
 def bcast_linear(ch: Any, a: Args) -> Gen:
     """The root sends to every other rank in turn."""
     if ch.rank == a.root:
         yield ch.wait(*[ch.isend(k, a.value, a.nbytes) for k in range(ch.size) if k != a.root])
-        return _copy(a.value)
-    return _copy((yield ch.wait(ch.irecv(a.root)))[0].data)
+        return copy_of(a.value)
+    return copy_of((yield ch.wait(ch.irecv(a.root)))[0].data)
 
 
 # -- reduce -------------------------------------------------------------------------------
@@ -119,7 +120,7 @@ def reduce_binomial(ch: Any, a: Args) -> Gen:
         yield ch.wait(ch.isend(a.root, acc, a.nbytes))
         return None
     if ch.rank == a.root:
-        return _copy((yield ch.wait(ch.irecv(0)))[0].data)
+        return copy_of((yield ch.wait(ch.irecv(0)))[0].data)
     return None
 
 
@@ -137,7 +138,7 @@ def _reduce_tree(ch: Any, a: Args) -> Gen:
             yield ch.wait(ch.isend(((rel & ~mask) + root) % p, acc, a.nbytes))
             return None
         mask <<= 1
-    return _copy(acc)
+    return copy_of(acc)
 
 
 def reduce_linear(ch: Any, a: Args) -> Gen:
@@ -152,7 +153,7 @@ def reduce_linear(ch: Any, a: Args) -> Gen:
     acc = got[0]
     for k in range(1, ch.size):
         acc = a.op(acc, got[k])
-    return _copy(acc)
+    return copy_of(acc)
 
 
 # -- allreduce ----------------------------------------------------------------------------
@@ -186,7 +187,7 @@ def allreduce_recursive_doubling(ch: Any, a: Args) -> Gen:
             yield ch.wait(ch.isend(r - 1, acc, a.nbytes))
         else:
             acc = (yield ch.wait(ch.irecv(r + 1)))[0].data
-    return _copy(acc)
+    return copy_of(acc)
 
 
 def allreduce_ring(ch: Any, a: Args) -> Gen:
@@ -195,7 +196,7 @@ def allreduce_ring(ch: Any, a: Args) -> Gen:
     order)."""
     p, r = ch.size, ch.rank
     if p == 1:
-        return _copy(a.value)
+        return copy_of(a.value)
     if not isinstance(a.value, np.ndarray) or a.value.size < p \
             or not getattr(a.op, "commutative", True):
         return (yield from allreduce_recursive_doubling(ch, a))
@@ -241,7 +242,7 @@ def gather_binomial(ch: Any, a: Args) -> Gen:
             yield ch.wait(ch.isend(((rel & ~mask) + root) % p, have, nbytes))
             return None
         mask <<= 1
-    return [_copy(have[k][0]) for k in range(p)]
+    return [copy_of(have[k][0]) for k in range(p)]
 
 
 def gather_linear(ch: Any, a: Args) -> Gen:
@@ -253,7 +254,7 @@ def gather_linear(ch: Any, a: Args) -> Gen:
     statuses = yield ch.wait(*reqs.values())
     got = dict(zip(reqs, (s.data for s in statuses), strict=True))
     got[a.root] = a.value
-    return [_copy(got[k]) for k in range(ch.size)]
+    return [copy_of(got[k]) for k in range(ch.size)]
 
 
 def scatter_binomial(ch: Any, a: Args) -> Gen:
@@ -272,7 +273,7 @@ def scatter_binomial(ch: Any, a: Args) -> Gen:
         sends.append(ch.isend((child + root) % p, part, sum(n for _, n in part.values())))
     if sends:
         yield ch.wait(*sends)
-    return _copy(have[rel][0])
+    return copy_of(have[rel][0])
 
 
 def scatter_linear(ch: Any, a: Args) -> Gen:
@@ -280,8 +281,8 @@ def scatter_linear(ch: Any, a: Args) -> Gen:
     if ch.rank == a.root:
         yield ch.wait(*[ch.isend(k, a.items[k], a.sizes[k]) for k in range(ch.size)
                         if k != a.root])
-        return _copy(a.items[a.root])
-    return _copy((yield ch.wait(ch.irecv(a.root)))[0].data)
+        return copy_of(a.items[a.root])
+    return copy_of((yield ch.wait(ch.irecv(a.root)))[0].data)
 
 
 # -- allgather ----------------------------------------------------------------------------
@@ -295,7 +296,7 @@ def allgather_ring(ch: Any, a: Args) -> Gen:
         send_i, recv_i = (r - step) % p, (r - step - 1) % p
         s = ch.isend(right, blocks[send_i], blocks[send_i][1])
         blocks[recv_i] = (yield ch.wait(s, ch.irecv(left)))[1].data
-    return [_copy(v) for v, _ in blocks]
+    return [copy_of(v) for v, _ in blocks]
 
 
 def allgather_recursive_doubling(ch: Any, a: Args) -> Gen:
@@ -311,7 +312,7 @@ def allgather_recursive_doubling(ch: Any, a: Args) -> Gen:
         s = ch.isend(peer, dict(have), sum(n for _, n in have.values()))
         have.update((yield ch.wait(s, ch.irecv(peer)))[1].data)
         mask <<= 1
-    return [_copy(have[k][0]) for k in range(p)]
+    return [copy_of(have[k][0]) for k in range(p)]
 
 
 # -- alltoall -----------------------------------------------------------------------------
@@ -319,11 +320,11 @@ def alltoall_pairwise(ch: Any, a: Args) -> Gen:
     """p-1 steps: step i sends to r + i and receives from r - i."""
     p, r = ch.size, ch.rank
     out: list[Any] = [None] * p
-    out[r] = _copy(a.items[r])
+    out[r] = copy_of(a.items[r])
     for i in range(1, p):
         to, frm = (r + i) % p, (r - i) % p
         s = ch.isend(to, a.items[to], a.sizes[to])
-        out[frm] = _copy((yield ch.wait(s, ch.irecv(frm)))[1].data)
+        out[frm] = copy_of((yield ch.wait(s, ch.irecv(frm)))[1].data)
     return out
 
 
@@ -335,8 +336,8 @@ def alltoall_linear(ch: Any, a: Args) -> Gen:
     statuses = yield ch.wait(*recvs.values(), *sends)
     out = [None] * p
     for k, status in zip(recvs, statuses, strict=False):
-        out[k] = _copy(status.data)
-    out[r] = _copy(a.items[r])
+        out[k] = copy_of(status.data)
+    out[r] = copy_of(a.items[r])
     return out
 
 
@@ -356,7 +357,7 @@ def scan_recursive_doubling(ch: Any, a: Args, exclusive: bool = False) -> Gen:
             else:
                 partial = a.op(partial, got)
         mask <<= 1
-    return _copy(result)
+    return copy_of(result)
 
 
 def exscan_recursive_doubling(ch: Any, a: Args) -> Gen:
@@ -371,7 +372,7 @@ def scan_linear(ch: Any, a: Args) -> Gen:
         acc = a.op((yield ch.wait(ch.irecv(r - 1)))[0].data, acc)
     if r < ch.size - 1:
         yield ch.wait(ch.isend(r + 1, acc, a.nbytes))
-    return _copy(acc)
+    return copy_of(acc)
 
 
 # -- reduce_scatter_block, reduce_scatter -------------------------------------------------

@@ -37,6 +37,7 @@ from .algorithms import (
     barrier_dissemination,
     bcast_binomial,
     blockwise,
+    copy_of,
     gather_binomial,
     reduce_binomial,
     scatter_binomial,
@@ -183,7 +184,7 @@ def alltoall(s: _Sides, a: Args) -> Gen:
     recvs = [ch.irecv(k) for k in range(p)]
     sends = [ch.isend(k, a.items[k], a.sizes[k]) for k in range(p)]  # type: ignore[index]
     statuses = yield ch.wait(*recvs, *sends)
-    return [_copy(st.data) for st in statuses[:p]]
+    return [copy_of(st.data) for st in statuses[:p]]
 
 
 def reduce_scatter(s: _Sides, a: Args) -> Gen:
@@ -209,9 +210,6 @@ def _recut(blocks: list[Any], like: list[Any]) -> list[Any]:
     return [part.reshape(b.shape) for part, b in zip(np.split(whole, cuts), like,
                                                      strict=True)]
 
-
-def _copy(value: Any) -> Any:
-    return value.copy() if isinstance(value, np.ndarray) else value
 
 
 KINDS = {"barrier": barrier, "bcast": bcast, "allreduce": allreduce, "allgather": allgather,

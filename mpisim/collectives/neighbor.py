@@ -32,6 +32,7 @@ from ..mpi.constants import PROC_NULL
 from ..mpi.errors import ErrTopology, MPIError
 from ..mpi.topology import CART
 from ..p2p.requests import Request, Status
+from .algorithms import copy_of
 from .channel import Channel
 
 __all__ = ["Exchange", "exchange", "placed", "start"]
@@ -61,9 +62,6 @@ def _send_order(n: int, cartesian: bool) -> list[int]:
     return [j ^ 1 for j in range(n)]
 
 
-def _copy(value: Any) -> Any:
-    return value.copy() if isinstance(value, np.ndarray) else value
-
 
 def exchange(ch: Channel, a: Exchange) -> Generator[Any, Any, list[Any]]:
     """Post every receive and every send, wait for all; the received values by slot."""
@@ -75,7 +73,7 @@ def exchange(ch: Channel, a: Exchange) -> Generator[Any, Any, list[Any]]:
     if recvs or sends:
         statuses = yield ch.wait(*recvs.values(), *sends)
         for j, status in zip(recvs, statuses, strict=False):
-            got[j] = _copy(status.data)
+            got[j] = copy_of(status.data)
     return got
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from ..mpi import datatypes as _dt
 from .bridge import current
 
-__all__ = ["Packed", "gathered", "receiving"]
+__all__ = ["Packed", "gathered", "nothing", "receiving"]
 
 
 class Packed:
@@ -34,6 +34,11 @@ class Packed:
         self.buf = np.concatenate(parts) if parts else np.zeros(0, np.uint8)
         self.types = [_dt.BYTE] * len(parts)
 
+    def parts(self) -> list[np.ndarray]:
+        """Each block's bytes, a copy of its own."""
+        return [self.buf[at:at + n].copy() for n, at in zip(self.counts, self.displs,
+                                                             strict=True)]
+
 
 def _block(count: int, displ: int, datatype: Any) -> Any:
     """Block k as one datatype of absolute addresses: ``count`` elements at ``displ``."""
@@ -45,6 +50,10 @@ def gathered(counts: list[int], displs: list[int], types: list[Any]) -> Packed:
     space = current().mpi._addresses()
     return Packed([space.gather(1, _block(c, d, t))
                    for c, d, t in zip(counts, displs, types, strict=True)])
+
+
+def nothing() -> None:
+    """The completing step of a call with no MPI.BOTTOM receive blocks."""
 
 
 def receiving(counts: list[int], displs: list[int], types: list[Any]

@@ -444,7 +444,7 @@ class Collectives:
         writing the received bytes through their addresses (:mod:`.bottom`)."""
         size = self._blocks()
         recv = wvector(recvbuf, size, writable=True)
-        finish: Any = _nothing
+        finish: Any = bottom.nothing
         if recv.buf is BOTTOM:
             packed, finish = bottom.receiving(recv.counts, recv.displs, recv.datatype)
             recv = Vector(packed.buf, packed.counts, packed.displs, packed.types)
@@ -459,10 +459,6 @@ class Collectives:
         value = self._p2p(call, True, recvbuf=recv.buf, recvcounts=recv.counts,
                           rdispls=recv.displs, recvtypes=recv.datatype, **kwargs)
         return value, finish
-
-
-def _nothing() -> None:
-    return None
 
 
 def _one_per_process(objs: Any, size: int) -> list[Any]:

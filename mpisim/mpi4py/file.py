@@ -27,6 +27,7 @@ from .errhandler import ErrhandlerCalls
 from .exceptions import Exception as MPIException
 from .exceptions import Unsupporting, as_exception
 from .group import Group
+from .held import Held
 from .info import Info, handle_info
 from .msgspec import p2p
 from .request import Request
@@ -55,8 +56,11 @@ def _datatype(dt: Any) -> Any:
     raise TypeError(f"expecting a datatype, got {type(dt).__name__}")
 
 
-class File(ErrhandlerCalls, metaclass=Unsupporting):
+class File(Held, ErrhandlerCalls, metaclass=Unsupporting):
     """mpi4py's MPI.File (see the module)."""
+
+    _NULL = "FILE_NULL"
+    _held = property(lambda self: self._f)
 
     _f: Any = None        # the handle's File (None: MPI_FILE_NULL)
     _types: Any = None    # (etype, filetype) as the script gave them to Set_view
@@ -87,22 +91,6 @@ class File(ErrhandlerCalls, metaclass=Unsupporting):
         ctx = current()
         f = self._file()
         return ctx.call(lambda: getattr(ctx.mpi, method)(f, *args), self._key())
-
-    def __bool__(self) -> bool:
-        return self._f is not None
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, File):
-            return NotImplemented
-        return self._f is other._f
-
-    def __hash__(self) -> int:
-        return id(self._f)
-
-    def __reduce__(self) -> Any:
-        if self._f is None:
-            return "FILE_NULL"
-        raise ValueError(f"cannot serialize {self!r}")
 
     def __repr__(self) -> str:
         if self._f is None:

@@ -230,10 +230,9 @@ class NeighborCalls:
         indegree, outdegree = self.degrees
         sraw, scounts, sdispls, stypes = _wspec(sendbuf, outdegree)
         rraw, rcounts, rdispls, rtypes = _wspec(recvbuf, indegree)
-        finish: Any = _nothing
+        finish: Any = bottom.nothing
         if sraw is BOTTOM:
-            items = list(_bottom_parts(bottom.gathered(
-                scounts, sdispls, [t._type() for t in stypes])))
+            items = bottom.gathered(scounts, sdispls, [t._type() for t in stypes]).parts()
         else:
             items = [sraw[d:d + c * t.Get_size()].copy()
                      for c, d, t in zip(scounts, sdispls, stypes, strict=True)]
@@ -245,15 +244,6 @@ class NeighborCalls:
         value = self._p2p(call, True, sendbuf=items,  # type: ignore[attr-defined]
                           recvbuf=rraw, recvcounts=sizes, rdispls=rdispls)
         return value, finish
-
-
-def _nothing() -> None:
-    return None
-
-
-def _bottom_parts(packed: Any) -> Any:
-    for n, at in zip(packed.counts, packed.displs, strict=True):
-        yield packed.buf[at:at + n].copy()
 
 
 def _pack(obj: Any) -> np.ndarray:

@@ -34,6 +34,7 @@ from .errhandler import ErrhandlerCalls
 from .exceptions import Exception as MPIException
 from .exceptions import Unsupporting, as_exception
 from .group import Group
+from .held import Held
 from .info import Info, handle_info
 from .integers import c_int
 from .membuffer import buffer
@@ -72,8 +73,11 @@ def _memory(array: np.ndarray) -> buffer:
     return array.view(buffer)
 
 
-class Win(ErrhandlerCalls, LocalAttributeCalls, metaclass=Unsupporting):
+class Win(Held, ErrhandlerCalls, LocalAttributeCalls, metaclass=Unsupporting):
     """mpi4py's MPI.Win (see the module)."""
+
+    _NULL = "WIN_NULL"
+    _held = property(lambda self: self._w)
 
     _w: Any = None   # the handle's Window (None: MPI_WIN_NULL)
     _ATTR_KIND = "win"
@@ -110,22 +114,6 @@ class Win(ErrhandlerCalls, LocalAttributeCalls, metaclass=Unsupporting):
         ctx = current()
         w = self._win()
         return ctx.call(lambda: getattr(ctx.mpi, method)(*args, win=w, **kwargs), self._key())
-
-    def __bool__(self) -> bool:
-        return self._w is not None
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Win):
-            return NotImplemented
-        return self._w is other._w
-
-    def __hash__(self) -> int:
-        return id(self._w)
-
-    def __reduce__(self) -> Any:
-        if self._w is None:
-            return "WIN_NULL"
-        raise ValueError(f"cannot serialize {self!r}")
 
     def __repr__(self) -> str:
         if self._w is None:

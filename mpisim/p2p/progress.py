@@ -54,6 +54,7 @@ bsend that bypasses the attached buffer is local.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["BOX_ALIGN", "BOX_HEADER", "CELL", "ReceiverProgress", "box_slot"]
@@ -134,7 +135,7 @@ class ReceiverProgress:
             self.waiting.setdefault(key, []).append(msg)
         return False
 
-    def release(self, msg: Any, key: int) -> list[Any]:
+    def release(self, msg: Any, key: int) -> Sequence[Any]:
         """The receiver took the message: free what it held. Under ``poll``, the sends of
         the pair that waited for a cell take the freed room, oldest first: returned, their
         sends complete now."""
@@ -146,7 +147,7 @@ class ReceiverProgress:
             self.box_used[key] -= slot
         waiting = self.waiting.get(key) if self.polls else None
         if not waiting:
-            return []
+            return ()  # (no list made per message taken)
         if msg in waiting:  # taken before it found room: it waits no more
             waiting.remove(msg)
         admitted = []

@@ -53,14 +53,6 @@ UNSUPPORTED_SKIPS = re.compile(r"unsupported: \w+\.\w+")
 """A skip for a call the stand-in lacks names it (``unsupported: MPI.Compute_dims ...``)."""
 
 
-@pytest.fixture(scope="module")
-def suite():
-    try:
-        return mpi4py_suite.suite_dir()
-    except OSError as e:
-        pytest.skip(f"mpi4py {mpi4py_suite.VERSION}'s tests cannot be fetched: {e}")
-
-
 def _cases() -> list[tuple[str, tuple[str, ...], int]]:
     return [(module, classes, ranks) for module, classes, counts in SUITES
             for ranks in counts]

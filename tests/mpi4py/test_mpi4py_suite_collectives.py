@@ -31,14 +31,6 @@ specs refused with mpi4py's exception types, MPI.BOTTOM, ``None``), reductions."
 NAMED_SKIP = re.compile(r"unsupported: \w+\.\w+|^mpi-[\w-]+$")
 
 
-@pytest.fixture(scope="module")
-def suite():
-    try:
-        return mpi4py_suite.suite_dir()
-    except OSError as e:
-        pytest.skip(f"mpi4py {mpi4py_suite.VERSION}'s tests cannot be fetched: {e}")
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("ranks", RANKS)
 @pytest.mark.parametrize("module", MODULES)

@@ -33,14 +33,6 @@ NAMED_SKIP = re.compile(r"unsupported: \w+\.\w+|^mpi-[\w-]+|^mpi-world-size<2$")
 own ``mpi-<call>`` reasons."""
 
 
-@pytest.fixture(scope="module")
-def suite():
-    try:
-        return mpi4py_suite.suite_dir()
-    except OSError as e:
-        pytest.skip(f"mpi4py {mpi4py_suite.VERSION}'s tests cannot be fetched: {e}")
-
-
 def run_module(suite, module: str, ranks: int) -> list[dict]:
     """Each rank's counts of ``module`` under the stand-in (the run must complete)."""
     out = io.StringIO()

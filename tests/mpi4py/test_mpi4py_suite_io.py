@@ -27,14 +27,6 @@ TESTS = 55
 """The tests test_io runs per rank (as under MPICH 5.0.2)."""
 
 
-@pytest.fixture(scope="module")
-def suite():
-    try:
-        return mpi4py_suite.suite_dir()
-    except OSError as e:
-        pytest.skip(f"mpi4py {mpi4py_suite.VERSION}'s tests cannot be fetched: {e}")
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("ranks", (1, 2, 4))
 def test_mpi4py_own_io_tests_pass_under_the_stand_in(suite, ranks, tmp_path, monkeypatch):

@@ -27,14 +27,6 @@ MODULES = {"test_win": 100, "test_rma": 36, "test_rma_nb": 14}
 RANKS = (1, 2, 3, 4)
 
 
-@pytest.fixture(scope="module")
-def suite():
-    try:
-        return mpi4py_suite.suite_dir()
-    except OSError as e:
-        pytest.skip(f"mpi4py {mpi4py_suite.VERSION}'s tests cannot be fetched: {e}")
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("ranks", RANKS)
 @pytest.mark.parametrize("module", MODULES)
