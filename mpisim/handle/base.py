@@ -69,8 +69,8 @@ class HandleBase:
     # set is a class default below, and ``__dict__`` (made only when one is set) holds it
     # then, as it holds the attributes other layers add to a handle.
     __slots__ = ("__dict__", "_buffered", "_calling", "_colls", "_comms", "_config", "_env",
-                 "_last_time", "_log", "_overhead", "_polling", "_same_time", "_tp",
-                 "_watch", "_where", "rank", "size")
+                 "_last_time", "_log", "_overhead", "_poll_watch", "_polling", "_same_time",
+                 "_tp", "_watch", "_where", "rank", "size")
 
     _space: _addr.AddressSpace | None = None  # its address space, made on first use
     _world: Comm | None = None   # MPI_COMM_WORLD and MPI_COMM_SELF as it holds them
@@ -106,7 +106,9 @@ class HandleBase:
         self._last_time = -1.0
         self._same_time = 0
         self._polling = False
-        self._watch: Any = None  # the run's PollWatch (livelock detection), if any
+        self._poll_watch: Any = None  # the run's PollWatch (livelock detection), if any
+        self._watch: Any = None  # the same, once it watches: from the run's first failed poll
+        # on (before it, no rank polls and nothing need reset its count: see _failed_poll)
 
 
     def __repr__(self) -> str:
@@ -222,10 +224,19 @@ class HandleBase:
                 code = log.code("call", call)
             log.data.extend(log.pack(self.rank, code, now))
         self._calling = (call, peer, tag, nbytes, obj, self._where)
-        if call not in POLLS:
+        watch = self._watch
+        if watch is not None and call not in POLLS:  # (no rank polls while it is None)
             self._polling = False
-            if self._watch is not None:
-                self._watch.quiet = 0
+            watch.quiet = 0
+
+    def _failed_poll(self, later: Any) -> None:
+        """A poll found nothing and returns at ``later``: the run's poll watch counts it
+        (a poll that can never succeed would loop forever). The first one makes the watch
+        watch every rank's calls (see :meth:`_enter`)."""
+        self._polling = True
+        watch = self._poll_watch
+        if watch is not None:
+            watch.failed_poll(self, later)
 
 
     def _issued(self, req: Any, buf: Any) -> None:

@@ -425,16 +425,13 @@ class PointToPoint(HandleBase):
     def _poll(self, ev: Event) -> Event:
         """A poll that found nothing returns after POLL_TIME (or the call overhead); the
         watch counts it, since a poll that can never succeed would loop forever."""
-        watch = self._watch
         if ev._ok and ev._value[0] is False:
             later = at(self._env, self._env._now + max(self._overhead, POLL_TIME), ev._value)
-            self._polling = True
-            if watch is not None:
-                watch.failed_poll(self, later)
+            self._failed_poll(later)
             return later
         self._polling = False
-        if watch is not None:
-            watch.quiet = 0
+        if self._watch is not None:
+            self._watch.quiet = 0
         return ev
 
     # -- completion ----------------------------------------------------------------------

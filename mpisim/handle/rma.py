@@ -396,9 +396,7 @@ class OneSidedCalls(HandleBase):
                 return done(env, True)
             # a poll that found nothing (the run's poll watch finds a loop that never ends)
             later = at(env, env._now + max(self._overhead, POLL_TIME), False)
-            self._polling = True
-            if self._watch is not None:
-                self._watch.failed_poll(self, later)
+            self._failed_poll(later)
             return later
         return self._sync("MPI_Win_test", win, 0, test)
 

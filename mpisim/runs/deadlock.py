@@ -104,9 +104,16 @@ class PollWatch:
         self.handles = handles
         self.finished = finished
         self.on_livelock = on_livelock
+        self.watching = False
 
     def failed_poll(self, mpi: Any, later: Any) -> None:
-        """``mpi`` polled and found nothing; ``later`` is the event its poll returns at."""
+        """``mpi`` polled and found nothing; ``later`` is the event its poll returns at.
+        From the first failed poll on, every rank's other calls reset the count (before it,
+        the count is 0 and nothing need reset it)."""
+        if not self.watching:
+            self.watching = True
+            for h in self.handles:
+                h._watch = self
         mpi._last_poll = (mpi._call, mpi._detail, mpi._call_where)
         self.quiet += 1
         if self.quiet % LIVELOCK_POLLS == 0:

@@ -142,7 +142,7 @@ class Simulation:
         self.findings = self.transport.findings = Findings()  # correctness (runs.findings)
         self.transport.locate = self._where  # where a blocking receive's rank is
         for h in self.handles:
-            h._watch = watch
+            h._poll_watch = watch
             h._life = Lifecycle(h.rank, self.findings)
 
     @property
