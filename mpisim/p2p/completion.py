@@ -13,13 +13,12 @@ runs deterministic.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from heapq import heappush
 from typing import Any
 
 from simpy.core import Environment
 from simpy.events import NORMAL, PENDING, Event
 
-from ..engine.clock import at, callback_at, done, failed, fire_at, pending
+from ..engine.clock import at, callback_at, done, failed, fire_at, pending, queue_last
 from ..mpi.constants import UNDEFINED
 from .requests import EMPTY_STATUS_ARGS, Request, Status
 
@@ -84,7 +83,7 @@ def _wake(req: Request) -> None:
     if env.then is None:  # at the current time, inlined): right after this event (Clock.then)
         env.then = item
     else:
-        heappush(env._queue, item)
+        queue_last(env, item)
 
 
 def _wake_later(e: Event) -> None:

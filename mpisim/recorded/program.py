@@ -313,7 +313,7 @@ class _Replay:
         parked = self.program._parked
         while True:
             env = mpi._env
-            later = [item[0] for item in env._queue if item[3] not in parked]
+            later = [item[0] for item in env.scheduled() if item[3] not in parked]
             if not later:
                 running = sorted(r for r, (state, _) in self.program.reached.items()
                                  if state == "running")

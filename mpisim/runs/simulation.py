@@ -317,12 +317,12 @@ class Simulation:
     def _settle(self) -> None:
         """Apply the buffer entries' completions that the run has passed (they are applied
         when a rank next looks at its buffer; see mpisim.buffered.mode)."""
-        queue, now = self.env._queue, self.env._now
+        env, now = self.env, self.env._now
         if self._aborted:
-            before = self.env.current  # stopped inside an event: those before it
+            before = env.current  # stopped inside an event: those before it
         else:  # between events: every completion before the next event, up to now
-            before = self.env.then or (
-                queue[0] if queue and queue[0][0] <= now else (now, NORMAL + 1, 0))
+            first = env.first()
+            before = first if first is not None and first[0] <= now else (now, NORMAL + 1, 0)
         for h in self.handles:
             h._buffered.settle(before)
 
@@ -342,24 +342,40 @@ class Simulation:
         Python's cyclic garbage collector is paused meanwhile (see mpisim.engine.collector): the
         per-message path makes no reference cycles, and full collections scanning a growing
         trace would otherwise cost more than the simulation itself."""
-        env, queue = self.env, self.env._queue
+        env, times, cal = self.env, self.env.times, self.env.at
         budget = stop - self.events
         n = 0
+        bucket: Any = ()  # the items of the current time, while more than one are left
+        when = env._now
         try:
             while n < budget:  # Clock.step, inlined: the loop runs once per event
                 item = env.then  # (an event due right after the last one, at its time)
                 if item is not None:
                     env.then = None
+                elif bucket:  # more items of this time (nothing can come before them)
+                    item = bucket.popleft()
+                    if not bucket:
+                        del cal[when]
+                        heappop(times)
                 else:
-                    if limit is not None and queue and queue[0][0] > limit:
+                    if not times:
+                        raise EmptySchedule
+                    when = times[0]
+                    if limit is not None and when > limit:
                         self._timeout = f"{UNTIL_REACHED} = {format_time(limit)}"
                         env._now = limit
                         return True
-                    try:
-                        item = heappop(queue)
-                    except IndexError:
-                        raise EmptySchedule from None
-                    env._now = item[0]
+                    got = cal.pop(when)  # (Clock.pop, inlined)
+                    if got.__class__ is tuple:  # the time's one item
+                        item = got
+                        heappop(times)
+                    else:
+                        item = got.popleft()
+                        if got:
+                            cal[when] = bucket = got
+                        else:
+                            heappop(times)
+                    env._now = when
                 env.current = item
                 event = item[3]
                 callbacks, event.callbacks = event.callbacks, None
@@ -370,7 +386,7 @@ class Simulation:
                     exc.__cause__ = event._value
                     raise exc
                 n += 1
-            return bool(queue) or env.then is not None
+            return bool(times) or env.then is not None
         except EmptySchedule:
             self._done = True
             return False
