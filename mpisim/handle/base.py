@@ -28,7 +28,7 @@ from typing import Any
 
 from ..buffered.mode import BufferedMode
 from ..collectives import Collectives
-from ..engine.sites import PACKAGE
+from ..engine.sites import INSIDE
 from ..mpi import addresses as _addr
 from ..mpi.causes import CallDetail
 from ..mpi.comm import Comm, Communicators
@@ -257,7 +257,7 @@ class HandleBase:
         if self._where is not None:
             return self._where
         frame = sys._getframe(1)
-        while frame.f_code.co_filename.startswith(PACKAGE) and frame.f_back is not None:
+        while INSIDE[frame.f_code.co_filename] and frame.f_back is not None:
             frame = frame.f_back
         return frame.f_code, frame.f_lasti
 

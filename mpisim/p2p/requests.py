@@ -63,17 +63,16 @@ class Request:
     # The attributes every request sets are slots; the ones most never set (an error, a
     # communicator other than the world, ...) are class defaults, and only a request that
     # sets one gets a ``__dict__`` for it: smaller requests, fewer stores per message.
-    __slots__ = ("__dict__", "active", "buf", "call", "count", "datatype", "done_at", "kind",
-                 "mode", "nbytes", "peer", "protocol", "rank", "status", "tag", "waiters", "wake",
-                 "where")
+    # (error, ctx and comm are read once per message: a class default read through an
+    # instance is not specialised by the interpreter and costs more than the slot's store)
+    __slots__ = ("__dict__", "active", "buf", "call", "comm", "count", "ctx", "datatype",
+                 "done_at", "error", "kind", "mode", "nbytes", "peer", "protocol", "rank",
+                 "status", "tag", "waiters", "wake", "where")
 
-    error: Exception | None = None  # why it failed, if it did
     waiting: Any = None  # a Cause: why a send cannot complete yet (deadlock reports)
     forced = False       # a send made synchronous by mpi.force_ssend
     freed = False        # MPI_Request_free was called on it
     space: Any = None    # the address space its buffer is in (MPI_BOTTOM)
-    ctx = 0              # the communicator's matching context (0: MPI_COMM_WORLD)
-    comm: Any = None     # its Comm when not the world: Status.source is a rank in it
     result: Any = None   # a nonblocking collective's value
     wild: int | None = None  # its number among its rank's wildcard receives (races)
     snapshot: Any = None  # a copy of its numpy buffer when posted (correctness checks)
@@ -97,6 +96,9 @@ class Request:
         self.protocol: str | None = None  # eager or rendezvous, set by the transport
         self.where: Any = None  # a send's place in the program (set by the rank handle)
         self.wake: Any = None   # the event of the blocking wait on it, if one waits
+        self.error: Exception | None = None  # why it failed, if it did
+        self.ctx = 0            # the communicator's matching context (0: MPI_COMM_WORLD)
+        self.comm: Any = None   # its Comm when not the world: Status.source is a rank in it
 
     def restart(self, peer: int, tag: int, nbytes: int | None) -> Request:
         """Start this (persistent) request again (3.9): active, nothing known yet."""
