@@ -21,6 +21,8 @@ from ..mpi.constants import BOTTOM, COUNT_MAX
 from ..mpi.errors import ErrCount, ErrTruncate, MPIError
 from .requests import Status
 
+_new = object.__new__
+
 __all__ = ["deliver", "message_bytes", "outgoing", "receive_capacity"]
 
 _UINT8 = np.dtype(np.uint8)
@@ -103,8 +105,10 @@ def receive_capacity(buf: Any, count: int | None, datatype: Any) -> tuple[int | 
 def deliver(msg: Any, req: Any) -> None:
     """Complete a receive with a matched message: Status, truncation, data into ``buf``."""
     comm = req.comm
-    status = Status(msg.src if comm is None else comm.rank_of(msg.src), msg.tag, msg.nbytes,
-                    msg.data)
+    status = _new(Status)  # (Status(source, tag, count, data), built here: once per message)
+    status.source = msg.src if comm is None else comm.rank_of(msg.src)
+    status.tag, status.count, status.data = msg.tag, msg.nbytes, msg.data
+    status.error, status.cancelled = None, False
     capacity = req.nbytes
     if capacity is not None and msg.nbytes > capacity:
         status.count = capacity

@@ -195,7 +195,12 @@ class Transport:
                 end, arrive = net.inject(src, dst, nbytes, earliest)
                 msg.send_done = end
                 msg.row = self.recorder.message(msg, self.env._now, end)
-                callbacks_at(self.env, channel.in_order(arrive), self._arrival, msg)
+                wire = channel.wire  # (channel.in_order, inlined: once per message)
+                if arrive < wire.last_arrival:
+                    arrive = wire.last_arrival
+                else:
+                    wire.last_arrival = arrive
+                callbacks_at(self.env, arrive, self._arrival, msg)
                 return msg
         else:
             msg.protocol = RENDEZVOUS
@@ -258,7 +263,12 @@ class Transport:
                 put_time(self.rows, msg.row + SEND_DONE, end)
         elif msg.slot:
             self._sent(msg, earliest)  # copied into its pair's cell or box: complete at once
-        callbacks_at(self.env, msg.channel.in_order(arrive), self._arrival, msg)
+        wire = msg.channel.wire  # (Channel.in_order, inlined: once per eager bsend)
+        if arrive < wire.last_arrival:
+            arrive = wire.last_arrival
+        else:
+            wire.last_arrival = arrive
+        callbacks_at(self.env, arrive, self._arrival, msg)
 
     def _system_buffer_room(self, dst: int, nbytes: int) -> bool:
         """The receiver's system buffer can take ``nbytes`` more unexpected eager data."""
