@@ -18,11 +18,13 @@ A rank's life has four steps, all driven by events:
    same instant are reported in the event order, as SimPy would.
 
 This is what SimPy's ``Process`` does, for this one use and with ``__slots__``: a rank that
-waits costs this object and its program's generator, nothing else. The process itself is
-the callback of the event it waits for (``__call__`` is its resume), so no bound method is
-made per wait or kept per rank; that costs about 1 % of a message's instructions and saves
-64 bytes a rank. It is scheduled as SimPy schedules events (``callbacks``, ``_ok``,
-``_value``), so the run's loop cannot tell it from one.
+waits costs this object, its program's generator and its ``resume``, the bound method the
+events it waits for call. That one is made once, when the process is: a bound method made
+per wait costs about 300 instructions a message, and the process itself as the callback
+(an object called through its ``__call__``) about 1,100 more, where a kept bound method
+costs 64 bytes a rank. It makes a reference cycle (process, method, process), broken when
+the process exits or the run releases it. The process is scheduled as SimPy schedules
+events (``callbacks``, ``_ok``, ``_value``), so the run's loop cannot tell it from one.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ class RankProcess:
     exits."""
 
     __slots__ = ("_defused", "_generator", "_ok", "_result", "_target", "_value", "callbacks",
-                 "env", "rank", "run")
+                 "env", "rank", "resume", "run")
 
     def __init__(self, env: Any, rank: int, run: Any) -> None:
         self.env = env
@@ -62,6 +64,7 @@ class RankProcess:
         self._generator: Any = None
         self._result: Any = None
         self._target: Any = None  # until it starts (see start_all)
+        self.resume: Any = self._resume  # what the events it waits for call (see above)
 
     @property
     def is_alive(self) -> bool:
@@ -126,11 +129,9 @@ class RankProcess:
                 event = _NotAnEvent(event)
                 continue
             if callbacks is not None:
-                callbacks.append(self)  # (called with the event: __call__ is _resume)
+                callbacks.append(self.resume)
                 self._target = event
                 return
-
-    __call__ = _resume  # the process itself is the callback of the event it waits for
 
     # -- 3. finalize -----------------------------------------------------------------------
     def _returned(self, value: Any) -> None:
@@ -159,7 +160,7 @@ class RankProcess:
     def _exit(self, ok: bool, value: Any) -> None:
         self._ok = ok
         self._value = value
-        self._target = self._result = None
+        self._target = self._result = self.resume = None  # (the cycle through resume, broken)
         if ok:  # nothing can happen between a normal exit and the run learning of it
             self.callbacks = None
             self.run.exited(self)

@@ -304,6 +304,7 @@ class Simulation:
         for proc in self._procs:
             if proc._generator is not None and proc.is_alive:
                 proc._generator.close()
+            proc.resume = None  # (the cycle through its bound method, broken: see engine.process)
 
     def _cap(self, limit: float | None) -> tuple[float, str]:
         """The event budget and the words for reaching it."""
