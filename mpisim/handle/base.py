@@ -70,11 +70,10 @@ class HandleBase:
     # then, as it holds the attributes other layers add to a handle.
     __slots__ = ("__dict__", "_buffered", "_calling", "_colls", "_comms", "_config", "_env",
                  "_last_time", "_log", "_overhead", "_poll_watch", "_polling", "_same_time",
-                 "_tp", "_watch", "_where", "rank", "size")
+                 "_tp", "_watch", "_where", "_world", "rank", "size")
 
     _space: _addr.AddressSpace | None = None  # its address space, made on first use
-    _world: Comm | None = None   # MPI_COMM_WORLD and MPI_COMM_SELF as it holds them
-    _self: Comm | None = None
+    _self: Comm | None = None  # MPI_COMM_SELF as it holds it (_world: MPI_COMM_WORLD)
     _sessions = 0
     _named_buffers: tuple[BufferedMode, ...] = ()  # its communicators' and sessions'
     _group_calls: dict[tuple, int] | None = None
@@ -91,6 +90,8 @@ class HandleBase:
         self.size = size
         self._env = env
         self._where: str | None = None
+        self._world: Comm | None = None  # MPI_COMM_WORLD as it holds it, once asked for
+        # (a slot: every bsend reads it, and a class default read is never specialised)
         self._tp = transport
         self._buffered = buffered
         self._colls = colls
