@@ -91,15 +91,17 @@ _BUFFER_RECORD = np.dtype([("rank", "i4"), ("time", "f8"), ("event", "u1"), ("us
                            ("requested", "i8"), ("order", "i8")])
 """A buffer row as recorded: no capacity (attach and detach rows carry it in ``requested``),
 ``order`` its place in the event order (rows are sorted by time, then order)."""
-_ENTRY_RECORD = np.dtype([*ENTRY_DTYPE.descr,
+_ENTRY_RECORD = np.dtype([*(f for f in ENTRY_DTYPE.descr if f[0] != "done"),
                           ("b_order", "i8"), ("b_used", "i8"), ("b_live", "i8"),
                           ("b_entries", "i4"), ("b_largest", "i8"), ("b_seq", "u4"),
-                          ("c_order", "i8"), ("c_live", "i8"), ("c_largest", "i8"),
-                          ("c_seq", "u4")])
+                          ("done", "f8"), ("c_order", "i8"), ("c_live", "i8"),
+                          ("c_largest", "i8"), ("c_seq", "u4")])
 """An entry's row as recorded, with its bsend's buffer row (``b_``: its place in the event
 order, used and live bytes, entries and largest free block after it, its place among the
 buffer rows) and its completion's (``c_``: place in the event order, live bytes and largest
-free block after it, place among the buffer rows; ``NO_ROW``: not completed yet)."""
+free block after it, place among the buffer rows; ``NO_ROW``: not completed yet). Its
+completion time ``done`` is just before the completion's buffer row, so that one pack
+writes both (:meth:`Recorder.completed`)."""
 _MESSAGE_RECORD = np.dtype([(n, "u1" if MESSAGE_DTYPE[n].kind == "U" else MESSAGE_DTYPE[n])
                             for n in MESSAGE_DTYPE.names if n != "id"])
 _MESSAGE_SIZE = _MESSAGE_RECORD.itemsize
@@ -122,7 +124,9 @@ put_match_and_delivery = struct.Struct("=ddd").pack_into
 """``put_match_and_delivery(rows, row + MATCH, match, send_done, delivered)``: a message's
 match and delivery times at once, with its send's completion as the row has it (between
 them in the row)."""
-_put_completion = struct.Struct("=qqqI").pack_into
+assert ENTRY_COMPLETE == ENTRY_DONE + 8
+_put_completion = struct.Struct("=dqqqI").pack_into
+"""``_put_completion(rows, row + ENTRY_DONE, done, order, live, largest_free, seq)``."""
 _TRACE_FIELDS = ("buffer", "entries", "messages", "calls", "named_buffers", "named_entries",
                  "rma", "epochs")
 
@@ -248,9 +252,7 @@ class Recorder:
         """The entry whose row is at ``row`` completed ``now``: its time and its buffer row
         (the state after it: live bytes, largest free block; its place in the event order),
         written into the entry's row."""
-        data = self.entries.data
-        put_time(data, row + ENTRY_DONE, now)
-        _put_completion(data, row + ENTRY_COMPLETE, order, live, largest_free,
+        _put_completion(self.entries.data, row + ENTRY_DONE, now, order, live, largest_free,
                         len(self.buffer.data) // _BUFFER_SIZE + self.in_entries)
         self.in_entries += 1
 
@@ -279,11 +281,12 @@ class Recorder:
             return -1
         rows, rows_of_buffer = self.entries, self.buffer.data
         row = len(rows.data)
-        rows.data.extend(rows.pack(record.rank, record.msg, record.offset, record.size,
-                                   record.packed, record.alloc, record.completed, record.freed,
-                                   record.attach, order, used, live, entries, largest_free,
-                                   len(rows_of_buffer) // _BUFFER_SIZE + self.in_entries, 0, 0,
-                                   0, NO_ROW))
+        pack = rows.pack  # (read as a slot: called as a method it is never specialised)
+        rows.data.extend(pack(record.rank, record.msg, record.offset, record.size,
+                              record.packed, record.alloc, record.freed, record.attach, order,
+                              used, live, entries, largest_free,
+                              len(rows_of_buffer) // _BUFFER_SIZE + self.in_entries,
+                              record.completed, 0, 0, 0, NO_ROW))
         self.in_entries += 1
         return row
 
@@ -300,9 +303,9 @@ class Recorder:
         row = len(rows.data)
         if msg.id * _MESSAGE_SIZE != row:
             self._ids[row // _MESSAGE_SIZE] = msg.id
-        rows.data.extend(rows.pack(msg.src, msg.dst, msg.tag, msg.nbytes,
-                                   self._modes[msg.mode], self._protocols[msg.protocol], now,
-                                   NAN, send_done, NAN))
+        pack = rows.pack  # (as in entry)
+        rows.data.extend(pack(msg.src, msg.dst, msg.tag, msg.nbytes, self._modes[msg.mode],
+                              self._protocols[msg.protocol], now, NAN, send_done, NAN))
         return row
 
     @property

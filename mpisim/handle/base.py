@@ -223,7 +223,8 @@ class HandleBase:
                 code = log.codes[call]
             except KeyError:
                 code = log.code("call", call)
-            log.data.extend(log.pack(self.rank, code, now))
+            pack = log.pack  # (read as a slot: called as a method it is never specialised)
+            log.data.extend(pack(self.rank, code, now))
         self._calling = (call, peer, tag, nbytes, obj, self._where)
         watch = self._watch
         if watch is not None and call not in POLLS:  # (no rank polls while it is None)
