@@ -139,8 +139,23 @@ class PointToPoint(HandleBase):
             return done(env, None if blocking else sreq)
         if forced and mode != SYNCHRONOUS:
             mode, sreq.forced = SYNCHRONOUS, True  # mpi.force_ssend (the safety check)
-        if mode == BUFFERED:
-            return self._bsend(call, sreq, where, dest, tag, nbytes, data, ctx, comm, typed)
+        if mode == BUFFERED:  # into the buffer its communicator selects, returning once the
+            # data is copied (sreq: an ibsend's request; None for a blocking bsend)
+            buffered = (self._buffered if comm is None and self._world is None  # (the process's:
+                        and self._config.buffer_policy != "communicator"  # _buffered_for's answer)
+                        else self._buffered_for(comm))
+            try:
+                earliest = buffered.bsend(sreq, where, dest, tag, nbytes, data,
+                                          now + self._overhead, ctx, typed)
+            except ErrBuffer as e:
+                if self._config.profile.failed_bsend_stalls_pair:
+                    self._tp.stall(self.rank, dest, self._stall_cause(call, dest), ctx)
+                return failed(env, e)
+            if sreq is None:  # a blocking bsend: done at once unless the copy takes time
+                return env.done_none if earliest <= now else at(env, earliest, None)
+            if sreq.call == "MPI_Ibsend":
+                self._issued(sreq, None)
+            return at(env, earliest, sreq)
         earliest = now + self._overhead
         msg = self._tp.post_send(self.rank, dest, tag, nbytes, data, mode, sreq, earliest,
                                  False, ctx, typed, call, where)
@@ -160,27 +175,6 @@ class PointToPoint(HandleBase):
         if when is not None:
             return at(env, when if when > earliest else earliest, None)
         return self._until_done(sreq, earliest)
-
-
-    def _bsend(self, call: str, sreq: Request | None, where: Any, dest: int, tag: int,
-               nbytes: int, data: Any, ctx: int, comm: Comm | None,
-               typed: Any = None) -> Event:
-        """A bsend or ibsend (``sreq``: its request; None for a blocking bsend): into the
-        buffer its communicator selects, returning once the data is copied."""
-        env = self._env
-        buffered = (self._buffered if comm is None and self._world is None  # (the process's:
-                    and self._config.buffer_policy != "communicator"  # _buffered_for's answer)
-                    else self._buffered_for(comm))
-        try:
-            earliest = buffered.bsend(sreq, where, dest, tag, nbytes, data,
-                                      env._now + self._overhead, ctx, typed)
-        except ErrBuffer as e:
-            if self._config.profile.failed_bsend_stalls_pair:
-                self._tp.stall(self.rank, dest, self._stall_cause(call, dest), ctx)
-            return failed(env, e)
-        if sreq is not None and sreq.call == "MPI_Ibsend":
-            self._issued(sreq, None)
-        return at(env, earliest, sreq)
 
 
     def _peer(self, comm: Any, peer: Any, source: bool) -> tuple[int, int, Comm]:
