@@ -69,8 +69,8 @@ class HandleBase:
     # set is a class default below, and ``__dict__`` (made only when one is set) holds it
     # then, as it holds the attributes other layers add to a handle.
     __slots__ = ("__dict__", "_buffered", "_calling", "_colls", "_comms", "_config", "_env",
-                 "_last_time", "_log", "_overhead", "_poll_watch", "_polling", "_same_time",
-                 "_tp", "_watch", "_where", "_world", "rank", "size")
+                 "_last_time", "_life", "_log", "_overhead", "_poll_watch", "_polling",
+                 "_same_time", "_tp", "_watch", "_where", "_world", "rank", "size")
 
     _space: _addr.AddressSpace | None = None  # its address space, made on first use
     _self: Comm | None = None  # MPI_COMM_SELF as it holds it (_world: MPI_COMM_WORLD)
@@ -79,7 +79,6 @@ class HandleBase:
     _group_calls: dict[tuple, int] | None = None
     _named_sizes: dict | None = None  # the run's ``buffer: {comm: NAME, ...}``
     _last_poll: tuple | None = None  # (call, detail, where) of its last failed poll
-    _life: Lifecycle | None = None  # what the correctness checks keep (handle.lifecycle)
     _wildcards: dict[int, int] | None = None  # a race exploration's forced senders
     _wild = 0  # wildcard receives and probes made (their numbers in a race exploration)
 
@@ -91,6 +90,8 @@ class HandleBase:
         self._env = env
         self._where: str | None = None
         self._world: Comm | None = None  # MPI_COMM_WORLD as it holds it, once asked for
+        self._life: Lifecycle | None = None  # what the correctness checks keep (a slot: every
+        # run sets it, and it alone would give every handle a __dict__ of 272 bytes)
         # (a slot: every bsend reads it, and a class default read is never specialised)
         self._tp = transport
         self._buffered = buffered

@@ -41,15 +41,19 @@ class Lifecycle:
     def __init__(self, rank: int, findings: Findings) -> None:
         self.rank = rank
         self.findings = findings
-        self.requests: list[Any] = []   # nonblocking requests issued (compacted)
+        # (each list made by its first entry: most ranks of a large run never add one, and
+        # two empty lists are 112 bytes a rank)
+        self.requests: list[Any] | tuple = ()  # nonblocking requests issued (compacted)
         self._cap = 1024
         self.watched = 0                # requests whose buffer is watched (snapshot)
-        self.made: list[tuple[str, Any, str, Any]] = []  # (kind, object, call, where)
+        self.made: list[tuple[str, Any, str, Any]] | tuple = ()  # (kind, object, call, where)
 
     # -- requests ------------------------------------------------------------------------
     def issued(self, req: Any, buf: Any) -> None:
         """A nonblocking call handed the program ``req`` (on ``buf``)."""
         reqs = self.requests
+        if not reqs:
+            reqs = self.requests = []
         reqs.append(req)
         if len(reqs) > self._cap:
             reqs[:] = [r for r in reqs if r.active]
@@ -79,6 +83,8 @@ class Lifecycle:
     def made_one(self, kind: str, obj: Any, call: str, where: Any) -> None:
         """The program was handed ``obj`` (a communicator, group, window...)."""
         if obj is not None:
+            if not self.made:
+                self.made = []
             self.made.append((kind, obj, call, where))
 
     # -- MPI_Finalize --------------------------------------------------------------------
@@ -94,7 +100,7 @@ class Lifecycle:
                     f"rank {self.rank}'s {req.call}{envelope} was never completed by a wait "
                     "or test, nor freed, before MPI_Finalize"),
                     (Call(self.rank, req.call, site_text(req.where)),))
-        self.requests = []
+        self.requests = ()
         for kind, obj, call, where in self.made:
             if getattr(obj, "freed", True):
                 continue
@@ -107,7 +113,7 @@ class Lifecycle:
                     "MPI_Finalize"), (Call(self.rank, call, site_text(where)),))
             self.findings.add(rule, f"rank {self.rank}'s {_name(kind, obj)} made by {call} "
                                     "was never freed", (Call(self.rank, call, site_text(where)),))
-        self.made = []
+        self.made = ()
 
 
     def _epochs(self, win: Any, call: str, where: Any) -> None:
