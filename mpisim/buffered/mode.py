@@ -56,9 +56,6 @@ from .summary import BufferSummary, overflow_error, synthetic_address, unattache
 __all__ = ["BufferedMode", "PendingEntry", "missing_mpi41"]
 
 
-_new = object.__new__
-
-
 class PendingEntry(Entry):
     """One entry of the attached buffer: its space (the allocator's :class:`Entry` it is),
     the send posted for it, its times.
@@ -73,23 +70,16 @@ class PendingEntry(Entry):
 
     call = "MPI_Bsend"
 
-    def __init__(self, owner: BufferedMode, dst: int, now: float, where: Any) -> None:
-        # offset, size, packed and done: set by the allocator when it places the entry
-        # (BufferedMode._reserve builds one in its frame, setting these same fields)
-        self.owner = owner
-        self.rank = owner.rank
-        self.dst = dst
-        self.msg = -1
-        self.alloc = now
-        self.completed = NAN          # when its send completed (the trace's "done")
-        self.freed = NAN
-        self.attach = owner.attaches - 1
-        self.done_at: float | None = None
-        self.waiting: Any = None  # a Cause: why the send cannot go yet (deadlock reports)
-        self.sreq: Request | None = None  # the user's request, when it completes with the send
-        self.where = where            # the bsend's place in the program (reports)
-        self.row = -1                 # its row in the trace, once recorded (see _reserve)
-        self.eid = -1                 # its completion's place in the event order, if due
+    # Its fields, each set by BufferedMode._reserve when it places the entry (offset, size,
+    # packed and done by the allocator): owner, rank, dst, msg (its send's message id),
+    # alloc (when placed), completed (when its send completed: the trace's "done"; NaN until
+    # then), freed (NaN until then), attach (which attach of the buffer), done_at (when its
+    # send completes, once known), waiting (a Cause: why the send cannot go yet, for deadlock
+    # reports), sreq (the user's request, when it completes with the send), where (the
+    # bsend's place in the program), row (its row in the trace, once recorded), eid (its
+    # completion's place in the event order, if due). No __init__ of its own: calling a
+    # class whose __init__ is object's is the cheapest way Python makes an object.
+    __init__ = object.__init__
 
     def known(self, when: float) -> None:
         """The transport learned when the entry's send completes: the entry completes then."""
@@ -270,8 +260,8 @@ class BufferedMode:
         if alloc is None:
             self.summary.overflows += 1
             raise unattached_error(self.config, packed)
-        entry = _new(PendingEntry)  # (PendingEntry(self, dst, now, where), built here: once
-        entry.owner, entry.rank, entry.dst, entry.msg = self, self.rank, dst, -1  # per bsend)
+        entry = PendingEntry()  # (its fields, set here: see PendingEntry)
+        entry.owner, entry.rank, entry.dst, entry.msg = self, self.rank, dst, -1
         entry.alloc, entry.completed, entry.freed, entry.attach = now, NAN, NAN, self.attaches - 1
         entry.done_at = entry.waiting = entry.sreq = None
         entry.where, entry.row, entry.eid = where, -1, -1

@@ -97,9 +97,9 @@ class PointToPoint(HandleBase):
         try:
             if comm is not None and comm.info is not self._comms.world:
                 dest, ctx, comm = self._peer(comm, dest, False)
-            elif type(dest) is not int or not 0 <= dest < self.size:  # fast path: a rank
+            elif type(dest) is not int or dest < 0 or dest >= self.size:  # fast path: a rank
                 dest = check_dest(dest, self.size)
-            if type(tag) is not int or not 0 <= tag <= TAG_UB:
+            if type(tag) is not int or tag < 0 or tag > TAG_UB:
                 tag = check_tag(tag, False)
             if buf is None and datatype is not None and type(count) is int and count >= 0 \
                     and type(datatype) is _dt.Datatype and datatype.committed:
@@ -233,9 +233,9 @@ class PointToPoint(HandleBase):
         try:
             if comm is not None and comm.info is not self._comms.world:
                 source, ctx, comm = self._peer(comm, source, True)
-            elif type(source) is not int or not 0 <= source < self.size:  # fast path: a rank
+            elif type(source) is not int or source < 0 or source >= self.size:  # a rank
                 source = check_source(source, self.size)
-            if type(tag) is not int or not 0 <= tag <= TAG_UB:
+            if type(tag) is not int or tag < 0 or tag > TAG_UB:
                 tag = check_tag(tag, True)
             if buf is None and datatype is not None and type(count) is int and count >= 0 \
                     and type(datatype) is _dt.Datatype and datatype.committed:

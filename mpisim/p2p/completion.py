@@ -18,13 +18,12 @@ from typing import Any
 from simpy.core import Environment
 from simpy.events import NORMAL, PENDING, Event
 
-from ..engine.clock import at, callback_at, done, failed, fire_at, pending, queue_last
+from ..engine.clock import BuiltEvent, at, callback_at, done, failed, fire_at, pending, queue_last
 from ..mpi.constants import UNDEFINED
 from .requests import EMPTY_STATUS_ARGS, Request, Status
 
 __all__ = ["test", "testall", "wait", "waitall", "waitany", "waitsome"]
 
-_new = object.__new__
 
 
 def _finish(req: Request) -> Status:
@@ -53,7 +52,7 @@ def wait(env: Environment, req: Request) -> Event:
         if req.done_at <= env._now or req.error is not None:
             return _result(env, (req,), _finish(req))
         return at(env, req.done_at, _finish(req))  # the waiting rank cannot look before then
-    ev = _new(Event)  # (pending(env), inlined: once per blocking receive)
+    ev = BuiltEvent()  # (pending(env), inlined: once per blocking receive)
     ev.env, ev.callbacks, ev._value = env, [], PENDING
     req.wake = ev
     if req.waiters is None:  # (req.on_known(_wake), inlined: its time is not known yet)

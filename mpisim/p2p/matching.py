@@ -43,15 +43,13 @@ class MatchQueues:
         """Remove and return the first posted receive that matches (src, tag) on the
         communicator context ``ctx``, or None."""
         posted = self.posted
-        i = 0  # (counted, not enumerated: no enumerate object and pair per message)
-        for req in posted:
+        for i, req in enumerate(posted):
             peer = req.peer
             rtag = req.tag  # (the tag compared without building a tuple per receive)
             if (peer in (src, ANY_SOURCE)) and (rtag == tag or rtag == ANY_TAG) \
                     and req.ctx == ctx:  # noqa: SIM109
                 del posted[i]
                 return req
-            i += 1  # noqa: SIM113
         return None
 
     def find_unexpected(self, source: int, tag: int, ctx: int = 0) -> int:

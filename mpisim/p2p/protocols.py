@@ -121,9 +121,6 @@ class Message:
                 f"{self.mode} {self.protocol}>")
 
 
-_new = object.__new__
-
-
 class Transport:
     """Moves messages between ranks: protocol choice, matching, completion times."""
 
@@ -172,7 +169,7 @@ class Transport:
             channel = self._channel(src, dst, ctx)
         if call is None:
             call, where = sreq.call, sreq.where
-        msg = _new(Message)  # (its fields, set here: see Message)
+        msg = Message()  # (its fields, set here: see Message)
         msg.id, msg.src, msg.dst, msg.tag, msg.nbytes, msg.data = self.sent, src, dst, tag, \
             nbytes, data
         msg.mode, msg.sreq, msg.channel, msg.ctx, msg.dtype = mode, sreq, channel, ctx, dtype
@@ -195,12 +192,7 @@ class Transport:
                 end, arrive = net.inject(src, dst, nbytes, earliest)
                 msg.send_done = end
                 msg.row = self.recorder.message(msg, self.env._now, end)
-                wire = channel.wire  # (channel.in_order, inlined: once per message)
-                if arrive < wire.last_arrival:
-                    arrive = wire.last_arrival
-                else:
-                    wire.last_arrival = arrive
-                callbacks_at(self.env, arrive, self._arrival, msg)
+                callbacks_at(self.env, channel.in_order(arrive), self._arrival, msg)
                 return msg
         else:
             msg.protocol = RENDEZVOUS
@@ -263,12 +255,7 @@ class Transport:
                 put_time(self.rows, msg.row + SEND_DONE, end)
         elif msg.slot:
             self._sent(msg, earliest)  # copied into its pair's cell or box: complete at once
-        wire = msg.channel.wire  # (Channel.in_order, inlined: once per eager bsend)
-        if arrive < wire.last_arrival:
-            arrive = wire.last_arrival
-        else:
-            wire.last_arrival = arrive
-        callbacks_at(self.env, arrive, self._arrival, msg)
+        callbacks_at(self.env, msg.channel.in_order(arrive), self._arrival, msg)
 
     def _system_buffer_room(self, dst: int, nbytes: int) -> bool:
         """The receiver's system buffer can take ``nbytes`` more unexpected eager data."""
