@@ -148,9 +148,7 @@ class PointToPoint(HandleBase):
                 earliest = buffered.bsend(sreq, where, dest, tag, nbytes, data,
                                           now + self._overhead, ctx, typed)
             except ErrBuffer as e:
-                if self._config.profile.failed_bsend_stalls_pair:
-                    self._tp.stall(self.rank, dest, self._stall_cause(call, dest), ctx)
-                return failed(env, e)
+                return self._bsend_failed(e, call, dest, ctx)
             if sreq is None:  # a blocking bsend: done at once unless the copy takes time
                 return env.done_none if earliest <= now else at(env, earliest, None)
             if sreq.call == "MPI_Ibsend":
@@ -175,6 +173,14 @@ class PointToPoint(HandleBase):
         if when is not None:
             return at(env, when if when > earliest else earliest, None)
         return self._until_done(sreq, earliest)
+
+
+    def _bsend_failed(self, e: ErrBuffer, call: str, dest: int, ctx: int) -> Event:
+        """A bsend that did not fit (MPI_ERR_BUFFER): under a profile whose library then
+        never matches the pair's later messages, the pair stalls."""
+        if self._config.profile.failed_bsend_stalls_pair:
+            self._tp.stall(self.rank, dest, self._stall_cause(call, dest), ctx)
+        return failed(self._env, e)
 
 
     def _peer(self, comm: Any, peer: Any, source: bool) -> tuple[int, int, Comm]:

@@ -424,24 +424,8 @@ class Transport:
             self._types(msg, req)  # 3.3.1 (one identity test when both name one type)
         if self.order is not None:
             self.order.matched(msg, req, self._where_of(req))
-        if msg.protocol == EAGER:
-            if msg.counted:
-                self.queues[msg.dst].eager_bytes -= msg.nbytes
-                msg.counted = False
-            if msg.row >= 0:  # matched and delivered now (_deliver, inlined: once per message)
-                put_match_and_delivery(self.rows, msg.row + MATCH, now, msg.send_done, now)
-            self.received += 1
-            deliver(msg, req)
-            req.done_at = now  # (req.known(now), inlined: once per message)
-            waiters = req.waiters
-            if waiters:
-                req.waiters = None
-                for waiter in waiters:
-                    waiter(req)
-            if msg.mode == SYNCHRONOUS:
-                ack = now + self.net.control_delay(msg.dst, msg.src)
-                self._sent(msg, max(ack, msg.send_done))
-        else:
+        if msg.protocol != EAGER:  # rendezvous: the data follows the clear-to-send (the
+            # short branch first: a test before a long jump is never specialised)
             if msg.row >= 0:
                 put_time(self.rows, msg.row + MATCH, now)
             msg.rreq = req
@@ -449,6 +433,23 @@ class Transport:
                 self.progress.rendezvous_matched(msg.src * self.size + msg.dst)
             cts = now + self.net.control_delay(msg.dst, msg.src)
             callback_at(self.env, cts, self._clear_to_send, msg)
+            return
+        if msg.counted:
+            self.queues[msg.dst].eager_bytes -= msg.nbytes
+            msg.counted = False
+        if msg.row >= 0:  # matched and delivered now (_deliver, inlined: once per message)
+            put_match_and_delivery(self.rows, msg.row + MATCH, now, msg.send_done, now)
+        self.received += 1
+        deliver(msg, req)
+        req.done_at = now  # (req.known(now), inlined: once per message)
+        waiters = req.waiters
+        if waiters:
+            req.waiters = None
+            for waiter in waiters:
+                waiter(req)
+        if msg.mode == SYNCHRONOUS:
+            ack = now + self.net.control_delay(msg.dst, msg.src)
+            self._sent(msg, max(ack, msg.send_done))
 
     def _types(self, msg: Message, req: Request) -> None:
         """A finding when the type signatures of a matched send and receive differ."""
