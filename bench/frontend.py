@@ -10,17 +10,29 @@ rank+1 and recv from rank-1; latency 1 us, bandwidth 10 GB/s) three ways, in thi
   uppercase ``Bsend``/``Recv`` of a numpy buffer per message (size only in the native one,
   so the difference is the front end: greenlet switches, buffer-spec reading, the data copy).
 
-Each figure is the best of ``--repeat`` timings (shared, noisy machines); the ratios are the
-numbers that count: ``native / bare``, ``mpi4py / native`` and ``mpi4py / native + data``
-(the greenlet front end alone).
+Each figure is the best of ``--repeat`` rounds, the four taking turns in each (shared, noisy
+machines); the ratios are the numbers that count: ``native / bare``, ``mpi4py / native``
+and ``mpi4py / native + data`` (the greenlet front end alone).
 
     python -m bench.frontend                    # 16 ranks, 2000 messages each
     python -m bench.frontend --ranks 64 --iterations 500 --repeat 5
+    python -m bench.frontend --instructions     # instructions per message (cachegrind)
+
+Wall-clock figures on a shared machine swing by a third from run to run; ``--instructions``
+counts instead, as ``bench/instructions.py`` does: the native program moving numpy data and
+the mpi4py script each run in a child process under ``valgrind --tool=cachegrind`` at two
+iteration counts (``--counts``, default 40 and 160), and the difference of the instruction
+counts over the difference of the message counts is one message's cost, start-up excluded.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
 import tempfile
 import textwrap
 import time
@@ -58,13 +70,95 @@ def bsend_ring_data(mpi, iterations: int, slots: int = 4):
         yield mpi.recv(got, source=left, tag=0)
 
 
-def best(fn, repeat: int) -> float:
-    times = []
+def run_front(script: Path, ranks: int, iterations: int, slots: int) -> None:
+    """The mpi4py script's ring, run once."""
+    import mpisim as ms
+
+    result = ms.run_mpi4py(script, ranks=ranks, args=[str(iterations), str(slots)],
+                           network=NET)
+    assert result.outcome is ms.Outcome.COMPLETED, result.report()
+
+
+def run_native(program, ranks: int, iterations: int, slots: int) -> None:
+    """A native program's ring, run once."""
+    import mpisim as ms
+
+    result = ms.run(program, ranks=ranks, network=NET,
+                    params={"iterations": iterations, "slots": slots})
+    assert result.outcome is ms.Outcome.COMPLETED, result.report()
+
+
+def write_script(directory: str) -> Path:
+    """The ring's mpi4py script, written in ``directory``."""
+    script = Path(directory) / "bsend_ring.py"
+    script.write_text(textwrap.dedent(SCRIPT.format(nbytes=NBYTES)))
+    return script
+
+
+WORKLOADS = ("native + data", "mpi4py script")
+
+
+def child(name: str, ranks: int, iterations: int, slots: int) -> None:
+    """One measured run of a workload (the process cachegrind counts)."""
+    if name == "native + data":
+        run_native(bsend_ring_data, ranks, iterations, slots)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        run_front(write_script(tmp), ranks, iterations, slots)
+
+
+def instructions(name: str, ranks: int, iterations: int, slots: int) -> int:
+    """Instructions executed by one run of ``name`` under cachegrind (deterministic: one
+    BLAS thread, a fixed hash seed, no address randomisation where ``setarch -R`` exists;
+    the pattern of bench/instructions.py, whose child runs other workloads)."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
+    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+           sys.executable, "-m", "bench.frontend", "--child", name, str(ranks),
+           str(iterations), str(slots)]
+    if shutil.which("setarch"):
+        cmd = ["setarch", "-R", *cmd]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                         cwd=Path(__file__).resolve().parent.parent)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+    if out.returncode != 0 or found is None:
+        raise RuntimeError(f"{name}: cachegrind run failed\n{out.stderr[-2000:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def count(ranks: int, counts: list[int], slots: int) -> int:
+    """Instructions per message of each workload and the script's ratio to the native
+    program moving the same data, printed."""
+    small, large = counts
+    if not 0 < small < large:
+        print("--counts: SMALL must be positive and below LARGE", file=sys.stderr)
+        return 2
+    if shutil.which("valgrind") is None:
+        print("python -m bench.frontend: valgrind is not installed (apt-get install "
+              "valgrind)", file=sys.stderr)
+        return 2
+    per = {}
+    print(f"bsend ring: {ranks} ranks x {small} and {large} messages of {NBYTES} B, "
+          "instructions per message (cachegrind)")
+    for name in WORKLOADS:
+        per[name] = (instructions(name, ranks, large, slots)
+                     - instructions(name, ranks, small, slots)) / (ranks * (large - small))
+        print(f"  {name:16s} {per[name]:12,.0f} instructions/message", flush=True)
+    ratio = per["mpi4py script"] / per["native + data"]
+    print(f"  mpi4py script / native + data: {ratio:.2f}x the instructions per message")
+    return 0
+
+
+def best(fns: dict, repeat: int) -> dict[str, float]:
+    """The best time of each workload over ``repeat`` rounds, each round running every one
+    in turn (a load that comes and goes on a shared machine then weighs on all alike, not
+    on the one that happened to run meanwhile)."""
+    times: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: min(t) for name, t in times.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,30 +168,34 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--iterations", type=int, default=2000)
     p.add_argument("--slots", type=int, default=4)
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--instructions", action="store_true",
+                   help="count instructions per message under cachegrind (not time)")
+    p.add_argument("--counts", type=int, nargs=2, default=[40, 160],
+                   metavar=("SMALL", "LARGE"), help="iterations of the two counted runs "
+                   "(default 40 160)")
+    p.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-
-    import mpisim as ms
+    if args.child:
+        name, ranks, iterations, slots = args.child
+        child(name, int(ranks), int(iterations), int(slots))
+        return 0
+    if args.instructions:
+        return count(args.ranks, args.counts, args.slots)
 
     messages = args.ranks * args.iterations
     with tempfile.TemporaryDirectory() as tmp:
-        script = Path(tmp) / "bsend_ring.py"
-        script.write_text(textwrap.dedent(SCRIPT.format(nbytes=NBYTES)))
+        script = write_script(tmp)
 
         def front() -> None:
-            result = ms.run_mpi4py(script, ranks=args.ranks,
-                                   args=[str(args.iterations), str(args.slots)], network=NET)
-            assert result.outcome is ms.Outcome.COMPLETED, result.report()
+            run_front(script, args.ranks, args.iterations, args.slots)
 
         def native(program) -> None:
-            result = ms.run(program, ranks=args.ranks, network=NET,
-                            params={"iterations": args.iterations, "slots": args.slots})
-            assert result.outcome is ms.Outcome.COMPLETED, result.report()
+            run_native(program, args.ranks, args.iterations, args.slots)
 
-        timings = {"bare SimPy ring": best(lambda: bare_ring(args.ranks, args.iterations),
-                                           args.repeat),
-                   "native program": best(lambda: native(bsend_ring), args.repeat),
-                   "native + data": best(lambda: native(bsend_ring_data), args.repeat),
-                   "mpi4py script": best(front, args.repeat)}
+        timings = best({"bare SimPy ring": lambda: bare_ring(args.ranks, args.iterations),
+                        "native program": lambda: native(bsend_ring),
+                        "native + data": lambda: native(bsend_ring_data),
+                        "mpi4py script": front}, args.repeat)
     bare = timings["bare SimPy ring"]
     print(f"bsend ring: {args.ranks} ranks x {args.iterations} messages of {NBYTES} B "
           f"(best of {args.repeat})")

@@ -37,6 +37,8 @@ class AttributeCalls(HandleBase):
     __slots__ = ()
 
     _keyvals: dict[int, Keyval] | None = None  # this process's user keyvals
+    _keyvals_made = 0  # keyvals made so far: a new one's number is never a freed one's, so
+    # it neither replaces a live keyval nor sees attributes left under a freed one
 
     def comm_create_keyval(self, copy_fn: Any = None, delete_fn: Any = None) -> int:
         """MPI_Comm_create_keyval: a new keyval; ``copy_fn`` None/False (not copied by
@@ -44,7 +46,8 @@ class AttributeCalls(HandleBase):
         (NotImplemented: not copied); ``delete_fn(comm, keyval, value)`` on deletion."""
         keyvals = self._keyvals if self._keyvals is not None else {}
         self._keyvals = keyvals
-        number = FIRST_USER_KEYVAL + len(keyvals) + 1
+        self._keyvals_made += 1
+        number = FIRST_USER_KEYVAL + self._keyvals_made
         keyvals[number] = Keyval(number, copy_fn, delete_fn)
         return number
 

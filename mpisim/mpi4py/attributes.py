@@ -74,6 +74,7 @@ class AttributeCalls:
     def Free_keyval(cls, keyval: int) -> int:
         _local("comm_free_keyval", keyval)
         _callbacks().pop(keyval, None)
+        _nopython().discard(keyval)  # the handle gives its number to a later keyval
         return KEYVAL_INVALID
 
     def Get_attr(self, keyval: int) -> Any:

@@ -34,11 +34,12 @@ from typing import Any
 
 from greenlet import GreenletExit, getcurrent, greenlet
 
+from ..engine.process import _copy
 from ..mpi.errors import MPIError
 from .exceptions import as_exception, unsupported
 
-__all__ = ["THREAD_CALLS", "RankContext", "RankGreenlet", "Scope", "bridge", "check_threads",
-           "current", "own_code", "where"]
+__all__ = ["SITES", "THREAD_CALLS", "RankContext", "RankGreenlet", "Scope", "bridge",
+           "check_threads", "current", "own_code", "site", "where"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _MISSING = object()
@@ -51,6 +52,8 @@ class RankContext:
         self.mpi = mpi
         self.script = script
         self.greenlet: RankGreenlet | None = None
+        self.back: Any = None  # the switch to the bridge (the greenlet's parent's switch,
+        # found once: it is the same at every call)
         self.closed = False            # the run is over: any further call unwinds the rank
         self.finalized = False
         self.fatal: dict[Any, bool] = {}  # communicator key -> MPI_ERRORS_ARE_FATAL in force
@@ -62,13 +65,34 @@ class RankContext:
         event is returned here once the engine reaches it. Its MPI error is raised in the
         script as MPI.Exception (MPI_ERRORS_RETURN, mpi4py's default), or, with
         MPI_ERRORS_ARE_FATAL on ``comm`` (a key of :attr:`fatal`), ends the run."""
+        self.start(sys._getframe(1))
+        return self.wait(make(), comm)
+
+    def start(self, frame: Any) -> None:
+        """Before a blocking call: a closed run unwinds the rank, a thread's call is
+        reported, and the handle learns the script's line (:func:`where`, looked for from
+        ``frame``: the stand-in's method's caller saves walking the stand-in's frames)."""
         if self.closed:
             raise GreenletExit
-        check_threads()
-        self.mpi._where = where()
-        ev = make()
+        if THREAD_CALLS:
+            check_threads()
+        known = SITES.get((id(frame.f_code), frame.f_lasti))  # (where's first step,
+        self.mpi._where = where(frame) if known is None else known[0]  # inlined)
+
+    def wait(self, ev: Any, comm: Any = "world") -> Any:
+        """The value of the handle's event ``ev`` (see :meth:`call`). An event that has
+        already happened (a bsend that fit, a receive of a message already there) is
+        answered here, in the rank's greenlet: the engine would resume the rank with it at
+        once (:meth:`~mpisim.engine.process.RankProcess._resume`), with nothing run in
+        between, so the two greenlet switches and the scope's leave and enter around
+        them would only cost time."""
         try:
-            return self.greenlet.parent.switch(ev)  # type: ignore[union-attr]
+            if getattr(ev, "callbacks", _MISSING) is None:
+                if ev._ok:
+                    return ev._value
+                ev._defused = True
+                raise _copy(ev)  # as the engine throws it into a rank
+            return self.back(ev)
         except GreenletExit:
             self.closed = True
             raise
@@ -127,25 +151,41 @@ def check_threads() -> None:
                            "MPI_THREAD_FUNNELED)")
 
 
-def where() -> str | None:
-    """The script's line making the current call: the innermost frame outside this package,
-    as ``file.py:line (function)``. Each line's text is made once (a loop's call asks for
-    the same one again and again)."""
-    frame = sys._getframe(1)
+def where(frame: Any = None) -> str | None:
+    """The script's line making the current call: the innermost frame outside this package
+    (from ``frame``, by default the caller's), as ``file.py:line (function)``
+    (:func:`site`)."""
+    if frame is None:
+        frame = sys._getframe(1)
+    known = SITES.get((id(frame.f_code), frame.f_lasti))
+    if known is not None:  # a line of the script's own, seen before (site, inlined: a
+        return known[0]    # loop's call asks for the same one again and again)
     while frame is not None and frame.f_code.co_filename.startswith(_HERE):
         frame = frame.f_back  # type: ignore[assignment]
     if frame is None:
         return None
+    return site(frame)
+
+
+def site(frame: Any) -> str:
+    """``file.py:line (function)`` of ``frame``'s current instruction. Each one's text is
+    made once, found again by its code and instruction offset (a loop's call asks for the
+    same one again and again; its line number would cost a scan of the line table)."""
     code = frame.f_code
-    key = (code.co_filename, frame.f_lineno, code.co_name)
-    text = _SITES.get(key)
-    if text is None:
-        text = _SITES[key] = f"{os.path.basename(key[0])}:{key[1]} ({key[2]})"
-    return text
+    key = (id(code), frame.f_lasti)
+    known = SITES.get(key)
+    if known is None:
+        if len(SITES) >= SITES_MAX:  # code made on the fly (exec in a loop): start over
+            SITES.clear()
+        known = SITES[key] = (f"{os.path.basename(code.co_filename)}:{frame.f_lineno} "
+                               f"({code.co_name})", code)  # (the code kept: its id stays its)
+    return known[0]
 
 
-_SITES: dict[tuple[str, int, str], str] = {}
-"""The text of each (file, line, function) a script called MPI from (see :func:`where`)."""
+SITES: dict[tuple[int, int], tuple[str, Any]] = {}
+"""The text of each (code's id, instruction offset) a script called MPI from, with the code
+(see :func:`site`)."""
+SITES_MAX = 100_000
 
 
 class _Provided(importlib.abc.Loader):
@@ -192,19 +232,30 @@ class Scope:
         self.argv = argv
         self.directory = directory
         self.output = output
-        self._saved: list[Any] = []
+        self._saved: dict[str, Any] = {}
+        self._absent: list[str] = []
+        self._argv: list[str] = sys.argv
         self._stdout: Any = None
         self.private: dict[str, Any] = {}  # the rank's own copies of the script's modules
         self._count = 0
 
     def enter(self) -> None:
+        """Install the script's view (once per MPI call that waits: plain loops over the
+        few names, measured cheaper than map/zip/compress forms; see :meth:`leave`)."""
         mods = sys.modules
-        if self.lazy and self._count == 0:  # the process already holds one: hide it always
+        if self._count == 0 and self.lazy:  # the process already holds one: hide it always
             self.modules.update({n: m for n, m in self.lazy.items() if n in mods})
-        self._saved = [mods.get(name, _MISSING) for name in self.modules]
-        self._saved.append(sys.argv)
+        saved: dict[str, Any] = {}  # the process's entries of the names, put back by leave
+        absent: list[str] = []      # the names it has none of, removed by leave
+        for name in self.modules:
+            if name in mods:
+                saved[name] = mods[name]
+            else:
+                absent.append(name)
+        self._saved, self._absent, self._argv = saved, absent, sys.argv
         mods.update(self.modules)
-        mods.update(self.private)
+        if self.private:
+            mods.update(self.private)
         self._count = len(mods)
         sys.argv = self.argv
         sys.path.insert(0, self.directory)
@@ -214,23 +265,19 @@ class Scope:
             sys.stdout = sys.stderr if self.output == "stderr" else _discard()
 
     def leave(self) -> None:
+        """Put the process's view back, exactly as :meth:`enter` found it (its entries
+        replaced in place: sys.modules keeps its order)."""
         mods = sys.modules
         if len(mods) > self._count:  # the rank imported modules: its own are kept apart
-            for name in list(mods)[self._count:]:
-                if name in self.lazy and name not in self.modules:  # a stand-in
-                    self.modules[name] = self.lazy[name]  # submodule: there from now on
-                    self._saved.insert(len(self.modules) - 1, _MISSING)
-                elif _under(getattr(mods[name], "__file__", None), self.directory):
-                    self.private[name] = None
-        for name in self.private:
-            self.private[name] = mods.pop(name, self.private[name])
-        saved = self._saved
-        for name, old in zip(self.modules, saved, strict=False):
-            if old is _MISSING:
-                mods.pop(name, None)
-            else:
-                mods[name] = old
-        sys.argv = saved[-1]
+            self._imported(mods)
+        private = self.private
+        if private:
+            for name in private:
+                private[name] = mods.pop(name, private[name])
+        mods.update(self._saved)
+        for name in self._absent:
+            mods.pop(name, None)
+        sys.argv = self._argv
         if self._stdout is not None:
             sys.stdout, self._stdout = self._stdout, None
         meta = sys.meta_path
@@ -243,6 +290,16 @@ class Scope:
             del path[0]
         elif self.directory in path:
             path.remove(self.directory)
+
+    def _imported(self, mods: dict[str, Any]) -> None:
+        """The modules the rank imported since :meth:`enter`: a stand-in submodule joins
+        :attr:`modules`, one of the script's directory becomes the rank's own."""
+        for name in list(mods)[self._count:]:
+            if name in self.lazy and name not in self.modules:  # a stand-in
+                self.modules[name] = self.lazy[name]  # submodule: there from now on
+                self._absent.append(name)
+            elif _under(getattr(mods[name], "__file__", None), self.directory):
+                self.private[name] = None
 
 
 _INSTALLED = tuple({os.path.abspath(p) + os.sep for p in (sys.prefix, sys.base_prefix,
@@ -278,24 +335,26 @@ def bridge(ctx: RankContext, body: Callable[[], Any], scope: Scope) -> Generator
     g = RankGreenlet(body)
     g.ctx = ctx
     ctx.greenlet = g
+    ctx.back = g.parent.switch  # type: ignore[union-attr]
     value: Any = None
     error: BaseException | None = None
     started = False
+    enter, leave, switch = scope.enter, scope.leave, g.switch  # (bound once: per call)
     try:
         while True:
-            scope.enter()
+            enter()
             try:
-                if error is not None:
+                if error is None and started:
+                    ev = switch(value)
+                elif error is not None:
                     ev = g.throw(error)
-                elif started:
-                    ev = g.switch(value)
                 else:
                     started = True
-                    ev = g.switch()
+                    ev = switch()
             except Fatal as fatal:
                 raise fatal.error from None
             finally:
-                scope.leave()
+                leave()
             if g.dead:
                 return ev
             try:

@@ -20,9 +20,11 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-__all__ = ["c_int", "index"]
+__all__ = ["INT_MAX", "INT_MIN", "c_int", "index"]
 
-_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+"""A C int's range."""
+_INT_MIN, _INT_MAX = INT_MIN, INT_MAX
 
 
 def c_int(value: Any) -> int:

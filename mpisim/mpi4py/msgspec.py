@@ -42,6 +42,7 @@ from .integers import c_int
 __all__ = ["c_int", "located", "p2p", "raw"]
 
 _UINT8 = np.dtype(np.uint8)
+_NDARRAY = np.ndarray
 _NATIVE = "<" if sys.byteorder == "little" else ">"
 
 
@@ -176,15 +177,24 @@ def p2p(msg: Any, rank: int, readonly: bool) -> tuple[Any, int, Any]:
     if rank == PROC_NULL:
         return None, 0, _dt.BYTE
     cls = type(msg)
-    if cls is np.ndarray:  # the common cases, without the general steps
+    if cls is _NDARRAY:  # the common cases, without the general steps
         fast = _fast(msg, readonly)
         if fast is not None:
             return fast
-    elif (cls is list or cls is tuple) and len(msg) == 2 and type(msg[0]) is np.ndarray \
-            and type(msg[1]) is Datatype:
-        fast = _fast_typed(msg[0], msg[1]._h.t, readonly)
-        if fast is not None:
-            return fast
+    elif (cls is list or cls is tuple) and len(msg) == 2:
+        arr, datatype = msg
+        if type(arr) is _NDARRAY and type(datatype) is Datatype:
+            t = datatype._h.t  # (_fast_typed's common case, inlined: once per call)
+            if t is not None and t.numpy_dtype is arr.dtype:
+                extent = t.extent
+                nbytes = arr.nbytes
+                flags = arr.flags
+                if extent > 0 and not nbytes % extent and flags.c_contiguous \
+                        and (readonly or flags.writeable):
+                    return (arr if arr.ndim == 1 else arr.reshape(-1)), nbytes // extent, t
+            fast = _fast_typed(arr, t, readonly)
+            if fast is not None:
+                return fast
     buf, count, displ, datatype = _unpack(msg)
     if buf is None or buf is BOTTOM:
         dt = _as_datatype(datatype)
@@ -285,7 +295,7 @@ def _fast(arr: np.ndarray, readonly: bool) -> tuple[np.ndarray, int, Any] | None
         if t is None or t.numpy_dtype != arr.dtype:
             return None
         _FAST[arr.dtype] = t
-    flat = arr.reshape(-1)
+    flat = arr if arr.ndim == 1 else arr.reshape(-1)  # (a 1-d array is its own flat view)
     return flat, flat.size, t
 
 
@@ -293,15 +303,17 @@ def _fast_typed(arr: np.ndarray, t: Any, readonly: bool) -> tuple[np.ndarray, in
     """``[array, datatype]`` with a C-contiguous array and a datatype numpy has a dtype
     for, whose extent divides the array's bytes: the whole array, as many elements as it
     holds (anything else takes the general steps)."""
-    if t is None or t.numpy_dtype is None:
+    if t is None:
+        return None
+    dtype = t.numpy_dtype
+    extent = t.extent
+    if dtype is None or extent <= 0:
         return None
     flags = arr.flags
-    extent = t.extent
     nbytes = arr.nbytes
-    if not flags.c_contiguous or not (readonly or flags.writeable) or extent <= 0 \
-            or nbytes % extent:
+    if not flags.c_contiguous or not (readonly or flags.writeable) or nbytes % extent:
         return None
-    flat = arr.reshape(-1)
-    if flat.dtype != t.numpy_dtype:
+    flat = arr if arr.ndim == 1 else arr.reshape(-1)  # (a 1-d array is its own flat view)
+    if flat.dtype != dtype:
         flat = _typed(flat.view(_UINT8), t)
     return flat, nbytes // extent, t

@@ -13,15 +13,20 @@ signatures convert them (:func:`~.msgspec.c_int`), before the buffer is read.
 from __future__ import annotations
 
 import pickle
+import sys
 import warnings
 from typing import Any
 
 import numpy as np
+from greenlet import getcurrent
 
 from ..mpi.constants import ANY_SOURCE, ANY_TAG, BOTTOM, PROC_NULL
 from ..p2p.requests import Request as _EngineRequest
-from .bridge import current
+from .bridge import SITES, THREAD_CALLS, current
+from .datatype import Datatype
 from .exceptions import unsupported
+from .integers import INT_MAX as _INT_MAX
+from .integers import INT_MIN as _INT_MIN
 from .message import Message
 from .msgspec import c_int, p2p
 from .request import Prequest, Request, Status, fill, received
@@ -29,6 +34,7 @@ from .request import Prequest, Request, Status, fill, received
 __all__ = ["PointToPoint", "both", "dumps"]
 
 PROTOCOL = pickle.HIGHEST_PROTOCOL
+_NDARRAY = np.ndarray
 
 
 def dumps(obj: Any) -> bytes:
@@ -36,13 +42,18 @@ def dumps(obj: Any) -> bytes:
 
 
 class PointToPoint:
-    """Mixin of :class:`~.comm.Comm` (needs ``_p2p`` and ``_c``)."""
+    """Mixin of :class:`~.comm.Comm` (needs ``_p2p``, ``_c`` and ``_key``)."""
 
     def _p2p(self, call: str, blocking: bool, **kwargs: Any) -> Any:  # pragma: no cover
         raise NotImplementedError
 
     def _c(self, mpi: Any) -> Any:  # pragma: no cover
         raise NotImplementedError
+
+    def _key(self) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    _kind: str
 
     # -- lowercase point-to-point (pickled objects) ---------------------------------------
     def _send_obj(self, call: str, obj: Any, dest: Any, tag: Any) -> Any:
@@ -109,41 +120,111 @@ class PointToPoint:
         return bool(flag)
 
     # -- uppercase point-to-point (buffers) ------------------------------------------------
-    def _send_buf(self, call: str, buf: Any, dest: Any, tag: Any) -> Any:
-        dest, tag = c_int(dest), c_int(tag)
-        arr, count, dt = p2p(buf, dest, True)
-        return self._p2p(call, True, buf=arr, count=count, datatype=dt, dest=dest, tag=tag)
+    def _send_buf(self, call: str, buf: Any, dest: Any, tag: Any, frame: Any) -> Any:
+        """An uppercase send: the handle's ``call`` (``"bsend"``...) of the buffer spec, its
+        event waited for; ``frame`` is the caller's (:meth:`~.bridge.RankContext.start`).
+        The steps of :meth:`_p2p` and :meth:`~.bridge.RankContext.call`, with the handle
+        called directly and the common cases of their helpers inlined (once per call: the
+        front end's hottest path, as :meth:`Recv`)."""
+        if type(dest) is not int or not _INT_MIN <= dest <= _INT_MAX:  # (c_int, inlined)
+            dest = c_int(dest)
+        if type(tag) is not int or not _INT_MIN <= tag <= _INT_MAX:
+            tag = c_int(tag)
+        count = -1
+        if type(buf) is list and len(buf) == 2 and dest != PROC_NULL:  # ([array, datatype]:
+            arr, dt = buf  # p2p's commonest case, inlined)
+            if type(arr) is _NDARRAY and type(dt) is Datatype:
+                dt = dt._h.t
+                if dt is not None and dt.numpy_dtype is arr.dtype:
+                    extent, nbytes = dt.extent, arr.nbytes
+                    if extent > 0 and not nbytes % extent and arr.flags.c_contiguous:
+                        count = nbytes // extent
+                        if arr.ndim != 1:
+                            arr = arr.reshape(-1)
+        if count < 0:
+            arr, count, dt = p2p(buf, dest, True)
+        ctx = getattr(getcurrent(), "ctx", None) or current()  # (current, inlined)
+        mpi = ctx.mpi
+        if self._kind == "world":  # (_c and _key of MPI.COMM_WORLD, inlined)
+            comm, key = None, "world"
+        else:
+            comm, key = self._c(mpi), self._key()
+        method = getattr(mpi, call)
+        known = SITES.get((id(frame.f_code), frame.f_lasti))
+        if known is None or ctx.closed or THREAD_CALLS:
+            ctx.start(frame)
+        else:  # (RankContext.start on a line seen before, inlined)
+            mpi._where = known[0]
+        ev = method(comm=comm, buf=arr, count=count, datatype=dt, dest=dest, tag=tag)
+        try:
+            if ev.callbacks is None and ev._ok:  # (RankContext.wait on an event that has
+                return ev._value                 # already happened, inlined)
+        except AttributeError:
+            pass
+        return ctx.wait(ev, key)
 
     def Send(self, buf: Any, dest: int, tag: int = 0) -> None:
-        self._send_buf("send", buf, dest, tag)
+        self._send_buf("send", buf, dest, tag, sys._getframe(1))
 
     def Bsend(self, buf: Any, dest: int, tag: int = 0) -> None:
-        self._send_buf("bsend", buf, dest, tag)
+        self._send_buf("bsend", buf, dest, tag, sys._getframe(1))
 
     def Ssend(self, buf: Any, dest: int, tag: int = 0) -> None:
-        self._send_buf("ssend", buf, dest, tag)
+        self._send_buf("ssend", buf, dest, tag, sys._getframe(1))
 
     def Rsend(self, buf: Any, dest: int, tag: int = 0) -> None:
-        self._send_buf("rsend", buf, dest, tag)
+        self._send_buf("rsend", buf, dest, tag, sys._getframe(1))
 
     def Isend(self, buf: Any, dest: int, tag: int = 0) -> Request:
-        return Request(self._send_buf("isend", buf, dest, tag))
+        return Request(self._send_buf("isend", buf, dest, tag, sys._getframe(1)))
 
     def Ibsend(self, buf: Any, dest: int, tag: int = 0) -> Request:
-        return Request(self._send_buf("ibsend", buf, dest, tag))
+        return Request(self._send_buf("ibsend", buf, dest, tag, sys._getframe(1)))
 
     def Issend(self, buf: Any, dest: int, tag: int = 0) -> Request:
-        return Request(self._send_buf("issend", buf, dest, tag))
+        return Request(self._send_buf("issend", buf, dest, tag, sys._getframe(1)))
 
     def Irsend(self, buf: Any, dest: int, tag: int = 0) -> Request:
-        return Request(self._send_buf("irsend", buf, dest, tag))
+        return Request(self._send_buf("irsend", buf, dest, tag, sys._getframe(1)))
 
     def Recv(self, buf: Any, source: int = ANY_SOURCE, tag: int = ANY_TAG,
              status: Status | None = None) -> None:
-        source, tag = c_int(source), c_int(tag)
-        arr, count, dt = p2p(buf, source, False)
-        fill(status, self._p2p("recv", True, buf=arr, count=count, datatype=dt, source=source,
-                               tag=tag))
+        """MPI_Recv into the buffer spec (the steps of :meth:`_send_buf`, for a receive)."""
+        if type(source) is not int or not _INT_MIN <= source <= _INT_MAX:  # (c_int, inlined)
+            source = c_int(source)
+        if type(tag) is not int or not _INT_MIN <= tag <= _INT_MAX:
+            tag = c_int(tag)
+        count = -1
+        if type(buf) is list and len(buf) == 2 and source != PROC_NULL:  # (as in _send_buf,
+            arr, dt = buf  # the buffer writable)
+            if type(arr) is _NDARRAY and type(dt) is Datatype:
+                dt = dt._h.t
+                if dt is not None and dt.numpy_dtype is arr.dtype:
+                    extent, nbytes, flags = dt.extent, arr.nbytes, arr.flags
+                    if extent > 0 and not nbytes % extent and flags.c_contiguous \
+                            and flags.writeable:
+                        count = nbytes // extent
+                        if arr.ndim != 1:
+                            arr = arr.reshape(-1)
+        if count < 0:
+            arr, count, dt = p2p(buf, source, False)
+        ctx = getattr(getcurrent(), "ctx", None) or current()  # (current, inlined)
+        mpi = ctx.mpi
+        if self._kind == "world":
+            comm, key = None, "world"
+        else:
+            comm, key = self._c(mpi), self._key()
+        method = mpi.recv
+        frame = sys._getframe(1)
+        known = SITES.get((id(frame.f_code), frame.f_lasti))
+        if known is None or ctx.closed or THREAD_CALLS:
+            ctx.start(frame)
+        else:
+            mpi._where = known[0]
+        st = ctx.wait(method(comm=comm, buf=arr, count=count, datatype=dt, source=source,
+                             tag=tag), key)
+        if status is not None:
+            fill(status, st)
 
     def Irecv(self, buf: Any, source: int = ANY_SOURCE, tag: int = ANY_TAG) -> Request:
         source, tag = c_int(source), c_int(tag)

@@ -47,6 +47,23 @@ def test_predefined_attributes_have_open_mpi_5_0_11_s_values_on_world_and_its_du
     assert set(got["self"].values()) == {None}  # Open MPI sets none on MPI_COMM_SELF
 
 
+def test_7_7_2_a_new_keyval_never_takes_a_live_or_freed_keyvals_number():
+    """7.7.2: MPI_Comm_free_keyval frees only the freed keyval; one made after it is a new
+    keyval, whose attributes are its own (a number given again once replaced a live one)."""
+
+    def program(mpi, out):
+        first, second = mpi.comm_create_keyval(), mpi.comm_create_keyval()
+        mpi.comm_set_attr(first, "first")
+        mpi.comm_set_attr(second, "second")
+        mpi.comm_free_keyval(first)
+        third = mpi.comm_create_keyval()
+        out[mpi.rank] = (len({first, second, third}), mpi.comm_get_attr(second),
+                         mpi.comm_get_attr(third))
+        yield mpi.barrier()
+
+    assert run(program)[0] == (3, "second", None)
+
+
 def test_user_attributes_are_copied_by_their_keyval_and_deleted_on_free():
     deleted = []
 
