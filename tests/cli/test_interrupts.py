@@ -39,7 +39,14 @@ def _start(tmp_path: Path, *args: str) -> subprocess.Popen:
     path.write_text(LONG)
     return subprocess.Popen([sys.executable, "-c", LAUNCH, *args[:1], str(path), *args[1:]],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=tmp_path)
+                            cwd=tmp_path, preexec_fn=_default_sigint)
+
+
+def _default_sigint() -> None:
+    """In the child: SIGINT as a terminal gives it. A shell starts a background job with
+    SIGINT ignored, and Python then leaves it ignored; a test run from one would otherwise
+    find that mpisim ignores Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _leftovers(tmp_path: Path) -> list[str]:

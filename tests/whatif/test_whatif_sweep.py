@@ -329,7 +329,9 @@ def test_ctrl_c_on_the_command_line_stops_workers_and_writes_nothing(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "mpisim", "sweep", str(path), "--vary", "count=1..100000",
          "--vary", "seed=0,1", "--jobs", "2", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # (as a terminal
+    # gives it: a shell starts a background job with SIGINT ignored, which mpisim keeps)
     try:
         deadline = time.monotonic() + 30
         while len(_group(proc.pid)) < 3 and time.monotonic() < deadline:  # pool started
