@@ -308,23 +308,7 @@ def at(env: Environment, when: float, value: Any = None) -> Event:
 
 def callback_at(env: Environment, when: float, fn: Callable[[Event], None], value: Any) -> None:
     """Run ``fn(event)`` at time ``when``; ``event._value`` is ``value``."""
-    ev = BuiltEvent()
-    ev.env = env
-    ev.callbacks = [fn]
-    ev._value = value
-    ev._ok = True
-    now = env._now
-    when = now + (when - now)  # the time Clock.schedule computes (the same float)
-    if not when < _INF:
-        raise _overflow(now, when - now)
-    item = (when, NORMAL, next(env._eid), ev)  # (queue_last, inlined: once per event)
-    got = env.at.setdefault(when, item)
-    if got is item:
-        heappush(env.times, when)
-    elif got.__class__ is tuple:
-        env.at[when] = deque((got, item))
-    else:
-        got.append(item)
+    callbacks_at(env, when, [fn], value)
 
 
 def callbacks_at(env: Environment, when: float, callbacks: tuple[Callable[[Event], None], ...],

@@ -120,29 +120,30 @@ class PointToPoint:
         return bool(flag)
 
     # -- uppercase point-to-point (buffers) ------------------------------------------------
-    def _send_buf(self, call: str, buf: Any, dest: Any, tag: Any, frame: Any) -> Any:
-        """An uppercase send: the handle's ``call`` (``"bsend"``...) of the buffer spec, its
-        event waited for; ``frame`` is the caller's (:meth:`~.bridge.RankContext.start`).
-        The steps of :meth:`_p2p` and :meth:`~.bridge.RankContext.call`, with the handle
+    def _buf_call(self, call: str, buf: Any, peer: Any, tag: Any, frame: Any,
+                  sending: bool) -> Any:
+        """The handle's ``call`` of a buffer spec to or from ``peer``, its event waited for:
+        the steps of :meth:`_p2p` and :meth:`~.bridge.RankContext.call`, with the handle
         called directly and the common cases of their helpers inlined (once per call: the
-        front end's hottest path, as :meth:`Recv`)."""
-        if type(dest) is not int or not _INT_MIN <= dest <= _INT_MAX:  # (c_int, inlined)
-            dest = c_int(dest)
+        front end's hottest path). A received-into buffer must be writable."""
+        if type(peer) is not int or not _INT_MIN <= peer <= _INT_MAX:  # (c_int, inlined)
+            peer = c_int(peer)
         if type(tag) is not int or not _INT_MIN <= tag <= _INT_MAX:
             tag = c_int(tag)
         count = -1
-        if type(buf) is list and len(buf) == 2 and dest != PROC_NULL:  # ([array, datatype]:
+        if type(buf) is list and len(buf) == 2 and peer != PROC_NULL:  # ([array, datatype]:
             arr, dt = buf  # p2p's commonest case, inlined)
             if type(arr) is _NDARRAY and type(dt) is Datatype:
                 dt = dt._h.t
                 if dt is not None and dt.numpy_dtype is arr.dtype:
-                    extent, nbytes = dt.extent, arr.nbytes
-                    if extent > 0 and not nbytes % extent and arr.flags.c_contiguous:
+                    extent, nbytes, flags = dt.extent, arr.nbytes, arr.flags
+                    if extent > 0 and not nbytes % extent and flags.c_contiguous \
+                            and (sending or flags.writeable):
                         count = nbytes // extent
                         if arr.ndim != 1:
                             arr = arr.reshape(-1)
         if count < 0:
-            arr, count, dt = p2p(buf, dest, True)
+            arr, count, dt = p2p(buf, peer, sending)
         ctx = getattr(getcurrent(), "ctx", None) or current()  # (current, inlined)
         mpi = ctx.mpi
         if self._kind == "world":  # (_c and _key of MPI.COMM_WORLD, inlined)
@@ -155,7 +156,8 @@ class PointToPoint:
             ctx.start(frame)
         else:  # (RankContext.start on a line seen before, inlined)
             mpi._where = known[0]
-        ev = method(comm=comm, buf=arr, count=count, datatype=dt, dest=dest, tag=tag)
+        # (the handle's sends and receives take (buf, count, datatype, peer, tag, comm))
+        ev = method(arr, count, dt, peer, tag, comm)
         try:
             if ev.callbacks is None and ev._ok:  # (RankContext.wait on an event that has
                 return ev._value                 # already happened, inlined)
@@ -164,65 +166,33 @@ class PointToPoint:
         return ctx.wait(ev, key)
 
     def Send(self, buf: Any, dest: int, tag: int = 0) -> None:
-        self._send_buf("send", buf, dest, tag, sys._getframe(1))
+        self._buf_call("send", buf, dest, tag, sys._getframe(1), True)
 
     def Bsend(self, buf: Any, dest: int, tag: int = 0) -> None:
-        self._send_buf("bsend", buf, dest, tag, sys._getframe(1))
+        self._buf_call("bsend", buf, dest, tag, sys._getframe(1), True)
 
     def Ssend(self, buf: Any, dest: int, tag: int = 0) -> None:
-        self._send_buf("ssend", buf, dest, tag, sys._getframe(1))
+        self._buf_call("ssend", buf, dest, tag, sys._getframe(1), True)
 
     def Rsend(self, buf: Any, dest: int, tag: int = 0) -> None:
-        self._send_buf("rsend", buf, dest, tag, sys._getframe(1))
+        self._buf_call("rsend", buf, dest, tag, sys._getframe(1), True)
 
     def Isend(self, buf: Any, dest: int, tag: int = 0) -> Request:
-        return Request(self._send_buf("isend", buf, dest, tag, sys._getframe(1)))
+        return Request(self._buf_call("isend", buf, dest, tag, sys._getframe(1), True))
 
     def Ibsend(self, buf: Any, dest: int, tag: int = 0) -> Request:
-        return Request(self._send_buf("ibsend", buf, dest, tag, sys._getframe(1)))
+        return Request(self._buf_call("ibsend", buf, dest, tag, sys._getframe(1), True))
 
     def Issend(self, buf: Any, dest: int, tag: int = 0) -> Request:
-        return Request(self._send_buf("issend", buf, dest, tag, sys._getframe(1)))
+        return Request(self._buf_call("issend", buf, dest, tag, sys._getframe(1), True))
 
     def Irsend(self, buf: Any, dest: int, tag: int = 0) -> Request:
-        return Request(self._send_buf("irsend", buf, dest, tag, sys._getframe(1)))
+        return Request(self._buf_call("irsend", buf, dest, tag, sys._getframe(1), True))
 
     def Recv(self, buf: Any, source: int = ANY_SOURCE, tag: int = ANY_TAG,
              status: Status | None = None) -> None:
-        """MPI_Recv into the buffer spec (the steps of :meth:`_send_buf`, for a receive)."""
-        if type(source) is not int or not _INT_MIN <= source <= _INT_MAX:  # (c_int, inlined)
-            source = c_int(source)
-        if type(tag) is not int or not _INT_MIN <= tag <= _INT_MAX:
-            tag = c_int(tag)
-        count = -1
-        if type(buf) is list and len(buf) == 2 and source != PROC_NULL:  # (as in _send_buf,
-            arr, dt = buf  # the buffer writable)
-            if type(arr) is _NDARRAY and type(dt) is Datatype:
-                dt = dt._h.t
-                if dt is not None and dt.numpy_dtype is arr.dtype:
-                    extent, nbytes, flags = dt.extent, arr.nbytes, arr.flags
-                    if extent > 0 and not nbytes % extent and flags.c_contiguous \
-                            and flags.writeable:
-                        count = nbytes // extent
-                        if arr.ndim != 1:
-                            arr = arr.reshape(-1)
-        if count < 0:
-            arr, count, dt = p2p(buf, source, False)
-        ctx = getattr(getcurrent(), "ctx", None) or current()  # (current, inlined)
-        mpi = ctx.mpi
-        if self._kind == "world":
-            comm, key = None, "world"
-        else:
-            comm, key = self._c(mpi), self._key()
-        method = mpi.recv
-        frame = sys._getframe(1)
-        known = SITES.get((id(frame.f_code), frame.f_lasti))
-        if known is None or ctx.closed or THREAD_CALLS:
-            ctx.start(frame)
-        else:
-            mpi._where = known[0]
-        st = ctx.wait(method(comm=comm, buf=arr, count=count, datatype=dt, source=source,
-                             tag=tag), key)
+        """MPI_Recv into the buffer spec."""
+        st = self._buf_call("recv", buf, source, tag, sys._getframe(1), False)
         if status is not None:
             fill(status, st)
 
