@@ -6,6 +6,7 @@ needs is reachable from this one namespace (``import mpisim as ms``). The docume
 """
 
 import importlib
+from typing import TYPE_CHECKING
 
 from ._version import __version__  # defined there once (pyproject.toml reads it)
 from .collectives.ops import (
@@ -131,6 +132,7 @@ from .mpi.info import Info
 from .mpi.topology import CART, DIST_GRAPH, GRAPH
 from .p2p.network import Network
 from .p2p.requests import Request, Status
+from .profiles.library import PROFILES as _PROFILES
 from .profiles.library import MPIConfig
 from .rma import (  # one-sided communication (MPI 4.1 §12)
     LOCK_EXCLUSIVE,
@@ -169,7 +171,7 @@ from .rma import (  # one-sided communication (MPI 4.1 §12)
 from .runs.result import Outcome, Result
 from .runs.simulation import Simulation, run
 
-BSEND_OVERHEAD = 96
+BSEND_OVERHEAD: int = _PROFILES["standard"].bsend_overhead
 """MPI_BSEND_OVERHEAD of the ``standard`` profile; ``mpi.BSEND_OVERHEAD`` in a program is
 the value in force for its run (MPICH 96, Open MPI 128)."""
 
@@ -178,8 +180,26 @@ _WHATIF = ("sweep", "min_buffer", "min_buffer_per_rank", "check_safe", "check_ra
 _SUBPACKAGES = ("collectives", "plot", "scenario", "whatif", "mpi4py",
                 "recorded")  # imported on first use
 
+if TYPE_CHECKING:  # what __getattr__ gives, as a type checker sees it (``as``: re-exported)
+    from . import collectives as collectives
+    from . import mpi4py as mpi4py
+    from . import plot as plot
+    from . import recorded as recorded
+    from . import scenario as scenario
+    from . import whatif as whatif
+    from .mpi4py import run_mpi4py as run_mpi4py
+    from .recorded import replay as replay
+    from .scenario import load as load_scenario
+    from .whatif import check_races as check_races
+    from .whatif import check_safe as check_safe
+    from .whatif import compare_profiles as compare_profiles
+    from .whatif import min_buffer as min_buffer
+    from .whatif import min_buffer_per_rank as min_buffer_per_rank
+    from .whatif.explorer import explore as explore
+    from .whatif.sweep import sweep as sweep
 
-def __getattr__(name: str):
+
+def __getattr__(name: str) -> object:
     """The what-if functions, imported on first use: ``import mpisim`` stays light (no
     scenario loader, no YAML) for the thousands of worker processes of a sweep."""
     if name in _WHATIF:
@@ -206,176 +226,62 @@ def __getattr__(name: str):
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'mpisim' has no attribute {name!r}")
 
-__all__ = [
-    # one-sided communication (MPI 4.1 §12)
-    "LOCK_EXCLUSIVE",
-    "LOCK_SHARED",
-    "MODE_NOCHECK",
-    "MODE_NOPRECEDE",
-    "MODE_NOPUT",
-    "MODE_NOSTORE",
-    "MODE_NOSUCCEED",
-    "NO_OP",
-    "REPLACE",
-    "WIN_BASE",
-    "WIN_CREATE_FLAVOR",
-    "WIN_DISP_UNIT",
-    "WIN_FLAVOR_ALLOCATE",
-    "WIN_FLAVOR_CREATE",
-    "WIN_FLAVOR_DYNAMIC",
-    "WIN_FLAVOR_SHARED",
-    "WIN_MODEL",
-    "WIN_SEPARATE",
-    "WIN_SIZE",
-    "WIN_UNIFIED",
-    "ErrAssert",
-    "ErrBase",
-    "ErrDisp",
-    "ErrLocktype",
-    "ErrRmaAttach",
-    "ErrRmaFlavor",
-    "ErrRmaRange",
-    "ErrRmaShared",
-    "ErrRmaSync",
-    "ErrSize",
-    "ErrWin",
-    "Window",
-    "AINT",
-    "ANY_SOURCE",
-    "ANY_TAG",
-    "BAND",
-    "BOR",
-    "BOTTOM",
-    "BUFFER_AUTOMATIC",
-    "BXOR",
-    "BYTE",
-    "CHAR",
-    "CHARACTER",
-    "COMPLEX",
-    "COUNT",
-    "C_BOOL",
-    "C_DOUBLE_COMPLEX",
-    "C_FLOAT_COMPLEX",
-    "DOUBLE",
-    "DOUBLE_COMPLEX",
-    "DOUBLE_PRECISION",
-    "FLOAT",
-    "INT",
-    "IN_PLACE",
-    "INT8_T",
-    "INT16_T",
-    "INT32_T",
-    "INT64_T",
-    "INTEGER",
-    "LAND",
-    "LOGICAL",
-    "LONG",
-    "LONG_DOUBLE",
-    "LONG_LONG",
-    "LOR",
-    "LXOR",
-    "MAX",
-    "MAXLOC",
-    "MIN",
-    "MINLOC",
-    "OFFSET",
-    "PACKED",
-    "PROC_NULL",
-    "PROD",
-    "REAL",
-    "SHORT",
-    "SUM",
-    "TAG_UB",
-    "UINT8_T",
-    "UINT16_T",
-    "UINT32_T",
-    "UINT64_T",
-    "UNDEFINED",
-    "UNSIGNED",
-    "UNSIGNED_CHAR",
-    "UNSIGNED_LONG",
-    "UNSIGNED_SHORT",
-    "Comm",
-    "Datatype",
-    "ErrArg",
-    "ErrBuffer",
-    "ErrComm",
-    "ErrCount",
-    "ErrOp",
-    "ErrOther",
-    "ErrRank",
-    "ErrRequest",
-    "ErrRoot",
-    "ErrTag",
-    "ErrTruncate",
-    "ErrType",
-    "MPIConfig",
-    "MPIError",
-    "Network",
-    "Op",
-    "Outcome",
-    "Request",
-    "Result",
-    "Session",
-    "Simulation",
-    "Status",
+__all__ = [  # grouped as the imports above, in their order; then what is imported on first use
+    # ._version
     "__version__",
-    "datatype_of",
-    "run",
-    "run_mpi4py",
-    "replay",
-    "explore",
-    "load_scenario",
-    "BSEND_OVERHEAD",
-    "ORDER_C",
-    "ORDER_FORTRAN",
-    "SIGNED_CHAR",
-    "WCHAR",
-    "UNSIGNED_LONG_LONG",
-    "C_COMPLEX",
-    "C_LONG_DOUBLE_COMPLEX",
-    "INTEGER1",
-    "INTEGER2",
-    "INTEGER4",
-    "INTEGER8",
-    "REAL2",
-    "REAL4",
-    "REAL8",
-    "COMPLEX8",
-    "COMPLEX16",
-    "CXX_BOOL",
-    "CXX_FLOAT_COMPLEX",
-    "CXX_DOUBLE_COMPLEX",
-    "FLOAT_INT",
-    "DOUBLE_INT",
-    "LONG_INT",
-    "SHORT_INT",
-    "TWOINT",
-    "TWOREAL",
-    "TWODOUBLE_PRECISION",
-    "TWOINTEGER",
-    # communicator chapters (MPI 4.1 §7, §8, §10)
-    "ROOT",
-    "CART",
-    "GRAPH",
-    "DIST_GRAPH",
-    "IDENT",
-    "CONGRUENT",
-    "SIMILAR",
-    "UNEQUAL",
-    "COMM_TYPE_SHARED",
-    "COMM_TYPE_HW_GUIDED",
-    "COMM_TYPE_HW_UNGUIDED",
-    "COMM_TYPE_RESOURCE_GUIDED",
+    # .collectives.ops
+    "BAND", "BOR", "BXOR", "LAND", "LOR", "LXOR", "MAX", "MAXLOC", "MIN", "MINLOC", "PROD", "SUM",
+    "Op",
+    # .mpi.attributes
     "KEYVAL_INVALID",
-    "Group",
+    # .mpi.comm
+    "Comm", "Session",
+    # .mpi.constants
+    "ANY_SOURCE", "ANY_TAG", "BOTTOM", "BUFFER_AUTOMATIC", "COMM_TYPE_HW_GUIDED",
+    "COMM_TYPE_HW_UNGUIDED", "COMM_TYPE_RESOURCE_GUIDED", "COMM_TYPE_SHARED", "IN_PLACE",
+    "PROC_NULL", "ROOT", "TAG_UB", "UNDEFINED",
+    # .mpi.datatypes
+    "AINT", "BYTE", "C_BOOL", "C_COMPLEX", "C_DOUBLE_COMPLEX", "C_FLOAT_COMPLEX",
+    "C_LONG_DOUBLE_COMPLEX", "CHAR", "CHARACTER", "COMPLEX", "COMPLEX8", "COMPLEX16", "COUNT",
+    "CXX_BOOL", "CXX_DOUBLE_COMPLEX", "CXX_FLOAT_COMPLEX", "DOUBLE", "DOUBLE_COMPLEX",
+    "DOUBLE_INT", "DOUBLE_PRECISION", "FLOAT", "FLOAT_INT", "INT", "INT8_T", "INT16_T", "INT32_T",
+    "INT64_T", "INTEGER", "INTEGER1", "INTEGER2", "INTEGER4", "INTEGER8", "LOGICAL", "LONG",
+    "LONG_DOUBLE", "LONG_INT", "LONG_LONG", "OFFSET", "ORDER_C", "ORDER_FORTRAN", "PACKED", "REAL",
+    "REAL2", "REAL4", "REAL8", "SHORT", "SHORT_INT", "SIGNED_CHAR", "TWODOUBLE_PRECISION",
+    "TWOINT", "TWOINTEGER", "TWOREAL", "UINT8_T", "UINT16_T", "UINT32_T", "UINT64_T", "UNSIGNED",
+    "UNSIGNED_CHAR", "UNSIGNED_LONG", "UNSIGNED_LONG_LONG", "UNSIGNED_SHORT", "WCHAR", "Datatype",
+    "datatype_of",
+    # .mpi.errors
+    "ErrArg", "ErrBuffer", "ErrComm", "ErrCount", "ErrDims", "ErrGroup", "ErrInfo", "ErrKeyval",
+    "ErrOp", "ErrOther", "ErrRank", "ErrRequest", "ErrRoot", "ErrTag", "ErrTopology",
+    "ErrTruncate", "ErrType", "MPIError",
+    # .mpi.group
+    "CONGRUENT", "IDENT", "SIMILAR", "UNEQUAL", "Group",
+    # .mpi.info
     "Info",
-    "ErrDims",
-    "ErrGroup",
-    "ErrInfo",
-    "ErrKeyval",
-    "ErrTopology",
-    *_WHATIF,
+    # .mpi.topology
+    "CART", "DIST_GRAPH", "GRAPH",
+    # .p2p.network
+    "Network",
+    # .p2p.requests
+    "Request", "Status",
+    # .profiles.library
+    "MPIConfig",
+    # .rma
+    "LOCK_EXCLUSIVE", "LOCK_SHARED", "MODE_NOCHECK", "MODE_NOPRECEDE", "MODE_NOPUT",
+    "MODE_NOSTORE", "MODE_NOSUCCEED", "NO_OP", "REPLACE", "WIN_BASE", "WIN_CREATE_FLAVOR",
+    "WIN_DISP_UNIT", "WIN_FLAVOR_ALLOCATE", "WIN_FLAVOR_CREATE", "WIN_FLAVOR_DYNAMIC",
+    "WIN_FLAVOR_SHARED", "WIN_MODEL", "WIN_SEPARATE", "WIN_SIZE", "WIN_UNIFIED", "ErrAssert",
+    "ErrBase", "ErrDisp", "ErrLocktype", "ErrRmaAttach", "ErrRmaFlavor", "ErrRmaRange",
+    "ErrRmaShared", "ErrRmaSync", "ErrSize", "ErrWin", "Window",
+    # .runs.result
+    "Outcome", "Result",
+    # .runs.simulation
+    "Simulation", "run",
+    # defined here
+    "BSEND_OVERHEAD",
+    # imported on first use (__getattr__ above)
+    *_WHATIF, "explore", "run_mpi4py", "replay", "load_scenario",
 ]
 
 

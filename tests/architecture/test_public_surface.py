@@ -4,8 +4,10 @@ private."""
 
 from __future__ import annotations
 
+import ast
 import importlib.metadata
 import re
+from pathlib import Path
 
 from helpers.paths import SCENARIOS
 
@@ -88,3 +90,68 @@ def test_the_handles_public_names_are_mpis_vocabulary():
     for name in calls - {"compute"}:
         function = re.match(r"MPI_(\w+)", getattr(mpi, name).__doc__ or "")
         assert function and function[1].lower() == name, name
+
+
+INIT = Path(ms.__file__)
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+AUTODOC = re.compile(r"(\.\. auto\w+::|\{mpisim-auto\w+\})\s+mpisim\.")
+
+
+def _imported_then_defined() -> tuple[list[str], list[str]]:
+    """The public names of ``mpisim/__init__.py`` in the order its statements bind them
+    (its ``from .x import`` lines, then its own assignments), and the names its
+    ``TYPE_CHECKING`` block shows a type checker for what ``__getattr__`` imports on use."""
+    tree = ast.parse(INIT.read_text())
+    bound: list[str] = []
+    lazy: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            bound += [a.asname or a.name for a in node.names
+                      if not (a.asname or "").startswith("_")]
+        elif isinstance(node, ast.AnnAssign | ast.Assign):
+            targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
+            bound += [t.id for t in targets if isinstance(t, ast.Name)
+                      and not t.id.startswith("_")]
+        elif isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            lazy += [a.asname or a.name for i in node.body if isinstance(i, ast.ImportFrom)
+                     for a in i.names if i.module]  # `from . import x`: a sub-package
+    return bound, lazy
+
+
+def test_all_is_grouped_as_the_imports_every_name_once():
+    """``__all__`` reads as the imports above it: the same names in the same order, then the
+    names imported on first use; no name twice, none restated."""
+    bound, lazy = _imported_then_defined()
+    assert ms.__all__[:len(bound)] == bound
+    assert sorted(ms.__all__[len(bound):]) == sorted(lazy)
+    assert len(ms.__all__) == len(set(ms.__all__))
+
+
+def test_bsend_overhead_is_read_from_the_standard_profile_not_restated():
+    from mpisim.profiles.library import PROFILES
+
+    assert PROFILES["standard"].bsend_overhead == ms.BSEND_OVERHEAD
+    assert not re.search(r"BSEND_OVERHEAD\s*(: int)?\s*=\s*\d", INIT.read_text())
+
+
+def _reference_pages() -> list[Path]:
+    """The API reference: the documentation pages that autodoc mpisim's objects (found by
+    their directives, wherever the documentation keeps them)."""
+    return [p for p in sorted(DOCS.rglob("*.md"))
+            if "_build" not in p.parts and AUTODOC.search(p.read_text())]
+
+
+def test_all_is_what_the_api_reference_lists():
+    """Every name of ``ms.__all__`` is documented in the API reference (an autodoc directive,
+    a role or an ``ms.NAME`` in its text), and the reference lists nothing ``ms`` lacks (as
+    SimPy's own test of its ``__all__`` against its API page)."""
+    pages = _reference_pages()
+    assert pages, f"no page under {DOCS} autodocs mpisim"
+    listed: set[str] = set()
+    for page in pages:
+        text = page.read_text()
+        listed |= set(re.findall(r"\bmpisim\.(\w+)\b(?!\.\w)", text))
+        listed |= set(re.findall(r"`ms\.(\w+)", text))
+    listed -= set(ms._SUBPACKAGES) | {"calibrate"}  # the public sub-packages' own pages
+    assert sorted(set(ms.__all__) - listed) == [], "in __all__, not in the API reference"
+    assert sorted(listed - set(ms.__all__)) == [], "in the API reference, not in __all__"
