@@ -20,17 +20,13 @@ cannot hang a run.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 from typing import Any
 
-import numpy as np
-
 from ..handle.calltable import OPS
-from ..mpi.datatypes import BASIC_TYPES, pack_size
-from ..mpi.errors import MPIError
+from ..mpi.datatypes import BASIC_TYPES
 from .expr import CONSTANTS, Expr, ExprError
-from .fileops import run_file
-from .ops import PEER, SELF, Op, RequestRef
+from .ops import RUNNERS, SELF, Op, RequestRef
 from .problems import ScenarioRuntimeError
 from .selectors import select
 from .values import Invalid, convert
@@ -113,36 +109,13 @@ class _Interpreter:
                              "comm_dup / comm_split did not run here, or gave MPI_COMM_NULL)")
         return self.comms[name]
 
-    def run(self, ops: list[Op]) -> Generator[Any, Any, None]:
+    def run(self, ops: Iterable[Op]) -> Generator[Any, Any, None]:
+        """Run ops in order, each by its family's runner (:mod:`mpisim.scenario.ops`)."""
         for op in ops:
-            call = op.call
-            if call == "loop":
-                yield from self._loop(op)
-            elif call == "if":
-                self._spin(op)
-                branch = op.body if self.arg(op, "cond") else op.orelse
-                yield from self.run(branch)
-            else:
-                yield from _CALLS[call](self, op)
+            yield from _CALLS[op.call](self, op)
 
-    def _loop(self, op: Op) -> Generator[Any, Any, None]:
-        times = self.arg(op, "times")
-        if times < 0:
-            raise self.error(op, f"loop.times: must not be negative, got {times}")
-        var, scope = op.var, self.scope
-        saved = scope.get(var, _UNSET) if var else _UNSET
-        for i in range(times):
-            self._spin(op)
-            if var:
-                scope[var] = i
-            yield from self.run(op.body)
-        if var:
-            if saved is _UNSET:
-                scope.pop(var, None)
-            else:
-                scope[var] = saved
-
-    def _spin(self, op: Op) -> None:
+    def spin(self, op: Op) -> None:
+        """Count a loop iteration or if test; too many without an MPI call is an error."""
         self.spins += 1
         if self.spins > MAX_SPINS:
             raise self.error(op, f"{MAX_SPINS} loop iterations and if tests without any MPI "
@@ -210,251 +183,10 @@ class _Interpreter:
         return self.value(op, f"{op.call} request {ref.text!r}", "int", ref.index)
 
 
-_UNSET = object()
-
-
 def _show(key: tuple[str, Any]) -> str:
     return repr(key[0] if key[1] is None else f"{key[0]}[{key[1]}]")
 
 
-# -- one runner per kind of op (mpisim.handle.calltable): evaluate, set where, yield the call ------
-def _kwargs(st: _Interpreter, op: Op) -> dict[str, Any]:
-    """The op's arguments under the handle's parameter names (the table's ``args``); a v
-    form's per-rank counts and types are :func:`_vector`'s."""
-    kwargs: dict[str, Any] = {}
-    for name in OPS[op.call].args:
-        if name == "datatype":
-            kwargs[name] = st.datatype(op)
-        elif name == "comm":
-            kwargs[name] = st.comm(op)
-        elif name in op.args and name not in _PER_RANK:
-            kwargs[name] = st.arg(op, name)
-    return kwargs
-
-
-def _call(st: _Interpreter, op: Op, call: str, kwargs: dict[str, Any]) -> Any:
-    """The event of the handle's ``call``, made where the op is (reports name the op)."""
-    st.mpi._where = op.where
-    st.spins = 0
-    return getattr(st.mpi, call)(**kwargs)
-
-
-def _bind(st: _Interpreter, op: Op, result: Any) -> None:
-    """Bind the parts of the call's value (the table's ``yields``) that the op names."""
-    parts = OPS[op.call].yields
-    for part, value in zip(parts, (result,) if len(parts) == 1 else result or (), strict=False):
-        if part == "status":
-            st.bind_status(op, value)
-        elif part == "flag":
-            st.bind(op, "flag", bool(value))
-        elif part == "indices":  # MPI_Waitsome's outcount
-            st.bind(op, "outcount", value if isinstance(value, int) else len(value or ()))
-        elif part == "request":
-            if op.request is not None:
-                st.store(op, op.request, value)
-        else:
-            st.bind(op, part, value)
-
-
-def _local(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    """A call whose op gives exactly the handle's arguments (point-to-point, barrier,
-    compute)."""
-    _bind(st, op, (yield _call(st, op, op.call, _kwargs(st, op))))
-
-
-def _request(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    _bind(st, op, (yield _call(st, op, op.call, {"request": st.lookup(op, op.request)})))
-
-
-def _requests(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    _bind(st, op, (yield _call(st, op, op.call, {"requests": st.lookup_all(op)})))
-
-
-def _buffer(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    """The process's buffer, or with ``comm:`` that communicator's (comm_<verb>_buffer)."""
-    kwargs: dict[str, Any] = {}
-    if op.call == "buffer_attach":
-        kwargs["size"] = _attach_size(st, op)
-    comm = st.comm(op)
-    if op.comm is None:
-        call = op.call
-    else:
-        call, kwargs["comm"] = f"comm_{op.call[len('buffer_'):]}_buffer", comm
-    _bind(st, op, (yield _call(st, op, call, kwargs)))
-
-
-def _attach_size(st: _Interpreter, op: Op) -> Any:
-    if "size" in op.args:
-        return st.arg(op, "size")
-    count, messages = st.arg(op, "count"), st.arg(op, "messages")
-    try:
-        return messages * (pack_size(count, st.datatype(op)) + st.mpi.BSEND_OVERHEAD)
-    except MPIError as e:  # MPI_Pack_size refused the count: name the op and its line
-        raise st.error(op, f"buffer_attach: MPI_Pack_size: {e}") from None
-
-
-def _comm(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    mpi = st.mpi
-    kwargs = _kwargs(st, op)
-    if op.call == "comm_free":
-        if kwargs["comm"] is None:
-            kwargs["comm"] = mpi.comm_world
-        yield _call(st, op, op.call, kwargs)
-        st.comms.pop(op.comm, None)
-        return
-    made = yield _call(st, op, op.call, kwargs)
-    name = op.binds["as"]
-    if made is None:
-        st.comms.pop(name, None)
-    else:
-        mpi.comm_set_name(made, name)  # (attaches the run's buffer for it, if it names it)
-        st.comms[name] = made
-
-
-def _collective(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    """A collective (a nonblocking one stores its request)."""
-    _bind(st, op, (yield _call(st, op, op.call, _kwargs(st, op))))
-
-
-def _split(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    """A collective whose send buffer holds one item (of count elements) per rank."""
-    kwargs = _kwargs(st, op)
-    kwargs["sendbuf"] = [None] * st.mpi.comm_size(kwargs["comm"])
-    _bind(st, op, (yield _call(st, op, op.call, kwargs)))
-
-
-_PER_RANK = ("sendcounts", "recvcounts", "sendtypes")
-"""A v or w form's arguments that hold one value per rank of the communicator."""
-
-
-def _vector(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    """A v or w form: a count (alltoallw: and a datatype) per rank of the communicator; a
-    scatterv's receiver receives its own count of them."""
-    kwargs = _kwargs(st, op)
-    comm = kwargs["comm"]
-    size = st.mpi.comm_size(comm)
-    for name in ("sendcounts", "recvcounts"):
-        if name in op.args:
-            kwargs[name] = _per_rank(st, op, name, size)
-    if "sendtypes" in op.args:
-        kwargs["sendtypes"] = _types(st, op, size)
-    if op.call.endswith("scatterv") and "count" not in kwargs:  # what this rank receives
-        kwargs["count"] = kwargs["sendcounts"][st.mpi.comm_rank(comm)] \
-            if "sendcounts" in kwargs else 0
-    _bind(st, op, (yield _call(st, op, op.call, kwargs)))
-
-
-def _per_rank(st: _Interpreter, op: Op, name: str, size: int) -> list[int]:
-    """The counts of a list (one per rank) or of an expression in ``peer``."""
-    kind, value = op.args[name]
-    if kind == "list":
-        if len(value) != size:
-            raise st.error(op, f"{op.call}.{name}: {len(value)} counts for a communicator "
-                           f"of {size} ranks")
-        counts = [st.value(op, f"{op.call}.{name}[{k}]", "int", e) for k, e in enumerate(value)]
-    else:
-        scope = st.scope
-        saved = scope.get(PEER, _UNSET)
-        try:
-            counts = []
-            for k in range(size):
-                scope[PEER] = k
-                counts.append(st.value(op, f"{op.call}.{name} (peer {k})", "int", value))
-        finally:
-            if saved is _UNSET:
-                scope.pop(PEER, None)
-            else:
-                scope[PEER] = saved
-    for k, c in enumerate(counts):
-        if c < 0:
-            raise st.error(op, f"{op.call}.{name}: the count for rank {k} is {c} (negative)")
-    return counts
-
-
-def _types(st: _Interpreter, op: Op, size: int) -> list[Any]:
-    """Alltoallw's datatype per rank (one name for all, or a list of ``size``)."""
-    kind, exprs = op.args["sendtypes"]
-    names = [e.evaluate(st.scope) for e in exprs]
-    if kind == "one":
-        names = names * size
-    elif len(names) != size:
-        raise st.error(op, f"{op.call}.sendtypes: {len(names)} datatypes for a communicator "
-                       f"of {size} ranks")
-    for name in names:
-        if name not in BASIC_TYPES:
-            raise st.error(op, f"{op.call}.sendtypes: {name!r} is not a basic datatype")
-    return [BASIC_TYPES[name] for name in names]
-
-
-def _values(st: _Interpreter, op: Op, key: str, kind: str) -> list[Any] | Any:
-    """A list argument's values (``("list", exprs)``), or its one value."""
-    form, held = op.args[key]  # type: ignore[misc]
-    if form == "list":
-        return [st.value(op, f"{op.call}.{key}[{k}]", kind, e) for k, e in enumerate(held)]
-    return st.value(op, f"{op.call}.{key}", kind, held)
-
-
-def _topology(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    """cart_create: its dims (zeros filled by MPI_Dims_create, a count of dimensions all
-    filled) and periods, the new communicator named by ``as``."""
-    mpi = st.mpi
-    dims = _values(st, op, "dims", "int")
-    parent = st.comm(op)
-    if isinstance(dims, int) or 0 in dims:
-        dims = mpi.dims_create(mpi.comm_size(parent), dims)
-    periods = _values(st, op, "periods", "any") if "periods" in op.args else None
-    if periods is not None and not isinstance(periods, list):
-        periods = [periods] * len(dims)
-    made = yield _call(st, op, op.call, {"dims": dims, "periods": periods,
-                                         "reorder": bool(st.arg(op, "reorder")),
-                                         "comm": parent})
-    name = op.binds["as"]
-    if made is None:
-        st.comms.pop(name, None)
-    else:
-        mpi.comm_set_name(made, name)
-        st.comms[name] = made
-
-
-def _query(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    """A local call (cart_shift): its value's parts bound by name, nothing yielded."""
-    st.mpi._where = op.where
-    result = getattr(st.mpi, op.call)(**_kwargs(st, op))
-    for part, value in zip(OPS[op.call].yields, result, strict=True):
-        st.bind(op, part, value)
-    return
-    yield
-
-
-def _window(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    """win_allocate, win_create (over an array of ``size`` bytes): the window named by
-    ``as`` (a scenario moves no data: its windows are read by nobody)."""
-    kwargs = _kwargs(st, op)
-    if op.call == "win_create":
-        kwargs["base"] = np.zeros(kwargs.pop("size"), dtype=np.uint8)
-    st.windows[op.binds["as"]] = yield _call(st, op, op.call, kwargs)
-
-
-def _rma(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    """An operation or synchronization on the window the op names (``win:``)."""
-    if op.win not in st.windows:
-        raise st.error(op, f"{op.call}.win: {op.win!r} is not made on this rank (its "
-                       "win_allocate / win_create did not run here)")
-    yield _call(st, op, op.call, {**_kwargs(st, op), "win": st.windows[op.win]})
-    if op.call == "win_free":
-        del st.windows[op.win]
-
-
-def _file(st: _Interpreter, op: Op) -> Generator[Any, Any, None]:
-    """An MPI-IO op (:mod:`mpisim.scenario.fileops`)."""
-    yield from run_file(st, op, _call, _kwargs(st, op), _bind)
-
-
-_RUNNERS = {"send": _local, "recv": _local, "probe": _local, "request": _request,
-            "requests": _requests, "buffer": _buffer, "local": _local, "comm": _comm,
-            "collective": _collective, "split": _split, "vector": _vector,
-            "topology": _topology, "query": _query, "window": _window, "rma": _rma,
-            "file": _file}
-"""How each kind of op runs (the table's ``op``)."""
-
-_CALLS = {name: _RUNNERS[c.op] for name, c in OPS.items()}
+_CALLS = {**{name: RUNNERS[c.op] for name, c in OPS.items()},
+          "loop": RUNNERS["loop"], "if": RUNNERS["if"]}
+"""The runner of each op (:data:`mpisim.scenario.ops.RUNNERS`, by the call table's kind)."""

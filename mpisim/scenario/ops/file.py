@@ -22,31 +22,29 @@ the blocking ones. File names are relative to the working directory of the run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from typing import Any
 
-from ..handle.calltable import OPS
-from ..io.constants import AMODES, SEEK_CUR, SEEK_END, SEEK_SET
-from ..mpi.datatypes import BASIC_TYPES
-from .expr import constant
-from .values import describe, hint
-from .yamlload import line_of
+from ...handle.calltable import OPS
+from ...io.constants import AMODES, SEEK_CUR, SEEK_END, SEEK_SET
+from ...mpi.datatypes import BASIC_TYPES
+from ..expr import constant
+from ..values import describe, hint
+from ..yamlload import line_of
+from .reader import ReaderBase
+from .running import RankState, bind, call, kwargs_of
+from .step import Op
 
-__all__ = ["FileOpReader", "run_file"]
+__all__ = ["RUNNERS", "FileOps"]
 
 _WHENCE = {"SET": SEEK_SET, "CUR": SEEK_CUR, "END": SEEK_END}
 _ACCESS_ARGS = ("fh", "count", "bytes", "datatype")
 
 
-class FileOpReader:
-    """The readers of the MPI-IO ops (a part of :class:`mpisim.scenario.ops.OpReader`)."""
+class FileOps(ReaderBase):
+    """The readers of the MPI-IO ops."""
 
-    @property
-    def file_names(self) -> set[str]:
-        """The files named by an earlier file_open's ``as``."""
-        return self.__dict__.setdefault("_file_names", set())
-
-    def _file_open(self, op: Any, value: Any, path: str, line: int, _: str) -> None:
+    def _file_open(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
         m = self._mapping(value, path, line, ("filename", "amode", "comm", "as"),
                           ("filename", "as"))
         self._comm(op, m, path, line)
@@ -58,24 +56,24 @@ class FileOpReader:
                 op.binds["as"] = name
                 self.file_names.add(name)
 
-    def _file_delete(self, op: Any, value: Any, path: str, line: int, _: str) -> None:
+    def _file_delete(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
         m = self._mapping(value, path, line, ("filename",), ("filename",), short="filename")
         self._filename(op, m, path, line)
 
-    def _file_close(self, op: Any, value: Any, path: str, line: int, _: str) -> None:
+    def _file_close(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
         m = self._mapping(value, path, line, ("fh",), ("fh",), short="fh")
         self._fh(op, m, path, line)
 
     _file_sync = _file_close
 
-    def _file_set_size(self, op: Any, value: Any, path: str, line: int, _: str) -> None:
+    def _file_set_size(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
         m = self._mapping(value, path, line, ("fh", "size"), ("fh", "size"))
         self._fh(op, m, path, line)
         self._arg(op, m, "size", "size", path, line)
 
     _file_preallocate = _file_set_size
 
-    def _file_set_view(self, op: Any, value: Any, path: str, line: int, _: str) -> None:
+    def _file_set_view(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
         m = self._mapping(value, path, line, ("fh", "disp", "etype", "filetype"), ("fh",))
         self._fh(op, m, path, line)
         self._arg(op, m, "disp", "size", path, line, default=0)
@@ -85,7 +83,7 @@ class FileOpReader:
                 if found is not None:
                     op.args[key] = ("any", found)
 
-    def _file_seek_shared(self, op: Any, value: Any, path: str, line: int, _: str) -> None:
+    def _file_seek_shared(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
         m = self._mapping(value, path, line, ("fh", "offset", "whence"), ("fh", "offset"))
         self._fh(op, m, path, line)
         self._arg(op, m, "offset", "int", path, line)
@@ -96,7 +94,7 @@ class FileOpReader:
         else:
             op.args["whence"] = ("int", constant(_WHENCE[whence]))
 
-    def _file_access(self, op: Any, value: Any, path: str, line: int, _: str) -> None:
+    def _file_access(self, op: Op, value: Any, path: str, line: int, _: str) -> None:
         """A data access: ``fh``, the size, ``offset`` (the _at forms), ``request`` (the i
         forms) or ``status`` (the blocking ones)."""
         explicit = "offset" in OPS[op.call].args
@@ -115,7 +113,7 @@ class FileOpReader:
         else:
             self._status(op, m, path, line)
 
-    def _fh(self, op: Any, m: dict, path: str, line: int) -> None:
+    def _fh(self, op: Op, m: dict, path: str, line: int) -> None:
         if "fh" not in m:
             return
         name = m["fh"]
@@ -127,7 +125,7 @@ class FileOpReader:
             return
         op.args["fh"] = ("any", constant(name))
 
-    def _filename(self, op: Any, m: dict, path: str, line: int) -> None:
+    def _filename(self, op: Op, m: dict, path: str, line: int) -> None:
         name = m.get("filename")
         if name is None:
             return
@@ -153,14 +151,15 @@ class FileOpReader:
         return amode
 
 
-for _name, _call in OPS.items():  # every access is read by one reader
-    if _call.op == "file" and not hasattr(FileOpReader, "_" + _name):
-        setattr(FileOpReader, "_" + _name, FileOpReader._file_access)
+for _name, _op in OPS.items():  # every access is read by one reader
+    if _op.op == "file" and not hasattr(FileOps, "_" + _name):
+        setattr(FileOps, "_" + _name, FileOps._file_access)
 
 
-def run_file(st: Any, op: Any, call: Callable[..., Any], kwargs: dict[str, Any],
-             bind: Callable[..., None]) -> Generator[Any, Any, None]:
+def _file(st: RankState, op: Op) -> Generator[Any, Any, None]:
     """Run a file op: its ``fh`` is the file this rank opened under that name."""
+    kwargs = kwargs_of(st, op)
+    name: Any = None
     if "fh" in kwargs:
         name = kwargs["fh"]
         files = st.files
@@ -178,3 +177,7 @@ def run_file(st: Any, op: Any, call: Callable[..., Any], kwargs: dict[str, Any],
         del st.files[name]
     else:
         bind(st, op, result)
+
+
+RUNNERS = {"file": _file}
+"""How the file ops run (the call table's ``op``)."""
