@@ -13,7 +13,7 @@ from ..runs.settings import assignment
 
 __all__ = ["EXIT_DEADLOCK", "EXIT_DISAGREES", "EXIT_ERROR", "EXIT_FINDINGS", "EXIT_OK",
            "EXIT_TIMEOUT", "EXIT_UNRECEIVED", "EXIT_USAGE", "Command", "UsageError",
-           "add_check_options", "key_value", "load", "progress", "settings_error",
+           "add_check_options", "key_value", "load", "out", "progress", "settings_error",
            "strict_findings"]
 
 EXIT_OK, EXIT_USAGE, EXIT_DEADLOCK, EXIT_ERROR, EXIT_TIMEOUT = 0, 2, 3, 4, 5
@@ -39,6 +39,13 @@ class Command(NamedTuple):
         self.options(p)
         p.set_defaults(handler=self.handler)
         return p
+
+
+def out(args: argparse.Namespace) -> Any:
+    """Where the command prints its report or JSON: stdout, unless the command chose another
+    stream (``mpisim mpi4py``: stderr or ``--report FILE``, so the script's own output stays
+    its own)."""
+    return getattr(args, "report_to", None) or sys.stdout
 
 
 # -- the steps of a command that runs a scenario ------------------------------------------------

@@ -4,7 +4,8 @@ Exit codes: 0 the simulated program completed (``check``: safe); 2 invalid input
 3 deadlock (``check``: not safe); 4 an MPI error ended the program (e.g. overflow);
 5 timeout; 6 (``run --strict``) the run disagrees with the scenario's ``expect:``; 7
 (``run --strict``) it completed, but some messages were never received (erroneous, MPI 4.1
-§11.2.2);
+§11.2.2); 8 (``--strict``) the run has correctness findings, or (``check --races``) a
+message race;
 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (128 + the signal, as shells report).
 Errors are one line on stderr, never a traceback.
 
@@ -77,9 +78,10 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="mpisim", description="Simulate MPI buffered communication (MPI_Bsend and the "
         "attached buffer): does a communication pattern complete, deadlock or overflow?",
-        epilog="exit codes: 0 completed, 2 invalid input, 3 deadlock, 4 MPI error, 5 timeout, "
-               "6 disagrees with expect: and 7 unreceived messages (run --strict), 130/143 "
-               "interrupted (SIGINT/SIGTERM)")
+        epilog="exit codes: 0 completed (check: safe), 2 invalid input, 3 deadlock (check: "
+               "not safe), 4 MPI error, 5 timeout, 6 disagrees with expect: and 7 unreceived "
+               "messages (run --strict), 8 correctness findings (--strict) or a message race "
+               "(check --races), 130/143 interrupted (SIGINT/SIGTERM)")
     p.add_argument("--version", action="version", version=f"mpisim {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for command in COMMANDS:

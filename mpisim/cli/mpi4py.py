@@ -6,6 +6,8 @@ scenario file."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import sys
 from typing import Any
@@ -40,6 +42,11 @@ def mpi4py_options(p: argparse.ArgumentParser) -> None:
                    help="wall-clock limit: a rank still running Python code without an MPI "
                         "call then ends the run as its error (naming its line); exit 5 if "
                         "the limit ends the command elsewhere")
+    p.add_argument("--report", metavar="FILE",
+                   help="write mpisim's report (with --json: the JSON) to FILE; by default "
+                        "the report goes to stderr and --json to stdout, and the script's "
+                        "own output passes through unchanged (with --json on stdout, the "
+                        "script's stdout goes to stderr)")
     p.add_argument("script", metavar="SCRIPT", help="an mpi4py script (python file)")
     p.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")
 
@@ -54,7 +61,7 @@ def load_script(args: argparse.Namespace) -> ScriptScenario:
         raise ValueError(f"{args.script}: no such script")
     try:
         output = ("discard" if args.check or args.min_buffer or args.vary else
-                  "stderr" if args.json else "stdout")
+                  "stderr" if args.json and not args.report else "stdout")
         return script_scenario(args.script, list(args.args), args.np, args.settings,
                                overrides, output)
     except ScriptError as e:
@@ -68,12 +75,30 @@ def mpi4py_command(args: argparse.Namespace) -> int:
         raise UsageError("\nmpisim: ".join(str(e).splitlines())) from None
     if args.timeout is not None and not args.timeout > 0:
         raise UsageError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
+    report = io.StringIO() if args.report else None
+    args.report_to = report or (sys.stdout if args.json else sys.stderr)
     try:
         with wall_clock_limit(args.timeout):
-            return run_mode(mode_of(args), args, args.script)
+            code = run_mode(mode_of(args), args, args.script)
     except WallClockLimit as e:  # reached outside a simulated rank (a sweep's wait)
         print(f"mpisim: {e}", file=sys.stderr)
-        return EXIT_TIMEOUT
+        code = EXIT_TIMEOUT
+    if report is not None:
+        _write_report(args.report, report.getvalue())
+    return code
+
+
+def _write_report(path: str, text: str) -> None:
+    """``--report FILE``: the whole report or none of it (written beside, then renamed)."""
+    partial = f"{path}.partial"
+    try:
+        with open(partial, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(partial, path)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        raise UsageError(f"--report {path}: cannot write: {e.strerror or e}") from None
 
 
 MPI4PY = Command(
@@ -81,4 +106,6 @@ MPI4PY = Command(
     help="run an unmodified mpi4py script on N simulated ranks",
     description="run an unmodified mpi4py script on N simulated ranks (run, --check or "
                 "--min-buffer, with run's options); the supported calls are tabled in "
-                "docs/guide/mpi4py.md")
+                "docs/guide/mpi4py.md. As under mpiexec, the script's own stdout and stderr "
+                "pass through unchanged; mpisim's report goes to stderr (or --report FILE), "
+                "as a checker's does")

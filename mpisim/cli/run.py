@@ -16,6 +16,7 @@ from .common import (
     Command,
     UsageError,
     load,
+    out,
     progress,
     settings_error,
     strict_findings,
@@ -55,20 +56,22 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _print_run(args: argparse.Namespace, scenario: Any, result: Any,
                disagreement: str | None, written: list[Path]) -> None:
+    stream = out(args)
     if args.json:
-        print(result.to_json())
+        print(result.to_json(), file=out(args))
     elif args.quiet:
-        print(f"{result.scenario}: {result.outcome.value}")
+        print(f"{result.scenario}: {result.outcome.value}", file=out(args))
     else:
-        print(result.report())
+        print(result.report(), file=out(args))
         if scenario.expect and args.sets:  # expect: describes the scenario as written
             print(f"expected without --set: {_describe_expect(scenario.expect)}"
-                  + ("" if disagreement is None else " (this run differs)"))
+                  + ("" if disagreement is None else " (this run differs)"), file=stream)
         elif scenario.expect:
             print(f"expected: {_describe_expect(scenario.expect)} — "
-                  + ("agrees" if disagreement is None else f"DISAGREES: {disagreement}"))
+                  + ("agrees" if disagreement is None else f"DISAGREES: {disagreement}"),
+                  file=stream)
         for path in written:
-            print(f"wrote {path}")
+            print(f"wrote {path}", file=out(args))
 
 
 def _exit_code(args: argparse.Namespace, scenario: Any, result: Any,
@@ -111,11 +114,11 @@ def _run_profiles(args: argparse.Namespace, scenario: Any) -> int:
             one = argparse.Namespace(**{**vars(args), "out": str(base / name)})
             written += write_outputs(result, one, scenario.name)
     if args.json:
-        print(json.dumps(found.to_dict()))
+        print(json.dumps(found.to_dict()), file=out(args))
     else:
-        print(found.table() if args.quiet else found.report())
+        print(found.table() if args.quiet else found.report(), file=out(args))
         for path in written:
-            print(f"wrote {path}")
+            print(f"wrote {path}", file=out(args))
     return found.exit_code
 
 

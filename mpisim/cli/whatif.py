@@ -16,6 +16,7 @@ from .common import (
     add_check_options,
     key_value,
     load,
+    out,
     settings_error,
     strict_findings,
 )
@@ -48,23 +49,25 @@ def check_command(args: argparse.Namespace) -> int:
     with workers(args) as on:
         safety = settings_error(lambda: check_safe(scenario, buffered=args.buffered, **on))
     if args.json:
-        print(json.dumps(safety.to_dict()))
+        print(json.dumps(safety.to_dict()), file=out(args))
     elif args.quiet:
         print(f"{scenario.name}: "
-              f"{'safe' if safety.safe else 'unsafe' if safety.judged else 'cannot judge'}")
+              f"{'safe' if safety.safe else 'unsafe' if safety.judged else 'cannot judge'}",
+              file=out(args))
     else:
-        print(safety.report() if hasattr(safety, "report") else _safety_text(safety))
-        _print_findings(safety.as_written.findings)
+        print(safety.report() if hasattr(safety, "report") else _safety_text(safety),
+              file=out(args))
+        _print_findings(safety.as_written.findings, out(args))
     found = strict_findings(scenario.name, safety.as_written.findings) if args.strict else None
     return safety.exit_code or found or EXIT_OK
 
 
-def _print_findings(findings: list[Any]) -> None:
+def _print_findings(findings: list[Any], stream: Any) -> None:
     """The as-written run's correctness findings, after the verdict."""
     if findings:
-        print(f"  correctness findings of the run as written ({len(findings)}):")
+        print(f"  correctness findings of the run as written ({len(findings)}):", file=stream)
         for f in findings:
-            print("\n".join("    " + ln for ln in f.lines()))
+            print("\n".join("    " + ln for ln in f.lines()), file=stream)
 
 
 def _races(args: argparse.Namespace, scenario: Any) -> int:
@@ -74,11 +77,11 @@ def _races(args: argparse.Namespace, scenario: Any) -> int:
     kwargs = {} if args.max_orders is None else {"max_orders": args.max_orders}
     races = settings_error(lambda: check_races(scenario, **kwargs))
     if args.json:
-        print(json.dumps(races.to_dict()))
+        print(json.dumps(races.to_dict()), file=out(args))
     elif args.quiet:
-        print(f"{scenario.name}: {'racy' if races.racy else 'race-free'}")
+        print(f"{scenario.name}: {'racy' if races.racy else 'race-free'}", file=out(args))
     else:
-        print(races.report())
+        print(races.report(), file=out(args))
     return races.exit_code
 
 
@@ -110,11 +113,13 @@ def sweep_command(args: argparse.Namespace) -> int:
     if args.out:
         _write_sweep(table, Path(args.out))
     if args.json:
-        print(json.dumps(table.to_dict() if hasattr(table, "to_dict") else table.rows()))
+        print(json.dumps(table.to_dict() if hasattr(table, "to_dict") else table.rows()),
+              file=out(args))
     elif not args.quiet:
-        print(table)
+        print(table, file=out(args))
         if args.out:
-            print(f"wrote {Path(args.out) / 'sweep.csv'} and {Path(args.out) / 'sweep.png'}")
+            print(f"wrote {Path(args.out) / 'sweep.csv'} and {Path(args.out) / 'sweep.png'}",
+                  file=out(args))
     return EXIT_OK
 
 
@@ -172,13 +177,14 @@ def min_buffer_command(args: argparse.Namespace) -> int:
             found = settings_error(lambda: min_buffer(scenario, rank=args.rank, seeds=seeds,
                                                       buffer=args.buffer, **on))
     if args.json:
-        print(json.dumps(found.to_dict()))
+        print(json.dumps(found.to_dict()), file=out(args))
     elif args.quiet:
         answer = getattr(found, "min_buffer", None)
         print(f"{scenario.name}: " + (f"{answer} B" if answer is not None else
-                                      found.never or "see the full report"))
+                                      found.never or "see the full report"),
+              file=out(args))
     else:
-        print(found.report())
+        print(found.report(), file=out(args))
     return found.exit_code
 
 

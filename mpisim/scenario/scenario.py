@@ -13,6 +13,7 @@ import copy
 from typing import Any
 
 from ..runs import settings
+from ..values.readers import unknown_key
 from .problems import OVERRIDE, Problems
 from .schema import SETTINGS, Header
 from .yamlload import LMap, read_scalar
@@ -64,7 +65,7 @@ class Scenario:
             if key.startswith("params.") and key[7:] in self.params:
                 key = key[7:]
             if key not in valid:
-                problems.add(OVERRIDE, key, f"unknown key (valid: {', '.join(valid)})")
+                problems.add(OVERRIDE, key, unknown_key(key, valid))
                 continue
             if isinstance(value, str):
                 try:

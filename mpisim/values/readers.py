@@ -198,7 +198,8 @@ def read_choice(value: Any, choices: Sequence[str]) -> str:
     """One of ``choices``."""
     text = read_text(value)
     if text not in choices:
-        raise Invalid(f"{shorten(text)!r} is not one of {', '.join(choices)}")
+        raise Invalid(f"{shorten(text)!r} is not one of {', '.join(choices)}"
+                      f"{hint(text, choices)}")
     return text
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ..values.units import format_time
+from ..values.units import SIZE_SCALES, format_time
 
 __all__ = ["OUTCOME_COLUMNS", "SweepTable", "column_dtype"]
 
@@ -163,12 +163,16 @@ class SweepTable:
         return sweep_html(self)
 
     def text(self, max_rows: int | None = None) -> str:
-        """The table for people: aligned columns, times in readable units."""
+        """The table for people: aligned columns, values in the units a user writes them in
+        (``2 KiB``, ``1 µs``, ``10 GB/s``), and without the outcome columns that say nothing
+        (all zero or empty: no error class, no buffer used)."""
         rows = self.rows()
         shown = rows if max_rows is None or len(rows) <= max_rows else \
             rows[:max_rows // 2] + rows[-(max_rows // 2):]
-        cells = [[_cell(k, v) for k, v in row.items()] for row in shown]
-        header = self.columns
+        header = [c for c in self.columns if c in self.keys or c == "outcome"
+                  or np.any(self.array[c])]
+        kinds = {k: _kind(k) for k in header}
+        cells = [[_cell(kinds[k], row[k]) for k in header] for row in shown]
         widths = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(header)]
         lines = ["  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True))]
         for i, c in enumerate(cells):
@@ -182,12 +186,52 @@ class SweepTable:
         return "\n".join(lines)
 
 
-def _cell(key: str, value: Any) -> str:
-    if key == "sim_time":
+_OUTCOME_KINDS = {"sim_time": "time", "peak_used": "size", "peak_live": "size"}
+
+
+def _kind(column: str) -> str:
+    """How a column's numbers are shown: ``time``, ``size``, ``bandwidth`` or plain (a
+    param, a count); a setting's kind is its declaration's (``buffer``: a size)."""
+    from ..runs.settings import lookup
+
+    if column in _OUTCOME_KINDS:
+        return _OUTCOME_KINDS[column]
+    setting = lookup(column)
+    kind = setting.kind if setting is not None else ""
+    return "size" if kind == "buffer" else kind
+
+
+def _cell(kind: str, value: Any) -> str:
+    if kind == "size" and isinstance(value, str) and value.isdigit():
+        value = int(value)  # a text column (buffer=2KiB,AUTOMATIC): its sizes as sizes
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if kind == "time":
         return format_time(value)
+    if kind == "size" and float(value).is_integer():
+        return _size(int(value))
+    if kind == "bandwidth":
+        return _bandwidth(value)
     if isinstance(value, float):
         return f"{value:.6g}"
     return str(value)
+
+
+def _size(nbytes: int) -> str:
+    """``2 KiB``, ``1.5 MiB``, ``9000 B``: a size as one writes it (a unit only where the
+    value is exact in it, to three decimals)."""
+    for unit, scale in SIZE_SCALES:
+        if abs(nbytes) >= scale and nbytes * 1000 % scale == 0:
+            return f"{nbytes / scale:g} {unit}"
+    return f"{nbytes} B"
+
+
+def _bandwidth(rate: float) -> str:
+    """``10 GB/s``, ``125 MB/s``: bytes per second in decimal units."""
+    for unit, scale in (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
+        if abs(rate) >= scale:
+            return f"{rate / scale:.4g} {unit}"
+    return f"{rate:.4g} B/s"
 
 
 def _csv_cell(value: Any) -> str:

@@ -356,12 +356,43 @@ def test_cli_run_check_and_min_buffer_on_a_script(capsys):
     path = str(SCRIPTS / "exchange.py")
     assert main(["mpi4py", "-n", "2", "--set", "network.eager_limit=1KiB", path,
                  "send", "2000"]) == 3
-    assert "exchange.py:" in capsys.readouterr().out
+    assert "exchange.py:" in capsys.readouterr().err  # the report: on stderr
     assert main(["mpi4py", "-n", "2", "--check", path, "send", "100"]) == 3
-    assert "NOT SAFE" in capsys.readouterr().out
+    assert "NOT SAFE" in capsys.readouterr().err
     assert main(["mpi4py", "-n", "2", "--json", "--min-buffer", path, "bsend"]) == 0
     found = json.loads(capsys.readouterr().out)
     assert found["min_buffer"] == 2000 * 4 + ms.MPIConfig().resolve().bsend_overhead
+
+
+def test_cli_stdout_is_the_scripts_own_and_the_report_goes_to_stderr(capsys):
+    """As under mpiexec, piping the program's output gets only the lines it printed."""
+    code = main(["mpi4py", "-n", "2", str(SCRIPTS / "exchange.py"), "send", "10"])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert sorted(captured.out.splitlines()) == ["rank 0: received 10 floats from 1, sum 10",
+                                                 "rank 1: received 10 floats from 0, sum 0"]
+    assert captured.err.startswith("exchange: COMPLETED")
+    assert main(["mpi4py", "-n", "2", "-q", str(SCRIPTS / "exchange.py"), "send", "10"]) == 0
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) == 2
+    assert captured.err == "exchange: completed\n"
+
+
+def test_cli_report_file_takes_the_report_or_the_json(tmp_path, capsys):
+    report = tmp_path / "report.txt"
+    path = str(SCRIPTS / "exchange.py")
+    assert main(["mpi4py", "-n", "2", "--report", str(report), path, "send", "10"]) == 0
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) == 2 and captured.err == ""
+    assert report.read_text().startswith("exchange: COMPLETED")
+    assert main(["mpi4py", "-n", "2", "--json", "--report", str(report), path, "send",
+                 "10"]) == 0
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) == 2  # the script's stdout stays its own
+    assert json.loads(report.read_text())["outcome"] == "completed"
+    assert main(["mpi4py", "-n", "2", "--report", str(tmp_path / "no" / "r.txt"), path,
+                 "send", "10"]) == 2
+    assert "--report" in capsys.readouterr().err and not (tmp_path / "no").exists()
 
 
 def test_cli_json_keeps_the_scripts_prints_off_stdout(capsys):
@@ -441,7 +472,7 @@ def test_python_dash_m_runs_the_same_command():
                            str(SCRIPTS / "exchange.py"), "ssend", "10"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 3  # deadlock
-    assert "exchange: deadlock" in done.stdout
+    assert "exchange: deadlock" in done.stderr  # (the report: stderr)
 
 
 def test_isendrecv_completes_when_both_halves_have(tmp_path):
@@ -556,4 +587,6 @@ def test_cli_sweeps_a_script_over_settings_and_ranks(tmp_path, capsys):
     rows = (out / "sweep.csv").read_text().splitlines()
     assert rows[0].startswith("network.eager_limit,")
     assert [r.split(",")[1] for r in rows[1:]] == ["deadlock", "completed"]
-    assert "received" not in capsys.readouterr().out  # the script's prints are off
+    captured = capsys.readouterr()
+    assert "received" not in captured.out + captured.err  # the script's prints are off
+    assert "network.eager_limit" in captured.err  # the table: the report, on stderr

@@ -275,4 +275,4 @@ def test_a_script_named_like_a_yaml_value_runs_under_its_name(tmp_path, capsys, 
     path = tmp_path / f"{stem}.py"
     path.write_text("from mpi4py import MPI\nMPI.COMM_WORLD.Barrier()\n")
     assert main(["mpi4py", "-n", "2", str(path)]) == 0
-    assert capsys.readouterr().out.startswith(f"{stem}: COMPLETED")
+    assert capsys.readouterr().err.startswith(f"{stem}: COMPLETED")  # (the report: stderr)

@@ -59,10 +59,31 @@ def test_empty_string_is_null(scenario):
 
 def test_unknown_key_lists_the_valid_ones(scenario):
     with pytest.raises(ScenarioError) as e:
-        scenario.with_overrides({"cnt": "3"})
+        scenario.with_overrides({"zzz": "3"})
     message = str(e.value)
-    assert message.startswith(f"{scenario.path}: override cnt: unknown key (valid: count, ")
+    assert message.startswith(f"{scenario.path}: override zzz: unknown key (valid: count, ")
     assert "network.eager_limit" in message and "mpi.allocator" in message
+
+
+@pytest.mark.parametrize(("key", "close"), [("cnt", "count"),
+                                            ("network.eager_limt", "network.eager_limit"),
+                                            ("mpi.alocator", "mpi.allocator")])
+def test_a_misspelt_key_gets_did_you_mean_as_in_a_file(scenario, key, close):
+    """--set and --vary get the hint a scenario file's key gets, not the list of 40 keys."""
+    with pytest.raises(ScenarioError) as e:
+        scenario.with_overrides({key: "3"})
+    assert str(e.value) == \
+        f"{scenario.path}: override {key}: unknown key (did you mean {close!r}?)"
+
+
+@pytest.mark.parametrize(("key", "value", "close"), [
+                                                     ("mpi.allocator", "first_fit", "first-fit")])
+def test_a_misspelt_choice_gets_did_you_mean(scenario, key, value, close):
+    with pytest.raises(ScenarioError) as e:
+        scenario.with_overrides({key: value})
+    message = str(e.value)
+    assert f"override {key}: {value!r} is not one of " in message
+    assert message.endswith(f"(did you mean {close!r}?)")
 
 
 def test_bad_value_names_the_key(scenario):

@@ -263,12 +263,27 @@ def test_ctrl_c_cancels_what_it_submitted_to_a_given_executor(monkeypatch):
 def test_text_table_and_dict_for_json():
     table = sweep(exchange, {"count": [250, 2000]}, ranks=2, jobs=1, network=EAGER)
     text = str(table)
-    assert text.splitlines()[0].split() == table.columns
+    assert text.splitlines()[0].split() == ["count", "outcome", "sim_time"]  # (no bsend:
+    # peak_used, peak_live and error_class are all zero or empty, left out of the text)
     assert "2 runs: 1 completed, 1 deadlock" in text
     assert repr(table).startswith("<SweepTable exchange: 2 runs over count>")
     d = table.to_dict()
     assert d["vary"] == {"count": [250, 2000]}
     assert [r["outcome"] for r in d["rows"]] == ["completed", "deadlock"]
+
+
+def test_text_shows_values_in_units_and_leaves_out_columns_all_zero():
+    """Sizes, times and bandwidths as a user writes them; the outcome columns that say
+    nothing (no error class, no buffer used, all at t = 0) are left out of the text only."""
+    table = sweep(exchange, {"network.eager_limit": "1KiB,64KiB", "network.latency": "1us,2.5us",
+                             "network.bandwidth": "10GB/s"}, ranks=2, jobs=1,
+                  params={"count": 250})
+    lines = str(table).splitlines()
+    assert lines[0].split() == ["network.eager_limit", "network.latency", "network.bandwidth",
+                                "outcome", "sim_time"]
+    assert lines[1].split()[:6] == ["1", "KiB", "1", "µs", "10", "GB/s"]
+    assert lines[4].split()[:4] == ["64", "KiB", "2.5", "µs"]
+    assert "error_class" in table.columns and "peak_used" in table.csv_text()
 
 
 def test_to_pandas_is_the_table_or_a_clear_import_error(monkeypatch):
