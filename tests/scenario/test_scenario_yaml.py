@@ -70,8 +70,33 @@ def test_alias_is_refused_with_its_line():
 
 def test_syntax_error_reports_a_line():
     _, problems = read_yaml("a: [1, 2\nb: 3\n")
-    assert len(problems) == 1 and problems[0].line >= 2
-    assert problems[0].message.startswith("invalid YAML")
+    assert len(problems) == 1 and problems[0].line == 1  # where the '[' opens
+    assert problems[0].message.startswith("invalid YAML: a '[' that is not closed")
+
+
+@pytest.mark.parametrize(("text", "line", "check"), [
+    ("name: a\nranks: 2\nprograms:\n  - ranks: all\n   ops: []\n", 5,
+     "this line's indentation does not fit its block (which starts at line 4)"),
+    ("ops:\n  - send: {dest: 1}\n  recv: {source: 0}\n", 3, "indentation does not fit"),
+    ("name: a\n ranks: 2\n", 2, "a ':' where no key can start: check this line's "
+                                 "indentation"),
+    ("name: a\nranks: 2\nprograms:\n\t- ranks: all\n", 4, "a tab character: YAML indents "
+                                                         "with spaces only"),
+    ("name: a\nranks:2\nprograms: []\n", 2, "a line that is not 'key: value'"),
+    ("name: 'abc\nranks: 2\n", 1, "a quoted value that is never closed"),
+    ("network: {latency: 1us\nranks: 2\n", 1, "a '{' that is not closed"),
+    ("ranks: [1, 2,, 3]\n", 1, "a doubled or trailing comma"),
+    ("name: @a\n", 1, "a value cannot start with '@': quote it"),
+    ("a: 1\n---\nb: 2\n", 2, "a scenario file holds one"),
+])
+def test_a_syntax_slip_says_what_to_check_at_its_line(text, line, check):
+    """An indentation slip, a tab, a missing ':' or an unclosed quote: one problem at the
+    line to look at, saying what to check (not the parser's own words)."""
+    _, problems = read_yaml(text)
+    assert [p.line for p in problems] == [line]
+    message = problems[0].message
+    assert message.startswith("invalid YAML: ") and check in message, message
+    assert "while parsing" not in message and "<block" not in message and "\n" not in message
 
 
 def test_unhashable_key_is_a_problem():
