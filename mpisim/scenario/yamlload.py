@@ -197,14 +197,14 @@ ScenarioLoader.add_constructor("tag:yaml.org,2002:int", ScenarioLoader.construct
 ScenarioLoader.add_constructor("tag:yaml.org,2002:float", ScenarioLoader.construct_number)
 
 
-def _syntax_problem(e: yaml.MarkedYAMLError) -> YamlProblem:
+def _syntax_problem(e: yaml.MarkedYAMLError, lines: int) -> YamlProblem:
     """A YAML syntax error as what to check, at the line to look at (where the unclosed
     quote or bracket, or the line without ``key: value``, is); the parser's own words for a
     slip not foreseen here."""
     context, problem = e.context or "", e.problem or ""
     at = e.problem_mark or e.context_mark
-    line = at.line + 1 if at is not None else 0
-    opened = e.context_mark.line + 1 if e.context_mark is not None else line
+    line = min(at.line + 1, max(lines, 1)) if at is not None else 0  # (not past the end)
+    opened = min(e.context_mark.line + 1, line) if e.context_mark is not None else line
     for test, use_context, explain in _SLIPS:
         found = test(context, problem)
         if found is not None:
@@ -247,6 +247,8 @@ _SLIPS: list[tuple[Any, bool, Any]] = [
      lambda m, at: "a '[' that is not closed: check its ']' and the commas between items"),
     (_has("flow mapping", r"expected ',' or '\}'"), True,
      lambda m, at: "a '{' that is not closed: check its '}' and the commas between items"),
+    (_has("flow", r"<stream end>"), True,
+     lambda m, at: "a '[' or '{' that is not closed: check its closing bracket"),
     (_has("flow node", r"expected the node content"), False,
      lambda m, at: "a value missing inside [...] or {...}: check for a doubled or trailing "
                    "comma"),
@@ -266,7 +268,7 @@ def read_yaml(text: str) -> tuple[Any, list[YamlProblem]]:
         loader = ScenarioLoader(text)
         data = loader.get_single_data()
     except yaml.MarkedYAMLError as e:
-        return None, [_syntax_problem(e)]
+        return None, [_syntax_problem(e, text.count("\n") + (not text.endswith("\n")))]
     except yaml.reader.ReaderError as e:
         return None, [YamlProblem(0, f"invalid YAML: character #x{e.character:04x} is not "
                                   "allowed")]

@@ -86,6 +86,8 @@ def test_syntax_error_reports_a_line():
     ("name: 'abc\nranks: 2\n", 1, "a quoted value that is never closed"),
     ("network: {latency: 1us\nranks: 2\n", 1, "a '{' that is not closed"),
     ("ranks: [1, 2,, 3]\n", 1, "a doubled or trailing comma"),
+    ("name: a\nranks: [\n", 2, "a '[' or '{' that is not closed"),
+    ("name: a\nranks: [1, 2\n", 2, "a '[' that is not closed"),
     ("name: @a\n", 1, "a value cannot start with '@': quote it"),
     ("a: 1\n---\nb: 2\n", 2, "a scenario file holds one"),
 ])
