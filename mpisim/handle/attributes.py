@@ -43,7 +43,19 @@ class AttributeCalls(HandleBase):
     def comm_create_keyval(self, copy_fn: Any = None, delete_fn: Any = None) -> int:
         """MPI_Comm_create_keyval: a new keyval; ``copy_fn`` None/False (not copied by
         comm_dup), True (copied as is) or ``copy_fn(comm, keyval, value)`` giving the copy
-        (NotImplemented: not copied); ``delete_fn(comm, keyval, value)`` on deletion."""
+        (NotImplemented: not copied); ``delete_fn(comm, keyval, value)`` on deletion.
+
+        Parameters
+        ----------
+        copy_fn
+            What ``comm_dup`` does with the attribute: None or False (the
+            default), not copied; True, copied as is; a function ``copy_fn(comm,
+            keyval, value)``, its result is the copy (NotImplemented: not
+            copied).
+        delete_fn
+            Called as ``delete_fn(comm, keyval, value)`` when the attribute is
+            deleted or its communicator freed; None (the default): nothing.
+        """
         keyvals = self._keyvals if self._keyvals is not None else {}
         self._keyvals = keyvals
         self._keyvals_made += 1
@@ -53,14 +65,32 @@ class AttributeCalls(HandleBase):
 
     def comm_free_keyval(self, keyval: int) -> int:
         """MPI_Comm_free_keyval: the keyval may no longer be used to set attributes
-        (those set stay until deleted); gives ``ms.KEYVAL_INVALID``."""
+        (those set stay until deleted); gives ``ms.KEYVAL_INVALID``.
+
+        Parameters
+        ----------
+        keyval
+            The key (from ``comm_create_keyval``, or a predefined one such as
+            ``ms.TAG_UB``).
+        """
         self._keyval(keyval, "comm_free_keyval")
         self._keyvals.pop(keyval)  # type: ignore[union-attr]
         return KEYVAL_INVALID
 
     def comm_set_attr(self, keyval: int, value: Any, comm: Comm | None = None) -> None:
         """MPI_Comm_set_attr: attach ``value`` under ``keyval`` (a value already there is
-        deleted first, its delete callback called)."""
+        deleted first, its delete callback called).
+
+        Parameters
+        ----------
+        keyval
+            The key (from ``comm_create_keyval``, or a predefined one such as
+            ``ms.TAG_UB``).
+        value
+            The value attached (any object).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         c = self._comm(comm)
         if keyval in _PREDEFINED:
             raise ErrKeyval(f"comm_set_attr: {keyval:#x} is a predefined attribute")
@@ -75,7 +105,16 @@ class AttributeCalls(HandleBase):
         """MPI_Comm_get_attr: the value, or None when it is not set (flag false). The
         predefined attributes, by keyval or by name (``"TAG_UB"``, ``"IO"``...; ``ms.TAG_UB``
         is the tag bound mpisim enforces, not a keyval), have the profile's library's values
-        (mpisim.mpi.attributes)."""
+        (mpisim.mpi.attributes).
+
+        Parameters
+        ----------
+        keyval
+            The key (from ``comm_create_keyval``, or a predefined one such as
+            ``ms.TAG_UB``).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         c = self._comm(comm)
         keyval = PREDEFINED.get(keyval, keyval) if isinstance(keyval, str) else keyval
         if keyval in _PREDEFINED:
@@ -88,7 +127,16 @@ class AttributeCalls(HandleBase):
         return (c.attrs or {}).get(keyval)
 
     def comm_delete_attr(self, keyval: int, comm: Comm | None = None) -> None:
-        """MPI_Comm_delete_attr: remove the attribute, calling its delete callback."""
+        """MPI_Comm_delete_attr: remove the attribute, calling its delete callback.
+
+        Parameters
+        ----------
+        keyval
+            The key (from ``comm_create_keyval``, or a predefined one such as
+            ``ms.TAG_UB``).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         c = self._comm(comm)
         if keyval in _PREDEFINED:
             raise ErrKeyval(f"comm_delete_attr: {keyval:#x} is a predefined attribute")
@@ -145,42 +193,108 @@ class InfoCalls(HandleBase):
         return Info()
 
     def info_set(self, info: Info, key: str, value: str) -> None:
-        """MPI_Info_set."""
+        """MPI_Info_set.
+
+        Parameters
+        ----------
+        info
+            The info object (MPI_Info), from ``info_create``.
+        key
+            The key (a string).
+        value
+            The value (a string).
+        """
         _info(info).set(key, value)
 
     def info_get(self, info: Info, key: str) -> str | None:
         """MPI_Info_get (MPI 4.1: MPI_Info_get_string): the value, or None when the key is
-        not set."""
+        not set.
+
+        Parameters
+        ----------
+        info
+            The info object (MPI_Info), from ``info_create``.
+        key
+            The key (a string).
+        """
         return _info(info).get(key)
 
     def info_delete(self, info: Info, key: str) -> None:
-        """MPI_Info_delete."""
+        """MPI_Info_delete.
+
+        Parameters
+        ----------
+        info
+            The info object (MPI_Info), from ``info_create``.
+        key
+            The key (a string).
+        """
         _info(info).delete(key)
 
     def info_get_nkeys(self, info: Info) -> int:
-        """MPI_Info_get_nkeys."""
+        """MPI_Info_get_nkeys.
+
+        Parameters
+        ----------
+        info
+            The info object (MPI_Info), from ``info_create``.
+        """
         return _info(info).nkeys()
 
     def info_get_nthkey(self, info: Info, n: int) -> str:
-        """MPI_Info_get_nthkey: the n-th key (from 0), in the order they were set."""
+        """MPI_Info_get_nthkey: the n-th key (from 0), in the order they were set.
+
+        Parameters
+        ----------
+        info
+            The info object (MPI_Info), from ``info_create``.
+        n
+            Which key, from 0, in the order the keys were set.
+        """
         return _info(info).nthkey(n)
 
     def info_dup(self, info: Info) -> Info:
-        """MPI_Info_dup."""
+        """MPI_Info_dup.
+
+        Parameters
+        ----------
+        info
+            The info object (MPI_Info), from ``info_create``.
+        """
         return _info(info).dup()
 
     def info_free(self, info: Info) -> None:
-        """MPI_Info_free."""
+        """MPI_Info_free.
+
+        Parameters
+        ----------
+        info
+            The info object (MPI_Info), from ``info_create``.
+        """
         _info(info).free()
 
     def comm_set_info(self, info: Info | None, comm: Comm | None = None) -> None:
-        """MPI_Comm_set_info: the communicator's hints (mpisim reads none of them)."""
+        """MPI_Comm_set_info: the communicator's hints (mpisim reads none of them).
+
+        Parameters
+        ----------
+        info
+            The new hints, an ``Info``; mpisim reads none of them.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         c = self._comm(comm)
         c.hints = None if info is None else _info(info).dup()
 
     def comm_get_info(self, comm: Comm | None = None) -> Info:
         """MPI_Comm_get_info: a new info object with the hints the program set (MPICH and
-        Open MPI add their own defaults, which mpisim has none of)."""
+        Open MPI add their own defaults, which mpisim has none of).
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         c = self._comm(comm)
         return Info() if c.hints is None else c.hints.dup()
 

@@ -112,7 +112,17 @@ class BufferCalls(HandleBase):
 
     def buffer_attach(self, size: int | str, buf: Any = None) -> Event:
         """MPI_Buffer_attach(size): ``buf`` (optional) is what detach hands back as address;
-        ``size`` may be BUFFER_AUTOMATIC (MPI 4.1)."""
+        ``size`` may be BUFFER_AUTOMATIC (MPI 4.1).
+
+        Parameters
+        ----------
+        size
+            Bytes of the buffer (an int, or a string with a unit: ``"64 KiB"``),
+            or ``ms.BUFFER_AUTOMATIC`` (MPI 4.1: the library sizes it).
+        buf
+            What detach hands back as the buffer's address (any object;
+            optional).
+        """
         self._enter("MPI_Buffer_attach")
         if not self._config.profile.mpi41_buffers and (size is BUFFER_AUTOMATIC or (
                 isinstance(size, str) and automatic_or(str, size) is BUFFER_AUTOMATIC)):
@@ -166,34 +176,94 @@ class BufferCalls(HandleBase):
                 yield waiting
 
     def comm_attach_buffer(self, size: Any, comm: Any = None, buf: Any = None) -> Event:
-        """MPI_Comm_attach_buffer: bsends on ``comm`` use this buffer (MPI 4.1)."""
+        """MPI_Comm_attach_buffer: bsends on ``comm`` use this buffer (MPI 4.1).
+
+        Parameters
+        ----------
+        size
+            Bytes of the buffer (an int, or a string with a unit: ``"64 KiB"``),
+            or ``ms.BUFFER_AUTOMATIC`` (MPI 4.1: the library sizes it).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        buf
+            What detach hands back as the buffer's address (any object;
+            optional).
+        """
         return _do(self, "MPI_Comm_attach_buffer", comm, "attach", size, buf)
 
     def comm_detach_buffer(self, comm: Any = None) -> Event:
-        """MPI_Comm_detach_buffer: waits for its messages; yields (address, size)."""
+        """MPI_Comm_detach_buffer: waits for its messages; yields (address, size).
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return _do(self, "MPI_Comm_detach_buffer", comm, "detach")
 
     def comm_flush_buffer(self, comm: Any = None) -> Event:
-        """MPI_Comm_flush_buffer: waits for the messages in ``comm``'s buffer at the call."""
+        """MPI_Comm_flush_buffer: waits for the messages in ``comm``'s buffer at the call.
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return _do(self, "MPI_Comm_flush_buffer", comm, "flush")
 
     def comm_iflush_buffer(self, comm: Any = None) -> Event:
-        """MPI_Comm_iflush_buffer: yields a Request for that flush."""
+        """MPI_Comm_iflush_buffer: yields a Request for that flush.
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return _do(self, "MPI_Comm_iflush_buffer", comm, "iflush")
 
     def session_attach_buffer(self, size: Any, session: Any = None, buf: Any = None) -> Event:
         """MPI_Session_attach_buffer: bsends on the session's communicators use this buffer
-        unless the communicator has its own."""
+        unless the communicator has its own.
+
+        Parameters
+        ----------
+        size
+            Bytes of the buffer (an int, or a string with a unit: ``"64 KiB"``),
+            or ``ms.BUFFER_AUTOMATIC`` (MPI 4.1: the library sizes it).
+        session
+            The session (MPI_Session, as ``session_init`` yields it); required.
+        buf
+            What detach hands back as the buffer's address (any object;
+            optional).
+        """
         return _do(self, "MPI_Session_attach_buffer", session, "attach", size, buf)
 
     def session_detach_buffer(self, session: Any = None) -> Event:
-        """MPI_Session_detach_buffer: waits for its messages; yields (address, size)."""
+        """MPI_Session_detach_buffer: waits for its messages; yields (address, size).
+
+        Parameters
+        ----------
+        session
+            The session (MPI_Session, as ``session_init`` yields it); required.
+        """
         return _do(self, "MPI_Session_detach_buffer", session, "detach")
 
     def session_flush_buffer(self, session: Any = None) -> Event:
-        """MPI_Session_flush_buffer."""
+        """MPI_Session_flush_buffer.
+
+        Parameters
+        ----------
+        session
+            The session (MPI_Session, as ``session_init`` yields it); required.
+        """
         return _do(self, "MPI_Session_flush_buffer", session, "flush")
 
     def session_iflush_buffer(self, session: Any = None) -> Event:
-        """MPI_Session_iflush_buffer: yields a Request."""
+        """MPI_Session_iflush_buffer: yields a Request.
+
+        Parameters
+        ----------
+        session
+            The session (MPI_Session, as ``session_init`` yields it); required.
+        """
         return _do(self, "MPI_Session_iflush_buffer", session, "iflush")

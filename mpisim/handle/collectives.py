@@ -45,24 +45,94 @@ class CollectiveCalls(HandleBase):
     __slots__ = ()
 
     def barrier(self, comm: Any = None, algorithm: Any = None) -> Event:
-        """MPI_Barrier: completes once every member of ``comm`` has entered it (6.3)."""
+        """MPI_Barrier: completes once every member of ``comm`` has entered it (6.3).
+
+        Parameters
+        ----------
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        """
         return _start(self, "MPI_Barrier", "barrier", comm, algorithm, _no_args)
 
     def ibarrier(self, comm: Any = None, algorithm: Any = None) -> Event:
         """MPI_Ibarrier: completes once every member of ``comm`` has entered it (6.3).
-        Yields a Request whose ``result`` holds the value."""
+        Yields a Request whose ``result`` holds the value.
+
+        Parameters
+        ----------
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        """
         return _start(self, "MPI_Ibarrier", "barrier", comm, algorithm, _no_args)
 
     def bcast(self, buf: Any = None, count: Any = None, datatype: Any = None, root: Any = 0,
               comm: Any = None, algorithm: Any = None) -> Event:
-        """MPI_Bcast: every rank gets the root's ``buf`` (into a numpy ``buf`` too) (6.4)."""
+        """MPI_Bcast: every rank gets the root's ``buf`` (into a numpy ``buf`` too) (6.4).
+
+        Parameters
+        ----------
+        buf
+            The data: at the root what is broadcast (a numpy array, or any
+            object); elsewhere a numpy array to receive into, or None.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        root
+            Rank, in ``comm``, of the process that sends (bcast, scatter) or
+            receives (reduce, gather); 0 by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        """
         return _start(self, "MPI_Bcast", "bcast", comm, algorithm,
                       lambda c, _: bcast_args(c, buf, count, datatype, root))
 
     def ibcast(self, buf: Any = None, count: Any = None, datatype: Any = None,
                root: Any = 0, comm: Any = None, algorithm: Any = None) -> Event:
         """MPI_Ibcast: every rank gets the root's ``buf`` (into a numpy ``buf`` too) (6.4).
-        Yields a Request whose ``result`` holds the value."""
+        Yields a Request whose ``result`` holds the value.
+
+        Parameters
+        ----------
+        buf
+            The data: at the root what is broadcast (a numpy array, or any
+            object); elsewhere a numpy array to receive into, or None.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        root
+            Rank, in ``comm``, of the process that sends (bcast, scatter) or
+            receives (reduce, gather); 0 by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        """
         return _start(self, "MPI_Ibcast", "bcast", comm, algorithm,
                       lambda c, _: bcast_args(c, buf, count, datatype, root))
 
@@ -71,7 +141,40 @@ class CollectiveCalls(HandleBase):
                algorithm: Any = None) -> Event:
         """MPI_Reduce: the root gets ``op`` over every rank's ``sendbuf`` (numpy arrays
         elementwise; copied into ``recvbuf`` when given; ``IN_PLACE`` at the root: its
-        ``recvbuf`` is its contribution) (6.9.1)."""
+        ``recvbuf`` is its contribution) (6.9.1).
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        op
+            The reduction operation (MPI_Op): ``ms.SUM`` (the default),
+            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+        root
+            Rank, in ``comm``, of the process that sends (bcast, scatter) or
+            receives (reduce, gather); 0 by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        """
         return _reduce(self, "MPI_Reduce", "reduce", sendbuf, recvbuf, count, datatype, op, root,
                        comm, algorithm)
 
@@ -81,7 +184,40 @@ class CollectiveCalls(HandleBase):
         """MPI_Ireduce: the root gets ``op`` over every rank's ``sendbuf`` (numpy arrays
         elementwise; copied into ``recvbuf`` when given; ``IN_PLACE`` at the root: its
         ``recvbuf`` is its contribution) (6.9.1). Yields a Request whose ``result`` holds
-        the value."""
+        the value.
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        op
+            The reduction operation (MPI_Op): ``ms.SUM`` (the default),
+            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+        root
+            Rank, in ``comm``, of the process that sends (bcast, scatter) or
+            receives (reduce, gather); 0 by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        """
         return _reduce(self, "MPI_Ireduce", "reduce", sendbuf, recvbuf, count, datatype, op, root,
                        comm, algorithm)
 
@@ -90,7 +226,37 @@ class CollectiveCalls(HandleBase):
                   algorithm: Any = None) -> Event:
         """MPI_Allreduce: every rank gets ``op`` over every rank's ``sendbuf`` (numpy arrays
         elementwise; copied into ``recvbuf`` when given; ``IN_PLACE``: ``recvbuf`` is the
-        contribution) (6.9.6)."""
+        contribution) (6.9.6).
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        op
+            The reduction operation (MPI_Op): ``ms.SUM`` (the default),
+            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        """
         return _reduce(self, "MPI_Allreduce", "allreduce", sendbuf, recvbuf, count, datatype, op,
                        None, comm, algorithm)
 
@@ -99,7 +265,37 @@ class CollectiveCalls(HandleBase):
                    algorithm: Any = None) -> Event:
         """MPI_Iallreduce: every rank gets ``op`` over every rank's ``sendbuf`` (numpy
         arrays elementwise; copied into ``recvbuf`` when given; ``IN_PLACE``: ``recvbuf``
-        is the contribution) (6.9.6). Yields a Request whose ``result`` holds the value."""
+        is the contribution) (6.9.6). Yields a Request whose ``result`` holds the value.
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        op
+            The reduction operation (MPI_Op): ``ms.SUM`` (the default),
+            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        """
         return _reduce(self, "MPI_Iallreduce", "allreduce", sendbuf, recvbuf, count, datatype, op,
                        None, comm, algorithm)
 
@@ -108,7 +304,37 @@ class CollectiveCalls(HandleBase):
              algorithm: Any = None) -> Event:
         """MPI_Scan: rank r gets ``op`` over the ``sendbuf`` of ranks 0 to r (numpy arrays
         elementwise; copied into ``recvbuf`` when given; ``IN_PLACE``: ``recvbuf`` is the
-        contribution) (6.11.1)."""
+        contribution) (6.11.1).
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        op
+            The reduction operation (MPI_Op): ``ms.SUM`` (the default),
+            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        """
         return _reduce(self, "MPI_Scan", "scan", sendbuf, recvbuf, count, datatype, op, None,
                        comm, algorithm)
 
@@ -117,7 +343,37 @@ class CollectiveCalls(HandleBase):
               algorithm: Any = None) -> Event:
         """MPI_Iscan: rank r gets ``op`` over the ``sendbuf`` of ranks 0 to r (numpy arrays
         elementwise; copied into ``recvbuf`` when given; ``IN_PLACE``: ``recvbuf`` is the
-        contribution) (6.11.1). Yields a Request whose ``result`` holds the value."""
+        contribution) (6.11.1). Yields a Request whose ``result`` holds the value.
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        op
+            The reduction operation (MPI_Op): ``ms.SUM`` (the default),
+            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        """
         return _reduce(self, "MPI_Iscan", "scan", sendbuf, recvbuf, count, datatype, op, None,
                        comm, algorithm)
 
@@ -126,7 +382,37 @@ class CollectiveCalls(HandleBase):
                algorithm: Any = None) -> Event:
         """MPI_Exscan: rank r gets ``op`` over the ``sendbuf`` of ranks 0 to r - 1, rank 0
         None and its ``recvbuf`` untouched (numpy arrays elementwise; ``IN_PLACE``:
-        ``recvbuf`` is the contribution) (6.11.2)."""
+        ``recvbuf`` is the contribution) (6.11.2).
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        op
+            The reduction operation (MPI_Op): ``ms.SUM`` (the default),
+            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        """
         return _reduce(self, "MPI_Exscan", "exscan", sendbuf, recvbuf, count, datatype, op, None,
                        comm, algorithm)
 
@@ -136,7 +422,37 @@ class CollectiveCalls(HandleBase):
         """MPI_Iexscan: rank r gets ``op`` over the ``sendbuf`` of ranks 0 to r - 1, rank 0
         None and its ``recvbuf`` untouched (numpy arrays elementwise; ``IN_PLACE``:
         ``recvbuf`` is the contribution) (6.11.2). Yields a Request whose ``result``
-        holds the value."""
+        holds the value.
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        op
+            The reduction operation (MPI_Op): ``ms.SUM`` (the default),
+            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        """
         return _reduce(self, "MPI_Iexscan", "exscan", sendbuf, recvbuf, count, datatype, op, None,
                        comm, algorithm)
 
@@ -145,7 +461,37 @@ class CollectiveCalls(HandleBase):
                recvbuf: Any = None) -> Event:
         """MPI_Gather: a list of every rank's ``sendbuf``, in rank order, at the root (None
         elsewhere); a numpy ``recvbuf`` at the root gets them one after the other
-        (``IN_PLACE`` at the root: its block of ``recvbuf`` is its contribution) (6.5)."""
+        (``IN_PLACE`` at the root: its block of ``recvbuf`` is its contribution) (6.5).
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        root
+            Rank, in ``comm``, of the process that sends (bcast, scatter) or
+            receives (reduce, gather); 0 by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        """
         return _start(self, "MPI_Gather", "gather", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, root,
                                                   recvbuf))
@@ -156,7 +502,37 @@ class CollectiveCalls(HandleBase):
         """MPI_Igather: a list of every rank's ``sendbuf``, in rank order, at the root (None
         elsewhere); a numpy ``recvbuf`` at the root gets them one after the other
         (``IN_PLACE`` at the root: its block of ``recvbuf`` is its contribution) (6.5).
-        Yields a Request whose ``result`` holds the value."""
+        Yields a Request whose ``result`` holds the value.
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        root
+            Rank, in ``comm``, of the process that sends (bcast, scatter) or
+            receives (reduce, gather); 0 by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        """
         return _start(self, "MPI_Igather", "gather", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, root,
                                                   recvbuf))
@@ -167,7 +543,43 @@ class CollectiveCalls(HandleBase):
         """MPI_Gatherv: a list of every rank's ``sendbuf`` (each its own ``count``), in rank
         order, at the root (None elsewhere); the root's numpy ``recvbuf`` gets rank k's
         at ``displs[k]`` (in elements; default: one after the other), ``recvcounts[k]``
-        elements (``IN_PLACE`` at the root: that block is its contribution) (6.5)."""
+        elements (``IN_PLACE`` at the root: that block is its contribution) (6.5).
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        root
+            Rank, in ``comm``, of the process that sends (bcast, scatter) or
+            receives (reduce, gather); 0 by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        recvcounts
+            Elements of the result each process receives (one count per process,
+            in rank order).
+        displs
+            Displacement, in elements, of each process's block in the root's
+            buffer (default: packed one after another).
+        """
         return _start(self, "MPI_Gatherv", "gatherv", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, root,
                                                   recvbuf, recvcounts, displs))
@@ -179,7 +591,43 @@ class CollectiveCalls(HandleBase):
         rank order, at the root (None elsewhere); the root's numpy ``recvbuf`` gets rank
         k's at ``displs[k]`` (in elements; default: one after the other),
         ``recvcounts[k]`` elements (``IN_PLACE`` at the root: that block is its
-        contribution) (6.5). Yields a Request whose ``result`` holds the value."""
+        contribution) (6.5). Yields a Request whose ``result`` holds the value.
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        root
+            Rank, in ``comm``, of the process that sends (bcast, scatter) or
+            receives (reduce, gather); 0 by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        recvcounts
+            Elements of the result each process receives (one count per process,
+            in rank order).
+        displs
+            Displacement, in elements, of each process's block in the root's
+            buffer (default: packed one after another).
+        """
         return _start(self, "MPI_Igatherv", "gatherv", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, root,
                                                   recvbuf, recvcounts, displs))
@@ -188,7 +636,34 @@ class CollectiveCalls(HandleBase):
                   comm: Any = None, algorithm: Any = None, recvbuf: Any = None) -> Event:
         """MPI_Allgather: a list of every rank's ``sendbuf``, in rank order, at every rank;
         a numpy ``recvbuf`` gets them one after the other (``IN_PLACE``: the rank's block
-        of ``recvbuf`` is its contribution) (6.7)."""
+        of ``recvbuf`` is its contribution) (6.7).
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        """
         return _start(self, "MPI_Allgather", "allgather", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, None,
                                                   recvbuf))
@@ -198,7 +673,34 @@ class CollectiveCalls(HandleBase):
         """MPI_Iallgather: a list of every rank's ``sendbuf``, in rank order, at every rank;
         a numpy ``recvbuf`` gets them one after the other (``IN_PLACE``: the rank's block
         of ``recvbuf`` is its contribution) (6.7). Yields a Request whose ``result``
-        holds the value."""
+        holds the value.
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        """
         return _start(self, "MPI_Iallgather", "allgather", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, None,
                                                   recvbuf))
@@ -209,7 +711,40 @@ class CollectiveCalls(HandleBase):
         """MPI_Allgatherv: a list of every rank's ``sendbuf`` (each its own ``count``), in
         rank order, at every rank; a numpy ``recvbuf`` gets rank k's at ``displs[k]``,
         ``recvcounts[k]`` elements (``IN_PLACE``: the rank's block is its contribution)
-        (6.7)."""
+        (6.7).
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        recvcounts
+            Elements of the result each process receives (one count per process,
+            in rank order).
+        displs
+            Displacement, in elements, of each process's block in the root's
+            buffer (default: packed one after another).
+        """
         return _start(self, "MPI_Allgatherv", "allgatherv", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, None,
                                                   recvbuf, recvcounts, displs))
@@ -220,7 +755,40 @@ class CollectiveCalls(HandleBase):
         """MPI_Iallgatherv: a list of every rank's ``sendbuf`` (each its own ``count``), in
         rank order, at every rank; a numpy ``recvbuf`` gets rank k's at ``displs[k]``,
         ``recvcounts[k]`` elements (``IN_PLACE``: the rank's block is its contribution)
-        (6.7). Yields a Request whose ``result`` holds the value."""
+        (6.7). Yields a Request whose ``result`` holds the value.
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        recvcounts
+            Elements of the result each process receives (one count per process,
+            in rank order).
+        displs
+            Displacement, in elements, of each process's block in the root's
+            buffer (default: packed one after another).
+        """
         return _start(self, "MPI_Iallgatherv", "allgatherv", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, None,
                                                   recvbuf, recvcounts, displs))
@@ -231,7 +799,37 @@ class CollectiveCalls(HandleBase):
         """MPI_Scatter: each rank gets its item of the root's ``sendbuf`` (a list of one
         item per rank, or a numpy array cut in blocks of ``count`` elements, else in
         equal parts), into a numpy ``recvbuf`` too (``IN_PLACE`` as the root's
-        ``recvbuf``: its block stays where it is) (6.6)."""
+        ``recvbuf``: its block stays where it is) (6.6).
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        root
+            Rank, in ``comm``, of the process that sends (bcast, scatter) or
+            receives (reduce, gather); 0 by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        """
         return _start(self, "MPI_Scatter", "scatter", comm, algorithm,
                       lambda c, call: scatter_args(c, call, sendbuf, count, datatype, root,
                                                    recvbuf))
@@ -243,7 +841,37 @@ class CollectiveCalls(HandleBase):
         item per rank, or a numpy array cut in blocks of ``count`` elements, else in
         equal parts), into a numpy ``recvbuf`` too (``IN_PLACE`` as the root's
         ``recvbuf``: its block stays where it is) (6.6). Yields a Request whose
-        ``result`` holds the value."""
+        ``result`` holds the value.
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        root
+            Rank, in ``comm``, of the process that sends (bcast, scatter) or
+            receives (reduce, gather); 0 by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        """
         return _start(self, "MPI_Iscatter", "scatter", comm, algorithm,
                       lambda c, call: scatter_args(c, call, sendbuf, count, datatype, root,
                                                    recvbuf))
@@ -254,7 +882,43 @@ class CollectiveCalls(HandleBase):
         """MPI_Scatterv: each rank gets its item of the root's ``sendbuf``: a list of one
         item per rank, or a numpy array whose block k is ``sendcounts[k]`` elements at
         ``displs[k]`` (default: one after the other); into a numpy ``recvbuf`` too
-        (``IN_PLACE`` as the root's ``recvbuf``) (6.6)."""
+        (``IN_PLACE`` as the root's ``recvbuf``) (6.6).
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        root
+            Rank, in ``comm``, of the process that sends (bcast, scatter) or
+            receives (reduce, gather); 0 by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        sendcounts
+            Elements sent to each process (one count per process, in rank
+            order).
+        displs
+            Displacement, in elements, of each process's block in the root's
+            buffer (default: packed one after another).
+        """
         return _start(self, "MPI_Scatterv", "scatterv", comm, algorithm,
                       lambda c, call: scatter_args(c, call, sendbuf, count, datatype, root,
                                                    recvbuf, sendcounts, displs))
@@ -266,7 +930,43 @@ class CollectiveCalls(HandleBase):
         item per rank, or a numpy array whose block k is ``sendcounts[k]`` elements at
         ``displs[k]`` (default: one after the other); into a numpy ``recvbuf`` too
         (``IN_PLACE`` as the root's ``recvbuf``) (6.6). Yields a Request whose ``result``
-        holds the value."""
+        holds the value.
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        root
+            Rank, in ``comm``, of the process that sends (bcast, scatter) or
+            receives (reduce, gather); 0 by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        sendcounts
+            Elements sent to each process (one count per process, in rank
+            order).
+        displs
+            Displacement, in elements, of each process's block in the root's
+            buffer (default: packed one after another).
+        """
         return _start(self, "MPI_Iscatterv", "scatterv", comm, algorithm,
                       lambda c, call: scatter_args(c, call, sendbuf, count, datatype, root,
                                                    recvbuf, sendcounts, displs))
@@ -275,7 +975,34 @@ class CollectiveCalls(HandleBase):
                  comm: Any = None, algorithm: Any = None, recvbuf: Any = None) -> Event:
         """MPI_Alltoall: item k of every rank's ``sendbuf`` goes to rank k; each rank gets
         the list of the items sent to it, into a numpy ``recvbuf`` too (``IN_PLACE``: the
-        items are read from ``recvbuf`` and replaced there) (6.8)."""
+        items are read from ``recvbuf`` and replaced there) (6.8).
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        """
         return _start(self, "MPI_Alltoall", "alltoall", comm, algorithm,
                       lambda c, call: alltoall_args(c, call, sendbuf, count, datatype, recvbuf))
 
@@ -284,7 +1011,34 @@ class CollectiveCalls(HandleBase):
         """MPI_Ialltoall: item k of every rank's ``sendbuf`` goes to rank k; each rank gets
         the list of the items sent to it, into a numpy ``recvbuf`` too (``IN_PLACE``: the
         items are read from ``recvbuf`` and replaced there) (6.8). Yields a Request whose
-        ``result`` holds the value."""
+        ``result`` holds the value.
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        """
         return _start(self, "MPI_Ialltoall", "alltoall", comm, algorithm,
                       lambda c, call: alltoall_args(c, call, sendbuf, count, datatype, recvbuf))
 
@@ -296,7 +1050,46 @@ class CollectiveCalls(HandleBase):
         block of ``sendcounts[k]`` elements at ``sdispls[k]``) goes to rank k; each rank
         gets the list of the items sent to it, into a numpy ``recvbuf`` too (block k:
         ``recvcounts[k]`` elements at ``rdispls[k]``; ``IN_PLACE``: read from those
-        blocks and replaced there) (6.8)."""
+        blocks and replaced there) (6.8).
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        sendcounts
+            Elements sent to each process (one count per process, in rank
+            order).
+        sdispls
+            Displacement, in elements, of the block for each process in
+            ``sendbuf`` (default: packed).
+        recvcounts
+            Elements of the result each process receives (one count per process,
+            in rank order).
+        rdispls
+            Displacement, in elements, of each process's block in ``recvbuf``
+            (default: packed).
+        """
         return _start(self, "MPI_Alltoallv", "alltoallv", comm, algorithm,
                       lambda c, call: alltoall_args(c, call, sendbuf, count, datatype, recvbuf,
                                                     sendcounts, sdispls, recvcounts, rdispls))
@@ -310,7 +1103,46 @@ class CollectiveCalls(HandleBase):
         gets the list of the items sent to it, into a numpy ``recvbuf`` too (block k:
         ``recvcounts[k]`` elements at ``rdispls[k]``; ``IN_PLACE``: read from those
         blocks and replaced there) (6.8). Yields a Request whose ``result`` holds the
-        value."""
+        value.
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        sendcounts
+            Elements sent to each process (one count per process, in rank
+            order).
+        sdispls
+            Displacement, in elements, of the block for each process in
+            ``sendbuf`` (default: packed).
+        recvcounts
+            Elements of the result each process receives (one count per process,
+            in rank order).
+        rdispls
+            Displacement, in elements, of each process's block in ``recvbuf``
+            (default: packed).
+        """
         return _start(self, "MPI_Ialltoallv", "alltoallv", comm, algorithm,
                       lambda c, call: alltoall_args(c, call, sendbuf, count, datatype, recvbuf,
                                                     sendcounts, sdispls, recvcounts, rdispls))
@@ -323,7 +1155,41 @@ class CollectiveCalls(HandleBase):
         block k of ``sendbuf`` is ``sendcounts[k]`` elements of ``sendtypes[k]`` at byte
         ``sdispls[k]``; each rank gets the list of the items sent to it, into a numpy
         ``recvbuf`` too (``IN_PLACE``: read from the receive blocks and replaced there)
-        (6.8)."""
+        (6.8).
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        sendcounts
+            Elements sent to each process, in its ``sendtypes`` entry's
+            datatype.
+        sdispls
+            Byte displacement of the block for each process in ``sendbuf``.
+        sendtypes
+            Datatype of the block sent to each process (one per process).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        recvcounts
+            Elements received from each process, in its ``recvtypes`` entry's
+            datatype.
+        rdispls
+            Byte displacement of each process's block in ``recvbuf``.
+        recvtypes
+            Datatype of the block received from each process (one per process).
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        """
         return _start(self, "MPI_Alltoallw", "alltoallw", comm, algorithm,
                       lambda c, call: alltoall_args(c, call, sendbuf, None, None, recvbuf,
                                                     sendcounts, sdispls, recvcounts, rdispls,
@@ -337,7 +1203,41 @@ class CollectiveCalls(HandleBase):
         block k of ``sendbuf`` is ``sendcounts[k]`` elements of ``sendtypes[k]`` at byte
         ``sdispls[k]``; each rank gets the list of the items sent to it, into a numpy
         ``recvbuf`` too (``IN_PLACE``: read from the receive blocks and replaced there)
-        (6.8). Yields a Request whose ``result`` holds the value."""
+        (6.8). Yields a Request whose ``result`` holds the value.
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        sendcounts
+            Elements sent to each process, in its ``sendtypes`` entry's
+            datatype.
+        sdispls
+            Byte displacement of the block for each process in ``sendbuf``.
+        sendtypes
+            Datatype of the block sent to each process (one per process).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        recvcounts
+            Elements received from each process, in its ``recvtypes`` entry's
+            datatype.
+        rdispls
+            Byte displacement of each process's block in ``recvbuf``.
+        recvtypes
+            Datatype of the block received from each process (one per process).
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        """
         return _start(self, "MPI_Ialltoallw", "alltoallw", comm, algorithm,
                       lambda c, call: alltoall_args(c, call, sendbuf, None, None, recvbuf,
                                                     sendcounts, sdispls, recvcounts, rdispls,
@@ -349,7 +1249,36 @@ class CollectiveCalls(HandleBase):
         """MPI_Reduce_scatter_block: block k (``count`` elements; without a count, p equal
         parts) of the reduction over every rank's ``sendbuf`` goes to rank k, into a
         numpy ``recvbuf`` too (``IN_PLACE``: ``recvbuf`` holds the p blocks; the result
-        is left at its start) (6.10.1)."""
+        is left at its start) (6.10.1).
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of the result each process gets (its block). Default:
+            ``sendbuf``'s size over the number of processes.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        op
+            The reduction operation (MPI_Op): ``ms.SUM`` (the default),
+            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        """
         return _start(self, "MPI_Reduce_scatter_block", "reduce_scatter_block", comm, algorithm,
                       lambda c, call: reduce_scatter_args(c, call, sendbuf, recvbuf, count, None,
                                                           datatype, op))
@@ -361,7 +1290,36 @@ class CollectiveCalls(HandleBase):
         parts) of the reduction over every rank's ``sendbuf`` goes to rank k, into a
         numpy ``recvbuf`` too (``IN_PLACE``: ``recvbuf`` holds the p blocks; the result
         is left at its start) (6.10.1). Yields a Request whose ``result`` holds the
-        value."""
+        value.
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        count
+            Elements of the result each process gets (its block). Default:
+            ``sendbuf``'s size over the number of processes.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        op
+            The reduction operation (MPI_Op): ``ms.SUM`` (the default),
+            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        """
         return _start(self, "MPI_Ireduce_scatter_block", "reduce_scatter_block", comm, algorithm,
                       lambda c, call: reduce_scatter_args(c, call, sendbuf, recvbuf, count, None,
                                                           datatype, op))
@@ -372,7 +1330,36 @@ class CollectiveCalls(HandleBase):
         """MPI_Reduce_scatter: block k (``recvcounts[k]`` elements, the blocks one after the
         other) of the reduction over every rank's ``sendbuf`` goes to rank k, into a
         numpy ``recvbuf`` too (``IN_PLACE``: ``recvbuf`` holds every block; the result is
-        left at its start) (6.10.2)."""
+        left at its start) (6.10.2).
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        recvcounts
+            Elements of the result each process gets (one per process, in rank
+            order).
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        op
+            The reduction operation (MPI_Op): ``ms.SUM`` (the default),
+            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        """
         return _start(self, "MPI_Reduce_scatter", "reduce_scatter", comm, algorithm,
                       lambda c, call: reduce_scatter_args(c, call, sendbuf, recvbuf, None,
                                                           recvcounts, datatype, op))
@@ -383,7 +1370,36 @@ class CollectiveCalls(HandleBase):
         """MPI_Ireduce_scatter: block k (``recvcounts[k]`` elements, the blocks one after
         the other) of the reduction over every rank's ``sendbuf`` goes to rank k, into a
         numpy ``recvbuf`` too (``IN_PLACE``: ``recvbuf`` holds every block; the result is
-        left at its start) (6.10.2). Yields a Request whose ``result`` holds the value."""
+        left at its start) (6.10.2). Yields a Request whose ``result`` holds the value.
+
+        Parameters
+        ----------
+        sendbuf
+            This rank's contribution: a numpy array (travels as its bytes), a
+            list (one item per process where the call sends one to each), or any
+            object (``count`` elements of ``datatype``); ``ms.IN_PLACE`` where
+            the standard allows it.
+        recvcounts
+            Elements of the result each process gets (one per process, in rank
+            order).
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        op
+            The reduction operation (MPI_Op): ``ms.SUM`` (the default),
+            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        algorithm
+            The algorithm that carries it out, by name
+            (``mpisim.collectives.ALGORITHMS`` lists each collective's);
+            default: the run's choice (``mpi.collectives``, else the profile's).
+        recvbuf
+            A numpy array that receives the result in place (optional: the yield
+            gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
+            this rank's contribution.
+        """
         return _start(self, "MPI_Ireduce_scatter", "reduce_scatter", comm, algorithm,
                       lambda c, call: reduce_scatter_args(c, call, sendbuf, recvbuf, None,
                                                           recvcounts, datatype, op))
@@ -392,7 +1408,26 @@ class CollectiveCalls(HandleBase):
                      op: Any = SUM) -> Any:
         """MPI_Reduce_local (6.9.7): ``inoutbuf`` (numpy) becomes ``op`` of ``inbuf`` and
         itself, elementwise, at once (a local call: no yield); returns ``inoutbuf``. A wrong
-        argument raises its MPIError here."""
+        argument raises its MPIError here.
+
+        Parameters
+        ----------
+        inbuf
+            The operand: a numpy array (or a value).
+        inoutbuf
+            The numpy array that holds the other operand and receives the result
+            in place.
+        count
+            Elements of ``datatype`` in each process's contribution (count x the
+            datatype's size is the bytes carried). Default: a numpy
+            ``sendbuf``'s own size; 0 for another object.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        op
+            The reduction operation (MPI_Op): ``ms.SUM`` (the default),
+            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+        """
         return reduce_local(inbuf, inoutbuf, count, datatype, op)
 
 

@@ -37,31 +37,73 @@ class CommCalls(HandleBase):
     __slots__ = ()
 
     def comm_rank(self, comm: Comm | None = None) -> int:
-        """MPI_Comm_rank: this process's rank in ``comm``."""
+        """MPI_Comm_rank: this process's rank in ``comm``.
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._comm(comm).rank
 
     def comm_size(self, comm: Comm | None = None) -> int:
-        """MPI_Comm_size."""
+        """MPI_Comm_size.
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._comm(comm).size
 
     def comm_dup(self, comm: Comm | None = None) -> Event:
         """MPI_Comm_dup (collective over ``comm``): yields a new communicator, same group,
         its own context (its messages never match the original's receives), its topology,
-        and the attributes whose keyvals copy them (MPI 4.1 §7.4.2, §7.7)."""
+        and the attributes whose keyvals copy them (MPI 4.1 §7.4.2, §7.7).
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._dup("MPI_Comm_dup", comm, None)
 
     def comm_dup_with_info(self, info: Any, comm: Comm | None = None) -> Event:
-        """MPI_Comm_dup_with_info: comm_dup, the new communicator's hints ``info``."""
+        """MPI_Comm_dup_with_info: comm_dup, the new communicator's hints ``info``.
+
+        Parameters
+        ----------
+        info
+            Hints, an ``Info`` (``mpi.info_create()``) or None (the default:
+            none); mpisim reads none of them.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._dup("MPI_Comm_dup_with_info", comm, info)
 
     def comm_idup(self, comm: Comm | None = None) -> Event:
         """MPI_Comm_idup (MPI 4.1 §7.4.2): the nonblocking comm_dup. Yields a Request at
         once; it completes when every member has started it, and its ``result`` is then the
-        new communicator (which must not be used before, as MPI says of ``newcomm``)."""
+        new communicator (which must not be used before, as MPI says of ``newcomm``).
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._idup("MPI_Comm_idup", comm, None)
 
     def comm_idup_with_info(self, info: Any, comm: Comm | None = None) -> Event:
-        """MPI_Comm_idup_with_info: comm_idup, the new communicator's hints ``info``."""
+        """MPI_Comm_idup_with_info: comm_idup, the new communicator's hints ``info``.
+
+        Parameters
+        ----------
+        info
+            Hints, an ``Info`` (``mpi.info_create()``) or None (the default:
+            none); mpisim reads none of them.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._idup("MPI_Comm_idup_with_info", comm, info)
 
     def _idup(self, call: str, comm: Any, info: Any) -> Event:
@@ -101,7 +143,22 @@ class CommCalls(HandleBase):
         ``ms.COMM_TYPE_HW_GUIDED`` and ``ms.COMM_TYPE_RESOURCE_GUIDED`` do too when ``info``
         asks for ``mpi_hw_resource_type`` = ``mpi_shared_memory`` (else MPI_COMM_NULL);
         ``ms.COMM_TYPE_HW_UNGUIDED`` splits by node when that is a smaller group (else
-        MPI_COMM_NULL); ``ms.UNDEFINED`` gives MPI_COMM_NULL."""
+        MPI_COMM_NULL); ``ms.UNDEFINED`` gives MPI_COMM_NULL.
+
+        Parameters
+        ----------
+        split_type
+            ``ms.COMM_TYPE_SHARED`` (one per node), ``COMM_TYPE_HW_GUIDED`` ...
+            or ``ms.UNDEFINED``.
+        key
+            Orders the ranks in the new communicator (ties: by the rank in
+            ``comm``); 0 by default.
+        info
+            Hints, an ``Info`` (``mpi.info_create()``) or None (the default:
+            none); mpisim reads none of them.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         node = self._node(split_type, info, comm)
         if isinstance(node, Event):
             return node
@@ -137,7 +194,19 @@ class CommCalls(HandleBase):
 
     def comm_split(self, color: int, key: int = 0, comm: Comm | None = None) -> Event:
         """MPI_Comm_split (collective): yields the communicator of this process's color,
-        ranked by (key, rank in ``comm``); None (MPI_COMM_NULL) for ``ms.UNDEFINED``."""
+        ranked by (key, rank in ``comm``); None (MPI_COMM_NULL) for ``ms.UNDEFINED``.
+
+        Parameters
+        ----------
+        color
+            Processes of the same color share a new communicator;
+            ``ms.UNDEFINED``: none for this process.
+        key
+            Orders the ranks in the new communicator (ties: by the rank in
+            ``comm``); 0 by default.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         for name, value in (("color", color), ("key", key)):  # Python or numpy integers
             if isinstance(value, bool) or not isinstance(value, int | np.integer):
                 self._enter("MPI_Comm_split")
@@ -153,7 +222,13 @@ class CommCalls(HandleBase):
                                        self._comms.split)(p))
 
     def comm_free(self, comm: Comm) -> Event:
-        """MPI_Comm_free: the handle becomes unusable (MPI_ERR_COMM afterwards)."""
+        """MPI_Comm_free: the handle becomes unusable (MPI_ERR_COMM afterwards).
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``).
+        """
         self._enter("MPI_Comm_free", obj=getattr(comm, "buffer", None))
         if not isinstance(comm, Comm) or comm.freed:
             return failed(self._env, ErrComm(f"comm_free: {comm!r} is not a valid communicator"))
@@ -175,7 +250,16 @@ class CommCalls(HandleBase):
     def comm_create_from_group(self, session: Any, tag: str = "mpisim") -> Event:
         """MPI_Comm_create_from_group (MPI 4.1 §7.4.2, §11.3): collective over the group's
         members, matched by ``tag``; yields their communicator. ``session``: a Session
-        (its "mpi://WORLD" group: every process) or a Group (:meth:`comm_group`...)."""
+        (its "mpi://WORLD" group: every process) or a Group (:meth:`comm_group`...).
+
+        Parameters
+        ----------
+        session
+            The session (MPI_Session, as ``session_init`` yields it); required.
+        tag
+            A string that tells this creation apart from others made at once;
+            ``"mpisim"`` by default.
+        """
         if isinstance(session, Group) and not session.freed and self.rank in session:
             members = session.members
             return self._create("MPI_Comm_create_from_group", self.comm_world, members,
@@ -229,7 +313,15 @@ class CommCalls(HandleBase):
     def comm_set_name(self, comm: Comm, name: str) -> None:
         """MPI_Comm_set_name (a local call, not yielded): what reports call the communicator.
         When the run's ``buffer`` setting names it (``{comm: NAME, size: SIZE}``), that buffer
-        is attached to it now (MPI_Comm_attach_buffer)."""
+        is attached to it now (MPI_Comm_attach_buffer).
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``).
+        name
+            The communicator's name, as reports show it.
+        """
         comm = self._comm(comm)
         if not isinstance(name, str) or not name:
             raise ErrArg(f"comm_set_name: expected a name, got {name!r}")

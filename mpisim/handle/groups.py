@@ -38,11 +38,23 @@ class GroupCalls(HandleBase):
 
     # -- groups of communicators (local) ---------------------------------------------------
     def comm_group(self, comm: Comm | None = None) -> Group:
-        """MPI_Comm_group: the communicator's (local) group."""
+        """MPI_Comm_group: the communicator's (local) group.
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._group_made(Group(self._comm(comm).group, self.rank), "MPI_Comm_group")
 
     def comm_remote_group(self, comm: Comm | None = None) -> Group:
-        """MPI_Comm_remote_group: an intercommunicator's remote group."""
+        """MPI_Comm_remote_group: an intercommunicator's remote group.
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._group_made(Group(_inter(self._comm(comm), "comm_remote_group").info.remote,
                                       self.rank), "MPI_Comm_remote_group")
 
@@ -53,16 +65,36 @@ class GroupCalls(HandleBase):
         return group
 
     def comm_remote_size(self, comm: Comm | None = None) -> int:
-        """MPI_Comm_remote_size: the size of an intercommunicator's remote group."""
+        """MPI_Comm_remote_size: the size of an intercommunicator's remote group.
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return len(_inter(self._comm(comm), "comm_remote_size").info.remote)
 
     def comm_test_inter(self, comm: Comm | None = None) -> bool:
-        """MPI_Comm_test_inter: whether ``comm`` is an intercommunicator."""
+        """MPI_Comm_test_inter: whether ``comm`` is an intercommunicator.
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._comm(comm).is_inter
 
     def comm_compare(self, comm1: Comm | None, comm2: Comm | None) -> int:
         """MPI_Comm_compare (§7.4.1): ``ms.IDENT`` (the same communicator), ``ms.CONGRUENT``
-        (same groups in the same order), ``ms.SIMILAR`` (same members) or ``ms.UNEQUAL``."""
+        (same groups in the same order), ``ms.SIMILAR`` (same members) or ``ms.UNEQUAL``.
+
+        Parameters
+        ----------
+        comm1
+            The first communicator.
+        comm2
+            The second communicator.
+        """
         a, b = self._comm(comm1), self._comm(comm2)
         if a.info is b.info:
             return IDENT
@@ -75,56 +107,148 @@ class GroupCalls(HandleBase):
 
     # -- §7.3: group accessors and constructors (local) --------------------------------------
     def group_size(self, group: Group) -> int:
-        """MPI_Group_size."""
+        """MPI_Group_size.
+
+        Parameters
+        ----------
+        group
+            The group (MPI_Group), e.g. from ``comm_group``.
+        """
         return _group(group).size
 
     def group_rank(self, group: Group) -> int:
-        """MPI_Group_rank: this process's rank in ``group``, or ``ms.UNDEFINED``."""
+        """MPI_Group_rank: this process's rank in ``group``, or ``ms.UNDEFINED``.
+
+        Parameters
+        ----------
+        group
+            The group (MPI_Group), e.g. from ``comm_group``.
+        """
         return _group(group).rank
 
     def group_translate_ranks(self, group1: Group, ranks: Sequence[int],
                               group2: Group | None) -> list[int]:
         """MPI_Group_translate_ranks: the rank in ``group2`` of each of ``ranks`` of
-        ``group1`` (``ms.UNDEFINED`` if not a member)."""
+        ``group1`` (``ms.UNDEFINED`` if not a member).
+
+        Parameters
+        ----------
+        group1
+            The first group.
+        ranks
+            Ranks in ``group1``.
+        group2
+            The group to translate into; None: give the ranks in MPI_COMM_WORLD.
+        """
         return _group(group1).translate(ranks, None if group2 is None else _group(group2))
 
     def group_compare(self, group1: Group, group2: Group) -> int:
-        """MPI_Group_compare: ``ms.IDENT``, ``ms.SIMILAR`` or ``ms.UNEQUAL``."""
+        """MPI_Group_compare: ``ms.IDENT``, ``ms.SIMILAR`` or ``ms.UNEQUAL``.
+
+        Parameters
+        ----------
+        group1
+            The first group.
+        group2
+            The second group.
+        """
         return compare(_group(group1), _group(group2))
 
     def group_incl(self, group: Group, ranks: Sequence[int]) -> Group:
-        """MPI_Group_incl: the processes of ``ranks``, in that order."""
+        """MPI_Group_incl: the processes of ``ranks``, in that order.
+
+        Parameters
+        ----------
+        group
+            The group (MPI_Group), e.g. from ``comm_group``.
+        ranks
+            Ranks in ``group``.
+        """
         return self._group_made(_group(group).incl(ranks), "MPI_Group_incl")
 
     def group_excl(self, group: Group, ranks: Sequence[int]) -> Group:
-        """MPI_Group_excl: the processes not in ``ranks``, in their order."""
+        """MPI_Group_excl: the processes not in ``ranks``, in their order.
+
+        Parameters
+        ----------
+        group
+            The group (MPI_Group), e.g. from ``comm_group``.
+        ranks
+            Ranks in ``group``.
+        """
         return self._group_made(_group(group).excl(ranks), "MPI_Group_excl")
 
     def group_range_incl(self, group: Group, ranges: Sequence[Sequence[int]]) -> Group:
-        """MPI_Group_range_incl: the ranks of (first, last, stride) triplets."""
+        """MPI_Group_range_incl: the ranks of (first, last, stride) triplets.
+
+        Parameters
+        ----------
+        group
+            The group (MPI_Group), e.g. from ``comm_group``.
+        ranges
+            (first, last, stride) triplets of ranks in ``group``.
+        """
         return self._group_made(_group(group).range_incl(ranges), "MPI_Group_range_incl")
 
     def group_range_excl(self, group: Group, ranges: Sequence[Sequence[int]]) -> Group:
-        """MPI_Group_range_excl."""
+        """MPI_Group_range_excl.
+
+        Parameters
+        ----------
+        group
+            The group (MPI_Group), e.g. from ``comm_group``.
+        ranges
+            (first, last, stride) triplets of ranks in ``group``.
+        """
         return self._group_made(_group(group).range_excl(ranges), "MPI_Group_range_excl")
 
     def group_union(self, group1: Group, group2: Group) -> Group:
-        """MPI_Group_union: group1's processes, then group2's others."""
+        """MPI_Group_union: group1's processes, then group2's others.
+
+        Parameters
+        ----------
+        group1
+            The first group.
+        group2
+            The second group.
+        """
         return self._group_made(_group(group1).union(_group(group2)), "MPI_Group_union")
 
     def group_intersection(self, group1: Group, group2: Group) -> Group:
-        """MPI_Group_intersection: group1's processes that are in group2."""
+        """MPI_Group_intersection: group1's processes that are in group2.
+
+        Parameters
+        ----------
+        group1
+            The first group.
+        group2
+            The second group.
+        """
         return self._group_made(_group(group1).intersection(_group(group2)),
                                 "MPI_Group_intersection")
 
     def group_difference(self, group1: Group, group2: Group) -> Group:
-        """MPI_Group_difference: group1's processes not in group2."""
+        """MPI_Group_difference: group1's processes not in group2.
+
+        Parameters
+        ----------
+        group1
+            The first group.
+        group2
+            The second group.
+        """
         return self._group_made(_group(group1).difference(_group(group2)),
                                 "MPI_Group_difference")
 
     def group_free(self, group: Group) -> None:
         """MPI_Group_free (local): the group may no longer be used (MPI_GROUP_EMPTY stays
-        valid)."""
+        valid).
+
+        Parameters
+        ----------
+        group
+            The group (MPI_Group), e.g. from ``comm_group``.
+        """
         if _group(group) is not EMPTY:
             group.freed = True
 
@@ -132,7 +256,15 @@ class GroupCalls(HandleBase):
     def comm_create(self, group: Group, comm: Comm | None = None) -> Event:
         """MPI_Comm_create (collective over ``comm``): yields the communicator of ``group``
         for its members, None (MPI_COMM_NULL) for the others; members giving disjoint
-        groups get one communicator each."""
+        groups get one communicator each.
+
+        Parameters
+        ----------
+        group
+            The group (MPI_Group), e.g. from ``comm_group``.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         try:
             g = _group(group)
             parent = self._comm(comm)
@@ -149,7 +281,18 @@ class GroupCalls(HandleBase):
 
     def comm_create_group(self, group: Group, tag: int = 0, comm: Comm | None = None) -> Event:
         """MPI_Comm_create_group (collective over ``group``'s members only, matched by
-        ``tag``): yields the communicator of ``group``."""
+        ``tag``): yields the communicator of ``group``.
+
+        Parameters
+        ----------
+        group
+            The group (MPI_Group), e.g. from ``comm_group``.
+        tag
+            A tag that tells this creation apart from others made at once, 0 by
+            default.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         try:
             g = _group(group)
             parent = self._comm(comm)
@@ -167,7 +310,24 @@ class GroupCalls(HandleBase):
                          peer_comm: Comm | None, remote_leader: int, tag: int = 0) -> Event:
         """MPI_Intercomm_create (collective over both local communicators): yields the
         intercommunicator between this process's local group and the group whose leader
-        is ``remote_leader`` of ``peer_comm`` (significant at the leaders only)."""
+        is ``remote_leader`` of ``peer_comm`` (significant at the leaders only).
+
+        Parameters
+        ----------
+        local_comm
+            This process's side: the intracommunicator of its group (None:
+            MPI_COMM_WORLD).
+        local_leader
+            Rank, in the local group, of the leader of this side.
+        peer_comm
+            A communicator holding both leaders (significant at the local leader
+            only; None: MPI_COMM_WORLD).
+        remote_leader
+            Rank of the other side's leader: in ``peer_comm`` (intercomm_create)
+            or in ``remote_group``.
+        tag
+            Tag of the messages between the leaders, 0 by default.
+        """
         call = "MPI_Intercomm_create"
         try:
             local = self._comm(local_comm)
@@ -237,7 +397,23 @@ class GroupCalls(HandleBase):
                                      remote_group: Group, remote_leader: int,
                                      tag: str = "mpisim") -> Event:
         """MPI_Intercomm_create_from_groups (MPI 4.1 §7.6.2; collective over both groups,
-        matched by ``tag``): yields the intercommunicator between them."""
+        matched by ``tag``): yields the intercommunicator between them.
+
+        Parameters
+        ----------
+        local_group
+            This process's side (a ``Group``).
+        local_leader
+            Rank, in the local group, of the leader of this side.
+        remote_group
+            The other side (a ``Group``).
+        remote_leader
+            Rank of the other side's leader: in ``peer_comm`` (intercomm_create)
+            or in ``remote_group``.
+        tag
+            A string that tells this creation apart from others made at once;
+            ``"mpisim"`` by default.
+        """
         call = "MPI_Intercomm_create_from_groups"
         try:
             lg, rg = _group(local_group), _group(remote_group)
@@ -265,7 +441,16 @@ class GroupCalls(HandleBase):
 
     def intercomm_merge(self, comm: Comm, high: bool = False) -> Event:
         """MPI_Intercomm_merge (collective over both groups): yields the intracommunicator
-        of both groups, the one whose members gave ``high`` false first."""
+        of both groups, the one whose members gave ``high`` false first.
+
+        Parameters
+        ----------
+        comm
+            The intercommunicator to merge.
+        high
+            Whether this side's processes come after the other's in the merged
+            order (False by default).
+        """
         try:
             _inter(self._comm(comm), "intercomm_merge")
         except MPIError as e:

@@ -25,7 +25,14 @@ class LocalCalls(HandleBase):
 
     def compute(self, seconds: float | str) -> Event:
         """Keep this rank busy for ``seconds`` of simulated time: outside MPI, so it makes
-        no progress (messages that need it wait for its next call, see p2p.progress)."""
+        no progress (messages that need it wait for its next call, see p2p.progress).
+
+        Parameters
+        ----------
+        seconds
+            Simulated time, in seconds (``1e-3``) or with a unit (``"1ms"``,
+            ``"20us"``).
+        """
         self._enter("compute")
         try:
             seconds = parse_time(seconds)
@@ -42,32 +49,77 @@ class LocalCalls(HandleBase):
 
 
     def type_size(self, datatype: Any) -> int:
-        """MPI_Type_size: a C int; UNDEFINED when the size does not fit (4.1.5)."""
+        """MPI_Type_size: a C int; UNDEFINED when the size does not fit (4.1.5).
+
+        Parameters
+        ----------
+        datatype
+            An MPI datatype (``ms.INT``, a derived type...).
+        """
         return _dt.type_size(datatype)
 
 
     def type_size_x(self, datatype: Any) -> int:
-        """MPI_Type_size_x: the size as an MPI_Count."""
+        """MPI_Type_size_x: the size as an MPI_Count.
+
+        Parameters
+        ----------
+        datatype
+            An MPI datatype (``ms.INT``, a derived type...).
+        """
         return _dt.type_size_x(datatype)
 
 
     def pack_size(self, count: int, datatype: Any) -> int:
-        """MPI_Pack_size: an upper bound of the packed size (exact in mpisim)."""
+        """MPI_Pack_size: an upper bound of the packed size (exact in mpisim).
+
+        Parameters
+        ----------
+        count
+            Number of elements.
+        datatype
+            An MPI datatype (``ms.INT``, a derived type...).
+        """
         return _dt.pack_size(count, datatype)
 
 
     def get_address(self, location: Any, index: Any = None) -> int:
-        """MPI_Get_address of an element of a numpy array."""
+        """MPI_Get_address of an element of a numpy array.
+
+        Parameters
+        ----------
+        location
+            A numpy array.
+        index
+            The element's index: an int or a tuple of ints (negative counts from
+            the end, as in numpy); None (the default): the first element.
+        """
         return self._addresses().get_address(location, index)
 
 
     @staticmethod
     def aint_add(base: int, disp: int) -> int:
-        """MPI_Aint_add."""
+        """MPI_Aint_add.
+
+        Parameters
+        ----------
+        base
+            An address (as ``get_address`` gives).
+        disp
+            A displacement in bytes.
+        """
         return _addr.aint_add(base, disp)
 
 
     @staticmethod
     def aint_diff(addr1: int, addr2: int) -> int:
-        """MPI_Aint_diff."""
+        """MPI_Aint_diff.
+
+        Parameters
+        ----------
+        addr1
+            An address.
+        addr2
+            The address subtracted.
+        """
         return _addr.aint_diff(addr1, addr2)

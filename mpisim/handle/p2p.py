@@ -42,49 +42,241 @@ class PointToPoint(HandleBase):
     # -- sends ---------------------------------------------------------------------------
     def send(self, buf: Any = None, count: int | None = None, datatype: Any = None,
              dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
-        """MPI_Send (standard mode): eager below the eager limit, else rendezvous."""
+        """MPI_Send (standard mode): eager below the eager limit, else rendezvous.
+
+        Parameters
+        ----------
+        buf
+            The data: a numpy array (its dtype gives the datatype when none is
+            given, its size the count), any other Python object (sent as a copy;
+            ``count`` then required), ``ms.BOTTOM`` (absolute addresses, with a
+            derived datatype), or None (the default): ``count`` elements of
+            ``datatype`` with no data, their size only.
+        count
+            Number of elements of ``datatype`` (MPI's count). Default: the whole
+            numpy ``buf``; 0 with no ``buf``.
+        datatype
+            The MPI datatype of an element (``ms.INT``, ``ms.DOUBLE``, a
+            committed derived type). Default: the numpy ``buf``'s dtype's, else
+            ``ms.BYTE``.
+        dest
+            Rank of the receiver in ``comm`` (or ``ms.PROC_NULL``: no message);
+            required.
+        tag
+            The message tag, 0 to ``ms.TAG_UB``; 0 by default.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._send("MPI_Send", STANDARD, buf, count, datatype, dest, tag, True, comm)
 
 
     def bsend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
               dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
-        """MPI_Bsend: copy into the attached buffer and return, or raise MPI_ERR_BUFFER."""
+        """MPI_Bsend: copy into the attached buffer and return, or raise MPI_ERR_BUFFER.
+
+        Parameters
+        ----------
+        buf
+            The data: a numpy array (its dtype gives the datatype when none is
+            given, its size the count), any other Python object (sent as a copy;
+            ``count`` then required), ``ms.BOTTOM`` (absolute addresses, with a
+            derived datatype), or None (the default): ``count`` elements of
+            ``datatype`` with no data, their size only.
+        count
+            Number of elements of ``datatype`` (MPI's count). Default: the whole
+            numpy ``buf``; 0 with no ``buf``.
+        datatype
+            The MPI datatype of an element (``ms.INT``, ``ms.DOUBLE``, a
+            committed derived type). Default: the numpy ``buf``'s dtype's, else
+            ``ms.BYTE``.
+        dest
+            Rank of the receiver in ``comm`` (or ``ms.PROC_NULL``: no message);
+            required.
+        tag
+            The message tag, 0 to ``ms.TAG_UB``; 0 by default.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._send("MPI_Bsend", BUFFERED, buf, count, datatype, dest, tag, True, comm)
 
 
     def ssend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
               dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
-        """MPI_Ssend: completes only once the matching receive has started."""
+        """MPI_Ssend: completes only once the matching receive has started.
+
+        Parameters
+        ----------
+        buf
+            The data: a numpy array (its dtype gives the datatype when none is
+            given, its size the count), any other Python object (sent as a copy;
+            ``count`` then required), ``ms.BOTTOM`` (absolute addresses, with a
+            derived datatype), or None (the default): ``count`` elements of
+            ``datatype`` with no data, their size only.
+        count
+            Number of elements of ``datatype`` (MPI's count). Default: the whole
+            numpy ``buf``; 0 with no ``buf``.
+        datatype
+            The MPI datatype of an element (``ms.INT``, ``ms.DOUBLE``, a
+            committed derived type). Default: the numpy ``buf``'s dtype's, else
+            ``ms.BYTE``.
+        dest
+            Rank of the receiver in ``comm`` (or ``ms.PROC_NULL``: no message);
+            required.
+        tag
+            The message tag, 0 to ``ms.TAG_UB``; 0 by default.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._send("MPI_Ssend", SYNCHRONOUS, buf, count, datatype, dest, tag, True, comm)
 
 
     def rsend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
               dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
-        """MPI_Rsend: erroneous unless the matching receive is already posted."""
+        """MPI_Rsend: erroneous unless the matching receive is already posted.
+
+        Parameters
+        ----------
+        buf
+            The data: a numpy array (its dtype gives the datatype when none is
+            given, its size the count), any other Python object (sent as a copy;
+            ``count`` then required), ``ms.BOTTOM`` (absolute addresses, with a
+            derived datatype), or None (the default): ``count`` elements of
+            ``datatype`` with no data, their size only.
+        count
+            Number of elements of ``datatype`` (MPI's count). Default: the whole
+            numpy ``buf``; 0 with no ``buf``.
+        datatype
+            The MPI datatype of an element (``ms.INT``, ``ms.DOUBLE``, a
+            committed derived type). Default: the numpy ``buf``'s dtype's, else
+            ``ms.BYTE``.
+        dest
+            Rank of the receiver in ``comm`` (or ``ms.PROC_NULL``: no message);
+            required.
+        tag
+            The message tag, 0 to ``ms.TAG_UB``; 0 by default.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._send("MPI_Rsend", READY, buf, count, datatype, dest, tag, True, comm)
 
 
     def isend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
               dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
-        """MPI_Isend: yields a Request."""
+        """MPI_Isend: yields a Request.
+
+        Parameters
+        ----------
+        buf
+            The data: a numpy array (its dtype gives the datatype when none is
+            given, its size the count), any other Python object (sent as a copy;
+            ``count`` then required), ``ms.BOTTOM`` (absolute addresses, with a
+            derived datatype), or None (the default): ``count`` elements of
+            ``datatype`` with no data, their size only.
+        count
+            Number of elements of ``datatype`` (MPI's count). Default: the whole
+            numpy ``buf``; 0 with no ``buf``.
+        datatype
+            The MPI datatype of an element (``ms.INT``, ``ms.DOUBLE``, a
+            committed derived type). Default: the numpy ``buf``'s dtype's, else
+            ``ms.BYTE``.
+        dest
+            Rank of the receiver in ``comm`` (or ``ms.PROC_NULL``: no message);
+            required.
+        tag
+            The message tag, 0 to ``ms.TAG_UB``; 0 by default.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._send("MPI_Isend", STANDARD, buf, count, datatype, dest, tag, False, comm)
 
 
     def ibsend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
                dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
-        """MPI_Ibsend: yields a Request; the data is in the attached buffer on return."""
+        """MPI_Ibsend: yields a Request; the data is in the attached buffer on return.
+
+        Parameters
+        ----------
+        buf
+            The data: a numpy array (its dtype gives the datatype when none is
+            given, its size the count), any other Python object (sent as a copy;
+            ``count`` then required), ``ms.BOTTOM`` (absolute addresses, with a
+            derived datatype), or None (the default): ``count`` elements of
+            ``datatype`` with no data, their size only.
+        count
+            Number of elements of ``datatype`` (MPI's count). Default: the whole
+            numpy ``buf``; 0 with no ``buf``.
+        datatype
+            The MPI datatype of an element (``ms.INT``, ``ms.DOUBLE``, a
+            committed derived type). Default: the numpy ``buf``'s dtype's, else
+            ``ms.BYTE``.
+        dest
+            Rank of the receiver in ``comm`` (or ``ms.PROC_NULL``: no message);
+            required.
+        tag
+            The message tag, 0 to ``ms.TAG_UB``; 0 by default.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._send("MPI_Ibsend", BUFFERED, buf, count, datatype, dest, tag, False, comm)
 
 
     def issend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
                dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
-        """MPI_Issend: yields a Request that completes after the match."""
+        """MPI_Issend: yields a Request that completes after the match.
+
+        Parameters
+        ----------
+        buf
+            The data: a numpy array (its dtype gives the datatype when none is
+            given, its size the count), any other Python object (sent as a copy;
+            ``count`` then required), ``ms.BOTTOM`` (absolute addresses, with a
+            derived datatype), or None (the default): ``count`` elements of
+            ``datatype`` with no data, their size only.
+        count
+            Number of elements of ``datatype`` (MPI's count). Default: the whole
+            numpy ``buf``; 0 with no ``buf``.
+        datatype
+            The MPI datatype of an element (``ms.INT``, ``ms.DOUBLE``, a
+            committed derived type). Default: the numpy ``buf``'s dtype's, else
+            ``ms.BYTE``.
+        dest
+            Rank of the receiver in ``comm`` (or ``ms.PROC_NULL``: no message);
+            required.
+        tag
+            The message tag, 0 to ``ms.TAG_UB``; 0 by default.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._send("MPI_Issend", SYNCHRONOUS, buf, count, datatype, dest, tag, False, comm)
 
 
     def irsend(self, buf: Any = None, count: int | None = None, datatype: Any = None,
                dest: int | None = None, tag: int = 0, comm: Comm | None = None) -> Event:
-        """MPI_Irsend: yields a Request."""
+        """MPI_Irsend: yields a Request.
+
+        Parameters
+        ----------
+        buf
+            The data: a numpy array (its dtype gives the datatype when none is
+            given, its size the count), any other Python object (sent as a copy;
+            ``count`` then required), ``ms.BOTTOM`` (absolute addresses, with a
+            derived datatype), or None (the default): ``count`` elements of
+            ``datatype`` with no data, their size only.
+        count
+            Number of elements of ``datatype`` (MPI's count). Default: the whole
+            numpy ``buf``; 0 with no ``buf``.
+        datatype
+            The MPI datatype of an element (``ms.INT``, ``ms.DOUBLE``, a
+            committed derived type). Default: the numpy ``buf``'s dtype's, else
+            ``ms.BYTE``.
+        dest
+            Rank of the receiver in ``comm`` (or ``ms.PROC_NULL``: no message);
+            required.
+        tag
+            The message tag, 0 to ``ms.TAG_UB``; 0 by default.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._send("MPI_Irsend", READY, buf, count, datatype, dest, tag, False, comm)
 
 
@@ -215,7 +407,29 @@ class PointToPoint(HandleBase):
     # -- receives and probes -------------------------------------------------------------
     def irecv(self, buf: Any = None, count: int | None = None, datatype: Any = None,
               source: int = ANY_SOURCE, tag: int = ANY_TAG, comm: Comm | None = None) -> Event:
-        """MPI_Irecv: yields a Request."""
+        """MPI_Irecv: yields a Request.
+
+        Parameters
+        ----------
+        buf
+            Where the data goes: a numpy array, filled in place (its dtype gives
+            the datatype when none is given, its size the count); None (the
+            default): the data is in the Status (``status.data``).
+        count
+            Largest number of elements of ``datatype`` accepted (a larger
+            message is MPI_ERR_TRUNCATE). Default: the numpy ``buf``'s size;
+            with neither ``count`` nor ``buf``, any size.
+        datatype
+            The MPI datatype of an element. Default: the numpy ``buf``'s
+            dtype's, else ``ms.BYTE``.
+        source
+            Rank of the sender in ``comm``, ``ms.ANY_SOURCE`` (the default) or
+            ``ms.PROC_NULL`` (completes at once, empty).
+        tag
+            Tag to match, or ``ms.ANY_TAG`` (the default).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         req = self._post_recv("MPI_Irecv", buf, count, datatype, source, tag, comm)
         if isinstance(req, Event):
             return req
@@ -225,7 +439,29 @@ class PointToPoint(HandleBase):
 
     def recv(self, buf: Any = None, count: int | None = None, datatype: Any = None,
              source: int = ANY_SOURCE, tag: int = ANY_TAG, comm: Comm | None = None) -> Event:
-        """MPI_Recv: yields the Status; with a numpy ``buf`` the data is copied into it."""
+        """MPI_Recv: yields the Status; with a numpy ``buf`` the data is copied into it.
+
+        Parameters
+        ----------
+        buf
+            Where the data goes: a numpy array, filled in place (its dtype gives
+            the datatype when none is given, its size the count); None (the
+            default): the data is in the Status (``status.data``).
+        count
+            Largest number of elements of ``datatype`` accepted (a larger
+            message is MPI_ERR_TRUNCATE). Default: the numpy ``buf``'s size;
+            with neither ``count`` nor ``buf``, any size.
+        datatype
+            The MPI datatype of an element. Default: the numpy ``buf``'s
+            dtype's, else ``ms.BYTE``.
+        source
+            Rank of the sender in ``comm``, ``ms.ANY_SOURCE`` (the default) or
+            ``ms.PROC_NULL`` (completes at once, empty).
+        tag
+            Tag to match, or ``ms.ANY_TAG`` (the default).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         req = self._post_recv("MPI_Recv", buf, count, datatype, source, tag, comm)
         if isinstance(req, Event):
             return req
@@ -285,7 +521,17 @@ class PointToPoint(HandleBase):
 
     def probe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
               comm: Comm | None = None) -> Event:
-        """MPI_Probe: blocks until a matching message can be received; yields its Status."""
+        """MPI_Probe: blocks until a matching message can be received; yields its Status.
+
+        Parameters
+        ----------
+        source
+            Rank of the sender in ``comm``, or ``ms.ANY_SOURCE`` (the default).
+        tag
+            Tag to match, or ``ms.ANY_TAG`` (the default).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         env = self._env
         try:
             source, ctx, comm = self._probed(source, tag, comm)
@@ -307,7 +553,17 @@ class PointToPoint(HandleBase):
 
     def iprobe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
                comm: Comm | None = None) -> Event:
-        """MPI_Iprobe: yields (flag, Status or None)."""
+        """MPI_Iprobe: yields (flag, Status or None).
+
+        Parameters
+        ----------
+        source
+            Rank of the sender in ``comm``, or ``ms.ANY_SOURCE`` (the default).
+        tag
+            Tag to match, or ``ms.ANY_TAG`` (the default).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         env = self._env
         try:
             source, ctx, comm = self._probed(source, tag, comm)
@@ -329,7 +585,17 @@ class PointToPoint(HandleBase):
         """MPI_Mprobe (3.8.2): blocks until a matching message can be received and takes
         it, so that no other receive can match it; yields (message, Status). The message
         (an MPI_Message) is then received with ``mrecv`` or ``imrecv``; a probe of
-        PROC_NULL yields MPI_MESSAGE_NO_PROC."""
+        PROC_NULL yields MPI_MESSAGE_NO_PROC.
+
+        Parameters
+        ----------
+        source
+            Rank of the sender in ``comm``, or ``ms.ANY_SOURCE`` (the default).
+        tag
+            Tag to match, or ``ms.ANY_TAG`` (the default).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         env = self._env
         try:
             source, ctx, comm = self._probed(source, tag, comm)
@@ -353,7 +619,17 @@ class PointToPoint(HandleBase):
     def improbe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
                 comm: Comm | None = None) -> Event:
         """MPI_Improbe (3.8.2): takes a matching message if one can be received now; yields
-        (flag, message or None, Status or None). One that finds nothing is a poll."""
+        (flag, message or None, Status or None). One that finds nothing is a poll.
+
+        Parameters
+        ----------
+        source
+            Rank of the sender in ``comm``, or ``ms.ANY_SOURCE`` (the default).
+        tag
+            Tag to match, or ``ms.ANY_TAG`` (the default).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         env = self._env
         try:
             source, ctx, comm = self._probed(source, tag, comm)
@@ -373,14 +649,50 @@ class PointToPoint(HandleBase):
     def mrecv(self, buf: Any = None, count: int | None = None, datatype: Any = None,
               message: Matched | None = None) -> Event:
         """MPI_Mrecv (3.8.3): receives the message a matched probe took; yields the Status
-        (with a numpy ``buf``, the data is copied into it, as for ``recv``)."""
+        (with a numpy ``buf``, the data is copied into it, as for ``recv``).
+
+        Parameters
+        ----------
+        buf
+            Where the data goes: a numpy array, filled in place (its dtype gives
+            the datatype when none is given, its size the count); None (the
+            default): the data is in the Status (``status.data``).
+        count
+            Largest number of elements of ``datatype`` accepted (a larger
+            message is MPI_ERR_TRUNCATE). Default: the numpy ``buf``'s size;
+            with neither ``count`` nor ``buf``, any size.
+        datatype
+            The MPI datatype of an element. Default: the numpy ``buf``'s
+            dtype's, else ``ms.BYTE``.
+        message
+            The message a matched probe (``mprobe``, ``improbe``) took;
+            required.
+        """
         req = self._matched_recv("MPI_Mrecv", buf, count, datatype, message)
         return req if isinstance(req, Event) else completion.wait(self._env, req)
 
 
     def imrecv(self, buf: Any = None, count: int | None = None, datatype: Any = None,
                message: Matched | None = None) -> Event:
-        """MPI_Imrecv (3.8.3): as ``mrecv``, nonblocking; yields a Request."""
+        """MPI_Imrecv (3.8.3): as ``mrecv``, nonblocking; yields a Request.
+
+        Parameters
+        ----------
+        buf
+            Where the data goes: a numpy array, filled in place (its dtype gives
+            the datatype when none is given, its size the count); None (the
+            default): the data is in the Status (``status.data``).
+        count
+            Largest number of elements of ``datatype`` accepted (a larger
+            message is MPI_ERR_TRUNCATE). Default: the numpy ``buf``'s size;
+            with neither ``count`` nor ``buf``, any size.
+        datatype
+            The MPI datatype of an element. Default: the numpy ``buf``'s
+            dtype's, else ``ms.BYTE``.
+        message
+            The message a matched probe (``mprobe``, ``improbe``) took;
+            required.
+        """
         req = self._matched_recv("MPI_Imrecv", buf, count, datatype, message)
         if isinstance(req, Event):
             return req
@@ -453,43 +765,92 @@ class PointToPoint(HandleBase):
 
 
     def wait(self, request: Request) -> Event:
-        """MPI_Wait: yields the request's Status."""
+        """MPI_Wait: yields the request's Status.
+
+        Parameters
+        ----------
+        request
+            The request (a ``Request``), as a nonblocking or ``*_init`` call
+            yielded it.
+        """
         reqs = self._requests("MPI_Wait", request)
         return reqs if isinstance(reqs, Event) else completion.wait(self._env, reqs[0])
 
 
     def waitall(self, requests: Any) -> Event:
-        """MPI_Waitall: yields the list of Statuses."""
+        """MPI_Waitall: yields the list of Statuses.
+
+        Parameters
+        ----------
+        requests
+            A list of requests (each a ``Request``), as nonblocking calls
+            yielded them.
+        """
         reqs = self._requests("MPI_Waitall", requests)
         return reqs if isinstance(reqs, Event) else completion.waitall(self._env, reqs)
 
 
     def waitany(self, requests: Any) -> Event:
-        """MPI_Waitany: yields (index, Status)."""
+        """MPI_Waitany: yields (index, Status).
+
+        Parameters
+        ----------
+        requests
+            A list of requests (each a ``Request``), as nonblocking calls
+            yielded them.
+        """
         reqs = self._requests("MPI_Waitany", requests)
         return reqs if isinstance(reqs, Event) else completion.waitany(self._env, reqs)
 
 
     def waitsome(self, requests: Any) -> Event:
-        """MPI_Waitsome: yields (indices, Statuses)."""
+        """MPI_Waitsome: yields (indices, Statuses).
+
+        Parameters
+        ----------
+        requests
+            A list of requests (each a ``Request``), as nonblocking calls
+            yielded them.
+        """
         reqs = self._requests("MPI_Waitsome", requests)
         return reqs if isinstance(reqs, Event) else completion.waitsome(self._env, reqs)
 
 
     def test(self, request: Request) -> Event:
-        """MPI_Test: yields (flag, Status or None)."""
+        """MPI_Test: yields (flag, Status or None).
+
+        Parameters
+        ----------
+        request
+            The request (a ``Request``), as a nonblocking or ``*_init`` call
+            yielded it.
+        """
         reqs = self._requests("MPI_Test", request)
         return reqs if isinstance(reqs, Event) else self._poll(completion.test(self._env, reqs[0]))
 
 
     def testall(self, requests: Any) -> Event:
-        """MPI_Testall: yields (flag, Statuses or None)."""
+        """MPI_Testall: yields (flag, Statuses or None).
+
+        Parameters
+        ----------
+        requests
+            A list of requests (each a ``Request``), as nonblocking calls
+            yielded them.
+        """
         reqs = self._requests("MPI_Testall", requests)
         return reqs if isinstance(reqs, Event) else self._poll(completion.testall(self._env, reqs))
 
 
     def request_free(self, request: Request) -> Event:
-        """MPI_Request_free: the operation still completes; the handle becomes inactive."""
+        """MPI_Request_free: the operation still completes; the handle becomes inactive.
+
+        Parameters
+        ----------
+        request
+            The request (a ``Request``), as a nonblocking or ``*_init`` call
+            yielded it.
+        """
         reqs = self._requests("MPI_Request_free", request)
         if isinstance(reqs, Event):
             return reqs

@@ -45,31 +45,149 @@ class PersistentCalls(HandleBase):
     def send_init(self, buf: Any = None, count: Any = None, datatype: Any = None,
                   dest: Any = None, tag: Any = 0, comm: Any = None) -> Event:
         """MPI_Send_init: yields an inactive persistent request for a standard-mode send;
-        ``start`` it."""
+        ``start`` it.
+
+        Parameters
+        ----------
+        buf
+            The data: a numpy array (its dtype gives the datatype when none is
+            given, its size the count), any other Python object (sent as a copy;
+            ``count`` then required), ``ms.BOTTOM`` (absolute addresses, with a
+            derived datatype), or None (the default): ``count`` elements of
+            ``datatype`` with no data, their size only.
+        count
+            Number of elements of ``datatype`` (MPI's count). Default: the whole
+            numpy ``buf``; 0 with no ``buf``.
+        datatype
+            The MPI datatype of an element (``ms.INT``, ``ms.DOUBLE``, a
+            committed derived type). Default: the numpy ``buf``'s dtype's, else
+            ``ms.BYTE``.
+        dest
+            Rank of the receiver in ``comm`` (or ``ms.PROC_NULL``: no message);
+            required.
+        tag
+            The message tag, 0 to ``ms.TAG_UB``; 0 by default.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._init("MPI_Send_init", STANDARD, buf, count, datatype, dest, tag, comm)
 
     def bsend_init(self, buf: Any = None, count: Any = None, datatype: Any = None,
                    dest: Any = None, tag: Any = 0, comm: Any = None) -> Event:
         """MPI_Bsend_init: yields an inactive persistent request for a buffered-mode send;
-        ``start`` it."""
+        ``start`` it.
+
+        Parameters
+        ----------
+        buf
+            The data: a numpy array (its dtype gives the datatype when none is
+            given, its size the count), any other Python object (sent as a copy;
+            ``count`` then required), ``ms.BOTTOM`` (absolute addresses, with a
+            derived datatype), or None (the default): ``count`` elements of
+            ``datatype`` with no data, their size only.
+        count
+            Number of elements of ``datatype`` (MPI's count). Default: the whole
+            numpy ``buf``; 0 with no ``buf``.
+        datatype
+            The MPI datatype of an element (``ms.INT``, ``ms.DOUBLE``, a
+            committed derived type). Default: the numpy ``buf``'s dtype's, else
+            ``ms.BYTE``.
+        dest
+            Rank of the receiver in ``comm`` (or ``ms.PROC_NULL``: no message);
+            required.
+        tag
+            The message tag, 0 to ``ms.TAG_UB``; 0 by default.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._init("MPI_Bsend_init", BUFFERED, buf, count, datatype, dest, tag, comm)
 
     def ssend_init(self, buf: Any = None, count: Any = None, datatype: Any = None,
                    dest: Any = None, tag: Any = 0, comm: Any = None) -> Event:
         """MPI_Ssend_init: yields an inactive persistent request for a synchronous-mode
-        send; ``start`` it."""
+        send; ``start`` it.
+
+        Parameters
+        ----------
+        buf
+            The data: a numpy array (its dtype gives the datatype when none is
+            given, its size the count), any other Python object (sent as a copy;
+            ``count`` then required), ``ms.BOTTOM`` (absolute addresses, with a
+            derived datatype), or None (the default): ``count`` elements of
+            ``datatype`` with no data, their size only.
+        count
+            Number of elements of ``datatype`` (MPI's count). Default: the whole
+            numpy ``buf``; 0 with no ``buf``.
+        datatype
+            The MPI datatype of an element (``ms.INT``, ``ms.DOUBLE``, a
+            committed derived type). Default: the numpy ``buf``'s dtype's, else
+            ``ms.BYTE``.
+        dest
+            Rank of the receiver in ``comm`` (or ``ms.PROC_NULL``: no message);
+            required.
+        tag
+            The message tag, 0 to ``ms.TAG_UB``; 0 by default.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._init("MPI_Ssend_init", SYNCHRONOUS, buf, count, datatype, dest, tag,
                           comm)
 
     def rsend_init(self, buf: Any = None, count: Any = None, datatype: Any = None,
                    dest: Any = None, tag: Any = 0, comm: Any = None) -> Event:
         """MPI_Rsend_init: yields an inactive persistent request for a ready-mode send;
-        ``start`` it."""
+        ``start`` it.
+
+        Parameters
+        ----------
+        buf
+            The data: a numpy array (its dtype gives the datatype when none is
+            given, its size the count), any other Python object (sent as a copy;
+            ``count`` then required), ``ms.BOTTOM`` (absolute addresses, with a
+            derived datatype), or None (the default): ``count`` elements of
+            ``datatype`` with no data, their size only.
+        count
+            Number of elements of ``datatype`` (MPI's count). Default: the whole
+            numpy ``buf``; 0 with no ``buf``.
+        datatype
+            The MPI datatype of an element (``ms.INT``, ``ms.DOUBLE``, a
+            committed derived type). Default: the numpy ``buf``'s dtype's, else
+            ``ms.BYTE``.
+        dest
+            Rank of the receiver in ``comm`` (or ``ms.PROC_NULL``: no message);
+            required.
+        tag
+            The message tag, 0 to ``ms.TAG_UB``; 0 by default.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._init("MPI_Rsend_init", READY, buf, count, datatype, dest, tag, comm)
 
     def recv_init(self, buf: Any = None, count: Any = None, datatype: Any = None,
                   source: Any = ANY_SOURCE, tag: Any = ANY_TAG, comm: Any = None) -> Event:
-        """MPI_Recv_init: yields an inactive persistent receive request; ``start`` it."""
+        """MPI_Recv_init: yields an inactive persistent receive request; ``start`` it.
+
+        Parameters
+        ----------
+        buf
+            Where the data goes: a numpy array, filled in place (its dtype gives
+            the datatype when none is given, its size the count); None (the
+            default): the data is in the Status (``status.data``).
+        count
+            Largest number of elements of ``datatype`` accepted (a larger
+            message is MPI_ERR_TRUNCATE). Default: the numpy ``buf``'s size;
+            with neither ``count`` nor ``buf``, any size.
+        datatype
+            The MPI datatype of an element. Default: the numpy ``buf``'s
+            dtype's, else ``ms.BYTE``.
+        source
+            Rank of the sender in ``comm``, ``ms.ANY_SOURCE`` (the default) or
+            ``ms.PROC_NULL`` (completes at once, empty).
+        tag
+            Tag to match, or ``ms.ANY_TAG`` (the default).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self._init("MPI_Recv_init", None, buf, count, datatype, source, tag, comm)
 
     def _init(self, call: str, mode: str | None, buf: Any, count: Any, datatype: Any,
@@ -85,11 +203,28 @@ class PersistentCalls(HandleBase):
         return done(self._env, req)
 
     def start(self, request: Any) -> Event:
-        """MPI_Start: post the persistent request's operation; wait or test it as usual."""
+        """MPI_Start: post the persistent request's operation; wait or test it as usual.
+
+        Parameters
+        ----------
+        request
+            The request (a ``Request``), as a nonblocking or ``*_init`` call
+            yielded it.
+        """
         return self.startall([request], "MPI_Start")
 
     def startall(self, requests: Any, call: str = "MPI_Startall") -> Event:
-        """MPI_Startall: start each persistent request, in order."""
+        """MPI_Startall: start each persistent request, in order.
+
+        Parameters
+        ----------
+        requests
+            A list of requests (each a ``Request``), as nonblocking calls
+            yielded them.
+        call
+            The MPI call's name in reports and errors (``MPI_Startall`` by
+            default; ``MPI_Start`` is the same loop).
+        """
         reqs = list(requests) if not isinstance(requests, Request) else [requests]
         for req in reqs:
             if not isinstance(req, Persistent) or req.active:
@@ -114,7 +249,40 @@ class PersistentCalls(HandleBase):
                  recvtag: Any = ANY_TAG, comm: Any = None) -> Event:
         """MPI_Sendrecv: a send and a receive posted together; yields the receive's Status.
         The receive's source and tag are checked first: a bad one fails the call before
-        anything is sent, as in MPICH and Open MPI."""
+        anything is sent, as in MPICH and Open MPI.
+
+        Parameters
+        ----------
+        sendbuf
+            The data sent (as ``send``'s ``buf``): a numpy array, another object
+            (with ``sendcount``), or None: size only.
+        sendcount
+            Elements of ``sendtype`` sent. Default: the whole numpy ``sendbuf``.
+        sendtype
+            Datatype of the elements sent. Default: the numpy ``sendbuf``'s,
+            else ``ms.BYTE``.
+        dest
+            Rank of the receiver in ``comm``; ``ms.PROC_NULL`` (the default): no
+            send.
+        sendtag
+            Tag of the message sent, 0 by default.
+        recvbuf
+            Where the data received goes (as ``recv``'s ``buf``): a numpy array
+            filled in place, or None (the default): in the Status.
+        recvcount
+            Largest number of elements of ``recvtype`` accepted. Default: the
+            numpy ``recvbuf``'s size, else any.
+        recvtype
+            Datatype of the elements received. Default: the numpy ``recvbuf``'s,
+            else ``ms.BYTE``.
+        source
+            Rank to receive from, ``ms.ANY_SOURCE`` (the default) or
+            ``ms.PROC_NULL``: no receive.
+        recvtag
+            Tag to receive, or ``ms.ANY_TAG`` (the default).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         try:
             self._probed(source, recvtag, comm)  # type: ignore[attr-defined]
             check_tag(recvtag, True)
@@ -136,7 +304,34 @@ class PersistentCalls(HandleBase):
     def sendrecv_replace(self, buf: Any = None, count: Any = None, datatype: Any = None,
                          dest: Any = PROC_NULL, sendtag: Any = 0, source: Any = ANY_SOURCE,
                          recvtag: Any = ANY_TAG, comm: Any = None) -> Event:
-        """MPI_Sendrecv_replace: the received data replaces the sent one in ``buf``."""
+        """MPI_Sendrecv_replace: the received data replaces the sent one in ``buf``.
+
+        Parameters
+        ----------
+        buf
+            The data sent, replaced by the data received: a numpy array
+            (received in place) or another object; ``count`` x ``datatype`` of
+            size only with None (the default).
+        count
+            Elements of ``datatype`` sent and at most received. Default: the
+            whole numpy ``buf``.
+        datatype
+            The MPI datatype of an element (``ms.INT``, ``ms.DOUBLE``, a
+            committed derived type). Default: the numpy ``buf``'s dtype's, else
+            ``ms.BYTE``.
+        dest
+            Rank of the receiver of the send in ``comm``; ``ms.PROC_NULL`` (the
+            default): no send.
+        sendtag
+            Tag of the message sent, 0 by default.
+        source
+            Rank to receive from, or ``ms.ANY_SOURCE`` (the default);
+            ``ms.PROC_NULL``: no receive.
+        recvtag
+            Tag to receive, or ``ms.ANY_TAG`` (the default).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return self.sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype,
                              source, recvtag, comm)
 

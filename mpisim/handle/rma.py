@@ -83,13 +83,43 @@ class OneSidedCalls(HandleBase):
                    info: Any = None, comm: Any = None) -> Event:
         """MPI_Win_create (§12.2.1, collective over ``comm``): a window over ``base``, a
         numpy array of this process (its first ``size`` bytes; all of them by default;
-        None: no memory). Yields the Window."""
+        None: no memory). Yields the Window.
+
+        Parameters
+        ----------
+        base
+            The memory exposed, a numpy array (None: no memory).
+        size
+            Bytes of ``base`` exposed. Default: all of ``base`` (0 without one).
+        disp_unit
+            Bytes of one unit of ``target_disp`` at this process; 1 by default.
+        info
+            Hints, an ``Info`` (``mpi.info_create()``) or None (the default:
+            none); mpisim reads none of them.
+        comm
+            The communicator whose members make the window together;
+            MPI_COMM_WORLD by default.
+        """
         return self._make("MPI_Win_create", WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm)
 
     def win_allocate(self, size: int = 0, disp_unit: int = 1, info: Any = None,
                      comm: Any = None) -> Event:
         """MPI_Win_allocate (§12.2.2, collective): a window over ``size`` bytes MPI
-        allocates, zeroed. Yields the Window (``win.memory``: this process's bytes)."""
+        allocates, zeroed. Yields the Window (``win.memory``: this process's bytes).
+
+        Parameters
+        ----------
+        size
+            Bytes of the window's memory at this process (0 by default).
+        disp_unit
+            Bytes of one unit of ``target_disp`` at this process; 1 by default.
+        info
+            Hints, an ``Info`` (``mpi.info_create()``) or None (the default:
+            none); mpisim reads none of them.
+        comm
+            The communicator whose members make the window together;
+            MPI_COMM_WORLD by default.
+        """
         return self._make("MPI_Win_allocate", WIN_FLAVOR_ALLOCATE, None, size, disp_unit, info,
                           comm)
 
@@ -97,13 +127,37 @@ class OneSidedCalls(HandleBase):
                             comm: Any = None) -> Event:
         """MPI_Win_allocate_shared (§12.2.3, collective over processes of one node): one
         allocation, each process's ``size`` bytes after the previous one's. Yields the
-        Window; ``win_shared_query`` gives any member's part."""
+        Window; ``win_shared_query`` gives any member's part.
+
+        Parameters
+        ----------
+        size
+            Bytes of the window's memory at this process (0 by default).
+        disp_unit
+            Bytes of one unit of ``target_disp`` at this process; 1 by default.
+        info
+            Hints, an ``Info`` (``mpi.info_create()``) or None (the default:
+            none); mpisim reads none of them.
+        comm
+            The communicator whose members make the window together;
+            MPI_COMM_WORLD by default.
+        """
         return self._make("MPI_Win_allocate_shared", WIN_FLAVOR_SHARED, None, size, disp_unit,
                           info, comm)
 
     def win_create_dynamic(self, info: Any = None, comm: Any = None) -> Event:
         """MPI_Win_create_dynamic (§12.2.4, collective): a window without memory until a
-        process attaches some (``win_attach``). Yields the Window."""
+        process attaches some (``win_attach``). Yields the Window.
+
+        Parameters
+        ----------
+        info
+            Hints, an ``Info`` (``mpi.info_create()``) or None (the default:
+            none); mpisim reads none of them.
+        comm
+            The communicator whose members make the window together;
+            MPI_COMM_WORLD by default.
+        """
         return self._make("MPI_Win_create_dynamic", WIN_FLAVOR_DYNAMIC, None, 0, 1, info, comm)
 
     def _make(self, call: str, flavor: int, base: Any, size: Any, disp_unit: Any, info: Any,
@@ -131,7 +185,16 @@ class OneSidedCalls(HandleBase):
         """MPI_Win_shared_query (§12.2.3): (the memory of ``rank``'s part, its disp_unit);
         PROC_NULL: the first part that has any. A window not made by allocate_shared
         shares no memory here but an allocated one's (a created or dynamic window's part
-        is empty, as MPI 4.1 allows)."""
+        is empty, as MPI 4.1 allows).
+
+        Parameters
+        ----------
+        win
+            The window (MPI_Win).
+        rank
+            Rank in the window's group of the process whose part is asked for
+            (``ms.PROC_NULL``: the first non-empty).
+        """
         win = check_window(win, "win_shared_query")
         info = win.info
         if rank == PROC_NULL:
@@ -145,7 +208,17 @@ class OneSidedCalls(HandleBase):
 
     def win_attach(self, win: Any, base: Any, size: int | None = None) -> None:
         """MPI_Win_attach (§12.2.4, local): the first ``size`` bytes of the numpy array
-        ``base`` (all by default) become accessible in the dynamic window ``win``."""
+        ``base`` (all by default) become accessible in the dynamic window ``win``.
+
+        Parameters
+        ----------
+        win
+            The window (MPI_Win).
+        base
+            The numpy array attached (or detached).
+        size
+            Bytes attached (default: all of ``base``).
+        """
         win = check_window(win, "win_attach")
         if win.info.flavor != WIN_FLAVOR_DYNAMIC:
             raise ErrRmaFlavor(f"win_attach: {win.name} is not a dynamic window")
@@ -153,7 +226,15 @@ class OneSidedCalls(HandleBase):
         win.segment(win.me).attach(memory[:_size("win_attach", size, memory)])
 
     def win_detach(self, win: Any, base: Any) -> None:
-        """MPI_Win_detach (§12.2.4, local): the memory attached at ``base`` no longer is."""
+        """MPI_Win_detach (§12.2.4, local): the memory attached at ``base`` no longer is.
+
+        Parameters
+        ----------
+        win
+            The window (MPI_Win).
+        base
+            The numpy array attached (or detached).
+        """
         win = check_window(win, "win_detach")
         if win.info.flavor != WIN_FLAVOR_DYNAMIC:
             raise ErrRmaFlavor(f"win_detach: {win.name} is not a dynamic window")
@@ -161,7 +242,13 @@ class OneSidedCalls(HandleBase):
 
     def win_free(self, win: Any) -> Event:
         """MPI_Win_free (§12.2.5, collective): returns once every member has called it, no
-        epoch open; the window is then unusable."""
+        epoch open; the window is then unusable.
+
+        Parameters
+        ----------
+        win
+            The window (MPI_Win).
+        """
         try:
             return creation.free(self._rma, self, check_window(win, "win_free"),
                                  "MPI_Win_free")
@@ -172,7 +259,16 @@ class OneSidedCalls(HandleBase):
     def win_get_attr(self, win: Any, keyval: int) -> Any:
         """MPI_Win_get_attr (§12.2.6) of a predefined key: WIN_BASE (an address),
         WIN_SIZE, WIN_DISP_UNIT, WIN_CREATE_FLAVOR, WIN_MODEL (always WIN_UNIFIED); None for
-        another key."""
+        another key.
+
+        Parameters
+        ----------
+        win
+            The window (MPI_Win).
+        keyval
+            The attribute: ``ms.WIN_BASE``, ``WIN_SIZE``, ``WIN_DISP_UNIT``,
+            ``WIN_CREATE_FLAVOR`` or ``WIN_MODEL``.
+        """
         win = check_window(win, "win_get_attr")
         part = win.segment(win.me)
         values = {WIN_BASE: lambda: part.base, WIN_SIZE: lambda: part.size,
@@ -182,28 +278,62 @@ class OneSidedCalls(HandleBase):
         return None if value is None else value()
 
     def win_get_group(self, win: Any) -> Group:
-        """MPI_Win_get_group (§12.2.6): the group of the window's processes."""
+        """MPI_Win_get_group (§12.2.6): the group of the window's processes.
+
+        Parameters
+        ----------
+        win
+            The window (MPI_Win).
+        """
         win = check_window(win, "win_get_group")
         return Group(win.info.group, self.rank)
 
     def win_set_name(self, win: Any, name: str) -> None:
-        """MPI_Win_set_name: what reports call the window."""
+        """MPI_Win_set_name: what reports call the window.
+
+        Parameters
+        ----------
+        win
+            The window (MPI_Win).
+        name
+            The window's name, as reports show it.
+        """
         win = check_window(win, "win_set_name")
         if not isinstance(name, str):
             raise ErrArg(f"win_set_name: expected a name, got {name!r}")
         win.label = name
 
     def win_get_name(self, win: Any) -> str:
-        """MPI_Win_get_name: the name set, else "" (as MPICH)."""
+        """MPI_Win_get_name: the name set, else "" (as MPICH).
+
+        Parameters
+        ----------
+        win
+            The window (MPI_Win).
+        """
         return check_window(win, "win_get_name").label or ""
 
     def win_set_info(self, win: Any, info: Any) -> None:
-        """MPI_Win_set_info (§12.2.7): the window's hints (none changes the simulation)."""
+        """MPI_Win_set_info (§12.2.7): the window's hints (none changes the simulation).
+
+        Parameters
+        ----------
+        win
+            The window (MPI_Win).
+        info
+            The new hints, an ``Info``; mpisim reads none of them.
+        """
         check_window(win, "win_set_info").hints = info.dup() if hasattr(info, "dup") else info
 
     def win_get_info(self, win: Any) -> Info:
         """MPI_Win_get_info (§12.2.7): a new info object with the hints the program set
-        (MPICH and Open MPI add defaults of their own, which mpisim has none of)."""
+        (MPICH and Open MPI add defaults of their own, which mpisim has none of).
+
+        Parameters
+        ----------
+        win
+            The window (MPI_Win).
+        """
         hints = check_window(win, "win_get_info").hints
         return hints.dup() if isinstance(hints, Info) else Info()
 
@@ -212,7 +342,32 @@ class OneSidedCalls(HandleBase):
             target: int | None = None, target_disp: int = 0, target_count: int | None = None,
             target_datatype: Any = None, win: Any = None) -> Event:
         """MPI_Put (§12.3.1): ``buf``'s data into ``target``'s window at ``target_disp``
-        (``target_count`` x ``target_datatype``: by default the origin's)."""
+        (``target_count`` x ``target_datatype``: by default the origin's).
+
+        Parameters
+        ----------
+        buf
+            The origin buffer: a numpy array (its dtype gives the datatype when
+            none is given, its size the count), whose data is sent.
+        count
+            Elements of ``datatype`` at the origin. Default: the numpy ``buf``'s
+            size.
+        datatype
+            MPI datatype at the origin. Default: the numpy ``buf``'s dtype's.
+        target
+            Rank of the target process in the window's communicator
+            (``ms.PROC_NULL``: nothing happens).
+        target_disp
+            Displacement at the target, in units of the target's ``disp_unit``,
+            from the window's start; 0 by default.
+        target_count
+            Elements of ``target_datatype`` at the target. Default: ``count``.
+        target_datatype
+            MPI datatype at the target. Default: ``datatype``.
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._operate("MPI_Put", False, buf, count, datatype, target, target_disp,
                              target_count, target_datatype, win)
 
@@ -220,7 +375,32 @@ class OneSidedCalls(HandleBase):
              target: int | None = None, target_disp: int = 0, target_count: int | None = None,
              target_datatype: Any = None, win: Any = None) -> Event:
         """MPI_Rput (§12.3.5): MPI_Put, yielding a Request complete once ``buf`` may be
-        reused (its bytes have left)."""
+        reused (its bytes have left).
+
+        Parameters
+        ----------
+        buf
+            The origin buffer: a numpy array (its dtype gives the datatype when
+            none is given, its size the count), whose data is sent.
+        count
+            Elements of ``datatype`` at the origin. Default: the numpy ``buf``'s
+            size.
+        datatype
+            MPI datatype at the origin. Default: the numpy ``buf``'s dtype's.
+        target
+            Rank of the target process in the window's communicator
+            (``ms.PROC_NULL``: nothing happens).
+        target_disp
+            Displacement at the target, in units of the target's ``disp_unit``,
+            from the window's start; 0 by default.
+        target_count
+            Elements of ``target_datatype`` at the target. Default: ``count``.
+        target_datatype
+            MPI datatype at the target. Default: ``datatype``.
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._operate("MPI_Rput", True, buf, count, datatype, target, target_disp,
                              target_count, target_datatype, win)
 
@@ -228,7 +408,32 @@ class OneSidedCalls(HandleBase):
             target: int | None = None, target_disp: int = 0, target_count: int | None = None,
             target_datatype: Any = None, win: Any = None) -> Event:
         """MPI_Get (§12.3.2): ``target``'s window data at ``target_disp`` into ``buf``, as
-        the target's memory holds them when the request reaches it."""
+        the target's memory holds them when the request reaches it.
+
+        Parameters
+        ----------
+        buf
+            The origin buffer: a numpy array (its dtype gives the datatype when
+            none is given, its size the count), filled with the data read.
+        count
+            Elements of ``datatype`` at the origin. Default: the numpy ``buf``'s
+            size.
+        datatype
+            MPI datatype at the origin. Default: the numpy ``buf``'s dtype's.
+        target
+            Rank of the target process in the window's communicator
+            (``ms.PROC_NULL``: nothing happens).
+        target_disp
+            Displacement at the target, in units of the target's ``disp_unit``,
+            from the window's start; 0 by default.
+        target_count
+            Elements of ``target_datatype`` at the target. Default: ``count``.
+        target_datatype
+            MPI datatype at the target. Default: ``datatype``.
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._operate("MPI_Get", False, buf, count, datatype, target, target_disp,
                              target_count, target_datatype, win)
 
@@ -236,7 +441,32 @@ class OneSidedCalls(HandleBase):
              target: int | None = None, target_disp: int = 0, target_count: int | None = None,
              target_datatype: Any = None, win: Any = None) -> Event:
         """MPI_Rget (§12.3.5): MPI_Get, yielding a Request complete once ``buf`` holds the
-        data."""
+        data.
+
+        Parameters
+        ----------
+        buf
+            The origin buffer: a numpy array (its dtype gives the datatype when
+            none is given, its size the count), filled with the data read.
+        count
+            Elements of ``datatype`` at the origin. Default: the numpy ``buf``'s
+            size.
+        datatype
+            MPI datatype at the origin. Default: the numpy ``buf``'s dtype's.
+        target
+            Rank of the target process in the window's communicator
+            (``ms.PROC_NULL``: nothing happens).
+        target_disp
+            Displacement at the target, in units of the target's ``disp_unit``,
+            from the window's start; 0 by default.
+        target_count
+            Elements of ``target_datatype`` at the target. Default: ``count``.
+        target_datatype
+            MPI datatype at the target. Default: ``datatype``.
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._operate("MPI_Rget", True, buf, count, datatype, target, target_disp,
                              target_count, target_datatype, win)
 
@@ -245,7 +475,36 @@ class OneSidedCalls(HandleBase):
                    target_count: int | None = None, target_datatype: Any = None,
                    op: Any = SUM, win: Any = None) -> Event:
         """MPI_Accumulate (§12.3.4): ``op`` of ``buf``'s elements onto the target's,
-        atomically per element; ``ms.REPLACE`` replaces them."""
+        atomically per element; ``ms.REPLACE`` replaces them.
+
+        Parameters
+        ----------
+        buf
+            The origin buffer: a numpy array (its dtype gives the datatype when
+            none is given, its size the count), whose data is sent.
+        count
+            Elements of ``datatype`` at the origin. Default: the numpy ``buf``'s
+            size.
+        datatype
+            MPI datatype at the origin. Default: the numpy ``buf``'s dtype's.
+        target
+            Rank of the target process in the window's communicator
+            (``ms.PROC_NULL``: nothing happens).
+        target_disp
+            Displacement at the target, in units of the target's ``disp_unit``,
+            from the window's start; 0 by default.
+        target_count
+            Elements of ``target_datatype`` at the target. Default: ``count``.
+        target_datatype
+            MPI datatype at the target. Default: ``datatype``.
+        op
+            The operation combining the data with the target's: ``ms.SUM`` (the
+            default), ``ms.REPLACE``, ``ms.NO_OP`` (get_accumulate only: a read),
+            or another predefined ``ms`` op (MPI 4.1 §12.3.4: no user-defined op).
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._operate("MPI_Accumulate", False, buf, count, datatype, target,
                              target_disp, target_count, target_datatype, win, op)
 
@@ -254,7 +513,36 @@ class OneSidedCalls(HandleBase):
                     target_count: int | None = None, target_datatype: Any = None,
                     op: Any = SUM, win: Any = None) -> Event:
         """MPI_Raccumulate (§12.3.5): MPI_Accumulate, yielding a Request complete once
-        ``buf`` may be reused."""
+        ``buf`` may be reused.
+
+        Parameters
+        ----------
+        buf
+            The origin buffer: a numpy array (its dtype gives the datatype when
+            none is given, its size the count), whose data is sent.
+        count
+            Elements of ``datatype`` at the origin. Default: the numpy ``buf``'s
+            size.
+        datatype
+            MPI datatype at the origin. Default: the numpy ``buf``'s dtype's.
+        target
+            Rank of the target process in the window's communicator
+            (``ms.PROC_NULL``: nothing happens).
+        target_disp
+            Displacement at the target, in units of the target's ``disp_unit``,
+            from the window's start; 0 by default.
+        target_count
+            Elements of ``target_datatype`` at the target. Default: ``count``.
+        target_datatype
+            MPI datatype at the target. Default: ``datatype``.
+        op
+            The operation combining the data with the target's: ``ms.SUM`` (the
+            default), ``ms.REPLACE``, ``ms.NO_OP`` (get_accumulate only: a read),
+            or another predefined ``ms`` op (MPI 4.1 §12.3.4: no user-defined op).
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._operate("MPI_Raccumulate", True, buf, count, datatype, target,
                              target_disp, target_count, target_datatype, win, op)
 
@@ -265,7 +553,43 @@ class OneSidedCalls(HandleBase):
                        target_datatype: Any = None, op: Any = SUM, win: Any = None) -> Event:
         """MPI_Get_accumulate (§12.3.4): ``result`` gets the target's elements, then they
         become ``op`` of them and ``buf``'s, atomically per element (``ms.NO_OP``: an
-        atomic read)."""
+        atomic read).
+
+        Parameters
+        ----------
+        buf
+            The origin buffer: a numpy array (its dtype gives the datatype when
+            none is given, its size the count), whose data is sent.
+        count
+            Elements of ``datatype`` at the origin. Default: the numpy ``buf``'s
+            size.
+        datatype
+            MPI datatype at the origin. Default: the numpy ``buf``'s dtype's.
+        result
+            A numpy array that receives the target's data as it was before the
+            operation.
+        result_count
+            Elements of ``result_datatype`` in ``result``. Default: ``count``.
+        result_datatype
+            MPI datatype of ``result``. Default: ``datatype``.
+        target
+            Rank of the target process in the window's communicator
+            (``ms.PROC_NULL``: nothing happens).
+        target_disp
+            Displacement at the target, in units of the target's ``disp_unit``,
+            from the window's start; 0 by default.
+        target_count
+            Elements of ``target_datatype`` at the target. Default: ``count``.
+        target_datatype
+            MPI datatype at the target. Default: ``datatype``.
+        op
+            The operation combining the data with the target's: ``ms.SUM`` (the
+            default), ``ms.REPLACE``, ``ms.NO_OP`` (get_accumulate only: a read),
+            or another predefined ``ms`` op (MPI 4.1 §12.3.4: no user-defined op).
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._operate("MPI_Get_accumulate", False, buf, count, datatype, target,
                              target_disp, target_count, target_datatype, win, op,
                              (result, result_count, result_datatype))
@@ -277,7 +601,43 @@ class OneSidedCalls(HandleBase):
                         target_count: int | None = None, target_datatype: Any = None,
                         op: Any = SUM, win: Any = None) -> Event:
         """MPI_Rget_accumulate (§12.3.5): MPI_Get_accumulate, yielding a Request complete
-        once ``result`` holds the target's former elements."""
+        once ``result`` holds the target's former elements.
+
+        Parameters
+        ----------
+        buf
+            The origin buffer: a numpy array (its dtype gives the datatype when
+            none is given, its size the count), whose data is sent.
+        count
+            Elements of ``datatype`` at the origin. Default: the numpy ``buf``'s
+            size.
+        datatype
+            MPI datatype at the origin. Default: the numpy ``buf``'s dtype's.
+        result
+            A numpy array that receives the target's data as it was before the
+            operation.
+        result_count
+            Elements of ``result_datatype`` in ``result``. Default: ``count``.
+        result_datatype
+            MPI datatype of ``result``. Default: ``datatype``.
+        target
+            Rank of the target process in the window's communicator
+            (``ms.PROC_NULL``: nothing happens).
+        target_disp
+            Displacement at the target, in units of the target's ``disp_unit``,
+            from the window's start; 0 by default.
+        target_count
+            Elements of ``target_datatype`` at the target. Default: ``count``.
+        target_datatype
+            MPI datatype at the target. Default: ``datatype``.
+        op
+            The operation combining the data with the target's: ``ms.SUM`` (the
+            default), ``ms.REPLACE``, ``ms.NO_OP`` (get_accumulate only: a read),
+            or another predefined ``ms`` op (MPI 4.1 §12.3.4: no user-defined op).
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._operate("MPI_Rget_accumulate", True, buf, count, datatype, target,
                              target_disp, target_count, target_datatype, win, op,
                              (result, result_count, result_datatype))
@@ -286,7 +646,33 @@ class OneSidedCalls(HandleBase):
                      target: int | None = None, target_disp: int = 0, op: Any = SUM,
                      win: Any = None) -> Event:
         """MPI_Fetch_and_op (§12.3.4): MPI_Get_accumulate of one element of
-        ``datatype``."""
+        ``datatype``.
+
+        Parameters
+        ----------
+        buf
+            The operand, a numpy array of one element (ignored with
+            ``ms.NO_OP``).
+        result
+            A numpy array that receives the target's data as it was before the
+            operation.
+        datatype
+            The MPI datatype of the one element. Default: the numpy ``buf``'s
+            dtype's.
+        target
+            Rank of the target process in the window's communicator
+            (``ms.PROC_NULL``: nothing happens).
+        target_disp
+            Displacement at the target, in units of the target's ``disp_unit``,
+            from the window's start; 0 by default.
+        op
+            The operation combining ``buf`` with the target's element:
+            ``ms.SUM`` (the default), ``ms.REPLACE``, ``ms.NO_OP`` (a read), or
+            another predefined ``ms`` op.
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._operate("MPI_Fetch_and_op", False, buf, 1, datatype, target,
                              target_disp, 1, datatype, win, op, (result, 1, datatype))
 
@@ -294,7 +680,32 @@ class OneSidedCalls(HandleBase):
                          datatype: Any = None, target: int | None = None,
                          target_disp: int = 0, win: Any = None) -> Event:
         """MPI_Compare_and_swap (§12.3.6): the target's element of ``datatype`` becomes
-        ``buf``'s if it equals ``compare``'s; ``result`` gets what it was, atomically."""
+        ``buf``'s if it equals ``compare``'s; ``result`` gets what it was, atomically.
+
+        Parameters
+        ----------
+        buf
+            The value (a numpy array of one element) written if the target's
+            equals ``compare``.
+        compare
+            The value (a numpy array of one element) compared with the target's;
+            equal: ``buf`` replaces it.
+        result
+            A numpy array that receives the target's data as it was before the
+            operation.
+        datatype
+            The MPI datatype of the one element. Default: the numpy ``buf``'s
+            dtype's.
+        target
+            Rank of the target process in the window's communicator
+            (``ms.PROC_NULL``: nothing happens).
+        target_disp
+            Displacement at the target, in units of the target's ``disp_unit``,
+            from the window's start; 0 by default.
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._operate("MPI_Compare_and_swap", False, buf, 1, datatype, target,
                              target_disp, 1, datatype, win, kinds.CAS, (result, 1, datatype),
                              compare)
@@ -353,14 +764,36 @@ class OneSidedCalls(HandleBase):
     # -- active target: fence (§12.5.1) and post/start/complete/wait (§12.5.2) ---------------
     def win_fence(self, assertion: int = 0, win: Any = None) -> Event:
         """MPI_Win_fence (§12.5.1, collective over the window): completes the operations of
-        the epoch it closes, at every member; opens the next (MPI_MODE_NOSUCCEED: none)."""
+        the epoch it closes, at every member; opens the next (MPI_MODE_NOSUCCEED: none).
+
+        Parameters
+        ----------
+        assertion
+            Assertions, ``ms.MODE_NOCHECK | ms.MODE_NOPRECEDE ...``
+            (MPI_MODE_*), 0 by default (none).
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._sync("MPI_Win_fence", win, assertion,
                           lambda w: active.fence(self._rma, self, w, assertion,
                                                  "MPI_Win_fence"))
 
     def win_start(self, group: Any, assertion: int = 0, win: Any = None) -> Event:
         """MPI_Win_start (§12.5.2): an access epoch to the processes of ``group`` (a Group,
-        or a list of window ranks); returns once each of them has posted."""
+        or a list of window ranks); returns once each of them has posted.
+
+        Parameters
+        ----------
+        group
+            The group (a ``Group``) of the processes of the epoch.
+        assertion
+            Assertions, ``ms.MODE_NOCHECK | ms.MODE_NOPRECEDE ...``
+            (MPI_MODE_*), 0 by default (none).
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._sync("MPI_Win_start", win, assertion,
                           lambda w: active.start(self._rma, self, w,
                                                  _members(w, group, "MPI_Win_start"),
@@ -368,13 +801,32 @@ class OneSidedCalls(HandleBase):
 
     def win_complete(self, win: Any = None) -> Event:
         """MPI_Win_complete (§12.5.2): ends the access epoch once its operations are
-        complete at their targets."""
+        complete at their targets.
+
+        Parameters
+        ----------
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._sync("MPI_Win_complete", win, 0,
                           lambda w: active.complete(self._rma, self, w, "MPI_Win_complete"))
 
     def win_post(self, group: Any, assertion: int = 0, win: Any = None) -> Event:
         """MPI_Win_post (§12.5.2): an exposure epoch to the processes of ``group``; returns
-        at once."""
+        at once.
+
+        Parameters
+        ----------
+        group
+            The group (a ``Group``) of the processes of the epoch.
+        assertion
+            Assertions, ``ms.MODE_NOCHECK | ms.MODE_NOPRECEDE ...``
+            (MPI_MODE_*), 0 by default (none).
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._sync("MPI_Win_post", win, assertion,
                           lambda w: active.post(self._rma, self, w,
                                                 _members(w, group, "MPI_Win_post"),
@@ -382,13 +834,27 @@ class OneSidedCalls(HandleBase):
 
     def win_wait(self, win: Any = None) -> Event:
         """MPI_Win_wait (§12.5.2): ends the exposure epoch once every origin of its group
-        has completed."""
+        has completed.
+
+        Parameters
+        ----------
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._sync("MPI_Win_wait", win, 0,
                           lambda w: active.wait(self._rma, self, w, "MPI_Win_wait"))
 
     def win_test(self, win: Any = None) -> Event:
         """MPI_Win_test (§12.5.2): yields whether every origin has completed (the exposure
-        epoch then ends, as with MPI_Win_wait); a test that finds not takes a poll's time."""
+        epoch then ends, as with MPI_Win_wait); a test that finds not takes a poll's time.
+
+        Parameters
+        ----------
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         def test(w: Any) -> Event:
             env = self._env
             if active.test(self._rma, self, w, "MPI_Win_test"):
@@ -405,7 +871,21 @@ class OneSidedCalls(HandleBase):
                  win: Any = None) -> Event:
         """MPI_Win_lock (§12.5.3): an access epoch to ``target``, with its lock
         (``ms.LOCK_EXCLUSIVE`` or ``ms.LOCK_SHARED``); when it returns is the profile's
-        ``rma_lock`` (eager: once granted; lazy: at once)."""
+        ``rma_lock`` (eager: once granted; lazy: at once).
+
+        Parameters
+        ----------
+        target
+            Rank of the target process in the window's group.
+        lock_type
+            ``ms.LOCK_EXCLUSIVE`` (the default) or ``ms.LOCK_SHARED``.
+        assertion
+            Assertions, ``ms.MODE_NOCHECK | ms.MODE_NOPRECEDE ...``
+            (MPI_MODE_*), 0 by default (none).
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         where = self._site()
         return self._sync("MPI_Win_lock", win, assertion,
                           lambda w: passive.lock(self._rma, self, w,
@@ -415,14 +895,33 @@ class OneSidedCalls(HandleBase):
 
     def win_unlock(self, target: int, win: Any = None) -> Event:
         """MPI_Win_unlock (§12.5.3): ends the epoch once its operations to ``target`` are
-        complete there, and releases the lock."""
+        complete there, and releases the lock.
+
+        Parameters
+        ----------
+        target
+            Rank of the target process in the window's group.
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._sync("MPI_Win_unlock", win, 0,
                           lambda w: passive.unlock(self._rma, self, w,
                                                    _target(w, target, "MPI_Win_unlock"),
                                                    "MPI_Win_unlock"))
 
     def win_lock_all(self, assertion: int = 0, win: Any = None) -> Event:
-        """MPI_Win_lock_all (§12.5.3): a shared lock of every member of the window."""
+        """MPI_Win_lock_all (§12.5.3): a shared lock of every member of the window.
+
+        Parameters
+        ----------
+        assertion
+            Assertions, ``ms.MODE_NOCHECK | ms.MODE_NOPRECEDE ...``
+            (MPI_MODE_*), 0 by default (none).
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         where = self._site()
         return self._sync("MPI_Win_lock_all", win, assertion,
                           lambda w: passive.lock_all(self._rma, self, w, assertion, where,
@@ -430,29 +929,68 @@ class OneSidedCalls(HandleBase):
 
     def win_unlock_all(self, win: Any = None) -> Event:
         """MPI_Win_unlock_all (§12.5.3): ends the lock_all epoch once its operations are
-        complete, and releases every lock."""
+        complete, and releases every lock.
+
+        Parameters
+        ----------
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._sync("MPI_Win_unlock_all", win, 0,
                           lambda w: passive.unlock_all(self._rma, self, w,
                                                        "MPI_Win_unlock_all"))
 
     def win_flush(self, target: int, win: Any = None) -> Event:
         """MPI_Win_flush (§12.5.4): the operations made so far to ``target`` complete
-        there."""
+        there.
+
+        Parameters
+        ----------
+        target
+            Rank of the target process in the window's group.
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._flush("MPI_Win_flush", target, False, win)
 
     def win_flush_all(self, win: Any = None) -> Event:
         """MPI_Win_flush_all (§12.5.4): the operations made so far complete at their
-        targets."""
+        targets.
+
+        Parameters
+        ----------
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._flush("MPI_Win_flush_all", None, False, win)
 
     def win_flush_local(self, target: int, win: Any = None) -> Event:
         """MPI_Win_flush_local (§12.5.4): the operations made so far to ``target`` complete
-        locally (their buffers may be reused)."""
+        locally (their buffers may be reused).
+
+        Parameters
+        ----------
+        target
+            Rank of the target process in the window's group.
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._flush("MPI_Win_flush_local", target, True, win)
 
     def win_flush_local_all(self, win: Any = None) -> Event:
         """MPI_Win_flush_local_all (§12.5.4): every operation made so far completes
-        locally."""
+        locally.
+
+        Parameters
+        ----------
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         return self._flush("MPI_Win_flush_local_all", None, True, win)
 
     def _flush(self, call: str, target: Any, local: bool, win: Any) -> Event:
@@ -462,7 +1000,14 @@ class OneSidedCalls(HandleBase):
 
     def win_sync(self, win: Any = None) -> Event:
         """MPI_Win_sync (§12.5.4): synchronizes the public and private copies of the
-        window, which are one memory in mpisim (MPI_WIN_UNIFIED): returns."""
+        window, which are one memory in mpisim (MPI_WIN_UNIFIED): returns.
+
+        Parameters
+        ----------
+        win
+            The window (MPI_Win), as ``win_create`` and the like yield it;
+            required.
+        """
         def sync(w: Any) -> Event:
             self._enter("MPI_Win_sync")
             return at(self._env, self._env._now + self._overhead)

@@ -57,7 +57,16 @@ class TopologyCalls(HandleBase):
     # -- §8.5.2 ---------------------------------------------------------------------------
     def dims_create(self, nnodes: int, dims: int | Sequence[int]) -> list[int]:
         """MPI_Dims_create: ``dims`` (a count, or a list whose zeros are filled) balanced
-        for ``nnodes`` processes, as the profile's library balances them."""
+        for ``nnodes`` processes, as the profile's library balances them.
+
+        Parameters
+        ----------
+        nnodes
+            Number of processes to spread over the grid.
+        dims
+            The number of dimensions, or a list whose zeros are filled in (the
+            others kept).
+        """
         rule = _DIMS_RULE.get(self._config.profile.collectives_family, "closest")
         return dims_create(nnodes, dims, rule)
 
@@ -66,7 +75,20 @@ class TopologyCalls(HandleBase):
                     reorder: bool = False, comm: Comm | None = None) -> Event:
         """MPI_Cart_create (collective): yields the grid's communicator (its first
         prod(dims) ranks of ``comm``, in order: ``reorder`` is ignored as MPICH and Open MPI
-        do), None for the others."""
+        do), None for the others.
+
+        Parameters
+        ----------
+        dims
+            Number of processes along each dimension.
+        periods
+            Whether each dimension wraps around (default: none does).
+        reorder
+            Whether ranks may be reordered; accepted and ignored, as MPICH and
+            Open MPI do (False by default).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         def topo(parent: Comm) -> Cart:
             return check_cart(dims, periods, parent.size)
         return self._topology("MPI_Cart_create", comm, topo, "cart")
@@ -75,7 +97,20 @@ class TopologyCalls(HandleBase):
                      comm: Comm | None = None) -> Event:
         """MPI_Graph_create (collective): yields the graph's communicator (the first
         len(index) ranks of ``comm``), None for the others. ``index`` is cumulative, as
-        in C."""
+        in C.
+
+        Parameters
+        ----------
+        index
+            Cumulative number of neighbours of nodes 0, 1, ... (MPI's index).
+        edges
+            The neighbours of every node, one after another.
+        reorder
+            Whether ranks may be reordered; accepted and ignored, as MPICH and
+            Open MPI do (False by default).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         def topo(parent: Comm) -> Graph:
             return check_graph(index, edges, parent.size)
         return self._topology("MPI_Graph_create", comm, topo, "graph")
@@ -91,7 +126,15 @@ class TopologyCalls(HandleBase):
 
     def cart_sub(self, remain_dims: Sequence[bool], comm: Comm | None = None) -> Event:
         """MPI_Cart_sub (collective): yields the sub-grid of the dimensions kept that holds
-        this process (the split by the dropped coordinates)."""
+        this process (the split by the dropped coordinates).
+
+        Parameters
+        ----------
+        remain_dims
+            For each dimension, whether the sub-grid keeps it.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         try:
             parent = self._intra(comm, "MPI_Cart_sub")
             cart = _cart(parent, "cart_sub")
@@ -110,7 +153,27 @@ class TopologyCalls(HandleBase):
                                    comm: Comm | None = None) -> Event:
         """MPI_Dist_graph_create_adjacent (collective): each process names its own in- and
         out-neighbours (ranks of ``comm``; weights None for MPI_UNWEIGHTED); yields the
-        distributed graph's communicator (every process of ``comm``, ranks kept)."""
+        distributed graph's communicator (every process of ``comm``, ranks kept).
+
+        Parameters
+        ----------
+        sources
+            The processes with edges to this one (its in-neighbours).
+        destinations
+            The processes this one has edges to (its out-neighbours).
+        sourceweights
+            Weight of each in-edge (default: unweighted).
+        destweights
+            Weight of each out-edge (default: unweighted).
+        info
+            Hints, an ``Info`` (``mpi.info_create()``) or None (the default:
+            none); mpisim reads none of them.
+        reorder
+            Whether ranks may be reordered; accepted and ignored, as MPICH and
+            Open MPI do (False by default).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         call = "MPI_Dist_graph_create_adjacent"
         try:
             parent = self._intra(comm, call)
@@ -131,7 +194,28 @@ class TopologyCalls(HandleBase):
         edges from ``sources[i]`` to the next ``destinations``); yields the communicator of
         the graph they make together (every process of ``comm``, ranks kept). A process's
         neighbours are listed in the order of the giving processes' ranks, then of their
-        lists."""
+        lists.
+
+        Parameters
+        ----------
+        sources
+            Nodes this process gives edges for (MPI's sources).
+        degrees
+            Number of edges of each of ``sources``.
+        destinations
+            The edges' destinations, ``degrees[i]`` for ``sources[i]``, one
+            after another.
+        weights
+            Weight of each edge (default: unweighted, MPI_UNWEIGHTED).
+        info
+            Hints, an ``Info`` (``mpi.info_create()``) or None (the default:
+            none); mpisim reads none of them.
+        reorder
+            Whether ranks may be reordered; accepted and ignored, as MPICH and
+            Open MPI do (False by default).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         call = "MPI_Dist_graph_create"
         try:
             parent = self._intra(comm, call)
@@ -144,70 +228,168 @@ class TopologyCalls(HandleBase):
 
     # -- queries (local) --------------------------------------------------------------------
     def topo_test(self, comm: Comm | None = None) -> int:
-        """MPI_Topo_test: ``ms.CART``, ``ms.GRAPH``, ``ms.DIST_GRAPH`` or ``ms.UNDEFINED``."""
+        """MPI_Topo_test: ``ms.CART``, ``ms.GRAPH``, ``ms.DIST_GRAPH`` or ``ms.UNDEFINED``.
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return topo_kind(self._comm(comm).topo)
 
     def cartdim_get(self, comm: Comm | None = None) -> int:
-        """MPI_Cartdim_get: the grid's number of dimensions."""
+        """MPI_Cartdim_get: the grid's number of dimensions.
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return len(_cart(self._comm(comm), "cartdim_get").dims)
 
     def cart_get(self, comm: Comm | None = None) -> tuple[list[int], list[bool], list[int]]:
-        """MPI_Cart_get: (dims, periods, this process's coordinates)."""
+        """MPI_Cart_get: (dims, periods, this process's coordinates).
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         c = self._comm(comm)
         cart = _cart(c, "cart_get")
         return list(cart.dims), list(cart.periods), cart.coords(c.rank)
 
     def cart_coords(self, rank: int, comm: Comm | None = None) -> list[int]:
-        """MPI_Cart_coords: the coordinates of ``rank``."""
+        """MPI_Cart_coords: the coordinates of ``rank``.
+
+        Parameters
+        ----------
+        rank
+            Rank in ``comm``.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return _cart(self._comm(comm), "cart_coords").coords(rank)
 
     def cart_rank(self, coords: Sequence[int], comm: Comm | None = None) -> int:
-        """MPI_Cart_rank: the rank at ``coords`` (periodic coordinates wrap)."""
+        """MPI_Cart_rank: the rank at ``coords`` (periodic coordinates wrap).
+
+        Parameters
+        ----------
+        coords
+            Coordinates in the grid, one per dimension.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return _cart(self._comm(comm), "cart_rank").rank(coords)
 
     def cart_shift(self, direction: int, disp: int = 1, comm: Comm | None = None
                    ) -> tuple[int, int]:
         """MPI_Cart_shift: (source, dest) of a shift by ``disp`` along ``direction``
-        (``ms.PROC_NULL`` past a non-periodic edge)."""
+        (``ms.PROC_NULL`` past a non-periodic edge).
+
+        Parameters
+        ----------
+        direction
+            The dimension to shift along, from 0.
+        disp
+            Steps to shift by (negative: downwards); 1 by default.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         c = self._comm(comm)
         return _cart(c, "cart_shift").shift(c.rank, direction, disp)
 
     def cart_map(self, dims: Sequence[int], periods: Sequence[bool] | None = None,
                  comm: Comm | None = None) -> int:
         """MPI_Cart_map: the rank this process would have in such a grid (its own, or
-        ``ms.UNDEFINED`` beyond the grid: no reordering, as MPICH and Open MPI)."""
+        ``ms.UNDEFINED`` beyond the grid: no reordering, as MPICH and Open MPI).
+
+        Parameters
+        ----------
+        dims
+            Number of processes along each dimension.
+        periods
+            Whether each dimension wraps around (default: none does).
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         c = self._comm(comm)
         cart = check_cart(dims, periods, c.size)
         return c.rank if c.rank < cart.size else _undefined()
 
     def graphdims_get(self, comm: Comm | None = None) -> tuple[int, int]:
-        """MPI_Graphdims_get: (nodes, edges)."""
+        """MPI_Graphdims_get: (nodes, edges).
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         graph = _graph(self._comm(comm), "graphdims_get")
         return graph.size, len(graph.edges)
 
     def graph_get(self, comm: Comm | None = None) -> tuple[list[int], list[int]]:
-        """MPI_Graph_get: (index, edges), ``index`` cumulative."""
+        """MPI_Graph_get: (index, edges), ``index`` cumulative.
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         graph = _graph(self._comm(comm), "graph_get")
         return list(graph.index), list(graph.edges)
 
     def graph_neighbors_count(self, rank: int, comm: Comm | None = None) -> int:
-        """MPI_Graph_neighbors_count."""
+        """MPI_Graph_neighbors_count.
+
+        Parameters
+        ----------
+        rank
+            Rank in ``comm``.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return len(_graph(self._comm(comm), "graph_neighbors_count").neighbors_of(rank))
 
     def graph_neighbors(self, rank: int, comm: Comm | None = None) -> list[int]:
-        """MPI_Graph_neighbors: the neighbours of node ``rank``."""
+        """MPI_Graph_neighbors: the neighbours of node ``rank``.
+
+        Parameters
+        ----------
+        rank
+            Rank in ``comm``.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         return _graph(self._comm(comm), "graph_neighbors").neighbors_of(rank)
 
     def graph_map(self, index: Sequence[int], edges: Sequence[int],
                   comm: Comm | None = None) -> int:
         """MPI_Graph_map: this process's rank in such a graph (its own, or ``ms.UNDEFINED``
-        beyond it)."""
+        beyond it).
+
+        Parameters
+        ----------
+        index
+            Cumulative number of neighbours of nodes 0, 1, ... (MPI's index).
+        edges
+            The neighbours of every node, one after another.
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         c = self._comm(comm)
         graph = check_graph(index, edges, c.size)
         return c.rank if c.rank < graph.size else _undefined()
 
     def dist_graph_neighbors_count(self, comm: Comm | None = None) -> tuple[int, int, bool]:
-        """MPI_Dist_graph_neighbors_count: (indegree, outdegree, weighted)."""
+        """MPI_Dist_graph_neighbors_count: (indegree, outdegree, weighted).
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         c = self._comm(comm)
         graph = _dist(c, "dist_graph_neighbors_count")
         sources, dests = graph.neighbors(c.rank)
@@ -216,7 +398,13 @@ class TopologyCalls(HandleBase):
     def dist_graph_neighbors(self, comm: Comm | None = None
                              ) -> tuple[list[int], list[int] | None, list[int], list[int] | None]:
         """MPI_Dist_graph_neighbors: (sources, sourceweights, destinations, destweights),
-        the weights None when unweighted."""
+        the weights None when unweighted.
+
+        Parameters
+        ----------
+        comm
+            The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+        """
         c = self._comm(comm)
         g = _dist(c, "dist_graph_neighbors")
         r = c.rank
@@ -231,13 +419,49 @@ class TopologyCalls(HandleBase):
     def neighbor_allgather(self, sendbuf: Any = None, count: Any = None, datatype: Any = None,
                            recvbuf: Any = None, comm: Comm | None = None) -> Event:
         """MPI_Neighbor_allgather: ``sendbuf`` to every out-neighbour; yields the list of
-        what each in-neighbour sent (None for MPI_PROC_NULL)."""
+        what each in-neighbour sent (None for MPI_PROC_NULL).
+
+        Parameters
+        ----------
+        sendbuf
+            The data: one item (sent to every out-neighbour) for allgather, a
+            list with one item per out-neighbour for alltoall.
+        count
+            Elements of ``datatype`` per block. Default: from ``sendbuf``.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        recvbuf
+            A numpy array that receives the blocks of the in-neighbours in place
+            (optional: the yield gives the list).
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        """
         return _allgather(self, "MPI_Neighbor_allgather", sendbuf, count, datatype, comm,
                           recvbuf)
 
     def ineighbor_allgather(self, sendbuf: Any = None, count: Any = None, datatype: Any = None,
                             recvbuf: Any = None, comm: Comm | None = None) -> Event:
-        """MPI_Ineighbor_allgather: yields a Request whose ``result`` holds the list."""
+        """MPI_Ineighbor_allgather: yields a Request whose ``result`` holds the list.
+
+        Parameters
+        ----------
+        sendbuf
+            The data: one item (sent to every out-neighbour) for allgather, a
+            list with one item per out-neighbour for alltoall.
+        count
+            Elements of ``datatype`` per block. Default: from ``sendbuf``.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        recvbuf
+            A numpy array that receives the blocks of the in-neighbours in place
+            (optional: the yield gives the list).
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        """
         return _allgather(self, "MPI_Ineighbor_allgather", sendbuf, count, datatype, comm,
                           recvbuf)
 
@@ -245,14 +469,60 @@ class TopologyCalls(HandleBase):
                             recvbuf: Any = None, recvcounts: Any = None, rdispls: Any = None,
                             comm: Comm | None = None) -> Event:
         """MPI_Neighbor_allgatherv: as neighbor_allgather; each process's value may have
-        its own size."""
+        its own size.
+
+        Parameters
+        ----------
+        sendbuf
+            The data: one item (sent to every out-neighbour) for allgather, a
+            list with one item per out-neighbour for alltoall.
+        count
+            Elements of ``datatype`` per block. Default: from ``sendbuf``.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        recvbuf
+            A numpy array that receives the blocks of the in-neighbours in place
+            (optional: the yield gives the list).
+        recvcounts
+            Elements received from each in-neighbour (one count per neighbour).
+        rdispls
+            Displacement, in elements, of each in-neighbour's block in
+            ``recvbuf``.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        """
         return _allgather(self, "MPI_Neighbor_allgatherv", sendbuf, count, datatype, comm,
                           recvbuf, recvcounts, rdispls)
 
     def ineighbor_allgatherv(self, sendbuf: Any = None, count: Any = None,
                              datatype: Any = None, recvbuf: Any = None, recvcounts: Any = None,
                              rdispls: Any = None, comm: Comm | None = None) -> Event:
-        """MPI_Ineighbor_allgatherv: yields a Request whose ``result`` holds the list."""
+        """MPI_Ineighbor_allgatherv: yields a Request whose ``result`` holds the list.
+
+        Parameters
+        ----------
+        sendbuf
+            The data: one item (sent to every out-neighbour) for allgather, a
+            list with one item per out-neighbour for alltoall.
+        count
+            Elements of ``datatype`` per block. Default: from ``sendbuf``.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        recvbuf
+            A numpy array that receives the blocks of the in-neighbours in place
+            (optional: the yield gives the list).
+        recvcounts
+            Elements received from each in-neighbour (one count per neighbour).
+        rdispls
+            Displacement, in elements, of each in-neighbour's block in
+            ``recvbuf``.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        """
         return _allgather(self, "MPI_Ineighbor_allgatherv", sendbuf, count, datatype, comm,
                           recvbuf, recvcounts, rdispls)
 
@@ -260,27 +530,109 @@ class TopologyCalls(HandleBase):
                           recvbuf: Any = None, comm: Comm | None = None) -> Event:
         """MPI_Neighbor_alltoall: item j of ``sendbuf`` (a list, one item per out-neighbour,
         or a numpy array cut in equal parts) to out-neighbour j; yields the list of what
-        each in-neighbour sent."""
+        each in-neighbour sent.
+
+        Parameters
+        ----------
+        sendbuf
+            The data: one item (sent to every out-neighbour) for allgather, a
+            list with one item per out-neighbour for alltoall.
+        count
+            Elements of ``datatype`` per block. Default: from ``sendbuf``.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        recvbuf
+            A numpy array that receives the blocks of the in-neighbours in place
+            (optional: the yield gives the list).
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        """
         return _alltoall(self, "MPI_Neighbor_alltoall", sendbuf, count, datatype, comm,
                          recvbuf)
 
     def ineighbor_alltoall(self, sendbuf: Any = None, count: Any = None, datatype: Any = None,
                            recvbuf: Any = None, comm: Comm | None = None) -> Event:
-        """MPI_Ineighbor_alltoall: yields a Request whose ``result`` holds the list."""
+        """MPI_Ineighbor_alltoall: yields a Request whose ``result`` holds the list.
+
+        Parameters
+        ----------
+        sendbuf
+            The data: one item (sent to every out-neighbour) for allgather, a
+            list with one item per out-neighbour for alltoall.
+        count
+            Elements of ``datatype`` per block. Default: from ``sendbuf``.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        recvbuf
+            A numpy array that receives the blocks of the in-neighbours in place
+            (optional: the yield gives the list).
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        """
         return _alltoall(self, "MPI_Ineighbor_alltoall", sendbuf, count, datatype, comm,
                          recvbuf)
 
     def neighbor_alltoallv(self, sendbuf: Any = None, count: Any = None, datatype: Any = None,
                            recvbuf: Any = None, recvcounts: Any = None, rdispls: Any = None,
                            comm: Comm | None = None) -> Event:
-        """MPI_Neighbor_alltoallv: as neighbor_alltoall, items of their own sizes."""
+        """MPI_Neighbor_alltoallv: as neighbor_alltoall, items of their own sizes.
+
+        Parameters
+        ----------
+        sendbuf
+            The data: one item (sent to every out-neighbour) for allgather, a
+            list with one item per out-neighbour for alltoall.
+        count
+            Elements of ``datatype`` per block. Default: from ``sendbuf``.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        recvbuf
+            A numpy array that receives the blocks of the in-neighbours in place
+            (optional: the yield gives the list).
+        recvcounts
+            Elements received from each in-neighbour (one count per neighbour).
+        rdispls
+            Displacement, in elements, of each in-neighbour's block in
+            ``recvbuf``.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        """
         return _alltoall(self, "MPI_Neighbor_alltoallv", sendbuf, count, datatype, comm,
                          recvbuf, recvcounts, rdispls)
 
     def ineighbor_alltoallv(self, sendbuf: Any = None, count: Any = None, datatype: Any = None,
                             recvbuf: Any = None, recvcounts: Any = None, rdispls: Any = None,
                             comm: Comm | None = None) -> Event:
-        """MPI_Ineighbor_alltoallv: yields a Request whose ``result`` holds the list."""
+        """MPI_Ineighbor_alltoallv: yields a Request whose ``result`` holds the list.
+
+        Parameters
+        ----------
+        sendbuf
+            The data: one item (sent to every out-neighbour) for allgather, a
+            list with one item per out-neighbour for alltoall.
+        count
+            Elements of ``datatype`` per block. Default: from ``sendbuf``.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        recvbuf
+            A numpy array that receives the blocks of the in-neighbours in place
+            (optional: the yield gives the list).
+        recvcounts
+            Elements received from each in-neighbour (one count per neighbour).
+        rdispls
+            Displacement, in elements, of each in-neighbour's block in
+            ``recvbuf``.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        """
         return _alltoall(self, "MPI_Ineighbor_alltoallv", sendbuf, count, datatype, comm,
                          recvbuf, recvcounts, rdispls)
 
@@ -288,14 +640,60 @@ class TopologyCalls(HandleBase):
                            recvbuf: Any = None, recvcounts: Any = None, rdispls: Any = None,
                            comm: Comm | None = None) -> Event:
         """MPI_Neighbor_alltoallw: as neighbor_alltoallv; each item's size is its own
-        datatype's (give the items as bytes, ``recvcounts``/``rdispls`` in bytes)."""
+        datatype's (give the items as bytes, ``recvcounts``/``rdispls`` in bytes).
+
+        Parameters
+        ----------
+        sendbuf
+            The data: one item (sent to every out-neighbour) for allgather, a
+            list with one item per out-neighbour for alltoall.
+        count
+            Elements of ``datatype`` per block. Default: from ``sendbuf``.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        recvbuf
+            A numpy array that receives the blocks of the in-neighbours in place
+            (optional: the yield gives the list).
+        recvcounts
+            Elements received from each in-neighbour (one count per neighbour).
+        rdispls
+            Displacement, in elements, of each in-neighbour's block in
+            ``recvbuf``.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        """
         return _alltoall(self, "MPI_Neighbor_alltoallw", sendbuf, count, datatype, comm,
                          recvbuf, recvcounts, rdispls)
 
     def ineighbor_alltoallw(self, sendbuf: Any = None, count: Any = None, datatype: Any = None,
                             recvbuf: Any = None, recvcounts: Any = None, rdispls: Any = None,
                             comm: Comm | None = None) -> Event:
-        """MPI_Ineighbor_alltoallw: yields a Request whose ``result`` holds the list."""
+        """MPI_Ineighbor_alltoallw: yields a Request whose ``result`` holds the list.
+
+        Parameters
+        ----------
+        sendbuf
+            The data: one item (sent to every out-neighbour) for allgather, a
+            list with one item per out-neighbour for alltoall.
+        count
+            Elements of ``datatype`` per block. Default: from ``sendbuf``.
+        datatype
+            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
+            sizes ``count``; ``ms.BYTE`` by default.
+        recvbuf
+            A numpy array that receives the blocks of the in-neighbours in place
+            (optional: the yield gives the list).
+        recvcounts
+            Elements received from each in-neighbour (one count per neighbour).
+        rdispls
+            Displacement, in elements, of each in-neighbour's block in
+            ``recvbuf``.
+        comm
+            The communicator whose members all make the call (a ``Comm``);
+            MPI_COMM_WORLD by default.
+        """
         return _alltoall(self, "MPI_Ineighbor_alltoallw", sendbuf, count, datatype, comm,
                          recvbuf, recvcounts, rdispls)
 

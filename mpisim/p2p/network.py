@@ -56,7 +56,74 @@ class Network:
 
     Values accept unit strings: ``latency="1us"``, ``bandwidth="10 GB/s"``,
     ``eager_limit="4 KiB"``. Each field declares its setting (reader, kind, documentation):
-    ``mpisim settings`` lists them.
+    ``mpisim settings`` lists them. A transfer of n bytes takes ``latency + n / bandwidth``
+    (Hockney's model); the guide's model page says more. Values are checked
+    when a run starts (a ``SettingError``, a ValueError, names the key).
+
+    Parameters
+    ----------
+    latency
+        Time a transfer's first byte takes to arrive, in seconds (``1e-6``, ``"1us"``).
+        Default: None, the profile's measured value if it has one, else 1 us.
+    bandwidth
+        Bytes per second of one transfer (``10e9``, ``"10 GB/s"``; ``"Gb/s"`` is bits).
+        Default: None, the profile's measured value if it has one, else 10 GB/s.
+    eager_limit
+        Standard sends of 1..eager_limit bytes go eager (complete without the receiver),
+        larger ones rendezvous (wait for the matching receive); 0: all rendezvous. Bytes
+        (``4096``, ``"4 KiB"``). Default: None, the profile's (64 KiB under ``standard``).
+    system_buffer
+        Bytes of eager messages a receiver holds unmatched; a send that finds no room goes
+        rendezvous. Default: None, no limit.
+    overhead
+        Time added to every MPI call, in seconds (default 0).
+    contention
+        ``"nic"`` (default): a rank's sends serialise on its injection port; ``"none"``:
+        they overlap.
+    intra
+        ``{"latency": ..., "bandwidth": ...}`` between ranks of one node (with
+        ``ranks_per_node``); a key left out is the value above. Default: None.
+    ranks_per_node
+        Ranks r // ranks_per_node share a node (and the ``intra`` link). Default: None,
+        one rank per node.
+    jitter
+        A seeded uniform delay in [0, jitter) seconds added to every transfer; a pair's
+        messages still never overtake (default 0: none).
+    eager_cells
+        Eager sends of one sender-receiver pair that complete before the receiver takes
+        them (MPICH's shared-memory cells). Default: None, the profile's (no limit under
+        ``standard``).
+    eager_box
+        Further bytes per pair of eager messages that complete before the receiver takes
+        them (Open MPI's fast box). Default: None, the profile's.
+    local_send_limit
+        Bytes: the largest standard send that completes before the receiver takes it.
+        Default: None, the profile's.
+    eager_waits_for_rendezvous
+        Whether an eager send behind an unmatched rendezvous message of its pair waits for
+        the receiver. Default: None, the profile's.
+    rendezvous_needs_progress
+        Whether a rendezvous request-to-send that arrives while its receiver computes is
+        answered only at the receiver's next MPI call (no asynchronous progress).
+        Default: None, the profile's.
+    eager_release
+        How the receiver frees the eager messages that wait for it: ``"progress"``, all of
+        them at its next MPI call; ``"poll"``, one per call, and one after another while a
+        call blocks. Default: None, the profile's.
+
+    Examples
+    --------
+    >>> import mpisim as ms
+    >>> net = ms.Network(latency="2us", bandwidth="1 GB/s", eager_limit="4 KiB")
+    >>> def program(mpi):
+    ...     if mpi.rank == 0:
+    ...         yield mpi.send(count=1000, datatype=ms.BYTE, dest=1, tag=0)
+    ...     else:
+    ...         yield mpi.recv(count=1000, datatype=ms.BYTE, source=0, tag=0)
+    >>> ms.run(program, ranks=2, network=net).sim_time  # 2 us + 1000 B at 1 GB/s
+    3e-06
+    >>> ms.run(program, ranks=2, network={"latency": "2us"}).sim_time  # a dict works too
+    2.1e-06
     """
 
     latency: float | str | None = declare(
@@ -109,7 +176,19 @@ class Network:
 
     @classmethod
     def from_dict(cls, settings: dict[str, Any]) -> Network:
-        """Build from a plain dict, refusing unknown keys with the list of valid ones."""
+        """Build from a plain dict, refusing unknown keys with the list of valid ones.
+
+        Parameters
+        ----------
+        settings
+            Field names to values, as a scenario's ``network:`` mapping has them
+            (``{"latency": "1us", "eager_limit": 4096}``).
+
+        Raises
+        ------
+        ValueError
+            A key that is not a field (a ``SettingError`` that names the nearest one).
+        """
         valid = [f.name for f in fields(cls)]
         for key in settings:
             if key not in valid:

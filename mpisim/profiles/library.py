@@ -238,31 +238,83 @@ def _collectives(value: Any) -> dict[str, str]:
 class MPIConfig:
     """MPI settings (scenario key ``mpi``); ``None`` takes the profile's value.
 
-    ``profile``: a built-in profile's name ("standard", "mpich-4.0", "openmpi-4.1",
-    "mpich-5.0", "openmpi-5.0"; "mpich" and "openmpi" are aliases of the 4.x ones), the
-    path of a profile file (``mpisim calibrate`` writes them), or a :class:`Profile`.
-    ``bsend_overhead``: MPI_BSEND_OVERHEAD in bytes (under the mpich and openmpi sizings it
-    is only the constant programs see; entries are charged by the implementation's rule).
-    ``allocator``: "circular" (the standard's model), "first-fit" or "unbounded".
-    ``alignment``: entry sizes round up to this power of two (standard sizing).
-    ``copy_bandwidth``: cost of packing into the attached buffer, e.g. "10 GB/s".
-    ``force_ssend``: every send, of any mode, becomes synchronous (the safety check).
-    ``collectives``: the algorithm of each collective, e.g. ``{"allreduce": "ring"}``
-    (see ``mpisim.collectives.ALGORITHMS``); the others follow the profile.
-    ``buffer_policy`` (MPI 4.1 buffers, to compare the memory each way needs):
-    "as_written" (the attaches the program makes); "process" (communicator and session
-    attaches do nothing, every bsend shares the process buffer); "communicator" (every
-    communicator without a buffer of its own gets an automatic one at its first bsend); or
-    "automatic" (every attach attaches MPI_BUFFER_AUTOMATIC: nothing overflows, and the
-    peaks are what the program needs).
-    ``rma_lock``, ``rma_progress``, ``rma_lock_progress``: how a target serves one-sided
-    requests (MPI 4.1 §12.5, see ``mpisim.rma.progress``); the profile's by default.
+    The profile models one MPI library (its buffer sizing, allocator, limits and network
+    defaults: ``mpisim profiles`` lists them); the other fields override one of its values.
+    Sizes are bytes and take unit strings (``"4 KiB"``), times seconds (``"100us"``),
+    bandwidths bytes per second (``"1 GB/s"``). Each field declares its setting (reader,
+    kind, documentation): ``mpisim settings``. Values are checked when a run starts (a
+    ``SettingError``, a ValueError, names the key and what it accepts).
 
-    ``io_latency``, ``io_bandwidth``: the file system MPI-IO reads and writes (MPI 4.1 §14,
-    see ``mpisim.io.runtime``): an access of n bytes takes ``io_latency + n /
-    io_bandwidth``.
+    Parameters
+    ----------
+    profile
+        The MPI library modelled: a built-in profile's name (``"standard"``, the default,
+        the MPI standard's own model; ``"mpich-4.0"``, ``"openmpi-4.1"``, ``"mpich-5.0"``,
+        ``"openmpi-5.0"``; ``"mpich"`` and ``"openmpi"`` are aliases of the 4.x ones), the
+        path of a profile file (``mpisim calibrate`` writes them), or a :class:`Profile`.
+    bsend_overhead
+        MPI_BSEND_OVERHEAD in bytes, as programs see it (``mpi.BSEND_OVERHEAD``); the
+        standard sizing charges it per buffer entry, the mpich and openmpi sizings charge
+        their own rule. Default: None, the profile's (96 under ``standard``).
+    allocator
+        How entries are placed in the attached buffer: ``"circular"``, the standard's model
+        (a queue reclaimed from its head, MPI 4.1 §3.6.1); ``"first-fit"``, the first free
+        block; ``"unbounded"``, never full. Default: None, the profile's.
+    alignment
+        Entry sizes round up to this power of two, in bytes (standard sizing). Default:
+        None, the profile's (1: no rounding, under ``standard``).
+    copy_bandwidth
+        Bytes per second of packing a message into the attached buffer (``"10 GB/s"``).
+        Default: None, free.
+    force_ssend
+        Every send, of any mode, becomes synchronous: what ``check_safe`` runs (default
+        False).
+    collectives
+        The algorithm of each collective, e.g. ``{"allreduce": "ring"}`` (see
+        ``mpisim.collectives.ALGORITHMS``); the others follow the profile. Default: None.
+    buffer_policy
+        MPI 4.1 buffers, to compare the memory each way needs: ``"as_written"`` (default),
+        the attaches the program makes; ``"process"``, communicator and session attaches
+        do nothing and every bsend shares the process buffer; ``"communicator"``, every
+        communicator without a buffer of its own gets an automatic one at its first bsend;
+        ``"automatic"``, every attach attaches MPI_BUFFER_AUTOMATIC (nothing overflows, and
+        the peaks are what the program needs).
+    rma_lock
+        When MPI_Win_lock asks the target for its lock: ``"eager"``, the call waits for
+        the grant; ``"lazy"``, with the epoch's first operation (MPI 4.1 §12.5.3).
+        Default: None, the profile's.
+    rma_progress
+        The windows whose one-sided requests a target serves only while inside MPI:
+        none, those made by MPI_Win_create and create_dynamic, or all (see
+        ``mpisim.rma.progress``). Default: None, the profile's.
+    rma_lock_progress
+        Whether a target grants a window lock only while inside MPI. Default: None, the
+        profile's.
+    io_latency
+        Seconds every MPI-IO call that reaches the file system takes before its first
+        byte moves (open, close, sync, each access; MPI 4.1 §14): an access of n bytes
+        takes ``io_latency + n / io_bandwidth``. Default: 100 us.
+    io_bandwidth
+        Bytes per second one process reads or writes a file with (MPI-IO). Default:
+        1 GB/s.
 
-    Each field declares its setting (reader, kind, documentation): ``mpisim settings``.
+    Examples
+    --------
+    Example 3.10's exchange, which completes on the standard's model, deadlocks once every
+    send must wait for its receive (what ``check_safe`` tries):
+
+    >>> import mpisim as ms
+    >>> def program(mpi):
+    ...     peer = 1 - mpi.rank
+    ...     yield mpi.send(count=100, datatype=ms.INT, dest=peer, tag=0)
+    ...     yield mpi.recv(count=100, datatype=ms.INT, source=peer, tag=0)
+    >>> ms.run(program, ranks=2, mpi=ms.MPIConfig()).outcome
+    <Outcome.COMPLETED: 'completed'>
+    >>> ms.run(program, ranks=2, mpi=ms.MPIConfig(force_ssend=True)).outcome
+    <Outcome.DEADLOCK: 'deadlock'>
+    >>> config = ms.MPIConfig(profile="mpich-4.0", allocator="first-fit")
+    >>> ms.run(program, ranks=2, mpi=config).settings["network.eager_limit"]
+    {'value': 8255, 'from': 'profile'}
     """
 
     profile: str | os.PathLike[str] | Profile = declare(

@@ -91,7 +91,76 @@ class RankSummary:
 
 @dataclass
 class Result:
-    """Everything a run produced."""
+    """Everything a run produced.
+
+    :func:`mpisim.run`, :meth:`mpisim.Simulation.run`, a scenario's ``run()`` and the
+    what-if functions return one; you read its fields, you do not build one. Times are
+    simulated seconds, sizes bytes. ``to_json()`` gives the JSON ``docs/contract.md``
+    describes, ``report()`` an account in words, and in a notebook it shows itself
+    (outcome, cause, buffers).
+
+    Parameters
+    ----------
+    scenario
+        The run's name (``name=``, else the program's or the scenario file's).
+    outcome
+        How the run ended: ``Outcome.COMPLETED``, ``DEADLOCK``, ``ERROR`` or ``TIMEOUT``.
+    sim_time
+        The simulated time at which it ended, in seconds.
+    params
+        The keyword arguments the programs were given (``params=``).
+    ranks
+        Each rank's summary, by rank: whether and when it finished, and its attached
+        buffer's peaks (``ranks[r].buffer.peak_used``, bytes).
+    returned
+        What each rank's program returned (None for a rank that did not finish).
+    messages
+        Counts over the run: ``{"sent": ..., "received": ..., "bytes": ...}``.
+    trace
+        The recorded calls, messages and buffer events that plots read (empty with
+        ``trace=False``).
+    error
+        The error that ended the run (rank, call, MPI error class, message, place), or
+        None.
+    deadlock
+        Who waits for whom when the run deadlocked (blocked calls, cycles), or None.
+    timeout_reason
+        Why a run stopped early (``until`` or ``max_events`` reached), or None.
+    warnings
+        Sentences about things that are not errors (a trace cut short, mismatched
+        collective calls, conflicting one-sided accesses).
+    unreceived
+        The messages sent but never received: ``src``, ``dst``, ``tag``, ``bytes``,
+        ``call`` and ``where`` of each.
+    settings
+        The settings in force and where each came from: ``{"mpi.allocator": {"value":
+        "circular", "from": "profile"}, ...}``.
+    findings
+        The correctness findings (erroneous calls, leaks, warnings), each citing the rule
+        of the MPI standard it breaks.
+
+    Examples
+    --------
+    A buffered send into a buffer too small for it:
+
+    >>> import mpisim as ms
+    >>> def program(mpi):
+    ...     peer = 1 - mpi.rank
+    ...     yield mpi.buffer_attach(size=100)
+    ...     yield mpi.bsend(count=100, datatype=ms.INT, dest=peer, tag=0)
+    ...     yield mpi.recv(count=100, datatype=ms.INT, source=peer, tag=0)
+    >>> result = ms.run(program, ranks=2)
+    >>> result.outcome, result.exit_code
+    (<Outcome.ERROR: 'error'>, 4)
+    >>> result.error.error_class, result.error.rank
+    ('MPI_ERR_BUFFER', 0)
+    >>> print(result.report())  # doctest: +ELLIPSIS
+    program: ERROR at t = 0 s (2 ranks, 0 messages sent, 0 received, 0 B)
+      rank 0, MPI_Bsend at ...
+      MPI_ERR_BUFFER: bsend of 400 B needs an entry of 496 B ...
+    >>> result.to_dict()["ranks"][0]["buffer"]["overflows"]
+    1
+    """
 
     scenario: str
     outcome: Outcome

@@ -79,7 +79,72 @@ class _Abort(Exception):
 
 
 class Simulation:
-    """One simulated MPI job; ``run()`` for the whole of it, ``step()`` to go event by event."""
+    """One simulated MPI job; ``run()`` for the whole of it, ``step()`` to go event by event.
+
+    :func:`run` is ``Simulation(...).run()``. Build a Simulation to run in stages (up to a
+    simulated time, look at the result, go on) or one event at a time. Times are simulated
+    seconds and sizes bytes; strings with units are taken too (``"1us"``, ``"2 KiB"``).
+
+    Parameters
+    ----------
+    program
+        The rank program: a generator function ``program(mpi, **params)`` whose first
+        argument is the rank's handle; or a list of ``ranks`` of them, rank r running the
+        r-th.
+    ranks
+        How many MPI processes run it (MPI_COMM_WORLD's size), at least 1.
+    network
+        The network's settings, as a :class:`Network` or a dict of its fields. Default:
+        None, every value the profile's (``latency`` 1 us, ``bandwidth`` 10 GB/s).
+    mpi
+        The MPI library modelled, as an :class:`MPIConfig` or a dict of its fields
+        (``{"profile": "mpich-4.0"}``). Default: None, the ``standard`` profile.
+    params
+        Keyword arguments passed to every rank's program. Default: none.
+    seed
+        Seed of the network's ``jitter`` and of every random choice, a whole number >= 0
+        (default 0): the same seed gives the same run.
+    until
+        Simulated time, in seconds (``1e-3``, ``"1ms"``), at which :meth:`Simulation.run` stops when
+        it is given no ``until`` of its own; the run then ends as ``Outcome.TIMEOUT``.
+        Default: None, no time limit.
+    max_events
+        Events processed before the run stops as ``Outcome.TIMEOUT``. Default: None,
+        which is 20,000,000 when ``until`` is not given and no limit when it is.
+    buffer
+        Bytes every rank attaches before its program starts (``4096``, ``"64 KiB"``,
+        ``"AUTOMATIC"``), or ``{"comm": NAME, "size": SIZE}`` for the communicator the
+        program names NAME. Default: None, nothing attached.
+    name
+        The run's name in reports. Default: the program's function name.
+    trace
+        Whether to record the trace that plots and ``Result.trace`` read (default True);
+        False keeps the summaries only, in much less memory.
+
+    Raises
+    ------
+    ValueError
+        A setting that is not valid (a ``SettingError``: its message names the key).
+
+    Examples
+    --------
+    Run to a simulated time, look, then go on to the end:
+
+    >>> import mpisim as ms
+    >>> def program(mpi):
+    ...     if mpi.rank == 0:
+    ...         yield mpi.send(count=10, datatype=ms.INT, dest=1, tag=0)
+    ...     else:
+    ...         yield mpi.recv(count=10, datatype=ms.INT, source=0, tag=0)
+    >>> sim = ms.Simulation(program, ranks=2)
+    >>> sim.run(until="0.5us").outcome  # not over yet
+    <Outcome.TIMEOUT: 'timeout'>
+    >>> result = sim.run()  # goes on from 0.5 us
+    >>> result.outcome, result.sim_time  # 1 us latency + 40 B at 10 GB/s
+    (<Outcome.COMPLETED: 'completed'>, 1.004e-06)
+    >>> sim.step()  # nothing left to do
+    False
+    """
 
     @collector_paused()
     def __init__(self, program: Callable[..., Any] | Sequence[Callable[..., Any]], ranks: int,
@@ -267,7 +332,21 @@ class Simulation:
 
         A run stopped at ``until`` can be continued: ``run(until=t1)``, look at the result
         (outcome TIMEOUT: not over yet), then ``run(until=t2)`` or ``run()`` goes on.
-        ``progress(events, now)`` is called every PROGRESS_EVERY events (for progress bars).
+
+        Parameters
+        ----------
+        until
+            Simulated time to stop at, in seconds (``2e-6``, ``"2us"``). Default: None,
+            the ``until`` the Simulation was built with (none: to the end).
+        progress
+            Called as ``progress(events, now)`` every 200,000 events, with the events
+            processed so far and the simulated time reached (for a progress bar).
+            Default: None.
+
+        Returns
+        -------
+        Result
+            The result as of where the run stopped (``Outcome.TIMEOUT`` while not over).
         """
         limit = self.until if until is None else RUN["until"](until)
         if self._timeout is not None and self._timeout.startswith(UNTIL_REACHED):
@@ -463,7 +542,89 @@ def run(program: Callable[..., Any] | Sequence[Callable[..., Any]], ranks: int,
         mpi: MPIConfig | dict[str, Any] | None = None, params: dict[str, Any] | None = None,
         seed: int = 0, until: float | str | None = None, max_events: int | None = None,
         buffer: int | str | None = None, name: str | None = None, trace: bool = True) -> Result:
-    """Run ``program(mpi, **params)`` on ``ranks`` ranks and return the Result."""
+    """Run ``program(mpi, **params)`` on ``ranks`` ranks and return the Result.
+
+    Each rank runs its own copy of the program, a generator function whose first argument
+    is the rank's handle ``mpi``; every MPI call is made through it and yielded
+    (``yield mpi.send(...)``). The run goes on until every rank has returned, a deadlock,
+    an error or a limit (``until``, ``max_events``). Times are simulated seconds, sizes
+    bytes; where a number is taken, a string with its unit is too (``"1us"``, ``"2 KiB"``,
+    ``"10 GB/s"``). :class:`Simulation` takes the same arguments and runs step by step.
+
+    Parameters
+    ----------
+    program
+        The rank program: a generator function ``program(mpi, **params)``; or a list of
+        ``ranks`` of them, rank r running the r-th.
+    ranks
+        How many MPI processes run it (MPI_COMM_WORLD's size), at least 1.
+    network
+        The network's settings (latency, bandwidth, eager limit...), as a :class:`Network`
+        or a dict of its fields (``{"eager_limit": "4 KiB"}``). Default: None, every value
+        the profile's (``latency`` 1 us, ``bandwidth`` 10 GB/s).
+    mpi
+        The MPI library modelled: profile, allocator, ``bsend_overhead``... as an
+        :class:`MPIConfig` or a dict of its fields (``{"profile": "mpich-4.0"}``).
+        Default: None, the ``standard`` profile (the MPI standard's own model).
+    params
+        Keyword arguments passed to every rank's program (``{"count": 1000}``).
+        Default: none.
+    seed
+        Seed of the network's ``jitter`` and of every random choice, a whole number >= 0
+        (default 0): the same seed gives the same run, byte for byte.
+    until
+        Simulated time at which the run stops, in seconds (``1e-3`` or ``"1ms"``); a run
+        still going then ends as ``Outcome.TIMEOUT``. Default: None, no time limit.
+    max_events
+        Events processed before the run stops as ``Outcome.TIMEOUT`` (a guard against a
+        program that never ends). Default: None, which is 20,000,000 when ``until`` is
+        not given and no limit when it is.
+    buffer
+        Bytes every rank attaches (MPI_Buffer_attach) before its program starts:
+        ``4096``, ``"64 KiB"``, or ``"AUTOMATIC"`` / ``mpisim.BUFFER_AUTOMATIC``
+        (MPI 4.1's automatic buffer); ``{"comm": NAME, "size": SIZE}`` attaches SIZE to
+        the communicator the program names NAME. Default: None, nothing attached (the
+        program attaches its own).
+    name
+        The run's name in reports and in the JSON's ``scenario``. Default: the program's
+        function name.
+    trace
+        Whether to record the trace of calls, messages and buffer events that plots and
+        ``Result.trace`` read (default True). False keeps only the summaries (outcome,
+        buffer peaks, counts), in much less memory, for very large runs.
+
+    Returns
+    -------
+    Result
+        How the run ended (``outcome``: completed, deadlock, error or timeout), when
+        (``sim_time``, simulated seconds), each rank's buffer summary, the findings, the
+        trace; ``report()`` explains it in words.
+
+    Raises
+    ------
+    ValueError
+        A setting that is not valid (a ``SettingError``: its message names the key and
+        the values accepted), or ``program`` is neither a function nor a list of
+        ``ranks`` functions.
+
+    Examples
+    --------
+    Two ranks exchange 1000 integers with buffered sends, each attaching just enough:
+
+    >>> import mpisim as ms
+    >>> def program(mpi, count=10):
+    ...     peer = 1 - mpi.rank
+    ...     yield mpi.buffer_attach(size=count * 4 + ms.BSEND_OVERHEAD)
+    ...     yield mpi.bsend(count=count, datatype=ms.INT, dest=peer, tag=0)
+    ...     yield mpi.recv(count=count, datatype=ms.INT, source=peer, tag=0)
+    >>> result = ms.run(program, ranks=2, params={"count": 1000}, network={"latency": "2us"})
+    >>> result.outcome
+    <Outcome.COMPLETED: 'completed'>
+    >>> result.ranks[0].buffer.peak_used  # 4000 bytes of data + MPI_BSEND_OVERHEAD
+    4096
+    >>> ms.run(program, ranks=2, until="1us").outcome  # stopped before the end
+    <Outcome.TIMEOUT: 'timeout'>
+    """
     return Simulation(program, ranks, network=network, mpi=mpi, params=params, seed=seed,
                       until=until, max_events=max_events, buffer=buffer, name=name,
                       trace=trace).run()

@@ -1,0 +1,684 @@
+"""Every parameter of every object the API reference documents is described in its docstring.
+
+The objects are read from the reference's own directives (``autofunction``, ``autoclass``,
+``autoexception``, ``automodule``, ``automethod`` and the site's ``mpisim-autoclass``, with
+their ``:members:``), wherever they are under ``docs/``, so that a page that moves or an
+object that is added is checked without a list kept here. A parameter is described when the
+docstring's numpydoc ``Parameters`` (or ``Other Parameters``) section has an entry for it; a
+class's constructor is described in the class docstring (autodoc shows that one). ``self``
+and ``cls`` need no entry; ``*args`` and ``**kwargs`` do (as ``*args`` / ``**kwargs``).
+"""
+
+from __future__ import annotations
+
+import doctest
+import enum
+import importlib
+import inspect
+import re
+import typing
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.paths import ROOT
+
+DOCS = ROOT / "docs"
+AUTO = re.compile(r"^(?P<indent>\s*)(?:\.\. (?P<rst>auto\w+|mpisim-autoclass)::"
+                  r"|```\{(?P<myst>auto\w+|mpisim-autoclass)\})\s*(?P<target>\S+)\s*$")
+OPTION = re.compile(r"^\s*:(?P<key>[\w-]+):\s*(?P<value>.*)$")
+SECTION_UNDERLINE = re.compile(r"^\s*-{3,}\s*$")
+PARAMETER_SECTIONS = ("Parameters", "Other Parameters")
+ENTRY_POINTS = ("run", "Simulation", "Network", "MPIConfig", "sweep", "min_buffer", "check_safe",
+                "run_mpi4py", "replay", "compare_profiles", "explore", "Result")
+
+# Parameters not yet described, as "object: parameter" (the aim, and the rule: empty).
+ALLOWED: set[str] = {
+    'mpisim.Comm.rank_of: world',
+    'mpisim.Comm.world: rank',
+    'mpisim.Comm: info',
+    'mpisim.Comm: rank',
+    'mpisim.Comm: session',
+    'mpisim.Datatype.create_contiguous: count',
+    'mpisim.Datatype.create_hindexed: blocklengths',
+    'mpisim.Datatype.create_hindexed: displacements',
+    'mpisim.Datatype.create_hindexed_block: blocklength',
+    'mpisim.Datatype.create_hindexed_block: displacements',
+    'mpisim.Datatype.create_hvector: blocklength',
+    'mpisim.Datatype.create_hvector: count',
+    'mpisim.Datatype.create_hvector: stride',
+    'mpisim.Datatype.create_indexed: blocklengths',
+    'mpisim.Datatype.create_indexed: displacements',
+    'mpisim.Datatype.create_indexed_block: blocklength',
+    'mpisim.Datatype.create_indexed_block: displacements',
+    'mpisim.Datatype.create_resized: extent',
+    'mpisim.Datatype.create_resized: lb',
+    'mpisim.Datatype.create_struct: blocklengths',
+    'mpisim.Datatype.create_struct: displacements',
+    'mpisim.Datatype.create_struct: types',
+    'mpisim.Datatype.create_subarray: order',
+    'mpisim.Datatype.create_subarray: sizes',
+    'mpisim.Datatype.create_subarray: starts',
+    'mpisim.Datatype.create_subarray: subsizes',
+    'mpisim.Datatype.create_vector: blocklength',
+    'mpisim.Datatype.create_vector: count',
+    'mpisim.Datatype.create_vector: stride',
+    'mpisim.Datatype: align',
+    'mpisim.Datatype: name',
+    'mpisim.Datatype: numpy_dtype',
+    'mpisim.Datatype: size',
+    'mpisim.ErrArg: info',
+    'mpisim.ErrArg: message',
+    'mpisim.ErrAssert: info',
+    'mpisim.ErrAssert: message',
+    'mpisim.ErrBase: info',
+    'mpisim.ErrBase: message',
+    'mpisim.ErrBuffer: info',
+    'mpisim.ErrBuffer: message',
+    'mpisim.ErrComm: info',
+    'mpisim.ErrComm: message',
+    'mpisim.ErrCount: info',
+    'mpisim.ErrCount: message',
+    'mpisim.ErrDims: info',
+    'mpisim.ErrDims: message',
+    'mpisim.ErrDisp: info',
+    'mpisim.ErrDisp: message',
+    'mpisim.ErrGroup: info',
+    'mpisim.ErrGroup: message',
+    'mpisim.ErrInfo: info',
+    'mpisim.ErrInfo: message',
+    'mpisim.ErrKeyval: info',
+    'mpisim.ErrKeyval: message',
+    'mpisim.ErrLocktype: info',
+    'mpisim.ErrLocktype: message',
+    'mpisim.ErrOp: info',
+    'mpisim.ErrOp: message',
+    'mpisim.ErrOther: info',
+    'mpisim.ErrOther: message',
+    'mpisim.ErrRank: info',
+    'mpisim.ErrRank: message',
+    'mpisim.ErrRequest: info',
+    'mpisim.ErrRequest: message',
+    'mpisim.ErrRmaAttach: info',
+    'mpisim.ErrRmaAttach: message',
+    'mpisim.ErrRmaFlavor: info',
+    'mpisim.ErrRmaFlavor: message',
+    'mpisim.ErrRmaRange: info',
+    'mpisim.ErrRmaRange: message',
+    'mpisim.ErrRmaShared: info',
+    'mpisim.ErrRmaShared: message',
+    'mpisim.ErrRmaSync: info',
+    'mpisim.ErrRmaSync: message',
+    'mpisim.ErrRoot: info',
+    'mpisim.ErrRoot: message',
+    'mpisim.ErrSize: info',
+    'mpisim.ErrSize: message',
+    'mpisim.ErrTag: info',
+    'mpisim.ErrTag: message',
+    'mpisim.ErrTopology: info',
+    'mpisim.ErrTopology: message',
+    'mpisim.ErrTruncate: info',
+    'mpisim.ErrTruncate: message',
+    'mpisim.ErrType: info',
+    'mpisim.ErrType: message',
+    'mpisim.ErrWin: info',
+    'mpisim.ErrWin: message',
+    'mpisim.Group.difference: other',
+    'mpisim.Group.excl: ranks',
+    'mpisim.Group.incl: ranks',
+    'mpisim.Group.intersection: other',
+    'mpisim.Group.range_excl: ranges',
+    'mpisim.Group.range_incl: ranges',
+    'mpisim.Group.rank_of: world',
+    'mpisim.Group.translate: other',
+    'mpisim.Group.translate: ranks',
+    'mpisim.Group.union: other',
+    'mpisim.Group: me',
+    'mpisim.Group: members',
+    'mpisim.Info.delete: key',
+    'mpisim.Info.get: key',
+    'mpisim.Info.nthkey: n',
+    'mpisim.Info.set: key',
+    'mpisim.Info.set: value',
+    'mpisim.Info: items',
+    'mpisim.MPIConfig.from_dict: settings',
+    'mpisim.MPIError: info',
+    'mpisim.MPIError: message',
+    'mpisim.Op: commutative',
+    'mpisim.Op: fn',
+    'mpisim.Op: name',
+    'mpisim.Op: ufunc',
+    'mpisim.Request: buf',
+    'mpisim.Request: call',
+    'mpisim.Request: count',
+    'mpisim.Request: datatype',
+    'mpisim.Request: kind',
+    'mpisim.Request: nbytes',
+    'mpisim.Request: peer',
+    'mpisim.Request: rank',
+    'mpisim.Request: tag',
+    'mpisim.Result.deadlock.blocked: any_of',
+    'mpisim.Result.deadlock.blocked: bytes',
+    'mpisim.Result.deadlock.blocked: call',
+    'mpisim.Result.deadlock.blocked: cause',
+    'mpisim.Result.deadlock.blocked: comm',
+    'mpisim.Result.deadlock.blocked: peer',
+    'mpisim.Result.deadlock.blocked: rank',
+    'mpisim.Result.deadlock.blocked: reason',
+    'mpisim.Result.deadlock.blocked: tag',
+    'mpisim.Result.deadlock.blocked: waits_for',
+    'mpisim.Result.deadlock.blocked: where',
+    'mpisim.Result.deadlock: blocked',
+    'mpisim.Result.deadlock: cycles',
+    'mpisim.Result.deadlock: knots',
+    'mpisim.Result.deadlock: livelock',
+    'mpisim.Result.error: call',
+    'mpisim.Result.error: error_class',
+    'mpisim.Result.error: info',
+    'mpisim.Result.error: message',
+    'mpisim.Result.error: rank',
+    'mpisim.Result.error: time',
+    'mpisim.Result.error: traceback',
+    'mpisim.Result.error: where',
+    'mpisim.Result.plot_layout: **kwargs',
+    'mpisim.Result.plot_layout: rank',
+    'mpisim.Result.plot_occupancy: **kwargs',
+    'mpisim.Result.plot_timeline: **kwargs',
+    'mpisim.Result.ranks: buffer',
+    'mpisim.Result.ranks: buffers',
+    'mpisim.Result.ranks: end_time',
+    'mpisim.Result.ranks: finished',
+    'mpisim.Result.ranks: rank',
+    'mpisim.Result.to_chrome_trace: path',
+    'mpisim.Result.to_json: indent',
+    'mpisim.Result.trace.buffer_of: rank',
+    'mpisim.Result.trace.calls_of: rank',
+    'mpisim.Result.trace: buffer',
+    'mpisim.Result.trace: calls',
+    'mpisim.Result.trace: entries',
+    'mpisim.Result.trace: epochs',
+    'mpisim.Result.trace: messages',
+    'mpisim.Result.trace: named_buffers',
+    'mpisim.Result.trace: named_entries',
+    'mpisim.Result.trace: rma',
+    'mpisim.Session: name',
+    'mpisim.Status.get_count: datatype',
+    'mpisim.Status: count',
+    'mpisim.Status: data',
+    'mpisim.Status: error',
+    'mpisim.Status: source',
+    'mpisim.Status: tag',
+    'mpisim.Window.world: rank',
+    'mpisim.Window: comm',
+    'mpisim.Window: info',
+    'mpisim.Window: me',
+    'mpisim.calibrate.calibrate: from_observations',
+    'mpisim.calibrate.calibrate: mpiexec',
+    'mpisim.calibrate.calibrate: name',
+    'mpisim.calibrate.calibrate: observations',
+    'mpisim.calibrate.calibrate: out',
+    'mpisim.calibrate.calibrate: progress',
+    'mpisim.calibrate.calibrate: python',
+    'mpisim.calibrate.profile_from: name',
+    'mpisim.calibrate.profile_from: obs',
+    'mpisim.check_races: **run_kwargs',
+    'mpisim.check_races: max_orders',
+    'mpisim.check_races: scenario',
+    'mpisim.check_safe: **run_kwargs',
+    'mpisim.check_safe: buffered',
+    'mpisim.check_safe: executor',
+    'mpisim.check_safe: jobs',
+    'mpisim.check_safe: scenario',
+    'mpisim.collectives.check_algorithms: chosen',
+    'mpisim.compare_profiles: **run_kwargs',
+    'mpisim.compare_profiles: executor',
+    'mpisim.compare_profiles: jobs',
+    'mpisim.compare_profiles: overrides',
+    'mpisim.compare_profiles: profiles',
+    'mpisim.compare_profiles: scenario',
+    'mpisim.datatype_of: dtype',
+    'mpisim.explore: **run_kwargs',
+    'mpisim.explore: scenario',
+    'mpisim.load_scenario: path',
+    'mpisim.min_buffer: **run_kwargs',
+    'mpisim.min_buffer: buffer',
+    'mpisim.min_buffer: executor',
+    'mpisim.min_buffer: hi',
+    'mpisim.min_buffer: jobs',
+    'mpisim.min_buffer: lo',
+    'mpisim.min_buffer: rank',
+    'mpisim.min_buffer: samples',
+    'mpisim.min_buffer: scenario',
+    'mpisim.min_buffer: seeds',
+    'mpisim.min_buffer_per_rank: **run_kwargs',
+    'mpisim.min_buffer_per_rank: buffer',
+    'mpisim.min_buffer_per_rank: executor',
+    'mpisim.min_buffer_per_rank: jobs',
+    'mpisim.min_buffer_per_rank: samples',
+    'mpisim.min_buffer_per_rank: scenario',
+    'mpisim.min_buffer_per_rank: seeds',
+    'mpisim.mpi.attributes.Keyval: copy',
+    'mpisim.mpi.attributes.Keyval: delete',
+    'mpisim.mpi.attributes.Keyval: number',
+    'mpisim.mpi.attributes.predefined_value: family',
+    'mpisim.mpi.attributes.predefined_value: keyval',
+    'mpisim.mpi.attributes.predefined_value: on_world',
+    'mpisim.mpi.attributes.predefined_value: size',
+    'mpisim.mpi.findings.Finding: calls',
+    'mpisim.mpi.findings.Finding: kind',
+    'mpisim.mpi.findings.Finding: message',
+    'mpisim.mpi.findings.Finding: rule',
+    'mpisim.mpi.findings.Finding: section',
+    'mpisim.mpi.topology.Cart.coords: rank',
+    'mpisim.mpi.topology.Cart.neighbors: rank',
+    'mpisim.mpi.topology.Cart.rank: coords',
+    'mpisim.mpi.topology.Cart.shift: direction',
+    'mpisim.mpi.topology.Cart.shift: disp',
+    'mpisim.mpi.topology.Cart.shift: rank',
+    'mpisim.mpi.topology.Cart.sub: remain',
+    'mpisim.mpi.topology.Cart.sub_split: rank',
+    'mpisim.mpi.topology.Cart.sub_split: remain',
+    'mpisim.mpi.topology.Cart: dims',
+    'mpisim.mpi.topology.Cart: periods',
+    'mpisim.mpi.topology.DistGraph.neighbors: rank',
+    'mpisim.mpi.topology.DistGraph.weighted: rank',
+    'mpisim.mpi.topology.DistGraph: destinations',
+    'mpisim.mpi.topology.DistGraph: destweights',
+    'mpisim.mpi.topology.DistGraph: sources',
+    'mpisim.mpi.topology.DistGraph: sourceweights',
+    'mpisim.mpi.topology.Graph.neighbors: rank',
+    'mpisim.mpi.topology.Graph.neighbors_of: rank',
+    'mpisim.mpi.topology.Graph: edges',
+    'mpisim.mpi.topology.Graph: index',
+    'mpisim.mpi.topology.dims_create: dims',
+    'mpisim.mpi.topology.dims_create: nnodes',
+    'mpisim.mpi.topology.dims_create: rule',
+    'mpisim.mpi4py.Script: argv',
+    'mpisim.mpi4py.Script: output',
+    'mpisim.mpi4py.Script: path',
+    'mpisim.plot.BufferLayout: attach',
+    'mpisim.plot.BufferLayout: capacity',
+    'mpisim.plot.BufferLayout: entries',
+    'mpisim.plot.BufferLayout: event',
+    'mpisim.plot.BufferLayout: head',
+    'mpisim.plot.BufferLayout: largest_free',
+    'mpisim.plot.BufferLayout: live',
+    'mpisim.plot.BufferLayout: rank',
+    'mpisim.plot.BufferLayout: requested',
+    'mpisim.plot.BufferLayout: states',
+    'mpisim.plot.BufferLayout: tail',
+    'mpisim.plot.BufferLayout: time',
+    'mpisim.plot.BufferLayout: used',
+    'mpisim.plot.BufferLayout: wrap_gap',
+    'mpisim.plot.layout_at: buffer',
+    'mpisim.plot.layout_at: rank',
+    'mpisim.plot.layout_at: result',
+    'mpisim.plot.layout_at: time',
+    'mpisim.plot.plot_layout: ax',
+    'mpisim.plot.plot_layout: buffer',
+    'mpisim.plot.plot_layout: rank',
+    'mpisim.plot.plot_layout: result',
+    'mpisim.plot.plot_layout: time',
+    'mpisim.plot.plot_occupancy: ax',
+    'mpisim.plot.plot_occupancy: ranks',
+    'mpisim.plot.plot_occupancy: result',
+    'mpisim.plot.plot_sweep: ax',
+    'mpisim.plot.plot_sweep: table',
+    'mpisim.plot.plot_timeline: ax',
+    'mpisim.plot.plot_timeline: max_messages',
+    'mpisim.plot.plot_timeline: ranks',
+    'mpisim.plot.plot_timeline: result',
+    'mpisim.plot.plot_timeline: window',
+    'mpisim.plot.plot_waitfor: ax',
+    'mpisim.plot.plot_waitfor: deadlock',
+    'mpisim.plot.plot_waitfor: max_ranks',
+    'mpisim.recorded.ReplayProgram: path',
+    'mpisim.recorded.ReplayScenario.compare: result',
+    'mpisim.recorded.ReplayScenario.run: **overrides',
+    'mpisim.recorded.ReplayScenario.with_overrides: overrides',
+    'mpisim.recorded.ReplayScenario: params',
+    'mpisim.recorded.ReplayScenario: program',
+    'mpisim.recorded.ReplayScenario: recorded_profile',
+    'mpisim.recorded.ReplayScenario: settings',
+    'mpisim.recorded.Trace: path',
+    'mpisim.recorded.Trace: ranks',
+    'mpisim.recorded.is_trace: path',
+    'mpisim.recorded.read_trace: path',
+    'mpisim.recorded.read_trace: sources',
+    'mpisim.recorded.replay_scenario: overrides',
+    'mpisim.recorded.replay_scenario: path',
+    'mpisim.recorded.replay_scenario: settings',
+    'mpisim.replay: **run_kwargs',
+    'mpisim.replay: as_matched',
+    'mpisim.replay: compute_scale',
+    'mpisim.replay: path',
+    'mpisim.run_mpi4py: **run_kwargs',
+    'mpisim.run_mpi4py: args',
+    'mpisim.run_mpi4py: ranks',
+    'mpisim.run_mpi4py: script',
+    'mpisim.scenario.Scenario.check_expect: result',
+    'mpisim.scenario.Scenario.run: **overrides',
+    'mpisim.scenario.Scenario.with_overrides: overrides',
+    'mpisim.scenario.Scenario: doc',
+    'mpisim.scenario.Scenario: header',
+    'mpisim.scenario.Scenario: path',
+    'mpisim.scenario.Scenario: program',
+    'mpisim.scenario.Scenario: rebuild',
+    'mpisim.scenario.ScenarioError: problems',
+    'mpisim.sweep: **run_kwargs',
+    'mpisim.sweep: buffer',
+    'mpisim.sweep: executor',
+    'mpisim.sweep: jobs',
+    'mpisim.sweep: progress',
+    'mpisim.sweep: scenario',
+    'mpisim.sweep: vary',
+    'mpisim.whatif.MinBuffer.at_answer: detail',
+    'mpisim.whatif.MinBuffer.at_answer: ok',
+    'mpisim.whatif.MinBuffer.at_answer: outcome',
+    'mpisim.whatif.MinBuffer.at_answer: overflow',
+    'mpisim.whatif.MinBuffer.at_answer: size',
+    'mpisim.whatif.MinBuffer: as_written',
+    'mpisim.whatif.MinBuffer: at_answer',
+    'mpisim.whatif.MinBuffer: below',
+    'mpisim.whatif.MinBuffer: exhaustive',
+    'mpisim.whatif.MinBuffer: gap',
+    'mpisim.whatif.MinBuffer: holds_all',
+    'mpisim.whatif.MinBuffer: lower_bound',
+    'mpisim.whatif.MinBuffer: min_buffer',
+    'mpisim.whatif.MinBuffer: never',
+    'mpisim.whatif.MinBuffer: never_outcome',
+    'mpisim.whatif.MinBuffer: non_monotonic',
+    'mpisim.whatif.MinBuffer: notes',
+    'mpisim.whatif.MinBuffer: peak_live',
+    'mpisim.whatif.MinBuffer: rank',
+    'mpisim.whatif.MinBuffer: runs',
+    'mpisim.whatif.MinBuffer: scenario',
+    'mpisim.whatif.MinBuffer: searched',
+    'mpisim.whatif.MinBuffer: seeds',
+    'mpisim.whatif.MinBuffer: settings',
+    'mpisim.whatif.MinBuffer: sites',
+    'mpisim.whatif.MinBuffer: upper',
+    'mpisim.whatif.MinBuffer: wall_time',
+    'mpisim.whatif.MinBuffer: workers',
+    'mpisim.whatif.MinBufferTable: answers',
+    'mpisim.whatif.MinBufferTable: never',
+    'mpisim.whatif.MinBufferTable: scenario',
+    'mpisim.whatif.MinBufferTable: skipped',
+    'mpisim.whatif.MinBufferTable: wall_time',
+    'mpisim.whatif.ProfileComparison: results',
+    'mpisim.whatif.ProfileComparison: scenario',
+    'mpisim.whatif.Races: alternatives',
+    'mpisim.whatif.Races: deciding',
+    'mpisim.whatif.Races: differing',
+    'mpisim.whatif.Races: exhausted',
+    'mpisim.whatif.Races: max_orders',
+    'mpisim.whatif.Races: name',
+    'mpisim.whatif.Races: tried',
+    'mpisim.whatif.Safety: as_written',
+    'mpisim.whatif.Safety: buffered',
+    'mpisim.whatif.Safety: reason',
+    'mpisim.whatif.Safety: safe',
+    'mpisim.whatif.Safety: synchronous',
+    'mpisim.whatif.SweepTable.count: outcome',
+    'mpisim.whatif.SweepTable.text: max_rows',
+    'mpisim.whatif.SweepTable.to_csv: path',
+    'mpisim.whatif.SweepTable: array',
+    'mpisim.whatif.SweepTable: keys',
+    'mpisim.whatif.SweepTable: scenario',
+    'mpisim.whatif.SweepTable: vary',
+    'mpisim.whatif.parse_values: text',
+}
+# Entry points whose Examples section is still to write (the rule: empty).
+NO_EXAMPLE_YET: set[str] = {
+    'check_safe',
+    'compare_profiles',
+    'explore',
+    'min_buffer',
+    'replay',
+    'run_mpi4py',
+    'sweep',
+}
+
+
+@dataclass
+class Directive:
+    kind: str
+    target: str
+    options: dict[str, str] = field(default_factory=dict)
+    where: str = ""
+
+
+def directives(root: Path = DOCS) -> list[Directive]:
+    """The autodoc directives of the documentation's pages (rST inside MyST's eval-rst
+    fences, and MyST's own ```{autoclass} fences), with their options."""
+    found = []
+    for path in sorted([*root.rglob("*.md"), *root.rglob("*.rst")]):
+        if "_build" in path.parts or "jupyter_execute" in path.parts:
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for n, line in enumerate(lines):
+            m = AUTO.match(line)
+            if not m:
+                continue
+            d = Directive(m["rst"] or m["myst"], m["target"],
+                          where=f"{path.relative_to(ROOT)}:{n + 1}")
+            key = None
+            for follow in lines[n + 1:]:
+                opt = OPTION.match(follow)
+                if opt and (m["myst"] or len(follow) - len(follow.lstrip()) > len(m["indent"])):
+                    key = opt["key"]
+                    d.options[key] = opt["value"].strip()
+                elif key and follow.strip() and not follow.lstrip().startswith(("```", "..")) \
+                        and len(follow) - len(follow.lstrip()) > len(m["indent"]) + 3:
+                    d.options[key] += " " + follow.strip()  # a :members: list continued
+                else:
+                    break
+            found.append(d)
+    return found
+
+
+def _idle(mpi: Any) -> Any:
+    yield from ()
+
+
+def resolve(target: str, kind: str) -> Any:
+    """The object a directive documents; ``mpisim-autoclass`` targets are the class of the
+    rank handle (``handle``) or of an annotated field (``mpisim.Result.ranks.buffer``)."""
+    if kind == "mpisim-autoclass" and target == "handle":
+        import mpisim
+
+        return type(mpisim.Simulation(_idle, ranks=1).handles[0])
+    parts = target.split(".")
+    obj: Any = importlib.import_module(parts[0])
+    for n, name in enumerate(parts[1:], 1):
+        if isinstance(obj, type) and kind == "mpisim-autoclass" and \
+                not isinstance(getattr(obj, name, None), type):
+            hint = typing.get_type_hints(obj)[name]
+            args = [a for a in typing.get_args(hint) if a is not type(None)]
+            obj = hint if not args else args[0]
+            while typing.get_args(obj):
+                obj = typing.get_args(obj)[0]
+        elif hasattr(obj, name):
+            obj = getattr(obj, name)
+        else:
+            obj = importlib.import_module(".".join(parts[: n + 1]))
+    return obj
+
+
+def _members(obj: Any, options: dict[str, str]) -> Iterator[tuple[str, Any]]:
+    """The members a directive's ``:members:`` shows: those it names, or (named none) every
+    public one defined there (and inherited, with ``:inherited-members:``)."""
+    if "members" not in options:
+        return
+    names = [n.strip() for n in options["members"].split(",") if n.strip()]
+    if not names:
+        if inspect.ismodule(obj):
+            names = [n for n in getattr(obj, "__all__", ()) if not n.startswith("_")]
+        else:
+            owners = [c for c in inspect.getmro(obj) if c.__module__.startswith("mpisim")]
+            if "inherited-members" not in options:
+                owners = owners[:1]
+            names = sorted({n for c in owners for n in vars(c) if not n.startswith("_")})
+    for name in names:
+        yield name, inspect.getattr_static(obj, name, None)  # None: an instance's field
+
+
+def callables() -> Iterator[tuple[str, Any, bool]]:
+    """(name, object, whether its signature is shown) for every function, method and class
+    the reference documents."""
+    seen: set[int] = set()
+    for d in directives():
+        obj = resolve(d.target, d.kind)
+        yield from _with_members(d.target, obj, d.options, seen)
+
+
+def _with_members(name: str, obj: Any, options: dict[str, str], seen: set[int]
+                  ) -> Iterator[tuple[str, Any, bool]]:
+    if id(obj) in seen:
+        return
+    seen.add(id(obj))
+    if inspect.isclass(obj):
+        yield name, obj, "no-constructor" not in options
+    elif callable(obj):
+        yield name, obj, True
+    for member, raw in _members(obj, options):
+        if isinstance(raw, staticmethod | classmethod):
+            raw = raw.__func__
+        if isinstance(raw, property):
+            continue
+        if inspect.isclass(raw):
+            yield from _with_members(f"{name}.{member}", raw, {}, seen)
+        elif inspect.isfunction(raw) and id(raw) not in seen:
+            seen.add(id(raw))
+            yield f"{name}.{member}", raw, True
+
+
+def parameters(obj: Any) -> list[str]:
+    """The parameters a user passes, as a docstring names them (``*args``, ``**kwargs``)."""
+    if inspect.isclass(obj):
+        if issubclass(obj, enum.Enum):
+            return []
+        init = next((c.__dict__["__init__"] for c in obj.__mro__ if "__init__" in c.__dict__),
+                    None)
+        new = next((c.__dict__["__new__"] for c in obj.__mro__ if "__new__" in c.__dict__),
+                   None)
+        own = [f for f in (init, new) if f is not None and
+               getattr(f, "__module__", "") and str(f.__module__).startswith("mpisim")]
+        if not own:  # object's or Exception's constructor: nothing of mpisim's to describe
+            return []
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return []
+    names = []
+    for p in sig.parameters.values():
+        if p.name in ("self", "cls"):
+            continue
+        prefix = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
+        names.append(prefix + p.name)
+    return names
+
+
+def described(doc: str | None) -> set[str]:
+    """The names a numpydoc docstring's Parameters sections describe (``a, b : int`` is
+    two; ``*args`` keeps its stars)."""
+    lines = inspect.cleandoc(doc or "").splitlines()
+    names: set[str] = set()
+    inside = False
+    for n, line in enumerate(lines):
+        nxt = lines[n + 1] if n + 1 < len(lines) else ""
+        if SECTION_UNDERLINE.match(nxt) and line.strip():
+            inside = line.strip() in PARAMETER_SECTIONS
+            continue
+        if not inside or SECTION_UNDERLINE.match(line) or not line.strip():
+            continue
+        if line.startswith((" ", "\t")):
+            continue  # an entry's description
+        head = line.split(" : ", 1)[0].rstrip(":").strip()
+        names.update(h.strip().strip("\\") for h in head.split(","))
+    return {n.replace("\\*", "*") for n in names}
+
+
+def undocumented() -> list[str]:
+    """Each ``object: parameter`` without a description."""
+    missing = []
+    for name, obj, shown in callables():
+        if not shown:
+            continue
+        have = described(obj.__doc__ if not inspect.isclass(obj) else inspect.getdoc(obj))
+        missing += [f"{name}: {p}" for p in parameters(obj) if p not in have]
+    return missing
+
+
+def test_the_reference_documents_objects():
+    """The directives are found where the reference is (a check over none would pass)."""
+    names = {name for name, _, _ in callables()}
+    assert {"mpisim.run", "mpisim.Simulation", "mpisim.sweep", "handle.send"} <= names or \
+        {"mpisim.run", "mpisim.Simulation", "mpisim.sweep"} <= names
+    assert len(names) > 100
+
+
+def test_every_public_parameter_is_described():
+    missing = [m for m in undocumented() if m not in ALLOWED]
+    assert not missing, (f"{len(missing)} parameters of the API reference have no entry in "
+                         "their docstring's Parameters section:\n  " + "\n  ".join(missing))
+
+
+def test_the_allow_list_holds_only_what_is_still_missing():
+    stale = ALLOWED - set(undocumented())
+    assert not stale, f"described now, remove from ALLOWED: {sorted(stale)}"
+
+
+def test_the_parser_reads_numpydoc_entries():
+    doc = """Do it.
+
+    Parameters
+    ----------
+    a, b : int
+        Two.
+    *args
+        More.
+    c
+        Untyped.
+
+    Returns
+    -------
+    x : int
+        Not a parameter.
+    """
+    assert described(doc) == {"a", "b", "*args", "c"}
+    assert described("One line only.") == set()
+
+
+def test_the_entry_points_have_examples():
+    """The entry points show a call a user can copy (the test below runs them)."""
+    import mpisim
+
+    lacking = [n for n in ENTRY_POINTS if n not in NO_EXAMPLE_YET
+               and not re.search(r"^Examples\n-{3,}$", inspect.getdoc(getattr(mpisim, n)) or "",
+                                re.M)]
+    assert not lacking, f"no Examples section: {lacking}"
+
+
+@pytest.mark.parametrize("name", ENTRY_POINTS)
+def test_the_example_of_an_entry_point_runs(name, tmp_path, monkeypatch):
+    """Each entry point's Examples run as a doctest: a call that changes, or an answer
+    that moves, fails here rather than in a user's first session."""
+    import mpisim
+
+    monkeypatch.chdir(tmp_path)  # an example that writes a file writes it here
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("MPISIM_ROOT", str(ROOT))  # examples that read a shipped scenario
+    obj = getattr(mpisim, name)
+    tests = [t for t in doctest.DocTestFinder(recurse=False).find(obj, f"mpisim.{name}")
+             if t.examples]
+    if not tests and name in NO_EXAMPLE_YET:
+        pytest.skip(f"mpisim.{name} has no example yet")
+    assert tests, f"mpisim.{name} has no example"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for test in tests:
+        runner.run(test)
+    outcome = runner.summarize(verbose=False)
+    assert outcome.failed == 0, f"{outcome.failed} of {outcome.attempted} examples failed"
