@@ -15,7 +15,7 @@ ones), so the counts rank the layers; the instructions measure them. Calls are P
 calls (a C function, ``struct.pack`` say, is inside its caller's bytecodes).
 
     python -m bench.layers               # both rings, 64 ranks
-    python -m bench.layers --markdown    # the table for docs/guide/performance.md
+    python -m bench.layers --markdown    # the table for docs/contributing/performance.md
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ building the trace's arrays (which happens when ``result.trace`` is first read).
     python -m bench                          # everything; writes bench/results.json
     python -m bench --only bsend-ring send-ring --ranks 64 --messages 50000
     python -m bench --big-ranks 65536        # the large run, smaller
-    python -m bench --readme                 # rewrite docs/guide/performance.md's table
+    python -m bench --readme                 # rewrite docs/contributing/performance.md's table
     python -m bench --compare old.json       # bench/results.json against an earlier run
 """
 
@@ -47,7 +47,7 @@ from .whatif import readme_lines as whatif_lines
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results.json"
-README = HERE.parent / "docs" / "guide" / "performance.md"  # its table between the markers
+README = HERE.parent / "docs" / "contributing" / "performance.md"  # its table between the markers
 LATENCY, BANDWIDTH, EAGER, NBYTES = 1e-6, 1e10, 65536, 1024
 NET = {"latency": LATENCY, "bandwidth": BANDWIDTH, "eager_limit": EAGER}
 WORKLOADS = ("bsend-ring", "send-ring", "rendezvous-ring", "alltoall-bsend", "big-ring",
@@ -247,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=RESULTS,
                     help="JSON results (default bench/results.json)")
     ap.add_argument("--readme", action="store_true",
-                    help="only rewrite the performance table of docs/guide/performance.md "
+                    help="only rewrite the performance table of docs/contributing/performance.md "
                          "from --out")
     ap.add_argument("--compare", type=Path, metavar="OLD",
                     help="only compare --out with the results file OLD (an earlier run)")

@@ -7,7 +7,7 @@ stand-in's conversions, the replay's matching of recorded statuses, and the prof
 receiver-progress rules. The format is that of the engine's mutants (``id``, ``rule``,
 ``file``, ``old``, ``new``); a mutant whose ``old`` text is not found exactly once is
 NOT-APPLICABLE: rewrite it against the new code rather than dropping it. The campaign, its
-command and its table (rule, mutant, killing test): docs/guide/reliability.md.
+command and its table (rule, mutant, killing test): docs/explanation/reliability.md.
 """
 
 MUTANTS = [
