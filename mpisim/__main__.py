@@ -1,5 +1,5 @@
-"""``python -m mpisim``: the command line."""
+"""``python -m mpisim``: the command line, as the ``mpisim`` command runs it."""
 
-from .cli.main import main
+from ._launch import main
 
 raise SystemExit(main())

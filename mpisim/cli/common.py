@@ -67,8 +67,10 @@ def load(args: argparse.Namespace) -> Any:
                 key_value(s, "--set") for s in args.sets))
         except ValueError as e:
             raise UsageError("\nmpisim: ".join(str(e).splitlines())) from None
+    from .examples import shipped
+
     try:
-        scenario = load_file(args.scenario)
+        scenario = load_file(shipped(args.scenario, "scenario"))  # a file, else an example
         overrides = dict(key_value(s, "--set") for s in args.sets)
         return scenario.with_overrides(overrides) if overrides else scenario
     except ScenarioError as e:

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from .._version import __version__
 from .calibrate import CALIBRATE
 from .common import EXIT_OK, EXIT_USAGE, Command, UsageError
+from .examples import EXAMPLES
 from .info import PROFILES, SETTINGS, VALIDATE
 from .mpi4py import MPI4PY
 from .replay import RECORD, REPLAY
@@ -44,7 +45,7 @@ from .whatif import CHECK, MIN_BUFFER, SWEEP
 __all__ = ["COMMANDS", "main", "parser"]
 
 COMMANDS: tuple[Command, ...] = (RUN, CHECK, SWEEP, MIN_BUFFER, VALIDATE, PROFILES, CALIBRATE,
-                                 SETTINGS, MPI4PY, REPLAY, RECORD)
+                                 SETTINGS, MPI4PY, REPLAY, RECORD, EXAMPLES)
 """Every subcommand, in the order ``mpisim --help`` lists them."""
 
 

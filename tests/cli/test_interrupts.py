@@ -12,13 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers.paths import SCENARIOS
+from helpers.paths import ROOT, SCENARIOS
 
 import mpisim as ms
 from mpisim.cli.main import main
 from mpisim.report.export import write_files
 
-LAUNCH = "import sys, _mpisim_launch; sys.exit(_mpisim_launch.main())"
+LAUNCHER = ROOT / "bin" / "mpisim"  # the command as installed (a script: see mpisim._launch)
 
 LONG = textwrap.dedent("""\
     name: long
@@ -37,7 +37,7 @@ LONG = textwrap.dedent("""\
 def _start(tmp_path: Path, *args: str) -> subprocess.Popen:
     path = tmp_path / "long.yaml"
     path.write_text(LONG)
-    return subprocess.Popen([sys.executable, "-c", LAUNCH, *args[:1], str(path), *args[1:]],
+    return subprocess.Popen([sys.executable, str(LAUNCHER), *args[:1], str(path), *args[1:]],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=tmp_path, preexec_fn=_default_sigint)
 
