@@ -5,6 +5,7 @@ setting as a usage error, show progress)."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -12,9 +13,9 @@ from typing import Any, NamedTuple
 from ..runs.settings import assignment
 
 __all__ = ["EXIT_DEADLOCK", "EXIT_DISAGREES", "EXIT_ERROR", "EXIT_FINDINGS", "EXIT_OK",
-           "EXIT_TIMEOUT", "EXIT_UNRECEIVED", "EXIT_USAGE", "Command", "UsageError",
-           "add_check_options", "key_value", "load", "out", "progress", "settings_error",
-           "strict_findings"]
+           "EXIT_TIMEOUT", "EXIT_UNRECEIVED", "EXIT_USAGE", "Command", "Parser", "UsageError",
+           "add_check_options", "invalid_json", "key_value", "load", "out", "progress",
+           "settings_error", "strict_findings"]
 
 EXIT_OK, EXIT_USAGE, EXIT_DEADLOCK, EXIT_ERROR, EXIT_TIMEOUT = 0, 2, 3, 4, 5
 EXIT_DISAGREES, EXIT_UNRECEIVED, EXIT_FINDINGS = 6, 7, 8
@@ -22,6 +23,24 @@ EXIT_DISAGREES, EXIT_UNRECEIVED, EXIT_FINDINGS = 6, 7, 8
 
 class UsageError(Exception):
     """Invalid input: printed as one line, exit 2."""
+
+
+def invalid_json(message: str) -> str:
+    """A usage error as ``--json`` prints it on stdout (besides its line on stderr), so that a
+    caller reading JSON gets an object whatever happened: ``{"outcome": "invalid",
+    "exit_code": 2, "problems": [one line per problem]}``."""
+    problems = [p.removeprefix("mpisim: ") for p in message.splitlines() if p.strip()]
+    return json.dumps({"outcome": "invalid", "exit_code": EXIT_USAGE, "problems": problems})
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, keeping the message of the last usage error (for ``--json``)."""
+
+    last_error = ""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        Parser.last_error = f"{self.prog}: error: {message}"  # (as argparse prints it)
+        return super().error(message)
 
 
 class Command(NamedTuple):

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 from .common import EXIT_OK, Command, UsageError, load, settings_error
@@ -15,7 +16,12 @@ __all__ = ["PROFILES", "SETTINGS", "VALIDATE"]
 def validate_command(args: argparse.Namespace) -> int:
     scenario = load(args)
     settings_error(lambda: _resolve_settings(scenario))
-    if not args.quiet:
+    if args.json:
+        print(json.dumps({"scenario": scenario.name, "outcome": "valid", "ranks": scenario.ranks,
+                          "exit_code": EXIT_OK}))
+    elif args.quiet:
+        print(f"{scenario.name}: valid")
+    else:
         print(f"ok: {scenario.name} ({scenario.ranks} ranks)")
     return EXIT_OK
 

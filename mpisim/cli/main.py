@@ -34,7 +34,7 @@ from collections.abc import Sequence
 
 from .._version import __version__
 from .calibrate import CALIBRATE
-from .common import EXIT_OK, EXIT_USAGE, Command, UsageError
+from .common import EXIT_OK, EXIT_USAGE, Command, Parser, UsageError, invalid_json
 from .examples import EXAMPLES
 from .info import PROFILES, SETTINGS, VALIDATE
 from .mpi4py import MPI4PY
@@ -57,7 +57,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     p = parser()
-    args = p.parse_args(argv)
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as e:  # argparse's usage error: a JSON object too, under --json
+        words = list(sys.argv[1:] if argv is None else argv)
+        if e.code == EXIT_USAGE and "--json" in words[:words.index("--")
+                                                     if "--" in words else None]:
+            print(invalid_json(Parser.last_error))
+        raise
     if getattr(args, "handler", None) is None:  # no command (record's own `command` is its run)
         p.print_help()
         return EXIT_USAGE
@@ -65,6 +72,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return args.handler(args)
     except UsageError as e:
         print(f"mpisim: {e}", file=sys.stderr)
+        if getattr(args, "json", False):
+            print(invalid_json(str(e)))
         return EXIT_USAGE
     except KeyboardInterrupt as e:
         from .interrupts import interrupted
@@ -76,7 +85,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
 def parser() -> argparse.ArgumentParser:
     """The parser of ``mpisim`` and of each command of :data:`COMMANDS`."""
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="mpisim", description="Simulate MPI buffered communication (MPI_Bsend and the "
         "attached buffer): does a communication pattern complete, deadlock or overflow?",
         epilog="exit codes: 0 completed (check: safe), 2 invalid input, 3 deadlock (check: "

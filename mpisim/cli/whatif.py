@@ -115,7 +115,9 @@ def sweep_command(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(table.to_dict() if hasattr(table, "to_dict") else table.rows()),
               file=out(args))
-    elif not args.quiet:
+    elif args.quiet:
+        print(f"{scenario.name}: {table.summary()}", file=out(args))
+    else:
         print(table, file=out(args))
         if args.out:
             print(f"wrote {Path(args.out) / 'sweep.csv'} and {Path(args.out) / 'sweep.png'}",

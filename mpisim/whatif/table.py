@@ -179,11 +179,15 @@ class SweepTable:
             if max_rows is not None and len(rows) > max_rows and i == max_rows // 2:
                 lines.append(f"... {len(rows) - max_rows} more rows ...")
             lines.append("  ".join(v.rjust(w) for v, w in zip(c, widths, strict=True)))
+        took = "" if self.wall_time is None else f" in {self.wall_time:.3g} s of wall time"
+        lines.append(self.summary() + took)
+        return "\n".join(lines)
+
+    def summary(self) -> str:
+        """How many runs and how they ended: ``8 runs: 6 completed, 2 deadlock``."""
         counts = ", ".join(f"{self.count(o)} {o}" for o in
                            ("completed", "deadlock", "error", "timeout") if self.count(o))
-        took = "" if self.wall_time is None else f" in {self.wall_time:.3g} s of wall time"
-        lines.append(f"{len(rows)} runs" + (f": {counts}" if counts else "") + took)
-        return "\n".join(lines)
+        return f"{len(self)} runs" + (f": {counts}" if counts else "")
 
 
 _OUTCOME_KINDS = {"sim_time": "time", "peak_used": "size", "peak_live": "size"}

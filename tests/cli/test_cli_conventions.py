@@ -4,6 +4,7 @@ as a JSON object too), a "did you mean" for a misspelt ``--set`` key or profile 
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -26,6 +27,7 @@ def test_help_lists_every_exit_code():
 
 @pytest.mark.parametrize(("argv", "hint"), [
     (["run", BSEND, "--set", "network.eager_limt=1KiB"], "did you mean 'network.eager_limit'?"),
+    (["run", BSEND, "--set", "mpi.profile=mpic"], "did you mean 'mpich'?"),
     (["check", BSEND, "--set", "mpi.alocator=first-fit"], "did you mean 'mpi.allocator'?"),
     (["sweep", BSEND, "--vary", "network.latncy=1us,2us"], "did you mean 'latency'?"),
 ])
@@ -34,3 +36,53 @@ def test_a_misspelt_set_key_or_profile_gets_did_you_mean(argv, hint, capsys):
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and err.rstrip().endswith(f"({hint})")
     assert "(valid:" not in err  # not the list of every key
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "nowhere.yaml", "--json"],
+    ["run", "BAD", "--json"],
+    ["validate", "BAD", "--json"],
+    ["check", BSEND, "--json", "--set", "network.eager_limt=1KiB"],
+    ["sweep", BSEND, "--json"],
+    ["min-buffer", BSEND, "--json", "--seeds", "x"],
+    ["run", "--json"],  # (argparse's own error: a missing argument)
+    ["mpi4py", "--json", "-n", "0", str(SCENARIOS / "mpi4py" / "ring.py")],
+])
+def test_an_error_under_json_is_a_json_object_too(argv, tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: a\nranks: [\n")
+    argv = [str(bad) if a == "BAD" else a for a in argv]
+    try:
+        code = main(argv)
+    except SystemExit as e:  # argparse's errors exit
+        code = e.code
+    assert code == 2
+    captured = capsys.readouterr()
+    found = json.loads(captured.out)
+    assert found["outcome"] == "invalid" and found["exit_code"] == 2
+    assert len(found["problems"]) == 1 and found["problems"][0] in captured.err
+    assert not found["problems"][0].startswith("mpisim: ")
+
+
+def test_validate_honours_json_and_quiet(capsys):
+    assert main(["validate", BSEND, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "scenario": "example-3.10-bsend", "outcome": "valid", "ranks": 2, "exit_code": 0}
+    assert main(["validate", BSEND, "-q"]) == 0
+    assert capsys.readouterr().out == "example-3.10-bsend: valid\n"
+
+
+def test_sweep_quiet_prints_its_outcome_line(capsys):
+    assert main(["sweep", BSEND, "--vary", "count=10,20", "--jobs", "1", "-q"]) == 0
+    assert capsys.readouterr().out == "example-3.10-bsend: 2 runs: 2 completed\n"
+
+
+@pytest.mark.parametrize("command", [["run", BSEND], ["check", BSEND],
+                                     ["min-buffer", BSEND], ["validate", BSEND],
+                                     ["sweep", BSEND, "--vary", "count=10,20", "--jobs", "1"]])
+def test_quiet_is_one_line_and_json_one_object(command, capsys):
+    """Each command that offers -q and --json: -q one line, --json one JSON object."""
+    main([*command, "-q"])
+    assert len(capsys.readouterr().out.splitlines()) == 1
+    main([*command, "--json"])
+    assert isinstance(json.loads(capsys.readouterr().out), dict)
