@@ -37,6 +37,7 @@ from ..values.readers import (
     SettingError,
     declare,
     describe,
+    hint,
     read_power_of_two,
     resolve_field,
     unknown_key,
@@ -153,8 +154,9 @@ def get_profile(name: str | os.PathLike[str]) -> Profile:
         return _shipped(name)
     if is_profile_path(name):
         return load_profile(name, {**PROFILES, **{a: _alias(a) for a in ALIASES}})
-    raise ValueError(f"unknown profile {name!r} (valid: {', '.join(names())}, or a profile "
-                     "file .yaml)") from None
+    close = hint(name, names()) if isinstance(name, str) else ""
+    raise ValueError(f"unknown profile {name!r}{close} (valid: {', '.join(names())}, or a "
+                     "profile file .yaml)") from None
 
 
 SHIPPED = ("mpich-5.0", "openmpi-5.0")
@@ -222,8 +224,9 @@ def _profile(value: Any) -> str | Profile:
         return value
     if isinstance(value, str) and value in names():
         return value
+    close = hint(value, names()) if isinstance(value, str) else ""
     raise Invalid(f"{describe(value) if not isinstance(value, str) else repr(value)} is not "
-                  f"one of {', '.join(names())} or a profile file .yaml")
+                  f"one of {', '.join(names())} or a profile file .yaml{close}")
 
 
 def _collectives(value: Any) -> dict[str, str]:
