@@ -76,7 +76,8 @@ def test_a_misspelt_key_gets_did_you_mean_as_in_a_file(scenario, key, close):
         f"{scenario.path}: override {key}: unknown key (did you mean {close!r}?)"
 
 
-@pytest.mark.parametrize(("key", "value", "close"), [
+@pytest.mark.parametrize(("key", "value", "close"), [("mpi.profile", "mpic", "mpich"),
+                                                     ("mpi.profile", "openmpi5.0", "openmpi-5.0"),
                                                      ("mpi.allocator", "first_fit", "first-fit")])
 def test_a_misspelt_choice_gets_did_you_mean(scenario, key, value, close):
     with pytest.raises(ScenarioError) as e:
