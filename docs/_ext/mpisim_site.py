@@ -9,7 +9,7 @@
 - ``{mpisim-exit-codes}``: the table of exit codes, one row per ``EXIT_*`` constant of the
   command line (a constant without a meaning here fails the build).
 - ``{mpisim-json-example}``: a shipped scenario's result JSON, as ``mpisim run --json``
-  prints it.
+  prints it (indented).
 - ``{mpisim-bibtex}``: ``CITATION.cff`` as a BibTeX entry.
 - ``{mpisim-notebook-downloads}``: a download link to each notebook.
 """
@@ -200,13 +200,13 @@ class GalleryDirective(SphinxDirective):
             section = self._section(item.path.name)
             section += nodes.paragraph(text=" ".join(entry.description.split()))
             section += nodes.paragraph(text="Run it:")
-            section += nodes.literal_block(item.command, item.command)
+            section += nodes.literal_block(item.command, item.command, language="text")
             section += nodes.paragraph(text="Its report begins:")
-            section += nodes.literal_block(entry.outcome, entry.outcome)
+            section += nodes.literal_block(entry.outcome, entry.outcome, language="text")
             if entry.output:
                 section += nodes.paragraph(text="The script's own output:")
                 text = entry.output.rstrip()
-                section += nodes.literal_block(text, text)
+                section += nodes.literal_block(text, text, language="text")
             markup = "\n".join(_figure_html(f, c, depth) for f, c in entry.figures)
             section += nodes.raw("", f'<div class="mpisim-gallery">{markup}</div>',
                                  format="html")
@@ -295,7 +295,7 @@ class JsonExampleDirective(SphinxDirective):
 
         path = ROOT / self.arguments[0]
         self.env.note_dependency(str(path))
-        text = ms.load_scenario(path).run().to_json()
+        text = json.dumps(json.loads(ms.load_scenario(path).run().to_json()), indent=2)
         block = nodes.literal_block(text, text, language="json")
         return [block]
 
