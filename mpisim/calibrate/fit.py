@@ -73,6 +73,27 @@ def fit(obs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
                                 "the entry rule carries its own rounding"))
     if "holes" in obs:
         put(*_allocator(obs["holes"], lib))
+    for key, (value, ev) in _waits(obs, lib).items():
+        put(key, value, ev)
+    if obs.get("rma_target") and "error" not in obs["rma_target"][0]:
+        for key, (value, ev) in _one_sided(obs["rma_target"], lib).items():
+            put(key, value, ev)
+    if "pingpong" in obs:
+        latency, bandwidth, ev = _hockney(obs["pingpong"], lib)
+        put("latency", latency, ev)
+        put("bandwidth", bandwidth, ev)
+    return settings, evidence
+
+
+def _waits(obs: dict[str, Any], lib: str) -> dict[str, tuple[Any, dict[str, Any]]]:
+    """What waits for whom: whether an ibsend completes at once, a failed bsend stalls its
+    pair, an eager send waits behind a rendezvous one, a posted rendezvous needs the
+    receiver's progress (the timing probes)."""
+    out: dict[str, tuple[Any, dict[str, Any]]] = {}
+
+    def put(key: str, value: Any, ev: dict[str, Any]) -> None:
+        out[key] = (value, ev)
+
     if "ibsend" in obs:
         rec = obs["ibsend"]
         put("ibsend_completes_at_once", bool(rec["complete_at_once"]),
@@ -100,14 +121,7 @@ def fit(obs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
                 {"send_s": rec["seconds"]}, lib,
                 "the receiver posted its receive, then slept; the send began a quarter of "
                 "the sleep in"))
-    if obs.get("rma_target") and "error" not in obs["rma_target"][0]:
-        for key, (value, ev) in _one_sided(obs["rma_target"], lib).items():
-            put(key, value, ev)
-    if "pingpong" in obs:
-        latency, bandwidth, ev = _hockney(obs["pingpong"], lib)
-        put("latency", latency, ev)
-        put("bandwidth", bandwidth, ev)
-    return settings, evidence
+    return out
 
 
 # -- one-sided communication ---------------------------------------------------------------

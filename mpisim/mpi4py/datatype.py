@@ -685,25 +685,8 @@ def message(spec: Any, writable: bool = False) -> tuple[Any, int | None, Any]:
         return None, 0, _dt.BYTE
     if spec is BOTTOM:
         return BOTTOM, 1, None
-    count: int | None = None
-    displ = 0
-    datatype: Any = None
-    if isinstance(spec, list | tuple):
-        buf, rest = spec[0], list(spec[1:])
-        if rest and isinstance(rest[-1], Datatype):
-            datatype = rest.pop()
-        elif rest and isinstance(rest[-1], str):  # a typecode: "d", "i", "B"...
-            datatype = _typecode(rest.pop())
-        if len(rest) == 1 and isinstance(rest[0], tuple | list):
-            count, displ = rest[0]
-        elif len(rest) == 1:
-            count = rest[0]
-        elif len(rest) == 2:
-            count, displ = rest
-        elif rest:
-            raise MPIException(f"cannot read the buffer spec {spec!r}", None, "MPI_ERR_ARG")
-    else:
-        buf = spec
+    buf, count, displ, datatype = _spec_parts(spec) if isinstance(spec, list | tuple) \
+        else (spec, None, 0, None)
     if isinstance(datatype, Datatype):
         if datatype._h.t is None and count is None:  # as mpi4py words it
             raise ValueError("message: cannot infer count, datatype is null")
@@ -719,6 +702,29 @@ def message(spec: Any, writable: bool = False) -> tuple[Any, int | None, Any]:
         raw = np.ascontiguousarray(arr).reshape(-1).view(_UINT8)
         arr = raw[displ * datatype.extent:]
     return arr, count, datatype
+
+
+def _spec_parts(spec: list[Any] | tuple[Any, ...]) -> tuple[Any, int | None, int, Any]:
+    """(buffer, count or None, displacement, datatype or typecode's datatype or None) of a
+    list or tuple spec: ``[buf, dt]``, ``[buf, count, dt]``, ``[buf, (count, displ), dt]``,
+    ``[buf, count, displ, dt]``."""
+    count: int | None = None
+    displ = 0
+    datatype: Any = None
+    buf, rest = spec[0], list(spec[1:])
+    if rest and isinstance(rest[-1], Datatype):
+        datatype = rest.pop()
+    elif rest and isinstance(rest[-1], str):  # a typecode: "d", "i", "B"...
+        datatype = _typecode(rest.pop())
+    if len(rest) == 1 and isinstance(rest[0], tuple | list):
+        count, displ = rest[0]
+    elif len(rest) == 1:
+        count = rest[0]
+    elif len(rest) == 2:
+        count, displ = rest
+    elif rest:
+        raise MPIException(f"cannot read the buffer spec {spec!r}", None, "MPI_ERR_ARG")
+    return buf, count, displ, datatype
 
 
 def _typecode(code: str) -> Any:

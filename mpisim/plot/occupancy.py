@@ -79,18 +79,29 @@ def plot_occupancy(result: Any, ranks: Sequence[int] | None = None,
                    f"C{i % 10}" if overlay else None)
         if not overlay and len(named):
             _draw_named(target, named[named["rank"] == rank], end)
+    _set_axes(axes, end, top)
+    title = f"{result.scenario}: attached-buffer occupancy" + (f"\n{note}" if note else "")
+    warning = unreceived_note(result)
+    if warning:
+        title += f"\n{warning}"
+    _label(fig, axes, ax, title)
+    return fig
+
+
+def _set_axes(axes: list[Axes], end: float, top: int) -> None:
+    """The time and size axes of every panel (once per axes when they are shared)."""
     for target in dict.fromkeys(axes):
         set_time_axis(target.xaxis, end)
         set_size_axis(target.yaxis, top)
         target.set_xlim(0, end * 1.02 if end > 0 else 1e-9)  # room for a marker at the end
         target.set_ylim(0, top * 1.08)
         target.grid(True, alpha=0.3)
-    title = f"{result.scenario}: attached-buffer occupancy" + (f"\n{note}" if note else "")
-    warning = unreceived_note(result)
-    if warning:
-        title += f"\n{warning}"
+
+
+def _label(fig: Figure, axes: list[Axes], ax: Axes | None, title: str) -> None:
+    """The title and legend: on the user's ``ax`` beside it, else on the figure below."""
     handles, labels = _legend_entries(axes)
-    if overlay:
+    if ax is not None:
         ax.set_title(title, fontsize="medium")
         if handles:
             ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0),
@@ -102,7 +113,6 @@ def plot_occupancy(result: Any, ranks: Sequence[int] | None = None,
         if handles:
             fig.legend(handles, labels, loc="outside lower center", ncols=4, fontsize="small",
                        frameon=False)
-    return fig
 
 
 def _legend_entries(axes: list[Axes]) -> tuple[list[Any], list[str]]:

@@ -154,16 +154,32 @@ def parse_expr(text: str) -> Expr:
     return Expr(text.strip(), tree, frozenset(names))
 
 
+def _constant(node: ast.Constant) -> tuple:
+    """A literal: a finite number within 64 bits, text, True or False."""
+    value = node.value
+    if isinstance(value, bool | str) or (isinstance(value, float) and math.isfinite(value)):
+        return ("c", value)
+    if isinstance(value, int):
+        if value.bit_length() > 63:
+            raise ExprError(f"the number {value} is out of range")
+        return ("c", value)
+    raise ExprError(f"{value!r} is not allowed (numbers, text, True, False only)")
+
+
+def _comparison(node: ast.Compare, names: set[str]) -> tuple:
+    """A chain of comparisons (``a < b <= c``), each operator one the language allows."""
+    pairs = []
+    for op, right in zip(node.ops, node.comparators, strict=True):
+        cmp = _COMPARE.get(type(op))
+        if cmp is None:
+            raise ExprError(f"the comparison {_symbol(op)} is not allowed")
+        pairs.append((cmp[0], _convert(right, names)))
+    return ("cmp", _convert(node.left, names), tuple(pairs))
+
+
 def _convert(node: ast.AST, names: set[str]) -> tuple:
     if isinstance(node, ast.Constant):
-        value = node.value
-        if isinstance(value, bool | str) or (isinstance(value, float) and math.isfinite(value)):
-            return ("c", value)
-        if isinstance(value, int):
-            if value.bit_length() > 63:
-                raise ExprError(f"the number {value} is out of range")
-            return ("c", value)
-        raise ExprError(f"{value!r} is not allowed (numbers, text, True, False only)")
+        return _constant(node)
     if isinstance(node, ast.Name):
         names.add(node.id)
         return ("n", node.id)
@@ -181,13 +197,7 @@ def _convert(node: ast.AST, names: set[str]) -> tuple:
         kind = "and" if isinstance(node.op, ast.And) else "or"
         return (kind, tuple(_convert(v, names) for v in node.values))
     if isinstance(node, ast.Compare):
-        pairs = []
-        for op, right in zip(node.ops, node.comparators, strict=True):
-            cmp = _COMPARE.get(type(op))
-            if cmp is None:
-                raise ExprError(f"the comparison {_symbol(op)} is not allowed")
-            pairs.append((cmp[0], _convert(right, names)))
-        return ("cmp", _convert(node.left, names), tuple(pairs))
+        return _comparison(node, names)
     if isinstance(node, ast.IfExp):
         return ("if", _convert(node.test, names), _convert(node.body, names),
                 _convert(node.orelse, names))
