@@ -47,6 +47,8 @@ _STD = {
     "rma_progress": "none: the ideal target serves every request when it arrives (12.7 "
                     "leaves progress to the implementation)",
     "rma_lock_progress": "no: the ideal target grants a lock when the request arrives",
+    "finalize": "11.2.2: MPI_Finalize is collective over all connected processes; a "
+                "process in it waits for the others",
     "latency": "not a profile value: the network's default (1 us)",
     "bandwidth": "not a profile value: the network's default (10 GB/s)",
 }
@@ -90,6 +92,7 @@ _MPICH = {
                     "mpich-5.0)",
     "rma_lock_progress": "not measured on 4.0.2: the ideal target kept (5.0.2 measured: see "
                          "mpich-5.0)",
+    "finalize": "not measured on 4.0.2: collective kept (5.0.2 measured: see mpich-5.0)",
     "latency": "not measured: the network's default",
     "bandwidth": "not measured: the network's default",
 }
@@ -139,6 +142,8 @@ _OMPI = {
                     "openmpi-5.0)",
     "rma_lock_progress": "not measured on 4.1.4: the ideal target kept (5.0.11 measured: "
                          "see openmpi-5.0)",
+    "finalize": "not measured on 4.1.4: collective kept (5.0.11 measured: see "
+                "openmpi-5.0)",
     "latency": "not measured: the network's default",
     "bandwidth": "not measured: the network's default",
 }

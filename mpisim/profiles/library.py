@@ -81,6 +81,10 @@ class Profile:
     rma_lock: str = "eager"  # or "lazy": the lock is asked with the epoch's first operation
     rma_progress: str = "none"  # windows whose requests wait for the target to be in MPI
     rma_lock_progress: bool = False  # a lock is granted only while the target is in MPI
+    # MPI_Finalize (MPI 4.1 §11.2.2): "collective", a process in it waits until every
+    # process has called it (a deadlock report names it, waiting for the ones that never
+    # do); "local", it returns without waiting for them (a library observed to do so)
+    finalize: str = "collective"
     # network defaults a calibration measures (Hockney ping-pong); None: the Network's own
     latency: float | None = None    # seconds
     bandwidth: float | None = None  # bytes per second

@@ -176,7 +176,7 @@ READERS: dict[str, Any] = {
     "bcast_root_mismatch": _choice(("own_root", "lowest_self_root")),
     "short_collective_message": _choice(("completes", "MPI_ERR_OTHER")),
     "rma_lock": _choice(LOCK_MODES), "rma_progress": _choice(PROGRESS_MODES),
-    "rma_lock_progress": _bool,
+    "rma_lock_progress": _bool, "finalize": _choice(("collective", "local")),
     "latency": _optional(_unit(parse_time)),
     "bandwidth": _optional(_unit(parse_bandwidth)),
 }

@@ -44,7 +44,7 @@ import os
 from collections.abc import Generator, Iterable
 from typing import Any
 
-from ..engine.clock import fire_at, pending
+from ..engine.clock import done, fire_at, pending
 from ..handle.base import ZeroTimeLoop
 from ..mpi import datatypes as _dt
 from ..mpi.constants import ANY_SOURCE, ANY_TAG, BUFFER_AUTOMATIC, PROC_NULL
@@ -175,6 +175,8 @@ class _Replay:
     def __init__(self, mpi: Any, log: RankLog, scale: float, as_matched: bool,
                  notes: list[str]) -> None:
         self.mpi, self.log, self.scale, self.as_matched = mpi, log, scale, as_matched
+        mpi._yields = False  # the replay takes some calls' events itself (a persistent
+        # request's init): not a program's yield to check (mpisim.engine.yields)
         self.notes = notes
         self.comms: dict[int, Any] = {0: None, 1: mpi.comm_self}
         self.reqs: dict[int, Any] = {}
@@ -217,9 +219,6 @@ class _Replay:
                 reached[rank] = ("in", number)
                 shape = shapes[s]
                 op = self.ops.get((s, res))
-                if op is None and shape.name not in _CALLS:
-                    raise Unsupported(f"{calls[number - 1].where()}: MPI_{shape.name} is not "
-                                      "modelled by mpisim")
                 gap *= scale
                 where = f"call {number}{suffix[s]}"
                 if gap > 0 and shape.name != "Init":
@@ -228,7 +227,7 @@ class _Replay:
                 mpi._where = where
                 failed = results[res].error if res >= 0 else None
                 try:
-                    if op is None:
+                    if op is None:  # (MPI errors of its arguments are the call's)
                         op = self.ops[(s, res)] = self.op(shape, res, number - 1)
                     make, after = op
                     if after is _GENERIC:
@@ -248,25 +247,40 @@ class _Replay:
                                   "recording, succeeded in the replay")
                 reached[rank] = ("after", number)
                 if res < 0:
-                    self.note(calls.call(number - 1), "the recorded process was in this call "
-                              f"when it ended ({log.end_text()}); the replay completed it "
-                              "and has no recorded calls after it")
+                    self.ended_in(calls.call(number - 1))
                     break
             else:
                 continue
             break
-        if log.stopped:  # its program had not ended: it never reaches MPI_Finalize
+        yield from self.end()
+
+    def end(self) -> Generator[Any, Any, None]:
+        """Past the last recorded call: a process the recording shows stopped outside MPI,
+        or in a call other than MPI_Finalize, had not ended its program: it keeps running
+        (:meth:`keep_running`); any other ends here (the run's MPI_Finalize follows)."""
+        log, reached, rank = self.log, self.program.reached, self.mpi.rank
+        if log.stopped and not _in_finalize(log):
             yield from self.keep_running()
-        last = reached.get(rank, ("in", 0))[1]
-        reached[rank] = ("done", last)
+        reached[rank] = ("done", reached.get(rank, ("in", 0))[1])
+
+    def ended_in(self, call: Call) -> None:
+        """The replay completed the call the recorded process was in when it ended: said,
+        unless it is MPI_Finalize (its program was over; the run's end of it follows)."""
+        if call.name != "Finalize":
+            self.note(call, f"the recorded process was in this call when it ended "
+                            f"({self.log.end_text()}); the replay completed it and has no "
+                            "recorded calls after it")
 
     def op(self, shape: CallShape, res: int, index: int) -> tuple[Any, Any]:
         """What a call of this shape and result does: ``(make, after)``, the handle's call
         (``make()`` gives the event to yield) and what to do with its value, for the sends
         and receives, whose arguments are the same for every call of the shape; else the
         call's function of ``_CALLS`` (``after`` is ``_GENERIC``), given each call."""
-        handler = _CALLS[shape.name]
-        if handler not in (_send, _recv):
+        handler = _CALLS.get(shape.name)
+        if handler is None:
+            raise Unsupported(f"{self.log.calls[index].where()}: MPI_{shape.name} is not "
+                              "modelled by mpisim")
+        if handler is not _SEND and handler is not _RECV:
             return handler, _GENERIC
         call = self.log.calls.call(index)
         kwargs = self.handle_kwargs(call)
@@ -275,7 +289,7 @@ class _Replay:
 
         def make() -> Any:
             return method(**kwargs)
-        if handler is _recv and "request" not in HANDLE[shape.name].binds:
+        if handler is _RECV and "request" not in HANDLE[shape.name].binds:
             recorded = call.statuses[0] if call.statuses else None
             return make, (None if recorded is None else self.checker(recorded))
         if "r" in out:
@@ -418,10 +432,11 @@ def _none(r: _Replay, call: Call) -> Generator[Any, Any, None]:
     yield
 
 
-def _send(r: _Replay, call: Call) -> Generator[Any, Any, None]:
-    result = yield getattr(r.mpi, handle_name(call.name))(**r.handle_kwargs(call))
-    if "r" in call.out:
-        r.reqs[call.out["r"]] = result
+_SEND = object()
+"""The sends' entry in ``_CALLS``: :meth:`_Replay.op` makes their calls (one op per shape)."""
+_RECV = object()
+"""The receives' entry (Recv, Irecv...): :meth:`_Replay.op` makes them, checking a blocking
+receive's status against the recording's."""
 
 
 def _persistent(r: _Replay, call: Call) -> Generator[Any, Any, None]:
@@ -430,15 +445,6 @@ def _persistent(r: _Replay, call: Call) -> Generator[Any, Any, None]:
     result = yield getattr(r.mpi, handle_name(call.name))(**r.handle_kwargs(call, params))
     if "r" in call.out:
         r.reqs[call.out["r"]] = result
-
-
-def _recv(r: _Replay, call: Call) -> Generator[Any, Any, None]:
-    result = yield getattr(r.mpi, handle_name(call.name))(**r.handle_kwargs(call))
-    if "request" in HANDLE[call.name].binds:  # Irecv
-        if "r" in call.out:
-            r.reqs[call.out["r"]] = result
-        return
-    r.status_check(call, result)
 
 
 def _sendrecv(r: _Replay, call: Call) -> Generator[Any, Any, None]:
@@ -599,9 +605,21 @@ def _comm(r: _Replay, call: Call) -> Generator[Any, Any, None]:
 
 
 def _finalize(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    """MPI_Finalize: its own part here (the buffered messages); the wait for the other
+    processes (collective, MPI 4.1 §11.2.2, unless the profile's ``finalize`` is local) is
+    the run's, when the program ends right after. Entered, so that a deadlock names it at
+    its recorded call."""
     waiting = r.mpi._finalize()
-    if waiting is not None:
-        yield waiting
+    if waiting is None:
+        r.mpi._enter("MPI_Finalize")
+        waiting = done(r.mpi._env)
+    yield waiting
+
+
+def _in_finalize(log: RankLog) -> bool:
+    """Whether the recorded process ended inside MPI_Finalize: its program was over."""
+    blocked = log.blocked
+    return blocked is not None and blocked.name == "Finalize"
 
 
 def _abort(r: _Replay, call: Call) -> Generator[Any, Any, None]:
@@ -661,8 +679,8 @@ _CALLS: dict[str, Any] = {
     "Mprobe": _matched_probe, "Improbe": _matched_probe, "Mrecv": _matched_recv,
     "Imrecv": _matched_recv,
     # the handle's calls, by family (mpisim.recorded.calls)
-    **dict.fromkeys(SENDS, _send), **dict.fromkeys(PERSISTENT, _persistent),
-    **dict.fromkeys(RECEIVES, _recv), **dict.fromkeys(SENDRECVS, _sendrecv),
+    **dict.fromkeys(SENDS, _SEND), **dict.fromkeys(PERSISTENT, _persistent),
+    **dict.fromkeys(RECEIVES, _RECV), **dict.fromkeys(SENDRECVS, _sendrecv),
     **dict.fromkeys(PROBES, _probe), **dict.fromkeys(COMPLETIONS, _complete),
     "Start": _start, "Startall": _start, "Request_free": _request_free,
     **dict.fromkeys((*COMM_BUFFERS.values(), *COMM_BUFFERS), _buffer),

@@ -136,18 +136,53 @@ def _stopped(trace: Trace, result: Any, reached: dict[int, tuple[str, int]],
     if got == "error":
         return _differs(f"the recording was stopped ({stop_kind(trace)}); the replay ended "
                         f"in an error{_detail(result)}", trace, result, library, diverged)
+    if result.deadlock is not None:
+        return _deadlocked(trace, result, reached, library, diverged)
     for log in trace.ranks:
         miss = _missed(log, reached.get(log.rank))
         if miss is not None:
             return _differs(f"{miss} (the replay ended in {got}{_detail(result)})", trace,
                             result, library, diverged)
-    if result.deadlock is not None:
-        blocked = {(b.rank, _number(b.where)) for b in result.deadlock.blocked}
-        return f"agrees with the recording: the same calls are blocked ({_calls(blocked)})"
     places = "; ".join(_place(log, reached.get(log.rank)) for log in trace.ranks
                        if log.ended != "finalized")
     return ("agrees with the recording: stopped while running; the replay reached the same "
             f"point ({places})")
+
+
+def _deadlocked(trace: Trace, result: Any, reached: dict[int, tuple[str, int]],
+                library: LibraryProfile, diverged: bool) -> str:
+    """A stopped recording whose replay deadlocked: judged on the blocked calls. Each
+    process the recording shows inside a call must be blocked in the replay at that call
+    (MPI_Finalize included: it waits for the others, MPI 4.1 §11.2.2), and no other."""
+    blocked = {b.rank: (b.call, _number(b.where)) for b in result.deadlock.blocked}
+    same, wrong = [], []
+    for log in trace.ranks:
+        recorded = log.blocked if log.ended != "finalized" else None
+        call, number = blocked.get(log.rank, (None, None))
+        if recorded is not None and number == recorded.number:
+            same.append(f"rank {log.rank} in MPI_{recorded.name} at call {number}")
+        elif recorded is not None or call is not None:
+            wrong.append(_blocked_apart(log, recorded, call, number,
+                                        reached.get(log.rank)))
+    if not wrong:
+        return f"agrees with the recording: the same calls are blocked ({', '.join(same)})"
+    return _differs(f"{'; '.join(wrong)} (the replay ended in deadlock{_detail(result)})",
+                    trace, result, library, diverged)
+
+
+def _blocked_apart(log: RankLog, recorded: Any, call: str | None, number: int | None,
+                   state: tuple[str, int] | None) -> str:
+    """Where rank ``log.rank`` is blocked in the replay (``call`` at ``number``, or not
+    blocked) against where the recording has it, in words."""
+    if call is None:
+        got = f"rank {log.rank} {_state(log, state or ('in', 0))}"
+    else:
+        at = f" at call {number}" if number is not None else ""
+        got = f"rank {log.rank} was blocked in {call}{at}"
+    if recorded is None:
+        return f"{got}; the recorded process {log.end_text()}"
+    return (f"{got}; the recorded process was in MPI_{recorded.name} at {recorded.where()} "
+            "when stopped")
 
 
 def _missed(log: RankLog, state: tuple[str, int] | None) -> str | None:
@@ -163,6 +198,8 @@ def _missed(log: RankLog, state: tuple[str, int] | None) -> str | None:
             f"rank {log.rank} {_state(log, (kind, number))}; the recorded process finalized"
     if not log.stopped:
         return None
+    if kind == "done" and number == last.number and last.name == "Finalize":
+        return None  # its program was over, as the recorded process's (in MPI_Finalize)
     if number == last.number and (kind == "running" or (kind == "in" and log.blocked)):
         if kind == "in" or log.blocked is None or not stuck(log):
             return None

@@ -6,7 +6,9 @@ that rank (AND); a receive from ANY_SOURCE for any unfinished rank that could st
 (OR); a wait on several requests for the peers of the pending ones (AND for waitall, OR for
 waitany/waitsome); a detach, or the end of a program with messages still in its buffer
 (MPI_Finalize), for the receivers of those messages; a collective call for the members that
-have not entered it, else for the peers of its algorithm's pending messages.
+have not entered it, else for the peers of its algorithm's pending messages; a rank whose
+program has ended, in MPI_Finalize (collective over all processes, MPI 4.1 §11.2.2), for
+the ranks that never call it (unless the profile's ``finalize`` is ``local``).
 The cycles of that graph are the deadlock's cause; a report lists them (networkx finds
 them; at most ``MAX_CYCLES`` are listed, shortest first), and its knots: groups of ranks
 whose every wait leads back into the group, which is what a deadlock of OR waits
@@ -144,7 +146,23 @@ def analyse(handles: list[Any], finished: list[bool], buffers: list[Any],
                _blocked(r, handles[r]._call, handles[r]._detail, alive, buffers[r],
                         eager_limit, where_of(r), stall_cause)
                for r in alive]
+    finalizing = [_finalizing(handles[r], alive, where_of) for r, f in enumerate(finished)
+                  if f and handles[r]._config.profile.finalize == "collective"]
+    blocked += finalizing  # (after the calls that keep them there)
     return Deadlock(blocked, *_cycles_and_knots(blocked), livelock=list(polling))
+
+
+def _finalizing(mpi: Any, alive: list[int], where_of: Any) -> Blocked:
+    """A rank whose program ended, in MPI_Finalize: collective over all processes (MPI 4.1
+    §11.2.2), it waits for the ranks that never call it (the profile's ``finalize``)."""
+    where = where_of(mpi.rank) if mpi._call == "MPI_Finalize" else None
+    ranks = ", ".join(map(str, alive[:16])) + (f" (+{len(alive) - 16} more)"
+                                                if len(alive) > 16 else "")
+    return Blocked(mpi.rank, "MPI_Finalize", None, None, None, list(alive), where,
+                   reason=(f"MPI_Finalize is collective over all processes (MPI 4.1 §11.2.2): "
+                           f"waits for rank{'s' if len(alive) > 1 else ''} {ranks}, blocked "
+                           f"before completing {'their' if len(alive) > 1 else 'its'} own"),
+                   cause=Cause.COLLECTIVE)
 
 
 def _polling(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,

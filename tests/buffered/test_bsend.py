@@ -214,8 +214,9 @@ def test_finalize_waiting_for_a_receiver_that_never_comes_is_a_deadlock():
 
     r = ms.run(prog, ranks=2, network=NET)
     assert r.outcome is ms.Outcome.DEADLOCK
-    (b,) = r.deadlock.blocked
+    b, other = r.deadlock.blocked  # rank 1 waits in MPI_Finalize too (collective, 11.2.2)
     assert (b.rank, b.call, b.waits_for) == (0, "MPI_Finalize", [1])
+    assert (other.rank, other.call, other.waits_for) == (1, "MPI_Finalize", [0])
 
 
 def test_ibsend_request_is_complete_once_buffered():
@@ -457,7 +458,8 @@ def test_a_receiver_blocked_in_mpi_frees_cells_so_only_it_deadlocks():
 
     r = ms.run(prog, ranks=2, network={**NET, "eager_cells": 2})
     assert r.outcome is ms.Outcome.DEADLOCK
-    assert [b.rank for b in r.deadlock.blocked] == [1]
+    assert [(b.rank, b.call) for b in r.deadlock.blocked] == [
+        (1, "MPI_Recv"), (0, "MPI_Finalize")]  # rank 0 returned from its sends (11.2.2)
     assert r.ranks[0].finished
 
 

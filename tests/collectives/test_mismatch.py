@@ -32,7 +32,9 @@ def test_6_1_a_different_collective_at_the_same_point_hangs_naming_every_call():
 
     result = ms.run(prog, ranks=3)
     assert result.outcome is ms.Outcome.DEADLOCK
-    for b in result.deadlock.blocked:
+    *reducing, root = result.deadlock.blocked  # rank 0's bcast returned (11.2.2: it waits)
+    assert (root.rank, root.call, root.waits_for) == (0, "MPI_Finalize", [1, 2])
+    for b in reducing:
         assert "MPI_Bcast meets MPI_Reduce" in b.reason, b.reason
         assert "rank 0: MPI_Bcast(root=0, 800 B of DOUBLE)" in b.reason
         assert "rank 2: MPI_Reduce(root=0, MPI_SUM, 800 B of DOUBLE)" in b.reason
@@ -81,10 +83,10 @@ def test_6_4_bcast_roots_that_differ_follow_each_ranks_tree_under_open_mpi():
     message its root's tree never sends: a deadlock naming the mismatch."""
     result = ms.run(_bcast((0, 0, 1, 1)), ranks=4, mpi={"profile": "openmpi-5.0"})
     assert result.outcome is ms.Outcome.DEADLOCK
-    blocked = {b.rank for b in result.deadlock.blocked}
+    waiting = [b for b in result.deadlock.blocked if b.call != "MPI_Finalize"]  # (11.2.2)
+    blocked = {b.rank for b in waiting}
     assert blocked and blocked <= {2, 3}
-    assert all("which the other members' calls do not match" in b.reason
-               for b in result.deadlock.blocked)
+    assert all("which the other members' calls do not match" in b.reason for b in waiting)
 
 
 def test_6_1_a_root_sending_more_than_the_others_take_is_err_truncate_everywhere():

@@ -186,7 +186,7 @@ def test_a_blocked_mprobe_in_a_deadlock_is_reported_with_its_peer():
     r = run(program)
     assert r.outcome is ms.Outcome.DEADLOCK
     assert [(b.rank, b.call, b.peer, b.tag) for b in r.deadlock.blocked] == [
-        (1, "MPI_Mprobe", 0, 9)]
+        (1, "MPI_Mprobe", 0, 9), (0, "MPI_Finalize", None, None)]
 
 
 @settings(max_examples=40, deadline=None)

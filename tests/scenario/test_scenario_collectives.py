@@ -108,7 +108,10 @@ def test_a_nonblocking_collective_never_waited_for_is_reported(tmp_path):
               - wait: b
         """).run()
     assert result.outcome is ms.Outcome.DEADLOCK
-    for b in result.deadlock.blocked:
+    *waiting, finalizing = result.deadlock.blocked  # rank 3 in MPI_Finalize (11.2.2)
+    assert (finalizing.rank, finalizing.call, finalizing.waits_for) == (
+        3, "MPI_Finalize", [0, 1, 2])
+    for b in waiting:
         assert b.rank != 3 and b.waits_for == [3]
         assert "MPI_Ibarrier for the members that have not called it: rank 3" in b.reason
 
