@@ -157,8 +157,49 @@ def run_mpi4py(script: str | os.PathLike[str], ranks: int, args: list[str] | tup
                **run_kwargs: Any) -> Any:
     """Run an mpi4py script on ``ranks`` simulated ranks and return the Result.
 
-    ``args`` are the script's command-line arguments (``sys.argv[1:]``); ``run_kwargs`` are
-    those of :func:`mpisim.run` (``network``, ``mpi``, ``buffer``, ``seed``, ``until``...).
+    The script runs unchanged: ``from mpi4py import MPI`` gives it mpisim's stand-in, whose
+    calls are simulated (times are simulated seconds). Its own output is printed as it
+    runs; mpisim prints nothing (the Result says what happened).
+
+    Parameters
+    ----------
+    script
+        The script's path (``"ring.py"``).
+    ranks
+        How many MPI processes run it (MPI_COMM_WORLD's size), at least 1.
+    args
+        The script's command-line arguments, its ``sys.argv[1:]`` (strings). Default:
+        none.
+    **run_kwargs
+        The other arguments of :func:`mpisim.run`: ``network``, ``mpi``, ``buffer``,
+        ``seed``, ``until``, ``max_events``, ``name`` (default: the script's name),
+        ``trace``.
+
+    Returns
+    -------
+    Result
+        As :func:`mpisim.run` returns it.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> _ = Path("exchange.py").write_text('''
+    ... from mpi4py import MPI
+    ... import numpy as np
+    ... comm = MPI.COMM_WORLD
+    ... peer = 1 - comm.Get_rank()
+    ... data = np.full(100, comm.Get_rank(), dtype="i")
+    ... comm.Send(data, dest=peer)
+    ... comm.Recv(data, source=peer)
+    ... print("rank", comm.Get_rank(), "got", data[0])
+    ... ''')
+    >>> import mpisim as ms
+    >>> ms.run_mpi4py("exchange.py", ranks=2).outcome
+    rank 1 got 0
+    rank 0 got 1
+    <Outcome.COMPLETED: 'completed'>
+    >>> ms.run_mpi4py("exchange.py", ranks=2, mpi={"force_ssend": True}).outcome
+    <Outcome.DEADLOCK: 'deadlock'>
     """
     from ..runs.simulation import run
 

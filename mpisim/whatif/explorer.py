@@ -56,8 +56,46 @@ FIGURE_RANKS = 4
 
 def explore(scenario: Any, **run_kwargs: Any) -> Any:
     """Controls for ``scenario``'s params and settings; each change re-runs it and redraws
-    the report, occupancy and timeline. Returns an :class:`Explorer` (displayed as its
-    widgets), or without ipywidgets a printed note and one Result."""
+    the report, occupancy and timeline. Returns an ``Explorer`` (displayed as its
+    widgets), or without ipywidgets a printed note and one Result.
+
+    For notebooks (the ``notebook`` extra: ``pip install 'mpisim[notebook]'``). There is a
+    slider for each of the program's parameters and for the eager limit, the attached
+    buffer, the allocator, the profile and the number of ranks; the values offered step by
+    powers of two around the one given.
+
+    Parameters
+    ----------
+    scenario
+        What to explore: a scenario file's path, a loaded ``mpisim.scenario.Scenario``, a
+        rank program function (then ``run_kwargs`` carry ``ranks=``) or an mpi4py
+        ``Script``.
+    **run_kwargs
+        The first values, as :func:`mpisim.run` takes them (``ranks``, ``params``,
+        ``network``, ``mpi``, ``buffer``...); with a scenario, they override its settings.
+
+    Returns
+    -------
+    Explorer or Result
+        The explorer: ``controls`` (setting key -> widget), ``result`` (the last run's
+        Result), ``runs``. Without ipywidgets: the Result of one run with the values given.
+
+    Examples
+    --------
+    >>> import mpisim as ms
+    >>> def program(mpi, count=100):
+    ...     peer = 1 - mpi.rank
+    ...     yield mpi.send(count=count, datatype=ms.INT, dest=peer, tag=0)
+    ...     yield mpi.recv(count=count, datatype=ms.INT, source=peer, tag=0)
+    >>> explorer = ms.explore(program, ranks=2)  # in a notebook, displays the controls
+    >>> sorted(explorer.controls)
+    ['buffer', 'count', 'mpi.allocator', 'mpi.profile', 'network.eager_limit', 'ranks']
+    >>> explorer.result.outcome
+    <Outcome.COMPLETED: 'completed'>
+    >>> explorer.controls["network.eager_limit"].value = 256  # as moving the slider does
+    >>> explorer.result.outcome  # 400-byte messages now go rendezvous
+    <Outcome.DEADLOCK: 'deadlock'>
+    """
     target = Target.of(scenario, run_kwargs)
     try:
         import ipywidgets

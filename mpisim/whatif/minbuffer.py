@@ -76,15 +76,79 @@ def min_buffer(scenario: Any, *, rank: int | None = None, lo: int = 0, hi: int |
                **run_kwargs: Any) -> MinBuffer:
     """The smallest attach size with which the program completes without overflow.
 
-    ``scenario``: a path, a loaded Scenario, or a program function with ``ranks=`` in
-    ``run_kwargs``. ``rank``: search only this rank's size (the others unbounded).
-    ``lo``/``hi``: search in ``[lo, hi]``. ``executor`` (any ``concurrent.futures``
-    Executor, a Dask cluster's included) or ``jobs`` local worker processes (default: the
-    cores; 1: in this process) run several sizes at once; the answer is the same.
-    ``seeds``: the worst case over these seeds. ``buffer``: "comm:NAME" searches the size of
-    the communicator buffer the program attaches to NAME (its scenario name, ``as:``, or
-    MPI's name for it) instead of the process buffer (MPI 4.1 §3.6). See the module
-    docstring for the method.
+    What is searched is the size the program's own ``buffer_attach`` calls ask for (every
+    such call gets the size tried), or, for a program that never attaches, the run's
+    ``buffer``. The answer is exact to the byte and verified: the run at the answer
+    completes, the run one byte below does not (both are in the answer). A program that
+    does not complete even with unbounded buffers gets no number but the reason
+    (``never``). The docstring of ``mpisim.whatif.minbuffer`` describes the method.
+
+    Parameters
+    ----------
+    scenario
+        What to run: a scenario file's path, a loaded ``mpisim.scenario.Scenario``, or a
+        rank program function (then ``run_kwargs`` carry ``ranks=``).
+    rank
+        Search only this rank's size, every other rank attaching INT_MAX bytes (so no
+        other rank's overflow cuts its verdict short). Default: None, one size for every
+        rank.
+    lo
+        Smallest size tried, in bytes (default 0).
+    hi
+        Largest size tried, in bytes. Default: None, found by the search (the bytes of
+        every entry of the run, doubled until a size passes).
+    executor
+        Runs several sizes at once on any ``concurrent.futures.Executor`` (a Dask
+        cluster's included); the answer is the same. Default: None, a local pool of
+        ``jobs`` workers.
+    jobs
+        Workers of the local pool. Default: None, the machine's cores; ``1`` runs every
+        size in this process.
+    samples
+        Sizes sampled above the answer to verify it, since with the circular allocator a
+        larger buffer can overflow where a smaller one did not (default 64).
+    seeds
+        Seeds to pass with: the answer is the worst case over them (network ``jitter``
+        makes overflow depend on timing). Default: None, the run's own seed.
+    buffer
+        ``"comm:NAME"`` searches the size of the communicator buffer the program attaches
+        to NAME (its scenario name, ``as:``, or MPI's name for it) instead of the process
+        buffer (MPI 4.1 §3.6). Default: None, the process buffer.
+    **run_kwargs
+        The arguments of each run, as :func:`mpisim.run` takes them (``ranks``,
+        ``network``, ``mpi``, ``params``, ``until``...); with a scenario, they override its
+        settings.
+
+    Returns
+    -------
+    MinBuffer
+        ``min_buffer`` (bytes, or None with the reason in ``never``), the verdicts at the
+        answer and one byte below, the attach calls searched, ``report()`` in words.
+
+    Raises
+    ------
+    ValueError
+        ``lo``, ``hi``, ``samples``, ``rank`` or ``buffer`` not valid (the message says
+        which).
+
+    Examples
+    --------
+    Three buffered sends of 400 bytes before their receives need three entries of
+    400 + MPI_BSEND_OVERHEAD (96) bytes:
+
+    >>> import mpisim as ms
+    >>> def program(mpi, count=100):
+    ...     peer = 1 - mpi.rank
+    ...     yield mpi.buffer_attach(size=1)  # the size is what is searched
+    ...     for tag in range(3):
+    ...         yield mpi.bsend(count=count, datatype=ms.INT, dest=peer, tag=tag)
+    ...     for tag in range(3):
+    ...         yield mpi.recv(count=count, datatype=ms.INT, source=peer, tag=tag)
+    >>> answer = ms.min_buffer(program, ranks=2, jobs=1)
+    >>> answer.min_buffer
+    1488
+    >>> answer.at_answer.outcome, answer.below.outcome
+    ('completed', 'error')
     """
     start = time.perf_counter()
     _check_args(lo, hi, samples)
@@ -101,7 +165,36 @@ def min_buffer_per_rank(scenario: Any, *, executor: Executor | None = None,
                         jobs: int | None = None, samples: int = 64,
                         seeds: Iterable[int] | None = None, buffer: str | None = None,
                         **run_kwargs: Any) -> MinBufferTable:
-    """:func:`min_buffer` for each rank that attaches or bsends, the others unbounded."""
+    """:func:`min_buffer` for each rank that attaches or bsends, the others unbounded.
+
+    Parameters
+    ----------
+    scenario
+        What to run: a scenario file's path, a loaded ``mpisim.scenario.Scenario``, or a
+        rank program function (then ``run_kwargs`` carry ``ranks=``).
+    executor
+        Runs several sizes at once on any ``concurrent.futures.Executor``. Default: None,
+        a local pool of ``jobs`` workers.
+    jobs
+        Workers of the local pool. Default: None, the machine's cores; ``1`` runs in this
+        process.
+    samples
+        Sizes sampled above each answer to verify it (default 64).
+    seeds
+        Seeds to pass with (the worst case over them). Default: None, the run's own seed.
+    buffer
+        ``"comm:NAME"``: search the communicator buffer the program attaches to NAME
+        instead of the process buffer. Default: None, the process buffer.
+    **run_kwargs
+        The arguments of each run, as :func:`mpisim.run` takes them; with a scenario,
+        they override its settings.
+
+    Returns
+    -------
+    MinBufferTable
+        One :class:`mpisim.whatif.MinBuffer` per rank that buffers (``answers``), the ranks skipped,
+        ``report()`` as a table.
+    """
     start = time.perf_counter()
     _check_args(0, None, samples)
     with Workers(executor, jobs) as workers:

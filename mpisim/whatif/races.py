@@ -163,9 +163,34 @@ class Races:
 def check_races(scenario: Any, *, max_orders: int = MAX_ORDERS, **run_kwargs: Any) -> Races:
     """Explore the matching orders of ``scenario``'s wildcard receives (see the module).
 
-    ``scenario``: a path, a loaded Scenario (or an mpi4py script's), or a program function
-    with ``ranks=`` (and other ``mpisim.run`` keywords) in ``run_kwargs``. ``max_orders``:
-    the most runs made (the first is the program as written)."""
+    The program runs as written, then again with each wildcard receive (MPI_ANY_SOURCE)
+    forced to each other sender that could have matched it, breadth first. A program whose
+    orders differ (outcome, blocked calls, findings or returned values) is racy.
+
+    Parameters
+    ----------
+    scenario
+        What to explore: a scenario file's path, a loaded ``mpisim.scenario.Scenario`` (or
+        an mpi4py script's), or a rank program function (then ``run_kwargs`` carry
+        ``ranks=``).
+    max_orders
+        The most runs made, the first being the program as written (default 32); the
+        answer says whether every order was tried (``exhausted``).
+    **run_kwargs
+        The arguments of each run, as :func:`mpisim.run` takes them (``ranks``,
+        ``params``, ``network``, ``mpi``...); with a scenario, they override its settings.
+
+    Returns
+    -------
+    Races
+        ``racy`` (bool), the orders tried, the wildcard receives whose choice decides
+        between two orders that differ, ``report()`` and ``exit_code``.
+
+    Raises
+    ------
+    ValueError
+        ``max_orders`` is not a positive whole number.
+    """
     if isinstance(max_orders, bool) or not isinstance(max_orders, int) or max_orders < 1:
         raise ValueError(f"max_orders: expected a positive integer, got {max_orders!r}")
     target = Target.of(scenario, run_kwargs)

@@ -107,11 +107,51 @@ def check_safe(scenario: Any, *, buffered: bool = False, executor: Executor | No
                jobs: int | None = None, **run_kwargs: Any) -> Safety:
     """Run ``scenario`` as written and with every send synchronous; safe if both complete.
 
-    ``scenario``: a path, a loaded Scenario, or a program function with ``ranks=`` (and
-    other ``mpisim.run`` keywords) in ``run_kwargs``. ``buffered``: keep buffered sends
-    buffered, make only the other modes synchronous (see the module docstring). The two
-    runs are independent: they go to ``executor`` (any ``concurrent.futures`` Executor) or
-    to ``jobs`` local worker processes (default: the cores; 1: one after the other here).
+    MPI 4.1 §3.5 calls a program safe when it does not rely on system buffering: it still
+    completes when every send is synchronous. A program that does not complete as written
+    is not safe; one that ends in an MPI error as written cannot be judged.
+
+    Parameters
+    ----------
+    scenario
+        What to check: a scenario file's path, a loaded ``mpisim.scenario.Scenario``, or a
+        rank program function (then ``run_kwargs`` carry ``ranks=``).
+    buffered
+        False (the default): every send of any mode becomes synchronous. True: buffered
+        sends stay buffered (they use the buffer the program attached) and only the other
+        modes become synchronous, to ask whether the program relies on buffering beyond
+        its attached buffer.
+    executor
+        Where the two (independent) runs go: any ``concurrent.futures.Executor``.
+        Default: None, a local pool of ``jobs`` workers.
+    jobs
+        Workers of the local pool. Default: None, the machine's cores; ``1``: one run
+        after the other in this process.
+    **run_kwargs
+        The arguments of each run, as :func:`mpisim.run` takes them (``ranks``,
+        ``network``, ``mpi``, ``params``...); with a scenario, they override its settings.
+
+    Returns
+    -------
+    Safety
+        ``safe`` (bool), ``reason`` (the blocked calls or the error, in words), both
+        results (``as_written``, ``synchronous``), ``report()`` and ``exit_code`` (0 safe,
+        3 not safe, 4 cannot judge).
+
+    Examples
+    --------
+    Example 3.10 with standard sends completes (the messages go eager) but is not safe:
+
+    >>> import mpisim as ms
+    >>> def program(mpi, count=100):
+    ...     peer = 1 - mpi.rank
+    ...     yield mpi.send(count=count, datatype=ms.INT, dest=peer, tag=0)
+    ...     yield mpi.recv(count=count, datatype=ms.INT, source=peer, tag=0)
+    >>> verdict = ms.check_safe(program, ranks=2, jobs=1)
+    >>> verdict.safe, verdict.as_written.outcome, verdict.synchronous.outcome
+    (False, <Outcome.COMPLETED: 'completed'>, <Outcome.DEADLOCK: 'deadlock'>)
+    >>> verdict.exit_code
+    3
     """
     target = Target.of(scenario, run_kwargs)
     with Workers(executor, jobs) as workers:

@@ -35,17 +35,76 @@ def sweep(scenario: Any, vary: Mapping[str, Sequence[Any] | str],
           **run_kwargs: Any) -> SweepTable:
     """Run ``scenario`` at every combination of the ``vary`` values.
 
-    ``scenario``: a path, a loaded ``mpisim.scenario.Scenario``, or a program function (then
-    ``run_kwargs`` carry ``ranks=`` and may carry ``network=``, ``mpi=``, ``params=``,
-    ``buffer=``, ``seed=``...). ``vary`` keys: params by name, ``network.<key>``,
-    ``mpi.<key>``, ``buffer``, ``ranks``, ``seed``; a text value is read by
-    :func:`parse_values` (``"1KiB..64KiB:x2"``). ``executor``: any
-    ``concurrent.futures.Executor`` (e.g. ``distributed.Client.get_executor()``); default a
-    local process pool of ``jobs`` workers (default: the cores; ``jobs=1`` runs in-process).
-    ``progress``: a bar on stderr (None: only when stderr is a terminal). ``buffer``:
-    "comm:NAME" makes the varied ``buffer`` the size of the buffer attached to the
-    communicator the program names NAME (MPI 4.1) instead of the process buffer; the peak
-    columns add a rank's communicator buffers to its process buffer.
+    Each combination is one run (without a trace), in parallel; the table has one row per
+    run: the values, then its outcome, simulated time, error class and buffer peaks.
+
+    Parameters
+    ----------
+    scenario
+        What to run: a scenario file's path (``"scenarios/ring-bsend.yaml"``), a loaded
+        ``mpisim.scenario.Scenario``, or a rank program function (then ``run_kwargs``
+        carry ``ranks=`` and may carry ``network=``, ``mpi=``, ``params=``, ``buffer=``,
+        ``seed=``... as :func:`mpisim.run` takes them).
+    vary
+        The values to try, by key: a program parameter by its name (``"count"``),
+        ``"network.<key>"``, ``"mpi.<key>"``, ``"buffer"``, ``"ranks"`` or ``"seed"``.
+        Each value is a list (``[1024, "4 KiB"]``, units as in a scenario) or a text read
+        by :func:`parse_values` (``"1KiB..64KiB:x2"``, ``"1,2,4"``).
+    executor
+        Where the runs go: any ``concurrent.futures.Executor`` (e.g. a Dask
+        ``distributed.Client.get_executor()``). Default: None, a local process pool of
+        ``jobs`` workers.
+    jobs
+        Workers of the local pool. Default: None, the machine's cores; ``1`` runs every
+        point in this process, one after another.
+    progress
+        Whether to show a progress bar on stderr. Default: None, only when stderr is a
+        terminal.
+    buffer
+        ``"comm:NAME"``: the varied ``buffer`` is the size of the buffer attached to the
+        communicator the program names NAME (MPI 4.1) instead of the process buffer, and
+        the peak columns add a rank's communicator buffers to its process buffer.
+        Default: None (``"process"``), the process buffer.
+    **run_kwargs
+        The other arguments of each run, as :func:`mpisim.run` takes them (``ranks``,
+        ``network``, ``mpi``, ``params``, ``buffer``, ``seed``, ``until``,
+        ``max_events``); with a scenario, they override its settings. ``trace`` is
+        ignored (sweeps never record one).
+
+    Returns
+    -------
+    SweepTable
+        One row per combination, in the order of ``vary``'s product: ``rows()``,
+        ``text()``, ``to_csv(path)``, ``to_pandas()``, ``count("deadlock")``.
+
+    Raises
+    ------
+    ValueError
+        A key or value that is not valid (the message names it), before anything runs.
+    KeyboardInterrupt
+        On Ctrl-C, with the rows that finished as its ``table`` attribute.
+
+    Examples
+    --------
+    Example 3.10's exchange with standard sends deadlocks once a message is larger than the
+    eager limit:
+
+    >>> import mpisim as ms
+    >>> def program(mpi, count=100):
+    ...     peer = 1 - mpi.rank
+    ...     yield mpi.send(count=count, datatype=ms.INT, dest=peer, tag=0)
+    ...     yield mpi.recv(count=count, datatype=ms.INT, source=peer, tag=0)
+    >>> table = ms.sweep(program, {"count": [100, 5000],
+    ...                            "network.eager_limit": ["4 KiB", "64 KiB"]},
+    ...                  ranks=2, jobs=1)
+    >>> for row in table.rows():
+    ...     print(row["count"], row["network.eager_limit"], row["outcome"])
+    100 4 KiB completed
+    100 64 KiB completed
+    5000 4 KiB deadlock
+    5000 64 KiB completed
+    >>> table.count("deadlock")
+    1
     """
     start = time.perf_counter()
     values = vary_values(vary)
