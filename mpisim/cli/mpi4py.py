@@ -40,9 +40,9 @@ def mpi4py_options(p: argparse.ArgumentParser) -> None:
                     vary="a sweep (as `mpisim sweep`) over settings or ranks: "
                          "network.eager_limit=1KiB..64KiB:x2, ranks=2,4,8 (repeatable)")
     p.add_argument("--timeout", metavar="SECONDS", type=float, default=None,
-                   help="wall-clock limit: a rank still running Python code without an MPI "
-                        "call then ends the run as its error (naming its line); exit 5 if "
-                        "the limit ends the command elsewhere")
+                   help="wall-clock limit: the run then ends as a timeout (exit 5), naming "
+                        "the line each rank's own code was running or the MPI call it waited "
+                        "in (e.g. a loop that never calls MPI again)")
     p.add_argument("--report", metavar="FILE",
                    help="write mpisim's report (with --json: the JSON) to FILE; by default "
                         "the report goes to stderr and --json to stdout, and the script's "

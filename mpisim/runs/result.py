@@ -46,7 +46,29 @@ class Outcome(Enum):
 
 @dataclass
 class ErrorInfo:
-    """The error that ended a run: an uncaught MPIError, or an exception in a program."""
+    """The error that ended a run: an uncaught MPIError, or an exception in a program.
+
+    Parameters
+    ----------
+    rank
+        The rank whose error ended the run.
+    call
+        The MPI call that failed (``"MPI_Bsend"``), or for an exception in the program the
+        last call it made (None before its first).
+    error_class
+        The MPI error class (``"MPI_ERR_BUFFER"``), or the Python exception's class name.
+    time
+        The simulated time of the error, in seconds.
+    message
+        What went wrong, in words.
+    info
+        Figures that go with an MPI error (for an overflow, in bytes: ``requested``,
+        ``entry_bytes``, ``free``, ``largest_free``, ``capacity``, ``entries``).
+    where
+        The call's place in the program (``file.py:12 (program)``), when known.
+    traceback
+        The program's traceback, for an exception raised by the program (not by mpisim).
+    """
 
     rank: int
     call: str | None
@@ -72,7 +94,22 @@ class ErrorInfo:
 
 @dataclass
 class RankSummary:
-    """One rank at the end of the run (the JSON's ``ranks[r]``)."""
+    """One rank at the end of the run (the JSON's ``ranks[r]``).
+
+    Parameters
+    ----------
+    rank
+        The rank.
+    finished
+        Whether its program returned.
+    end_time
+        When it returned, in simulated seconds (None if it did not).
+    buffer
+        Its attached buffer's summary: ``size``, ``peak_used``, ``peak_live``,
+        ``peak_entries``, ``bsends``, ``overflows`` (bytes and counts).
+    buffers
+        The summaries of its communicator and session buffers (MPI 4.1), by name.
+    """
 
     rank: int
     finished: bool
@@ -219,6 +256,7 @@ class Result:
             "params": _jsonable(self.params),
             "error": None if self.error is None else _jsonable(self.error.to_dict()),
             "deadlock": None if self.deadlock is None else self.deadlock.to_dict(),
+            "timeout": self.timeout_reason,
             "ranks": [r.to_dict() for r in self.ranks],
             "messages": dict(self.messages),
             "warnings": list(self.warnings),
@@ -229,35 +267,69 @@ class Result:
 
     def to_json(self, indent: int | None = None) -> str:
         """:meth:`to_dict` as JSON text: byte-identical for the same scenario, parameters
-        and seed (no NaN: a time never reached is null)."""
+        and seed (no NaN: a time never reached is null).
+
+        Parameters
+        ----------
+        indent
+            Spaces per level of indentation; None (the default): one line.
+        """
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     # -- views: the report and plot modules import no model type, so they stand below this
     # one; they are imported here, on first use, so that a run never loads matplotlib
     def to_chrome_trace(self, path: Any) -> None:
         """Write the run as a Chrome/Perfetto trace (JSON) to ``path``: one track per rank,
-        its calls as slices and its buffer as counters (see :mod:`mpisim.plot` for figures)."""
+        its calls as slices and its buffer as counters (see :mod:`mpisim.plot` for figures).
+
+        Parameters
+        ----------
+        path
+            The file to write (a str or path; ``run.json``), which ui.perfetto.dev or
+            chrome://tracing opens.
+        """
         from ..report.export import write_chrome_trace
 
         write_chrome_trace(self, path)
 
     def plot_occupancy(self, **kwargs: Any) -> Any:
         """The figure of buffer occupancy over simulated time: used bytes, live entries and
-        the largest free block per rank (see :func:`mpisim.plot.plot_occupancy`)."""
+        the largest free block per rank (see :func:`mpisim.plot.plot_occupancy`).
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`mpisim.plot.plot_occupancy`: ``ranks``, ``ax``.
+        """
         from ..plot import plot_occupancy
 
         return plot_occupancy(self, **kwargs)
 
     def plot_timeline(self, **kwargs: Any) -> Any:
         """The figure of each rank's calls and messages over simulated time (see
-        :func:`mpisim.plot.plot_timeline`)."""
+        :func:`mpisim.plot.plot_timeline`).
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`mpisim.plot.plot_timeline`: ``ranks``, ``ax``,
+            ``max_messages``, ``window``.
+        """
         from ..plot import plot_timeline
 
         return plot_timeline(self, **kwargs)
 
     def plot_layout(self, rank: int, **kwargs: Any) -> Any:
         """The figure of ``rank``'s buffer, byte by byte, over simulated time: where each
-        entry was placed and when it was freed (see :func:`mpisim.plot.plot_layout`)."""
+        entry was placed and when it was freed (see :func:`mpisim.plot.plot_layout`).
+
+        Parameters
+        ----------
+        rank
+            The rank whose attached buffer is drawn.
+        **kwargs
+            Passed to :func:`mpisim.plot.plot_layout`: ``time``, ``ax``, ``buffer``.
+        """
         from ..plot import plot_layout
 
         return plot_layout(self, rank, **kwargs)
@@ -287,8 +359,11 @@ class Result:
         if self.timeout_reason:
             lines.append(f"  stopped: {self.timeout_reason}")
             if self.outcome is Outcome.TIMEOUT:
-                lines.append("  try: a larger until or max_events if the program is just long; "
-                             "otherwise look for a loop that never ends")
+                lines.append("  try: " + ("a larger --timeout if the program is just slow; "
+                             "otherwise look at the line a rank's own code was running (a "
+                             "loop that never ends)" if "(--timeout)" in self.timeout_reason
+                             else "a larger until or max_events if the program is just "
+                             "long; otherwise look for a loop that never ends"))
         if self.settings:
             lines.append("  settings in force: " + settings_text(self.settings))
         lines += [f"  warning: {w}" for w in self.warnings]
@@ -370,6 +445,7 @@ def _error_lines(err: ErrorInfo) -> list[str]:
     where = f" at {err.where}" if err.where else ""
     call = err.call if err.traceback is None and err.call else (
         f"in the program (last call {err.call})" if err.call else
+        "in the program" if err.error_class == "NotYielded" else  # (a yield, not a call)
         "in the program, before its first MPI call")
     lines = [f"  rank {err.rank}, {call}{where}, t = {format_time(err.time)}:",
              f"  {err.error_class}: {err.message}"]

@@ -252,6 +252,9 @@ class Simulation:
         if isinstance(proc._value, ZeroTimeLoop):
             self._timeout = str(proc._value)
             raise _Abort
+        if isinstance(proc._value, WallClockLimit):  # --timeout, in the rank's own code
+            self._timeout = self._wall_clock(proc._value, r)
+            raise _Abort
         self._fatal(r, proc._value)
 
     def _fatal(self, r: int, exc: BaseException) -> None:
@@ -269,6 +272,28 @@ class Simulation:
                                    f"{exc} (raised by the program of rank {r})",
                                    {}, where, _program_traceback(exc))
         raise _Abort
+
+    def _wall_clock(self, exc: WallClockLimit, running: int | None = None) -> str:
+        """Why a run stopped at the wall-clock limit (``--timeout``), and where each
+        unfinished rank was: ``running``, the rank whose own code ran then, at its line;
+        the others in their MPI call (ranks at one place named together)."""
+        places: dict[str, list[int]] = {}
+        first = [] if running is None else [running]  # (the rank that ran: named first)
+        for r in first + [r for r in range(len(self.finished)) if r != running]:
+            if self.finished[r]:
+                continue
+            h = self.handles[r]
+            if r == running:
+                at = f"running its own code at {_program_line(exc) or self._where(r)}"
+            else:
+                where = h._call_where or self._where(r)
+                at = (f"in {h._call}" if h._call else "before its first MPI call") + \
+                    (f" at {where}" if where else "")
+            places.setdefault(at, []).append(r)
+        shown = [f"{'rank' if len(rs) == 1 else 'ranks'} {', '.join(map(str, rs[:8]))}"
+                 f"{'...' if len(rs) > 8 else ''} {at}" for at, rs in list(places.items())[:8]]
+        more = f"; and {len(places) - 8} more places" if len(places) > 8 else ""
+        return f"{exc}: " + "; ".join(shown) + more
 
     def _overflowed(self, exc: ClockOverflow) -> None:
         """An event processed outside any rank's program (a transfer's next step, a
@@ -360,7 +385,7 @@ class Simulation:
             try:
                 more = self._loop(limit, stop)
             except WallClockLimit as e:  # in the engine, not in a rank's code
-                self._timeout, self._done, more = str(e), True, False
+                self._timeout, self._done, more = self._wall_clock(e), True, False
             if progress is not None:
                 progress(self.events, self.env._now)
             if more:

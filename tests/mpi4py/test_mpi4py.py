@@ -590,3 +590,22 @@ def test_cli_sweeps_a_script_over_settings_and_ranks(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "received" not in captured.out + captured.err  # the script's prints are off
     assert "network.eager_limit" in captured.err  # the table: the report, on stderr
+
+
+def test_cli_timeout_is_a_timeout_naming_each_ranks_line(tmp_path, capsys):
+    """--timeout reached while a rank's own code loops: TIMEOUT (exit 5), naming the line it
+    was running and the call the others wait in; no traceback, no internal class name."""
+    path = script(tmp_path, """
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        if comm.Get_rank() == 1:
+            while True:
+                pass
+        comm.Barrier()
+    """)
+    assert main(["mpi4py", "-n", "3", "--timeout", "0.5", str(path)]) == 5
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path.stem}: TIMEOUT")
+    assert (f"rank 1 running its own code at {path.name}:5 (<module>); ranks 0, 2 in "
+            f"MPI_Barrier at {path.name}:7 (<module>)") in err
+    assert "Traceback" not in err and "WallClockLimit" not in err and "mpisim." not in err

@@ -116,26 +116,33 @@ def python_loop(mpi):
         pass
 
 
-def test_a_program_stuck_in_python_ends_as_its_error_at_the_wall_clock_limit():
+def test_a_program_stuck_in_python_ends_as_a_timeout_naming_each_ranks_line():
+    """The wall-clock limit is a timeout, not the program's error: the report names the line
+    the rank's own code was running, and the call each other rank waits in."""
+    def waiting(mpi):
+        yield mpi.barrier()
     with wall_clock_limit(0.5):
-        result = ms.run(python_loop, ranks=2)
-    assert result.outcome is ms.Outcome.ERROR
+        result = ms.run([python_loop, waiting], ranks=2)
+    assert result.outcome is ms.Outcome.TIMEOUT and result.error is None
     line = python_loop.__code__.co_firstlineno + 2
-    assert result.error.rank == 0 and result.error.error_class == "WallClockLimit"
-    assert result.error.where == f"test_run_guards.py:{line} (python_loop)"
+    assert result.timeout_reason == (
+        "the wall-clock limit of 0.5 s was reached (--timeout): rank 0 running its own code "
+        f"at test_run_guards.py:{line} (python_loop); rank 1 in MPI_Barrier at "
+        f"test_run_guards.py:{waiting.__code__.co_firstlineno + 1} (waiting)")
+    assert "Traceback" not in result.report() and "WallClockLimit" not in result.report()
+    assert result.exit_code == 5
 
 
 def test_a_busy_run_ends_at_the_wall_clock_limit_wherever_it_is():
-    """In the engine: TIMEOUT; in a rank's own code between its calls: that rank's error."""
+    """In the engine or in a rank's own code between its calls: TIMEOUT."""
     def endless(mpi):
         while True:
             yield mpi.compute(1e-9)
     with wall_clock_limit(0.5):
         result = ms.run(endless, ranks=2, until=1e9)
-    said = result.timeout_reason if result.outcome is ms.Outcome.TIMEOUT else \
-        result.error.message
-    assert result.outcome in (ms.Outcome.TIMEOUT, ms.Outcome.ERROR)
-    assert "wall-clock limit of 0.5 s" in said
+    assert result.outcome is ms.Outcome.TIMEOUT
+    assert result.timeout_reason.startswith("the wall-clock limit of 0.5 s was reached")
+    assert "endless)" in result.timeout_reason  # (where the ranks were)
 
 
 def test_the_limit_is_lifted_afterwards():

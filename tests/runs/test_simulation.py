@@ -26,8 +26,9 @@ def ping(mpi, count=10):
 def test_result_carries_the_design_json_keys_and_returned_values():
     r = ms.run(ping, ranks=2, params={"count": 3})
     d = json.loads(r.to_json())
-    assert list(d) == ["scenario", "outcome", "sim_time", "params", "error", "deadlock", "ranks",
-                       "messages", "warnings", "unreceived", "settings", "findings"]
+    assert list(d) == ["scenario", "outcome", "sim_time", "params", "error", "deadlock",
+                       "timeout", "ranks", "messages", "warnings", "unreceived", "settings",
+                       "findings"]
     assert d["scenario"] == "ping" and d["outcome"] == "completed" and d["params"] == {"count": 3}
     assert r.returned == [0, 10]
     assert d["ranks"][1]["finished"] and d["ranks"][1]["end_time"] == r.sim_time
