@@ -234,8 +234,8 @@ class CircularAllocator(_Base):
         freed = self._reclaim()
         n = self.sizing.entry_size(packed)
         offset = self.tail
-        if self._gap is not None or n > self.capacity - offset:  # (after the tail: _place's
-            offset = self._place(n)                             # first case, inlined)
+        if self._gap is not None or n > self.capacity - offset:  # (_place's first case,
+            offset = self._place(n)                             # after the tail, inlined)
             if offset is None:
                 return None, freed
         self.pending += 1  # (_new, inlined: once per bsend)

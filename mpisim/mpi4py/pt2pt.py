@@ -131,8 +131,8 @@ class PointToPoint:
         if type(tag) is not int or not _INT_MIN <= tag <= _INT_MAX:
             tag = c_int(tag)
         count = -1
-        if type(buf) is list and len(buf) == 2 and peer != PROC_NULL:  # ([array, datatype]:
-            arr, dt = buf  # p2p's commonest case, inlined)
+        if type(buf) is list and len(buf) == 2 and peer != PROC_NULL:  # (p2p's commonest
+            arr, dt = buf  # case, [array, datatype], inlined)
             if type(arr) is _NDARRAY and type(dt) is Datatype:
                 dt = dt._h.t
                 if dt is not None and dt.numpy_dtype is arr.dtype:

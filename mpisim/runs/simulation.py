@@ -453,7 +453,7 @@ class Simulation:
         bucket: Any = ()  # the items of the current time, while more than one are left
         when = env._now
         try:
-            while True:  # Clock.step, inlined: the loop runs once per event
+            while True:  # (Clock.step, inlined: the loop runs once per event)
                 if n >= budget:  # (tested here, not in the while: a test before a long
                     break  # jump back is never specialised)
                 item = env.then  # (an event due right after the last one, at its time)
