@@ -133,7 +133,42 @@ _TRACE_FIELDS = ("buffer", "entries", "messages", "calls", "named_buffers", "nam
 
 @dataclass(frozen=True)
 class Trace:
-    """The recorded run (see the module docstring for the fields)."""
+    """The recorded run: numpy structured arrays, one row per event (``Result.trace``).
+
+    Times are simulated seconds (NaN: never happened), sizes bytes, ranks world ranks.
+    mpisim builds it; you read its arrays (``trace.messages["bytes"]``) or hand them to
+    pandas (``pd.DataFrame(trace.messages)``). A run with ``trace=False`` has empty ones.
+
+    Parameters
+    ----------
+    buffer
+        One row per change of a rank's attached process buffer: ``rank``, ``time``,
+        ``event`` (attach, bsend, complete, overflow, detach), ``capacity``, ``used``,
+        ``live``, ``entries``, ``largest_free``, ``requested`` (the bytes a bsend asked
+        for).
+    entries
+        One row per buffer entry: ``rank``, ``msg`` (its message's id), ``offset``,
+        ``size``, ``packed`` (the message's packed bytes), ``alloc``, ``done`` (its send
+        finished), ``freed`` (its space returned), ``attach`` (which attach it was in).
+    messages
+        One row per message: ``id``, ``src``, ``dst``, ``tag``, ``bytes``, ``mode``
+        (standard, buffered, synchronous, ready), ``protocol`` (eager, rendezvous),
+        ``post``, ``match``, ``send_done``, ``recv_done``.
+    calls
+        One row per MPI call of a rank: ``rank``, ``call``, ``start``, ``end`` (NaN: still
+        blocked when the run ended).
+    named_buffers
+        The rows of communicator and session buffers (MPI 4.1), as ``buffer``'s plus the
+        buffer's ``name``.
+    named_entries
+        The entries of those buffers, as ``entries``' plus ``name``.
+    rma
+        One row per one-sided operation (MPI 4.1 §12.3): ``win``, ``origin``, ``target``,
+        ``call``, ``bytes``, ``start``, ``arrive`` (at its target), ``applied``.
+    epochs
+        One row per epoch of a rank on a window (§12.5): ``win``, ``rank``, ``kind``
+        (fence, start, lock, lock_all, post), ``peer`` (-1: a group), ``start``, ``end``.
+    """
 
     buffer: np.ndarray
     entries: np.ndarray
@@ -166,10 +201,23 @@ class Trace:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def buffer_of(self, rank: int) -> np.ndarray:
-        """The buffer rows of one rank, in time order."""
+        """The buffer rows of one rank, in time order.
+
+        Parameters
+        ----------
+        rank
+            The rank (in MPI_COMM_WORLD).
+        """
         return self.buffer[self.buffer["rank"] == rank]
 
     def calls_of(self, rank: int) -> np.ndarray:
+        """The calls of one rank, in the order it made them.
+
+        Parameters
+        ----------
+        rank
+            The rank (in MPI_COMM_WORLD).
+        """
         return self.calls[self.calls["rank"] == rank]
 
 

@@ -40,7 +40,17 @@ class MPIError(RuntimeError):
     """An MPI error raised in the calling rank program.
 
     ``info`` holds machine-readable details (for MPI_ERR_BUFFER: ``requested``,
-    ``free``, ``largest_free``, ``entries``).
+    ``free``, ``largest_free``, ``entries``). Each subclass is one MPI error class
+    (``error_class``, e.g. ``"MPI_ERR_BUFFER"``) and takes the same arguments; a program
+    catches them at the ``yield`` of the call that failed, or raises one of its own.
+
+    Parameters
+    ----------
+    message
+        What went wrong, in words (``str()`` puts the error class before it).
+    info
+        Figures that go with the error (bytes, for an overflow: ``requested``,
+        ``entry_bytes``, ``free``, ``largest_free``, ``capacity``). Default: none.
     """
 
     error_class = "MPI_ERR_OTHER"

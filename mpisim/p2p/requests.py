@@ -21,7 +21,23 @@ class Status:
     """The OUT status of a receive or probe (MPI_Status).
 
     ``count`` is in bytes (use ``count // datatype.size`` for elements). ``data`` is what the
-    sender passed as ``buf`` (a copy for numpy arrays), None when it sent none.
+    sender passed as ``buf`` (a copy for numpy arrays), None when it sent none. A receive
+    yields it (``status = yield mpi.recv(...)``); mpisim builds it.
+
+    Parameters
+    ----------
+    source
+        The sender's rank in the communicator of the receive (MPI_SOURCE).
+    tag
+        The message's tag (MPI_TAG).
+    count
+        The bytes received (at most the receive's size; the message's size for a probe).
+    data
+        What the sender sent as ``buf`` (a copy of a numpy array), or None when it sent
+        none (a send of size only).
+    error
+        The MPI error class of a failed receive (``"MPI_ERR_TRUNCATE"``), or None
+        (MPI_ERROR).
     """
 
     __slots__ = ("cancelled", "count", "data", "error", "source", "tag")
@@ -36,7 +52,19 @@ class Status:
         self.cancelled = False
 
     def get_count(self, datatype: Any = None) -> int:
-        """Elements of ``datatype`` received (MPI_Get_count); bytes when no datatype."""
+        """Elements of ``datatype`` received (MPI_Get_count); bytes when no datatype.
+
+        Parameters
+        ----------
+        datatype
+            The datatype the count is in (``ms.INT``...). Default: None, bytes.
+
+        Returns
+        -------
+        int
+            ``count // datatype.size``, or ``ms.UNDEFINED`` when the bytes are not a whole
+            number of elements.
+        """
         if datatype is None:
             return self.count
         size = datatype.size
@@ -57,7 +85,32 @@ class Request:
 
     ``kind`` is ``"send"`` or ``"recv"``; ``call`` the MPI name of the call that made it.
     After a wait or successful test the request is inactive (MPI_REQUEST_NULL): waiting on it
-    again returns an empty status at once.
+    again returns an empty status at once. Nonblocking calls yield one
+    (``req = yield mpi.isend(...)``); mpisim builds it, a program passes it to ``wait``,
+    ``test`` and the like.
+
+    Parameters
+    ----------
+    kind
+        What it stands for: ``"send"``, ``"recv"``, ``"coll"`` (a nonblocking
+        collective), ``"rma"`` (a request-based one-sided operation) or ``"io"``.
+    call
+        The MPI name of the call that made it (``"MPI_Isend"``).
+    rank
+        The rank that made it (in MPI_COMM_WORLD).
+    peer
+        The other rank: a send's destination, a receive's source (world ranks;
+        ``ms.ANY_SOURCE`` for a wildcard receive).
+    tag
+        The tag (``ms.ANY_TAG`` for a receive of any tag).
+    nbytes
+        A send's bytes; a receive's capacity in bytes (None: any size).
+    buf
+        A receive's buffer (a numpy array it fills), or None.
+    count
+        A receive's count of ``datatype`` elements, or None.
+    datatype
+        A receive's datatype, or None.
     """
 
     # The attributes every request sets are slots; the ones most never set (an error, a

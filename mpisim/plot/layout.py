@@ -35,13 +35,41 @@ __all__ = ["BufferLayout", "draw_layout", "layout_at", "plot_layout"]
 
 @dataclass(frozen=True)
 class BufferLayout:
-    """One rank's attached buffer at ``time``.
+    """One rank's attached buffer at ``time`` (:func:`layout_at` makes it; offsets and
+    sizes are bytes).
 
-    ``entries``: rows of ``trace.entries`` held at that time (in allocation order, oldest
-    first); ``states``: "live" or "completed" per entry; ``head``/``tail``: queue offsets
-    (None when the queue is empty or the entries are not a circular queue); ``wrap_gap``:
-    (offset, size) of the unused end after a wrap, or None; ``event``/``requested``: the
-    last buffer event at that time and the bytes it asked for (for an overflow).
+    Parameters
+    ----------
+    rank
+        The rank.
+    time
+        The simulated time, in seconds.
+    capacity
+        The buffer's size.
+    attach
+        Which attach of the rank it is (0: its first).
+    entries
+        Rows of ``trace.entries`` held at that time (in allocation order, oldest first).
+    states
+        ``"live"`` (its send not finished) or ``"completed"`` per entry.
+    head
+        Offset of the circular queue's head, or None (queue empty, or the entries are not
+        a circular queue).
+    tail
+        Offset of the queue's tail, or None.
+    wrap_gap
+        ``(offset, size)`` of the unused end left by a wrap, or None.
+    used
+        Bytes held by entries.
+    live
+        Bytes held by entries whose send has not finished.
+    largest_free
+        The largest contiguous free block.
+    event
+        The last buffer event at that time (attach, bsend, complete, overflow, detach), or
+        None.
+    requested
+        The bytes that event asked for (for an overflow: the entry that did not fit).
     """
 
     rank: int
@@ -85,7 +113,25 @@ def _arrays(result: Any, buffer: str | None) -> tuple[np.ndarray, np.ndarray]:
 
 def layout_at(result: Any, rank: int, time: float, buffer: str | None = None) -> BufferLayout:
     """The buffer of ``rank`` at ``time`` (seconds), after every event of that instant
-    (``buffer``: a communicator's or session's, by name; default the process's)."""
+    (``buffer``: a communicator's or session's, by name; default the process's).
+
+    Parameters
+    ----------
+    result
+        The Result of a run with its trace.
+    rank
+        The rank whose buffer is laid out.
+    time
+        The simulated time, in seconds.
+    buffer
+        The name of a communicator's or session's buffer (MPI 4.1), as the trace's
+        ``named_buffers`` has it. Default: None, the process buffer.
+
+    Returns
+    -------
+    BufferLayout
+        The entries held, their offsets and states, head, tail and wrap gap.
+    """
     states_rows, ent = _arrays(result, buffer)
     rows = states_rows[(states_rows["rank"] == rank) & (states_rows["time"] <= time)]
     if len(rows) == 0 or rows[-1]["event"] == "detach":
@@ -125,7 +171,30 @@ def _queue(held: np.ndarray, capacity: int) -> tuple[int | None, int | None,
 
 def plot_layout(result: Any, rank: int, time: float | str | None = None,
                 ax: Axes | None = None, buffer: str | None = None) -> Figure:
-    """The buffer of ``rank`` at ``time`` (default: its first overflow, else its peak used)."""
+    """The buffer of ``rank`` at ``time`` (default: its first overflow, else its peak used).
+
+    Parameters
+    ----------
+    result
+        The Result of a run with its trace (``trace=True``, the default).
+    rank
+        The rank whose buffer is drawn.
+    time
+        The simulated time, in seconds or with a unit (``"12us"``). Default: None, the
+        rank's first overflow, else the moment of its peak used bytes.
+    ax
+        A matplotlib Axes to draw into (one of your own figure's). Default: None, a new
+        Figure.
+    buffer
+        The name of a communicator's or session's buffer (MPI 4.1). Default: None, the
+        process buffer.
+
+    Returns
+    -------
+    Figure
+        A matplotlib Figure (``fig.savefig("x.png")``; a notebook shows it), or ``ax``'s
+        figure when ``ax`` is given.
+    """
     size = len(result.ranks)
     if isinstance(rank, bool) or not isinstance(rank, int | np.integer) or not 0 <= rank < size:
         raise ValueError(f"rank: {rank!r} is not a rank in 0..{size - 1}")

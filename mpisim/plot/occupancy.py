@@ -51,6 +51,23 @@ def plot_occupancy(result: Any, ranks: Sequence[int] | None = None,
     ``MAX_PANELS`` of them, an aggregate panel and the ranks with the highest peak used).
     With ``ax`` everything shares that one axes, a colour per rank (by default with many
     ranks: the aggregate only).
+
+    Parameters
+    ----------
+    result
+        The Result of a run with its trace (``trace=True``, the default).
+    ranks
+        The ranks to draw, in this order. Default: None, every rank that attached a buffer
+        (beyond 6: the failing ranks, the highest peaks and an aggregate panel).
+    ax
+        A matplotlib Axes to draw into (one of your own figure's). Default: None, a new
+        Figure.
+
+    Returns
+    -------
+    Figure
+        A matplotlib Figure (``fig.savefig("x.png")``; a notebook shows it), or ``ax``'s
+        figure when ``ax`` is given.
     """
     buffer = result.trace.buffer
     chosen, aggregate, note = _select(result, ranks)

@@ -58,7 +58,22 @@ def outcome_category(outcome: str, error_class: str) -> str:
 
 
 def plot_sweep(table: Any, ax: Axes | None = None) -> Figure:
-    """Draw a SweepTable: a line chart (one key), an outcome map (two), facets (three)."""
+    """Draw a SweepTable: a line chart (one key), an outcome map (two), facets (three).
+
+    Parameters
+    ----------
+    table
+        The SweepTable :func:`mpisim.sweep` returned (one to three keys varied).
+    ax
+        A matplotlib Axes to draw into (one of your own figure's). Default: None, a new
+        Figure.
+
+    Returns
+    -------
+    Figure
+        A matplotlib Figure (``fig.savefig("x.png")``; a notebook shows it), or ``ax``'s
+        figure when ``ax`` is given.
+    """
     keys = list(table.keys)
     runs = len(table.array)
     folded = keys[3:]

@@ -55,6 +55,28 @@ def plot_timeline(result: Any, ranks: Sequence[int] | None = None, ax: Axes | No
     failing ranks, then those taking part in the most messages); only messages
     between drawn ranks are drawn, at most ``max_messages`` of them (the first posted).
     ``window``: (start, end) of the time shown, seconds or unit strings ("10us").
+
+    Parameters
+    ----------
+    result
+        The Result of a run with its trace (``trace=True``, the default).
+    ranks
+        The lanes, top to bottom. Default: None, every rank (beyond 64: the failing ranks,
+        then those in the most messages).
+    ax
+        A matplotlib Axes to draw into (one of your own figure's). Default: None, a new
+        Figure.
+    max_messages
+        The most message arrows drawn, the first posted first (default 2000).
+    window
+        ``(start, end)`` of the simulated time shown, in seconds or with units
+        (``("10us", "20us")``). Default: None, the whole run.
+
+    Returns
+    -------
+    Figure
+        A matplotlib Figure (``fig.savefig("x.png")``; a notebook shows it), or ``ax``'s
+        figure when ``ax`` is given.
     """
     if isinstance(max_messages, bool) or not isinstance(max_messages, int) or max_messages < 0:
         raise ValueError(f"max_messages: expected a non-negative integer, got {max_messages!r}")

@@ -47,7 +47,25 @@ def waitfor_ranks(deadlock: Any, max_ranks: int = MAX_RANKS) -> list[int]:
 
 def plot_waitfor(deadlock: Any, ax: Axes | None = None, max_ranks: int = MAX_RANKS) -> Figure:
     """Draw the wait-for graph of ``deadlock`` (a :class:`mpisim.runs.deadlock.Deadlock`, or a
-    Result that ended in one); returns the Figure."""
+    Result that ended in one); returns the Figure.
+
+    Parameters
+    ----------
+    deadlock
+        ``result.deadlock``, or a Result that ended in a deadlock.
+    ax
+        A matplotlib Axes to draw into (one of your own figure's). Default: None, a new
+        Figure.
+    max_ranks
+        The most ranks drawn (default 24): beyond, those on the cycles and knots, then
+        their neighbours, and the title says how many were left out.
+
+    Returns
+    -------
+    Figure
+        A matplotlib Figure (``fig.savefig("x.png")``; a notebook shows it), or ``ax``'s
+        figure when ``ax`` is given.
+    """
     import networkx as nx
 
     deadlock = getattr(deadlock, "deadlock", deadlock)

@@ -47,7 +47,36 @@ for a livelock (and again after each as many more)."""
 
 @dataclass
 class Blocked:
-    """One rank blocked at the end of a run."""
+    """One rank blocked at the end of a run.
+
+    Parameters
+    ----------
+    rank
+        The blocked rank (in MPI_COMM_WORLD).
+    call
+        The MPI call it is blocked in (``"MPI_Send"``, ``"MPI_Wait"``...).
+    peer
+        The rank it sends to or receives from, when the call has one (world rank; for
+        ``MPI_ANY_SOURCE``, None).
+    tag
+        The call's tag, when it has one (-1: ``MPI_ANY_TAG``).
+    bytes
+        The message's size in bytes, when the call moves one.
+    waits_for
+        The ranks whose action would let the call go on (the wait-for graph's edges).
+    where
+        The call's place in the program (``file.py:12 (program)``, a scenario's
+        ``file.yaml:8``), when known.
+    any_of
+        Whether any one of ``waits_for`` would do (a wildcard receive, a waitany), rather
+        than all of them.
+    reason
+        Why it waits, in words (the report's line under the call).
+    comm
+        The communicator's name, when not MPI_COMM_WORLD.
+    cause
+        What it waits for, as the report's advice reads it.
+    """
 
     rank: int
     call: str
@@ -71,7 +100,21 @@ class Blocked:
 
 @dataclass
 class Deadlock:
-    """The blocked ranks and the cycles of their wait-for graph."""
+    """The blocked ranks and the cycles of their wait-for graph.
+
+    Parameters
+    ----------
+    blocked
+        Each blocked rank's call and what it waits for, the ranks to look at first first.
+    cycles
+        Cycles of the wait-for graph, each a list of ranks (``[0, 1]``: 0 waits for 1,
+        which waits for 0).
+    knots
+        Sets of ranks that wait only on one another (no rank outside can free them).
+    livelock
+        Ranks that poll (test, iprobe) for what can never come, when the run is a
+        livelock rather than a deadlock.
+    """
 
     blocked: list[Blocked]
     cycles: list[list[int]] = field(default_factory=list)
