@@ -57,6 +57,9 @@ class LogEnd:
         self.signal: str | None = None
         self.exited: str | None = None
         self.last: tuple[str, float] | None = None
+        self.broken: str | None = None
+        """Why the log is read only up to a call in progress (a call line followed by
+        another call's: the process went on, its result line never written)."""
 
 
 def header_line(where: Where, line: int, text: str, end: LogEnd) -> None:
@@ -123,9 +126,11 @@ def parse_log(path: str, lines: list[str], start: int, stop: int, base: int = 0)
             shape, gap = call_shape(where, number, text)
             if shape.site is not None and shape.site not in sites:  # not described yet
                 shape = CallShape(shape.name, shape.args, None)
-            if shapes and returned[-1] < 0:
-                raise where.error(number, shape.name, f"a call starts before call "
-                                  f"{len(shapes)} ({shapes[-1].name}) returned")
+            if shapes and returned[-1] < 0:  # the log ends inside the call before
+                end.broken = (f"line {number} starts another call (MPI_{shape.name}) before "
+                              f"it returned; the log's {stop - index} lines from there are "
+                              "not read")
+                break
             shapes.append(shape)
             gaps.append(gap)
             durations.append(0.0)
@@ -147,8 +152,8 @@ def finish_log(where: Where, rank_line: int, path: str, end: LogEnd, calls: Call
     last = calls.shapes[calls.shape[-1]].name if n else None
     finalized = last == "Finalize" and calls.returned(n - 1)
     aborted = last == "Abort"
-    ended = end.signal or ("finalized" if finalized else "abort" if aborted else
-                           end.exited or "cut")
+    ended = "cut" if end.broken else end.signal or (
+        "finalized" if finalized else "abort" if aborted else end.exited or "cut")
     rank_text = end.header.get("rank", "").split()
     if len(rank_text) != 2 or not all(t.isdigit() for t in rank_text):
         raise where.error(rank_line, "#rank", "missing or not 'RANK SIZE'")
@@ -156,7 +161,8 @@ def finish_log(where: Where, rank_line: int, path: str, end: LogEnd, calls: Call
     calls.results[:] = [_any_source(end.header.get("any-source", ""), r) for r in calls.results]
     if not 0 <= rank < size:
         raise where.error(rank_line, "#rank", f"rank {rank} is not in 0..{size - 1}")
-    return RankLog(rank, size, end.header, calls, types, sites, comms, ended, path, end.last)
+    return RankLog(rank, size, end.header, calls, types, sites, comms, ended, path,
+                   None if end.broken else end.last, end.broken)
 
 
 def _any_source(value: str, result: ResultShape) -> ResultShape:

@@ -129,7 +129,18 @@ def load(path: str) -> Trace:
 
 
 class ReplayProgram:
-    """The rank program replaying a recording (pickles as the recording's path)."""
+    """The rank program replaying a recording (pickles as the recording's path).
+
+    Called as ``program(mpi, compute_scale=1.0, as_matched=False)`` by a run, as any rank
+    program is; ``divergences`` then holds, per rank, where the replay departed from the
+    recording.
+
+    Parameters
+    ----------
+    path
+        The recording: a ``.trace`` file or a directory of ``rank.N.log`` files (read and
+        checked at once).
+    """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.path.abspath(os.fspath(path))
@@ -265,8 +276,9 @@ class _Replay:
 
     def ended_in(self, call: Call) -> None:
         """The replay completed the call the recorded process was in when it ended: said,
-        unless it is MPI_Finalize (its program was over; the run's end of it follows)."""
-        if call.name != "Finalize":
+        unless it is MPI_Finalize (its program was over; the run's end of it follows) or
+        the log ends there abruptly (the recording's paragraph says so)."""
+        if call.name != "Finalize" and not self.log.broken:
             self.note(call, f"the recorded process was in this call when it ended "
                             f"({self.log.end_text()}); the replay completed it and has no "
                             "recorded calls after it")
@@ -329,12 +341,7 @@ class _Replay:
             env = mpi._env
             later = [item[0] for item in env.scheduled() if item[3] not in parked]
             if not later:
-                running = sorted(r for r, (state, _) in self.program.reached.items()
-                                 if state == "running")
-                raise Stopped(f"stopped where the recording was: rank"
-                              f"{'s' if len(running) > 1 else ''} "
-                              f"{', '.join(map(str, running))} computing after "
-                              "its last recorded call, nothing else left to happen")
+                raise Stopped(self.stopped_text())
             delay = max(later) - env._now
             if delay > 0:
                 wake = mpi.compute(delay)
@@ -346,6 +353,24 @@ class _Replay:
                 yield wake
             finally:
                 parked.discard(wake)
+
+    def stopped_text(self) -> str:
+        """Why the replay ends here: the ranks computing after their last recorded call
+        (and those whose log ends abruptly inside it, past which nothing is known)."""
+        logs = load(self.program.path).ranks
+        running = sorted(r for r, (state, _) in self.program.reached.items()
+                         if state == "running")
+        cut = [r for r in running if logs[r].broken]
+        going = [r for r in running if not logs[r].broken]
+        parts = []
+        if going:
+            parts.append(f"rank{'s' if len(going) > 1 else ''} {', '.join(map(str, going))} "
+                         "computing after its last recorded call")
+        if cut:
+            parts.append(f"rank{'s' if len(cut) > 1 else ''} {', '.join(map(str, cut))} "
+                         "past the call in which its log ends abruptly")
+        return (f"stopped where the recording was: {'; '.join(parts)}, nothing else left to "
+                "happen")
 
     def note(self, call: Call, text: str) -> None:
         self.notes.append(f"rank {self.mpi.rank} {call.where()} MPI_{call.name}: {text}")

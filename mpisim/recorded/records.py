@@ -220,6 +220,10 @@ class RankLog:
     """Where the process was when it ended and for how long (s): ``("g", s)`` outside MPI
     since its last call returned, ``("in", s)`` inside the call in progress; None when the
     log does not say (a recording made before it was logged, a cut log)."""
+    broken: str | None = None
+    """Why a log is read only up to its call in progress, when it goes on past it (a call
+    logged before the one in progress returned: an error handler that never returned, a
+    result line lost); its process is then treated as stopped inside that call ("cut")."""
 
     @property
     def stopped(self) -> bool:
@@ -254,7 +258,8 @@ class RankLog:
         return {"finalized": "returned from MPI_Finalize",
                 "exit": "exited inside the call (exit() inside MPI: a fatal MPI error?)",
                 "abort": "called MPI_Abort",
-                "cut": "its log ends here (killed before it could flush: SIGKILL?)"}.get(
+                "cut": f"its log ends inside this call: {self.broken}" if self.broken else
+                "its log ends here (killed before it could flush: SIGKILL?)"}.get(
                     self.ended, self.ended)
 
     def elapsed(self) -> float:
@@ -273,7 +278,17 @@ class RankLog:
 
 @dataclass
 class Trace:
-    """A recorded run: every rank's log."""
+    """A recorded run: every rank's log.
+
+    :func:`read_trace` builds it.
+
+    Parameters
+    ----------
+    path
+        The recording it was read from.
+    ranks
+        Each process's log (its header and calls), by rank.
+    """
 
     path: str
     ranks: list[RankLog]

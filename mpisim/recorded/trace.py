@@ -31,7 +31,10 @@ by single spaces; ``mpisim record`` concatenates the processes' logs in rank ord
   returns: RC is ``0`` or an MPI error class (``MPI_ERR_BUFFER``); ``d`` the nanoseconds it
   took; ``st=SOURCE:TAG:BYTES`` the status of each completed receive or probe (``-`` for a
   send request, comma-separated for several); ``r`` a new request's id; ``flag``, ``index``,
-  ``done``, ``new`` (a new communicator's id, -1 for MPI_COMM_NULL), ``size``.
+  ``done``, ``new`` (a new communicator's id, -1 for MPI_COMM_NULL), ``size``. A log
+  that ends without it ended inside that call; one that goes on with another call line
+  (the result never written: an error handler that never returned) is read up to the call
+  in progress, as if it ended there (``RankLog.broken`` says why), never refused.
 - A communicator made from a parent by a collective over it (``Cart_create``, ``Cart_sub``,
   ``Graph_create``, ``Dist_graph_create[_adjacent]``, ``Comm_create``,
   ``Comm_create_group``, ``Comm_split_type``): ``comm`` is the parent; its own arguments
@@ -150,7 +153,13 @@ arguments and, in the result, as the split of the parent that makes the same com
 
 def is_trace(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a recording (a file starting with the magic line, or a directory
-    of ``rank.N.log`` files)."""
+    of ``rank.N.log`` files).
+
+    Parameters
+    ----------
+    path
+        A file or directory (one that cannot be read is not a recording).
+    """
     p = Path(path)
     if p.is_dir():
         return any(_RANK_FILE.match(f.name) for f in p.iterdir())
@@ -163,7 +172,27 @@ def is_trace(path: str | os.PathLike[str]) -> bool:
 
 def read_trace(path: str | os.PathLike[str], sources: bool = True) -> Trace:
     """Read a recording (a ``.trace`` file or a directory of ``rank.N.log``); ``sources``:
-    look up the call sites' source lines (:func:`locate_sources`)."""
+    look up the call sites' source lines (:func:`locate_sources`).
+
+    Parameters
+    ----------
+    path
+        The recording: a ``.trace`` file (``mpisim record`` writes it) or a directory of
+        ``rank.N.log`` files.
+    sources
+        Whether to look up each call site's ``file:line`` in the program's debug
+        information (default True; False is faster and leaves addresses).
+
+    Returns
+    -------
+    Trace
+        Every process's log: ``size``, ``library``, ``outcome``.
+
+    Raises
+    ------
+    ValueError
+        A ``TraceError`` naming the file, line and key of what cannot be read.
+    """
     p = Path(path)
     try:
         if p.is_dir():

@@ -52,6 +52,11 @@ def stuck(log: RankLog) -> bool:
 def stop_kind(trace: Trace) -> str:
     """Why a stopped run may have been stopped, from where its processes were (module)."""
     stopped = [r for r in trace.ranks if r.ended != "finalized"]
+    broken = [r for r in stopped if r.broken]
+    if broken:
+        return (f"rank {broken[0].rank}'s log ends abruptly inside call "
+                f"{broken[0].calls[-1].number} (MPI_{broken[0].calls[-1].name}): replayed up "
+                "to that call")
     if any(r.ended == "cut" for r in stopped):
         return ("stopped by SIGKILL (the logs do not say where each process was: "
                 "stop it with --timeout to know)")
@@ -200,6 +205,8 @@ def _missed(log: RankLog, state: tuple[str, int] | None) -> str | None:
         return None
     if kind == "done" and number == last.number and last.name == "Finalize":
         return None  # its program was over, as the recorded process's (in MPI_Finalize)
+    if log.broken and number == last.number:
+        return None  # its log ends abruptly in this call: nothing is known past it
     if number == last.number and (kind == "running" or (kind == "in" and log.blocked)):
         if kind == "in" or log.blocked is None or not stuck(log):
             return None
@@ -226,6 +233,8 @@ def _state(log: RankLog, state: tuple[str, int]) -> str:
 
 def _place(log: RankLog, state: tuple[str, int] | None) -> str:
     last = log.calls[-1]
+    if log.broken:
+        return f"rank {log.rank} at MPI_{last.name} call {last.number}, where its log ends"
     if log.running:
         return f"rank {log.rank} computing after call {last.number}"
     if state is not None and state[0] == "running":

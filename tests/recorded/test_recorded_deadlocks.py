@@ -109,6 +109,32 @@ def test_a_local_finalize_profile_lets_the_finalizing_rank_go_and_says_it_differ
     assert "the recorded process was in MPI_Finalize at call " in verdict
 
 
+def _log(rank: int, body: str) -> str:
+    return (f"#mpisim-trace 1\n#rank {rank} 2\n#library MPICH Version: 5.0.2\n"
+            "Init g=0 thread=0\n= 0 d=0\nT 1 size=4 extent=4 lb=0 kind=named name=MPI_INT\n"
+            + body)
+
+
+def test_a_log_that_ends_abruptly_inside_a_call_is_replayed_up_to_it(tmp_path):
+    """Rank 0's log goes on past its MPI_Ialltoall without the call's result line (an
+    error handler that never returned): the recording is not refused; rank 0 is replayed
+    up to that call, said so, and the replay agrees that it got there."""
+    path = tmp_path / "cut.trace"
+    path.write_text(_log(0, "Ialltoall g=0 comm=0 n=1 T=1\nWait g=10 r=1\n= 0 d=10\n")
+                    + _log(1, "Ialltoall g=0 comm=0 n=1 T=1\n= 0 d=10 r=1\nWait g=10 r=1\n"
+                              "= 0 d=10\nFinalize g=0\n= 0 d=0\n"))
+    sc = replay_scenario(path)
+    assert "rank 0's log ends abruptly inside call 2 (MPI_Ialltoall)" in sc.recording()
+    assert ("rank 0 was in MPI_Ialltoall at call 2 and its log ends inside this call: line 8 "
+            "starts another call (MPI_Wait) before it returned") in sc.recording()
+    result = sc.run()
+    assert result.outcome is ms.Outcome.TIMEOUT
+    assert "rank 0 past the call in which its log ends abruptly" in result.timeout_reason
+    assert sc.compare(result) == (
+        "agrees with the recording: stopped while running; the replay reached the same "
+        "point (rank 0 at MPI_Ialltoall call 2, where its log ends)")
+
+
 # -- recording them (a real MPI) ---------------------------------------------------------------
 def record(source: Path, out: Path, mpicc: str, mpiexec: str, build: Path
            ) -> subprocess.CompletedProcess:
