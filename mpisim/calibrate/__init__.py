@@ -43,7 +43,15 @@ def _family(library: str) -> str:
 
 
 def profile_from(obs: dict[str, Any], name: str) -> tuple[Profile, dict[str, Any], str]:
-    """(profile, evidence per setting, the profile it is based on) from observations."""
+    """(profile, evidence per setting, the profile it is based on) from observations.
+
+    Parameters
+    ----------
+    obs
+        The probes' records, as :func:`calibrate` keeps them with ``observations=``.
+    name
+        The new profile's name.
+    """
     settings, evidence = fit(obs)
     library = " ".join(obs["library"].replace("\x00", " ").split())
     based_on = _family(library)
@@ -82,7 +90,32 @@ def calibrate(mpiexec: str = "mpiexec -n 2", python: str | None = None,
               from_observations: str | os.PathLike[str] | None = None) -> Profile:
     """Measure the MPI that ``mpiexec`` and ``python`` (with mpi4py) run, write the profile
     to ``out`` and return it. ``observations``: also keep the raw probe records there;
-    ``from_observations``: refit stored records instead of running anything."""
+    ``from_observations``: refit stored records instead of running anything.
+
+    Parameters
+    ----------
+    mpiexec
+        The launcher command, split as a shell does (default ``"mpiexec -n 2"``).
+    python
+        The Python that runs the probes, with mpi4py built on the MPI measured. Default:
+        None, this interpreter.
+    out
+        The profile file written (YAML), whole or not at all (default ``"my-mpi.yaml"``).
+    name
+        The profile's name. Default: None, ``out``'s file name without its suffix.
+    progress
+        Called with a line of text as each probe runs (default: ``print``).
+    observations
+        A file to keep the probes' raw records in (JSON), to refit later. Default: None.
+    from_observations
+        A file of records kept before: fit them instead of running anything. Default:
+        None, run the probes.
+
+    Returns
+    -------
+    Profile
+        The profile written (use its file as ``mpi.profile``).
+    """
     python = python or sys.executable
     if from_observations is not None:
         obs = json.loads(Path(from_observations).read_text(encoding="utf-8"))

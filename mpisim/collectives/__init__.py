@@ -73,7 +73,24 @@ DEFAULTS: dict[str, dict[str, str]] = {
 
 def check_algorithms(chosen: dict[str, str]) -> dict[str, str]:
     """``chosen`` (collective -> algorithm) if every name is known; else SettingError naming
-    ``mpi.collectives.<collective>``."""
+    ``mpi.collectives.<collective>``.
+
+    Parameters
+    ----------
+    chosen
+        Collective to algorithm, as the ``mpi.collectives`` setting takes them
+        (``{"allreduce": "ring", "bcast": "binomial"}``; the table above lists them).
+
+    Returns
+    -------
+    dict
+        ``chosen`` itself.
+
+    Raises
+    ------
+    ValueError
+        A ``SettingError`` naming the unknown collective or algorithm and the valid ones.
+    """
     for kind, alg in chosen.items():
         if kind not in ALGORITHMS:
             raise SettingError(f"mpi.collectives.{kind}", "unknown collective (valid: "

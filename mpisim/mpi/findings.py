@@ -89,7 +89,17 @@ RULES: dict[str, Rule] = {
 
 class Call(NamedTuple):
     """One call a finding involves: its rank (in MPI_COMM_WORLD), MPI name and place in the
-    program (``file.py:line (function)``, or a scenario's ``programs[0].ops[3]``)."""
+    program (``file.py:line (function)``, or a scenario's ``programs[0].ops[3]``).
+
+    Parameters
+    ----------
+    rank
+        The rank that made the call (in MPI_COMM_WORLD).
+    call
+        Its MPI name (``"MPI_Isend"``).
+    where
+        Its place in the program, or None when unknown.
+    """
 
     rank: int
     call: str
@@ -102,7 +112,25 @@ class Call(NamedTuple):
 
 @dataclass
 class Finding:
-    """One rule broken: the rule's id, section and kind, what happened, the calls."""
+    """One rule broken: the rule's id, section and kind, what happened, the calls.
+
+    A run's correctness checks make them (``Result.findings``).
+
+    Parameters
+    ----------
+    rule
+        The rule's id (``"type-mismatch"``, ``"request-not-completed"``...), a key of
+        ``mpisim.mpi.findings.RULES``.
+    message
+        What happened, in words.
+    calls
+        The calls involved, each with its rank, MPI name and place in the program.
+    section
+        The section of MPI 4.1 that states the rule (``"3.7.3"``). Default: the rule's.
+    kind
+        ``"error"`` (the program is erroneous), ``"leak"`` (an object never freed) or
+        ``"warning"``. Default: the rule's.
+    """
 
     rule: str
     message: str

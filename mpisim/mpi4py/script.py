@@ -67,7 +67,22 @@ def _compile(path: str) -> Any:
 
 
 class Script:
-    """The rank program that runs an mpi4py script (see the module)."""
+    """The rank program that runs an mpi4py script (see the module).
+
+    Pass it where a program goes (``ms.run(Script("ring.py"), ranks=4)``, the what-if
+    functions); :func:`mpisim.run_mpi4py` does that for you.
+
+    Parameters
+    ----------
+    path
+        The script's path (read and compiled at once: a missing file or a syntax error is
+        a ``ScriptError`` here).
+    argv
+        The script's command-line arguments, its ``sys.argv[1:]``. Default: none.
+    output
+        Where the script's prints go: ``"stdout"`` (the default), ``"stderr"`` (keeps
+        stdout for JSON) or ``"discard"`` (for the many runs of check and min-buffer).
+    """
 
     def __init__(self, path: str | os.PathLike[str], argv: list[str] | tuple[str, ...] = (),
                  output: str = "stdout") -> None:

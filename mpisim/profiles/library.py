@@ -371,7 +371,14 @@ class MPIConfig:
 
     @classmethod
     def from_dict(cls, settings: dict[str, Any]) -> MPIConfig:
-        """Build from a plain dict, refusing unknown keys with the list of valid ones."""
+        """Build from a plain dict, refusing unknown keys with the list of valid ones.
+
+        Parameters
+        ----------
+        settings
+            Field names to values, as a scenario's ``mpi:`` mapping has them
+            (``{"profile": "mpich-4.0", "bsend_overhead": 128}``).
+        """
         if not isinstance(settings, dict):
             raise ValueError(f"mpi: expected a mapping, got {type(settings).__name__}")
         valid = [f.name for f in fields(cls)]

@@ -29,7 +29,23 @@ PARAMS = {"compute_scale": 1.0, "as_matched": False}
 
 
 class ReplayScenario:
-    """A recorded run with its settings, used where a Scenario is (see the module)."""
+    """A recorded run with its settings, used where a Scenario is (see the module).
+
+    :func:`replay_scenario` builds it.
+
+    Parameters
+    ----------
+    program
+        The ReplayProgram of the recording.
+    settings
+        The replay's settings, as a scenario holds them.
+    params
+        The replay's own params: ``compute_scale`` (a number >= 0) and ``as_matched``
+        (a bool).
+    recorded_profile
+        Whether the profile in force was chosen as the recording's library's (rather than
+        given); default False.
+    """
 
     def __init__(self, program: ReplayProgram, settings: Any, params: dict[str, Any],
                  recorded_profile: bool = False) -> None:
@@ -63,7 +79,15 @@ class ReplayScenario:
         return [*PARAMS, *(k for k in self.settings.override_keys() if k != "ranks")]
 
     def with_overrides(self, overrides: dict[str, Any]) -> ReplayScenario:
-        """Params (``compute_scale``, ``as_matched``) and settings overridden."""
+        """Params (``compute_scale``, ``as_matched``) and settings overridden.
+
+        Parameters
+        ----------
+        overrides
+            Key to value, as ``--set`` takes them: ``compute_scale``, ``as_matched``,
+            ``network.<key>``, ``mpi.<key>``, ``buffer``, ``seed``, ``until``,
+            ``max_events`` (``ranks`` only as the recording's).
+        """
         from ..scenario import ScenarioError
         from ..scenario.yamlload import read_scalar
 
@@ -107,6 +131,14 @@ class ReplayScenario:
         return None
 
     def run(self, **overrides: Any) -> Any:
+        """Replay it and return the Result (the divergences are its warnings).
+
+        Parameters
+        ----------
+        **overrides
+            Arguments of :func:`mpisim.run` that replace the replay's (``until``,
+            ``trace``...).
+        """
         from ..runs.simulation import run
 
         return self.annotate(run(**(self.run_kwargs() | overrides)))
@@ -125,7 +157,13 @@ class ReplayScenario:
 
     def compare(self, result: Any) -> str:
         """Whether the replay ended as the recorded run did: one line (see
-        ``mpisim.recorded.verdict``)."""
+        ``mpisim.recorded.verdict``).
+
+        Parameters
+        ----------
+        result
+            The Result of this replay's last :meth:`run`.
+        """
         last = self._last
         reached = last.reached if last is not None else {}
         diverged = last is not None and any(last.divergences.values())
@@ -148,7 +186,26 @@ def _param(path: str, key: str, value: Any) -> Any:
 def replay_scenario(path: str | os.PathLike[str], settings: str | None = None,
                     overrides: dict[str, Any] | None = None) -> ReplayScenario:
     """Load a recording and its settings; ValueError (one line per problem) if anything is
-    wrong (TraceError names the file, line and key)."""
+    wrong (TraceError names the file, line and key).
+
+    Parameters
+    ----------
+    path
+        The recording: a ``.trace`` file or a directory of ``rank.N.log`` files.
+    settings
+        A scenario-style YAML file of settings for the replay (``network``, ``mpi``,
+        ``buffer``, ``seed``, ``until``, ``max_events``; not ``ranks``, ``params`` or
+        ops). Default: None, none.
+    overrides
+        Settings as ``--set`` takes them (``{"mpi.profile": "standard"}``), and the
+        replay's params ``compute_scale`` and ``as_matched``. Default: none. Without
+        ``mpi.profile`` the profile is the recording library's.
+
+    Returns
+    -------
+    ReplayScenario
+        Usable wherever a Scenario is (``run()``, the what-if functions).
+    """
     from ..scenario import ScenarioError
     from ..scenario.load import settings_scenario
 

@@ -42,7 +42,26 @@ _YAML = (".yaml", ".yml")
 
 def load(path: str | os.PathLike[str]) -> Any:
     """Load and validate the scenario at ``path`` (.yaml, .yml or .py); ScenarioError if
-    anything is wrong, with one line per problem naming the file, line and key."""
+    anything is wrong, with one line per problem naming the file, line and key.
+
+    Parameters
+    ----------
+    path
+        The scenario file: YAML (``.yaml``, ``.yml``: the ops of each rank, as the
+        reference's scenario schema describes) or Python (``.py``: a program and its
+        settings).
+
+    Returns
+    -------
+    Scenario
+        The loaded scenario: ``run()`` runs it, ``with_overrides({...})`` changes settings
+        as ``--set`` does.
+
+    Raises
+    ------
+    ValueError
+        A ``ScenarioError``: every problem found, one line each (``problems``).
+    """
     shown = os.fspath(path)
     suffix = Path(shown).suffix.lower()
     if suffix not in (*_YAML, ".py"):

@@ -15,7 +15,14 @@ OVERRIDE = -1
 
 
 class ScenarioError(ValueError):
-    """A scenario file that cannot be used; ``problems`` holds one line per problem."""
+    """A scenario file that cannot be used; ``problems`` holds one line per problem.
+
+    Parameters
+    ----------
+    problems
+        One line per problem, each naming the file, line and key
+        (``"ring.yaml:4: network.eager_limt: unknown key"``).
+    """
 
     def __init__(self, problems: list[str]) -> None:
         self.problems = list(problems) or ["invalid scenario"]

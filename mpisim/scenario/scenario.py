@@ -22,7 +22,25 @@ __all__ = ["Scenario"]
 
 
 class Scenario:
-    """A loaded scenario (see :func:`mpisim.scenario.load`)."""
+    """A loaded scenario (see :func:`mpisim.scenario.load`).
+
+    :func:`mpisim.load_scenario` builds it; its settings are attributes (``name``,
+    ``ranks``, ``params``, ``network``, ``mpi``, ``buffer``, ``seed``, ``until``,
+    ``max_events``, ``expect``), as the file gives them.
+
+    Parameters
+    ----------
+    path
+        The file it was loaded from.
+    doc
+        The file's content, parsed (kept for :meth:`with_overrides`).
+    header
+        Its settings, read and checked.
+    program
+        The rank program the scenario runs (``program(mpi, **params)``).
+    rebuild
+        Makes a Scenario from a changed ``doc`` (what :meth:`with_overrides` calls).
+    """
 
     def __init__(self, path: str, doc: dict, header: Header, program: Any,
                  rebuild: Any) -> None:
@@ -54,7 +72,20 @@ class Scenario:
     def with_overrides(self, overrides: dict[str, Any]) -> Scenario:
         """A new Scenario with ``overrides`` applied (``{"count": "4096",
         "network.eager_limit": "64KiB", "buffer": 16384}``). A string value is read as a
-        YAML scalar, then validated like the file's own value."""
+        YAML scalar, then validated like the file's own value.
+
+        Parameters
+        ----------
+        overrides
+            Key to value, as ``--set KEY=VALUE`` takes them: a param by name (or
+            ``params.NAME``), ``ranks``, ``buffer``, ``seed``, ``until``, ``max_events``,
+            ``network.<key>``, ``mpi.<key>`` (:meth:`override_keys` lists them).
+
+        Raises
+        ------
+        ValueError
+            A ``ScenarioError`` naming each unknown key or value not valid.
+        """
         if not overrides:
             return self
         problems = Problems(self.path)
@@ -108,13 +139,26 @@ class Scenario:
                 "max_events": self.max_events}
 
     def run(self, **overrides: Any) -> Any:
-        """Run it: ``ms.run(**self.run_kwargs() | overrides)``."""
+        """Run it: ``ms.run(**self.run_kwargs() | overrides)``.
+
+        Parameters
+        ----------
+        **overrides
+            Arguments of :func:`mpisim.run` that replace the scenario's (``until``,
+            ``trace``, ``seed``...).
+        """
         from ..runs.simulation import run
 
         return self.annotate(run(**(self.run_kwargs() | overrides)))
 
     def check_expect(self, result: Any) -> str | None:
-        """None when ``result`` agrees with ``expect:`` (or there is none), else why not."""
+        """None when ``result`` agrees with ``expect:`` (or there is none), else why not.
+
+        Parameters
+        ----------
+        result
+            The Result of a run of this scenario.
+        """
         expect = self.expect
         if not expect:
             return None

@@ -22,7 +22,67 @@ __all__ = ["MinBuffer", "MinBufferTable", "explain_gap", "report_lines"]
 
 @dataclass
 class MinBuffer:
-    """The answer of :func:`min_buffer`; ``to_dict()`` is the CLI's JSON."""
+    """The answer of :func:`min_buffer`; ``to_dict()`` is the CLI's JSON.
+
+    Sizes are bytes. ``report()`` says it in words; a notebook shows it as a table.
+
+    Parameters
+    ----------
+    min_buffer
+        The smallest attach size with which the program completes without overflow, or
+        None when no size does (``never`` says why).
+    peak_live
+        Per rank, the most bytes of uncompleted entries the unbounded run held at once:
+        no smaller buffer can pass (the lower bound).
+    non_monotonic
+        Inclusive ``[first, last]`` ranges of sizes above the answer that overflow again
+        (possible with the circular allocator).
+    runs
+        How many runs the search made.
+    rank
+        The rank searched, or None (every rank at once).
+    lower_bound
+        The size the search started from (the largest ``peak_live`` of the ranks
+        searched).
+    upper
+        The passing size the search started from above.
+    exhaustive
+        Whether every size between the bounds was tried.
+    scenario
+        The name of what was searched.
+    notes
+        Remarks on the search, in words (seeds that changed nothing...).
+    holds_all
+        Bytes of every entry of the run at once (a size that always passes with the
+        circular and first-fit allocators), or None for a communicator buffer.
+    searched
+        What was searched, in words (the attach calls, or the run's ``buffer``).
+    sites
+        The attach calls whose size was replaced: place, rank and the size written.
+    at_answer
+        The verdict at ``min_buffer`` (a ``Probe``: ``size``, ``ok``, ``outcome``,
+        ``detail``).
+    below
+        The verdict one byte below the answer.
+    never
+        Why no size passes, or None.
+    never_outcome
+        The outcome at every size when none passes (``"deadlock"``...), or None.
+    gap
+        Why the answer lies above the lower bound (fragmentation, the allocator's cost),
+        or None.
+    seeds
+        The seeds passed with, or None (the run's own).
+    wall_time
+        Seconds the search took.
+    as_written
+        The verdict at the size the program attaches as written, or None.
+    settings
+        The settings in force, as ``Result.settings`` has them.
+    workers
+        How many sizes a round of the search ran at once (a cost, like ``runs``; the
+        answer is the same on any number).
+    """
 
     min_buffer: int | None
     peak_live: list[int]
@@ -93,7 +153,22 @@ class MinBuffer:
 
 @dataclass
 class MinBufferTable:
-    """:func:`min_buffer_per_rank`: one answer per rank that buffers (others unbounded)."""
+    """:func:`min_buffer_per_rank`: one answer per rank that buffers (others unbounded).
+
+    Parameters
+    ----------
+    scenario
+        The name of what was searched.
+    answers
+        One :class:`MinBuffer` per rank that attaches or bsends, by rank.
+    skipped
+        The ranks that neither attach nor bsend (not searched).
+    never
+        When the program does not complete even with unbounded buffers: that answer (its
+        ``never`` says why), and ``answers`` is empty. Else None.
+    wall_time
+        Seconds the search took.
+    """
 
     scenario: str
     answers: list[MinBuffer]

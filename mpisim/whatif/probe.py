@@ -25,7 +25,22 @@ INT_MAX = 2**31 - 1
 
 @dataclass(frozen=True)
 class Probe:
-    """The verdict at one size: passed or not, the outcome, and why (one line)."""
+    """The verdict at one size: passed or not, the outcome, and why (one line).
+
+    Parameters
+    ----------
+    size
+        The attach size tried, in bytes.
+    ok
+        Whether it passed: the run completed and no searched rank overflowed.
+    outcome
+        The run's outcome: ``"completed"``, ``"deadlock"``, ``"error"`` or ``"timeout"``.
+    detail
+        Why, in one line (the overflow: rank, call, place, bytes asked and free).
+    overflow
+        An overflow's figures in bytes (``requested``, ``free``, ``largest_free``...), or
+        None.
+    """
 
     size: int
     ok: bool

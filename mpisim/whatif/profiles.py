@@ -23,7 +23,15 @@ __all__ = ["ProfileComparison", "compare_profiles"]
 
 @dataclass
 class ProfileComparison:
-    """The runs of :func:`compare_profiles`, in the order of the profiles given."""
+    """The runs of :func:`compare_profiles`, in the order of the profiles given.
+
+    Parameters
+    ----------
+    scenario
+        The name of what was run.
+    results
+        ``(profile, Result)`` pairs, in the order the profiles were given.
+    """
 
     scenario: str
     results: list[tuple[str, Any]]

@@ -92,7 +92,27 @@ class Tried:
 
 @dataclass
 class Races:
-    """The answer of :func:`check_races`; ``to_dict()`` is ``check --races --json``."""
+    """The answer of :func:`check_races`; ``to_dict()`` is ``check --races --json``.
+
+    Parameters
+    ----------
+    name
+        The name of what was explored.
+    tried
+        The orders run, the program as written first: each with the wildcard receives it
+        forced, its Result (``.result``) and what each wildcard receive matched.
+    alternatives
+        How many (wildcard receive, other possible sender) pairs were found.
+    max_orders
+        The most runs allowed.
+    exhausted
+        Whether every order found was tried (False: ``max_orders`` was reached first).
+    differing
+        The indices in ``tried`` of two orders that differ, or None (no race found).
+    deciding
+        The wildcard receives whose choice decides between those two orders, in words
+        (rank, call, place, the sender in each).
+    """
 
     name: str
     tried: list[Any]             # each a Tried: forced choices, result, wildcard matches

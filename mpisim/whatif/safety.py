@@ -44,7 +44,26 @@ SHOWN_BLOCKED = 4
 
 @dataclass
 class Safety:
-    """The answer of :func:`check_safe`; ``to_dict()`` is the CLI's ``check --json``."""
+    """The answer of :func:`check_safe`; ``to_dict()`` is the CLI's ``check --json``.
+
+    Parameters
+    ----------
+    safe
+        Whether the program is safe: both runs complete and no collective call was
+        mismatched.
+    as_written
+        The Result of the run as written.
+    synchronous
+        The Result of the run with every send synchronous (``buffered``: every send but
+        the buffered ones).
+    reason
+        Why it is not safe, or cannot be judged, in words (the blocked calls or the
+        error); empty when safe.
+    buffered
+        Whether buffered sends stayed buffered in the second run.
+    collectives
+        How collectives ran in the second run: ``"synchronizing"`` or ``"as_written"``.
+    """
 
     safe: bool
     as_written: Any

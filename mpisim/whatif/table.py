@@ -58,7 +58,25 @@ def _text(value: Any) -> str:
 
 
 class SweepTable:
-    """The rows of a sweep; ``.array`` is the structured array, ``.keys`` the varied keys."""
+    """The rows of a sweep; ``.array`` is the structured array, ``.keys`` the varied keys.
+
+    :func:`mpisim.sweep` builds it: one row per run, the varied values first, then
+    ``outcome``, ``sim_time`` (simulated seconds), ``error_class``, ``peak_used`` and
+    ``peak_live`` (bytes, the largest over the ranks). ``table["outcome"]`` indexes it as
+    the array; iterating gives rows as dicts.
+
+    Parameters
+    ----------
+    array
+        The rows, a numpy structured array with the columns above.
+    keys
+        The varied keys, in the order of the columns (``["count", "network.eager_limit"]``).
+    scenario
+        The name of what was run, for reports. Default: empty.
+    vary
+        The values of each key as given, in their order. Default: None, the distinct
+        values of each key's column.
+    """
 
     def __init__(self, array: np.ndarray, keys: Sequence[str], scenario: str = "",
                  vary: dict[str, list[Any]] | None = None) -> None:
@@ -107,7 +125,13 @@ class SweepTable:
         return list(self.array.dtype.names or ())
 
     def count(self, outcome: str) -> int:
-        """How many runs ended with ``outcome`` (``"completed"``, ``"deadlock"``...)."""
+        """How many runs ended with ``outcome`` (``"completed"``, ``"deadlock"``...).
+
+        Parameters
+        ----------
+        outcome
+            ``"completed"``, ``"deadlock"``, ``"error"`` or ``"timeout"``.
+        """
         return int(np.count_nonzero(self.array["outcome"] == outcome))
 
     def to_dict(self) -> dict[str, Any]:
@@ -128,7 +152,14 @@ class SweepTable:
 
     # -- files ---------------------------------------------------------------------------
     def to_csv(self, path: str | os.PathLike[str]) -> Path:
-        """Write the rows as CSV, whole or not at all; returns the path."""
+        """Write the rows as CSV, whole or not at all; returns the path.
+
+        Parameters
+        ----------
+        path
+            The file to write (a str or path); an existing file is replaced only once the
+            new one is complete.
+        """
         path = Path(path)
         tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
         try:

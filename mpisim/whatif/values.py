@@ -65,6 +65,27 @@ def parse_value(text: str) -> Any:
 def parse_values(text: str) -> list[Any]:
     """The values of ``text``: a comma-separated list whose items may be ranges.
 
+    Parameters
+    ----------
+    text
+        What ``--vary KEY=`` takes: ``"1,2,4"``, ``"0..100:25"`` (an arithmetic range,
+        inclusive), ``"1KiB..64KiB:x2"`` (a geometric one), items with units (sizes in
+        bytes, times in seconds, bandwidths in bytes per second), ``true``/``false``, or
+        words (``"circular,first-fit"``). At most 100,000 values.
+
+    Returns
+    -------
+    list
+        The values, read as int, float, bool or str (``"64 KiB"`` is 65536).
+
+    Raises
+    ------
+    ValueError
+        Text that is not a list of values, or a range of more than 100,000.
+
+    Examples
+    --------
+
     >>> parse_values("1KiB..8KiB:x2")
     [1024, 2048, 4096, 8192]
     >>> parse_values("0..100:25")
