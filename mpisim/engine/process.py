@@ -7,7 +7,10 @@ A rank's life has four steps, all driven by events:
    called with the rank's ``mpi`` handle;
 2. **program**: each event the program yields (an MPI call's) resumes it when it happens;
    one that has already happened (a bsend that fit, a test) resumes it at once, without a
-   trip through the event queue;
+   trip through the event queue. Each resumption clears the handle's mark of a call not
+   yet yielded (which each call sets); a program that returns with the mark set, or yields
+   something that is not an event, ends the run at once with a ``NotYielded`` error naming
+   the call and its place (:mod:`mpisim.engine.yields`);
 3. **finalize**: when the program returns, MPI_Finalize waits for what the process still
    has buffered (``mpi._finalize()``);
 4. **exit**: the run learns of it (``run.exited``). A normal exit is told at once: nothing
@@ -35,6 +38,9 @@ from typing import Any
 
 from simpy.events import PENDING, URGENT
 
+from .sites import place
+from .yields import method_name, not_an_event, site_in_code, unyielded
+
 __all__ = ["RankProcess", "start_all"]
 
 _new = object.__new__
@@ -49,15 +55,17 @@ class RankProcess:
     value); ``run.finalize(rank)``, what MPI_Finalize waits for, or None;
     ``run.exited(process)``, told when it has exited (its ``_ok`` and ``_value`` say how).
     Nothing else waits for a rank's process, so its callback list is made only when it
-    exits."""
+    exits. ``mpi``: the rank's handle, whose ``_unyielded`` mark (set by each call, see
+    :mod:`mpisim.engine.yields`) the process clears each time it resumes the program."""
 
     __slots__ = ("_defused", "_generator", "_ok", "_result", "_target", "_value", "callbacks",
-                 "env", "rank", "resume", "run")
+                 "env", "mpi", "rank", "resume", "run")
 
-    def __init__(self, env: Any, rank: int, run: Any) -> None:
+    def __init__(self, env: Any, rank: int, run: Any, mpi: Any) -> None:
         self.env = env
         self.rank = rank
         self.run = run
+        self.mpi = mpi
         self.callbacks: list[Callable[[Any], None]] | None = None
         self._value: Any = PENDING
         self._ok = True
@@ -94,6 +102,7 @@ class RankProcess:
             attached._defused = True
             self._exit(False, _copy(attached))
             return
+        self.mpi._unyielded = False  # (the run's attach is not the program's call)
         try:
             body = self.run.call(self.rank)
         except BaseException as e:
@@ -108,16 +117,22 @@ class RankProcess:
     # -- 2. program ------------------------------------------------------------------------
     def _resume(self, event: Any) -> None:
         """Send the event's value into the program (or throw its error) and wait for the
-        event it yields next; at the program's end, finalize."""
+        event it yields next; at the program's end, finalize. A yield of anything but an
+        event, or an end with a call not yielded, ends the rank with NotYielded."""
         gen = self._generator
+        mpi = self.mpi
         while True:
-            try:
+            mpi._unyielded = False  # (the calls it makes from here on are the program's: a
+            try:  # call's steps the engine ran meanwhile, an intercomm_create's, are not)
                 if event._ok:
                     event = gen.send(event._value)
                 else:
                     event._defused = True
                     event = gen.throw(_copy(event))
             except StopIteration as e:
+                if mpi._unyielded and mpi._yields:
+                    self._ended_unyielded()
+                    return
                 self._returned(e.value)
                 return
             except BaseException as e:
@@ -126,12 +141,18 @@ class RankProcess:
             try:
                 callbacks = event.callbacks
             except AttributeError:
-                event = _NotAnEvent(event)
-                continue
+                self._exit(False, not_an_event(event, _yield_site(gen)))
+                return
             if callbacks is not None:
                 callbacks.append(self.resume)
                 self._target = event
                 return
+
+    def _ended_unyielded(self) -> None:
+        """The program returned with its last call's event never yielded."""
+        call = self.mpi._call
+        self._exit(False, unyielded(call, site_in_code(self._generator.gi_code,
+                                                       method_name(call))))
 
     # -- 3. finalize -----------------------------------------------------------------------
     def _returned(self, value: Any) -> None:
@@ -205,16 +226,16 @@ class _Started:
 _STARTED = _Started()
 
 
-class _NotAnEvent:
-    """What a program that yielded something other than an MPI call's event is resumed
-    with: a TypeError, raised at its yield."""
-
-    __slots__ = ("_defused", "_ok", "_value")
-
-    def __init__(self, value: Any) -> None:
-        self._ok = False
-        self._value = TypeError(f"the program yielded {value!r}, which is not what an MPI "
-                                "call returns (yield the call itself: yield mpi.recv(...))")
+def _yield_site(gen: Any) -> str | None:
+    """Where the program's generator stands (at a yield): its innermost generator, through
+    ``yield from`` chains."""
+    while getattr(gen, "gi_yieldfrom", None) is not None and \
+            getattr(gen.gi_yieldfrom, "gi_frame", None) is not None:
+        gen = gen.gi_yieldfrom
+    frame = getattr(gen, "gi_frame", None)
+    if frame is None:
+        return None
+    return place(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
 
 
 def _copy(event: Any) -> BaseException:

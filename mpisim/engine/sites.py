@@ -3,15 +3,20 @@
 A send keeps its site as (code, instruction offset), two references taken from the frame;
 the line number is looked up only when a report prints it, since scanning the line table
 costs more than the send.
+
+A place is printed ``file.py:line (function)``; in a notebook, whose cells IPython compiles
+under temporary file names (``369826325.py``), ``cell 5, line 4 (function)``, 5 being the
+execution count Jupyter shows beside the cell (``[5]``).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any
 
-__all__ = ["INSIDE", "PACKAGE", "program_site", "site_text"]
+__all__ = ["INSIDE", "PACKAGE", "file_line", "place", "program_site", "site_text"]
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 """The directory of mpisim's own modules: a frame there is never the program's."""
@@ -48,4 +53,40 @@ def site_text(where: Any) -> Any:
         return where
     code, offset = where
     line = next((ln for start, end, ln in code.co_lines() if start <= offset < end), None)
-    return f"{os.path.basename(code.co_filename)}:{line} ({code.co_name})"
+    return place(code.co_filename, line, code.co_name)
+
+
+def place(filename: str, line: int | None, function: str | None = None) -> str:
+    """A program's place as reports print it: ``file.py:12 (function)``, or ``cell 5,
+    line 12 (function)`` for a notebook cell (see :func:`file_line`)."""
+    text = file_line(filename, line)
+    return text if function is None else f"{text} ({function})"
+
+
+_OLD_CELL = re.compile(r"<ipython-input-(\d+)-[0-9a-f]+>")
+
+
+def file_line(filename: str, line: int | None) -> str:
+    """``file.py:12``; for code IPython compiled from a cell (a notebook's or the IPython
+    shell's), ``cell N, line 12``, N the cell's execution count (``In [N]``), rather than
+    the temporary file name IPython gave it."""
+    cell = _cell(filename)
+    if cell is not None:
+        return f"cell {cell}, line {line}"
+    return f"{os.path.basename(filename)}:{line}"
+
+
+def _cell(filename: str) -> int | None:
+    """The execution count of the IPython cell compiled as ``filename``, or None."""
+    ipython = sys.modules.get("IPython")  # (never imported here: loaded, it is running)
+    if ipython is None:
+        return None
+    old = _OLD_CELL.fullmatch(filename)
+    if old is not None:
+        return int(old.group(1))
+    try:
+        shell = ipython.get_ipython()
+        number = shell.compile._filename_map.get(filename) if shell is not None else None
+    except (AttributeError, TypeError):  # an IPython without the map
+        return None
+    return number if isinstance(number, int) else None

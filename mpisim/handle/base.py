@@ -7,8 +7,10 @@ collectives, persistent requests, local calls); each mixin derives from
 
 1. check its arguments; an invalid one makes the returned event fail, so the MPIError is
    raised at the program's ``yield`` (where it can be caught) rather than at the call;
-2. ``_enter`` the call: count it against a loop that never lets time advance, log it in
-   the trace, and keep what it works on (its CallDetail) for the deadlock analysis;
+2. ``_enter`` the call: refuse it if the program never yielded its previous call's event
+   (:mod:`mpisim.engine.yields`), count it against a loop that never lets time advance,
+   log it in the trace, and keep what it works on (its CallDetail) for the deadlock
+   analysis;
 3. return the event the program yields; the value of the ``yield`` is the call's OUT
    result (a Status, a Request, ``(address, size)``...).
 
@@ -28,7 +30,8 @@ from typing import Any
 
 from ..buffered.mode import BufferedMode
 from ..collectives import Collectives
-from ..engine.sites import INSIDE
+from ..engine.sites import INSIDE, site_text
+from ..engine.yields import NotYielded, method_name, program_frames, site_in_frames, unyielded
 from ..mpi import addresses as _addr
 from ..mpi.causes import CallDetail
 from ..mpi.comm import Comm, Communicators
@@ -36,7 +39,7 @@ from ..mpi.errors import ErrComm
 from ..p2p.protocols import Transport
 from .lifecycle import Lifecycle
 
-__all__ = ["POLLS", "POLL_TIME", "SAME_TIME_CALLS", "HandleBase", "ZeroTimeLoop"]
+__all__ = ["POLLS", "POLL_TIME", "SAME_TIME_CALLS", "HandleBase", "NotYielded", "ZeroTimeLoop"]
 
 SAME_TIME_CALLS = 1_000_000
 """Calls one rank may make without simulated time advancing before the run is stopped."""
@@ -70,7 +73,8 @@ class HandleBase:
     # then, as it holds the attributes other layers add to a handle.
     __slots__ = ("__dict__", "_buffered", "_calling", "_colls", "_comms", "_config", "_env",
                  "_last_time", "_life", "_log", "_overhead", "_poll_watch", "_polling",
-                 "_same_time", "_tp", "_watch", "_where", "_world", "rank", "size")
+                 "_same_time", "_tp", "_unyielded", "_watch", "_where", "_world", "rank",
+                 "size")
 
     _space: _addr.AddressSpace | None = None  # its address space, made on first use
     _self: Comm | None = None  # MPI_COMM_SELF as it holds it (_world: MPI_COMM_WORLD)
@@ -81,6 +85,8 @@ class HandleBase:
     _last_poll: tuple | None = None  # (call, detail, where) of its last failed poll
     _wildcards: dict[int, int] | None = None  # a race exploration's forced senders
     _wild = 0  # wildcard receives and probes made (their numbers in a race exploration)
+    _yields = True  # its program yields every call's event (False: a driver takes them, as
+    # the mpi4py stand-in does; see _not_yielded)
 
     def __init__(self, rank: int, size: int, env: Any, transport: Transport, buffered: BufferedMode,
                  colls: Collectives, config: Any, overhead: float, trace_calls: bool,
@@ -111,6 +117,8 @@ class HandleBase:
         self._poll_watch: Any = None  # the run's PollWatch (livelock detection), if any
         self._watch: Any = None  # the same, once it watches: from the run's first failed poll
         # on (before it, no rank polls and nothing need reset its count: see _failed_poll)
+        self._unyielded = False  # a call made whose event the program has not yielded yet
+        # (set by _enter, cleared by the rank's process at each yield of an event)
 
 
     def __repr__(self) -> str:
@@ -201,8 +209,12 @@ class HandleBase:
 
     def _enter(self, call: str, peer: int | None = None, tag: int | None = None,
                nbytes: int = 0, obj: Any = None) -> None:
-        """A call starts (an MPI call, or ``compute``): count it against a loop that never
-        lets time advance, log it, and keep what it works on (its CallDetail) for reports."""
+        """A call starts (an MPI call, or ``compute``): refuse it if the program did not
+        yield the previous one's event, count it against a loop that never lets time
+        advance, log it, and keep what it works on (its CallDetail) for reports."""
+        if self._unyielded:
+            self._not_yielded(call)
+        self._unyielded = True
         progress = self._tp.progress  # (made by the first one-sided lock that needs it)
         if progress is not None and call != "compute" and progress.waits_held(self.rank):
             wanted = None  # what a receive or probe looks for (a poll may not be needed)
@@ -231,6 +243,26 @@ class HandleBase:
         if watch is not None and call not in POLLS:  # (no rank polls while it is None)
             self._polling = False
             watch.quiet = 0
+
+    def _not_yielded(self, call: str) -> None:
+        """The program makes ``call`` but never yielded its previous call's event: raise
+        NotYielded naming that call and its place (the scenario's op, the place its
+        request kept, else the line of the program's code that made it; see
+        :func:`~mpisim.engine.yields.locate`). A driver that takes the events itself
+        (``_yields`` False) is not checked."""
+        if not self._yields:
+            return
+        previous, obj, where = self._calling[0], self._calling[4], self._calling[5]
+        if previous is None:
+            return
+        if where is None and getattr(obj, "where", None) is not None:
+            where = site_text(obj.where)
+        frames = program_frames(sys._getframe(2))
+        if where is None:
+            where = site_in_frames(frames, method_name(previous))
+        found = site_text((frames[0].f_code, frames[0].f_lasti)) if frames else None
+        self._unyielded = False
+        raise unyielded(previous, where, found=found)
 
     def _failed_poll(self, later: Any) -> None:
         """A poll found nothing and returns at ``later``: the run's poll watch counts it

@@ -50,6 +50,8 @@ class RankContext:
 
     def __init__(self, mpi: Any, script: str) -> None:
         self.mpi = mpi
+        mpi._yields = False  # the stand-in takes each call's event itself (it answers one
+        # that has already happened without a yield): not the program's yield to check
         self.script = script
         self.greenlet: RankGreenlet | None = None
         self.back: Any = None  # the switch to the bridge (the greenlet's parent's switch,

@@ -6,6 +6,10 @@ rank, runs until nothing is left to happen, and returns a :class:`~mpisim.runs.r
 - every rank finished: COMPLETED;
 - an uncaught MPIError (or any exception) in a program, or an erroneous ready send: ERROR,
   and the run stops there (MPI_ERRORS_ARE_FATAL);
+- a program that makes an MPI call without yielding its event, yields something that is
+  not an event, or calls a helper generator without ``yield from``: ERROR at once, of
+  error class ``NotYielded``, naming the call, its ``file:line`` and the fix (such a run
+  would answer for another program: see :mod:`mpisim.engine.yields`);
 - no event left but some rank unfinished: DEADLOCK, with the wait-for analysis;
 - a rank polling (iprobe, test) for what can never come while every other rank is finished
   or blocked: DEADLOCK, reported as a livelock naming the polling call (see
@@ -36,6 +40,7 @@ import os
 import traceback
 from collections.abc import Callable, Sequence
 from heapq import heappop
+from types import GeneratorType
 from typing import Any
 
 from simpy.core import EmptySchedule
@@ -46,8 +51,9 @@ from ..collectives import Collectives
 from ..engine.clock import Clock, ClockOverflow
 from ..engine.collector import collector_paused
 from ..engine.process import RankProcess, start_all
-from ..engine.sites import PACKAGE
+from ..engine.sites import PACKAGE, file_line, place
 from ..engine.trace import Recorder, Trace
+from ..engine.yields import NotYielded, discarded_generators, method_name, site_in_code, unyielded
 from ..handle.lifecycle import Lifecycle
 from ..handle.rank import Rank, ZeroTimeLoop
 from ..mpi.comm import Communicators
@@ -159,6 +165,7 @@ class Simulation:
         seed = RUN["seed"](seed)
         self.size = ranks
         self.programs = _programs(program, ranks)
+        self._refused = _discarded_generator(program, self.programs)  # (raised at its start)
         self.params = dict(params or {})
         self.name = RUN["name"](name) or getattr(self.programs[0], "__name__", "program")
         self.until = RUN["until"](until)
@@ -199,7 +206,7 @@ class Simulation:
         self._final: Result | None = None  # the Result of a run that is over
         self._livelock: list[int] = []
         self.trace_stopped: float | None = None
-        self._procs = [RankProcess(self.env, r, self) for r in range(ranks)]
+        self._procs = [RankProcess(self.env, r, self, self.handles[r]) for r in range(ranks)]
         if self.transport.progress is not None:
             self.transport.progress.blocked = self._blocked
         start_all(self.env, self._procs)
@@ -228,8 +235,20 @@ class Simulation:
         return None if self.buffer is None else self.handles[r].buffer_attach(self.buffer)
 
     def call(self, r: int) -> Any:
-        """A rank's program called with its handle and the run's parameters."""
-        return self.programs[r](self.handles[r], **self.params)
+        """A rank's program called with its handle and the run's parameters. A program that
+        calls a helper generator without ``yield from``, or is a plain function that made
+        a call (its event never yielded), raises NotYielded."""
+        program = self.programs[r]
+        if self._refused is not None and self._refused[0] is program:
+            raise self._refused[1]
+        mpi = self.handles[r]
+        body = program(mpi, **self.params)
+        if mpi._unyielded and mpi._yields and not isinstance(body, GeneratorType):
+            call = mpi._call
+            code = getattr(program, "__code__", None)
+            raise unyielded(call, site_in_code(code, method_name(call)),
+                            plain=getattr(program, "__name__", "program"))
+        return body
 
     def finalize(self, r: int) -> Any:
         """A rank's program returned: MPI_Finalize (the event it waits for, or None)."""
@@ -254,6 +273,11 @@ class Simulation:
             raise _Abort
         if isinstance(proc._value, WallClockLimit):  # --timeout, in the rank's own code
             self._timeout = self._wall_clock(proc._value, r)
+            raise _Abort
+        if isinstance(proc._value, NotYielded):
+            exc = proc._value
+            self.error = ErrorInfo(r, exc.call, "NotYielded", self.env._now, exc.message, {},
+                                   exc.where)
             raise _Abort
         self._fatal(r, proc._value)
 
@@ -340,7 +364,7 @@ class Simulation:
         if frame is None:
             return None
         code = frame.f_code
-        return f"{code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno} ({code.co_name})"
+        return place(code.co_filename, frame.f_lineno, code.co_name)
 
     # -- running -------------------------------------------------------------------------
     def step(self) -> bool:
@@ -670,7 +694,7 @@ def _program_line(exc: BaseException) -> str | None:
         name = os.path.abspath(frame.filename)
         if name.startswith(_PACKAGE + os.sep) or f"{os.sep}simpy{os.sep}" in name:
             continue
-        found = f"{os.path.basename(name)}:{frame.lineno} ({frame.name})"
+        found = place(frame.filename, frame.lineno, frame.name)
     return found
 
 
@@ -679,12 +703,33 @@ def _program_traceback(exc: BaseException) -> str | None:
     None when no frame is the user's (a scenario file's error names its op instead)."""
     if _program_line(exc) is None:
         return None
-    frames = [f for f in traceback.extract_tb(exc.__traceback__)  # the user's frames only
-              if not os.path.abspath(f.filename).startswith(_PACKAGE + os.sep)
+    frames = [_in_cell(f) for f in traceback.extract_tb(exc.__traceback__)  # the user's
+              if not os.path.abspath(f.filename).startswith(_PACKAGE + os.sep)  # frames only
               and not f.filename.endswith("simpy/events.py")]
     lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames),
              *traceback.format_exception_only(type(exc), exc)]
     return "".join(lines)
+
+
+def _in_cell(frame: traceback.FrameSummary) -> traceback.FrameSummary:
+    """A traceback frame, its file named ``cell 5`` when it is a notebook cell's."""
+    text = file_line(frame.filename, frame.lineno)
+    if not text.startswith("cell "):
+        return frame
+    return traceback.FrameSummary(text.split(",", 1)[0], frame.lineno, frame.name,
+                                  line=frame.line)
+
+
+def _discarded_generator(program: Any, programs: list[Any]) -> tuple[Any, NotYielded] | None:
+    """(the program, its error) for the first distinct program that calls a helper
+    generator without ``yield from`` (see :func:`~mpisim.engine.yields.discarded_generators`),
+    or None."""
+    distinct = [program] if callable(program) else list({id(p): p for p in programs}.values())
+    for p in distinct:
+        error = discarded_generators(p)
+        if error is not None:
+            return p, error
+    return None
 
 
 def _programs(program: Any, ranks: int) -> list[Callable[..., Any]]:

@@ -200,7 +200,7 @@ def test_example_3_10_is_not_safe(tour):
     """3.5: a safe program completes with every send synchronous; Example 3.10 does not."""
     out = _out(tour, "ex310-safe")
     assert "NOT SAFE" in out
-    assert "as written: completed; with every send synchronous: deadlock" in out
+    assert "as written: completed\n  with every send synchronous" in out and ": deadlock: " in out
 
 
 def test_example_3_10_bsend_with_one_entry_completes(tour):
@@ -400,3 +400,36 @@ def test_mpi4py_min_buffer_is_one_entry(mpi4py_nb):
     assert "SAFE (with its attached buffers" in _out(mpi4py_nb, "min-buffer")
     assert "8096 B" in _html(_cell(mpi4py_nb, "min-buffer"))
     assert "MPI_ERR_BUFFER" in _html(_cell(mpi4py_nb, "bsend-short"))
+
+
+# -- reports in a notebook name the cell ---------------------------------------------------------
+def test_reports_in_a_notebook_name_the_cell_and_line_not_ipythons_file(kernel_name, tmp_path):
+    """A program defined in a cell is reported at ``cell N, line L`` (N the execution count
+    beside the cell), for a deadlock (3.5, Example 3.10), a forgotten yield and a program's
+    own exception: never at IPython's temporary file (``369826325.py:4``)."""
+    cells = [
+        "import mpisim as ms\nnet = ms.Network(eager_limit='4 KiB')",
+        "def exchange(mpi, count=2000):\n"
+        "    peer = 1 - mpi.rank\n"
+        "    yield mpi.send(count=count, datatype=ms.REAL, dest=peer, tag=0)\n"
+        "    yield mpi.recv(count=count, datatype=ms.REAL, source=peer, tag=0)\n"
+        "print(ms.run(exchange, ranks=2, network=net).report())",
+        "def forgets(mpi):\n"
+        "    mpi.send(count=4, datatype=ms.INT, dest=1 - mpi.rank, tag=0)\n"
+        "    yield mpi.recv(count=4, datatype=ms.INT, source=1 - mpi.rank, tag=0)\n"
+        "print(ms.run(forgets, ranks=2).report())",
+        "def raises(mpi):\n"
+        "    yield mpi.barrier()\n"
+        "    1 / 0\n"
+        "print(ms.run(raises, ranks=2).report())",
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, kernel_name=kernel_name, timeout=CELL_TIMEOUT,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    deadlock, forgotten, raised = (_text(c) for c in nb.cells[1:])
+    assert "DEADLOCK" in deadlock and "at cell 2, line 3 (exchange)" in deadlock
+    assert "NotYielded" in forgotten and "MPI_Send at cell 3, line 2 (forgets)" in forgotten
+    assert "ZeroDivisionError" in raised and "at cell 4, line 3 (raises)" in raised
+    assert 'File "cell 4", line 3, in raises' in raised
+    for text in (deadlock, forgotten, raised):
+        assert not re.search(r"\d+\.py:\d", text), text

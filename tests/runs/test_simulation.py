@@ -360,11 +360,11 @@ def yields_a_number(mpi):
     yield 5
 
 
-def test_a_program_that_yields_what_no_call_returns_gets_a_typeerror_at_that_yield():
+def test_a_program_that_yields_what_no_call_returns_is_refused_at_that_yield():
     """Not a traceback out of the engine: the rank's error, where its program yielded."""
     r = ms.run(yields_a_number, ranks=2)
     assert r.outcome is ms.Outcome.ERROR
-    assert r.error.error_class == "TypeError"
+    assert r.error.error_class == "NotYielded"
     assert "yielded 5" in r.error.message
     line = yields_a_number.__code__.co_firstlineno + 2
     assert r.error.where == f"test_simulation.py:{line} (yields_a_number)"
