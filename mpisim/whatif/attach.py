@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine.sites import file_line
 from ..mpi.errors import ErrBuffer
 
 __all__ = ["KEEP", "AttachSite", "ProbeOverflow", "SizedAttach"]
@@ -147,4 +148,4 @@ def _caller(mpi: Any) -> str:
     if mpi._where:
         return str(mpi._where)
     frame = sys._getframe(2)
-    return f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno}"
+    return file_line(frame.f_code.co_filename, frame.f_lineno)  # (a notebook's: cell N, line L)
