@@ -333,8 +333,8 @@ class PointToPoint(HandleBase):
             mode, sreq.forced = SYNCHRONOUS, True  # mpi.force_ssend (the safety check)
         if mode == BUFFERED:  # into the buffer its communicator selects, returning once the
             # data is copied (sreq: an ibsend's request; None for a blocking bsend)
-            buffered = (self._buffered if comm is None and self._world is None  # (the process's:
-                        and self._config.buffer_policy != "communicator"  # _buffered_for's answer)
+            buffered = (self._buffered if comm is None and self._world is None  # (_buffered_for,
+                        and self._config.buffer_policy != "communicator"  # inlined: the process's)
                         else self._buffered_for(comm))
             try:
                 earliest = buffered.bsend(sreq, where, dest, tag, nbytes, data,

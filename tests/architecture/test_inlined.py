@@ -13,6 +13,7 @@ import ast
 import io
 import re
 import tokenize
+from functools import cache
 from pathlib import Path
 
 import mpisim
@@ -27,6 +28,7 @@ def _comments(path: Path) -> list[tuple[int, str]]:
     return [(t.start[0], t.string) for t in tokens if t.type == tokenize.COMMENT]
 
 
+@cache
 def _definitions() -> tuple[set[str], dict[str, set[str]]]:
     """Every function and method name of the package, and each class's methods."""
     functions: set[str] = set()
@@ -42,7 +44,8 @@ def _definitions() -> tuple[set[str], dict[str, set[str]]]:
     return functions, classes
 
 
-def _marks() -> list[tuple[str, int, str, str]]:
+@cache
+def _marks() -> tuple[tuple[str, int, str, str], ...]:
     """(module, line, comment, NAME) of every comment that speaks of an inlined copy (a
     mark may run over the comments of up to three consecutive lines)."""
     found = []
@@ -61,7 +64,7 @@ def _marks() -> list[tuple[str, int, str, str]]:
             names = [m[1] for m in MARK.finditer(joined) if m.end() > tail]
             found.append((path.relative_to(PACKAGE).as_posix(), line, joined,
                           names[-1] if names else ""))
-    return found
+    return tuple(found)
 
 
 def _exists(name: str, functions: set[str], classes: dict[str, set[str]]) -> bool:
