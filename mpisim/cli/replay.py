@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from typing import Any
 
@@ -47,9 +48,16 @@ def record_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", metavar="SECONDS", type=float, default=None,
                    help="stop the run after this long (SIGTERM to it: a deadlocking run "
                         "still leaves its calls up to the blocked ones)")
+    p.add_argument("--stall", metavar="SECONDS", type=float, default=30.0,
+                   help="stop the run as a likely deadlock once every process has waited "
+                        "inside one MPI call this long, and name each blocked call (exit 3; "
+                        "default 30; 0 never; processes on other hosts are not watched)")
     p.add_argument("--mpicc", metavar="PATH", default=None,
-                   help="the MPI C compiler wrapper to build the recorder with (default: "
-                        "$MPICC, else the mpicc beside the launcher, else mpicc on PATH)")
+                   help="the MPI C compiler wrapper to build the recorder with; the recorder "
+                        "must link the program's own MPI library, and one that does not is "
+                        "refused (default: $MPICC, else the mpicc beside the launcher, found "
+                        "inside wrappers such as timeout or env, else the one of the program's "
+                        "library, else mpicc on PATH)")
     p.add_argument("--shim", action="store_true",
                    help="print the path of the recorder's C source (to link it into a "
                         "statically linked application) and exit")
@@ -99,10 +107,20 @@ def record_command(args: argparse.Namespace) -> int:
         print(shim_source())
         return EXIT_OK
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if args.stall < 0:
+        raise UsageError(f"--stall {args.stall:g}: must be 0 (never) or more seconds")
     try:
-        return record(command, args.out, timeout=args.timeout, mpicc=args.mpicc)
+        return record(command, args.out, timeout=args.timeout, mpicc=args.mpicc,
+                      stall=args.stall)
     except RecordError as e:
         raise UsageError(str(e)) from None
+    except KeyboardInterrupt as e:
+        kept = getattr(e, "kept", None)
+        if not kept:
+            raise
+        signum = getattr(e, "signum", signal.SIGINT)
+        print(f"mpisim: interrupted by {signal.Signals(signum).name}; {kept}", file=sys.stderr)
+        return 128 + int(signum)
 
 
 REPLAY = Command(

@@ -1,20 +1,28 @@
 """``mpisim record -- mpiexec -n 4 ./app``: run a real MPI job with the recorder preloaded.
 
 The recorder is the C source ``shim/mpisim_record.c`` shipped in the package. It is built
-once per MPI library with that library's own ``mpicc`` (``--mpicc``, else ``$MPICC``, else
-the ``mpicc`` beside the launcher named in the command, else ``mpicc`` on PATH) into
-``$XDG_CACHE_HOME/mpisim/recorder/`` (default ``~/.cache``; private to the user, 0700, and
-refused otherwise: see :func:`cache_dir`), named by a hash of the source, the wrapper, what
-``mpicc -show`` (MPICH) or ``--showme`` (Open MPI) says, the compiler and the MPI library it
-names, so another library or a new mpisim builds anew; the build is atomic and the library
-is verified by its digest before it is preloaded (:func:`build_shim`). The command runs with
-``LD_PRELOAD`` set to it and ``MPISIM_TRACE_DIR`` to a temporary directory (Open MPI's
-``mpiexec`` passes the environment to local processes; for remote hosts add
-``-x LD_PRELOAD -x MPISIM_TRACE_DIR``); each process writes ``rank.N.log`` there, and the
-logs are joined, in rank order, into the ``--out`` file once the command has ended (through
-a temporary file and a rename).
+once per MPI library with that library's own ``mpicc`` into ``$XDG_CACHE_HOME/mpisim/recorder/``
+(default ``~/.cache``; private to the user, 0700, and refused otherwise: see :func:`cache_dir`),
+named by a hash of the source, the wrapper, what ``mpicc -show`` (MPICH) or ``--showme`` (Open
+MPI) says, the compiler and the MPI library it names, so another library or a new mpisim
+builds anew; the build is atomic and the library is verified by its digest before it is
+preloaded (:func:`build_shim`). The recorder must link the program's own ``libmpi``
+(:func:`recorder_for`): ``--mpicc`` or ``$MPICC`` is used or refused; otherwise the mpicc
+beside the launcher (found inside wrappers: ``timeout 30 mpiexec ...``), the one of the
+program's library, then ``mpicc`` on PATH are tried in turn, and a recorder of another library
+is refused with both named (see :mod:`.mpilib`).
 
-``--timeout`` (and SIGINT/SIGTERM sent to ``mpisim record``) stops the run: the launcher and
+The command runs with ``LD_PRELOAD`` set to the recorder and ``MPISIM_TRACE_DIR`` to a
+temporary directory (Open MPI's ``mpiexec`` passes the environment to local processes; for
+remote hosts add ``-x LD_PRELOAD -x MPISIM_TRACE_DIR``); each process writes ``rank.N.log``
+there, and the logs are joined, in rank order, into the ``--out`` file once the command has
+ended (through a temporary file and a rename). A run that leaves no log is explained from
+the command's exit status and the ``loaded.PID`` files the recorder leaves in each process it
+reaches (:func:`_no_log`).
+
+``--timeout``, the stall watch (``--stall``: every process waiting inside one MPI call that
+long, a likely deadlock; see :mod:`.stall`) and SIGINT/SIGTERM sent to ``mpisim record`` stop
+the run (an interrupted recording keeps what the processes wrote): the launcher and
 its helpers are paused while each MPI process (found by the ``#pid`` of its log, flushed at
 MPI_Init) gets SIGTERM, on which the recorder flushes its log, so a deadlocking run keeps
 every call up to the blocked ones; then the launcher's process group gets SIGTERM (SIGKILL
@@ -41,12 +49,21 @@ from importlib import resources
 from pathlib import Path
 from stat import S_IMODE, S_ISDIR
 
+from ..report.export import held_signals
+from .mpilib import Launch, linked_libmpi, mismatch, mpicc_candidates, own_mpicc, parse_command
+from .stall import StallWatch
 from .trace import TraceError, read_trace
 
 __all__ = ["RecordError", "build_key", "build_shim", "cache_dir", "find_mpicc", "merge_logs",
-           "record"]
+           "record", "recorder_for"]
 
+EXIT_DEADLOCK = 3
 EXIT_TIMEOUT = 5
+STALL = 30.0
+"""Seconds every process must wait inside MPI before a run is stopped as a likely deadlock
+(``--stall``; 0 never)."""
+POLL = 0.25
+"""Seconds between two looks at a running recording (its timeout, its stall watch)."""
 GRACE = 5.0
 """Seconds between the SIGTERM that stops a run and the SIGKILL if it is still there."""
 
@@ -60,29 +77,73 @@ def shim_source() -> Path:
 
 
 def find_mpicc(command: list[str], mpicc: str | None = None) -> str:
-    """The MPI C compiler that matches the command's MPI (see the module)."""
-    if mpicc:
-        found = shutil.which(mpicc)
-        if not found:
-            raise RecordError(f"--mpicc {mpicc}: not found")
-        return found
-    if os.environ.get("MPICC"):
-        found = shutil.which(os.environ["MPICC"])
-        if found:
-            return found
-    if command:
-        launcher = shutil.which(command[0])
-        if launcher:
-            beside = Path(launcher).resolve().parent / "mpicc"
-            unresolved = Path(launcher).parent / "mpicc"
-            for candidate in (unresolved, beside):
-                if candidate.exists():
-                    return str(candidate)
-    found = shutil.which("mpicc")
+    """The MPI C compiler to try first for the command's MPI (see :func:`recorder_for`)."""
+    if mpicc or os.environ.get("MPICC"):
+        return _explicit_mpicc(mpicc)[0]
+    candidates = mpicc_candidates(parse_command(command))
+    if not candidates:
+        raise RecordError(NO_MPICC)
+    return candidates[0]
+
+
+NO_MPICC = ("no mpicc found: the recorder is built with the MPI library's own compiler "
+            "wrapper (give --mpicc PATH or set MPICC)")
+
+
+def _explicit_mpicc(mpicc: str | None) -> tuple[str, str]:
+    """The wrapper --mpicc or $MPICC names, and how the user named it."""
+    name = mpicc or os.environ["MPICC"]
+    how = f"--mpicc {mpicc}" if mpicc else f"$MPICC ({name})"
+    found = shutil.which(name)
     if not found:
-        raise RecordError("no mpicc found: the recorder is built with the MPI library's own "
-                          "compiler wrapper (give --mpicc PATH or set MPICC)")
-    return found
+        raise RecordError(f"{how}: not found")
+    return found, how
+
+
+def recorder_for(command: list[str], mpicc: str | None = None) -> tuple[str, Path, Launch]:
+    """The compiler wrapper, the recorder built with it, and what the command runs.
+
+    The recorder must link the program's own MPI library (see :mod:`.mpilib`). With
+    ``--mpicc`` or ``$MPICC`` that wrapper is used or refused; otherwise the candidates of
+    :func:`~.mpilib.mpicc_candidates` are tried in turn (the mpicc beside the launcher found
+    inside wrappers such as ``timeout``, the one of the program's library, ``mpicc`` on PATH)
+    and the first whose recorder fits is used. A misfit is refused (RecordError) naming both
+    libraries and the ``--mpicc`` to pass."""
+    launch = parse_command(command)
+    explicit = bool(mpicc or os.environ.get("MPICC"))
+    if explicit:
+        candidates = [_explicit_mpicc(mpicc)]
+    else:
+        candidates = [(c, c) for c in mpicc_candidates(launch)]
+        if not candidates:
+            raise RecordError(NO_MPICC)
+    refusal: str | None = None
+    failed: RecordError | None = None
+    for cc, how in candidates:
+        try:
+            shim = build_shim(cc)
+        except RecordError as e:
+            if explicit:
+                raise
+            failed = failed or e
+            continue
+        lib = linked_libmpi(shim)
+        why = mismatch(lib, launch)
+        if why is None:
+            return cc, shim, launch
+        refusal = refusal or _refusal(how, lib, why, launch)
+    if refusal is None and failed is not None:
+        raise failed
+    raise RecordError(refusal or NO_MPICC)
+
+
+def _refusal(how: str, lib: str | None, why: str, launch: Launch) -> str:
+    own = own_mpicc(launch)
+    fix = (f"pass the program's own, --mpicc {own}" if own else
+           "pass the mpicc of the program's MPI library with --mpicc PATH")
+    return (f"record: the recorder built with {how} links {lib}, but {why}: preloaded into "
+            f"another MPI library's processes, it would make every process fail inside MPI; "
+            f"{fix}")
 
 
 def _wrapper_flags(mpicc: str) -> str:
@@ -335,9 +396,15 @@ def _ended(log: Path) -> bool:
 
 
 def record(command: list[str], out: str, timeout: float | None = None,
-           mpicc: str | None = None) -> int:
-    """Run ``command`` with the recorder; write the recording to ``out``. Returns the
-    command's exit status (EXIT_TIMEOUT when ``timeout`` stopped it)."""
+           mpicc: str | None = None, stall: float | None = STALL) -> int:
+    """Run ``command`` with the recorder; write the recording to ``out``.
+
+    ``timeout`` (s, None: none) stops the run after that long; ``stall`` (s, default 30,
+    0 or None: never) stops it once every process has waited inside MPI, in one call, that
+    long (a likely deadlock, whose blocked calls are reported). Returns the command's exit
+    status, EXIT_TIMEOUT when the timeout stopped it, EXIT_DEADLOCK when the stall watch
+    did. Interrupted (KeyboardInterrupt), it stops the run, keeps what the processes wrote
+    in ``out`` and re-raises with ``kept`` set to the words that say so (None: nothing)."""
     if not command:
         raise RecordError("record: no command (mpisim record [--out run.trace] -- mpiexec "
                           "-n 4 ./app)")
@@ -346,37 +413,120 @@ def record(command: list[str], out: str, timeout: float | None = None,
     out_path = Path(out)
     if not out_path.parent.exists():
         raise RecordError(f"--out {out}: directory {out_path.parent} does not exist")
-    shim = build_shim(find_mpicc(command, mpicc))
+    cc, shim, launch = recorder_for(command, mpicc)
     with tempfile.TemporaryDirectory(prefix="mpisim-record-") as logs:
         env = dict(os.environ, MPISIM_TRACE_DIR=logs)
         env["LD_PRELOAD"] = " ".join(p for p in (str(shim), env.get("LD_PRELOAD", "")) if p)
         started = time.monotonic()
         proc = subprocess.Popen(command, env=env, start_new_session=True)
-        stopped = False
+        watch = StallWatch(logs, stall) if stall else None
         try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            stopped = True
-            print(f"mpisim record: stopping the run after {timeout:g} s (SIGTERM)",
-                  file=sys.stderr)
-            _stop(proc, logs)
-        except KeyboardInterrupt:
-            _stop(proc, logs)
-            merge_logs(logs, out_path)
+            stopped = _watch(proc, logs, started, timeout, watch)
+        except KeyboardInterrupt as e:
+            with held_signals():  # a second Ctrl-C waits until the recording is whole
+                _stop(proc, logs)
+                count = merge_logs(logs, out_path)
+            e.kept = (f"kept the recording so far in {out_path} ({_summary(out_path)})"  # type: ignore[attr-defined]
+                      if count else None)
             raise
         wall = time.monotonic() - started
         count = merge_logs(logs, out_path)
-    if count == 0:
-        raise RecordError("record: no process wrote a log (did the command run an MPI "
-                          "program, dynamically linked, that called MPI_Init?)")
-    try:
-        trace = read_trace(out_path)
-        summary = (f"{trace.size} processes, {sum(len(r.calls) for r in trace.ranks)} calls, "
-                   f"{trace.outcome()}")
-    except TraceError as e:
-        summary = f"incomplete: {e}"
-    print(f"mpisim record: wrote {out_path} ({summary}; {wall:.2f} s of wall time)",
-          file=sys.stderr)
-    if stopped:
+        if count == 0:
+            raise RecordError(_no_log(logs, proc.returncode, cc, shim, launch))
+    print(f"mpisim record: wrote {out_path} ({_summary(out_path)}; {wall:.2f} s of wall "
+          "time)", file=sys.stderr)
+    if stopped == "stall":
+        _report_blocked(out_path)
+        return EXIT_DEADLOCK
+    if stopped == "timeout":
         return EXIT_TIMEOUT
     return proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
+
+
+def _watch(proc: subprocess.Popen, logs: str, started: float, timeout: float | None,
+           watch: StallWatch | None) -> str | None:
+    """Wait for the run; stop it at its timeout ("timeout") or when the stall watch finds
+    every process waiting ("stall"); None when it ended by itself."""
+    while True:
+        try:
+            proc.wait(timeout=POLL)
+            return None
+        except subprocess.TimeoutExpired:
+            pass
+        now = time.monotonic()
+        if timeout is not None and now - started >= timeout:
+            print(f"mpisim record: stopping the run after {timeout:g} s (SIGTERM)",
+                  file=sys.stderr)
+            _stop(proc, logs)
+            return "timeout"
+        if watch is not None and watch.stalled(now):
+            print(f"mpisim record: every process has waited inside MPI for {watch.seconds:g} "
+                  "s: stopping the run as a likely deadlock (SIGTERM; --stall 0 never stops)",
+                  file=sys.stderr)
+            _stop(proc, logs)
+            return "stall"
+
+
+def _summary(out_path: Path) -> str:
+    try:
+        trace = read_trace(out_path, sources=False)
+    except TraceError as e:
+        return f"incomplete: {e}"
+    return (f"{trace.size} processes, {sum(len(r.calls) for r in trace.ranks)} calls, "
+            f"{trace.outcome()}")
+
+
+def _report_blocked(out_path: Path) -> None:
+    """Each process's blocked call (or how it ended), from the stopped recording."""
+    try:
+        trace = read_trace(out_path)
+    except TraceError:
+        return
+    for rank in trace.ranks:
+        call = rank.blocked
+        if call is None:
+            print(f"  rank {rank.rank}: {rank.end_text()}", file=sys.stderr)
+            continue
+        args = " ".join(f"{k}={call.args[k]}" for k in ("dest", "src", "tag", "comm")
+                        if k in call.args and (k != "comm" or call.args[k] != 0))
+        print(f"  rank {rank.rank}: blocked in MPI_{call.name}{' ' + args if args else ''} "
+              f"({call.where()})", file=sys.stderr)
+
+
+def _no_log(logs: str, status: int | None, cc: str, shim: Path, launch: Launch) -> str:
+    """Why no process wrote a log, as far as the run shows it: the command's exit status,
+    which processes the recorder was loaded into, and the library it was built for."""
+    loaded: list[str] = []
+    for marker in Path(logs).glob("loaded.*"):
+        with contextlib.suppress(OSError):
+            loaded.append(marker.read_text().strip() or "?")
+    ended = ("the command was killed by "
+             f"{signal.Signals(-status).name if -status in signal.valid_signals() else -status}"
+             if status is not None and status < 0 else f"the command exited with status {status}")
+    built = f"the recorder was built with {cc} against {linked_libmpi(shim) or 'its MPI'}"
+    program = os.path.realpath(launch.program) if launch.program else None
+    if not loaded and status == 127:
+        why = ("the command did not start: not found, or the recorder could not be loaded "
+               "(the loader's message above says which)")
+    elif not loaded:
+        why = ("the recorder reached no process: the command or its launcher cleared "
+               "LD_PRELOAD (a setuid or sandboxing wrapper), or the processes ran on other "
+               "hosts (Open MPI: add -x LD_PRELOAD -x MPISIM_TRACE_DIR; or link the recorder "
+               "in: mpisim record --shim)")
+    else:
+        names = sorted({Path(x).name for x in loaded})
+        ours = [x for x in loaded if program and os.path.realpath(x) == program]
+        reached = f"it was loaded into {len(loaded)} processes ({', '.join(names)})"
+        if ours and status != 0:
+            why = (f"{reached}, {len(ours)} of them {Path(program or '').name}, which never "
+                   "finished MPI_Init: did they fail inside MPI? (a recorder built for "
+                   "another MPI library fails so: give the program's own --mpicc)")
+        elif ours:
+            why = (f"{reached}, {len(ours)} of them {Path(program or '').name}, which ran "
+                   "without calling MPI_Init (is it an MPI program, dynamically linked? a "
+                   "static one needs the recorder linked in: mpisim record --shim)")
+        else:
+            why = (f"{reached}, none of which called MPI_Init (is the program an MPI program, "
+                   "dynamically linked? a static one needs the recorder linked in: mpisim "
+                   "record --shim)")
+    return f"record: no process wrote a log: {ended}; {why}; {built}"

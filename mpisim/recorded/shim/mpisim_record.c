@@ -6,7 +6,9 @@
  * (its docstring is the specification). Lines are written into a 64 KiB buffer, flushed with
  * write(2) when it fills, at MPI_Finalize, at exit(), and on SIGTERM/SIGINT/SIGSEGV/SIGABRT/
  * SIGBUS/SIGHUP (then the previous disposition runs): a run that deadlocks and is killed
- * keeps every line up to the blocked calls.
+ * keeps every line up to the blocked calls. Beside the log, rank.<world rank>.now says which
+ * call the process is in (mpisim record's stall watch) and loaded.<pid> names each process the
+ * library was loaded into (to explain a run that leaves no log).
  *
  * Every call writes its entry line before it enters the library and a result line ("=")
  * when it returns, so a call still blocked when the process died has no result line.
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -486,11 +489,54 @@ static const char *error_name(int rc) {
     }
 }
 
+/* ---- where the process is, for mpisim record's stall watch ----------------------------------
+ * $MPISIM_TRACE_DIR/rank.<N>.now is a shared mapping of `now_t`: each logged call writes its
+ * name, sets `inside` and bumps `seq` when it enters, and clears `inside` when it returns
+ * (plain stores, no system call). mpisim record reads the files: a process whose `seq` has not
+ * changed while `inside` stayed set has waited in that one call since. */
+typedef struct { char magic[8]; volatile uint64_t seq; volatile uint64_t inside; char call[40]; } now_t;
+static now_t *now_at;
+
+static void start_now(const char *dir) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/rank.%d.now", dir, world_rank);
+    int f = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (f < 0) return;
+    if (ftruncate(f, sizeof(now_t)) == 0) {
+        void *m = mmap(NULL, sizeof(now_t), PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+        if (m != MAP_FAILED) { now_at = m; memcpy(now_at->magic, "mpisim1", 8); }
+    }
+    close(f);
+}
+
+/* Which processes the recorder reached: $MPISIM_TRACE_DIR/loaded.<pid> names the executable,
+ * so that mpisim record can say why a run left no log (the recorder never loaded, or loaded
+ * into processes that never finished MPI_Init). */
+__attribute__((constructor)) static void mark_loaded(void) {
+    const char *dir = getenv("MPISIM_TRACE_DIR");
+    char path[4200], exe[4096];
+    if (!dir || !*dir) return;
+    snprintf(path, sizeof path, "%s/loaded.%ld", dir, (long)getpid());
+    int f = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (f < 0) return;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n++] = '\n';
+        if (write(f, exe, (size_t)n) < 0) { /* best effort */ }
+    }
+    close(f);
+}
+
 /* ---- entry and result lines ------------------------------------------------------------ */
 #define LOGGING (fd >= 0 && depth == 0)
 
 static void enter(const char *call, void *caller) {
     entered = now_ns();
+    if (now_at) {
+        strncpy(now_at->call, call, sizeof now_at->call - 1);
+        now_at->inside = 1;
+        now_at->seq++;
+    }
     int site = site_id(caller);
     in_line = 1;
     putf("%s g=%lu", call, (unsigned long)(entered - last_exit));
@@ -509,6 +555,7 @@ static void result(int rc) {
 }
 
 static void done(void) {
+    if (now_at) now_at->inside = 0;
     line_end();
     last_exit = now_ns();
 }
@@ -653,6 +700,7 @@ static void start_log(const char *how, int provided) {
         sigaction(fatal[i], &sa, &previous[fatal[i]]);
     }
     atexit(at_exit);
+    start_now(dir);
     putf("%s g=0 thread=%d\n= 0 d=0\n", how, provided);
     flush_out();  /* the header at once: mpisim record finds this process by its #pid */
     last_exit = now_ns();
