@@ -32,7 +32,24 @@ __all__ = ["BAND", "BOR", "BXOR", "LAND", "LOR", "LXOR", "MAX", "MAXLOC", "MIN",
 
 
 class Op:
-    """A reduction operation: ``op(a, b)`` combines two contributions."""
+    """A reduction operation: ``op(a, b)`` combines two contributions.
+
+    The predefined ones are ``ms.SUM``, ``ms.MAX``... A program makes its own as
+    ``ms.Op("absmax", lambda a, b: np.maximum(abs(a), abs(b)))`` and passes it as ``op=``.
+
+    Parameters
+    ----------
+    name
+        The name reports show.
+    fn
+        ``fn(a, b)``: the combination of two contributions (numpy arrays are combined
+        elementwise by ``ufunc`` when there is one, else passed whole).
+    ufunc
+        A numpy ufunc that does the same elementwise (``np.add``), or None.
+    commutative
+        Whether the order of the contributions does not matter (default True); False:
+        they are combined in rank order (MPI 4.1 §6.9.5).
+    """
 
     __slots__ = ("commutative", "fn", "name", "ufunc")
 

@@ -163,7 +163,8 @@ class CollectiveCalls(HandleBase):
             sizes ``count``; ``ms.BYTE`` by default.
         op
             The reduction operation (MPI_Op): ``ms.SUM`` (the default),
-            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+            ``ms.MAX``, ``ms.MINLOC``..., or one of the program's own,
+            ``ms.Op(name, fn)`` with ``fn(a, b)`` combining two contributions.
         root
             Rank, in ``comm``, of the process that sends (bcast, scatter) or
             receives (reduce, gather); 0 by default.
@@ -206,7 +207,8 @@ class CollectiveCalls(HandleBase):
             sizes ``count``; ``ms.BYTE`` by default.
         op
             The reduction operation (MPI_Op): ``ms.SUM`` (the default),
-            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+            ``ms.MAX``, ``ms.MINLOC``..., or one of the program's own,
+            ``ms.Op(name, fn)`` with ``fn(a, b)`` combining two contributions.
         root
             Rank, in ``comm``, of the process that sends (bcast, scatter) or
             receives (reduce, gather); 0 by default.
@@ -248,7 +250,8 @@ class CollectiveCalls(HandleBase):
             sizes ``count``; ``ms.BYTE`` by default.
         op
             The reduction operation (MPI_Op): ``ms.SUM`` (the default),
-            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+            ``ms.MAX``, ``ms.MINLOC``..., or one of the program's own,
+            ``ms.Op(name, fn)`` with ``fn(a, b)`` combining two contributions.
         comm
             The communicator whose members all make the call (a ``Comm``);
             MPI_COMM_WORLD by default.
@@ -287,7 +290,8 @@ class CollectiveCalls(HandleBase):
             sizes ``count``; ``ms.BYTE`` by default.
         op
             The reduction operation (MPI_Op): ``ms.SUM`` (the default),
-            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+            ``ms.MAX``, ``ms.MINLOC``..., or one of the program's own,
+            ``ms.Op(name, fn)`` with ``fn(a, b)`` combining two contributions.
         comm
             The communicator whose members all make the call (a ``Comm``);
             MPI_COMM_WORLD by default.
@@ -326,7 +330,8 @@ class CollectiveCalls(HandleBase):
             sizes ``count``; ``ms.BYTE`` by default.
         op
             The reduction operation (MPI_Op): ``ms.SUM`` (the default),
-            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+            ``ms.MAX``, ``ms.MINLOC``..., or one of the program's own,
+            ``ms.Op(name, fn)`` with ``fn(a, b)`` combining two contributions.
         comm
             The communicator whose members all make the call (a ``Comm``);
             MPI_COMM_WORLD by default.
@@ -365,7 +370,8 @@ class CollectiveCalls(HandleBase):
             sizes ``count``; ``ms.BYTE`` by default.
         op
             The reduction operation (MPI_Op): ``ms.SUM`` (the default),
-            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+            ``ms.MAX``, ``ms.MINLOC``..., or one of the program's own,
+            ``ms.Op(name, fn)`` with ``fn(a, b)`` combining two contributions.
         comm
             The communicator whose members all make the call (a ``Comm``);
             MPI_COMM_WORLD by default.
@@ -404,7 +410,8 @@ class CollectiveCalls(HandleBase):
             sizes ``count``; ``ms.BYTE`` by default.
         op
             The reduction operation (MPI_Op): ``ms.SUM`` (the default),
-            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+            ``ms.MAX``, ``ms.MINLOC``..., or one of the program's own,
+            ``ms.Op(name, fn)`` with ``fn(a, b)`` combining two contributions.
         comm
             The communicator whose members all make the call (a ``Comm``);
             MPI_COMM_WORLD by default.
@@ -444,7 +451,8 @@ class CollectiveCalls(HandleBase):
             sizes ``count``; ``ms.BYTE`` by default.
         op
             The reduction operation (MPI_Op): ``ms.SUM`` (the default),
-            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+            ``ms.MAX``, ``ms.MINLOC``..., or one of the program's own,
+            ``ms.Op(name, fn)`` with ``fn(a, b)`` combining two contributions.
         comm
             The communicator whose members all make the call (a ``Comm``);
             MPI_COMM_WORLD by default.
@@ -1266,7 +1274,8 @@ class CollectiveCalls(HandleBase):
             sizes ``count``; ``ms.BYTE`` by default.
         op
             The reduction operation (MPI_Op): ``ms.SUM`` (the default),
-            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+            ``ms.MAX``, ``ms.MINLOC``..., or one of the program's own,
+            ``ms.Op(name, fn)`` with ``fn(a, b)`` combining two contributions.
         comm
             The communicator whose members all make the call (a ``Comm``);
             MPI_COMM_WORLD by default.
@@ -1307,7 +1316,8 @@ class CollectiveCalls(HandleBase):
             sizes ``count``; ``ms.BYTE`` by default.
         op
             The reduction operation (MPI_Op): ``ms.SUM`` (the default),
-            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+            ``ms.MAX``, ``ms.MINLOC``..., or one of the program's own,
+            ``ms.Op(name, fn)`` with ``fn(a, b)`` combining two contributions.
         comm
             The communicator whose members all make the call (a ``Comm``);
             MPI_COMM_WORLD by default.
@@ -1347,7 +1357,8 @@ class CollectiveCalls(HandleBase):
             sizes ``count``; ``ms.BYTE`` by default.
         op
             The reduction operation (MPI_Op): ``ms.SUM`` (the default),
-            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+            ``ms.MAX``, ``ms.MINLOC``..., or one of the program's own,
+            ``ms.Op(name, fn)`` with ``fn(a, b)`` combining two contributions.
         comm
             The communicator whose members all make the call (a ``Comm``);
             MPI_COMM_WORLD by default.
@@ -1387,7 +1398,8 @@ class CollectiveCalls(HandleBase):
             sizes ``count``; ``ms.BYTE`` by default.
         op
             The reduction operation (MPI_Op): ``ms.SUM`` (the default),
-            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+            ``ms.MAX``, ``ms.MINLOC``..., or one of the program's own,
+            ``ms.Op(name, fn)`` with ``fn(a, b)`` combining two contributions.
         comm
             The communicator whose members all make the call (a ``Comm``);
             MPI_COMM_WORLD by default.
@@ -1426,7 +1438,8 @@ class CollectiveCalls(HandleBase):
             sizes ``count``; ``ms.BYTE`` by default.
         op
             The reduction operation (MPI_Op): ``ms.SUM`` (the default),
-            ``ms.MAX``, ``ms.MINLOC``... or one from ``Op.create``.
+            ``ms.MAX``, ``ms.MINLOC``..., or one of the program's own,
+            ``ms.Op(name, fn)`` with ``fn(a, b)`` combining two contributions.
         """
         return reduce_local(inbuf, inoutbuf, count, datatype, op)
 

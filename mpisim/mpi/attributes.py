@@ -70,7 +70,19 @@ and what is duplicated from it)."""
 def predefined_value(family: str, keyval: int, size: int, on_world: bool) -> tuple[bool, Any]:
     """(found, value) of a predefined attribute for a library ``family`` in a run of
     ``size`` processes, on a communicator that is (or was duplicated from) MPI_COMM_WORLD
-    or not."""
+    or not.
+
+    Parameters
+    ----------
+    family
+        The profile's library family (``"standard"``, ``"mpich"``, ``"openmpi"``).
+    keyval
+        The predefined key (``ms.TAG_UB``, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL...).
+    size
+        The number of processes of the run.
+    on_world
+        Whether the communicator is MPI_COMM_WORLD or was duplicated from it.
+    """
     values = _VALUES.get(family, _VALUES["standard"])
     if keyval not in values or not (on_world or family in _EVERYWHERE):
         return False, None
@@ -80,7 +92,18 @@ def predefined_value(family: str, keyval: int, size: int, on_world: bool) -> tup
 
 @dataclass(frozen=True)
 class Keyval:
-    """A user keyval (MPI_Comm_create_keyval): what a duplicate and a deletion do."""
+    """A user keyval (MPI_Comm_create_keyval): what a duplicate and a deletion do.
+
+    Parameters
+    ----------
+    number
+        The keyval, as ``comm_create_keyval`` returns it.
+    copy
+        What ``comm_dup`` does with the attribute: None or False, not copied; True, copied
+        as is; a function ``copy(comm, keyval, value)``, its result is the copy.
+    delete
+        Called as ``delete(comm, keyval, value)`` when the attribute is deleted, or None.
+    """
 
     number: int
     copy: Any = None

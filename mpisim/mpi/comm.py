@@ -70,7 +70,13 @@ class CommInfo:
 
     def rank_of(self, world: int) -> int:
         """This communicator's (local group's) rank of world rank ``world`` (it must be a
-        member)."""
+        member).
+
+        Parameters
+        ----------
+        world
+            A rank in MPI_COMM_WORLD.
+        """
         index = self.index
         return world if index is None else index[world]
 
@@ -82,7 +88,15 @@ class CommInfo:
 
 
 class Session:
-    """One process's MPI session (MPI_Session): what a session buffer belongs to."""
+    """One process's MPI session (MPI_Session): what a session buffer belongs to.
+
+    ``yield mpi.session_init()`` makes one.
+
+    Parameters
+    ----------
+    name
+        Its name, as reports show it.
+    """
 
     __slots__ = ("buffer", "finalized", "name")
 
@@ -96,7 +110,21 @@ class Session:
 
 
 class Comm:
-    """One process's handle of a communicator (MPI_Comm)."""
+    """One process's handle of a communicator (MPI_Comm).
+
+    The handle's calls make them (``comm_split``, ``comm_dup``, ``cart_create``...); a
+    program passes them as ``comm=`` and reads ``size``, ``rank``, ``name``.
+
+    Parameters
+    ----------
+    info
+        What every member's handle of this communicator shares (its group, context,
+        name).
+    rank
+        The calling process's rank in it.
+    session
+        The Session it was made from (MPI 4.1 §11.3), or None.
+    """
 
     __slots__ = ("attrs", "buffer", "calls", "colls", "freed", "hints", "info", "label", "rank",
                  "session")
@@ -159,13 +187,25 @@ class Comm:
 
     def rank_of(self, world: int) -> int:
         """The rank, as a peer, of the process of world rank ``world``: in this
-        communicator, or in the remote group of an intercommunicator."""
+        communicator, or in the remote group of an intercommunicator.
+
+        Parameters
+        ----------
+        world
+            A rank in MPI_COMM_WORLD.
+        """
         remote = self.info.remote_index
         return self.info.rank_of(world) if remote is None else remote[world]
 
     def world(self, rank: int) -> int:
         """The world rank of peer ``rank``: this communicator's rank, or a remote rank of an
-        intercommunicator."""
+        intercommunicator.
+
+        Parameters
+        ----------
+        rank
+            A rank in this communicator (the remote group's, for an intercommunicator).
+        """
         remote = self.info.remote
         return self.info.group[rank] if remote is None else remote[rank]
 

@@ -74,7 +74,21 @@ class Datatype:
     Predefined types are committed from the start; derived types must be committed before
     they are used in communication, as in MPI. Derived types keep the tree they were built
     from (``_members``: old type, byte displacement of each run of copies, copies per run)
-    and flatten it into byte blocks once, on first use.
+    and flatten it into byte blocks once, on first use. A program uses the predefined ones
+    (``ms.INT``, ``ms.DOUBLE``...) and derives others with the ``create_*`` methods
+    (sizes and displacements in bytes unless said otherwise).
+
+    Parameters
+    ----------
+    name
+        The name reports show (``"INT"``, ``"vector(4, 1, 8, DOUBLE)"``).
+    size
+        Its size in bytes.
+    numpy_dtype
+        The numpy dtype of one element, or None (a derived type: its data are packed
+        through its type map).
+    align
+        Its alignment in bytes, for the padding of structs. Default: None, its size.
     """
 
     __slots__ = ("_align", "_blocks", "_lb_marked", "_members", "_predefined", "_ub_marked",
@@ -123,47 +137,126 @@ class Datatype:
     # -- constructors, named after MPI_Type_create_* -------------------------------------
 
     def create_contiguous(self, count: int) -> Datatype:
-        """``count`` copies of this type, one after another (MPI_Type_contiguous)."""
+        """``count`` copies of this type, one after another (MPI_Type_contiguous).
+
+        Parameters
+        ----------
+        count
+            Number of copies, >= 0.
+        """
         n = count_arg(count)
         return _derive(f"contiguous({n}, {self.name})", [(self, _arr([0]), _arr([n]))])
 
     def create_vector(self, count: int, blocklength: int, stride: int) -> Datatype:
-        """``count`` blocks of ``blocklength`` copies, ``stride`` extents apart."""
+        """``count`` blocks of ``blocklength`` copies, ``stride`` extents apart.
+
+        Parameters
+        ----------
+        count
+            Number of blocks, >= 0.
+        blocklength
+            Copies of this type in each block, >= 0.
+        stride
+            Distance between the starts of two blocks, in extents of this type (MPI_Type_vector).
+        """
         return self._vector("vector", count, blocklength, stride, self.extent)
 
     def create_hvector(self, count: int, blocklength: int, stride: int) -> Datatype:
-        """As ``create_vector``, with the stride in bytes."""
+        """As ``create_vector``, with the stride in bytes.
+
+        Parameters
+        ----------
+        count
+            Number of blocks, >= 0.
+        blocklength
+            Copies of this type in each block, >= 0.
+        stride
+            Distance between the starts of two blocks, in bytes (MPI_Type_create_hvector).
+        """
         return self._vector("hvector", count, blocklength, stride, 1)
 
     def create_indexed(self, blocklengths: Any, displacements: Any) -> Datatype:
-        """Blocks of copies at displacements counted in extents of this type."""
+        """Blocks of copies at displacements counted in extents of this type.
+
+        Parameters
+        ----------
+        blocklengths
+            Copies of this type in each block, >= 0.
+        displacements
+            Where each block starts, in extents of this type (MPI_Type_indexed).
+        """
         return self._indexed("indexed", _ints(blocklengths, "blocklengths", 0),
                              displacements, self.extent)
 
     def create_hindexed(self, blocklengths: Any, displacements: Any) -> Datatype:
-        """As ``create_indexed``, with displacements in bytes."""
+        """As ``create_indexed``, with displacements in bytes.
+
+        Parameters
+        ----------
+        blocklengths
+            Copies of this type in each block, >= 0.
+        displacements
+            Where each block starts, in bytes (MPI_Type_create_hindexed).
+        """
         return self._indexed("hindexed", _ints(blocklengths, "blocklengths", 0),
                              displacements, 1)
 
     def create_indexed_block(self, blocklength: int, displacements: Any) -> Datatype:
-        """Blocks of one length at displacements counted in extents."""
+        """Blocks of one length at displacements counted in extents.
+
+        Parameters
+        ----------
+        blocklength
+            Copies of this type in every block, >= 0.
+        displacements
+            Where each block starts, in extents of this type (MPI_Type_create_indexed_block).
+        """
         return self._indexed("indexed_block", _int(blocklength, "blocklength", 0),
                              displacements, self.extent)
 
     def create_hindexed_block(self, blocklength: int, displacements: Any) -> Datatype:
-        """Blocks of one length at displacements in bytes."""
+        """Blocks of one length at displacements in bytes.
+
+        Parameters
+        ----------
+        blocklength
+            Copies of this type in every block, >= 0.
+        displacements
+            Where each block starts, in bytes (MPI_Type_create_hindexed_block).
+        """
         return self._indexed("hindexed_block", _int(blocklength, "blocklength", 0),
                              displacements, 1)
 
     def create_resized(self, lb: int, extent: int) -> Datatype:
-        """The same data with lower bound ``lb`` and extent ``extent`` set by markers."""
+        """The same data with lower bound ``lb`` and extent ``extent`` set by markers.
+
+        Parameters
+        ----------
+        lb
+            The new lower bound, in bytes (MPI_Type_create_resized).
+        extent
+            The new extent, in bytes.
+        """
         lb, extent = _int(lb, "lb"), _int(extent, "extent")
         t = _derive(f"resized({self.name}, {lb}, {extent})", [(self, _arr([0]), _arr([1]))])
         return _set_bounds(t, lb, extent)
 
     def create_subarray(self, sizes: Any, subsizes: Any, starts: Any,
                         order: int = ORDER_C) -> Datatype:
-        """A block of a multidimensional array of this type: lb 0, extent the whole array."""
+        """A block of a multidimensional array of this type: lb 0, extent the whole array.
+
+        Parameters
+        ----------
+        sizes
+            Elements of the whole array along each dimension (MPI_Type_create_subarray).
+        subsizes
+            Elements of the block along each dimension.
+        starts
+            Where the block starts along each dimension, from 0.
+        order
+            ``ms.ORDER_C`` (the default: the last dimension varies fastest) or
+            ``ms.ORDER_FORTRAN`` (the first does).
+        """
         full, sub, start = (_ints(sizes, "sizes", 1), _ints(subsizes, "subsizes", 1),
                             _ints(starts, "starts", 0))
         if not full.size == sub.size == start.size > 0:
@@ -189,7 +282,17 @@ class Datatype:
     @staticmethod
     def create_struct(blocklengths: Any, displacements: Any, types: Any) -> Datatype:
         """Blocks of different types at byte displacements (MPI_Type_create_struct); the
-        extent is padded to the largest alignment (the epsilon rule, see the module doc)."""
+        extent is padded to the largest alignment (the epsilon rule, see the module doc).
+
+        Parameters
+        ----------
+        blocklengths
+            Elements in each block, >= 0.
+        displacements
+            Where each block starts, in bytes.
+        types
+            The datatype of each block.
+        """
         counts = _ints(blocklengths, "blocklengths", 0)
         disps = _ints(displacements, "displacements")
         types = list(types)
@@ -428,7 +531,18 @@ for _t in (BYTE, SHORT, INT, LONG, UNSIGNED_SHORT, UNSIGNED, UNSIGNED_LONG, FLOA
 
 
 def datatype_of(dtype: np.dtype | type | str) -> Datatype:
-    """The MPI datatype for a numpy dtype (``np.float64`` -> DOUBLE)."""
+    """The MPI datatype for a numpy dtype (``np.float64`` -> DOUBLE).
+
+    Parameters
+    ----------
+    dtype
+        A numpy dtype, or what ``np.dtype`` takes (``np.int32``, ``"f8"``).
+
+    Raises
+    ------
+    ErrType
+        A dtype with no MPI datatype.
+    """
     try:
         dt = np.dtype(dtype)
     except TypeError:

@@ -24,7 +24,18 @@ IDENT, CONGRUENT, SIMILAR, UNEQUAL = 0, 1, 2, 3
 
 class Group:
     """An ordered set of processes (MPI_Group), as world ranks; ``me`` is the world rank of
-    the process holding it (its ``rank`` is MPI_UNDEFINED when it is not a member)."""
+    the process holding it (its ``rank`` is MPI_UNDEFINED when it is not a member).
+
+    ``mpi.comm_group(comm)`` and the group calls make them.
+
+    Parameters
+    ----------
+    members
+        The processes, as world ranks, in the group's rank order (each at most once, else
+        MPI_ERR_GROUP).
+    me
+        The world rank of the process holding the handle.
+    """
 
     __slots__ = ("_index", "freed", "me", "members")
 
@@ -47,7 +58,13 @@ class Group:
         return self._index.get(self.me, UNDEFINED)
 
     def rank_of(self, world: int) -> int:
-        """The group rank of world rank ``world`` (MPI_UNDEFINED if not a member)."""
+        """The group rank of world rank ``world`` (MPI_UNDEFINED if not a member).
+
+        Parameters
+        ----------
+        world
+            A rank in MPI_COMM_WORLD.
+        """
         return self._index.get(world, UNDEFINED)
 
     def __contains__(self, world: object) -> bool:
@@ -76,38 +93,90 @@ class Group:
 
     # -- §7.3.2: group constructors ---------------------------------------------------------
     def incl(self, ranks: Sequence[int]) -> Group:
-        """MPI_Group_incl: the processes of ``ranks``, in that order."""
+        """MPI_Group_incl: the processes of ``ranks``, in that order.
+
+        Parameters
+        ----------
+        ranks
+            Ranks in this group (each once; MPI_ERR_RANK otherwise).
+        """
         return self._made(self.members[r] for r in self._ranks(ranks, "group_incl"))
 
     def excl(self, ranks: Sequence[int]) -> Group:
-        """MPI_Group_excl: the others, in their order."""
+        """MPI_Group_excl: the others, in their order.
+
+        Parameters
+        ----------
+        ranks
+            Ranks in this group (each once; MPI_ERR_RANK otherwise).
+        """
         gone = set(self._ranks(ranks, "group_excl"))
         return self._made(w for r, w in enumerate(self.members) if r not in gone)
 
     def range_incl(self, ranges: Sequence[Sequence[int]]) -> Group:
-        """MPI_Group_range_incl: the ranks of each (first, last, stride) triplet, in order."""
+        """MPI_Group_range_incl: the ranks of each (first, last, stride) triplet, in order.
+
+        Parameters
+        ----------
+        ranges
+            ``(first, last, stride)`` triplets of ranks in this group, ``last`` included
+            (a negative stride counts down; a pair has stride 1).
+        """
         return self.incl(_expand(ranges, self.size, "group_range_incl"))
 
     def range_excl(self, ranges: Sequence[Sequence[int]]) -> Group:
-        """MPI_Group_range_excl."""
+        """MPI_Group_range_excl.
+
+        Parameters
+        ----------
+        ranges
+            ``(first, last, stride)`` triplets of ranks in this group, ``last`` included
+            (a negative stride counts down; a pair has stride 1).
+        """
         return self.excl(_expand(ranges, self.size, "group_range_excl"))
 
     def union(self, other: Group) -> Group:
-        """MPI_Group_union: this group's processes, then the other's not in it."""
+        """MPI_Group_union: this group's processes, then the other's not in it.
+
+        Parameters
+        ----------
+        other
+            The other group.
+        """
         return self._made((*self.members, *(w for w in other.members if w not in self)))
 
     def intersection(self, other: Group) -> Group:
         """MPI_Group_intersection: this group's processes that are in the other, in this
-        group's order."""
+        group's order.
+
+        Parameters
+        ----------
+        other
+            The other group.
+        """
         return self._made(w for w in self.members if w in other)
 
     def difference(self, other: Group) -> Group:
-        """MPI_Group_difference: this group's processes not in the other."""
+        """MPI_Group_difference: this group's processes not in the other.
+
+        Parameters
+        ----------
+        other
+            The other group.
+        """
         return self._made(w for w in self.members if w not in other)
 
     def translate(self, ranks: Sequence[int], other: Group | None) -> list[int]:
         """MPI_Group_translate_ranks: the rank in ``other`` of each of ``ranks`` of this
-        group (MPI_UNDEFINED if absent; MPI_PROC_NULL stays MPI_PROC_NULL)."""
+        group (MPI_UNDEFINED if absent; MPI_PROC_NULL stays MPI_PROC_NULL).
+
+        Parameters
+        ----------
+        ranks
+            Ranks in this group.
+        other
+            The group to translate into; None: give world ranks (MPI_COMM_WORLD's).
+        """
         out = []
         for r in ranks:
             if r == PROC_NULL:

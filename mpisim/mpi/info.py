@@ -24,7 +24,16 @@ MAX_INFO_VAL = 1024
 
 
 class Info:
-    """One MPI_Info: string keys to string values, in the order they were set."""
+    """One MPI_Info: string keys to string values, in the order they were set.
+
+    ``mpi.info_create()`` makes an empty one; mpisim reads none of the hints.
+
+    Parameters
+    ----------
+    items
+        ``(key, value)`` pairs set first, in order (as :meth:`set` takes them). Default:
+        none.
+    """
 
     __slots__ = ("_items", "freed")
 
@@ -40,7 +49,16 @@ class Info:
         return self._items
 
     def set(self, key: str, value: str) -> None:
-        """MPI_Info_set."""
+        """MPI_Info_set.
+
+        Parameters
+        ----------
+        key
+            The key (a string of 1 to 255 characters).
+        value
+            The value (a string of at most 1024 characters; anything else is turned into
+            one by ``str``).
+        """
         items = self._live()
         key, value = str(key), str(value)
         if not key or len(key) > MAX_INFO_KEY:
@@ -52,11 +70,23 @@ class Info:
         items[key] = value
 
     def get(self, key: str) -> str | None:
-        """MPI_Info_get_string: the value, or None (flag false)."""
+        """MPI_Info_get_string: the value, or None (flag false).
+
+        Parameters
+        ----------
+        key
+            The key (a string of 1 to 255 characters).
+        """
         return self._live().get(str(key))
 
     def delete(self, key: str) -> None:
-        """MPI_Info_delete (MPI_ERR_INFO_NOKEY when absent)."""
+        """MPI_Info_delete (MPI_ERR_INFO_NOKEY when absent).
+
+        Parameters
+        ----------
+        key
+            The key (a string of 1 to 255 characters).
+        """
         items = self._live()
         if str(key) not in items:
             raise ErrInfoNokey(f"info key {key!r} is not set")
@@ -67,7 +97,13 @@ class Info:
         return len(self._live())
 
     def nthkey(self, n: int) -> str:
-        """MPI_Info_get_nthkey: the n-th key set (from 0)."""
+        """MPI_Info_get_nthkey: the n-th key set (from 0).
+
+        Parameters
+        ----------
+        n
+            Which key, from 0, in the order the keys were set.
+        """
         keys = list(self._live())
         if not 0 <= n < len(keys):
             raise ErrArg(f"info key number {n}: the object has {len(keys)}")

@@ -87,7 +87,20 @@ def dims_create(nnodes: int, dims: int | Sequence[int], rule: str = "closest") -
     """MPI_Dims_create: ``dims`` (a count of dimensions, or a list whose zeros are to be
     filled) completed so that their product is ``nnodes``, the filled ones in non-increasing
     order. MPI_ERR_DIMS when it cannot be (a negative entry, a product of the given entries
-    that does not divide ``nnodes``)."""
+    that does not divide ``nnodes``).
+
+    Parameters
+    ----------
+    nnodes
+        The number of processes to lay out, at least 1.
+    dims
+        The number of dimensions, or a list whose zeros are filled in (the other entries
+        kept).
+    rule
+        How the filled dimensions are balanced: ``"closest"`` (the default: MPICH's, and
+        the standard's model, as close to one another as possible) or ``"greedy"`` (Open
+        MPI's).
+    """
     if isinstance(dims, bool) or not isinstance(nnodes, int) or nnodes < 1:
         raise ErrDims(f"dims_create: nnodes must be a positive integer, got {nnodes!r}")
     given = [0] * dims if isinstance(dims, int) else list(dims)
@@ -105,7 +118,17 @@ def dims_create(nnodes: int, dims: int | Sequence[int], rule: str = "closest") -
 @dataclass(frozen=True)
 class Cart:
     """A Cartesian topology (MPI_Cart_create): ``dims[i]`` processes along dimension i,
-    ``periods[i]`` whether it wraps around."""
+    ``periods[i]`` whether it wraps around.
+
+    ``mpi.cart_create`` makes one; a communicator's ``topo`` holds it.
+
+    Parameters
+    ----------
+    dims
+        Processes along each dimension.
+    periods
+        Whether each dimension wraps around.
+    """
 
     dims: tuple[int, ...]
     periods: tuple[bool, ...]
@@ -118,7 +141,13 @@ class Cart:
         return math.prod(self.dims)
 
     def coords(self, rank: int) -> list[int]:
-        """MPI_Cart_coords: the coordinates of ``rank`` (row-major: the last varies fastest)."""
+        """MPI_Cart_coords: the coordinates of ``rank`` (row-major: the last varies fastest).
+
+        Parameters
+        ----------
+        rank
+            A rank of the grid.
+        """
         if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < self.size:
             raise ErrRank(f"cart_coords: {rank!r} is not a rank of the grid (size {self.size})")
         out = []
@@ -129,7 +158,13 @@ class Cart:
 
     def rank(self, coords: Sequence[int]) -> int:
         """MPI_Cart_rank: the rank at ``coords``; a periodic coordinate out of range wraps,
-        a non-periodic one is MPI_ERR_ARG."""
+        a non-periodic one is MPI_ERR_ARG.
+
+        Parameters
+        ----------
+        coords
+            One coordinate per dimension.
+        """
         coords = list(coords)
         if len(coords) != len(self.dims):
             raise ErrArg(f"cart_rank: expected {len(self.dims)} coordinates, got {coords}")
@@ -145,7 +180,17 @@ class Cart:
 
     def shift(self, rank: int, direction: int, disp: int) -> tuple[int, int]:
         """MPI_Cart_shift: (source, dest) of a shift by ``disp`` along ``direction``;
-        MPI_PROC_NULL past a non-periodic edge."""
+        MPI_PROC_NULL past a non-periodic edge.
+
+        Parameters
+        ----------
+        rank
+            The rank whose neighbours are asked for.
+        direction
+            The dimension shifted along, from 0.
+        disp
+            Steps (negative: towards lower coordinates).
+        """
         if isinstance(direction, bool) or not isinstance(direction, int) or \
                 not 0 <= direction < len(self.dims):
             raise ErrArg(f"cart_shift: direction {direction!r} is not a dimension of the grid "
@@ -164,7 +209,13 @@ class Cart:
         return self.rank(moved)
 
     def neighbors(self, rank: int) -> tuple[list[int], list[int]]:
-        """(sources, destinations) in §8.6's order: per dimension, shift -1 then +1."""
+        """(sources, destinations) in §8.6's order: per dimension, shift -1 then +1.
+
+        Parameters
+        ----------
+        rank
+            A rank of the grid.
+        """
         out: list[int] = []
         for i in range(len(self.dims)):
             source, dest = self.shift(rank, i, 1)
@@ -172,7 +223,13 @@ class Cart:
         return out, list(out)
 
     def sub(self, remain: Sequence[bool]) -> Cart:
-        """MPI_Cart_sub: the grid of the dimensions ``remain`` keeps."""
+        """MPI_Cart_sub: the grid of the dimensions ``remain`` keeps.
+
+        Parameters
+        ----------
+        remain
+            For each dimension, whether the sub-grid keeps it.
+        """
         if len(remain) != len(self.dims):
             raise ErrArg(f"cart_sub: expected {len(self.dims)} flags, got {list(remain)}")
         keep = [bool(r) for r in remain]
@@ -181,7 +238,15 @@ class Cart:
 
     def sub_split(self, rank: int, remain: Sequence[bool]) -> tuple[int, int]:
         """(color, key) of ``rank`` in the split that MPI_Cart_sub makes: one color per
-        value of the dropped coordinates, ranked by the kept ones."""
+        value of the dropped coordinates, ranked by the kept ones.
+
+        Parameters
+        ----------
+        rank
+            A rank of the grid.
+        remain
+            For each dimension, whether the sub-grid keeps it.
+        """
         coords = self.coords(rank)
         color = key = 0
         for c, d, k in zip(coords, self.dims, remain, strict=True):
@@ -195,7 +260,15 @@ class Cart:
 @dataclass(frozen=True)
 class Graph:
     """A graph topology (MPI_Graph_create): node i's neighbours are
-    ``edges[index[i-1]:index[i]]`` (``index`` cumulative, as in C)."""
+    ``edges[index[i-1]:index[i]]`` (``index`` cumulative, as in C).
+
+    Parameters
+    ----------
+    index
+        The cumulative number of neighbours of nodes 0, 1, ...
+    edges
+        The neighbours of every node, one after another.
+    """
 
     index: tuple[int, ...]
     edges: tuple[int, ...]
@@ -207,7 +280,13 @@ class Graph:
         return len(self.index)
 
     def neighbors_of(self, rank: int) -> list[int]:
-        """MPI_Graph_neighbors."""
+        """MPI_Graph_neighbors.
+
+        Parameters
+        ----------
+        rank
+            A node of the graph.
+        """
         if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < self.size:
             raise ErrRank(f"graph_neighbors: {rank!r} is not a node of the graph "
                           f"({self.size} nodes)")
@@ -215,6 +294,13 @@ class Graph:
         return list(self.edges[start:self.index[rank]])
 
     def neighbors(self, rank: int) -> tuple[list[int], list[int]]:
+        """(sources, destinations) of node ``rank``: its neighbours, both ways.
+
+        Parameters
+        ----------
+        rank
+            A node of the graph.
+        """
         out = self.neighbors_of(rank)
         return out, list(out)
 
@@ -222,7 +308,19 @@ class Graph:
 @dataclass(frozen=True)
 class DistGraph:
     """A distributed graph (MPI_Dist_graph_create[_adjacent]): every process's in- and
-    out-neighbours and their weights (None: MPI_UNWEIGHTED)."""
+    out-neighbours and their weights (None: MPI_UNWEIGHTED).
+
+    Parameters
+    ----------
+    sources
+        Per rank, its in-neighbours.
+    sourceweights
+        Per rank, the weights of its in-edges, or None (unweighted).
+    destinations
+        Per rank, its out-neighbours.
+    destweights
+        Per rank, the weights of its out-edges, or None (unweighted).
+    """
 
     sources: tuple[tuple[int, ...], ...]
     sourceweights: tuple[tuple[int, ...] | None, ...]
@@ -236,9 +334,23 @@ class DistGraph:
         return len(self.sources)
 
     def weighted(self, rank: int) -> bool:
+        """Whether ``rank``'s edges carry weights.
+
+        Parameters
+        ----------
+        rank
+            A rank of the graph's communicator.
+        """
         return self.sourceweights[rank] is not None
 
     def neighbors(self, rank: int) -> tuple[list[int], list[int]]:
+        """(sources, destinations) of ``rank``: its in- and out-neighbours.
+
+        Parameters
+        ----------
+        rank
+            A rank of the graph's communicator.
+        """
         return list(self.sources[rank]), list(self.destinations[rank])
 
 

@@ -105,7 +105,20 @@ class WindowInfo:
 
 
 class Window:
-    """One member's handle of a window (MPI_Win): see the module."""
+    """One member's handle of a window (MPI_Win): see the module.
+
+    ``yield mpi.win_create(...)`` (or ``win_allocate``...) makes one; a program passes it
+    as ``win=`` and reads ``memory``, ``size``, ``name``.
+
+    Parameters
+    ----------
+    info
+        What every member's handle of this window shares (its group, memory, epochs).
+    me
+        The world rank of the process holding the handle.
+    comm
+        The communicator the window was made over.
+    """
 
     __slots__ = ("comm", "epochs", "fences", "freed", "hints", "info", "label", "me",
                  "outgoing", "rank", "rows", "watchers")
@@ -143,7 +156,13 @@ class Window:
         return len(self.info.group)
 
     def world(self, rank: int) -> int:
-        """The world rank of its rank ``rank``."""
+        """The world rank of its rank ``rank``.
+
+        Parameters
+        ----------
+        rank
+            A rank in the window's group.
+        """
         return self.info.group[rank]
 
     def segment(self, world: int) -> Any:

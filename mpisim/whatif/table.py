@@ -196,7 +196,13 @@ class SweepTable:
     def text(self, max_rows: int | None = None) -> str:
         """The table for people: aligned columns, values in the units a user writes them in
         (``2 KiB``, ``1 µs``, ``10 GB/s``), and without the outcome columns that say nothing
-        (all zero or empty: no error class, no buffer used)."""
+        (all zero or empty: no error class, no buffer used).
+
+        Parameters
+        ----------
+        max_rows
+            The most rows shown, the first and last halves. Default: None, every row.
+        """
         rows = self.rows()
         shown = rows if max_rows is None or len(rows) <= max_rows else \
             rows[:max_rows // 2] + rows[-(max_rows // 2):]
