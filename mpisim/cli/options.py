@@ -24,7 +24,8 @@ from typing import Any
 
 from .common import UsageError, add_check_options
 
-__all__ = ["add_min_buffer_options", "add_output_options", "add_print_options",
+__all__ = ["add_findings_option", "add_min_buffer_options", "add_output_options",
+           "add_print_options",
            "add_run_options", "add_scenario_options", "add_workers_options", "workers"]
 
 
@@ -40,6 +41,15 @@ def add_scenario_options(p: argparse.ArgumentParser) -> None:
 def add_print_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of the summary")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the outcome line")
+
+
+def add_findings_option(p: argparse.ArgumentParser) -> None:
+    """``--findings``: how the report lists correctness findings (``run``, ``mpi4py``,
+    ``replay``); the JSON keeps every one."""
+    p.add_argument("--findings", choices=("summary", "all"), default="summary",
+                   help="how the report lists correctness findings: summary (default: each "
+                        "leak once per call site, with a count and the ranks) or all (every "
+                        "finding with its calls; --json always has all)")
 
 
 def add_output_options(p: argparse.ArgumentParser, program: str, *,
@@ -70,6 +80,7 @@ def add_run_options(p: argparse.ArgumentParser, *, program: str, as_written: str
     p.add_argument("--settings", metavar="FILE.yaml",
                    help="settings as in a scenario file (network, mpi, buffer, seed, until)")
     add_print_options(p)
+    add_findings_option(p)
     add_output_options(p, program)
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help=f"safety (MPI 3.5): {as_written}, "

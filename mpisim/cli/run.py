@@ -21,13 +21,20 @@ from .common import (
     settings_error,
     strict_findings,
 )
-from .options import add_output_options, add_scenario_options, add_workers_options, workers
+from .options import (
+    add_findings_option,
+    add_output_options,
+    add_scenario_options,
+    add_workers_options,
+    workers,
+)
 
 __all__ = ["RUN", "write_outputs"]
 
 
 def run_options(p: argparse.ArgumentParser) -> None:
     add_scenario_options(p)
+    add_findings_option(p)
     add_output_options(p, "scenario", examples=True)
     p.add_argument("--profiles", metavar="P,P,...",
                    help="run under each profile side by side, e.g. standard,mpich,openmpi "
@@ -62,7 +69,7 @@ def _print_run(args: argparse.Namespace, scenario: Any, result: Any,
     elif args.quiet:
         print(f"{result.scenario}: {result.outcome.value}", file=out(args))
     else:
-        print(result.report(), file=out(args))
+        print(result.report(findings=args.findings), file=out(args))
         if scenario.expect and args.sets:  # expect: describes the scenario as written
             print(f"expected without --set: {_describe_expect(scenario.expect)}"
                   + ("" if disagreement is None else " (this run differs)"), file=stream)

@@ -18,6 +18,7 @@ from ..engine.sites import site_text
 from ..engine.trace import Trace
 from ..mpi.causes import advice
 from ..mpi.findings import ERROR, Finding
+from ..report.findings import finding_lines
 from ..report.text import settings_text
 from ..values.units import format_size, format_time
 from .deadlock import Deadlock
@@ -345,8 +346,16 @@ class Result:
                 f"{format_time(self.sim_time)}, {len(self.ranks)} ranks>")
 
     # -- text ----------------------------------------------------------------------------
-    def report(self) -> str:
-        """A readable account of the run."""
+    def report(self, findings: str = "summary") -> str:
+        """A readable account of the run.
+
+        Parameters
+        ----------
+        findings
+            How the correctness findings are listed: ``"summary"`` (default), each error
+            and warning with its calls and each leak once per call site with its count and
+            ranks; ``"all"``, every finding with its calls (``findings`` keeps them all).
+        """
         m = self.messages
         lines = [f"{self.scenario}: {self.outcome.value.upper()} at t = "
                  f"{format_time(self.sim_time)} ({_plural(len(self.ranks), 'rank')}, "
@@ -368,7 +377,7 @@ class Result:
             lines.append("  settings in force: " + settings_text(self.settings))
         lines += [f"  warning: {w}" for w in self.warnings]
         lines += _unreceived_lines(self.unreceived)
-        lines += _finding_lines(self.findings)
+        lines += finding_lines(self.findings, findings)
         lines += _buffer_lines([self.ranks[r] for r in self.ranks_in_order()],
                                set(self.failing_ranks()))
         return "\n".join(lines)
@@ -466,20 +475,6 @@ def _unreceived_lines(unreceived: list[dict[str, Any]]) -> list[str]:
                      f"{format_size(u['bytes'])}: {u['call']}{where}")
     if len(unreceived) > 16:
         lines.append(f"    ... and {len(unreceived) - 16} more")
-    return lines
-
-
-def _finding_lines(findings: list[Finding]) -> list[str]:
-    """The correctness findings: a count by kind, then each with its calls (at most 32)."""
-    if not findings:
-        return []
-    kinds = [k for k in (ERROR, "leak", "warning") if any(f.kind == k for f in findings)]
-    counts = ", ".join(f"{sum(f.kind == k for f in findings)} {k}" for k in kinds)
-    lines = [f"correctness findings ({counts}):"]
-    for f in findings[:32]:
-        lines += ["  " + ln for ln in f.lines()]
-    if len(findings) > 32:
-        lines.append(f"  ... and {len(findings) - 32} more")
     return lines
 
 
