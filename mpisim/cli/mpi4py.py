@@ -68,6 +68,10 @@ def load_script(args: argparse.Namespace) -> ScriptScenario:
                                overrides, output)
     except ScriptError as e:
         raise ValueError(str(e)) from None
+    except ValueError as e:
+        if args.profile:  # a bad --profile is named as the user gave it
+            raise ValueError(str(e).replace("--set mpi.profile:", "--profile:")) from None
+        raise
 
 
 def mpi4py_command(args: argparse.Namespace) -> int:

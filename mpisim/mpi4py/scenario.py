@@ -95,6 +95,7 @@ def script_scenario(path: str, argv: list[str], ranks: int, settings: str | None
                                  (), "an mpi4py script")  # ranks: the settings' own (-n rules)
     try:
         scenario = scenario.with_overrides(dict(overrides or {}))
-    except ScenarioError as e:
-        raise ValueError("\n".join(e.problems)) from None
+    except ScenarioError as e:  # (without a settings file: named by the option, --set)
+        raise ValueError("\n".join(p.replace("<settings>: override ", "--set ", 1)
+                                   for p in e.problems)) from None
     return ScriptScenario(script, scenario, ranks)

@@ -97,8 +97,12 @@ def describe(value: Any) -> str:
 
 
 def hint(word: str, choices: Any) -> str:
-    """`` (did you mean 'x'?)`` for the closest of ``choices``, or nothing."""
-    close = difflib.get_close_matches(word, [str(c) for c in choices], n=1)
+    """`` (did you mean 'x'?)`` for the closest of ``choices``, or nothing. A version the
+    word names is kept: ``openmpi5`` suggests ``openmpi-5.0``, not ``openmpi``."""
+    close = difflib.get_close_matches(word, [str(c) for c in choices], n=3)
+    digits = [c for c in word if c.isdigit()]
+    versioned = [c for c in close if digits and all(d in c for d in digits)]
+    close = versioned or close
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
