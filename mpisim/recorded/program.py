@@ -26,7 +26,12 @@ What cannot change in a replay, and what it does instead (decisions, as an MPI u
   shows the program went on after an error of that call, else it ends the run.
 - A call the recording shows in progress when the process ended (a blocked call of a
   killed run, the call in which the process died) is replayed as well; the replay stops
-  there.
+  there. A process stopped inside MPI_Finalize had ended its program: its replay ends
+  there too, and waits in MPI_Finalize for the others (collective, MPI 4.1 §11.2.2, unless
+  the profile's ``finalize`` is local), so that a deadlock stopped by ``--timeout`` (one
+  process finalized, another waiting for a message with the wrong tag) replays as a
+  DEADLOCK naming both. A log that goes on past a call in progress (its result line never
+  written) is read up to that call (:attr:`.records.RankLog.broken`) and replayed so.
 - A process stopped by a signal outside MPI was running (computing) when it was stopped: its
   program had not ended. The replay keeps it computing after its last call (for the time
   the log says it had been computing, then for as long as anything else happens) and never

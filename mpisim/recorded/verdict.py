@@ -11,7 +11,9 @@ A recorded run ends in one of five ways (:meth:`.trace.Trace.outcome`), each wit
   a run that would go on, or needed longer than it was given). A process stopped outside MPI
   was running: the replay keeps it computing (:mod:`.program`) and ends when nothing else can
   happen. The replay agrees when each process reached the same point: the same call in
-  progress, or computing after the same last call.
+  progress, or computing after the same last call. A replay that ends in a deadlock (no
+  process can move) is judged on the blocked calls: the same processes blocked at the same
+  calls as in the recording, MPI_Finalize included (collective, MPI 4.1 §11.2.2).
 - **unfinalized** (processes ended their program without MPI_Finalize: erroneous, MPI 4.1
   §11.2.2): agrees when the replay ran every recorded call to the end (it finalizes them).
 - **error** (a process exited or aborted inside a call): said, with the replay's outcome.
