@@ -85,9 +85,8 @@ class CollectiveCalls(HandleBase):
             The data: at the root what is broadcast (a numpy array, or any
             object); elsewhere a numpy array to receive into, or None.
         count
-            Elements of ``datatype`` in each process's contribution (count x the
-            datatype's size is the bytes carried). Default: a numpy
-            ``sendbuf``'s own size; 0 for another object.
+            Elements of ``datatype`` broadcast. Default: a numpy ``buf``'s own
+            size; 0 for another object.
         datatype
             MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
             sizes ``count``; ``ms.BYTE`` by default.
@@ -116,9 +115,8 @@ class CollectiveCalls(HandleBase):
             The data: at the root what is broadcast (a numpy array, or any
             object); elsewhere a numpy array to receive into, or None.
         count
-            Elements of ``datatype`` in each process's contribution (count x the
-            datatype's size is the bytes carried). Default: a numpy
-            ``sendbuf``'s own size; 0 for another object.
+            Elements of ``datatype`` broadcast. Default: a numpy ``buf``'s own
+            size; 0 for another object.
         datatype
             MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
             sizes ``count``; ``ms.BYTE`` by default.
@@ -582,11 +580,11 @@ class CollectiveCalls(HandleBase):
             gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
             this rank's contribution.
         recvcounts
-            Elements of the result each process receives (one count per process,
-            in rank order).
+            Elements received from each process (one count per process, in rank
+            order).
         displs
-            Displacement, in elements, of each process's block in the root's
-            buffer (default: packed one after another).
+            Displacement, in elements, of each process's block in ``recvbuf``
+            (default: packed one after another).
         """
         return _start(self, "MPI_Gatherv", "gatherv", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, root,
@@ -630,11 +628,11 @@ class CollectiveCalls(HandleBase):
             gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
             this rank's contribution.
         recvcounts
-            Elements of the result each process receives (one count per process,
-            in rank order).
+            Elements received from each process (one count per process, in rank
+            order).
         displs
-            Displacement, in elements, of each process's block in the root's
-            buffer (default: packed one after another).
+            Displacement, in elements, of each process's block in ``recvbuf``
+            (default: packed one after another).
         """
         return _start(self, "MPI_Igatherv", "gatherv", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, root,
@@ -747,11 +745,11 @@ class CollectiveCalls(HandleBase):
             gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
             this rank's contribution.
         recvcounts
-            Elements of the result each process receives (one count per process,
-            in rank order).
+            Elements received from each process (one count per process, in rank
+            order).
         displs
-            Displacement, in elements, of each process's block in the root's
-            buffer (default: packed one after another).
+            Displacement, in elements, of each process's block in ``recvbuf``
+            (default: packed one after another).
         """
         return _start(self, "MPI_Allgatherv", "allgatherv", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, None,
@@ -791,11 +789,11 @@ class CollectiveCalls(HandleBase):
             gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
             this rank's contribution.
         recvcounts
-            Elements of the result each process receives (one count per process,
-            in rank order).
+            Elements received from each process (one count per process, in rank
+            order).
         displs
-            Displacement, in elements, of each process's block in the root's
-            buffer (default: packed one after another).
+            Displacement, in elements, of each process's block in ``recvbuf``
+            (default: packed one after another).
         """
         return _start(self, "MPI_Iallgatherv", "allgatherv", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, None,
@@ -925,7 +923,7 @@ class CollectiveCalls(HandleBase):
             order).
         displs
             Displacement, in elements, of each process's block in the root's
-            buffer (default: packed one after another).
+            ``sendbuf`` (default: packed one after another).
         """
         return _start(self, "MPI_Scatterv", "scatterv", comm, algorithm,
                       lambda c, call: scatter_args(c, call, sendbuf, count, datatype, root,
@@ -973,7 +971,7 @@ class CollectiveCalls(HandleBase):
             order).
         displs
             Displacement, in elements, of each process's block in the root's
-            buffer (default: packed one after another).
+            ``sendbuf`` (default: packed one after another).
         """
         return _start(self, "MPI_Iscatterv", "scatterv", comm, algorithm,
                       lambda c, call: scatter_args(c, call, sendbuf, count, datatype, root,
@@ -1092,8 +1090,8 @@ class CollectiveCalls(HandleBase):
             Displacement, in elements, of the block for each process in
             ``sendbuf`` (default: packed).
         recvcounts
-            Elements of the result each process receives (one count per process,
-            in rank order).
+            Elements received from each process (one count per process, in rank
+            order).
         rdispls
             Displacement, in elements, of each process's block in ``recvbuf``
             (default: packed).
@@ -1145,8 +1143,8 @@ class CollectiveCalls(HandleBase):
             Displacement, in elements, of the block for each process in
             ``sendbuf`` (default: packed).
         recvcounts
-            Elements of the result each process receives (one count per process,
-            in rank order).
+            Elements received from each process (one count per process, in rank
+            order).
         rdispls
             Displacement, in elements, of each process's block in ``recvbuf``
             (default: packed).
@@ -1430,12 +1428,9 @@ class CollectiveCalls(HandleBase):
             The numpy array that holds the other operand and receives the result
             in place.
         count
-            Elements of ``datatype`` in each process's contribution (count x the
-            datatype's size is the bytes carried). Default: a numpy
-            ``sendbuf``'s own size; 0 for another object.
+            Elements of ``datatype`` combined. Default: all of them.
         datatype
-            MPI datatype of the elements (``ms.INT``, ``ms.DOUBLE``...), which
-            sizes ``count``; ``ms.BYTE`` by default.
+            MPI datatype of the elements. Default: the numpy arrays' own.
         op
             The reduction operation (MPI_Op): ``ms.SUM`` (the default),
             ``ms.MAX``, ``ms.MINLOC``..., or one of the program's own,

@@ -1089,8 +1089,8 @@ class FileCalls(HandleBase):
         fh
             The file, as ``file_open`` yielded it (MPI_File).
         datatype
-            MPI datatype of the elements in memory. Default: the numpy ``buf``'s
-            dtype's, else ``ms.BYTE``.
+            The datatype whose extent in the file's data representation is asked
+            for.
         """
         check_file(fh, "MPI_File_get_type_extent")
         found = check_datatype(datatype)

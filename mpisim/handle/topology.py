@@ -656,10 +656,9 @@ class TopologyCalls(HandleBase):
             A numpy array that receives the blocks of the in-neighbours in place
             (optional: the yield gives the list).
         recvcounts
-            Elements received from each in-neighbour (one count per neighbour).
+            Bytes received from each in-neighbour.
         rdispls
-            Displacement, in elements, of each in-neighbour's block in
-            ``recvbuf``.
+            Byte displacement of each in-neighbour's block in ``recvbuf``.
         comm
             The communicator whose members all make the call (a ``Comm``);
             MPI_COMM_WORLD by default.
@@ -686,10 +685,9 @@ class TopologyCalls(HandleBase):
             A numpy array that receives the blocks of the in-neighbours in place
             (optional: the yield gives the list).
         recvcounts
-            Elements received from each in-neighbour (one count per neighbour).
+            Bytes received from each in-neighbour.
         rdispls
-            Displacement, in elements, of each in-neighbour's block in
-            ``recvbuf``.
+            Byte displacement of each in-neighbour's block in ``recvbuf``.
         comm
             The communicator whose members all make the call (a ``Comm``);
             MPI_COMM_WORLD by default.
