@@ -135,6 +135,22 @@ def test_a_log_that_ends_abruptly_inside_a_call_is_replayed_up_to_it(tmp_path):
         "point (rank 0 at MPI_Ialltoall call 2, where its log ends)")
 
 
+def test_a_process_stopped_in_finalize_beside_one_still_computing_is_the_same_point(
+        tmp_path):
+    """Rank 0 waits in MPI_Finalize while rank 1 computes (stopped outside MPI after 2.7 s,
+    as MPICH 5.0.2 keeps them): not a deadlock, rank 1 could still move. The replay stops
+    where the recording was, rank 0 in MPI_Finalize, and agrees."""
+    path = tmp_path / "slow.trace"
+    path.write_text(_log(0, "Finalize g=1000\n# signal 15 in=2700000000\n")
+                    + _log(1, "# signal 15 g=2700000000\n"))
+    sc = replay_scenario(path)
+    result = sc.run()
+    assert result.outcome is ms.Outcome.TIMEOUT
+    assert sc.compare(result) == (
+        "agrees with the recording: stopped while running; the replay reached the same "
+        "point (rank 0 in MPI_Finalize call 2; rank 1 computing after call 1)")
+
+
 # -- recording them (a real MPI) ---------------------------------------------------------------
 def record(source: Path, out: Path, mpicc: str, mpiexec: str, build: Path
            ) -> subprocess.CompletedProcess:
