@@ -32,10 +32,25 @@ def check_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--buffered", action="store_true",
                    help="keep bsends buffered and make only the other sends synchronous: "
                         "does the program rely on buffering beyond its attached buffer?")
+    add_collectives_option(p)
     add_check_options(p)
     p.add_argument("--strict", action="store_true",
                    help="exit 8 when the run as written has correctness findings")
     add_workers_options(p)
+
+
+def add_collectives_option(p: argparse.ArgumentParser, when: str = "") -> None:
+    """``--collectives``: how check runs collectives with every send synchronous."""
+    p.add_argument("--collectives", choices=("synchronizing", "as-written"),
+                   default="synchronizing",
+                   help=f"{when}synchronizing (default): with every send synchronous, every "
+                        "collective synchronizes too, no member leaving before all have "
+                        "entered (MPI 4.1 §6.1); as-written: as the profile's algorithms run "
+                        "them")
+
+
+def _collectives(args: argparse.Namespace) -> str:
+    return getattr(args, "collectives", "synchronizing").replace("-", "_")
 
 
 def check_command(args: argparse.Namespace) -> int:
@@ -47,7 +62,8 @@ def check_command(args: argparse.Namespace) -> int:
     if args.max_orders is not None:
         raise UsageError("--max-orders goes with --races")
     with workers(args) as on:
-        safety = settings_error(lambda: check_safe(scenario, buffered=args.buffered, **on))
+        safety = settings_error(lambda: check_safe(scenario, buffered=args.buffered,
+                                                          collectives=_collectives(args), **on))
     if args.json:
         print(json.dumps(safety.to_dict()), file=out(args))
     elif args.quiet:

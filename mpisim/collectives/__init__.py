@@ -105,8 +105,10 @@ class Collectives:
     """Starts collective calls for every process of one run."""
 
     def __init__(self, env: Any, transport: Any, profile: str,
-                 chosen: dict[str, str] | None = None, library: Any = None) -> None:
+                 chosen: dict[str, str] | None = None, library: Any = None,
+                 synchronizing: bool = False) -> None:
         self.env = env
+        self.synchronizing = synchronizing  # mpi.sync_collectives: no early leaver (§6.1)
         self.tp = transport
         self.choice = {**DEFAULTS["standard"], **DEFAULTS.get(profile, {}),
                        **check_algorithms(chosen or {})}
@@ -145,7 +147,10 @@ class Collectives:
             if how != "run":  # a broadcast run from another root (bcast_root_mismatch)
                 args.root = int(how.split()[1])
             deliver = args.deliver or (_storing(recvbuf) if recvbuf is not None else None)
-            proc = env.process(_finished(alg(ch, args), deliver, self.meetings, key, ch.me))
+            gen = _finished(alg(ch, args), deliver, self.meetings, key, ch.me)
+            if self.synchronizing:
+                gen = _synchronized(gen, self.entered, env, ch)
+            proc = env.process(gen)
         if blocking:
             return proc
         req = Request("coll", call, ch.me, -1, -1, args.nbytes)
@@ -178,6 +183,18 @@ def _finished(gen: Any, deliver: Any, meetings: Meetings, key: tuple[int, int],
     if error is not None:
         raise error
     return value if deliver is None else deliver(value)
+
+
+def _synchronized(gen: Any, entered: Entered, env: Any, ch: Channel) -> Any:
+    """The call's value once its algorithm is done and every member has entered it: a
+    collective as synchronizing as a barrier (``mpi.sync_collectives``; MPI 4.1 §6.1: a
+    correct program completes "whether collective communications are synchronizing or
+    not"). A member still missing is what the deadlock report names."""
+    value = yield from gen
+    waited = entered.all_in(env, ch.ctx, ch.tag)
+    if waited is not None:
+        yield waited
+    return value
 
 
 def _complete(req: Request, proc: Any, env: Any) -> None:

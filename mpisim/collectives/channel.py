@@ -23,10 +23,12 @@ __all__ = ["Channel", "Entered"]
 
 
 class Entered:
-    """Which members have entered each collective call (for deadlock reports)."""
+    """Which members have entered each collective call (for deadlock reports, and for
+    synchronizing collectives: :meth:`all_in`)."""
 
     def __init__(self) -> None:
         self._calls: dict[tuple[int, int], set[int]] = {}
+        self._all_in: dict[tuple[int, int], Event] = {}  # waited for by synchronizing calls
         self.mismatches: dict[tuple[int, int], Any] = {}  # Meetings' (meeting.py)
 
     def enter(self, ctx: int, tag: int, world: int, members: int) -> None:
@@ -37,6 +39,20 @@ class Entered:
         got.add(world)
         if len(got) == members:
             del self._calls[key]
+            waited = self._all_in.pop(key, None)
+            if waited is not None:
+                waited.succeed()
+
+    def all_in(self, env: Any, ctx: int, tag: int) -> Event | None:
+        """An event that happens when every member has entered the call (None: all have
+        already)."""
+        key = (ctx, tag)
+        if key not in self._calls:
+            return None
+        event = self._all_in.get(key)
+        if event is None:
+            event = self._all_in[key] = env.event()
+        return event
 
     def missing(self, ctx: int, tag: int, group: Any) -> list[int]:
         got = self._calls.get((ctx, tag))

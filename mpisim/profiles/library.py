@@ -202,6 +202,7 @@ class ResolvedMPIConfig:
     copy_bandwidth: float | None  # bytes/s for packing into the buffer; None: free
     force_ssend: bool
     collectives: dict[str, str] | None = None  # algorithm per collective, over the profile's
+    sync_collectives: bool = False  # see MPIConfig
     buffer_policy: str = "as_written"  # see MPIConfig
     rma_lock: str = "eager"       # one-sided communication (see MPIConfig)
     rma_progress: str = "none"
@@ -276,6 +277,11 @@ class MPIConfig:
     force_ssend
         Every send, of any mode, becomes synchronous: what ``check_safe`` runs (default
         False).
+    sync_collectives
+        Every collective synchronizes: no member leaves it before every member has entered
+        it, whatever its algorithm would allow (default False). MPI 4.1 §6.1 asks a correct
+        program to complete "whether collective communications are synchronizing or not";
+        ``check_safe`` runs with it on.
     collectives
         The algorithm of each collective, e.g. ``{"allreduce": "ring"}`` (see
         ``mpisim.collectives.ALGORITHMS``); the others follow the profile. Default: None.
@@ -344,6 +350,9 @@ class MPIConfig:
     force_ssend: bool = declare(
         "bool", "every send, of any mode, becomes synchronous (what check uses)",
         default=False, shown="false")
+    sync_collectives: bool = declare(
+        "bool", "every collective synchronizes: no member leaves before all have entered "
+        "(what check uses, MPI 4.1 §6.1)", default=False, shown="false")
     collectives: dict[str, str] | None = declare(
         "algorithms", "the algorithm of each collective, e.g. {allreduce: ring}; the others "
         "follow the profile", _collectives, shown="the profile's")
@@ -409,6 +418,7 @@ class MPIConfig:
                                  alignment=read("alignment", profile.alignment),
                                  copy_bandwidth=read("copy_bandwidth"),
                                  force_ssend=read("force_ssend"),
+                                 sync_collectives=read("sync_collectives"),
                                  collectives=read("collectives"),
                                  buffer_policy=read("buffer_policy"),
                                  rma_lock=read("rma_lock", profile.rma_lock),

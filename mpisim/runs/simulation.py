@@ -181,7 +181,8 @@ class Simulation:
         self.transport = Transport(self.env, self.net, ranks, self._ready_error, self.recorder)
         self.collectives = Collectives(self.env, self.transport,
                                        self.config.profile.collectives_family,
-                                       self.config.collectives, self.config.profile)
+                                       self.config.collectives, self.config.profile,
+                                       synchronizing=self.config.sync_collectives)
         self.comms = Communicators(ranks, self.net.latency)
         # one-sided communication (MPI 4.1 §12): every handle reaches it through the transport
         self.rma = self.transport.one_sided = OneSided(self.env, self.transport, self.comms,

@@ -6,6 +6,15 @@ then receive, is unsafe). :func:`check_safe` runs the program twice: as written,
 ``mpi.force_ssend`` (the engine's switch that makes every send of any mode — standard,
 buffered, ready, and their nonblocking forms — synchronous).
 
+Collectives are made synchronizing in that second run too (``mpi.sync_collectives``: no
+member leaves a collective before every member has entered it). MPI 4.1 §6.1: "a correct,
+portable program must invoke collective communications so that deadlock will not occur,
+whether collective communications are synchronizing or not". A program whose sends and
+receives around a broadcast complete only because the broadcast's root leaves early (as it
+does in MPICH and Open MPI) is not safe; the report names the collective each blocked rank
+waits in and the members it waits for. ``collectives="as_written"`` keeps the collectives as
+the profile's algorithms run them.
+
 ``buffered=True`` asks the question a Bsend user asks instead: does the program rely on
 system buffering *beyond its attached buffer*? Buffered sends stay buffered (they use the
 buffer the program attached, 3.6) and every other send (standard, ready, and their
@@ -70,9 +79,11 @@ class Safety:
     synchronous: Any
     reason: str
     buffered: bool = False
+    collectives: str = "synchronizing"  # or "as_written" (see check_safe)
 
     def to_dict(self) -> dict[str, Any]:
         return {"safe": self.safe, "buffered": self.buffered,
+                "collectives": self.collectives,
                 "as_written": self.as_written.to_dict(),
                 "synchronous": self.synchronous.to_dict()}
 
@@ -101,15 +112,23 @@ class Safety:
         if self.buffered:
             rule = ("with its attached buffers: bsends buffered, every other send synchronous; "
                     "safe when it needs no system buffering beyond its attached buffers")
-            changed = "with every non-buffered send synchronous"
         else:
             rule = "MPI 3.5: a safe program completes when every send is synchronous"
-            changed = "with every send synchronous"
+        if self.collectives == SYNCHRONIZING:
+            rule += " and, §6.1, every collective synchronizing"
+        changed = _changed(self.buffered, self.collectives)
+        written, synchronous = self.as_written.outcome.value, self.synchronous.outcome.value
+        other = ""  # each run's outcome once, the one that decides with its reason
+        if self.reason.startswith(AS_WRITTEN):
+            written = self.reason.removeprefix(AS_WRITTEN)
+        elif self.reason.startswith(f"{changed} {NOT_COMPLETE}"):
+            synchronous = self.reason.removeprefix(f"{changed} {NOT_COMPLETE}")
+        else:
+            other = self.reason
         lines = [f"{self.as_written.scenario}: {head} ({rule})",
-                 f"  as written: {self.as_written.outcome.value}; {changed}: "
-                 f"{self.synchronous.outcome.value}"]
-        if self.reason:
-            lines.append(f"  {self.reason}")
+                 f"  as written: {written}", f"  {changed}: {synchronous}"]
+        if other:
+            lines.append(f"  {other}")
         bsends = sum(r.buffer.bsends for r in getattr(self.as_written, "ranks", []))
         if not self.safe and not self.buffered and bsends and \
                 self.as_written.outcome.value == "completed":
@@ -122,8 +141,14 @@ class Safety:
         return "\n".join(lines)
 
 
-def check_safe(scenario: Any, *, buffered: bool = False, executor: Executor | None = None,
-               jobs: int | None = None, **run_kwargs: Any) -> Safety:
+SYNCHRONIZING = "synchronizing"
+COLLECTIVES = (SYNCHRONIZING, "as_written")
+"""How ``check_safe`` runs collectives in its second run."""
+
+
+def check_safe(scenario: Any, *, buffered: bool = False, collectives: str = SYNCHRONIZING,
+               executor: Executor | None = None, jobs: int | None = None,
+               **run_kwargs: Any) -> Safety:
     """Run ``scenario`` as written and with every send synchronous; safe if both complete.
 
     MPI 4.1 §3.5 calls a program safe when it does not rely on system buffering: it still
@@ -140,6 +165,11 @@ def check_safe(scenario: Any, *, buffered: bool = False, executor: Executor | No
         sends stay buffered (they use the buffer the program attached) and only the other
         modes become synchronous, to ask whether the program relies on buffering beyond
         its attached buffer.
+    collectives
+        ``"synchronizing"`` (the default): in the second run every collective is also
+        synchronizing, no member leaving it before all have entered (MPI 4.1 §6.1: a
+        correct program must not deadlock whether collectives synchronize or not).
+        ``"as_written"``: the collectives run as the profile's algorithms run them.
     executor
         Where the two (independent) runs go: any ``concurrent.futures.Executor``.
         Default: None, a local pool of ``jobs`` workers.
@@ -172,9 +202,12 @@ def check_safe(scenario: Any, *, buffered: bool = False, executor: Executor | No
     >>> verdict.exit_code
     3
     """
+    if collectives not in COLLECTIVES:
+        raise ValueError(f"check_safe: collectives must be one of {', '.join(COLLECTIVES)}, "
+                         f"got {collectives!r}")
     target = Target.of(scenario, run_kwargs)
     with Workers(executor, jobs) as workers:
-        as_written, synchronous = workers.map(_runs, (target, buffered),
+        as_written, synchronous = workers.map(_runs, (target, buffered, collectives),
                                               ["as written", "synchronous"], sample=False)
     completed = as_written.outcome.value == synchronous.outcome.value == "completed"
     mismatch = _mismatch(as_written) or _mismatch(synchronous)
@@ -184,23 +217,24 @@ def check_safe(scenario: Any, *, buffered: bool = False, executor: Executor | No
     elif completed:  # completes, yet erroneous: never safe (MPI 4.1 §6.1)
         reason = f"it completes but is erroneous: {mismatch}"
     else:
-        reason = _reason(as_written, synchronous, buffered)
-    return Safety(safe, as_written, synchronous, reason, buffered)
+        reason = _reason(as_written, synchronous, buffered, collectives)
+    return Safety(safe, as_written, synchronous, reason, buffered, collectives)
 
 
-def _runs(job: tuple[Target, bool], modes: Sequence[str]) -> list[Any]:
+def _runs(job: tuple[Target, bool, str], modes: Sequence[str]) -> list[Any]:
     """Worker side: the run as written, or with its sends synchronous (``buffered``: only
-    the non-buffered ones)."""
-    target, buffered = job
+    the non-buffered ones) and, unless ``as_written``, its collectives synchronizing."""
+    target, buffered, collectives = job
+    synchronizing = {"mpi.sync_collectives": True} if collectives == SYNCHRONIZING else {}
     out = []
     for mode in modes:
         if mode == "as written":
             out.append(target.run({}))
         elif buffered:
             program = target.run_kwargs({})["program"]
-            out.append(target.run({}, program=SynchronousSends(program)))
+            out.append(target.run(synchronizing, program=SynchronousSends(program)))
         else:
-            out.append(target.run({"mpi.force_ssend": True}))
+            out.append(target.run({"mpi.force_ssend": True, **synchronizing}))
     return out
 
 
@@ -227,11 +261,23 @@ class SynchronousSends:
         return program(mpi, **params)
 
 
-def _reason(as_written: Any, synchronous: Any, buffered: bool = False) -> str:
+NOT_COMPLETE = "it does not complete: "
+AS_WRITTEN = f"as written {NOT_COMPLETE}"
+
+
+def _changed(buffered: bool, collectives: str) -> str:
+    """What the second run changed, in words."""
+    sends = "with every non-buffered send synchronous" if buffered else \
+        "with every send synchronous"
+    return sends + (" and every collective synchronizing" if collectives == SYNCHRONIZING
+                    else "")
+
+
+def _reason(as_written: Any, synchronous: Any, buffered: bool = False,
+            collectives: str = SYNCHRONIZING) -> str:
     if as_written.outcome.value != "completed":
-        return "as written it does not complete: " + _why(as_written)
-    changed = "every non-buffered send" if buffered else "every send"
-    return f"with {changed} synchronous it does not complete: " + _why(synchronous)
+        return AS_WRITTEN + _why(as_written)
+    return f"{_changed(buffered, collectives)} {NOT_COMPLETE}" + _why(synchronous)
 
 
 def _why(result: Any) -> str:

@@ -120,7 +120,8 @@ def test_a_program_that_fails_as_written_is_not_safe_and_says_why():
 def test_json_shape_is_the_cli_contract():
     safety = check_safe(exchange, ranks=2, network=SMALL)
     d = json.loads(json.dumps(safety.to_dict()))
-    assert set(d) == {"safe", "buffered", "as_written", "synchronous"}
+    assert set(d) == {"safe", "buffered", "collectives", "as_written", "synchronous"}
+    assert d["collectives"] == "synchronizing"  # MPI 4.1 §6.1, unless --collectives as-written
     assert d["safe"] is False
     assert d["as_written"] == json.loads(safety.as_written.to_json())
     assert d["synchronous"]["outcome"] == "deadlock"
@@ -135,4 +136,5 @@ def test_a_scenario_file_and_its_locations(tmp_path):
     assert "programs[0].ops[0]" in safety.reason
     report = safety.report()
     assert report.startswith("example-3.10: NOT SAFE")
-    assert "as written: completed; with every send synchronous: deadlock" in report
+    assert "\n  as written: completed\n  with every send synchronous" in report
+    assert report.count("deadlock") == 1  # said once, with its blocked calls
