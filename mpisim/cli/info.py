@@ -35,6 +35,8 @@ def _resolve_settings(scenario: Any) -> None:
 
 def profiles_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--markdown", action="store_true", help="as the documentation's table")
+    p.add_argument("--json", action="store_true", help="print JSON: per profile, its "
+                   "description and each setting's value and evidence")
     p.add_argument("names", nargs="*", metavar="NAME|FILE.yaml",
                    help="only these profiles (a profile file shows its evidence)")
 
@@ -47,18 +49,45 @@ def profiles_command(args: argparse.Namespace) -> int:
         chosen = [get_profile(n) for n in args.names] or None
     except ValueError as e:
         raise UsageError(str(e).splitlines()[0]) from None
-    print(table(markdown=args.markdown, profiles=chosen))
+    if args.json:
+        print(json.dumps(_profiles_dict(chosen), default=str))
+    else:
+        print(table(markdown=args.markdown, profiles=chosen))
     return EXIT_OK
+
+
+def _profiles_dict(chosen: list[Any] | None) -> dict[str, Any]:
+    """``profiles --json``: ``{name: {"description", "settings": {key: {"value",
+    "evidence"}}}}``, the table's content."""
+    from ..profiles.evidence import SETTINGS as KEYS
+    from ..profiles.evidence import evidence_of
+    from ..profiles.library import PROFILES as BUILT_IN
+    from ..profiles.library import shipped_profiles
+
+    profiles = [*BUILT_IN.values(), *shipped_profiles()] if chosen is None else chosen
+    out = {}
+    for p in profiles:
+        evidence = evidence_of(p)
+        out[p.name] = {"description": p.description, "settings": {
+            key: {"value": getattr(p, key), "evidence": evidence[key]} for key in KEYS}}
+    return out
 
 
 def settings_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--markdown", action="store_true", help="as the documentation's table")
+    p.add_argument("--json", action="store_true", help="print JSON: per setting, its key, "
+                   "kind, choices, default and meaning")
 
 
 def settings_command(args: argparse.Namespace) -> int:
-    from ..runs.settings import markdown_table, text_table
+    from ..runs.settings import every_key, lookup, markdown_table, text_table
 
-    print(markdown_table() if args.markdown else text_table(), end="")
+    if args.json:
+        print(json.dumps([{"key": s.key, "kind": s.kind, "choices": list(s.choices),
+                           "default": s.default, "doc": s.doc}
+                          for s in map(lookup, every_key()) if s is not None]))
+    else:
+        print(markdown_table() if args.markdown else text_table(), end="")
     return EXIT_OK
 
 

@@ -86,3 +86,31 @@ def test_quiet_is_one_line_and_json_one_object(command, capsys):
     assert len(capsys.readouterr().out.splitlines()) == 1
     main([*command, "--json"])
     assert isinstance(json.loads(capsys.readouterr().out), dict)
+
+
+@pytest.mark.parametrize(("name", "written", "changed"), [
+    ("example-3.10-send.yaml", "deadlock: rank 0 blocked in MPI_Send(peer 1, tag 0)", "deadlock"),
+    ("example-3.10-bsend.yaml", "completed", "deadlock: rank 0 blocked in MPI_Bsend(peer 1"),
+    ("rsend-before-recv.yaml", "error: rank 0, MPI_Rsend", "completed"),
+])
+def test_check_says_each_runs_outcome_once(name, written, changed, capsys):
+    """The verdict, then each run on its own line (the one that decides with its reason),
+    not the outcomes listed and then said again with the reason."""
+    main(["check", str(SCENARIOS / name), "--jobs", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith(f"  as written: {written}")
+    assert lines[2].startswith("  with every send synchronous") and f": {changed}" in lines[2]
+    assert not any("does not complete" in line for line in lines)
+    assert len(set(lines)) == len(lines)
+
+
+def test_profiles_and_settings_offer_json(capsys):
+    assert main(["profiles", "mpich-5.0", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert list(found) == ["mpich-5.0"]
+    assert found["mpich-5.0"]["settings"]["allocator"]["value"] == "first-fit"
+    assert found["mpich-5.0"]["settings"]["allocator"]["evidence"]
+    assert main(["settings", "--json"]) == 0
+    settings = {s["key"]: s for s in json.loads(capsys.readouterr().out)}
+    assert settings["network.eager_limit"]["kind"] == "size"
+    assert settings["mpi.allocator"]["choices"] == ["circular", "first-fit", "unbounded"]
