@@ -254,4 +254,16 @@ MUTANTS = [
          file="mpisim/p2p/progress.py",
          old="        else:\n            held.append(msg)\n",
          new="        else:\n            held.insert(0, msg)\n"),
+    # -- check (MPI 4.1 §3.5, §6.1) -----------------------------------------------------------
+    dict(id="sync-collectives-leave-early",
+         rule="§6.1: with mpi.sync_collectives, no member leaves a collective before every "
+              "member has entered it",
+         file="mpisim/collectives/__init__.py",
+         old="    if waited is not None:\n        yield waited\n",
+         new="    if False:\n        yield waited\n"),
+    dict(id="check-collectives-as-written",
+         rule="§6.1: check makes collectives synchronizing as well as sends synchronous",
+         file="mpisim/whatif/safety.py",
+         old='synchronizing = {"mpi.sync_collectives": True} if collectives == SYNCHRONIZING',
+         new='synchronizing = {"mpi.sync_collectives": False} if collectives == SYNCHRONIZING'),
 ]
