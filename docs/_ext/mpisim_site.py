@@ -71,9 +71,11 @@ class Shipped:
 
     @property
     def command(self) -> str:
+        """The command that runs it by name (``mpisim`` finds a shipped example so, in a
+        clone as after ``pip install``)."""
         if self.kind == "mpi4py":
-            return " ".join(["mpisim mpi4py -n", str(self.ranks), self.shown_path, *self.argv])
-        return f"mpisim run {self.shown_path} --plot"
+            return " ".join(["mpisim mpi4py -n", str(self.ranks), self.path.name, *self.argv])
+        return f"mpisim run {self.name} --plot"
 
 
 def shipped() -> list[Shipped]:
@@ -201,6 +203,12 @@ class GalleryDirective(SphinxDirective):
             section += nodes.paragraph(text=" ".join(entry.description.split()))
             section += nodes.paragraph(text="Run it:")
             section += nodes.literal_block(item.command, item.command, language="text")
+            where = nodes.paragraph(text="The file: ")
+            where += nodes.literal(item.shown_path, item.shown_path)
+            where += nodes.Text(" (in a clone; ")
+            where += nodes.literal("mpisim examples copy DIR", "mpisim examples copy DIR")
+            where += nodes.Text(" copies it out).")
+            section += where
             section += nodes.paragraph(text="Its report begins:")
             section += nodes.literal_block(entry.outcome, entry.outcome, language="text")
             if entry.output:

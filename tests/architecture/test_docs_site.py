@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -176,7 +177,10 @@ def test_the_gallery_shows_every_shipped_scenario_with_a_figure(page: Any, site:
     for path in SHIPPED:
         entry = shown.get(path.name)
         assert entry is not None, f"the gallery has no section for {path.name}"
-        assert path.relative_to(ROOT).as_posix() in entry["text"], f"{path.name}: no command"
+        assert path.relative_to(ROOT).as_posix() in entry["text"], f"{path.name}: no path"
+        command = (rf"mpisim mpi4py -n \d+ {re.escape(path.name)}" if path.parent.name == "mpi4py"
+                   else rf"mpisim run {re.escape(path.stem)} --plot")
+        assert re.search(command, entry["text"]), f"{path.name}: no command by name"
         assert entry["images"] and all(w > 0 for w in entry["images"]), (path.name, entry)
 
 
