@@ -266,4 +266,10 @@ MUTANTS = [
          file="mpisim/whatif/safety.py",
          old='synchronizing = {"mpi.sync_collectives": True} if collectives == SYNCHRONIZING',
          new='synchronizing = {"mpi.sync_collectives": False} if collectives == SYNCHRONIZING'),
+    dict(id="request-free-active-unchecked",
+         rule="§3.7.3: freeing an active point-to-point request is a finding (a warning for a "
+              "send, an error for a receive)",
+         file="mpisim/handle/p2p.py",
+         old='"recv": ("request-free-active-recv",',
+         new='"precv": ("request-free-active-recv",'),
 ]

@@ -855,16 +855,33 @@ class PointToPoint(HandleBase):
         if isinstance(reqs, Event):
             return reqs
         req = reqs[0]
-        if req.kind == "coll" and req.active and self._life is not None and not (
+        if req.active and self._life is not None and not (
                 req.done_at is not None and req.done_at <= self._env._now):
-            self._life.findings.add("request-active-free", (
-                f"rank {self.rank} freed the request of its {req.call} while the operation "
-                "was active (MPI_Request_free on a nonblocking collective is erroneous)"),
-                (Call(self.rank, req.call, site_text(req.where)),
-                 Call(self.rank, "MPI_Request_free", site_text(self._where or program_site()))))
+            self._active_freed(req)
         req.freed = True
         req.active = False
         return done(self._env, None)
+
+
+    def _active_freed(self, req: Request) -> None:
+        """A finding for a request freed before its operation completed: erroneous for a
+        nonblocking collective (§6.12), a warning for a send and an error for a receive
+        (§3.7.3: the program can never learn that it completed; "an active receive request
+        should never be freed")."""
+        rule, what = {"coll": ("request-active-free", "(MPI_Request_free on a nonblocking "
+                                                      "collective is erroneous)"),
+                      "send": ("request-free-active-send", "(legal, but its completion can "
+                                                           "never be checked)"),
+                      "recv": ("request-free-active-recv", "(its buffer can never be known "
+                                                           "to hold the message)")
+                      }.get(req.kind, (None, ""))
+        if rule is None or self._life is None:
+            return
+        self._life.findings.add(rule, (
+            f"rank {self.rank} freed the request of its {req.call} while the operation was "
+            f"active {what}"),
+            (Call(self.rank, req.call, site_text(req.where)),
+             Call(self.rank, "MPI_Request_free", site_text(self._where or program_site()))))
 
 
 def _probe_status(msg: Any, comm: Comm | None) -> Status:

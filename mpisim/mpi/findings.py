@@ -56,6 +56,13 @@ RULES: dict[str, Rule] = {
                                  "still active"),
     "request-active-free": Rule("6.12", ERROR, "a nonblocking collective's request was freed "
                                 "(MPI_Request_free) while active"),
+    "request-free-active-send": Rule("3.7.3", WARNING, "an active send request was freed "
+                                     "(MPI_Request_free): legal, but the program can never "
+                                     "learn that the send completed"),
+    "request-free-active-recv": Rule("3.7.3", ERROR, "an active receive request was freed "
+                                     "(MPI_Request_free): the program can never know when its "
+                                     "buffer holds the message (\"an active receive request "
+                                     "should never be freed\")"),
     "buffer-modified": Rule("3.7.2", ERROR, "the buffer of a pending nonblocking operation was "
                             "modified before the operation completed"),
     "message-race": Rule("3.5", WARNING, "a wildcard receive matched different senders in "
@@ -161,7 +168,7 @@ class Findings:
     """The findings of one run, each distinct one once, in the order found."""
 
     def __init__(self) -> None:
-        self._found: dict[tuple, Finding] = {}
+        self._found: dict[tuple[Any, ...], Finding] = {}
         self.more = 0
 
     def add(self, rule: str, message: str, calls: list[Call] | tuple[Call, ...] = ()) -> None:
