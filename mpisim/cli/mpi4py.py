@@ -32,8 +32,9 @@ def mpi4py_options(p: argparse.ArgumentParser) -> None:
                    help="number of ranks (as mpiexec -n)")
     p.add_argument("--profile", metavar="NAME|FILE.yaml",
                    help="the MPI library modelled: standard, mpich-4.0, openmpi-4.1, "
-                        "mpich-5.0, openmpi-5.0 (mpich, openmpi: the 4.x ones) or a profile "
-                        "file from mpisim calibrate (same as --set mpi.profile=...)")
+                        "mpich-5.0, openmpi-5.0 (mpich, openmpi: MPICH 4.0, Open MPI 4.1) "
+                        "or a profile file from mpisim calibrate (same as --set "
+                        "mpi.profile=...)")
     add_run_options(p, program="script", as_written="run as written",
                     min_buffer="the smallest size for the script's own Attach_buffer with "
                                "which it completes without overflow",

@@ -33,7 +33,9 @@ def replay_options(p: argparse.ArgumentParser) -> None:
                    help="write the recording as a scenario file (stdout without FILE) "
                         "instead of running it")
     p.add_argument("--profiles", metavar="P,P,...",
-                   help="run under each profile side by side: standard,mpich,openmpi")
+                   help="run under each profile side by side, e.g. standard,mpich-5.0 (by "
+                        "default a replay runs under the recorded library's profile; mpich "
+                        "and openmpi are MPICH 4.0 and Open MPI 4.1)")
     add_run_options(p, program="recording", as_written="as recorded",
                     min_buffer="the smallest size for the recorded MPI_Buffer_attach calls "
                                "with which the replay completes without overflow",

@@ -37,9 +37,10 @@ def run_options(p: argparse.ArgumentParser) -> None:
     add_findings_option(p)
     add_output_options(p, "scenario", examples=True)
     p.add_argument("--profiles", metavar="P,P,...",
-                   help="run under each profile side by side, e.g. standard,mpich,openmpi "
-                        "(each profile brings its allocator and sizing unless --set names "
-                        "them)")
+                   help="run under each profile side by side, e.g. standard,mpich-5.0,"
+                        "openmpi-5.0 (mpich and openmpi are MPICH 4.0 and Open MPI 4.1; "
+                        "mpisim profiles lists them all; each profile brings its allocator "
+                        "and sizing unless --set names them)")
     p.add_argument("--strict", action="store_true",
                    help="for CI: exit 0 when the run agrees with the scenario's expect:, "
                         "6 when it does not, 7 when messages were never received, 8 when "
@@ -110,7 +111,8 @@ def _run_profiles(args: argparse.Namespace, scenario: Any) -> int:
     names = [p.strip() for p in args.profiles.split(",") if p.strip()]
     try:
         with workers(args) as on:
-            found = settings_error(lambda: compare_profiles(scenario, names, **on))
+            found = settings_error(lambda: compare_profiles(
+                scenario, names, chosen_by="--profiles", **on))
     except ScenarioError as e:
         raise UsageError("--profiles: " + "; ".join(
             getattr(e, "problems", None) or [str(e)])) from None

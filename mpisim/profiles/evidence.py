@@ -9,7 +9,8 @@ renders them; ``mpisim profiles`` prints it and the documentation shows it
 
 from __future__ import annotations
 
-from .library import PROFILES, Profile, shipped_profiles
+from .library import ALIASES, PROFILES, Profile, shipped_profiles
+from .names import release
 from .profilefile import READERS
 
 __all__ = ["EVIDENCE", "table"]
@@ -159,8 +160,9 @@ def evidence_of(profile: Profile) -> dict[str, str]:
     """Per setting, where ``profile``'s value comes from: the table above for the
     hand-made profiles, the recorded evidence for a measured one (a file's settings without
     evidence come from the profile it is based on)."""
-    if not profile.evidence and profile.name in EVIDENCE:
-        return EVIDENCE[profile.name]
+    name = ALIASES.get(profile.name, profile.name)  # a short name: its profile's evidence
+    if not profile.evidence and name in EVIDENCE:
+        return EVIDENCE[name]
     base = EVIDENCE.get(profile.family, {}) if profile.family != profile.name else {}
     recorded = dict(profile.evidence)
     out = {}
@@ -170,6 +172,15 @@ def evidence_of(profile: Profile) -> dict[str, str]:
         else:
             out[key] = base.get(key) or "given in the file, without evidence"
     return out
+
+
+def _named(name: str) -> str:
+    """A profile's name with its short one (``mpich-4.0 (short name mpich)``), or a short
+    name with what it stands for (``mpich (short name of mpich-4.0, MPICH 4.0)``)."""
+    if name in ALIASES:
+        return f"{name} (short name of {ALIASES[name]}, {release(name)})"
+    short = [a for a, full in ALIASES.items() if full == name]
+    return f"{name} (short name {', '.join(short)})" if short else name
 
 
 def _evidence_text(ev: object) -> str:
@@ -225,7 +236,7 @@ def table(markdown: bool = True, profiles: list[Profile] | None = None) -> str:
         return "\n".join(lines)
     out = []
     for p, ev in zip(chosen, evidence, strict=True):
-        out.append(f"{p.name}: {p.description}")
+        out.append(f"{_named(p.name)}: {p.description}")
         if p.library:
             out.append(f"  measured on: {p.library}")
         for key in SETTINGS:

@@ -459,7 +459,10 @@ def profiles_html(comparison: Any) -> str:
         s = {k.split(".", 1)[1]: v["value"] for k, v in r.settings.items()}
         err = r.error.error_class if r.error is not None else None
         limit = s.get("eager_limit")
-        rows.append([profile, r.outcome.value, format_time(r.sim_time), err or "-",
+        shown = comparison.label(profile)
+        if profile in getattr(comparison, "notes", {}):  # another release of the recording's
+            shown += f" ({comparison.notes[profile]})"
+        rows.append([shown, r.outcome.value, format_time(r.sim_time), err or "-",
                      s.get("allocator", "?"), s.get("sizing", "?"),
                      _size(limit) if isinstance(limit, int) else str(limit),
                      max((x.buffer.peak_used for x in r.ranks), default=0)])

@@ -12,7 +12,8 @@ __all__ = ["settings_text"]
 
 
 def settings_text(settings: dict[str, dict[str, Any]]) -> str:
-    """``profile mpich (--set), allocator first-fit (profile), ...`` in one line."""
+    """``profile mpich (MPICH 4.0) (--set), allocator first-fit (profile), ...`` in one
+    line: a profile's short name with the release it stands for."""
     parts = []
     for key, entry in settings.items():
         name = key.split(".", 1)[1].replace("_", " ")
@@ -21,5 +22,7 @@ def settings_text(settings: dict[str, dict[str, Any]]) -> str:
             value = format_size(value).split(" (")[0]
         elif value is None:
             value = "none"
+        if entry.get("release"):
+            value = f"{value} ({entry['release']})"
         parts.append(f"{name} {value} ({entry['from']})")
     return ", ".join(parts)

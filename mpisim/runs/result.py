@@ -393,7 +393,9 @@ def settings_in_force(given_mpi: Any, config: Any, given_net: Any, net: Any
     """``{"mpi.allocator": {"value": "circular", "from": "given"}, ...}``: the effective
     value of each IN_FORCE setting and where it came from: "given" to the run, or the
     profile's ("profile"; the profile itself is "default" when it is the standard one and
-    nobody named it). The scenario edge tells "given" apart into the file and ``--set``."""
+    nobody named it). The scenario edge tells "given" apart into the file and ``--set``.
+    A profile named by its short name (``mpich``) carries the release it models
+    (``"release": "MPICH 4.0"``), which reports print beside it."""
     profile = config.profile.name
     values = {"mpi.profile": profile, "mpi.allocator": config.allocator,
               "mpi.sizing": config.sizing, "mpi.bsend_overhead": config.bsend_overhead,
@@ -405,6 +407,10 @@ def settings_in_force(given_mpi: Any, config: Any, given_net: Any, net: Any
         if name == "profile":
             source = "default" if given == "standard" else "given"
         out[f"{group}.{name}"] = {"value": values[f"{group}.{name}"], "from": source}
+    from ..profiles.names import label, release
+
+    if label(profile) != profile:  # a short name: the release it stands for, in every report
+        out["mpi.profile"]["release"] = release(profile)
     return out
 
 

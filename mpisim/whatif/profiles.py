@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from ..profiles.names import label, release_note
 from ..values.units import format_size, format_time
 from .executors import Workers
 from .target import Target
@@ -31,10 +32,21 @@ class ProfileComparison:
         The name of what was run.
     results
         ``(profile, Result)`` pairs, in the order the profiles were given.
+    notes
+        What a reader must know beside a profile's row, by profile: for a replay, a profile
+        of another release of the recorded library (``"mpich is MPICH 4.0; this recording
+        is MPICH 5.0.2: mpich-5.0"``). Default: none.
     """
 
     scenario: str
     results: list[tuple[str, Any]]
+    notes: dict[str, str] = field(default_factory=dict)
+
+    @staticmethod
+    def label(profile: str) -> str:
+        """A profile's name as the table prints it: a short name with the release it stands
+        for (``mpich (MPICH 4.0)``), any other as is."""
+        return label(profile)
 
     @property
     def exit_code(self) -> int:
@@ -42,8 +54,9 @@ class ProfileComparison:
         return max((r.exit_code for _, r in self.results), default=0)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"scenario": self.scenario,
-                "profiles": {name: r.to_dict() for name, r in self.results}}
+        out = {"scenario": self.scenario,
+               "profiles": {name: r.to_dict() for name, r in self.results}}
+        return out | ({"notes": dict(self.notes)} if self.notes else {})
 
     def __repr__(self) -> str:
         runs = ", ".join(f"{p} {r.outcome.value}" for p, r in self.results)
@@ -64,7 +77,7 @@ class ProfileComparison:
         for profile, r in self.results:
             s = {k.split(".", 1)[1]: v["value"] for k, v in r.settings.items()}
             limit = s.get("eager_limit")
-            rows.append([profile, r.outcome.value, format_time(r.sim_time),
+            rows.append([label(profile), r.outcome.value, format_time(r.sim_time),
                          r.error.error_class if r.error is not None else "-",
                          str(s.get("allocator", "?")), _sizing(str(s.get("sizing", "?")), notes),
                          format_size(limit).split(" (")[0] if isinstance(limit, int)
@@ -72,8 +85,12 @@ class ProfileComparison:
                          str(max((x.buffer.peak_used for x in r.ranks), default=0))])
         widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
         lines = [f"{self.scenario} under {len(self.results)} profiles:"]
-        lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True))
-                  .rstrip() for row in [header, *rows]]
+        for row, profile in zip([header, *rows], [None, *(p for p, _ in self.results)],
+                                strict=True):
+            lines.append("  " + "  ".join(cell.ljust(w) for cell, w in
+                                          zip(row, widths, strict=True)).rstrip())
+            if profile in self.notes:  # beside its row: the release it models
+                lines.append(f"    ({self.notes[profile]})")
         lines += [f"  [{i}] {rule}" for i, rule in enumerate(notes, 1)]
         return "\n".join(lines)
 
@@ -81,7 +98,7 @@ class ProfileComparison:
         """The table, then each run's report."""
         parts = [self.table()]
         for profile, r in self.results:
-            parts += ["", f"-- {profile} --", r.report()]
+            parts += ["", f"-- {label(profile)} --", r.report()]
         return "\n".join(parts)
 
 
@@ -98,7 +115,8 @@ def _sizing(sizing: str, notes: list[str]) -> str:
 def compare_profiles(scenario: Any, profiles: Sequence[str] = ("standard", "mpich", "openmpi"),
                      overrides: dict[str, Any] | None = None, *,
                      executor: Executor | None = None, jobs: int | None = None,
-                     **run_kwargs: Any) -> ProfileComparison:
+                     chosen_by: str = "compare_profiles", **run_kwargs: Any
+                     ) -> ProfileComparison:
     """Run ``scenario`` under each profile: the same program on the MPI libraries modelled.
 
     Parameters
@@ -120,6 +138,10 @@ def compare_profiles(scenario: Any, profiles: Sequence[str] = ("standard", "mpic
     jobs
         Workers of the local pool. Default: None, the machine's cores; ``1``: one run
         after the other in this process.
+    chosen_by
+        How each run's report says its profile was chosen (its ``settings["mpi.profile"]
+        ["from"]``). Default: ``"compare_profiles"``; the command line's ``--profiles``
+        passes ``"--profiles"``.
     **run_kwargs
         The arguments of each run, as :func:`mpisim.run` takes them (``ranks``,
         ``params``, ``network``...); with a scenario, they override its settings.
@@ -156,7 +178,22 @@ def compare_profiles(scenario: Any, profiles: Sequence[str] = ("standard", "mpic
     target = Target.of(scenario, run_kwargs)
     with Workers(executor, jobs) as workers:
         results = workers.map(_runs, (target, dict(overrides or {})), profiles, sample=False)
-    return ProfileComparison(target.name, list(zip(profiles, results, strict=True)))
+    for result in results:
+        entry = result.settings.get("mpi.profile")
+        if entry is not None:  # not "--set": the user chose it with this call
+            entry["from"] = chosen_by
+    return ProfileComparison(target.name, list(zip(profiles, results, strict=True)),
+                             _release_notes(target.scenario, profiles))
+
+
+def _release_notes(scenario: Any, profiles: list[str]) -> dict[str, str]:
+    """For a replay (a scenario with the recording's ``library``), each profile of another
+    release of the recorded library, and what it models instead."""
+    library = getattr(scenario, "library", None)
+    if library is None:
+        return {}
+    notes = {name: release_note(name, library.profile, library.library) for name in profiles}
+    return {name: note for name, note in notes.items() if note}
 
 
 def _runs(job: tuple[Target, dict[str, Any]], profiles: Sequence[str]) -> list[Any]:

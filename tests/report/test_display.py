@@ -259,8 +259,9 @@ def test_profile_comparison_table():
     html = comparison._repr_html_()
     assert_theme_safe(html)
     text = text_of(html)
-    for profile, result in comparison.results:
-        assert f"{profile} {result.outcome.value}" in text
+    for profile, result in comparison.results:  # a short name with its release
+        assert f"{comparison.label(profile)} {result.outcome.value}" in text
+    assert "mpich (MPICH 4.0) " in text
 
 
 def test_buffer_layout_is_a_png():

@@ -36,7 +36,7 @@ def test_the_python_api_tells_given_from_profile():
         yield mpi.compute(1e-6)
 
     s = ms.run(quiet, ranks=1, mpi={"profile": "openmpi", "allocator": "circular"}).settings
-    assert s["mpi.profile"] == {"value": "openmpi", "from": "given"}
+    assert s["mpi.profile"] == {"value": "openmpi", "from": "given", "release": "Open MPI 4.1"}
     assert s["mpi.allocator"] == {"value": "circular", "from": "given"}
     assert s["mpi.sizing"] == {"value": "openmpi", "from": "profile"}
     assert ms.run(quiet, ranks=1).settings["mpi.profile"]["from"] == "default"
@@ -47,7 +47,8 @@ def test_set_profile_brings_its_allocator_unless_the_allocator_is_set_too():
     queue, so --set mpi.profile=mpich models MPICH, which completes every send."""
     mpich = load(HOL).with_overrides({"mpi.profile": "mpich"}).run()
     assert mpich.outcome is ms.Outcome.COMPLETED
-    assert mpich.settings["mpi.profile"] == {"value": "mpich", "from": "--set"}
+    assert mpich.settings["mpi.profile"] == {"value": "mpich", "from": "--set",
+                                             "release": "MPICH 4.0"}
     assert mpich.settings["mpi.allocator"]["from"] == "profile"
     assert mpich.settings["mpi.allocator"]["value"] != "circular"
     both = load(HOL).with_overrides({"mpi.profile": "mpich", "mpi.allocator": "circular"}).run()
@@ -59,7 +60,8 @@ def test_out_and_the_other_commands_show_them(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["run", str(HOL), "--set", "mpi.profile=openmpi", "--out", str(out)]) == 0
     d = json.loads((out / "result.json").read_text())
-    assert d["settings"]["mpi.profile"] == {"value": "openmpi", "from": "--set"}
+    assert d["settings"]["mpi.profile"] == {"value": "openmpi", "from": "--set",
+                                            "release": "Open MPI 4.1"}
     main(["check", str(HOL), "--buffered"])
     main(["min-buffer", str(HOL)])
     text = capsys.readouterr().out
@@ -70,13 +72,15 @@ def test_out_and_the_other_commands_show_them(tmp_path, capsys):
 def test_run_profiles_side_by_side(tmp_path, capsys):
     code = main(["run", str(HOL), "--profiles", "standard,mpich,openmpi", "-q"])
     text = capsys.readouterr().out
-    rows = {line.split()[0]: line.split()[1] for line in text.splitlines()[2:5]}
+    rows = {line.split()[0]: line.split(")")[-1].split()[0] if ")" in line else line.split()[1]
+            for line in text.splitlines()[2:5]}
     assert rows == {"standard": "error", "mpich": "completed", "openmpi": "completed"}
+    assert "  mpich (MPICH 4.0)  " in text and "  openmpi (Open MPI 4.1)  " in text
     assert code == 4
     code = main(["run", str(HOL), "--profiles", "standard,mpich", "--json"])
     d = json.loads(capsys.readouterr().out)
     assert list(d["profiles"]) == ["standard", "mpich"]
-    assert d["profiles"]["mpich"]["settings"]["mpi.profile"]["from"] == "--set"
+    assert d["profiles"]["mpich"]["settings"]["mpi.profile"]["from"] == "--profiles"
     out = tmp_path / "out"
     assert main(["run", str(HOL), "--profiles", "mpich,openmpi", "--out", str(out)]) == 0
     capsys.readouterr()
