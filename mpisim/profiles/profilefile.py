@@ -35,6 +35,7 @@ from typing import Any
 from ..buffered.allocators import KINDS, check_sizing
 from ..rma.constants import LOCK_MODES, PROGRESS_MODES
 from ..values.units import UnitError, parse_bandwidth, parse_size, parse_time
+from ..values.yamlslips import syntax_problem
 
 __all__ = ["FORMAT", "ProfileFileError", "dump_profile", "is_profile_path", "load_profile"]
 
@@ -72,6 +73,9 @@ def _compose(path: str, text: str) -> _Node:
         if node is None:
             raise ProfileFileError(f"{path}:1: empty file (expected a mapping with settings)")
         return _convert(path, loader, node, set())
+    except yaml.MarkedYAMLError as e:  # a slip: what to check, at the line to look at
+        line, slip = syntax_problem(e, text.count("\n") + (not text.endswith("\n")))
+        raise ProfileFileError(f"{path}:{max(line, 1)}: not valid YAML: {slip}") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 1 if mark else 1

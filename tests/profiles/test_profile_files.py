@@ -116,7 +116,7 @@ def test_a_scenario_finds_its_profile_file_beside_it_and_set_from_the_cwd(
     ("name: x\n", "{f}:1: settings: missing"),
     ("name: x\nsetings: {}\n", "{f}:2: setings: unknown key"),
     ("name: x\nsettings: {a: 1, a: 2}\n", "{f}:2: a: given twice"),
-    ("name: [x\n", "{f}:2: not valid YAML"),
+    ("name: [x\n", "{f}:1: not valid YAML: a '[' that is not closed"),
     ("mpisim_profile: 7\nsettings: {}\n", "{f}:1: mpisim_profile: format 7 is not supported"),
     ("", "{f}:1: empty file"),
 ])

@@ -89,7 +89,7 @@ def test_syntax_error_reports_a_line():
     ("name: a\nranks: [\n", 2, "a '[' or '{' that is not closed"),
     ("name: a\nranks: [1, 2\n", 2, "a '[' that is not closed"),
     ("name: @a\n", 1, "a value cannot start with '@': quote it"),
-    ("a: 1\n---\nb: 2\n", 2, "a scenario file holds one"),
+    ("a: 1\n---\nb: 2\n", 2, "a second document ('---'): a file holds one"),
 ])
 def test_a_syntax_slip_says_what_to_check_at_its_line(text, line, check):
     """An indentation slip, a tab, a missing ':' or an unclosed quote: one problem at the
