@@ -272,4 +272,9 @@ MUTANTS = [
          file="mpisim/handle/p2p.py",
          old='"recv": ("request-free-active-recv",',
          new='"precv": ("request-free-active-recv",'),
+    dict(id="gatherv-overlap-unchecked",
+         rule="§6.5: receive blocks that write a location twice are erroneous (a finding)",
+         file="mpisim/collectives/arguments.py",
+         old="        if start < end:  # sorted by start: an overlap shows between neighbours\n",
+         new="        if start < end - 1:\n"),
 ]

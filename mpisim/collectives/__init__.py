@@ -22,7 +22,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.clock import done, failed
+from ..engine.sites import site_text
 from ..mpi.errors import ErrArg, MPIError
+from ..mpi.findings import Call
 from ..p2p.requests import Request, Status
 from ..values.readers import SettingError
 from . import intercomm
@@ -139,6 +141,8 @@ class Collectives:
         comm.colls += 1
         ch = Channel(env, self.tp, comm, call, tag, self.entered)
         mpi._enter(call, nbytes=args.nbytes, obj=ch)
+        if args.overlap is not None:
+            self._overlap(mpi, call, comm, args.overlap)
         key = (ch.ctx, tag)
         how = self._meet(mpi, call, comm, ch, key, args)
         if how == "hang":  # as the libraries do: never completes (a deadlock's report)
@@ -160,6 +164,20 @@ class Collectives:
         proc.callbacks.append(lambda p: _complete(req, p, env))
         return done(env, req)
 
+
+    def _overlap(self, mpi: Any, call: str, comm: Any, blocks: tuple[int, int]) -> None:
+        """An erroneous call (MPI 4.1 §6.5): two blocks of its receive buffer overlap; the
+        call goes on (as the libraries do, the later block's data wins), the finding says
+        so."""
+        findings = self.tp.findings
+        if findings is None:
+            return
+        j, k = blocks
+        where = "" if comm.context == 0 else f" on {comm.name}"
+        findings.add("collective-overlap", (
+            f"rank {comm.world(comm.rank)}'s {call}{where}: the blocks of ranks {j} and {k} "
+            "overlap in its receive buffer (its counts and displacements write a location "
+            "twice)"), (Call(comm.world(comm.rank), call, site_text(mpi._site())),))
 
     def _meet(self, mpi: Any, call: str, comm: Any, ch: Channel, key: tuple[int, int],
               args: Any) -> str:

@@ -24,7 +24,7 @@ Gen = Generator[Any, Any, Any]
 class Args:
     """A collective call's arguments on one process."""
 
-    __slots__ = ("deliver", "items", "nbytes", "op", "root", "sig", "sizes", "value")
+    __slots__ = ("deliver", "items", "nbytes", "op", "overlap", "root", "sig", "sizes", "value")
 
     def __init__(self, value: Any = None, nbytes: int = 0, root: int = 0, op: Any = None,
                  items: list[Any] | None = None, sizes: list[int] | None = None) -> None:
@@ -36,6 +36,7 @@ class Args:
         self.sizes = sizes        # the bytes of each item
         self.deliver: Any = None  # value -> value: writes the result into a receive buffer
         self.sig: Any = None      # what it says to the other members (meeting.Signature)
+        self.overlap: tuple[int, int] | None = None  # two blocks of recvbuf that overlap
 
 
 def copy_of(value: Any) -> Any:

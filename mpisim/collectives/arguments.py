@@ -25,6 +25,7 @@ MPI_ERR_COUNT, MPI_ERR_ARG).
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -335,6 +336,8 @@ def gather_args(comm: Any, call: str, sendbuf: Any, count: Any, datatype: Any, r
     a = Args(value, nbytes, r)
     if receives:
         a.deliver = _placing(recvbuf, counts, displs, datatype)
+        if counts is not None and displs is not None and _gapless(datatype):
+            a.overlap = overlapping(counts, displs)
     types = _type_of(value, datatype)
     sends = {r: nbytes} if rooted else nbytes
     if not receives:
@@ -424,6 +427,13 @@ def alltoall_args(comm: Any, call: str, sendbuf: Any, count: Any, datatype: Any,
     if isinstance(recvbuf, np.ndarray):
         a.deliver = _placing_w(recvbuf, rcounts, rdispls, rtypes) if rtypes else \
             _placing(recvbuf, rcounts, rdispls, datatype)
+    if rcounts is not None and rdispls is not None:
+        if rtypes is None and _gapless(datatype):
+            a.overlap = overlapping(rcounts, rdispls)
+        elif rtypes is not None and all(_gapless(t) for t in rtypes):  # bytes, by each type
+            a.overlap = overlapping([c * _datatype(t).size for c, t in zip(rcounts, rtypes,
+                                                                            strict=True)],
+                                    rdispls)
     if rcounts is not None:  # the receive counts say what this rank expects
         widths = [_datatype(t).size for t in rtypes] if rtypes else \
             [_width(datatype, recvbuf, sendbuf)] * size
@@ -435,6 +445,30 @@ def alltoall_args(comm: Any, call: str, sendbuf: Any, count: Any, datatype: Any,
     return _sign(a, _per_rank(a.sizes), expects,
                  None if w else _type_of(a.items[0] if a.items else None, datatype),
                  shown=f"{sum(a.sizes or [])} B in all")
+
+
+def overlapping(counts: list[int], displs: Any) -> tuple[int, int] | None:
+    """The first two blocks (their ranks, lower first) of a v or w form's receive buffer that
+    share a location, or None. MPI 4.1 §6.5: "The specification of counts, types, and
+    displacements should not cause any location on the root to be written more than once.
+    Such a call is erroneous" (and §6.7, §6.8 for the all- forms). Blocks in units of one
+    element (or byte, for the w forms); empty blocks write nothing."""
+    spans = sorted((int(d), int(d) + c, k)
+                   for k, (c, d) in enumerate(zip(counts, displs, strict=False)) if c > 0)
+    for (_, end, j), (start, _, k) in pairwise(spans):
+        if start < end:  # sorted by start: an overlap shows between neighbours
+            return (min(j, k), max(j, k))
+    return None
+
+
+def _gapless(datatype: Any) -> bool:
+    """A datatype whose elements fill their extent (a basic type, a contiguous one): its
+    blocks can be compared as intervals without their type maps (None: a Python object's
+    own, unchecked)."""
+    if datatype is None:
+        return False
+    t = _datatype(datatype)
+    return t.size == t.extent and getattr(t, "lb", 0) == 0
 
 
 def _types(types: Any, size: int, call: str, what: str) -> list[Any]:

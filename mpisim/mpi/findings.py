@@ -75,6 +75,9 @@ RULES: dict[str, Rule] = {
     "collective-op": Rule("6.9.1", ERROR, "the members of a reduction gave different ops"),
     "collective-count": Rule("6.1", ERROR, "the data a member sends in a collective differs in "
                              "size from what its receiver expects"),
+    "collective-overlap": Rule("6.5, 6.7, 6.8", ERROR, "the counts and displacements of a v "
+                               "or w collective make two blocks write the same location of "
+                               "the receive buffer"),
     "collective-type": Rule("6.1, 3.3.1", ERROR, "the type signatures of a collective's members "
                             "differ (same size)"),
     # one-sided (chapter 12)
