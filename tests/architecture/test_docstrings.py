@@ -127,7 +127,10 @@ def callables() -> Iterator[tuple[str, Any, bool]]:
     the reference documents."""
     seen: set[int] = set()
     for d in directives():
-        obj = resolve(d.target, d.kind)
+        try:
+            obj = resolve(d.target, d.kind)
+        except (AttributeError, ImportError, KeyError) as e:
+            raise AssertionError(f"{d.where}: {d.kind} {d.target}: no such object ({e})") from e
         yield from _with_members(d.target, obj, d.options, seen)
 
 
@@ -214,8 +217,8 @@ def undocumented() -> list[str]:
 def test_the_reference_documents_objects():
     """The directives are found where the reference is (a check over none would pass)."""
     names = {name for name, _, _ in callables()}
-    assert {"mpisim.run", "mpisim.Simulation", "mpisim.sweep", "handle.send"} <= names or \
-        {"mpisim.run", "mpisim.Simulation", "mpisim.sweep"} <= names
+    assert {"mpisim.run", "mpisim.Simulation", "mpisim.Result.report", "mpisim.sweep",
+            "handle.send", "handle.allreduce"} <= names
     assert len(names) > 100
 
 
@@ -249,6 +252,22 @@ def test_the_parser_reads_numpydoc_entries():
     """
     assert described(doc) == {"a", "b", "*args", "c"}
     assert described("One line only.") == set()
+
+
+def test_a_parameter_without_an_entry_is_found():
+    def call(count, *args, tag=0, **kwargs):
+        """Send.
+
+        Parameters
+        ----------
+        count
+            Elements.
+        *args
+            More.
+        """
+
+    have = described(call.__doc__)
+    assert [p for p in parameters(call) if p not in have] == ["tag", "**kwargs"]
 
 
 def test_the_entry_points_have_examples():
