@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from ..values.units import format_time, parse_time
-from .style import STATE_COLORS, axes_figure, format_bytes, set_size_axis
+from .style import STATE_COLORS, axes_figure, format_bytes, readable, set_size_axis
 
 __all__ = ["BufferLayout", "draw_layout", "layout_at", "plot_layout"]
 
@@ -96,6 +96,7 @@ class BufferLayout:
         _draw(ax, self)
         ax.set_title(f"rank {self.rank}'s buffer at t = {format_time(self.time)}\n"
                      + _summary(self), fontsize="medium")
+        readable(fig)
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=80, facecolor="white")
         return buf.getvalue()
@@ -201,6 +202,7 @@ def plot_layout(result: Any, rank: int, time: float | str | None = None,
     rank = int(rank)
     time, why = _default_time(result, rank, buffer) if time is None else (_check_time(time), "")
     lay = layout_at(result, rank, time, buffer)
+    own = ax is None  # (a figure of mpisim's own: made readable at the end)
     if ax is None:
         fig = Figure(figsize=(10, 2.8), layout="constrained")
         ax = fig.add_subplot()
@@ -210,7 +212,7 @@ def plot_layout(result: Any, rank: int, time: float | str | None = None,
     which = "attached buffer" if buffer is None else f"buffer of {buffer}"
     title = f"{result.scenario}: rank {rank}'s {which} at t = {format_time(time)}{why}"
     ax.set_title(title + "\n" + _summary(lay), fontsize="medium")
-    return fig
+    return readable(fig) if own else fig
 
 
 def _check_time(time: Any) -> float:

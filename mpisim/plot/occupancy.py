@@ -31,7 +31,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .layout import draw_layout, layout_at
-from .style import axes_figure, format_bytes, new_figure, set_size_axis, set_time_axis
+from .style import axes_figure, format_bytes, new_figure, readable, set_size_axis, set_time_axis
 
 __all__ = ["MAX_PANELS", "aggregate", "plot_occupancy"]
 
@@ -102,7 +102,7 @@ def plot_occupancy(result: Any, ranks: Sequence[int] | None = None,
     if warning:
         title += f"\n{warning}"
     _label(fig, axes, ax, title)
-    return fig
+    return fig if ax is not None else readable(fig)
 
 
 def _set_axes(axes: list[Axes], end: float, top: int) -> None:
@@ -187,7 +187,7 @@ def _layouts_at_zero(result: Any, ranks: list[int]) -> Figure:
         target.set_title(f"rank {rank}", fontsize="small", loc="left")
     more = f" (first {len(shown)} of {len(ranks)} ranks)" if len(ranks) > len(shown) else ""
     fig.suptitle(f"{result.scenario}: the run ended at t = 0; the attached buffers then{more}")
-    return fig
+    return readable(fig)
 
 
 def aggregate(buffer: np.ndarray, ranks: Sequence[int]) -> dict[str, np.ndarray]:

@@ -8,6 +8,11 @@ for sizes) and the tick locator works in that unit, so ticks land on round displ
 
 Figures are ``matplotlib.figure.Figure`` objects with no pyplot state: safe on headless
 machines, in threads and in worker processes, and never left open in a global registry.
+
+Every figure mpisim makes for itself (no ``ax`` given) ends with :func:`readable`: no text in
+it smaller than ``MIN_FONT`` points, so that a figure 10 inches wide stays legible where it
+is shown smaller than it was drawn (the documentation draws them at 90 dpi and shows them
+in a text column of about 740 px; a notebook shrinks them to its cell's width).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from ..values.units import SIZE_SCALES, TIME_SCALES
@@ -29,6 +35,7 @@ __all__ = [
     "call_color",
     "format_bytes",
     "new_figure",
+    "readable",
     "set_size_axis",
     "set_time_axis",
     "size_unit",
@@ -136,6 +143,27 @@ def new_figure(nrows: int = 1, *, width: float = 9.0, row_height: float = 2.4,
     fig = Figure(figsize=(width, height), layout="constrained")
     axes = fig.subplots(nrows, 1, sharex=sharex, sharey=sharey, squeeze=False)
     return fig, list(axes[:, 0])
+
+
+MIN_FONT = 10.0
+"""The smallest text, in points, of a figure mpisim makes (matplotlib's "small" is 8.3 and
+"x-small" 6.9): at 90 dpi shown 740 px wide, 10 points are 10 px, the least a tick label or
+a legend entry can be read at."""
+
+
+def readable(fig: Figure) -> Figure:
+    """``fig`` with every text (titles, labels, tick labels, legends, notes) raised to at
+    least ``MIN_FONT`` points; larger ones are kept. Returns ``fig``."""
+    for ax in fig.axes:
+        for name in ("x", "y"):
+            labels = getattr(ax, f"get_{name}ticklabels")()
+            size = min((t.get_fontsize() for t in labels), default=MIN_FONT)
+            if size < MIN_FONT:
+                ax.tick_params(axis=name, labelsize=MIN_FONT)
+    for text in fig.findobj(Text):
+        if text.get_fontsize() < MIN_FONT:
+            text.set_fontsize(MIN_FONT)
+    return fig
 
 
 def axes_figure(ax: Axes) -> Figure:

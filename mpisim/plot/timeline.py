@@ -17,6 +17,12 @@ drawing can be checked against the trace. With more than ``MAX_LANES`` ranks, or
 selection always includes the ranks that failed (the error's rank, blocked, unfinished or
 overflowing ranks: ``Result.failing_ranks``), then those in the most messages. Lanes stay
 in rank order. ``window=(t0, t1)`` shows that span of simulated time only.
+
+The legend names the call kinds that show as bars: a call that took no simulated time (a
+bsend that fit, a test) has no length to see, and is left out of it. A run that ended at
+t = 0 (an error at its first call) has no time to draw: its time axis says so, and the
+lanes show what happened at that instant (markers of unsent messages, the outlines of the
+calls left unfinished).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from matplotlib.patches import Patch
 
 from ..values.units import UnitError, format_time, parse_time
 from .occupancy import unreceived_note
-from .style import MODE_COLORS, axes_figure, call_color, set_time_axis
+from .style import MODE_COLORS, axes_figure, call_color, readable, set_time_axis
 
 __all__ = ["MAX_LANES", "plot_timeline"]
 
@@ -84,6 +90,7 @@ def plot_timeline(result: Any, ranks: Sequence[int] | None = None, ax: Axes | No
     trace = result.trace
     lanes, notes = _lanes(result, ranks)
     end = _end_time(result)
+    own = ax  # (a figure of mpisim's own when None: made readable at the end)
     if ax is None:
         fig = Figure(figsize=(10, min(max(3.0, 1.4 + 0.3 * len(lanes)), 12.0)),
                      layout="constrained")
@@ -102,7 +109,7 @@ def plot_timeline(result: Any, ranks: Sequence[int] | None = None, ax: Axes | No
     if span is not None:
         ax.set_xlim(*span)
         set_time_axis(ax.xaxis, span[1])
-    return fig
+    return readable(fig) if own is None else fig
 
 
 def _window(window: Sequence[float | str]) -> tuple[float, float]:
@@ -160,7 +167,9 @@ def _draw_calls(ax: Axes, calls: np.ndarray, lane_of: dict[int, int],
         ax.add_collection(PolyCollection(_bars(rows, lane_of, end), facecolors=color,
                                          edgecolors=color, linewidths=0.8, alpha=0.6,
                                          gid=f"calls:{name}"))
-        handles.append(Patch(facecolor=color, alpha=0.6, label=name))
+        stop = np.where(np.isfinite(rows["end"]), rows["end"], end)
+        if (stop > rows["start"]).any():  # (calls that took no time show no bar to name)
+            handles.append(Patch(facecolor=color, alpha=0.6, label=name))
     blocked = calls[~np.isfinite(calls["end"])]
     if len(blocked):
         ax.add_collection(PolyCollection(_bars(blocked, lane_of, end), facecolors="none",
@@ -292,10 +301,14 @@ def _decorate(ax: Axes, result: Any, lanes: list[int], end: float, notes: list[s
         if i in failed_lanes:
             label.set_color("#d62728")
             label.set_fontweight("bold")
-    span = end if end > 0 else 1e-9
-    ax.set_xlim(-0.01 * span, span * 1.02)
-    set_time_axis(ax.xaxis, end)
-    ax.grid(True, axis="x", alpha=0.3)
+    if end > 0:
+        ax.set_xlim(-0.01 * end, end * 1.02)
+        set_time_axis(ax.xaxis, end)
+        ax.grid(True, axis="x", alpha=0.3)
+    else:  # nothing took time: one instant, said as such (not an empty 0-1 ns axis)
+        ax.set_xlim(-1.0, 1.0)
+        ax.set_xticks([0.0], ["0"])
+        ax.set_xlabel("time: the run ended at t = 0, every call took no simulated time")
     outcome = getattr(result.outcome, "value", str(result.outcome))
     title = f"{result.scenario}: {outcome} at t = {format_time(result.sim_time)}"
     if result.deadlock is not None:

@@ -21,7 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from .style import axes_figure
+from .style import axes_figure, readable
 
 __all__ = ["CYCLE_COLOR", "plot_waitfor", "waitfor_ranks"]
 
@@ -83,6 +83,7 @@ def plot_waitfor(deadlock: Any, ax: Axes | None = None, max_ranks: int = MAX_RAN
         for w in getattr(b, "waits_for", []):
             if w in shown:
                 graph.add_edge(r, w, any_of=bool(b.any_of))
+    own = ax is None  # (a figure of mpisim's own: made readable at the end)
     if ax is None:
         side = 3.2 if len(ranks) <= 4 else min(7.0, 2.4 + 0.25 * len(ranks))
         high = side * 0.6 if len(ranks) <= 2 else side  # two ranks sit side by side
@@ -92,8 +93,9 @@ def plot_waitfor(deadlock: Any, ax: Axes | None = None, max_ranks: int = MAX_RAN
         fig = axes_figure(ax)
     pos = (nx.circular_layout(ranks) if len(ranks) > 1 else {ranks[0]: (0.0, 0.0)}) \
         if ranks else {}
-    _draw_edges(nx, graph, pos, ax, on_cycle)
-    nx.draw_networkx_nodes(graph, pos, ax=ax, node_size=900, node_color=NODE_FACE,
+    size = 1600 if len(ranks) <= 16 else 900  # (room for a 10-point call name when few)
+    _draw_edges(nx, graph, pos, ax, on_cycle, size)
+    nx.draw_networkx_nodes(graph, pos, ax=ax, node_size=size, node_color=NODE_FACE,
                            edgecolors=[CYCLE_COLOR if r in red else NODE_EDGE for r in ranks],
                            linewidths=[2.4 if r in red else 1.2 for r in ranks])
     labels = {r: f"{r}\n{_short_call(blocked.get(r))}" for r in ranks}
@@ -104,18 +106,18 @@ def plot_waitfor(deadlock: Any, ax: Axes | None = None, max_ranks: int = MAX_RAN
     handles = _legend(graph)
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
               ncols=len(handles), fontsize="x-small", frameon=False)
-    return fig
+    return readable(fig) if own else fig
 
 
 def _draw_edges(nx: Any, graph: Any, pos: dict[int, Any], ax: Axes,
-                on_cycle: set[tuple[int, int]]) -> None:
+                on_cycle: set[tuple[int, int]], node_size: int = 900) -> None:
     for any_of in (False, True):
         for red in (False, True):
             edges = [(u, v) for u, v, d in graph.edges(data=True)
                      if d["any_of"] is any_of and ((u, v) in on_cycle) is red]
             if not edges:
                 continue
-            nx.draw_networkx_edges(graph, pos, edgelist=edges, ax=ax, node_size=900,
+            nx.draw_networkx_edges(graph, pos, edgelist=edges, ax=ax, node_size=node_size,
                                    edge_color=CYCLE_COLOR if red else EDGE_COLOR,
                                    width=2.2 if red else 1.1,
                                    style="dashed" if any_of else "solid",

@@ -43,15 +43,16 @@ def test_one_key_draws_each_run_at_its_value_coloured_by_outcome():
         color = tuple(np.round(c.get_facecolor()[0][:3], 3))
         for x, y in c.get_offsets():
             drawn[int(x)] = (color, y)
-    assert sorted(drawn) == [0, 1, 2, 3]
-    for i, row in enumerate(table):
+    assert sorted(drawn) == [1024, 2048, 4096, 8192]  # at its value (a log axis: x2 steps)
+    assert main.get_xscale() == "log"
+    for row in table:
         category = "overflow" if row["error_class"] == "MPI_ERR_BUFFER" else row["outcome"]
         rgb = tuple(np.round(np.array(_rgb(OUTCOME_COLORS[category])), 3))
-        assert drawn[i] == (rgb, row["sim_time"])
+        assert drawn[row["buffer"]] == (rgb, row["sim_time"])
     assert list(twin.lines[0].get_ydata()) == table.array["peak_used"].tolist()
     assert [t.get_text() for t in main.get_xticklabels()] == ["1 KiB", "2 KiB", "4 KiB",
                                                               "8 KiB"]
-    assert main.get_xlabel() == "buffer"
+    assert main.get_xlabel() == "buffer (log scale)"
 
 
 def test_one_key_without_any_buffer_use_has_no_second_axis():
