@@ -120,12 +120,13 @@ def _method_calls(code: types.CodeType) -> tuple[_Call, ...]:
     ins = list(dis.get_instructions(code))
     found: dict[int, _Call] = {}  # by the call's index: the last load before it wins
     for i, load in enumerate(ins):
-        if load.opname not in _LOAD_OPS or not isinstance(load.argval, str):
+        if load.opname not in _LOAD_OPS or not isinstance(load.argval, str) \
+                or load.positions is None:
             continue
         start = (load.positions.lineno, load.positions.col_offset)
         for j in range(i + 1, len(ins)):
             call = ins[j]
-            if call.opname in _CALL_OPS and \
+            if call.opname in _CALL_OPS and call.positions is not None and \
                     (call.positions.lineno, call.positions.col_offset) == start:
                 after = ins[j + 1] if j + 1 < len(ins) else None
                 found[j] = _Call(load.offset, after.offset if after else call.offset + 2,
@@ -195,8 +196,9 @@ def discarded_generators(program: Any) -> NotYielded | None:
     todo = [program]
     while todo:
         func = todo.pop()
+        func = getattr(func, "__func__", func)  # (a bound method: its function)
         code = getattr(func, "__code__", None)
-        if not isinstance(func, types.FunctionType) or code in seen \
+        if not isinstance(func, types.FunctionType) or code is None or code in seen \
                 or INSIDE[code.co_filename]:
             continue
         seen.add(code)

@@ -202,6 +202,17 @@ def test_a_helper_in_a_closure_called_without_yield_from_is_found():
     assert isinstance(error, NotYielded) and "`yield from inner(...)`" in error.message
 
 
+class Ranks:
+    def program(self, mpi):
+        exchange(mpi, 4)  # a method's helper, not delegated
+        yield mpi.barrier()
+
+
+def test_a_method_as_the_program_is_checked_for_helpers_too():
+    r = ms.run(Ranks().program, ranks=2)
+    refused(r, None, f"test_yields.py:{line_of(Ranks.program, 'not delegated')} (program)")
+
+
 def test_a_generator_stored_or_iterated_is_not_a_discarded_helper():
     def program(mpi):
         steps = exchange(mpi, 4)
