@@ -122,6 +122,11 @@ class BufferCalls(HandleBase):
         buf
             What detach hands back as the buffer's address (any object;
             optional).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         self._enter("MPI_Buffer_attach")
         if not self._config.profile.mpi41_buffers and (size is BUFFER_AUTOMATIC or (
@@ -143,7 +148,13 @@ class BufferCalls(HandleBase):
     def buffer_flush(self) -> Event:
         """MPI_Buffer_flush (MPI 4.1): waits until the messages in the attached buffer at
         the call have been transmitted (bsends made meanwhile by other requests do not
-        delay it); the buffer stays attached."""
+        delay it); the buffer stays attached.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
+        """
         self._enter("MPI_Buffer_flush")
         if not self._config.profile.mpi41_buffers:
             return failed(self._env, missing_mpi41("MPI_Buffer_flush", self._config.profile))
@@ -188,6 +199,11 @@ class BufferCalls(HandleBase):
         buf
             What detach hands back as the buffer's address (any object;
             optional).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return _do(self, "MPI_Comm_attach_buffer", comm, "attach", size, buf)
 
@@ -208,6 +224,11 @@ class BufferCalls(HandleBase):
         ----------
         comm
             The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return _do(self, "MPI_Comm_flush_buffer", comm, "flush")
 
@@ -235,6 +256,11 @@ class BufferCalls(HandleBase):
         buf
             What detach hands back as the buffer's address (any object;
             optional).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return _do(self, "MPI_Session_attach_buffer", session, "attach", size, buf)
 
@@ -255,6 +281,11 @@ class BufferCalls(HandleBase):
         ----------
         session
             The session (MPI_Session, as ``session_init`` yields it); required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return _do(self, "MPI_Session_flush_buffer", session, "flush")
 

@@ -56,6 +56,11 @@ class CollectiveCalls(HandleBase):
             The algorithm that carries it out, by name
             (``mpisim.collectives.ALGORITHMS`` lists each collective's);
             default: the run's choice (``mpi.collectives``, else the profile's).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return _start(self, "MPI_Barrier", "barrier", comm, algorithm, _no_args)
 
@@ -100,6 +105,12 @@ class CollectiveCalls(HandleBase):
             The algorithm that carries it out, by name
             (``mpisim.collectives.ALGORITHMS`` lists each collective's);
             default: the run's choice (``mpi.collectives``, else the profile's).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _start(self, "MPI_Bcast", "bcast", comm, algorithm,
                       lambda c, _: bcast_args(c, buf, count, datatype, root))
@@ -173,6 +184,12 @@ class CollectiveCalls(HandleBase):
             The algorithm that carries it out, by name
             (``mpisim.collectives.ALGORITHMS`` lists each collective's);
             default: the run's choice (``mpi.collectives``, else the profile's).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _reduce(self, "MPI_Reduce", "reduce", sendbuf, recvbuf, count, datatype, op, root,
                        comm, algorithm)
@@ -257,6 +274,12 @@ class CollectiveCalls(HandleBase):
             The algorithm that carries it out, by name
             (``mpisim.collectives.ALGORITHMS`` lists each collective's);
             default: the run's choice (``mpi.collectives``, else the profile's).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _reduce(self, "MPI_Allreduce", "allreduce", sendbuf, recvbuf, count, datatype, op,
                        None, comm, algorithm)
@@ -337,6 +360,12 @@ class CollectiveCalls(HandleBase):
             The algorithm that carries it out, by name
             (``mpisim.collectives.ALGORITHMS`` lists each collective's);
             default: the run's choice (``mpi.collectives``, else the profile's).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _reduce(self, "MPI_Scan", "scan", sendbuf, recvbuf, count, datatype, op, None,
                        comm, algorithm)
@@ -417,6 +446,12 @@ class CollectiveCalls(HandleBase):
             The algorithm that carries it out, by name
             (``mpisim.collectives.ALGORITHMS`` lists each collective's);
             default: the run's choice (``mpi.collectives``, else the profile's).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _reduce(self, "MPI_Exscan", "exscan", sendbuf, recvbuf, count, datatype, op, None,
                        comm, algorithm)
@@ -497,6 +532,12 @@ class CollectiveCalls(HandleBase):
             A numpy array that receives the result in place (optional: the yield
             gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
             this rank's contribution.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _start(self, "MPI_Gather", "gather", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, root,
@@ -585,6 +626,12 @@ class CollectiveCalls(HandleBase):
         displs
             Displacement, in elements, of each process's block in ``recvbuf``
             (default: packed one after another).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _start(self, "MPI_Gatherv", "gatherv", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, root,
@@ -669,6 +716,12 @@ class CollectiveCalls(HandleBase):
             A numpy array that receives the result in place (optional: the yield
             gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
             this rank's contribution.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _start(self, "MPI_Allgather", "allgather", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, None,
@@ -750,6 +803,12 @@ class CollectiveCalls(HandleBase):
         displs
             Displacement, in elements, of each process's block in ``recvbuf``
             (default: packed one after another).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _start(self, "MPI_Allgatherv", "allgatherv", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, None,
@@ -835,6 +894,12 @@ class CollectiveCalls(HandleBase):
             A numpy array that receives the result in place (optional: the yield
             gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
             this rank's contribution.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _start(self, "MPI_Scatter", "scatter", comm, algorithm,
                       lambda c, call: scatter_args(c, call, sendbuf, count, datatype, root,
@@ -924,6 +989,12 @@ class CollectiveCalls(HandleBase):
         displs
             Displacement, in elements, of each process's block in the root's
             ``sendbuf`` (default: packed one after another).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _start(self, "MPI_Scatterv", "scatterv", comm, algorithm,
                       lambda c, call: scatter_args(c, call, sendbuf, count, datatype, root,
@@ -1008,6 +1079,12 @@ class CollectiveCalls(HandleBase):
             A numpy array that receives the result in place (optional: the yield
             gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
             this rank's contribution.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _start(self, "MPI_Alltoall", "alltoall", comm, algorithm,
                       lambda c, call: alltoall_args(c, call, sendbuf, count, datatype, recvbuf))
@@ -1095,6 +1172,12 @@ class CollectiveCalls(HandleBase):
         rdispls
             Displacement, in elements, of each process's block in ``recvbuf``
             (default: packed).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _start(self, "MPI_Alltoallv", "alltoallv", comm, algorithm,
                       lambda c, call: alltoall_args(c, call, sendbuf, count, datatype, recvbuf,
@@ -1195,6 +1278,12 @@ class CollectiveCalls(HandleBase):
             The algorithm that carries it out, by name
             (``mpisim.collectives.ALGORITHMS`` lists each collective's);
             default: the run's choice (``mpi.collectives``, else the profile's).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _start(self, "MPI_Alltoallw", "alltoallw", comm, algorithm,
                       lambda c, call: alltoall_args(c, call, sendbuf, None, None, recvbuf,
@@ -1285,6 +1374,12 @@ class CollectiveCalls(HandleBase):
             A numpy array that receives the result in place (optional: the yield
             gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
             this rank's contribution.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _start(self, "MPI_Reduce_scatter_block", "reduce_scatter_block", comm, algorithm,
                       lambda c, call: reduce_scatter_args(c, call, sendbuf, recvbuf, count, None,
@@ -1368,6 +1463,12 @@ class CollectiveCalls(HandleBase):
             A numpy array that receives the result in place (optional: the yield
             gives the result anyway); with ``ms.IN_PLACE`` as ``sendbuf``, also
             this rank's contribution.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _start(self, "MPI_Reduce_scatter", "reduce_scatter", comm, algorithm,
                       lambda c, call: reduce_scatter_args(c, call, sendbuf, recvbuf, None,

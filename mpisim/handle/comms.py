@@ -78,6 +78,11 @@ class CommCalls(HandleBase):
             none); mpisim reads none of them.
         comm
             The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is the new communicator (a ``Comm``).
         """
         return self._dup("MPI_Comm_dup_with_info", comm, info)
 
@@ -103,6 +108,12 @@ class CommCalls(HandleBase):
             none); mpisim reads none of them.
         comm
             The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is a Request whose ``result`` is the new
+            communicator once it completes.
         """
         return self._idup("MPI_Comm_idup_with_info", comm, info)
 
@@ -158,6 +169,12 @@ class CommCalls(HandleBase):
             none); mpisim reads none of them.
         comm
             The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is this process's new communicator, or None
+            (``ms.UNDEFINED``).
         """
         node = self._node(split_type, info, comm)
         if isinstance(node, Event):
@@ -228,6 +245,11 @@ class CommCalls(HandleBase):
         ----------
         comm
             The communicator (a ``Comm``).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         self._enter("MPI_Comm_free", obj=getattr(comm, "buffer", None))
         if not isinstance(comm, Comm) or comm.freed:

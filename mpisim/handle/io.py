@@ -98,6 +98,11 @@ class FileCalls(HandleBase):
         ----------
         fh
             The file, as ``file_open`` yielded it (MPI_File).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         call = "MPI_File_close"
         return self._yielding(call, lambda: opening.close(self._io, self,
@@ -114,6 +119,11 @@ class FileCalls(HandleBase):
         info
             Hints, an ``Info`` (``mpi.info_create()``) or None (the default:
             none); mpisim reads none of them.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         call = "MPI_File_delete"
         return self._yielding(call, lambda: opening.delete(self._io, self, call, filename))
@@ -129,6 +139,11 @@ class FileCalls(HandleBase):
             The file, as ``file_open`` yielded it (MPI_File).
         size
             The size in bytes.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._sized("MPI_File_set_size", fh, size, False)
 
@@ -142,6 +157,11 @@ class FileCalls(HandleBase):
             The file, as ``file_open`` yielded it (MPI_File).
         size
             The size in bytes.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._sized("MPI_File_preallocate", fh, size, True)
 
@@ -200,6 +220,11 @@ class FileCalls(HandleBase):
             The file, as ``file_open`` yielded it (MPI_File).
         info
             The new hints, an ``Info``; mpisim reads none of them.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         call = "MPI_File_set_info"
 
@@ -245,6 +270,11 @@ class FileCalls(HandleBase):
         info
             Hints, an ``Info`` (``mpi.info_create()``) or None (the default:
             none); mpisim reads none of them.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         call = "MPI_File_set_view"
 
@@ -341,6 +371,11 @@ class FileCalls(HandleBase):
         datatype
             MPI datatype of the elements in memory. Default: the numpy ``buf``'s
             dtype's, else ``ms.BYTE``.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is the Status (``count``: the bytes moved).
         """
         return self._access("MPI_File_read_at_all", fh, False, AT, _COLLECTIVE, buf, count,
                             datatype, offset)
@@ -364,6 +399,11 @@ class FileCalls(HandleBase):
         datatype
             MPI datatype of the elements in memory. Default: the numpy ``buf``'s
             dtype's, else ``ms.BYTE``.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is the Status (``count``: the bytes moved).
         """
         return self._access("MPI_File_write_at_all", fh, True, AT, _COLLECTIVE, buf, count,
                             datatype, offset)
@@ -500,6 +540,11 @@ class FileCalls(HandleBase):
         datatype
             MPI datatype of the elements in memory. Default: the numpy ``buf``'s
             dtype's, else ``ms.BYTE``.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is the Status (``count``: the bytes moved).
         """
         return self._access("MPI_File_write", fh, True, INDIVIDUAL, _BLOCKING, buf, count,
                             datatype)
@@ -521,6 +566,11 @@ class FileCalls(HandleBase):
         datatype
             MPI datatype of the elements in memory. Default: the numpy ``buf``'s
             dtype's, else ``ms.BYTE``.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is the Status (``count``: the bytes moved).
         """
         return self._access("MPI_File_read_all", fh, False, INDIVIDUAL, _COLLECTIVE, buf,
                             count, datatype)
@@ -542,6 +592,11 @@ class FileCalls(HandleBase):
         datatype
             MPI datatype of the elements in memory. Default: the numpy ``buf``'s
             dtype's, else ``ms.BYTE``.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is the Status (``count``: the bytes moved).
         """
         return self._access("MPI_File_write_all", fh, True, INDIVIDUAL, _COLLECTIVE, buf,
                             count, datatype)
@@ -694,6 +749,11 @@ class FileCalls(HandleBase):
         datatype
             MPI datatype of the elements in memory. Default: the numpy ``buf``'s
             dtype's, else ``ms.BYTE``.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is the Status (``count``: the bytes moved).
         """
         return self._access("MPI_File_read_shared", fh, False, SHARED, _BLOCKING, buf, count,
                             datatype)
@@ -715,6 +775,11 @@ class FileCalls(HandleBase):
         datatype
             MPI datatype of the elements in memory. Default: the numpy ``buf``'s
             dtype's, else ``ms.BYTE``.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is the Status (``count``: the bytes moved).
         """
         return self._access("MPI_File_write_shared", fh, True, SHARED, _BLOCKING, buf,
                             count, datatype)
@@ -779,6 +844,11 @@ class FileCalls(HandleBase):
         datatype
             MPI datatype of the elements in memory. Default: the numpy ``buf``'s
             dtype's, else ``ms.BYTE``.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is the Status (``count``: the bytes moved).
         """
         return self._access("MPI_File_read_ordered", fh, False, ORDERED, _COLLECTIVE, buf,
                             count, datatype)
@@ -801,6 +871,11 @@ class FileCalls(HandleBase):
         datatype
             MPI datatype of the elements in memory. Default: the numpy ``buf``'s
             dtype's, else ``ms.BYTE``.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is the Status (``count``: the bytes moved).
         """
         return self._access("MPI_File_write_ordered", fh, True, ORDERED, _COLLECTIVE, buf,
                             count, datatype)
@@ -819,6 +894,11 @@ class FileCalls(HandleBase):
             From where ``offset`` counts: ``mpisim.io.SEEK_SET`` (the default,
             the start), ``SEEK_CUR`` (the pointer) or ``SEEK_END`` (the end of
             file).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         call = "MPI_File_seek_shared"
 
@@ -864,6 +944,12 @@ class FileCalls(HandleBase):
         datatype
             MPI datatype of the elements in memory. Default: the numpy ``buf``'s
             dtype's, else ``ms.BYTE``.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is a Request; the matching ``_end`` call
+            completes the access.
         """
         return self._access("MPI_File_read_at_all_begin", fh, False, AT, _BEGIN, buf, count,
                             datatype, offset)
@@ -901,6 +987,12 @@ class FileCalls(HandleBase):
         datatype
             MPI datatype of the elements in memory. Default: the numpy ``buf``'s
             dtype's, else ``ms.BYTE``.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is a Request; the matching ``_end`` call
+            completes the access.
         """
         return self._access("MPI_File_write_at_all_begin", fh, True, AT, _BEGIN, buf, count,
                             datatype, offset)
@@ -936,6 +1028,12 @@ class FileCalls(HandleBase):
         datatype
             MPI datatype of the elements in memory. Default: the numpy ``buf``'s
             dtype's, else ``ms.BYTE``.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is a Request; the matching ``_end`` call
+            completes the access.
         """
         return self._access("MPI_File_read_all_begin", fh, False, INDIVIDUAL, _BEGIN, buf,
                             count, datatype)
@@ -971,6 +1069,12 @@ class FileCalls(HandleBase):
         datatype
             MPI datatype of the elements in memory. Default: the numpy ``buf``'s
             dtype's, else ``ms.BYTE``.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is a Request; the matching ``_end`` call
+            completes the access.
         """
         return self._access("MPI_File_write_all_begin", fh, True, INDIVIDUAL, _BEGIN, buf,
                             count, datatype)
@@ -1006,6 +1110,12 @@ class FileCalls(HandleBase):
         datatype
             MPI datatype of the elements in memory. Default: the numpy ``buf``'s
             dtype's, else ``ms.BYTE``.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is a Request; the matching ``_end`` call
+            completes the access.
         """
         return self._access("MPI_File_read_ordered_begin", fh, False, ORDERED, _BEGIN, buf,
                             count, datatype)
@@ -1041,6 +1151,12 @@ class FileCalls(HandleBase):
         datatype
             MPI datatype of the elements in memory. Default: the numpy ``buf``'s
             dtype's, else ``ms.BYTE``.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is a Request; the matching ``_end`` call
+            completes the access.
         """
         return self._access("MPI_File_write_ordered_begin", fh, True, ORDERED, _BEGIN, buf,
                             count, datatype)
@@ -1108,6 +1224,11 @@ class FileCalls(HandleBase):
             The file, as ``file_open`` yielded it (MPI_File).
         flag
             True for atomic mode, False for nonatomic.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         call = "MPI_File_set_atomicity"
 
@@ -1134,6 +1255,11 @@ class FileCalls(HandleBase):
         ----------
         fh
             The file, as ``file_open`` yielded it (MPI_File).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         call = "MPI_File_sync"
 

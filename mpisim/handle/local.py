@@ -32,6 +32,11 @@ class LocalCalls(HandleBase):
         seconds
             Simulated time, in seconds (``1e-3``) or with a unit (``"1ms"``,
             ``"20us"``).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         self._enter("compute")
         try:

@@ -66,6 +66,12 @@ class PointToPoint(HandleBase):
             The message tag, 0 to ``ms.TAG_UB``; 0 by default.
         comm
             The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None. The call returns as its mode says
+            (above).
         """
         return self._send("MPI_Send", STANDARD, buf, count, datatype, dest, tag, True, comm)
 
@@ -96,6 +102,12 @@ class PointToPoint(HandleBase):
             The message tag, 0 to ``ms.TAG_UB``; 0 by default.
         comm
             The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None. The call returns as its mode says
+            (above).
         """
         return self._send("MPI_Bsend", BUFFERED, buf, count, datatype, dest, tag, True, comm)
 
@@ -126,6 +138,12 @@ class PointToPoint(HandleBase):
             The message tag, 0 to ``ms.TAG_UB``; 0 by default.
         comm
             The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None. The call returns as its mode says
+            (above).
         """
         return self._send("MPI_Ssend", SYNCHRONOUS, buf, count, datatype, dest, tag, True, comm)
 
@@ -156,6 +174,12 @@ class PointToPoint(HandleBase):
             The message tag, 0 to ``ms.TAG_UB``; 0 by default.
         comm
             The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None. The call returns as its mode says
+            (above).
         """
         return self._send("MPI_Rsend", READY, buf, count, datatype, dest, tag, True, comm)
 
@@ -850,6 +874,11 @@ class PointToPoint(HandleBase):
         request
             The request (a ``Request``), as a nonblocking or ``*_init`` call
             yielded it.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         reqs = self._requests("MPI_Request_free", request)
         if isinstance(reqs, Event):

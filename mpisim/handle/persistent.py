@@ -210,6 +210,11 @@ class PersistentCalls(HandleBase):
         request
             The request (a ``Request``), as a nonblocking or ``*_init`` call
             yielded it.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self.startall([request], "MPI_Start")
 
@@ -224,6 +229,11 @@ class PersistentCalls(HandleBase):
         call
             The MPI call's name in reports and errors (``MPI_Startall`` by
             default; ``MPI_Start`` is the same loop).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         reqs = list(requests) if not isinstance(requests, Request) else [requests]
         for req in reqs:
@@ -331,6 +341,11 @@ class PersistentCalls(HandleBase):
             Tag to receive, or ``ms.ANY_TAG`` (the default).
         comm
             The communicator (a ``Comm``); MPI_COMM_WORLD by default.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is the receive's Status.
         """
         return self.sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype,
                              source, recvtag, comm)

@@ -248,6 +248,11 @@ class OneSidedCalls(HandleBase):
         ----------
         win
             The window (MPI_Win).
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         try:
             return creation.free(self._rma, self, check_window(win, "win_free"),
@@ -367,6 +372,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._operate("MPI_Put", False, buf, count, datatype, target, target_disp,
                              target_count, target_datatype, win)
@@ -433,6 +443,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._operate("MPI_Get", False, buf, count, datatype, target, target_disp,
                              target_count, target_datatype, win)
@@ -504,6 +519,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._operate("MPI_Accumulate", False, buf, count, datatype, target,
                              target_disp, target_count, target_datatype, win, op)
@@ -589,6 +609,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._operate("MPI_Get_accumulate", False, buf, count, datatype, target,
                              target_disp, target_count, target_datatype, win, op,
@@ -672,6 +697,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._operate("MPI_Fetch_and_op", False, buf, 1, datatype, target,
                              target_disp, 1, datatype, win, op, (result, 1, datatype))
@@ -705,6 +735,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._operate("MPI_Compare_and_swap", False, buf, 1, datatype, target,
                              target_disp, 1, datatype, win, kinds.CAS, (result, 1, datatype),
@@ -774,6 +809,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._sync("MPI_Win_fence", win, assertion,
                           lambda w: active.fence(self._rma, self, w, assertion,
@@ -793,6 +833,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._sync("MPI_Win_start", win, assertion,
                           lambda w: active.start(self._rma, self, w,
@@ -808,6 +853,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._sync("MPI_Win_complete", win, 0,
                           lambda w: active.complete(self._rma, self, w, "MPI_Win_complete"))
@@ -826,6 +876,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._sync("MPI_Win_post", win, assertion,
                           lambda w: active.post(self._rma, self, w,
@@ -841,6 +896,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._sync("MPI_Win_wait", win, 0,
                           lambda w: active.wait(self._rma, self, w, "MPI_Win_wait"))
@@ -885,6 +945,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         where = self._site()
         return self._sync("MPI_Win_lock", win, assertion,
@@ -904,6 +969,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._sync("MPI_Win_unlock", win, 0,
                           lambda w: passive.unlock(self._rma, self, w,
@@ -921,6 +991,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         where = self._site()
         return self._sync("MPI_Win_lock_all", win, assertion,
@@ -936,6 +1011,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._sync("MPI_Win_unlock_all", win, 0,
                           lambda w: passive.unlock_all(self._rma, self, w,
@@ -952,6 +1032,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._flush("MPI_Win_flush", target, False, win)
 
@@ -964,6 +1049,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._flush("MPI_Win_flush_all", None, False, win)
 
@@ -978,6 +1068,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._flush("MPI_Win_flush_local", target, True, win)
 
@@ -990,6 +1085,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         return self._flush("MPI_Win_flush_local_all", None, True, win)
 
@@ -1007,6 +1107,11 @@ class OneSidedCalls(HandleBase):
         win
             The window (MPI_Win), as ``win_create`` and the like yield it;
             required.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is None.
         """
         def sync(w: Any) -> Event:
             self._enter("MPI_Win_sync")

@@ -492,6 +492,12 @@ class TopologyCalls(HandleBase):
         comm
             The communicator whose members all make the call (a ``Comm``);
             MPI_COMM_WORLD by default.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _allgather(self, "MPI_Neighbor_allgatherv", sendbuf, count, datatype, comm,
                           recvbuf, recvcounts, rdispls)
@@ -602,6 +608,12 @@ class TopologyCalls(HandleBase):
         comm
             The communicator whose members all make the call (a ``Comm``);
             MPI_COMM_WORLD by default.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _alltoall(self, "MPI_Neighbor_alltoallv", sendbuf, count, datatype, comm,
                          recvbuf, recvcounts, rdispls)
@@ -662,6 +674,12 @@ class TopologyCalls(HandleBase):
         comm
             The communicator whose members all make the call (a ``Comm``);
             MPI_COMM_WORLD by default.
+
+        Returns
+        -------
+        Event
+            Yield it; its value is what this rank gets (above): the result, or
+            None where the call gives this rank nothing.
         """
         return _alltoall(self, "MPI_Neighbor_alltoallw", sendbuf, count, datatype, comm,
                          recvbuf, recvcounts, rdispls)
