@@ -106,8 +106,8 @@ html_theme_options = {
     ],
 }
 html_context = {"mpisim_issues": REPOSITORY + "/issues"}
-html_sidebars = {"**": ["sidebar/brand.html", "sidebar/search.html",
-                        "sidebar/scroll-start.html", "sidebar/navigation.html",
+html_sidebars = {"**": ["sidebar/scroll-start.html", "sidebar/brand.html",
+                        "sidebar/search.html", "sidebar/navigation.html",
                         "mpisim-links.html", "sidebar/scroll-end.html"]}
 templates_path = ["_templates"]
 copybutton_prompt_text = r"\$ "
