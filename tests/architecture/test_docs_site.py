@@ -64,7 +64,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         html = Path(given).resolve()
         assert (html / "index.html").is_file(), f"MPISIM_DOCS_BUILD={given}: no index.html"
         return html
-    if importlib.util.find_spec("sphinx") is None or importlib.util.find_spec("myst_nb") is None:
+    if any(importlib.util.find_spec(name) is None for name in ("sphinx", "myst_nb", "sphinxarg")):
         pytest.skip('the docs extra is not installed (pip install -e ".[docs]")')
     out = tmp_path_factory.mktemp("docs")
     build = subprocess.run(
