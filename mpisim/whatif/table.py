@@ -206,8 +206,7 @@ class SweepTable:
         rows = self.rows()
         shown = rows if max_rows is None or len(rows) <= max_rows else \
             rows[:max_rows // 2] + rows[-(max_rows // 2):]
-        header = [c for c in self.columns if c in self.keys or c == "outcome"
-                  or np.any(self.array[c])]
+        header = self.shown_columns()
         kinds = {k: _kind(k) for k in header}
         cells = [[_cell(kinds[k], row[k]) for k in header] for row in shown]
         widths = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(header)]
@@ -219,6 +218,16 @@ class SweepTable:
         took = "" if self.wall_time is None else f" in {self.wall_time:.3g} s of wall time"
         lines.append(self.summary() + took)
         return "\n".join(lines)
+
+    def shown_columns(self) -> list[str]:
+        """The columns the text and HTML tables show: the varied keys, the outcome, and the
+        other outcome columns unless all zero or empty (no error class, no buffer used)."""
+        return [c for c in self.columns if c in self.keys or c == "outcome"
+                or np.any(self.array[c])]
+
+    def cell_text(self, column: str, value: Any) -> str:
+        """``value`` of ``column`` as a user writes it: ``2 KiB``, ``1 µs``, ``10 GB/s``."""
+        return _cell(_kind(column), value)
 
     def summary(self) -> str:
         """How many runs and how they ended: ``8 runs: 6 completed, 2 deadlock``."""
@@ -237,12 +246,18 @@ def _kind(column: str) -> str:
 
     if column in _OUTCOME_KINDS:
         return _OUTCOME_KINDS[column]
+    if column == "mpi.profile":
+        return "profile"
     setting = lookup(column)
     kind = setting.kind if setting is not None else ""
     return "size" if kind == "buffer" else kind
 
 
 def _cell(kind: str, value: Any) -> str:
+    if kind == "profile":  # a short name with the release it stands for
+        from ..profiles.names import label
+
+        return label(str(value))
     if kind == "size" and isinstance(value, str) and value.isdigit():
         value = int(value)  # a text column (buffer=2KiB,AUTOMATIC): its sizes as sizes
     if isinstance(value, bool) or not isinstance(value, int | float):

@@ -100,3 +100,11 @@ def test_the_profiles_table_names_each_short_name_with_its_evidence(capsys):
 def test_help_says_what_the_short_names_stand_for(command):
     sub = parser()._subparsers._group_actions[0].choices[command]
     assert "MPICH 4.0" in sub.format_help() and "Open MPI 4.1" in sub.format_help()
+
+
+def test_a_sweep_over_profiles_prints_each_short_name_with_its_release():
+    table = ms.sweep(SCENARIOS / "example-3.10-send.yaml",
+                     {"mpi.profile": ["standard", "mpich", "openmpi-5.0"]}, jobs=1)
+    rows = [line.split("  deadlock")[0].strip() for line in table.text().splitlines()[1:4]]
+    assert rows == ["standard", "mpich (MPICH 4.0)", "openmpi-5.0"]
+    assert [r["mpi.profile"] for r in table.rows()] == ["standard", "mpich", "openmpi-5.0"]
