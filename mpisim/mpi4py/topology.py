@@ -25,6 +25,7 @@ from ..mpi.errors import MPIError
 from . import bottom
 from .bridge import current
 from .exceptions import as_exception
+from .integers import c_int, index
 from .msgspec import located
 from .request import Request
 from .vectors import simple, vector
@@ -55,17 +56,27 @@ WEIGHTS_EMPTY = _Weights("WEIGHTS_EMPTY")
 def Compute_dims(nnodes: int, dims: int | Sequence[int]) -> list[int]:
     """MPI_Dims_create, as the run's profile's library balances (mpisim.mpi.topology)."""
     try:
-        return current().plain().dims_create(int(nnodes), dims if isinstance(dims, int)
-                                             else [int(d) for d in dims])
+        if not isinstance(dims, int):
+            len(dims)  # a float: "object of type 'float' has no len()", as mpi4py says
+        return current().plain().dims_create(c_int(nnodes), dims if isinstance(dims, int)
+                                             else _ints(dims))
     except MPIError as e:
         raise as_exception(e) from None
 
 
+def _ints(values: Any) -> list[int]:
+    """An integer array argument (dims, coords, a graph's edges, weights...) as mpi4py reads
+    it: each item through ``operator.index``, so a float, a str or a numpy bool is a
+    TypeError as under mpi4py 4.1.2 (:mod:`.integers`)."""
+    return [index(v) for v in values]
+
+
 def _periods(periods: Any, ndims: int) -> list[bool]:
-    """mpi4py's ``periods``: None (none periodic), one bool for all, or one per dimension."""
+    """mpi4py's ``periods``: None (none periodic), one bool for all, or one per dimension
+    (each item an integer, as :func:`_ints` reads it)."""
     if periods is None or isinstance(periods, bool | int | np.bool_):
         return [bool(periods)] * ndims
-    flags = [bool(p) for p in periods]
+    flags = [bool(p) for p in _ints(periods)]
     if len(flags) != ndims:
         raise ValueError(f"periods: expecting {ndims} items, got {len(flags)}")
     return flags
@@ -73,7 +84,7 @@ def _periods(periods: Any, ndims: int) -> list[bool]:
 
 def _index(index: Sequence[int]) -> list[int]:
     """A graph's cumulative index, its leading 0 dropped when given (mpi4py takes both)."""
-    index = [int(i) for i in index]
+    index = _ints(index)
     return index[1:] if len(index) > 1 and index[0] == 0 else index
 
 
@@ -84,7 +95,7 @@ def _weights(weights: Any, ranks: list[int], what: str) -> list[int] | None:
         if ranks:
             raise ValueError(f"{what}: MPI.WEIGHTS_EMPTY for {len(ranks)} neighbours")
         return []
-    out = [int(w) for w in weights]
+    out = _ints(weights)
     if len(out) != len(ranks):
         raise ValueError(f"{what}: expecting {len(ranks)} weights, got {len(out)}")
     return out
@@ -95,7 +106,7 @@ class TopologyMaker:
 
     def Create_cart(self, dims: Sequence[int], periods: Any = None,
                     reorder: bool = False) -> Any:
-        dims = [int(d) for d in dims]
+        dims = _ints(dims)
         made = self._p2p("cart_create", True, dims=dims,  # type: ignore[attr-defined]
                          periods=_periods(periods, len(dims)), reorder=bool(reorder))
         return self._wrap(made)  # type: ignore[attr-defined]
@@ -103,14 +114,14 @@ class TopologyMaker:
     def Create_graph(self, index: Sequence[int], edges: Sequence[int],
                      reorder: bool = False) -> Any:
         made = self._p2p("graph_create", True, index=_index(index),  # type: ignore[attr-defined]
-                         edges=[int(e) for e in edges], reorder=bool(reorder))
+                         edges=_ints(edges), reorder=bool(reorder))
         return self._wrap(made)  # type: ignore[attr-defined]
 
     def Create_dist_graph_adjacent(self, sources: Any, destinations: Any,
                                    sourceweights: Any = None, destweights: Any = None,
                                    info: Any = None, reorder: bool = False) -> Any:
-        sources = [int(r) for r in sources or ()]
-        destinations = [int(r) for r in destinations or ()]
+        sources = _ints(sources or ())
+        destinations = _ints(destinations or ())
         made = self._p2p(  # type: ignore[attr-defined]
             "dist_graph_create_adjacent", True, sources=sources, destinations=destinations,
             sourceweights=_weights(sourceweights, sources, "sourceweights"),
@@ -120,22 +131,22 @@ class TopologyMaker:
 
     def Create_dist_graph(self, sources: Any, degrees: Any, destinations: Any,
                           weights: Any = None, info: Any = None, reorder: bool = False) -> Any:
-        sources = [int(r) for r in sources or ()]
-        destinations = [int(r) for r in destinations or ()]
+        sources = _ints(sources or ())
+        destinations = _ints(destinations or ())
         made = self._p2p(  # type: ignore[attr-defined]
-            "dist_graph_create", True, sources=sources, degrees=[int(d) for d in degrees],
+            "dist_graph_create", True, sources=sources, degrees=_ints(degrees),
             destinations=destinations, weights=_weights(weights, destinations, "weights"),
             reorder=bool(reorder))
         return self._wrap(made)  # type: ignore[attr-defined]
 
     def Cart_map(self, dims: Sequence[int], periods: Any = None) -> int:
-        dims = [int(d) for d in dims]
+        dims = _ints(dims)
         return self._local("cart_map", dims=dims,  # type: ignore[attr-defined]
                            periods=_periods(periods, len(dims)))
 
     def Graph_map(self, index: Sequence[int], edges: Sequence[int]) -> int:
         return self._local("graph_map", index=_index(index),  # type: ignore[attr-defined]
-                           edges=[int(e) for e in edges])
+                           edges=_ints(edges))
 
 
 class NeighborCalls:
@@ -310,18 +321,18 @@ class CartQueries:
     coords = property(lambda self: self.Get_topo()[2])
 
     def Get_coords(self, rank: int) -> list[int]:
-        return self._local("cart_coords", rank=int(rank))  # type: ignore[attr-defined]
+        return self._local("cart_coords", rank=c_int(rank))  # type: ignore[attr-defined]
 
     def Get_cart_rank(self, coords: Sequence[int]) -> int:
-        return self._local("cart_rank", coords=[int(c) for c in coords])  # type: ignore[attr-defined]
+        return self._local("cart_rank", coords=_ints(coords))  # type: ignore[attr-defined]
 
     def Shift(self, direction: int, disp: int) -> tuple[int, int]:
-        return self._local("cart_shift", direction=int(direction),  # type: ignore[attr-defined]
-                           disp=int(disp))
+        return self._local("cart_shift", direction=c_int(direction),  # type: ignore[attr-defined]
+                           disp=c_int(disp))
 
     def Sub(self, remain_dims: Sequence[bool]) -> Any:
         made = self._p2p("cart_sub", True,  # type: ignore[attr-defined]
-                         remain_dims=[bool(r) for r in remain_dims])
+                         remain_dims=[bool(r) for r in _ints(remain_dims)])
         return self._wrap(made)  # type: ignore[attr-defined]
 
 
@@ -343,10 +354,10 @@ class GraphQueries:
     edges = property(lambda self: self.Get_topo()[1])
 
     def Get_neighbors_count(self, rank: int) -> int:
-        return self._local("graph_neighbors_count", rank=int(rank))  # type: ignore[attr-defined]
+        return self._local("graph_neighbors_count", rank=c_int(rank))  # type: ignore[attr-defined]
 
     def Get_neighbors(self, rank: int) -> list[int]:
-        return self._local("graph_neighbors", rank=int(rank))  # type: ignore[attr-defined]
+        return self._local("graph_neighbors", rank=c_int(rank))  # type: ignore[attr-defined]
 
     neighbors = property(lambda self: self.Get_neighbors(self.Get_rank()))
     nneighbors = property(lambda self: self.Get_neighbors_count(self.Get_rank()))
