@@ -170,6 +170,28 @@ def test_reports_wrap_instead_of_scrolling_sideways(page: Any, site: Path) -> No
     assert wide == 0, f"{wide} report(s) scroll sideways"
 
 
+# Reports (plain text: program output, mpisim's reports) that are wider than their box.
+WIDE_REPORTS_JS = """() => Array.from(document.querySelectorAll(
+    "article div.cell_output pre, article div.highlight-default pre, "
+    + "article div.highlight-text pre, article div.highlight-none pre"))
+    .filter((p) => p.scrollWidth > p.clientWidth + 2)
+    .map((p) => p.innerText.split("\\n")[0].slice(0, 80))"""
+
+
+def test_no_report_on_the_site_scrolls_sideways(page: Any, site: Path) -> None:
+    """Every page's reports wrap: code may scroll, text output may not."""
+    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                   if not p.name.startswith(("genindex", "search", "py-modindex"))
+                   and "_modules" not in p.parts)
+    wide = {}
+    for name in pages:
+        page.goto((site / name).as_uri(), wait_until="load")
+        found = page.evaluate(WIDE_REPORTS_JS)
+        if found:
+            wide[name] = found
+    assert not wide, f"reports that scroll sideways: {wide}"
+
+
 def test_the_gallery_shows_every_shipped_scenario_with_a_figure(page: Any, site: Path
                                                                 ) -> None:
     _open(page, site, "gallery/index.html")  # every figure loaded, or it fails here
