@@ -51,6 +51,13 @@ def profile_from(obs: dict[str, Any], name: str) -> tuple[Profile, dict[str, Any
         The probes' records, as :func:`calibrate` keeps them with ``observations=``.
     name
         The new profile's name.
+
+    Returns
+    -------
+    tuple
+        ``(profile, evidence, based_on)``: the Profile; for each setting, the probe and
+        note it comes from; the name of the built-in profile the unmeasured settings are
+        taken from.
     """
     settings, evidence = fit(obs)
     library = " ".join(obs["library"].replace("\x00", " ").split())

@@ -82,6 +82,11 @@ def predefined_value(family: str, keyval: int, size: int, on_world: bool) -> tup
         The number of processes of the run.
     on_world
         Whether the communicator is MPI_COMM_WORLD or was duplicated from it.
+
+    Returns
+    -------
+    tuple
+        ``(found, value)``: whether the attribute is set there (MPI's flag) and its value.
     """
     values = _VALUES.get(family, _VALUES["standard"])
     if keyval not in values or not (on_world or family in _EVERYWHERE):

@@ -538,6 +538,11 @@ def datatype_of(dtype: np.dtype | type | str) -> Datatype:
     dtype
         A numpy dtype, or what ``np.dtype`` takes (``np.int32``, ``"f8"``).
 
+    Returns
+    -------
+    Datatype
+        The predefined MPI datatype of that dtype (``ms.INT``, ``ms.DOUBLE``...).
+
     Raises
     ------
     ErrType

@@ -100,6 +100,11 @@ def dims_create(nnodes: int, dims: int | Sequence[int], rule: str = "closest") -
         How the filled dimensions are balanced: ``"closest"`` (the default: MPICH's, and
         the standard's model, as close to one another as possible) or ``"greedy"`` (Open
         MPI's).
+
+    Returns
+    -------
+    list of int
+        The processes along each dimension; their product is ``nnodes``.
     """
     if isinstance(dims, bool) or not isinstance(nnodes, int) or nnodes < 1:
         raise ErrDims(f"dims_create: nnodes must be a positive integer, got {nnodes!r}")

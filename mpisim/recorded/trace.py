@@ -159,6 +159,11 @@ def is_trace(path: str | os.PathLike[str]) -> bool:
     ----------
     path
         A file or directory (one that cannot be read is not a recording).
+
+    Returns
+    -------
+    bool
+        True for a recording.
     """
     p = Path(path)
     if p.is_dir():

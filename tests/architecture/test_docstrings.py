@@ -233,6 +233,38 @@ def test_the_allow_list_holds_only_what_is_still_missing():
     assert not stale, f"described now, remove from ALLOWED: {sorted(stale)}"
 
 
+def test_every_function_says_what_it_returns():
+    """A module-level function of the reference that returns a value has a Returns (or
+    Yields) section; a method's first line says what it gives (``Result.report``: "A
+    readable account of the run"), and so does a call of the rank handle ("yields a
+    Request") or its Returns section."""
+    lacking = []
+    for name, obj, _ in callables():
+        if not inspect.isfunction(obj) or "." in obj.__qualname__:
+            continue
+        if inspect.signature(obj).return_annotation in (None, "None"):
+            continue
+        if not re.search(r"^(Returns|Yields)\n-{3,}$", inspect.getdoc(obj) or "", re.M):
+            lacking.append(name)
+    assert not lacking, f"no Returns section: {lacking}"
+
+
+def test_every_call_of_the_handle_says_what_its_yield_gives():
+    handle = resolve("handle", "mpisim-autoclass")
+    lacking = []
+    for name in dir(handle):
+        call = getattr(handle, name)
+        if name.startswith("_") or not inspect.isfunction(call):
+            continue
+        returns = inspect.signature(call).return_annotation
+        if getattr(returns, "__name__", returns) != "Event":  # (a string under PEP 563)
+            continue
+        doc = inspect.getdoc(call) or ""
+        if not re.search(r"[Yy]ield", doc.split("Parameters\n")[0]) and "Returns\n" not in doc:
+            lacking.append(name)
+    assert not lacking, f"what the yield gives is not said: {lacking}"
+
+
 def test_the_parser_reads_numpydoc_entries():
     doc = """Do it.
 
