@@ -312,6 +312,7 @@ def test_the_entry_points_have_examples():
     assert not lacking, f"no Examples section: {lacking}"
 
 
+@pytest.mark.slow  # (about 4 s together: runs, sweeps, widgets)
 @pytest.mark.parametrize("name", ENTRY_POINTS)
 def test_the_example_of_an_entry_point_runs(name, tmp_path, monkeypatch):
     """Each entry point's Examples run as a doctest: a call that changes, or an answer
