@@ -49,7 +49,9 @@ def mpi4py_options(p: argparse.ArgumentParser) -> None:
                         "the report goes to stderr and --json to stdout, and the script's "
                         "own output passes through unchanged (with --json on stdout, the "
                         "script's stdout goes to stderr)")
-    p.add_argument("script", metavar="SCRIPT", help="an mpi4py script (python file)")
+    p.add_argument("script", metavar="SCRIPT",
+                   help="an mpi4py script (python file), or the name of a shipped one "
+                        "(mpisim examples lists them: exchange.py)")
     p.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")
 
 

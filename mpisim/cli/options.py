@@ -31,7 +31,9 @@ __all__ = ["add_findings_option", "add_min_buffer_options", "add_output_options"
 
 def add_scenario_options(p: argparse.ArgumentParser) -> None:
     """The scenario file, ``--set`` (params and settings) and the printing options."""
-    p.add_argument("scenario", metavar="SCENARIO", help="a scenario file (.yaml or .py)")
+    p.add_argument("scenario", metavar="SCENARIO",
+                   help="a scenario file (.yaml or .py), or the name of a shipped example "
+                        "(mpisim examples lists them: example-3.10-bsend)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
                    help="override a param (count=4096) or setting (network.eager_limit=64KiB, "
                         "mpi.allocator=first-fit, buffer=16KiB); repeatable")
