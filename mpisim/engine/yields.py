@@ -64,29 +64,33 @@ def unyielded(call: str, where: str | None, plain: str | None = None,
               found: str | None = None) -> NotYielded:
     """The error of ``call``, made at ``where`` and never yielded. ``plain``: the name of a
     program that is a plain function (no ``yield``); ``found``: where the rank's next call
-    found it (said when ``where`` is unknown)."""
+    found it (said when ``where`` is unknown). The message leaves the place to the error's
+    ``where``, which reports print beside it."""
     method = method_name(call)
-    at = f" at {where}" if where else (f" before the call at {found}" if found else "")
-    why = f"the program {plain} has no `yield`, so no call of it waits: " if plain else ""
-    return NotYielded(f"{why}{call}{at} was called without `yield`, so it never waited or "
-                      f"completed: write `yield mpi.{method}(...)`", call, where)
+    at = f" (made before the call at {found})" if found and not where else ""
+    fix = f"write `yield mpi.{method}(...)`"
+    if plain:
+        return NotYielded(f"the program {plain} has no `yield`, so none of its calls waits "
+                          f"({call}{at} was called without one): {fix}", call, where)
+    return NotYielded(f"{call}{at} was called without `yield`, so it never waited or "
+                      f"completed: {fix}", call, where)
 
 
 def not_an_event(value: Any, where: str | None) -> NotYielded:
-    """The error of a program that yielded ``value``, which is not an MPI call's event."""
-    at = f" at {where}" if where else ""
+    """The error of a program that yielded ``value`` (at ``where``), which is not an MPI
+    call's event."""
     if isinstance(value, types.GeneratorType):
         name = value.__name__
-        return NotYielded(f"the program yielded the generator {name}(...){at}: delegate to "
-                          f"a helper generator with `yield from {name}(...)`", None, where)
+        return NotYielded(f"the program yielded the generator {name}(...): delegate to a "
+                          f"helper generator with `yield from {name}(...)`", None, where)
     owner = getattr(value, "__self__", None)
     if owner is not None and callable(value) and hasattr(owner, "_enter"):
         name = value.__name__
-        return NotYielded(f"the program yielded mpi.{name} itself, not called{at}: write "
+        return NotYielded(f"the program yielded mpi.{name} itself, not called: write "
                           f"`yield mpi.{name}(...)`", None, where)
     what = "a bare `yield` (None)" if value is None else \
         f"{_short(value)} (a {type(value).__name__})"
-    return NotYielded(f"the program yielded {what}{at}, which is not an MPI call's event: "
+    return NotYielded(f"the program yielded {what}, which is not an MPI call's event: "
                       "yield the call itself (`yield mpi.recv(...)`; `yield "
                       "mpi.compute(seconds)` to pass time)", None, where)
 
@@ -206,9 +210,9 @@ def discarded_generators(program: Any) -> NotYielded | None:
             target = _resolve(func, name)
             if inspect.isgeneratorfunction(target):
                 where = place(code.co_filename, line, func.__name__)
-                return NotYielded(f"{name}(...) at {where} calls a generator function "
-                                  f"without `yield from`, so none of its MPI calls run: "
-                                  f"write `yield from {name}(...)`", None, where)
+                return NotYielded(f"{name}(...) calls a generator function without "
+                                  f"`yield from`, so none of its MPI calls run: write "
+                                  f"`yield from {name}(...)`", None, where)
             if isinstance(target, types.FunctionType):
                 todo.append(target)
     return None
