@@ -78,7 +78,8 @@ def shim_source() -> Path:
 
 def find_mpicc(command: list[str], mpicc: str | None = None) -> str:
     """The MPI C compiler to try first for the command's MPI (see :func:`recorder_for`)."""
-    if mpicc or os.environ.get("MPICC"):
+    from_env = os.environ.get("MPICC")
+    if mpicc or (from_env and shutil.which(from_env)):
         return _explicit_mpicc(mpicc)[0]
     candidates = mpicc_candidates(parse_command(command))
     if not candidates:
@@ -110,7 +111,8 @@ def recorder_for(command: list[str], mpicc: str | None = None) -> tuple[str, Pat
     and the first whose recorder fits is used. A misfit is refused (RecordError) naming both
     libraries and the ``--mpicc`` to pass."""
     launch = parse_command(command)
-    explicit = bool(mpicc or os.environ.get("MPICC"))
+    from_env = os.environ.get("MPICC")
+    explicit = bool(mpicc or (from_env and shutil.which(from_env)))  # a stale $MPICC: ignored
     if explicit:
         candidates = [_explicit_mpicc(mpicc)]
     else:
@@ -118,6 +120,7 @@ def recorder_for(command: list[str], mpicc: str | None = None) -> tuple[str, Pat
         if not candidates:
             raise RecordError(NO_MPICC)
     refusal: str | None = None
+    passed_over = ""
     failed: RecordError | None = None
     for cc, how in candidates:
         try:
@@ -130,8 +133,13 @@ def recorder_for(command: list[str], mpicc: str | None = None) -> tuple[str, Pat
         lib = linked_libmpi(shim)
         why = mismatch(lib, launch)
         if why is None:
+            if refusal is not None:
+                print(f"mpisim record: passed over {passed_over}, which builds for "
+                      f"another MPI library; the recorder is built with {cc} ({lib})",
+                      file=sys.stderr)
             return cc, shim, launch
-        refusal = refusal or _refusal(how, lib, why, launch)
+        if refusal is None:
+            refusal, passed_over = _refusal(how, lib, why, launch), cc
     if refusal is None and failed is not None:
         raise failed
     raise RecordError(refusal or NO_MPICC)

@@ -231,6 +231,7 @@ def _stub_dir(tmp_path: Path, kind: str) -> Path:
 
 
 @pytest.mark.real_mpi
+@pytest.mark.timeout(400)  # builds the recorder twice and records twice: slow on a busy machine
 @pytest.mark.parametrize("kind", _wrong_mpiccs())
 def test_a_wrong_mpicc_beside_the_wrapper_is_passed_over_or_refused(app, env, tmp_path, kind):
     """``timeout 30 mpiexec -n 2 ./app`` with another library's mpicc beside ``timeout``
@@ -260,6 +261,26 @@ def test_a_wrong_mpicc_beside_the_wrapper_is_passed_over_or_refused(app, env, tm
     assert f"but {app} uses {program_lib}" in lines[0]
     assert lines[0].endswith(f"--mpicc {mpicc}")
     assert not bad.exists()
+
+
+@pytest.mark.real_mpi
+@pytest.mark.timeout(400)
+def test_a_launcher_linked_in_beside_a_wrong_mpicc_passes_it_over_and_says_so(app, env,
+                                                                               tmp_path):
+    """``stub/mpiexec`` a link to MPICH's, beside another library's mpicc: that mpicc (the
+    first tried) is passed over for the one in the launcher's real directory."""
+    mpicc, mpiexec = _mpich()
+    stub = _stub_dir(tmp_path, "fake")
+    for name in ("mpiexec", "hydra_pmi_proxy"):  # Hydra starts its proxy from its own dir
+        (stub / name).symlink_to(Path(mpiexec).parent / name)
+    program_lib = os.path.realpath(Path(mpicc).parent.parent / "lib" / "libmpi.so.12")
+    linked = tmp_path / "linked.trace"
+    run = _record(env, tmp_path, "--out", str(linked), "--", str(stub / "mpiexec"), "-n", "2",
+                  str(app), "send", "100")
+    assert run.returncode == 0, run.stderr
+    assert (f"mpisim record: passed over {stub / 'mpicc'}, which builds for another MPI "
+            f"library; the recorder is built with {mpicc} ({program_lib})") in run.stderr
+    assert read_trace(linked).outcome() == "completed"
 
 
 @pytest.mark.real_mpi
