@@ -268,13 +268,16 @@ class GroupCalls(HandleBase):
         try:
             g = _group(group)
             parent = self._comm(comm)
-            if parent.is_inter:
-                raise ErrComm("comm_create: intercommunicators are not supported here")
-            if any(w not in parent.info.everyone for w in g.members):
-                raise ErrGroup(f"comm_create: {g} is not a subgroup of {parent.name}")
+            own = parent.group if parent.is_inter else parent.info.everyone
+            if any(w not in own for w in g.members):
+                side = " local group" if parent.is_inter else ""
+                raise ErrGroup(f"comm_create: {g} is not a subgroup of {parent.name}'s{side}")
         except MPIError as e:
             self._enter("MPI_Comm_create")
             return failed(self._env, e)
+        if parent.is_inter:  # §7.4.2: an intercommunicator between the two sides' subgroups
+            return self._create("MPI_Comm_create", parent, tuple(g.members),
+                                lambda p: self._comms.inter_create(p))
         mine = g.members if self.rank in g else None
         return self._create("MPI_Comm_create", parent, mine,
                             lambda p: self._comms.created_from(p, "create"))

@@ -245,7 +245,7 @@ class Communicators:
         self.world = CommInfo(WORLD_CONTEXT, range(size), "MPI_COMM_WORLD")
         self._self_infos: dict[int, CommInfo] = {}
         self._next = SELF_CONTEXT + 2
-        self._pending: dict[tuple, _Pending] = {}
+        self._pending: dict[tuple[Any, ...], _Pending] = {}
         self.created = 0
 
     def self_info(self, rank: int) -> CommInfo:
@@ -262,7 +262,7 @@ class Communicators:
         """An allgather of small values by recursive doubling: ceil(log2 p) latencies."""
         return self.latency * math.ceil(math.log2(members)) if members > 1 else 0.0
 
-    def agree(self, key: tuple, call: str, members: Any, world: int, arg: Any,
+    def agree(self, key: tuple[Any, ...], call: str, members: Any, world: int, arg: Any,
               done: Callable[[Any], None], make: Callable[[dict[int, Any]], dict[int, Any]],
               grow: bool = False) -> _Pending:
         """Member ``world`` made the collective call ``key`` with ``arg``; once every
@@ -293,7 +293,7 @@ class Communicators:
             if parent.is_inter:
                 side = parent.info
                 mine, theirs = self.intercomm(side.group, side.remote, name)
-                return {w: ((mine if w in side.index else theirs), None) for w in args}
+                return {w: ((mine if w in side.group else theirs), None) for w in args}
             info = CommInfo(self._context(), parent.group, name, parent.topo)
             return {w: (info, parent.session) for w in args}
         return make
@@ -394,17 +394,37 @@ class Communicators:
             near, far = parent.info.group, parent.info.remote or ()
             colors = sorted({c for c, _ in args.values() if c != UNDEFINED})
             for color in colors:
-                sides = [tuple(w for _, _, w in sorted(
+                mine, theirs = [tuple(w for _, _, w in sorted(
                     (args[w][1], r, w) for r, w in enumerate(g) if args[w][0] == color))
                     for g in (near, far)]
-                if not all(sides):
+                if not (mine and theirs):
                     continue
                 self.created += 1
-                a, b = self.intercomm(*sides, f"split({parent.name}, color={color})"
-                                              f"#{self.created}")
+                a, b = self.intercomm(mine, theirs, f"split({parent.name}, color={color})"
+                                                    f"#{self.created}")
                 for side in (a, b):
                     for w in side.group:
                         results[w] = (side, None)
+            return results
+        return make
+
+    def inter_create(self, parent: Comm) -> Callable[[dict[int, Any]], dict[int, Any]]:
+        """The results of MPI_Comm_create over an intercommunicator (MPI 4.1 §7.4.2): each
+        side gives a subgroup of its own local group (every member of a side the same); the
+        result is an intercommunicator between the two subgroups for their members, and
+        MPI_COMM_NULL for the others and for everyone when either subgroup is empty."""
+        def make(args: dict[int, Any]) -> dict[int, Any]:
+            results: dict[int, Any] = dict.fromkeys(args)
+            near, far = parent.info.group, parent.info.remote or ()
+            chosen = [next((tuple(args[w]) for w in side if args.get(w) is not None), ())
+                      for side in (near, far)]
+            if not all(chosen):
+                return results
+            self.created += 1
+            a, b = self.intercomm(*chosen, f"create({parent.name})#{self.created}")
+            for side in (a, b):
+                for w in side.group:
+                    results[w] = (side, None)
             return results
         return make
 
