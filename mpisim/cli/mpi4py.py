@@ -117,4 +117,4 @@ MPI4PY = Command(
                 "--min-buffer, with run's options); the supported calls are tabled in "
                 "docs/guide/mpi4py.md. As under mpiexec, the script's own stdout and stderr "
                 "pass through unchanged; mpisim's report goes to stderr (or --report FILE), "
-                "as a checker's does")
+                "as a checker's does.")

@@ -322,11 +322,11 @@ def sweep_html(tab: Any) -> str:
     rows = tab.rows()
     shown = rows if len(rows) <= SWEEP_ROWS else \
         rows[:SWEEP_ROWS // 2] + rows[-(SWEEP_ROWS // 2):]
-    cols = tab.columns
+    cols = tab.shown_columns()  # (values as written: 2 KiB; no column all zero)
     cells, styles = [], []
     for row in shown:
         kind = category(row["outcome"], row["error_class"])
-        cells.append([_sweep_cell(k, v) for k, v in row.items()])
+        cells.append([tab.cell_text(k, row[k]) for k in cols])
         styles.append([cell_style(kind) if k == "outcome" else None for k in cols])
     right = {j for j, k in enumerate(cols) if k not in ("outcome", "error_class")
              and not isinstance(shown[0][k] if shown else 0, str)}
@@ -339,16 +339,6 @@ def sweep_html(tab: Any) -> str:
 
         parts.append(_figure_block(lambda: plot_sweep(tab), "outcome map"))
     return card(*parts)
-
-
-def _sweep_cell(key: str, value: Any) -> str:
-    if key == "sim_time":
-        return format_time(value)
-    if key in ("buffer", "network.eager_limit") and isinstance(value, int):
-        return _size(value)
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
 
 
 def _verdict_row(label: str, probe: Any) -> list[Any]:

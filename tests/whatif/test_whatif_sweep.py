@@ -284,6 +284,8 @@ def test_text_shows_values_in_units_and_leaves_out_columns_all_zero():
     assert lines[1].split()[:6] == ["1", "KiB", "1", "µs", "10", "GB/s"]
     assert lines[4].split()[:4] == ["64", "KiB", "2.5", "µs"]
     assert "error_class" in table.columns and "peak_used" in table.csv_text()
+    html = table._repr_html_()  # (a notebook's table: the same cells)
+    assert ">1 KiB<" in html and ">2.5 µs<" in html and "error_class" not in html
 
 
 def test_to_pandas_is_the_table_or_a_clear_import_error(monkeypatch):
