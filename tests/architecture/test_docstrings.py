@@ -7,6 +7,10 @@ object that is added is checked without a list kept here. A parameter is describ
 docstring's numpydoc ``Parameters`` (or ``Other Parameters``) section has an entry for it; a
 class's constructor is described in the class docstring (autodoc shows that one). ``self``
 and ``cls`` need no entry; ``*args`` and ``**kwargs`` do (as ``*args`` / ``**kwargs``).
+
+Besides: every class and function of ``mpisim.__all__`` is in the reference, every function
+has a Returns section, every call of the rank handle says what its yield gives, and the
+entry points' Examples run as doctests.
 """
 
 from __future__ import annotations
@@ -220,6 +224,16 @@ def test_the_reference_documents_objects():
     assert {"mpisim.run", "mpisim.Simulation", "mpisim.Result.report", "mpisim.sweep",
             "handle.send", "handle.allreduce"} <= names
     assert len(names) > 100
+
+
+def test_every_public_class_and_function_is_in_the_reference():
+    """What ``import mpisim as ms`` offers is documented, so the check below covers it."""
+    import mpisim
+
+    documented = {id(obj) for _, obj, _ in callables()}
+    public = [name for name in mpisim.__all__ if inspect.isclass(getattr(mpisim, name))
+              or inspect.isfunction(getattr(mpisim, name))]
+    assert [n for n in public if id(getattr(mpisim, n)) not in documented] == []
 
 
 def test_every_public_parameter_is_described():
