@@ -16,7 +16,16 @@ from .allocators import EntryRule, make_allocator
 __all__ = ["BufferSummary", "overflow_error", "synthetic_address", "unattached_error"]
 
 class BufferSummary:
-    """Per-rank numbers for the result: size, peaks, bsends, overflows."""
+    """Per-rank numbers for the result: size, peaks, bsends, overflows.
+
+    Its fields (bytes, but for the counts): ``size``, the largest buffer the rank attached;
+    ``peak_used``, the most bytes its entries held at once, completed ones not yet
+    reclaimed and a wrap gap included (what the allocator could not give to a new entry);
+    ``peak_live``, the most bytes of entries whose send had not yet completed, held at once
+    (no smaller buffer can work); ``peak_entries``, the most entries held at once;
+    ``bsends``, the buffered sends that found room; ``overflows``, those refused with
+    MPI_ERR_BUFFER. Peaks are taken at each bsend.
+    """
 
     __slots__ = ("bsends", "overflows", "peak_entries", "peak_live", "peak_used", "size")
 
