@@ -33,6 +33,7 @@ import numpy as np
 from ..mpi import datatypes as _dt
 from ..mpi.constants import IN_PLACE, PROC_NULL, ROOT
 from ..mpi.errors import ErrArg, ErrBuffer, ErrCount, ErrRoot
+from ..mpi.signature import signature
 from .algorithms import Args
 from .elements import check_op, store, typed
 from .layout import as_int, blocks, check_counts, place, vblocks
@@ -209,11 +210,22 @@ def _sizes(items: list[Any], counts: list[int] | None, count: Any, datatype: Any
 
 # -- what each member says to the others (meeting.py) ------------------------------------
 def _type_of(value: Any, datatype: Any) -> tuple[str, str] | None:
-    """The elements' type: as signatures compare it, its representation (a numpy dtype:
-    MPI_SIGNED_CHAR and MPI_INT8_T are both int8, one type signature; a derived datatype by
-    name), and as a report names it (the datatype's name, else the numpy dtype)."""
+    """The elements' type: as signatures compare it (§3.3.1: the sequence of basic types,
+    whatever the displacements), and as a report names it (the datatype's name, else the
+    numpy dtype). A basic type compares as its representation (a numpy dtype: MPI_SIGNED_CHAR
+    and MPI_INT8_T are both int8, one type signature); a derived type of one basic type as
+    that basic type (``contiguous(80, DOUBLE)`` is 80 doubles); any other by its signature's
+    runs; one whose signature is unknown or too long is not compared (None)."""
     if isinstance(datatype, _dt.Datatype):
-        key = str(datatype.numpy_dtype) if datatype.numpy_dtype is not None else datatype.name
+        runs = signature(datatype)
+        if runs is None:
+            return None
+        basic = _dt.BASIC_TYPES.get(runs[0][0]) if len(runs) == 1 else None
+        if basic is not None or datatype._predefined:
+            of = basic if basic is not None else datatype
+            key = str(of.numpy_dtype) if of.numpy_dtype is not None else of.name
+        else:
+            key = "+".join(f"{name}*{k}" for name, k in runs)
         return key, datatype.name
     if isinstance(value, np.ndarray | np.generic):
         return str(value.dtype), str(value.dtype)
