@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import os
 import sys
 from typing import Any
@@ -91,6 +92,11 @@ def mpi4py_command(args: argparse.Namespace) -> int:
             code = run_mode(mode_of(args), args, args.script)
     except WallClockLimit as e:  # reached outside a simulated rank (a sweep's wait)
         print(f"mpisim: {e}", file=sys.stderr)
+        if args.json:  # (a JSON object whatever happened, as for an error)
+            print(json.dumps({"outcome": "timeout", "exit_code": EXIT_TIMEOUT,
+                              "problems": [str(e)]}), file=args.report_to)
+        elif args.report_to is not sys.stderr:
+            print(f"mpisim: {e}", file=args.report_to)
         code = EXIT_TIMEOUT
     if report is not None:
         _write_report(args.report, report.getvalue())

@@ -610,3 +610,20 @@ def test_cli_timeout_is_a_timeout_naming_each_ranks_line(tmp_path, capsys):
     assert (f"rank 1 running its own code at {path.name}:5 (<module>); ranks 0, 2 in "
             f"MPI_Barrier at {path.name}:7 (<module>)") in err
     assert "Traceback" not in err and "WallClockLimit" not in err and "mpisim." not in err
+
+
+@pytest.mark.slow
+def test_cli_timeout_of_a_sweep_under_json_is_a_json_object(tmp_path, capsys):
+    """Reached while the sweep waits for its workers: exit 5, and under --json an object."""
+    path = script(tmp_path, """
+        from mpi4py import MPI
+        while True:
+            pass
+    """)
+    code = main(["mpi4py", "-n", "2", "--vary", "network.eager_limit=1KiB,2KiB", "--jobs", "2",
+                 "--timeout", "1", "--json", str(path)])
+    captured = capsys.readouterr()
+    assert code == 5
+    assert json.loads(captured.out) == {
+        "outcome": "timeout", "exit_code": 5,
+        "problems": ["the wall-clock limit of 1 s was reached (--timeout)"]}
