@@ -12,6 +12,8 @@
   prints it (indented).
 - ``{mpisim-bibtex}``: ``CITATION.cff`` as a BibTeX entry.
 - ``{mpisim-notebook-downloads}``: a download link to each notebook.
+- ``{mpisim-module-docs} MODULE ...``: the docstrings of the scenario reader's modules, a
+  section each (the scenario schema, as the reader states it).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import hashlib
 import html
 import io
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,6 +33,7 @@ from typing import Any
 
 import yaml
 from docutils import nodes
+from docutils.statemachine import StringList
 from mpisim_docs import parse_rst
 from sphinx.application import Sphinx
 from sphinx.util import logging
@@ -341,12 +345,67 @@ class NotebookDownloadsDirective(SphinxDirective):
         return parse_rst(self, lines)
 
 
+ROLE = re.compile(r":[a-z]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`")
+
+
+RULE = re.compile(r"^=+( +=+)+ *$")
+
+
+def _tables_as_literals(lines: list[str]) -> list[str]:
+    """A docstring's simple tables shown as they are written (a literal block): a table
+    written for ``help()`` need not be valid reStructuredText."""
+    out: list[str] = []
+    rows = 0  # lines of the table being copied (0: outside a table)
+    for n, line in enumerate(lines):
+        if RULE.match(line) and not rows:
+            out += ["::", ""]
+        if rows or RULE.match(line):
+            out.append("   " + line)
+            rows += 1
+            following = lines[n + 1] if n + 1 < len(lines) else ""
+            if RULE.match(line) and rows > 1 and not following.strip():
+                rows = 0
+                out.append("")
+        else:
+            out.append(line)
+    return out
+
+
+class ModuleDocsDirective(SphinxDirective):
+    """The docstrings of the modules named, a section each titled by its first line: the
+    scenario language as the reader itself states it. Cross-references become literals
+    (they name modules that are not part of the API reference)."""
+
+    required_arguments = 1
+    final_argument_whitespace = True
+
+    def run(self) -> list[nodes.Node]:
+        import importlib
+        import inspect
+
+        lines: list[str] = []
+        for name in self.arguments[0].split():
+            module = importlib.import_module(name)
+            self.env.note_dependency(module.__file__)
+            title, _, body = (inspect.getdoc(module) or name).partition("\n")
+            title = title.strip().rstrip(".")
+            text = _tables_as_literals(ROLE.sub(r"``\1``", body).splitlines())
+            lines += [title, "-" * len(title), "", *text, ""]
+        node = nodes.section()
+        node.document = self.state.document
+        from sphinx.util.nodes import nested_parse_with_titles
+
+        nested_parse_with_titles(self.state, StringList(lines, self.get_source_info()[0]), node)
+        return node.children
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("mpisim-gallery", GalleryDirective)
     app.add_directive("mpisim-exit-codes", ExitCodesDirective)
     app.add_directive("mpisim-json-example", JsonExampleDirective)
     app.add_directive("mpisim-bibtex", BibtexDirective)
     app.add_directive("mpisim-notebook-downloads", NotebookDownloadsDirective)
+    app.add_directive("mpisim-module-docs", ModuleDocsDirective)
     app.connect("env-merge-info", merge_figures)
     app.connect("build-finished", copy_figures)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
