@@ -189,7 +189,8 @@ def analyse(handles: list[Any], finished: list[bool], buffers: list[Any],
                _blocked(r, handles[r]._call, handles[r]._detail, alive, buffers[r],
                         eager_limit, where_of(r), stall_cause)
                for r in alive]
-    finalizing = [_finalizing(handles[r], alive, where_of) for r, f in enumerate(finished)
+    waits = list(alive)  # (one list for every finalizing rank: a large run has many)
+    finalizing = [_finalizing(handles[r], waits, where_of) for r, f in enumerate(finished)
                   if f and handles[r]._config.profile.finalize == "collective"]
     blocked += finalizing  # (after the calls that keep them there)
     return Deadlock(blocked, *_cycles_and_knots(blocked), livelock=list(polling))
@@ -201,7 +202,7 @@ def _finalizing(mpi: Any, alive: list[int], where_of: Any) -> Blocked:
     where = where_of(mpi.rank) if mpi._call == "MPI_Finalize" else None
     ranks = ", ".join(map(str, alive[:16])) + (f" (+{len(alive) - 16} more)"
                                                 if len(alive) > 16 else "")
-    return Blocked(mpi.rank, "MPI_Finalize", None, None, None, list(alive), where,
+    return Blocked(mpi.rank, "MPI_Finalize", None, None, None, alive, where,
                    reason=(f"MPI_Finalize is collective over all processes (MPI 4.1 §11.2.2): "
                            f"waits for rank{'s' if len(alive) > 1 else ''} {ranks}, blocked "
                            f"before completing {'their' if len(alive) > 1 else 'its'} own"),
@@ -331,19 +332,33 @@ def _request_peers(reqs: list[Request], others: list[int]) -> list[int]:
 def _cycles_and_knots(blocked: list[Blocked]) -> tuple[list[list[int]], list[list[int]]]:
     """Cycles (the AND model's deadlocks) and knots: groups of ranks from which every
     wait-for path stays inside the group (the OR model's, e.g. ANY_SOURCE receives)."""
-    edges = [(b.rank, w) for b in blocked for w in b.waits_for]
-    if not edges:
+    finalizing = {b.rank for b in blocked
+                  if b.call == "MPI_Finalize" and b.cause is Cause.COLLECTIVE}
+    edges = [(b.rank, w) for b in blocked if b.rank not in finalizing for w in b.waits_for]
+    if not edges and not finalizing:
         return [], []
     import networkx as nx  # imported only when a deadlock is analysed
 
-    graph = nx.DiGraph(edges)
-    found = islice(nx.simple_cycles(graph), MAX_CYCLES * 10)
-    unique = {tuple(_rotate(c)) for c in found}
+    # a rank in MPI_Finalize waits for every unfinished one: the cycles through it are
+    # those of the ranks waiting for it (the shortest: it and each of them); the others
+    # are found without it, and knots through one node standing for all unfinished ranks
+    unique = {tuple(_rotate([f, r])) for r, f in edges if f in finalizing}
+    unique |= {tuple(_rotate(c)) for c in islice(nx.simple_cycles(nx.DiGraph(edges)),
+                                                  MAX_CYCLES * 10)}
     cycles = [list(c) for c in sorted(unique, key=lambda c: (len(c), c))[:MAX_CYCLES]]
-    dag = nx.condensation(graph)
-    knots = sorted(sorted(dag.nodes[n]["members"]) for n in dag
-                   if dag.out_degree(n) == 0 and len(dag.nodes[n]["members"]) > 1)
+    if finalizing:
+        unfinished = next(b.waits_for for b in blocked if b.rank in finalizing)
+        edges += [(r, _EVERY) for r in finalizing] + [(_EVERY, w) for w in unfinished]
+    dag = nx.condensation(nx.DiGraph(edges))
+    groups = ([r for r in dag.nodes[n]["members"] if r != _EVERY] for n in dag
+              if dag.out_degree(n) == 0)
+    knots = sorted(sorted(g) for g in groups if len(g) > 1)
     return cycles, knots
+
+
+_EVERY = -1
+"""The wait-for graph's node standing for "every unfinished rank": the ranks waiting in
+MPI_Finalize (collective) each wait for all of them (AND), one edge each through it."""
 
 
 def _rotate(cycle: list[int]) -> list[int]:
