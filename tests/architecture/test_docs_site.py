@@ -215,6 +215,15 @@ def test_the_cli_reference_lists_every_command(page: Any, site: Path) -> None:
         assert command.name in headings, (command.name, headings)
 
 
+def test_the_scenario_schema_names_every_top_level_key(page: Any, site: Path) -> None:
+    from mpisim.scenario.schema import TOP_KEYS
+
+    _open(page, site, "reference/scenario-schema.html")
+    text = page.locator("article").inner_text()
+    missing = [key for key in TOP_KEYS if key not in text]
+    assert not missing, f"the scenario schema does not name {missing}"
+
+
 def test_the_changelog_is_changes_md(page: Any, site: Path) -> None:
     _open(page, site, "changelog.html")
     first = next(line for line in (ROOT / "CHANGES.md").read_text().splitlines()
