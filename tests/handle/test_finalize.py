@@ -103,3 +103,19 @@ def test_an_mpi4py_script_whose_rank_ends_waits_in_mpi_finalize(tmp_path):
     result = ms.run_mpi4py(script, ranks=2)
     assert result.outcome is ms.Outcome.DEADLOCK
     assert _blocked(result) == [(1, "MPI_Recv", [0]), (0, "MPI_Finalize", [1])]
+
+
+def test_the_wait_for_graph_through_mpi_finalize_keeps_its_cycles_and_knots():
+    """Rank 0 in MPI_Finalize waits for ranks 1-3 (AND): the cycle 0 -> 1 -> 0 through it,
+    2 <-> 3 without it; only {2, 3} is a knot (rank 0 also waits for 2 and 3, outside
+    {0, 1})."""
+    def program(mpi):
+        if mpi.rank == 1:
+            yield mpi.recv(count=1, datatype=ms.INT, source=0, tag=0)
+        elif mpi.rank in (2, 3):
+            yield mpi.recv(count=1, datatype=ms.INT, source=5 - mpi.rank, tag=0)
+
+    result = ms.run(program, ranks=4)
+    assert _blocked(result)[-1] == (0, "MPI_Finalize", [1, 2, 3])
+    assert result.deadlock.cycles == [[0, 1], [2, 3]]
+    assert result.deadlock.knots == [[2, 3]]
