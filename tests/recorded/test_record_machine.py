@@ -346,3 +346,24 @@ def _wait_for_blocked(app: Path, proc: subprocess.Popen) -> None:
             return
         time.sleep(0.2)
     pytest.fail("the run did not start")
+
+
+@pytest.mark.real_mpi
+def test_a_deadlock_with_one_process_in_finalize_is_stopped_and_replayed(env, tmp_path):
+    """Rank 1 waits in MPI_Recv for a message never sent; rank 0 waits in MPI_Finalize,
+    collective in MPICH (MPI 4.1 §11.2.2): every process waits inside MPI, so --stall stops
+    the run, and the replay names the same deadlock."""
+    mpicc, mpiexec = _mpich()
+    app = tmp_path / "finalize_waits"
+    subprocess.run([mpicc, "-g", "-o", str(app), str(HERE / "finalize_waits.c")], check=True,
+                   timeout=120)
+    trace = tmp_path / "fin.trace"
+    run = _record(env, tmp_path, "--stall", "2", "--out", str(trace), "--", mpiexec, "-n",
+                  "2", str(app))
+    assert run.returncode == 3, run.stderr
+    assert "rank 0: blocked in MPI_Finalize (call 2" in run.stderr
+    assert "rank 1: blocked in MPI_Recv src=0 tag=0 (call 2" in run.stderr
+    sc = replay_scenario(trace)
+    result = sc.run()
+    assert result.outcome is ms.Outcome.DEADLOCK
+    assert sc.compare(result).startswith("agrees with the recording: the same calls")
