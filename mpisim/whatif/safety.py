@@ -89,12 +89,19 @@ class Safety:
 
     @property
     def judged(self) -> bool:
-        """False when the program ends in an MPI error as written: it cannot be judged."""
-        return self.as_written.outcome.value != "error"
+        """False when the program cannot be judged: it ends in an MPI error as written, or
+        a run was stopped at a limit (simulated time, events, wall clock, the end of a
+        stopped recording) while it was still running, so that it neither completed nor
+        deadlocked: a slow run is no unsafe one."""
+        written, synchronous = self.as_written.outcome.value, self.synchronous.outcome.value
+        if written in ("error", "timeout"):
+            return False
+        return not (written == "completed" and synchronous == "timeout")
 
     @property
     def exit_code(self) -> int:
-        """The CLI's status: 0 safe, 3 not, 4 cannot judge (an error as written)."""
+        """The CLI's status: 0 safe, 3 not, 4 cannot judge (an error as written, or a run
+        stopped at a limit while still running)."""
         return 0 if self.safe else 3 if self.judged else 4
 
     def __repr__(self) -> str:
