@@ -202,7 +202,11 @@ class GalleryDirective(SphinxDirective):
             if group is None or group["names"] != [nodes.fully_normalize_name(title)]:
                 group = self._section(title)
                 out.append(group)
-            entry = render(item, cache, stamp)
+            try:
+                entry = render(item, cache, stamp)
+            except Exception as e:  # the gallery names the example that failed, and why
+                raise self.error(f"gallery: {item.shown_path} did not run: "
+                                 f"{type(e).__name__}: {e}") from e
             section = self._section(item.path.name)
             section += nodes.paragraph(text=" ".join(entry.description.split()))
             section += nodes.paragraph(text="Run it:")
