@@ -85,6 +85,8 @@ def mpi4py_command(args: argparse.Namespace) -> int:
         raise UsageError("\nmpisim: ".join(str(e).splitlines())) from None
     if args.timeout is not None and not args.timeout > 0:
         raise UsageError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
+    if args.report and not os.path.isdir(os.path.dirname(os.path.abspath(args.report))):
+        raise UsageError(f"--report {args.report}: no such directory")  # (before the run)
     report = io.StringIO() if args.report else None
     args.report_to = report or (sys.stdout if args.json else sys.stderr)
     try:
