@@ -341,8 +341,11 @@ def _scale(table: Any, key: str) -> _Scale:
     numbers = _numbers(key, values)
     if numbers is None or len(np.unique(numbers)) != len(values) or len(values) < 2:
         n = len(values)
-        return _Scale(values, np.arange(n, dtype=float), np.arange(n + 1) - 0.5,
-                      [_label(key, v) for v in values], False, False)
+        named = getattr(table, "cell_text", None)  # a profile: mpich (MPICH 4.0)
+        labels = [named(key, v) if named and key == "mpi.profile" else _label(key, v)
+                  for v in values]
+        return _Scale(values, np.arange(n, dtype=float), np.arange(n + 1) - 0.5, labels,
+                      False, False)
     order = np.argsort(numbers, kind="stable")
     numbers = numbers[order]
     values = [values[i] for i in order]

@@ -108,3 +108,13 @@ def test_a_sweep_over_profiles_prints_each_short_name_with_its_release():
     rows = [line.split("  deadlock")[0].strip() for line in table.text().splitlines()[1:4]]
     assert rows == ["standard", "mpich (MPICH 4.0)", "openmpi-5.0"]
     assert [r["mpi.profile"] for r in table.rows()] == ["standard", "mpich", "openmpi-5.0"]
+
+
+def test_a_sweep_plot_over_profiles_labels_each_short_name_with_its_release():
+    from mpisim.plot.sweepmap import plot_sweep
+
+    table = ms.sweep(SCENARIOS / "example-3.10-send.yaml",
+                     {"mpi.profile": ["standard", "openmpi"], "count": [500, 2500]}, jobs=1)
+    fig = plot_sweep(table)
+    ticks = {t.get_text() for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels()}
+    assert {"standard", "openmpi (Open MPI 4.1)"} <= ticks
