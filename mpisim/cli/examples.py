@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import os
 import re
 import shutil
@@ -22,7 +23,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .common import EXIT_OK, Command, UsageError
 
@@ -73,19 +74,25 @@ def examples(kind: str | None = None) -> list[Example]:
 def shipped(given: str, kind: str) -> str:
     """``given`` itself when it is a file; otherwise the path of the shipped example of
     ``kind`` it names (``example-3.10-bsend``, ``example-3.10-bsend.yaml``, ``exchange.py``,
-    ``mpi4py/exchange.py``), if any, else ``given`` (whose loading then says it is missing)."""
+    ``mpi4py/exchange.py``), if any, else ``given`` (whose loading then says it is missing);
+    a UsageError for a bare name close to an example's (``example-3.10-bsnd``)."""
     if os.path.exists(given) or not given:
         return given
-    for example in examples(kind):
+    found = examples(kind)
+    for example in found:
         if given in (example.name, example.relative, example.path.name, example.path.stem):
             return str(example.path)
+    close = difflib.get_close_matches(given, [e.name for e in found], n=1, cutoff=0.85)
+    if close and os.sep not in given:  # a slip in a shipped example's name
+        raise UsageError(f"{given}: no such file, nor a shipped example; did you mean "
+                         f"{close[0]}? (mpisim examples lists them)")
     return given
 
 
 def _summary(path: Path) -> tuple[str, str]:
     """The first sentence of what the file says of itself (a scenario's ``description``, a
     Python file's docstring, a C file's first comment), and how a scenario ends."""
-    text, header = path.read_text(encoding="utf-8"), {}
+    text, header = path.read_text(encoding="utf-8"), dict[str, Any]()
     if path.suffix == ".yaml":
         import yaml
 

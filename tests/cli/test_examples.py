@@ -68,6 +68,15 @@ def test_an_unknown_name_is_still_a_missing_file(tmp_path, capsys, monkeypatch):
     assert code == 2 and "example-3.10-nope" in err
 
 
+def test_a_slip_in_an_examples_name_gets_did_you_mean(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(capsys, "run", "example-3.10-bsnd")
+    assert code == 2 and err.count("\n") == 1
+    assert "did you mean example-3.10-bsend?" in err
+    code, _, err = run_cli(capsys, "mpi4py", "-n", "2", "exchang.py")
+    assert code == 2 and "did you mean exchange.py?" in err
+
+
 def test_an_mpi4py_script_runs_by_name(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert ex.shipped("exchange.py", "mpi4py") == str(ex.EXAMPLES_DIR / "mpi4py/exchange.py")
