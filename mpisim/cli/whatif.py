@@ -20,7 +20,13 @@ from .common import (
     settings_error,
     strict_findings,
 )
-from .options import add_min_buffer_options, add_scenario_options, add_workers_options, workers
+from .options import (
+    add_findings_option,
+    add_min_buffer_options,
+    add_scenario_options,
+    add_workers_options,
+    workers,
+)
 from .run import RUN
 
 __all__ = ["CHECK", "MIN_BUFFER", "SWEEP", "mode_of", "run_mode"]
@@ -36,6 +42,7 @@ def check_options(p: argparse.ArgumentParser) -> None:
     add_check_options(p)
     p.add_argument("--strict", action="store_true",
                    help="exit 8 when the run as written has correctness findings")
+    add_findings_option(p)
     add_workers_options(p)
 
 
@@ -73,17 +80,26 @@ def check_command(args: argparse.Namespace) -> int:
     else:
         print(safety.report() if hasattr(safety, "report") else _safety_text(safety),
               file=out(args))
-        _print_findings(safety.as_written.findings, out(args))
+        _print_findings(safety.as_written, args.findings, out(args))
     found = strict_findings(scenario.name, safety.as_written.findings) if args.strict else None
     return safety.exit_code or found or EXIT_OK
 
 
-def _print_findings(findings: list[Any], stream: Any) -> None:
-    """The as-written run's correctness findings, after the verdict."""
-    if findings:
-        print(f"  correctness findings of the run as written ({len(findings)}):", file=stream)
-        for f in findings:
-            print("\n".join("    " + ln for ln in f.lines()), file=stream)
+def _print_findings(result: Any, shown: str, stream: Any) -> None:
+    """The as-written run's correctness findings, after the verdict (leaks summarised per
+    call site unless ``--findings all``), but for the one that only restates the error that
+    ended the run: the verdict's "as written: error: ..." has said it."""
+    from ..report.findings import finding_lines
+
+    error = result.error
+    findings = [f for f in result.findings if error is None or not (
+        f.kind == "error" and f.message.endswith(error.message)
+        and [c.rank for c in f.calls] == [error.rank])]
+    lines = finding_lines(findings, shown)
+    if lines:
+        lines[0] = lines[0].replace("correctness findings", "correctness findings of the run "
+                                    "as written", 1)
+        print("\n".join("  " + ln for ln in lines), file=stream)
 
 
 def _races(args: argparse.Namespace, scenario: Any) -> int:

@@ -114,3 +114,18 @@ def test_profiles_and_settings_offer_json(capsys):
     settings = {s["key"]: s for s in json.loads(capsys.readouterr().out)}
     assert settings["network.eager_limit"]["kind"] == "size"
     assert settings["mpi.allocator"]["choices"] == ["circular", "first-fit", "unbounded"]
+
+
+def test_check_lists_findings_once_and_leaks_summarised(capsys):
+    """The error that ended the run as written is in the verdict, not again as a finding;
+    a leak on every rank is one line (--findings all: each)."""
+    main(["mpi4py", "-n", "4", "--check", "--jobs", "1", "ibsend_reattach.py"])
+    err = capsys.readouterr().err
+    assert err.count("dest -2 is not a rank") == 1 and "correctness findings" not in err
+    library = str(SCENARIOS / "library-comm-buffer.yaml")
+    main(["check", library, "--jobs", "1"])
+    out = capsys.readouterr().out
+    assert "correctness findings of the run as written (4 leak):" in out
+    assert out.count("never freed") == 1 and "ranks 0-3" in out
+    main(["check", library, "--jobs", "1", "--findings", "all"])
+    assert capsys.readouterr().out.count("never freed") == 4
