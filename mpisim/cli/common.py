@@ -86,7 +86,7 @@ def load(args: argparse.Namespace) -> Any:
                 key_value(s, "--set") for s in args.sets))
         except ValueError as e:
             raise UsageError("\nmpisim: ".join(str(e).splitlines())) from None
-    from .examples import shipped
+    from .shipped import shipped
 
     try:
         scenario = load_file(shipped(args.scenario, "scenario"))  # a file, else an example

@@ -18,7 +18,7 @@ from ..mpi4py.script import ScriptError
 from ..runs.estimate import WallClockLimit, wall_clock_limit
 from ..runs.settings import assignment
 from .common import Command, UsageError
-from .examples import shipped
+from .shipped import shipped
 from .options import add_run_options
 from .whatif import mode_of, run_mode
 
@@ -62,7 +62,10 @@ def load_script(args: argparse.Namespace) -> ScriptScenario:
     overrides.update(assignment(text) for text in args.sets)
     if args.profile:
         overrides["mpi.profile"] = args.profile
-    args.script = shipped(args.script, "mpi4py")  # a file, else a shipped script's name
+    try:
+        args.script = shipped(args.script, "mpi4py")  # a file, else a shipped script's name
+    except OSError as e:
+        raise ValueError(f"{args.script}: {e.strerror}") from None
     if not os.path.isfile(args.script):
         raise ValueError(f"{args.script}: no such script")
     try:

@@ -11,6 +11,7 @@ import pytest
 from helpers.paths import ROOT
 
 from mpisim.cli import examples as ex
+from mpisim.cli import shipped as found
 from mpisim.cli.main import main
 
 
@@ -23,19 +24,19 @@ def run_cli(capsys, *args):
 
 def test_the_examples_are_the_clones_scenarios_mpi4py_scripts_and_c_program():
     """scenarios/ in a clone is the package's examples folder: one set of files."""
-    assert (ROOT / "scenarios").resolve() == ex.EXAMPLES_DIR
-    relatives = {e.relative for e in ex.examples()}
+    assert (ROOT / "scenarios").resolve() == found.EXAMPLES_DIR
+    relatives = {e.relative for e in found.examples()}
     assert {"example-3.10-bsend.yaml", "example-3.10-python.py", "mpi4py/exchange.py",
             "c/example_3_10.c"} <= relatives
-    assert relatives == {p.relative_to(ex.EXAMPLES_DIR).as_posix()
+    assert relatives == {p.relative_to(found.EXAMPLES_DIR).as_posix()
                          for pattern in ("*.yaml", "*.py", "mpi4py/*.py", "c/*.c")
-                         for p in ex.EXAMPLES_DIR.glob(pattern)}
+                         for p in found.EXAMPLES_DIR.glob(pattern)}
 
 
 def test_every_example_is_listed_on_one_line_with_what_it_shows(capsys):
     code, out, _ = run_cli(capsys, "examples")
     assert code == 0
-    for example in ex.examples():
+    for example in found.examples():
         (line,) = [x for x in out.splitlines() if x.split()[:1] == [example.name]]
         assert example.summary and line.rstrip().endswith(example.summary)
     line = next(x for x in out.splitlines() if x.split()[:1] == ["example-3.10-send"])
@@ -79,8 +80,8 @@ def test_a_slip_in_an_examples_name_gets_did_you_mean(tmp_path, capsys, monkeypa
 
 def test_an_mpi4py_script_runs_by_name(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert ex.shipped("exchange.py", "mpi4py") == str(ex.EXAMPLES_DIR / "mpi4py/exchange.py")
-    assert ex.shipped("exchange.py", "scenario") == "exchange.py"  # not a scenario
+    assert found.shipped("exchange.py", "mpi4py") == str(found.EXAMPLES_DIR / "mpi4py/exchange.py")
+    assert found.shipped("exchange.py", "scenario") == "exchange.py"  # not a scenario
     code, _, err = run_cli(capsys, "mpi4py", "-n", "2", "exchange.py", "ssend", "10")
     assert code == 3 and "exchange" in err
 
@@ -88,8 +89,8 @@ def test_an_mpi4py_script_runs_by_name(tmp_path, capsys, monkeypatch):
 def test_copy_writes_every_example_keeping_their_folders(tmp_path, capsys):
     dest = tmp_path / "new" / "examples"
     code, out, _ = run_cli(capsys, "examples", "copy", dest)
-    assert code == 0 and f"copied {len(ex.examples())} examples" in out
-    for example in ex.examples():
+    assert code == 0 and f"copied {len(found.examples())} examples" in out
+    for example in found.examples():
         assert (dest / example.relative).read_bytes() == example.path.read_bytes()
     assert sorted(p.name for p in tmp_path.rglob("*") if ".tmp" in p.name) == []
 
@@ -134,6 +135,6 @@ def test_an_interrupted_copy_leaves_nothing(tmp_path, monkeypatch):
 
 def test_path_names_an_installed_example(capsys):
     code, out, _ = run_cli(capsys, "examples", "path", "c/example_3_10.c")
-    assert code == 0 and out.strip() == str(ex.EXAMPLES_DIR / "c" / "example_3_10.c")
+    assert code == 0 and out.strip() == str(found.EXAMPLES_DIR / "c" / "example_3_10.c")
     code, _, err = run_cli(capsys, "examples", "path", "nope")
     assert code == 2 and "no shipped example" in err
