@@ -18,8 +18,8 @@ from ..mpi4py.script import ScriptError
 from ..runs.estimate import WallClockLimit, wall_clock_limit
 from ..runs.settings import assignment
 from .common import Command, UsageError
-from .shipped import shipped
 from .options import add_run_options
+from .shipped import shipped
 from .whatif import mode_of, run_mode
 
 __all__ = ["MPI4PY", "load_script", "mpi4py_options"]
