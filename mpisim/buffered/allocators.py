@@ -41,8 +41,8 @@ is reclaimed once; the scan for the first uncompleted entry never goes back).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 from .sizing import SIZINGS, EntryRule, StandardSizing, check_sizing, nonneg_int, sizing_for
 
@@ -93,7 +93,7 @@ class Allocator(Protocol):
     def entries(self) -> list[Entry]: ...
     def free_total(self) -> int: ...
     def largest_free(self) -> int: ...
-    def layout(self) -> dict: ...
+    def layout(self) -> dict[str, Any]: ...
 
 
 def _entry_rows(entries: list[Entry]) -> list[tuple[int, int, str]]:
@@ -150,7 +150,7 @@ class _Base:
         self.used -= entry.size
         self.held -= 1
 
-    def layout(self) -> dict:
+    def layout(self) -> dict[str, Any]:
         """The buffer now: kind, capacity, counters and entries (offset, size, state)."""
         return {"kind": self.name, "capacity": self.capacity, "head": None, "tail": None,
                 "wrap_gap": 0, "wrap_gap_offset": None, "used": self.used, "live": self.live,
@@ -235,9 +235,10 @@ class CircularAllocator(_Base):
         n = self.sizing.entry_size(packed)
         offset = self.tail
         if self._gap is not None or n > self.capacity - offset:  # (_place's first case,
-            offset = self._place(n)                             # after the tail, inlined)
-            if offset is None:
+            placed = self._place(n)                             # after the tail, inlined)
+            if placed is None:
                 return None, freed
+            offset = placed
         self.pending += 1  # (_new, inlined: once per bsend)
         self.live += n
         self.used += n
@@ -268,7 +269,7 @@ class CircularAllocator(_Base):
         after, before = self.capacity - self.tail, head - self._base
         return after if after >= before else before  # (max(), without its call: per bsend)
 
-    def layout(self) -> dict:
+    def layout(self) -> dict[str, Any]:
         out = super().layout()
         if self.held:
             out["head"], out["tail"] = self.head, self.tail
@@ -386,7 +387,7 @@ class UnboundedAllocator(_Base):
         return max(self.capacity - self.live, 0)
 
 
-_KINDS: dict[str, type[_Base]] = {"circular": CircularAllocator,
+_KINDS: dict[str, Callable[[int, StandardSizing], Allocator]] = {"circular": CircularAllocator,
                                   "first-fit": FirstFitAllocator,
                                   "unbounded": UnboundedAllocator}
 def make_allocator(kind: str, capacity: int, *, overhead: int, alignment: int = 1,

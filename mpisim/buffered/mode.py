@@ -39,7 +39,7 @@ offsets, so attaching 1 TiB costs what 1 KiB costs. Every change of the buffer i
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from simpy.events import NORMAL, Event
 
@@ -79,7 +79,26 @@ class PendingEntry(Entry):
     # bsend's place in the program), row (its row in the trace, once recorded), eid (its
     # completion's place in the event order, if due). No __init__ of its own: calling a
     # class whose __init__ is object's is the cheapest way Python makes an object.
-    __init__ = object.__init__
+    if TYPE_CHECKING:
+        def __init__(self) -> None: ...
+    else:
+        __init__ = object.__init__
+
+    # (the slots' types, for a type checker: annotations make no class attribute)
+    owner: BufferedMode
+    rank: int
+    dst: int
+    msg: int
+    alloc: float
+    completed: float
+    freed: float
+    attach: int
+    done_at: float | None
+    waiting: Any
+    sreq: Request | None
+    where: Any
+    row: int
+    eid: int
 
     def known(self, when: float) -> None:
         """The transport learned when the entry's send completes: the entry completes then."""
@@ -94,7 +113,7 @@ class PendingEntry(Entry):
             # (owner.defers, inlined: once per bsend)
             self.eid = next(env._eid)  # the place its event would have taken
             due = owner._due
-            if due and due[-1].done_at > when:
+            if due and due[-1].done_at > when:  # type: ignore[operator]  # due: times known
                 owner.due(self)  # rare: completes before an earlier send
             else:
                 due.append(self)
@@ -219,7 +238,12 @@ class BufferedMode:
             self._detach_now()
             return None
         ev = pending(self.env)
-        self._when_drained(lambda: (self._detach_now(), fire_at(ev, self.env._now, None)))
+
+        def detach() -> None:
+            self._detach_now()
+            fire_at(ev, self.env._now, None)
+
+        self._when_drained(detach)
         return ev
 
     # -- an entry's life -----------------------------------------------------------------
@@ -265,14 +289,14 @@ class BufferedMode:
         entry.alloc, entry.completed, entry.freed, entry.attach = now, NAN, NAN, self.attaches - 1
         entry.done_at = entry.waiting = entry.sreq = None
         entry.where, entry.row, entry.eid = where, -1, -1
-        entry, freed = alloc.allocate(packed, entry)
+        placed, freed = alloc.allocate(packed, entry)  # (entry itself, placed; or None)
         if freed:
             rows = self.recorder.entries.data
             for e in freed:  # (_freed, inlined: a bsend reclaims one entry or so)
                 e.freed = now
                 if e.row >= 0:
                     put_time(rows, e.row + ENTRY_FREED, now)
-        if entry is None:
+        if placed is None:
             self.summary.overflows += 1
             self._record(now, "overflow", alloc.entry_size(packed))
             raise overflow_error(alloc, self.config, packed)
@@ -333,7 +357,7 @@ class BufferedMode:
         self._due.append(entry)
         self._due.sort(key=_due_key)
 
-    def settle(self, before: tuple | None = None) -> None:
+    def settle(self, before: tuple[Any, ...] | None = None) -> None:
         """Apply the due completions that come before ``before`` in the event order, (time,
         priority, sequence number); by default the event being processed."""
         due = self._due
@@ -348,7 +372,7 @@ class BufferedMode:
             if t > now or (t == now and (priority < NORMAL or
                                          (priority == NORMAL and entry.eid > eid))):
                 break
-            self._complete(entry, t, _IN_ORDER + entry.eid)
+            self._complete(entry, t, _IN_ORDER + entry.eid)  # type: ignore[arg-type]  # due
             i += 1
         del due[:i]
 
@@ -357,7 +381,8 @@ class BufferedMode:
         self.settle()
         env = self.env
         for entry in self._due:
-            callback_in_place(env, entry.done_at, entry.eid, _complete_at, entry)
+            callback_in_place(env, entry.done_at, entry.eid, _complete_at,  # type: ignore[arg-type]
+                              entry)  # (an entry in _due: its time is known)
         self._due.clear()
 
     # -- attach, detach, drain -----------------------------------------------------------
@@ -453,13 +478,15 @@ class BufferedMode:
         return True
 
     def _flushed(self, key: int) -> None:
+        flushes = self._flushes
+        assert flushes is not None  # called only while flushes wait
         finished = []
-        for flush in self._flushes:
+        for flush in flushes:
             flush[0].discard(key)
             if not flush[0]:
                 finished.append(flush)
         for flush in finished:
-            self._flushes.remove(flush)
+            flushes.remove(flush)
             flush[1]()
 
     def _record(self, now: float, event: str, requested: int = 0,
@@ -495,7 +522,7 @@ _IN_ORDER = order_of(NORMAL, 0)  # + eid: the order of an event of normal priori
 
 
 def _due_key(entry: PendingEntry) -> tuple[float, int]:
-    return entry.done_at, entry.eid
+    return entry.done_at, entry.eid  # type: ignore[return-value]  # in _due: time known
 
 
 def missing_mpi41(call: str, profile: Any) -> MPIError:

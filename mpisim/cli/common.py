@@ -38,7 +38,7 @@ class Parser(argparse.ArgumentParser):
 
     last_error = ""
 
-    def error(self, message: str) -> Any:  # type: ignore[override]
+    def error(self, message: str) -> Any:
         Parser.last_error = f"{self.prog}: error: {message}"  # (as argparse prints it)
         return super().error(message)
 

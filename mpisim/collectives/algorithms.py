@@ -38,6 +38,14 @@ class Args:
         self.sig: Any = None      # what it says to the other members (meeting.Signature)
         self.overlap: tuple[int, int] | None = None  # two blocks of recvbuf that overlap
 
+    def per_rank(self) -> tuple[list[Any], list[int]]:
+        """(items, sizes) of a process that has one item per rank (scatter's root, every
+        process of an alltoall or a reduce_scatter)."""
+        items, sizes = self.items, self.sizes
+        if items is None or sizes is None:
+            raise TypeError("this collective's process has no item per rank")
+        return items, sizes
+
 
 def copy_of(value: Any) -> Any:
     """What a receiver gets of a value: its own copy of a numpy array (others are shared)."""
@@ -264,7 +272,8 @@ def scatter_binomial(ch: Any, a: Args) -> Gen:
     rel = (ch.rank - root) % p
     have: dict[int, tuple[Any, int]] = {}
     if ch.rank == root:
-        have = {(k - root) % p: (a.items[k], a.sizes[k]) for k in range(p)}
+        items, sizes = a.per_rank()
+        have = {(k - root) % p: (items[k], sizes[k]) for k in range(p)}
     parent, children = _binomial_tree(rel, p)
     if parent is not None:
         have = (yield ch.wait(ch.irecv((parent + root) % p)))[0].data
@@ -280,9 +289,10 @@ def scatter_binomial(ch: Any, a: Args) -> Gen:
 def scatter_linear(ch: Any, a: Args) -> Gen:
     """The root sends each rank its item."""
     if ch.rank == a.root:
-        yield ch.wait(*[ch.isend(k, a.items[k], a.sizes[k]) for k in range(ch.size)
+        items, sizes = a.per_rank()
+        yield ch.wait(*[ch.isend(k, items[k], sizes[k]) for k in range(ch.size)
                         if k != a.root])
-        return copy_of(a.items[a.root])
+        return copy_of(items[a.root])
     return copy_of((yield ch.wait(ch.irecv(a.root)))[0].data)
 
 
@@ -321,10 +331,11 @@ def alltoall_pairwise(ch: Any, a: Args) -> Gen:
     """p-1 steps: step i sends to r + i and receives from r - i."""
     p, r = ch.size, ch.rank
     out: list[Any] = [None] * p
-    out[r] = copy_of(a.items[r])
+    items, sizes = a.per_rank()
+    out[r] = copy_of(items[r])
     for i in range(1, p):
         to, frm = (r + i) % p, (r - i) % p
-        s = ch.isend(to, a.items[to], a.sizes[to])
+        s = ch.isend(to, items[to], sizes[to])
         out[frm] = copy_of((yield ch.wait(s, ch.irecv(frm)))[1].data)
     return out
 
@@ -332,13 +343,14 @@ def alltoall_pairwise(ch: Any, a: Args) -> Gen:
 def alltoall_linear(ch: Any, a: Args) -> Gen:
     """Every send and receive posted at once, then waited for."""
     p, r = ch.size, ch.rank
+    items, sizes = a.per_rank()
     recvs = {k: ch.irecv(k) for k in range(p) if k != r}
-    sends = [ch.isend(k, a.items[k], a.sizes[k]) for k in range(p) if k != r]
+    sends = [ch.isend(k, items[k], sizes[k]) for k in range(p) if k != r]
     statuses = yield ch.wait(*recvs.values(), *sends)
     out = [None] * p
     for k, status in zip(recvs, statuses, strict=False):
         out[k] = copy_of(status.data)
-    out[r] = copy_of(a.items[r])
+    out[r] = copy_of(items[r])
     return out
 
 
@@ -380,11 +392,12 @@ def scan_linear(ch: Any, a: Args) -> Gen:
 def reduce_scatter_block_reduce_scatter(ch: Any, a: Args) -> Gen:
     """A binomial reduce of the p blocks to rank 0, then a binomial scatter of them (the
     blocks may differ in size: Reduce_scatter's recvcounts)."""
-    blocks = list(a.items)
-    total = sum(a.sizes)
+    items, sizes = a.per_rank()
+    blocks = list(items)
+    total = sum(sizes)
     acc = yield from reduce_binomial(ch, Args(blocks, total, 0, blockwise(a.op)))
-    items = acc if ch.rank == 0 else None
-    return (yield from scatter_binomial(ch, Args(items=items, sizes=a.sizes, root=0)))
+    return (yield from scatter_binomial(ch, Args(items=acc if ch.rank == 0 else None,
+                                                 sizes=sizes, root=0)))
 
 
 def blockwise(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:

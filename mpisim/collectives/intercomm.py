@@ -78,7 +78,9 @@ class _Sides:
                  entered: Any) -> None:
         self.env, self.tp, self.comm, self.call = env, tp, comm, call
         self.tag, self.entered = tag, entered
-        self.local_comm = Comm(comm.info.local, comm.rank)
+        local = comm.info.local
+        assert local is not None  # (an intercommunicator's side has its local group's)
+        self.local_comm = Comm(local, comm.rank)
         self.remote = _Remote(env, tp, comm, call, tag * _PHASES)
 
     def local(self, phase: int) -> Channel:

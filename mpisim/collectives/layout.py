@@ -143,10 +143,10 @@ def place(recvbuf: Any, parts: list[Any], counts: list[int] | None = None,
                 n = min(data.size, block)
                 raw[k * block:k * block + n] = data[:n]
         return
-    for block, part in zip(vblocks(recvbuf, counts, displs, datatype, unit), parts,
-                           strict=True):
+    for vblock, part in zip(vblocks(recvbuf, counts, displs, datatype, unit), parts,
+                            strict=True):
         if isinstance(part, np.ndarray | np.generic):
             data = _raw(np.asarray(part))
-            target = block.view(_UINT8) if block.dtype != _UINT8 else block
+            target = vblock.view(_UINT8) if vblock.dtype != _UINT8 else vblock
             n = min(data.size, target.size)
             target[:n] = data[:n]

@@ -64,9 +64,9 @@ by the same event (a collective meeting waking several ranks) is queued as befor
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from heapq import heappop, heappush
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from simpy.core import EmptySchedule, Environment
 from simpy.events import NORMAL, PENDING, Event
@@ -75,7 +75,10 @@ __all__ = ["BuiltEvent", "Clock", "ClockOverflow", "at", "callback_at", "callbac
            "callbacks_at", "done", "failed", "fire_at", "order_of", "pending", "queue_item",
            "queue_last"]
 
-BEFORE_ALL = (0.0, -1, -1, None)
+Item = tuple[float, int, int, Event]
+"""A queue item, as SimPy's: (time, priority, sequence number, event)."""
+
+BEFORE_ALL: Item = (0.0, -1, -1, None)  # type: ignore[assignment]  # no event: before all
 """``Clock.current`` before the first event is processed."""
 
 
@@ -98,11 +101,13 @@ class Clock(Environment):
 
     def __init__(self) -> None:
         super().__init__()
-        self._queue = None  # SimPy's heap: unused (the calendar below holds the items)
+        self._queue = None  # type: ignore[assignment]  # SimPy's heap: the calendar holds the items
         self.times: list[float] = []  # a heap of the times that have items, each once
-        self.at: dict[float, Any] = {}  # time -> its item, or a deque of its items in order
-        self.current: tuple = BEFORE_ALL
-        self.then: tuple | None = None  # the queue item processed next (see the module)
+        # time -> its item, or a deque of its items in order (Any: told apart by
+        # ``got.__class__ is tuple``, the cheapest test, which a type checker cannot narrow)
+        self.at: dict[float, Any] = {}
+        self.current: Item = BEFORE_ALL
+        self.then: Item | None = None  # the queue item processed next (see the module)
         self.done_none = done(self, None)  # what a call that returns None at once yields
 
     def schedule(self, event: Event, priority: int = NORMAL, delay: float = 0) -> None:
@@ -122,7 +127,7 @@ class Clock(Environment):
             return self._now
         return self.times[0] if self.times else _INF
 
-    def scheduled(self) -> list[tuple]:
+    def scheduled(self) -> list[Item]:
         """The queue items still to be processed: :attr:`then` and the calendar's (in no
         particular order)."""
         items = [] if self.then is None else [self.then]
@@ -133,7 +138,7 @@ class Clock(Environment):
                 items.extend(got)
         return items
 
-    def first(self) -> tuple | None:
+    def first(self) -> Item | None:
         """The queue item processed next (:attr:`then` first), or None."""
         if self.then is not None:
             return self.then
@@ -142,7 +147,7 @@ class Clock(Environment):
         got = self.at[self.times[0]]
         return got if got.__class__ is tuple else got[0]
 
-    def pop(self) -> tuple:
+    def pop(self) -> Item:
         """Take the next queue item of the calendar (:attr:`then` aside); EmptySchedule
         when there is none."""
         times = self.times
@@ -155,7 +160,7 @@ class Clock(Environment):
             del cal[when]
             heappop(times)
             return got
-        item = got.popleft()
+        item: Item = got.popleft()
         if not got:
             del cal[when]
             heappop(times)
@@ -177,7 +182,7 @@ class Clock(Environment):
             self._now = item[0]
         self.current = item
         event = item[3]
-        callbacks, event.callbacks = event.callbacks, None
+        callbacks, event.callbacks = event.callbacks, None  # type: ignore[assignment]  # processed
         for callback in callbacks:
             callback(event)
         if not event._ok and not hasattr(event, "_defused"):
@@ -186,7 +191,7 @@ class Clock(Environment):
             raise exc
 
 
-def queue_last(env: Clock, item: tuple) -> None:
+def queue_last(env: Clock, item: Item) -> None:
     """Queue ``item``, which goes after every item of its time: it has the next sequence
     number and NORMAL priority (what :func:`at` and :func:`callback_at` inline)."""
     when = item[0]
@@ -199,7 +204,7 @@ def queue_last(env: Clock, item: tuple) -> None:
         got.append(item)
 
 
-def queue_item(env: Clock, item: tuple) -> None:
+def queue_item(env: Clock, item: Item) -> None:
     """Queue ``item`` in its place among the items of its time, by (priority, sequence
     number): an urgent item, or one given an earlier sequence number."""
     when = item[0]
@@ -235,7 +240,13 @@ class BuiltEvent(Event):
     ``object.__new__(Event)``, and events are made several times per message."""
 
     __slots__ = ()
-    __init__ = object.__init__
+    # SimPy types ``callbacks`` as a list; it is None once the event is processed, and a
+    # tuple shared by the events of one kind (callbacks_at)
+    callbacks: Sequence[Callable[[Event], None]] | None  # type: ignore[assignment]
+    if TYPE_CHECKING:
+        def __init__(self) -> None: ...
+    else:
+        __init__ = object.__init__
 
 
 
@@ -277,7 +288,7 @@ def fire_at(ev: Event, when: float, value: Any = None, ok: bool = True) -> None:
     env.schedule(ev, NORMAL, when - env._now)
 
 
-def at(env: Environment, when: float, value: Any = None) -> Event:
+def at(env: Clock, when: float, value: Any = None) -> Event:
     """An event that happens at time ``when`` (what a Timeout is, built in this frame): done
     at once when that is now (the run's one :attr:`Clock.done_none` for a None value: a
     processed event is never changed, so every call that returns None at once can share it)."""
@@ -306,12 +317,12 @@ def at(env: Environment, when: float, value: Any = None) -> Event:
     return ev
 
 
-def callback_at(env: Environment, when: float, fn: Callable[[Event], None], value: Any) -> None:
+def callback_at(env: Clock, when: float, fn: Callable[[Event], None], value: Any) -> None:
     """Run ``fn(event)`` at time ``when``; ``event._value`` is ``value``."""
     callbacks_at(env, when, [fn], value)
 
 
-def callbacks_at(env: Environment, when: float, callbacks: tuple[Callable[[Event], None], ...],
+def callbacks_at(env: Clock, when: float, callbacks: Sequence[Callable[[Event], None]],
                  value: Any) -> None:
     """:func:`callback_at` with a tuple of callbacks the caller made once and passes to
     every event of its kind (an event's ``callbacks`` are only read once it is processed,
@@ -335,7 +346,7 @@ def callbacks_at(env: Environment, when: float, callbacks: tuple[Callable[[Event
         got.append(item)
 
 
-def callback_in_place(env: Environment, when: float, eid: int, fn: Callable[[Event], None],
+def callback_in_place(env: Clock, when: float, eid: int, fn: Callable[[Event], None],
                       value: Any) -> None:
     """Run ``fn(event)`` at time ``when`` in the place of sequence number ``eid`` (taken
     earlier from ``env._eid``): the event is processed where it would have been had it been

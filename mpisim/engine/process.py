@@ -208,6 +208,10 @@ class _StartAll:
     """The event that starts the ranks (SimPy's ``Initialize``, for all of them)."""
 
     __slots__ = ("_ok", "_value", "callbacks", "env")
+    _ok: bool
+    _value: Sequence[RankProcess]
+    callbacks: list[Callable[[Any], None]]
+    env: Any
 
 
 def _start(event: _StartAll) -> None:
@@ -241,7 +245,7 @@ def _yield_site(gen: Any) -> str | None:
 def _copy(event: Any) -> BaseException:
     """A copy of a failed event's exception for this process (as SimPy makes): what one
     process adds to a traceback does not show in another's."""
-    exc = type(event._value)(*event._value.args)
+    exc: BaseException = type(event._value)(*event._value.args)
     exc.__cause__ = event._value
     return exc
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from types import CodeType
 from typing import Any
 
 __all__ = ["INSIDE", "PACKAGE", "file_line", "place", "program_site", "site_text"]
@@ -22,7 +23,7 @@ PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 """The directory of mpisim's own modules: a frame there is never the program's."""
 
 
-class _Inside(dict):
+class _Inside(dict[str, bool]):
     """File name -> whether it is one of mpisim's modules, each file's answer kept: a look-up
     costs a tenth of the prefix test (a thousand instructions a send)."""
 
@@ -46,7 +47,11 @@ def program_site() -> tuple[Any, int]:
     return code, frame.f_lasti
 
 
-def site_text(where: Any) -> Any:
+Site = tuple[CodeType, int] | str | None
+"""A place in a program: (code, offset) in a Python one, text in a scenario, or unknown."""
+
+
+def site_text(where: Site) -> str | None:
     """A send's place as reports print it: "file:line (function)" for a place in a Python
     program (see :func:`program_site`); a scenario's place (already text) as it is."""
     if not isinstance(where, tuple):

@@ -102,18 +102,34 @@ buffer rows) and its completion's (``c_``: place in the event order, live bytes 
 free block after it, place among the buffer rows; ``NO_ROW``: not completed yet). Its
 completion time ``done`` is just before the completion's buffer row, so that one pack
 writes both (:meth:`Recorder.completed`)."""
+def names_of(dtype: np.dtype[Any]) -> tuple[str, ...]:
+    """The field names of a structured dtype (every dtype of the trace is one)."""
+    names = dtype.names
+    if names is None:
+        raise TypeError(f"{dtype} is not a structured dtype")
+    return names
+
+
+def _offset(dtype: np.dtype[Any], name: str) -> int:
+    """The offset in bytes of the field ``name`` of a structured dtype."""
+    fields = dtype.fields
+    if fields is None:
+        raise TypeError(f"{dtype} is not a structured dtype")
+    return int(fields[name][1])
+
+
 _MESSAGE_RECORD = np.dtype([(n, "u1" if MESSAGE_DTYPE[n].kind == "U" else MESSAGE_DTYPE[n])
-                            for n in MESSAGE_DTYPE.names if n != "id"])
+                            for n in names_of(MESSAGE_DTYPE) if n != "id"])
 _MESSAGE_SIZE = _MESSAGE_RECORD.itemsize
 _CALL_RECORD = np.dtype([("rank", "i4"), ("call", "u2"), ("start", "f8")])
 _BUFFER_SIZE = _BUFFER_RECORD.itemsize  # (a buffer row's bytes: rows recorded = len // it)
 _PACKED = {"i4": "i", "i8": "q", "f8": "d", "u1": "B", "u2": "H", "u4": "I"}
 NO_ROW = 0xFFFFFFFF
 
-MATCH, SEND_DONE, RECV_DONE = (_MESSAGE_RECORD.fields[n][1]
+MATCH, SEND_DONE, RECV_DONE = (_offset(_MESSAGE_RECORD, n)
                                for n in ("match", "send_done", "recv_done"))
 """Offsets in bytes of a message's times from its row in :attr:`Recorder.message_rows`."""
-ENTRY_DONE, ENTRY_FREED, ENTRY_COMPLETE = (_ENTRY_RECORD.fields[n][1]
+ENTRY_DONE, ENTRY_FREED, ENTRY_COMPLETE = (_offset(_ENTRY_RECORD, n)
                                            for n in ("done", "freed", "c_order"))
 """Offsets in bytes of a buffer entry's later fields from its row in ``Recorder.entries.data``."""
 NAN = float("nan")
@@ -208,7 +224,8 @@ class Trace:
         rank
             The rank (in MPI_COMM_WORLD).
         """
-        return self.buffer[self.buffer["rank"] == rank]
+        rows: np.ndarray = self.buffer[self.buffer["rank"] == rank]
+        return rows
 
     def calls_of(self, rank: int) -> np.ndarray:
         """The calls of one rank, in the order it made them.
@@ -218,7 +235,8 @@ class Trace:
         rank
             The rank (in MPI_COMM_WORLD).
         """
-        return self.calls[self.calls["rank"] == rank]
+        rows: np.ndarray = self.calls[self.calls["rank"] == rank]
+        return rows
 
 
 class Rows:
@@ -235,7 +253,7 @@ class Rows:
     def __init__(self, record: np.dtype, text: Sequence[str] = ()) -> None:
         self.record = record
         self.pack = struct.Struct("=" + "".join(_PACKED[record[n].str[1:]]
-                                                for n in record.names)).pack
+                                                for n in names_of(record))).pack
         self.data = bytearray()
         self.vocab: dict[str, dict[str, int]] = {n: {} for n in text}
         self.codes = self.vocab[text[0]] if text else {}  # its first text column's
@@ -281,7 +299,7 @@ class Recorder:
         self.entries = Rows(_ENTRY_RECORD)
         self.messages = Rows(_MESSAGE_RECORD, ("mode", "protocol"))
         self.calls = Rows(_CALL_RECORD, ("call",))
-        self.named_rows: list[tuple] = []
+        self.named_rows: list[tuple[Any, ...]] = []
         self.named_entry_records: list[Any] = []  # communicators' and sessions' entries
         self.rma_rows: list[list[Any]] = []    # one-sided operations (RMA_DTYPE's fields)
         self.epoch_rows: list[list[Any]] = []  # their epochs (EPOCH_DTYPE's; mpisim.rma.record)
@@ -425,7 +443,7 @@ class Recorder:
                 ids[row] = mid
         perm = np.argsort(ids, kind="stable") if self._ids else None
         out["id"] = ids if perm is None else ids[perm]
-        for name in _MESSAGE_RECORD.names:
+        for name in names_of(_MESSAGE_RECORD):
             column = raw[name] if perm is None else raw[name][perm]
             if name in rows.vocab:
                 _gather(out[name], rows.words(name, MESSAGE_DTYPE[name]), column)
@@ -538,6 +556,6 @@ def _gather(dest: np.ndarray, source: np.ndarray, index: np.ndarray) -> None:
 def _fields_of(rows: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """The fields of ``dtype`` of ``rows`` (a subset of its fields), as a new array."""
     out = np.empty(len(rows), dtype)
-    for name in dtype.names:
+    for name in names_of(dtype):
         out[name] = rows[name]
     return out

@@ -45,7 +45,7 @@ class Access(NamedTuple):
 
     write: bool
     buf: Any
-    count: int
+    count: int  # type: ignore[assignment]  # MPI's word; it shadows tuple.count
     datatype: Any
     nbytes: int
     how: str

@@ -89,7 +89,7 @@ class Storage:
             raise from_os(call, self.path, e) from None
 
     def _pwrite(self, data: np.ndarray, offset: int) -> None:
-        view = memoryview(np.ascontiguousarray(data))
+        view = memoryview(np.ascontiguousarray(data))  # type: ignore[arg-type]  # numpy's stubs: no __buffer__ before 3.12
         while view.nbytes:
             wrote = os.pwrite(self.fd, view, offset)
             view, offset = view[wrote:], offset + wrote

@@ -46,7 +46,8 @@ class AddressSpace:
             raise ErrArg(f"get_address takes a numpy array, got {type(array).__name__}")
         offset = _element_offset(array, index)
         self._register(array)
-        return array.__array_interface__["data"][0] + offset
+        base: int = array.__array_interface__["data"][0]
+        return base + offset
 
     def gather(self, count: int, datatype: Datatype) -> np.ndarray:
         """The packed bytes of ``count`` elements of a type map of absolute addresses

@@ -416,12 +416,12 @@ class Communicators:
         def make(args: dict[int, Any]) -> dict[int, Any]:
             results: dict[int, Any] = dict.fromkeys(args)
             near, far = parent.info.group, parent.info.remote or ()
-            chosen = [next((tuple(args[w]) for w in side if args.get(w) is not None), ())
-                      for side in (near, far)]
-            if not all(chosen):
+            mine, theirs = [next((tuple(args[w]) for w in side if args.get(w) is not None), ())
+                            for side in (near, far)]
+            if not (mine and theirs):
                 return results
             self.created += 1
-            a, b = self.intercomm(*chosen, f"create({parent.name})#{self.created}")
+            a, b = self.intercomm(mine, theirs, f"create({parent.name})#{self.created}")
             for side in (a, b):
                 for w in side.group:
                     results[w] = (side, None)

@@ -106,7 +106,7 @@ class Datatype:
         self.numpy_dtype = numpy_dtype
         self.committed = True
         self._predefined = True
-        self._members: tuple = ()
+        self._members: tuple[Any, ...] = ()
         self._align = align or max(size, 1)
         self._lb_marked = self._ub_marked = False
         self._blocks: Blocks | None = None
@@ -330,7 +330,7 @@ class Datatype:
     def __repr__(self) -> str:
         return self.name
 
-    def __reduce__(self) -> str | tuple:
+    def __reduce__(self) -> str | tuple[Any, ...]:
         if self._predefined:  # pickled by name: the receiving process has the same object
             return self.name
         state = {k: getattr(self, k) for k in self.__slots__ if k != "_blocks"}
@@ -586,4 +586,5 @@ def check_committed(datatype: Any) -> Datatype:
     if not datatype_arg(datatype).committed:
         raise ErrType(f"datatype {datatype.name} is not committed; call .commit() before "
                       "using it in communication")
-    return datatype
+    checked: Datatype = datatype
+    return checked

@@ -61,7 +61,8 @@ class MPIError(RuntimeError):
     @property
     def message(self) -> str:
         """What went wrong, without the error class."""
-        return self.args[0]
+        message: str = self.args[0]  # as __init__ stores it
+        return message
 
     @property
     def info(self) -> dict[str, Any]:

@@ -24,7 +24,7 @@ __all__ = ["MAX_RUNS", "signature", "signatures_match"]
 MAX_RUNS = 4096
 """Runs a signature may have before it is left unchecked (None)."""
 
-_cache: dict[int, tuple[Any, tuple | None]] = {}  # id(datatype) -> (datatype, runs)
+_cache: dict[int, tuple[Any, tuple[Any, ...] | None]] = {}  # id(datatype) -> (datatype, runs)
 
 
 def signature(datatype: Any) -> tuple[tuple[str, int], ...] | None:
@@ -56,7 +56,7 @@ def _runs(datatype: Any) -> tuple[tuple[str, int], ...] | None:
     return tuple((name, k) for name, k in out)
 
 
-def _append(out: list[list[Any]], runs: tuple, times: int) -> bool:
+def _append(out: list[list[Any]], runs: tuple[Any, ...], times: int) -> bool:
     """Append ``times`` copies of ``runs`` to ``out`` (merging neighbours); False when the
     result would exceed MAX_RUNS."""
     if times <= 0 or not runs:
@@ -94,7 +94,7 @@ def signatures_match(sent: Any, sent_count: int, received: Any) -> tuple[str, st
     return _prefix(a, sent_count, b)
 
 
-def _prefix(a: tuple, count: int, b: tuple) -> tuple[str, str] | None:
+def _prefix(a: tuple[Any, ...], count: int, b: tuple[Any, ...]) -> tuple[str, str] | None:
     """Whether ``count`` copies of ``a`` are a prefix of ``b`` repeated (runs compared, at
     most MAX_RUNS steps)."""
     i = j = 0

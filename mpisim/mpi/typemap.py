@@ -37,13 +37,14 @@ class Datatype(Protocol):
     extent: int
     true_lb: int
     true_extent: int
-    _members: tuple
+    committed: bool
+    _members: tuple[Any, ...]
 
     def typemap(self) -> Blocks: ...
 
 
 _EMPTY = np.zeros(0, dtype=np.int64)
-_UNIT_DTYPES = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+_UNIT_DTYPES: dict[int, np.dtype[Any]] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
                 8: np.dtype(np.uint64)}
 
 
@@ -104,17 +105,20 @@ def unit_indices(blocks: Blocks, count: int, extent: int, unit: int) -> np.ndarr
     offsets, lengths = blocks
     offsets, lengths = offsets // unit, lengths // unit
     within_start = np.repeat(np.cumsum(lengths) - lengths, lengths)
-    element = np.repeat(offsets, lengths) + np.arange(within_start.size) - within_start
+    element: np.ndarray = np.repeat(offsets, lengths) + np.arange(within_start.size) \
+        - within_start
     if count == 1:
         return element
     starts = np.arange(count, dtype=np.int64) * (extent // unit)
-    return np.add.outer(starts, element).ravel()
+    indices: np.ndarray = np.add.outer(starts, element).ravel()
+    return indices
 
 
 def unit_view(memory: np.ndarray, unit: int) -> np.ndarray:
     """``memory`` (uint8) seen as items of ``unit`` bytes (its tail shorter than a unit cut)."""
     usable = memory[: memory.size - memory.size % unit]
-    return usable.view(_UNIT_DTYPES.get(unit, np.dtype(f"V{unit}")))
+    items: np.ndarray = usable.view(_UNIT_DTYPES.get(unit, np.dtype(f"V{unit}")))
+    return items
 
 
 def memory_of(buf: object, *, writable: bool = False, what: str = "buf") -> np.ndarray:
@@ -152,7 +156,8 @@ def datatype_arg(datatype: Any) -> Datatype:
     """``datatype`` if it is one, else MPI_ERR_TYPE."""
     if not hasattr(datatype, "typemap"):
         raise ErrType(f"{datatype!r} is not a datatype")
-    return datatype
+    checked: Datatype = datatype  # (anything with a type map: duck-typed, as MPI's handles)
+    return checked
 
 
 def check_message_size(nbytes: int, count: int, datatype: Datatype) -> None:
@@ -198,7 +203,8 @@ def pack(buf: np.ndarray, count: int, datatype: Datatype) -> np.ndarray:
     if start is not None:
         return memory[start:start + nbytes].copy()
     unit, index = _unit_plan(n, datatype, nbytes)
-    return unit_view(memory, unit)[index].view(np.uint8)
+    packed: np.ndarray = unit_view(memory, unit)[index].view(np.uint8)
+    return packed
 
 
 def unpack(packed: np.ndarray, buf: np.ndarray, count: int, datatype: Datatype) -> None:

@@ -18,7 +18,7 @@ from ..mpi.errors import ErrRank, ErrTag, ErrType
 __all__ = ["check_datatype", "check_dest", "check_source", "check_tag"]
 
 
-def check_dest(dest: Any, size: int) -> int:
+def check_dest(dest: object, size: int) -> int:
     """A send's destination: a rank of the communicator or PROC_NULL (MPI_ERR_RANK)."""
     if type(dest) is int and 0 <= dest < size:
         return dest
@@ -30,7 +30,7 @@ def check_dest(dest: Any, size: int) -> int:
     return dest
 
 
-def check_source(source: Any, size: int) -> int:
+def check_source(source: object, size: int) -> int:
     """A receive's source: a rank, ANY_SOURCE or PROC_NULL (MPI_ERR_RANK)."""
     if type(source) is int and 0 <= source < size:
         return source
@@ -42,7 +42,7 @@ def check_source(source: Any, size: int) -> int:
     return source
 
 
-def check_tag(tag: Any, wildcard: bool) -> int:
+def check_tag(tag: object, wildcard: bool) -> int:
     """A tag in 0..TAG_UB; ANY_TAG only where ``wildcard`` (receives, probes): MPI_ERR_TAG."""
     if type(tag) is int and 0 <= tag <= TAG_UB:
         return tag

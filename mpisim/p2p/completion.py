@@ -12,13 +12,22 @@ runs deterministic.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from simpy.core import Environment
 from simpy.events import NORMAL, PENDING, Event
 
-from ..engine.clock import BuiltEvent, at, callback_at, done, failed, fire_at, pending, queue_last
+from ..engine.clock import (
+    BuiltEvent,
+    Clock,
+    at,
+    callback_at,
+    done,
+    failed,
+    fire_at,
+    pending,
+    queue_last,
+)
 from ..mpi.constants import UNDEFINED
 from .requests import EMPTY_STATUS_ARGS, Request, Status
 
@@ -37,14 +46,14 @@ def _complete(req: Request, now: float) -> bool:
     return (not req.active) or (req.done_at is not None and req.done_at <= now)
 
 
-def _result(env: Environment, reqs: Sequence[Request], value: Any) -> Event:
+def _result(env: Clock, reqs: Sequence[Request], value: Any) -> Event:
     for req in reqs:
         if req.error is not None:
             return failed(env, req.error)
     return done(env, value)
 
 
-def wait(env: Environment, req: Request) -> Event:
+def wait(env: Clock, req: Request) -> Event:
     """MPI_Wait: the request's Status once it completes."""
     if not req.active:
         return done(env, Status(*EMPTY_STATUS_ARGS))
@@ -68,8 +77,8 @@ def _wake(req: Request) -> None:
     ev, req.wake = req.wake, None
     env = ev.env
     now = env._now
-    if req.done_at > now:
-        callback_at(env, req.done_at, _wake_later, (ev, req))
+    if req.done_at > now:  # (known: it is why _wake runs)
+        callback_at(env, req.done_at, _wake_later, (ev, req))  # type: ignore[arg-type]
         return
     req.active = False  # (_finish, inlined)
     error = req.error
@@ -94,7 +103,7 @@ def _wake_later(e: Event) -> None:
         fire_at(ev, ev.env._now, status)
 
 
-def waitall(env: Environment, reqs: Sequence[Request]) -> Event:
+def waitall(env: Clock, reqs: Sequence[Request]) -> Event:
     """MPI_Waitall: the list of Statuses once every request has completed."""
     reqs = list(reqs)
     unknown = [r for r in reqs if r.active and r.done_at is None]
@@ -106,7 +115,7 @@ def waitall(env: Environment, reqs: Sequence[Request]) -> Event:
     def known(_r: Request) -> None:
         left[0] -= 1
         if left[0] == 0:
-            when = max((r.done_at for r in reqs if r.active), default=env._now)
+            when = max((_known(r) for r in reqs if r.active), default=env._now)
             callback_at(env, when, lambda _e: _fire_all(ev, reqs), None)
 
     for r in unknown:
@@ -114,8 +123,15 @@ def waitall(env: Environment, reqs: Sequence[Request]) -> Event:
     return ev
 
 
-def _at_latest(env: Environment, reqs: list[Request]) -> Event:
-    when = max((r.done_at for r in reqs if r.active), default=env._now)
+def _known(req: Request) -> float:
+    """The completion time of a request known to have one."""
+    when = req.done_at
+    assert when is not None, "a completion time not known yet"
+    return when
+
+
+def _at_latest(env: Clock, reqs: list[Request]) -> Event:
+    when = max((_known(r) for r in reqs if r.active), default=env._now)
     if when <= env._now:
         return _result(env, reqs, [_finish(r) for r in reqs])
     if any(r.error is not None for r in reqs):
@@ -139,7 +155,8 @@ def _first_done(reqs: Sequence[Request], now: float) -> list[int]:
             and r.done_at <= now]
 
 
-def _when_any(env: Environment, reqs: Sequence[Request], report) -> Event:
+def _when_any(env: Clock, reqs: Sequence[Request],
+              report: Callable[[list[int]], tuple[Any, Exception | None]]) -> Event:
     """Shared by waitany/waitsome: wake at the earliest completion, then ``report``."""
     ev = pending(env)
 
@@ -155,7 +172,7 @@ def _when_any(env: Environment, reqs: Sequence[Request], report) -> Event:
                 fire_at(ev, env._now, value)
 
     def known(r: Request) -> None:
-        callback_at(env, max(r.done_at, env._now), check, None)
+        callback_at(env, max(_known(r), env._now), check, None)
 
     for r in reqs:
         if r.active:
@@ -163,7 +180,7 @@ def _when_any(env: Environment, reqs: Sequence[Request], report) -> Event:
     return ev
 
 
-def waitany(env: Environment, reqs: Sequence[Request]) -> Event:
+def waitany(env: Clock, reqs: Sequence[Request]) -> Event:
     """MPI_Waitany: (index, Status) of one completed request; (UNDEFINED, None) if none is
     active."""
     reqs = list(reqs)
@@ -181,7 +198,7 @@ def waitany(env: Environment, reqs: Sequence[Request]) -> Event:
     return _when_any(env, reqs, report)
 
 
-def waitsome(env: Environment, reqs: Sequence[Request]) -> Event:
+def waitsome(env: Clock, reqs: Sequence[Request]) -> Event:
     """MPI_Waitsome: (indices, Statuses) of every request complete at that moment;
     (UNDEFINED, []) if none is active."""
     reqs = list(reqs)
@@ -200,7 +217,7 @@ def waitsome(env: Environment, reqs: Sequence[Request]) -> Event:
     return _when_any(env, reqs, report)
 
 
-def test(env: Environment, req: Request) -> Event:
+def test(env: Clock, req: Request) -> Event:
     """MPI_Test: (True, Status) if complete (the request becomes inactive), else (False, None)."""
     if _complete(req, env._now):
         if not req.active:
@@ -209,7 +226,7 @@ def test(env: Environment, req: Request) -> Event:
     return done(env, (False, None))
 
 
-def testall(env: Environment, reqs: Sequence[Request]) -> Event:
+def testall(env: Clock, reqs: Sequence[Request]) -> Event:
     """MPI_Testall: (True, Statuses) if all are complete, else (False, None) and none changes."""
     reqs = list(reqs)
     now = env._now

@@ -35,8 +35,9 @@ class MatchQueues:
     def __init__(self) -> None:
         self.posted: list[Any] = []       # receive Requests, posting order
         self.unexpected: list[Any] = []   # Messages, arrival order
-        self.probes: list[Any] | tuple = ()  # blocked probes: (source, tag, callback, ctx,
-        # takes: a matched probe); a list once one waits (most ranks never probe)
+        # blocked probes: (source, tag, callback, ctx, takes: a matched probe); a list once
+        # one waits (most ranks never probe)
+        self.probes: list[Any] | tuple[Any, ...] = ()
         self.eager_bytes = 0
 
     def take_posted(self, src: int, tag: int, ctx: int = 0) -> Any:

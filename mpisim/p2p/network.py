@@ -262,7 +262,7 @@ class NetworkModel:
         self.rendezvous_needs_progress = read("rendezvous_needs_progress",
                                               defaults.rendezvous_needs_progress)
         self.eager_release = read("eager_release", defaults.eager_release)
-        self.system_buffer = read("system_buffer")
+        self.system_buffer: float = read("system_buffer")  # bytes (inf: unbounded)
         self.overhead = read("overhead")
         self.nic = read("contention") == "nic"
         self.jitter = read("jitter")

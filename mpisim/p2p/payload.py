@@ -71,7 +71,7 @@ def _from_array(buf: np.ndarray, count: int | None, datatype: Any) -> tuple[int,
 def message_bytes(count: int, datatype: Any) -> int:
     """``count * datatype.size``: MPI_ERR_COUNT beyond an MPI_Count (no larger size reaches
     the engine or the trace)."""
-    nbytes = count * datatype.size
+    nbytes: int = count * datatype.size
     if nbytes > COUNT_MAX:
         raise ErrCount(f"count {count} of {datatype.name} is {nbytes} bytes, more than an "
                        f"MPI_Count holds ({COUNT_MAX})")

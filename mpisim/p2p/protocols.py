@@ -37,9 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from simpy.core import Environment
-
-from ..engine.clock import callback_at, callbacks_at
+from ..engine.clock import Clock, callback_at, callbacks_at
 from ..engine.sites import site_text
 from ..engine.trace import (
     MATCH,
@@ -106,6 +104,27 @@ class Message:
         "where",
     )
 
+    # (the slots' types, for a type checker: annotations make no class attribute)
+    id: int
+    src: int
+    dst: int
+    tag: int
+    nbytes: int
+    data: Any
+    mode: str
+    sreq: Request | None
+    channel: Channel
+    ctx: int
+    dtype: Any
+    call: str
+    where: Any
+    protocol: str
+    seq: int
+    row: int
+    awaits: bool
+    counted: bool
+    send_done: float
+
     rreq: Request | None = None  # its receive, once a rendezvous message has matched
     slot = 0  # what it holds of its pair's room (progress.CELL, box bytes)
     # and, always set: id, src, dst, tag, nbytes, data, mode, sreq, channel, ctx (the
@@ -124,7 +143,7 @@ class Message:
 class Transport:
     """Moves messages between ranks: protocol choice, matching, completion times."""
 
-    def __init__(self, env: Environment, net: NetworkModel, size: int,
+    def __init__(self, env: Clock, net: NetworkModel, size: int,
                  on_ready_error: Callable[[Message], None], recorder: Recorder) -> None:
         self.env = env
         self.net = net
@@ -250,7 +269,7 @@ class Transport:
                 put_time(self.rows, msg.row + SEND_DONE, end)
         elif not msg.awaits:  # (_sent, inlined: once per eager bsend)
             msg.send_done = end
-            msg.sreq.known(end)
+            msg.sreq.known(end)  # type: ignore[union-attr]  # (sreq: no request, no _go here)
             if msg.row >= 0:
                 put_time(self.rows, msg.row + SEND_DONE, end)
         elif msg.slot:
@@ -264,7 +283,7 @@ class Transport:
     def _sent(self, msg: Message, end: float) -> None:
         """The send side completes at ``end`` (known now)."""
         msg.send_done = end
-        msg.sreq.known(end)
+        msg.sreq.known(end)  # type: ignore[union-attr]  # (a send with no request never waits)
         if msg.row >= 0:
             put_time(self.rows, msg.row + SEND_DONE, end)
 
@@ -273,6 +292,7 @@ class Transport:
         msg = ev._value
         if msg.awaits:
             progress = self.progress
+            assert progress is not None  # (a message awaits only the receiver's progress)
             if progress.waits_held(msg.dst):
                 progress.hold(msg)  # taken at the receiver's next MPI call
                 return
@@ -296,10 +316,12 @@ class Transport:
     def _taken(self, msg: Message) -> None:
         """The receiver's progress took the message out of transport memory (an eager
         send waiting for that completes now; a rendezvous one only after its data left)."""
-        admitted = self.progress.release(msg, msg.src * self.size + msg.dst)
+        progress, sreq = self.progress, msg.sreq
+        assert progress is not None and sreq is not None  # (progress bounds it: a request)
+        admitted = progress.release(msg, msg.src * self.size + msg.dst)
         msg.awaits = False
-        if msg.protocol == EAGER and msg.sreq.done_at is None and msg.mode != SYNCHRONOUS:
-            msg.sreq.waiting = None
+        if msg.protocol == EAGER and sreq.done_at is None and msg.mode != SYNCHRONOUS:
+            sreq.waiting = None
             self._sent(msg, self.env._now)
         for waited in admitted:  # sends that waited for the cell it freed (poll)
             if waited.sreq.done_at is None and waited.mode != SYNCHRONOUS:
@@ -314,6 +336,7 @@ class Transport:
         ``wanted``: the (source, tag, context) a receive or probe looks for; found among the
         messages already taken, the call polls nothing (MPICH looks there first)."""
         progress = self.progress
+        assert progress is not None  # (called only where the receiver's progress rules)
         if not progress.polls or everything:
             for msg in progress.take_held(rank):
                 self._taken(msg)
@@ -344,6 +367,7 @@ class Transport:
         held for it one by one, until one lets the call go on."""
         rank = ev._value
         progress = self.progress
+        assert progress is not None  # (scheduled by enter_mpi)
         while progress.held.get(rank) and not progress.computing[rank] \
                 and progress.blocked(rank):
             msg = progress.take_one(rank)
@@ -488,7 +512,7 @@ class Transport:
         self.received += 1
         req = msg.rreq
         deliver(msg, req)
-        req.known(now)
+        req.known(now)  # type: ignore[union-attr]  # (delivered: matched, so received)
 
     # -- probing -------------------------------------------------------------------------
     def peek(self, rank: int, source: int, tag: int, ctx: int = 0) -> Message | None:
@@ -503,9 +527,10 @@ class Transport:
         """Call ``callback(msg)`` when a matching message arrives unexpected; ``takes``: a
         matched probe, which takes the message out of matching (see :meth:`take`)."""
         q = self.queues[rank]
-        if not q.probes:
-            q.probes = []
-        q.probes.append((source, tag, callback, ctx, takes))
+        probes = q.probes
+        if not isinstance(probes, list):  # (the shared empty tuple: none waited yet)
+            probes = q.probes = []
+        probes.append((source, tag, callback, ctx, takes))
 
     def _wake_probes(self, q: MatchQueues, msg: Message) -> None:
         """The blocked probes a new unexpected message matches see it, in the order they

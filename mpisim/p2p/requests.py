@@ -67,7 +67,7 @@ class Status:
         """
         if datatype is None:
             return self.count
-        size = datatype.size
+        size: int = datatype.size
         if size == 0 or self.count % size:
             return -32766  # MPI_UNDEFINED
         return self.count // size
@@ -123,6 +123,7 @@ class Request:
                  "status", "tag", "waiters", "wake", "where")
 
     waiting: Any = None  # a Cause: why a send cannot complete yet (deadlock reports)
+    channel: Any  # a collective's or a meeting's: the members a wait on it waits for
     forced = False       # a send made synchronous by mpi.force_ssend
     freed = False        # MPI_Request_free was called on it
     space: Any = None    # the address space its buffer is in (MPI_BOTTOM)
@@ -130,7 +131,7 @@ class Request:
     wild: int | None = None  # its number among its rank's wildcard receives (races)
     snapshot: Any = None  # a copy of its numpy buffer when posted (correctness checks)
 
-    def __init__(self, kind: str, call: str, rank: int, peer: int, tag: int, nbytes: int,
+    def __init__(self, kind: str, call: str, rank: int, peer: int, tag: int, nbytes: int | None,
                  buf: Any = None, count: int | None = None, datatype: Any = None) -> None:
         self.kind = kind
         self.call = call

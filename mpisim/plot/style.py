@@ -109,8 +109,9 @@ class _ScaledLocator(MaxNLocator):
         super().__init__(nbins="auto", steps=[1, 2, 2.5, 5, 10], integer=integer)
         self.scale = scale
 
-    def tick_values(self, vmin: float, vmax: float) -> np.ndarray:
-        return super().tick_values(vmin / self.scale, vmax / self.scale) * self.scale
+    def tick_values(self, vmin: float, vmax: float) -> np.ndarray:  # type: ignore[override]  # (an array, as MaxNLocator's)
+        ticks: np.ndarray = np.asarray(super().tick_values(vmin / self.scale, vmax / self.scale))
+        return ticks * self.scale
 
 
 def _formatter(scale: float) -> FuncFormatter:
@@ -161,7 +162,7 @@ def readable(fig: Figure) -> Figure:
             if size < MIN_FONT:
                 ax.tick_params(axis=name, labelsize=MIN_FONT)
     for text in fig.findobj(Text):
-        if text.get_fontsize() < MIN_FONT:
+        if float(text.get_fontsize()) < MIN_FONT:  # (points: a name is resolved when set)
             text.set_fontsize(MIN_FONT)
     return fig
 

@@ -82,7 +82,7 @@ def plot_waitfor(deadlock: Any, ax: Axes | None = None, max_ranks: int = MAX_RAN
         b = blocked.get(r)
         for w in getattr(b, "waits_for", []):
             if w in shown:
-                graph.add_edge(r, w, any_of=bool(b.any_of))
+                graph.add_edge(r, w, any_of=bool(getattr(b, "any_of", False)))
     own = ax is None  # (a figure of mpisim's own: made readable at the end)
     if ax is None:
         side = 3.2 if len(ranks) <= 4 else min(7.0, 2.4 + 0.25 * len(ranks))

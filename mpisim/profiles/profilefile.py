@@ -215,12 +215,12 @@ def load_profile(path: str | os.PathLike[str], builtin: dict[str, Any]) -> Any:
     values, evidence = _settings(shown, top.get("settings"), doc.line)
     texts = {}
     for key in ("name", "description", "library"):
-        node = top.get(key)
-        if node is not None:
+        given = top.get(key)
+        if given is not None:
             try:
-                texts[key] = _text(node.value)
+                texts[key] = _text(given.value)
             except ValueError as e:
-                raise ProfileFileError(f"{shown}:{node.line}: {key}: {e}") from None
+                raise ProfileFileError(f"{shown}:{given.line}: {key}: {e}") from None
     name = texts.get("name", Path(shown).stem)
     library = texts.get("library", "")
     description = texts.get("description", f"{name}: read from {Path(shown).name}"

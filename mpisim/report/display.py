@@ -224,7 +224,8 @@ def _peaks_html(result: Any) -> str:
             mark = "*" if r.rank in failing else ""
             rows.append([f"{mark}{r.rank}", name or "process", b.size, b.peak_used,
                          b.peak_live, b.peak_entries, b.bsends, b.overflows])
-            styles.append([None] * 7 + [cell_style("overflow") if b.overflows else None])
+            cells: list[str | None] = [None] * 7
+            styles.append([*cells, cell_style("overflow") if b.overflows else None])
     more = f" ({len(used) - MAX_ROWS} more ranks not shown)" if len(used) > MAX_ROWS else ""
     note = " (* failed or blocked; shown first)" if failing & {r.rank for r in used} else ""
     return (para(f"<b>attached buffers</b>, bytes{_e(note + more)}") +

@@ -59,7 +59,7 @@ _US = 1e6  # trace seconds -> Trace Event Format microseconds
 
 
 # -- atomic writes -------------------------------------------------------------------------
-Writer = Callable[[IO[Any]], None]
+Writer = Callable[[IO[Any]], object]  # (what it returns is not used: f.write's count)
 
 
 def _write_temp(path: Path, writer: Writer, binary: bool) -> Path:
@@ -68,8 +68,8 @@ def _write_temp(path: Path, writer: Writer, binary: bool) -> Path:
     try:
         # the usual permissions (0o666 less the umask), unlike mkstemp's 0o600
         fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
-        mode = {"mode": "wb"} if binary else {"mode": "w", "encoding": "utf-8", "newline": ""}
-        with os.fdopen(fd, **mode) as f:
+        with (os.fdopen(fd, "wb") if binary
+              else os.fdopen(fd, "w", encoding="utf-8", newline="")) as f:
             writer(f)
             f.flush()
             os.fsync(f.fileno())
@@ -103,7 +103,10 @@ def atomic_write(path: str | os.PathLike[str], writer: Writer, *, binary: bool =
 
 
 def _text(content: str) -> Writer:
-    return lambda f: f.write(content)
+    def write(f: IO[Any]) -> None:
+        f.write(content)
+
+    return write
 
 
 # -- JSON and CSV --------------------------------------------------------------------------
@@ -117,7 +120,7 @@ def _csv_text(rows: np.ndarray) -> str:
     import io
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    names = rows.dtype.names
+    names = rows.dtype.names or ()  # (a trace table: a structured array)
     w.writerow(names)
     columns = [_csv_column(rows[n]) for n in names]
     w.writerows(zip(*columns, strict=True))
@@ -432,9 +435,9 @@ def write_files(out_dir: str | os.PathLike[str], plan: Iterable[tuple[str, Write
 
 
 def _write_file(path: Path, writer: Writer, binary: bool, shown: Path) -> None:
-    mode = {"mode": "wb"} if binary else {"mode": "w", "encoding": "utf-8", "newline": ""}
     try:
-        with open(path, **mode) as f:
+        with (open(path, "wb") if binary
+              else open(path, "w", encoding="utf-8", newline="")) as f:
             writer(f)
     except OSError as e:
         raise _write_error(shown, e) from e

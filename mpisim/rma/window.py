@@ -63,7 +63,7 @@ class Mailbox:
     def ready(self, key: tuple[int, int], now: float) -> bool:
         """Whether a notice for ``key`` has arrived by ``now``."""
         box = self.boxes.get(key)
-        return bool(box) and box[0][0] <= now
+        return box is not None and bool(box) and box[0][0] <= now
 
     def has(self, key: tuple[int, int]) -> bool:
         """Whether a notice for ``key`` was sent and not yet taken."""

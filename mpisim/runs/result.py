@@ -120,8 +120,8 @@ class RankSummary:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON's ``ranks[r]``: whether it finished, when, and its buffers' summaries."""
-        d = {"rank": self.rank, "finished": self.finished, "end_time": self.end_time,
-             "buffer": self.buffer.to_dict()}
+        d: dict[str, Any] = {"rank": self.rank, "finished": self.finished,
+                             "end_time": self.end_time, "buffer": self.buffer.to_dict()}
         if self.buffers:
             d["buffers"] = {name: s.to_dict() for name, s in self.buffers.items()}
         return d

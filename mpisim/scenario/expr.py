@@ -30,6 +30,7 @@ import ast
 import math
 import operator
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED
@@ -257,7 +258,7 @@ def _power(base: Any, exp: Any) -> Any:
     return result
 
 
-_FUNCS = {"min": min, "max": max, "abs": abs}
+_FUNCS: dict[str, Callable[..., Any]] = {"min": min, "max": max, "abs": abs}
 _BIG = 1 << _INT_BITS
 
 

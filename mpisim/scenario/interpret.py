@@ -187,6 +187,6 @@ def _show(key: tuple[str, Any]) -> str:
     return repr(key[0] if key[1] is None else f"{key[0]}[{key[1]}]")
 
 
-_CALLS = {**{name: RUNNERS[c.op] for name, c in OPS.items()},
+_CALLS = {**{name: RUNNERS[c.op] for name, c in OPS.items() if c.op is not None},
           "loop": RUNNERS["loop"], "if": RUNNERS["if"]}
 """The runner of each op (:data:`mpisim.scenario.ops.RUNNERS`, by the call table's kind)."""

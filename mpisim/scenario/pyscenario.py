@@ -133,7 +133,8 @@ def _literal_lines(source: str) -> dict[tuple, int]:
     for node in tree.body:
         targets = node.targets if isinstance(node, ast.Assign) else \
             [node.target] if isinstance(node, ast.AnnAssign) else []
-        if any(isinstance(t, ast.Name) and t.id == "SCENARIO" for t in targets):
+        if isinstance(node, ast.Assign | ast.AnnAssign) \
+                and any(isinstance(t, ast.Name) and t.id == "SCENARIO" for t in targets):
             out = {(): node.lineno}
             if node.value is not None:
                 _walk(node.value, (), out)

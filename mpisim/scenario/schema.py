@@ -190,10 +190,10 @@ def read_param(value: Any) -> Any:
 def _settings(problems: Problems, doc: dict, section: str) -> dict[str, Any]:
     """The ``network:`` or ``mpi:`` mapping, each key read by its declaration."""
     line = line_of(doc, section)
-    m = _mapping(problems, doc.get(section), line, section)
+    m = _mapping(problems, doc.get(section), line, section) or {}
     declared = GROUPS[section]
     out: dict[str, Any] = {}
-    for key in m or {}:
+    for key in m:
         path, setting = f"{section}.{key}", declared.get(key)
         if setting is None:
             _unknown(problems, line_of(m, key, line), path, declared)
@@ -208,9 +208,9 @@ def _settings(problems: Problems, doc: dict, section: str) -> dict[str, Any]:
 
 def _keys(problems: Problems, m: dict, key: str, setting: Setting, line: int) -> dict:
     """A mapping setting (``network.intra``): each of its keys at its own line."""
-    inner = _mapping(problems, m[key], line_of(m, key, line), setting.key)
+    inner = _mapping(problems, m[key], line_of(m, key, line), setting.key) or {}
     out: dict[str, Any] = {}
-    for sub in inner or {}:
+    for sub in inner:
         path, declared = f"{setting.key}.{sub}", setting.sub(sub)
         if declared is None:
             _unknown(problems, line_of(inner, sub, line), path, [s.name for s in setting.keys])

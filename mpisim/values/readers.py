@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from .units import (
     MAX_DIGITS,
@@ -146,7 +146,10 @@ def read_positive(value: Any) -> int:
     return read_int(value, minimum=1)
 
 
-def _units(parser: Callable[[Any], Any], value: Any, expected: str) -> Any:
+_Number = TypeVar("_Number", int, float)
+
+
+def _units(parser: Callable[[object], _Number], value: Any, expected: str) -> _Number:
     _refuse_special(value, expected)
     if not isinstance(value, int | float | str):
         raise Invalid(f"expected {expected}, got {describe(value)}")
@@ -334,4 +337,5 @@ def _named(setting: Setting, group: str, name: str) -> Setting:
 def resolve_field(obj: Any, group: str, name: str) -> Any:
     """Field ``name`` of settings object ``obj`` read by its declaration (null stays null
     where the declaration allows it); SettingError naming ``group.name`` if refused."""
-    return declared(type(obj), group)[name](getattr(obj, name))
+    cls: type[object] = type(obj)
+    return declared(cls, group)[name](getattr(obj, name))  # type: ignore[arg-type]  # a class is hashable

@@ -74,7 +74,10 @@ class SizedAttach:
 
     def _program_of(self, rank: int) -> Callable[..., Any]:
         program = self.program
-        return program[rank] if isinstance(program, list | tuple) else program
+        if callable(program):
+            return program
+        chosen: Callable[..., Any] = program[rank]  # one program per rank
+        return chosen
 
     def __call__(self, mpi: Any, **params: Any) -> Any:
         program = self._program_of(mpi.rank)
@@ -105,7 +108,7 @@ class SizedAttach:
     def _shadow_comm_attach(self, mpi: Any, size: int) -> None:
         """Replace the size of the comm_attach_buffer calls for the chosen communicator
         (``buffer`` is "comm NAME": the scenario's name for it, or MPI's)."""
-        original, wanted = mpi.comm_attach_buffer, self.buffer.removeprefix("comm ")
+        original, wanted = mpi.comm_attach_buffer, (self.buffer or "").removeprefix("comm ")
         sites = self.sites if self.record else None
         imposed = size
 

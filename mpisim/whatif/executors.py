@@ -33,7 +33,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Executor, Future, ProcessPoolExecutor, wait
-from typing import Any
+from typing import Any, Literal
 
 __all__ = ["CHUNKS_PER_WORKER", "MAX_CHUNK", "Workers", "chunked", "default_jobs", "map_chunks"]
 
@@ -179,7 +179,7 @@ class Workers:
     def __enter__(self) -> Workers:
         return self
 
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> Literal[False]:
         self.close(exc_type)
         return False
 
@@ -222,7 +222,7 @@ class _Pool(ProcessPoolExecutor):
         super().__init__(max_workers=workers, initializer=_worker_signals)
         self.workers = workers
 
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> Literal[False]:
         if exc_type is None:
             self.shutdown(wait=True)
             return False

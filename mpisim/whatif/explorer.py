@@ -174,7 +174,7 @@ class Explorer:
 
     def _sizes(self, label: str, value: Any, unset: str) -> Any:
         value = parse_size(value) if isinstance(value, str) else value
-        options = [(unset, UNSET)] if value is None else []
+        options: list[tuple[str, Any]] = [(unset, UNSET)] if value is None else []
         sizes = sorted(set(SIZES) | ({int(value)} if value is not None else set()))
         options += [(format_size(s).split(" (")[0], s) for s in sizes]
         return self.w.SelectionSlider(options=options, value=UNSET if value is None else value,
@@ -285,6 +285,7 @@ def _param_control(w: Any, name: str, value: Any, times: bool) -> Any:
     style = {"description_width": "110px"}
     if isinstance(value, bool):
         return w.Checkbox(value=value, description=name, style=style)
+    ladder: list[float]
     if isinstance(value, int):
         ladder = list(range(0, max(8, 2 * value) + 1)) if 0 <= value <= 16 else \
             sorted({max(1, round(value * 2.0**k)) for k in range(-5, 4)} | {value})

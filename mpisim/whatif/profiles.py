@@ -73,7 +73,8 @@ class ProfileComparison:
         so the columns stay readable whatever the profiles."""
         header = ["profile", "outcome", "sim time", "error", "allocator", "sizing",
                   "eager limit", "peak used"]
-        rows, notes = [], []
+        rows: list[list[str]] = []
+        notes: list[str] = []
         for profile, r in self.results:
             s = {k.split(".", 1)[1]: v["value"] for k, v in r.settings.items()}
             limit = s.get("eager_limit")
@@ -85,12 +86,12 @@ class ProfileComparison:
                          str(max((x.buffer.peak_used for x in r.ranks), default=0))])
         widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
         lines = [f"{self.scenario} under {len(self.results)} profiles:"]
-        for row, profile in zip([header, *rows], [None, *(p for p, _ in self.results)],
-                                strict=True):
+        for row, named in zip([header, *rows], [None, *(p for p, _ in self.results)],
+                              strict=True):
             lines.append("  " + "  ".join(cell.ljust(w) for cell, w in
                                           zip(row, widths, strict=True)).rstrip())
-            if profile in self.notes:  # beside its row: the release it models
-                lines.append(f"    ({self.notes[profile]})")
+            if named in self.notes:  # beside its row: the release it models
+                lines.append(f"    ({self.notes[named]})")
         lines += [f"  [{i}] {rule}" for i, rule in enumerate(notes, 1)]
         return "\n".join(lines)
 

@@ -165,7 +165,7 @@ class Races:
         lines = [f"{self.name}: {head} ({len(self.tried)} order(s) tried, {bound}; "
                  f"{self.wildcards} wildcard receive(s) as written, {self.alternatives} "
                  "alternative match(es) found)"]
-        if self.racy:
+        if self.racy and self.differing is not None:  # (racy: two orders differ)
             a, b = self.differing
             lines.append(f"  order {a + 1}: {_choices(self.tried[a])}")
             lines.append(f"      -> {self.tried[a].describe()}")
@@ -223,13 +223,14 @@ def check_races(scenario: Any, *, max_orders: int = MAX_ORDERS, **run_kwargs: An
         forced = frontier.pop(0)
         explored = Explored(program, forced)
         result = target.run({}, program=explored)
-        wildcards = explored.order.wildcards if explored.order is not None else []
+        order = explored.order
+        wildcards = order.wildcards if order is not None else []
         tried.append(Tried(forced, result, wildcards))
         for i, w in enumerate(wildcards):
             if (w.rank, w.number) in forced:
                 continue
             prefix = {(v.rank, v.number): v.source for v in wildcards[:i]}
-            for source in explored.order.alternatives(w):
+            for source in order.alternatives(w):  # type: ignore[union-attr]  # (wildcards: an order)
                 alternatives += 1
                 choice = {**prefix, (w.rank, w.number): source}
                 if _key(choice) not in seen:

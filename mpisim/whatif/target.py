@@ -132,13 +132,15 @@ class Target:
     def _scenario(self, shaping: dict[str, Any]) -> ScenarioLike:
         """The scenario rebuilt for the params (and ranks) of a point; recent ones cached,
         since product order repeats them for every value of the keys after them."""
+        scenario = self.scenario
+        assert scenario is not None  # (a program's target has no scenario to reshape)
         if not shaping:
-            return self.scenario
+            return scenario
         cache = self.__dict__.setdefault("_cache", {})
         key = _key(shaping)
         found = cache.get(key)
         if found is None:
-            found = self.scenario.with_overrides(shaping)
+            found = scenario.with_overrides(shaping)
             if len(cache) >= CACHED_SCENARIOS:
                 cache.clear()  # (safe with threads sharing the target, unlike evicting one)
             cache[key] = found
@@ -151,6 +153,7 @@ class Target:
             return value
         typed = self.__dict__.setdefault("_typed_values", {})
         if (key, value) not in typed:
+            assert self.scenario is not None  # (a setting as text: a scenario's target)
             kwargs = self.scenario.with_overrides({key: value}).run_kwargs()
             typed[(key, value)] = _lookup(kwargs, key)
         return typed[(key, value)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
+import inspect
 import re
 from pathlib import Path
 
@@ -155,3 +156,39 @@ def test_all_is_what_the_api_reference_lists():
     listed -= set(ms._SUBPACKAGES) | {"calibrate"}  # the public sub-packages' own pages
     assert sorted(set(ms.__all__) - listed) == [], "in __all__, not in the API reference"
     assert sorted(listed - set(ms.__all__)) == [], "in the API reference, not in __all__"
+
+
+def _unannotated(qualname: str, function: object) -> list[str]:
+    try:
+        signature = inspect.signature(function)  # type: ignore[arg-type]
+    except (TypeError, ValueError):  # a builtin's: nothing to annotate
+        return []
+    missing = [f"{qualname}: {p.name}" for p in signature.parameters.values()
+               if p.name not in ("self", "cls") and p.annotation is inspect.Parameter.empty]
+    if signature.return_annotation is inspect.Signature.empty \
+            and getattr(function, "__name__", "") != "__init__":
+        missing.append(f"{qualname}: return")
+    return missing
+
+
+def test_the_public_api_is_fully_annotated():
+    """Every function of ``ms.__all__``, and every public method of its classes, annotates
+    each parameter and its return (the package ships ``py.typed``: its users' type checkers
+    read these)."""
+    missing: list[str] = []
+    for name in ms.__all__:
+        obj = getattr(ms, name)
+        if inspect.isfunction(obj):
+            missing += _unannotated(name, obj)
+        elif inspect.isclass(obj) and obj.__module__.startswith("mpisim"):
+            for attr, member in vars(obj).items():
+                if attr.startswith("_") and attr != "__init__":
+                    continue
+                if isinstance(member, staticmethod | classmethod):
+                    member = member.__func__
+                if isinstance(member, property):
+                    member = member.fget
+                if inspect.isfunction(member):
+                    missing += _unannotated(f"{name}.{attr}", member)
+    assert missing == []
+    assert (INIT.parent / "py.typed").is_file()

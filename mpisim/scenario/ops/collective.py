@@ -93,7 +93,7 @@ class CollectiveOps(ReaderBase):
             items = [self._count(v, f"{path}.{key}[{k}]", line_of(value, k, kline))
                      for k, v in enumerate(value)]
             if all(x is not None for x in items):
-                op.args[key] = ("list", items)  # type: ignore[assignment]
+                op.args[key] = ("list", items)
             return
         added = PEER not in self.base
         self.base.add(PEER)
@@ -121,7 +121,7 @@ class CollectiveOps(ReaderBase):
                  for k, v in enumerate(names)]
         if all(t is not None for t in types):
             op.args["sendtypes"] = ("list" if isinstance(value, list) else "one",
-                                    types)  # type: ignore[assignment]
+                                    types)
 
 
 def _split(st: RankState, op: Op) -> Generator[Any, Any, None]:

@@ -74,11 +74,11 @@ class CommOps(ReaderBase):
             items = [self.value(v, kind, f"{path}.{key}[{k}]", line_of(value, k, kline))
                      for k, v in enumerate(value)]
             if all(x is not None for x in items):
-                op.args[key] = ("list", items)  # type: ignore[assignment]
+                op.args[key] = ("list", items)
             return
         expr = self.value(value, kind, f"{path}.{key}", kline)
         if expr is not None:
-            op.args[key] = ("one", expr)  # type: ignore[assignment]
+            op.args[key] = ("one", expr)
 
 
 def _comm(st: RankState, op: Op) -> Generator[Any, Any, None]:
@@ -89,14 +89,14 @@ def _comm(st: RankState, op: Op) -> Generator[Any, Any, None]:
         if kwargs["comm"] is None:
             kwargs["comm"] = mpi.comm_world
         yield call(st, op, op.call, kwargs)
-        st.comms.pop(op.comm, None)
+        st.comms.pop(op.comm, None)  # type: ignore[arg-type]  # (None: never stored)
         return
     name_comm(st, op, (yield call(st, op, op.call, kwargs)))
 
 
 def _values(st: RankState, op: Op, key: str, kind: str) -> list[Any] | Any:
     """A list argument's values (``("list", exprs)``), or its one value."""
-    form, held = op.args[key]  # type: ignore[misc]
+    form, held = op.args[key]
     if form == "list":
         return [st.value(op, f"{op.call}.{key}[{k}]", kind, e) for k, e in enumerate(held)]
     return st.value(op, f"{op.call}.{key}", kind, held)

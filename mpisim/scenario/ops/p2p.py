@@ -174,7 +174,9 @@ class P2POps(ReaderBase):
 
 def _request(st: RankState, op: Op) -> Generator[Any, Any, None]:
     """wait, test, request_free: the request stored under the op's name."""
-    bind(st, op, (yield call(st, op, op.call, {"request": st.lookup(op, op.request)})))
+    ref = op.request
+    assert ref is not None  # (the reader refuses a wait, test or free without one)
+    bind(st, op, (yield call(st, op, op.call, {"request": st.lookup(op, ref)})))
 
 
 def _requests(st: RankState, op: Op) -> Generator[Any, Any, None]:

@@ -6,6 +6,8 @@ and the words a scenario uses for the predefined communicators.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...handle.calltable import OPS
 from ..expr import Expr
 
@@ -43,7 +45,8 @@ class Op:
     def __init__(self, call: str, where: str) -> None:
         self.call = call
         self.where = where
-        self.args: dict[str, tuple[str, Expr]] = {}
+        # each argument as (form, what): ("one", an Expr) or ("list", a list of them)
+        self.args: dict[str, tuple[str, Any]] = {}
         self.datatype: Expr | None = None
         self.request: RequestRef | None = None
         self.requests: list[RequestRef] = []
