@@ -44,8 +44,8 @@ class Datatype(Protocol):
 
 
 _EMPTY = np.zeros(0, dtype=np.int64)
-_UNIT_DTYPES: dict[int, np.dtype[Any]] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
-                8: np.dtype(np.uint64)}
+_UNIT_DTYPES: dict[int, np.dtype[Any]] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16),
+                                          4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 
 
 def basic_blocks(size: int) -> Blocks:
