@@ -6,10 +6,14 @@ forever is named in the deadlock, waiting in MPI_Finalize for it; a profile whos
 
 from __future__ import annotations
 
+import os
+import sys
 import textwrap
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
+from helpers import real_mpi
 
 import mpisim as ms
 from mpisim.profiles.library import get_profile
@@ -119,3 +123,45 @@ def test_the_wait_for_graph_through_mpi_finalize_keeps_its_cycles_and_knots():
     assert _blocked(result)[-1] == (0, "MPI_Finalize", [1, 2, 3])
     assert result.deadlock.cycles == [[0, 1], [2, 3]]
     assert result.deadlock.knots == [[2, 3]]
+
+
+# -- the libraries observed (a real MPI) ------------------------------------------------------
+WAITS_IN_FINALIZE = textwrap.dedent("""\
+    import sys
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    if comm.rank == 1:
+        comm.recv(source=0, tag=99)  # never sent: rank 1 never reaches MPI_Finalize
+    print(f"rank {comm.rank}: finalizing", flush=True)
+    MPI.Finalize()
+    print(f"rank {comm.rank}: returned from MPI_Finalize", flush=True)
+    """)
+
+
+@pytest.mark.real_mpi
+@pytest.mark.parametrize("env, flags, profile", [
+    ("MPISIM_ORACLE_PYTHON", [], "mpich-5.0"),
+    ("MPISIM_ORACLE_OMPI_PYTHON", ["--allow-run-as-root", "--oversubscribe"], "openmpi-5.0")],
+    ids=["mpich", "openmpi"])
+def test_11_2_2_the_library_keeps_a_process_in_mpi_finalize_as_its_profile_says(
+        env, flags, profile, tmp_path):
+    """MPICH 5.0.2 and Open MPI 5.0.11: rank 0 enters MPI_Finalize and does not return
+    while rank 1 waits forever in a receive (the job is stopped after 5 s), as their
+    profiles' ``finalize: collective`` has it; mpisim's run of the script names both."""
+    python = os.environ.get(env) or (sys.executable if env == "MPISIM_ORACLE_PYTHON" else "")
+    mpiexec = Path(python).parent / "mpiexec" if python else None
+    if mpiexec is None or not mpiexec.exists():
+        pytest.skip(f"no real MPI: set {env} to a Python with mpi4py and mpiexec beside it")
+    script = tmp_path / "finalize.py"
+    script.write_text(WAITS_IN_FINALIZE)
+    outcome, lines = real_mpi.real([str(mpiexec), *flags, "-n", "2", python, str(script)], 5.0)
+    if not any("finalizing" in line for line in lines):
+        pytest.skip(f"the library printed nothing ({outcome})")
+    library = real_mpi.oracle()
+    if env == "MPISIM_ORACLE_PYTHON" and (library is None or library[2] != "mpich"):
+        pytest.skip("MPISIM_ORACLE_PYTHON is not MPICH")
+    assert outcome == "deadlock"
+    assert lines == ["rank 0: finalizing"]
+    assert get_profile(profile).finalize == "collective"
+    result = ms.run_mpi4py(script, ranks=2, mpi={"profile": profile})
+    assert _blocked(result)[-1] == (0, "MPI_Finalize", [1])
