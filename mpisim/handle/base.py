@@ -26,7 +26,10 @@ and replay interpreters set before each call.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
+
+from simpy.events import Event
 
 from ..buffered.mode import BufferedMode
 from ..collectives import Collectives
@@ -87,6 +90,15 @@ class HandleBase:
     _wild = 0  # wildcard receives and probes made (their numbers in a race exploration)
     _yields = True  # its program yields every call's event (False: a driver takes them, as
     # the mpi4py stand-in does; see _not_yielded)
+
+    # What one chapter's mixin calls of another's (the Rank class joins them), declared for
+    # a type checker: annotations, no class attributes.
+    _send: Callable[..., Event]  # handle/p2p.py
+    _post_recv: Callable[..., Any]  # handle/p2p.py
+    _buffered_for: Callable[[Any], BufferedMode]  # handle/buffers.py
+    _create: Callable[..., Any]  # handle/comms.py
+    _copy_attrs: Callable[[Comm, Comm], None]  # handle/attributes.py
+    _delete_attrs: Callable[[Comm], None]  # handle/attributes.py
 
     def __init__(self, rank: int, size: int, env: Any, transport: Transport, buffered: BufferedMode,
                  colls: Collectives, config: Any, overhead: float, trace_calls: bool,

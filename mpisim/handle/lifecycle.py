@@ -43,16 +43,16 @@ class Lifecycle:
         self.findings = findings
         # (each list made by its first entry: most ranks of a large run never add one, and
         # two empty lists are 112 bytes a rank)
-        self.requests: list[Any] | tuple = ()  # nonblocking requests issued (compacted)
+        self.requests: list[Any] | tuple[()] = ()  # nonblocking requests issued (compacted)
         self._cap = 1024
         self.watched = 0                # requests whose buffer is watched (snapshot)
-        self.made: list[tuple[str, Any, str, Any]] | tuple = ()  # (kind, object, call, where)
+        self.made: list[tuple[str, Any, str, Any]] | tuple[()] = ()  # (kind, object, call, where)
 
     # -- requests ------------------------------------------------------------------------
     def issued(self, req: Any, buf: Any) -> None:
         """A nonblocking call handed the program ``req`` (on ``buf``)."""
         reqs = self.requests
-        if not reqs:
+        if not isinstance(reqs, list):  # (the shared empty tuple: none issued yet)
             reqs = self.requests = []
         reqs.append(req)
         if len(reqs) > self._cap:
@@ -83,9 +83,10 @@ class Lifecycle:
     def made_one(self, kind: str, obj: Any, call: str, where: Any) -> None:
         """The program was handed ``obj`` (a communicator, group, window...)."""
         if obj is not None:
-            if not self.made:
-                self.made = []
-            self.made.append((kind, obj, call, where))
+            made = self.made
+            if not isinstance(made, list):  # (the shared empty tuple: none made yet)
+                made = self.made = []
+            made.append((kind, obj, call, where))
 
     # -- MPI_Finalize --------------------------------------------------------------------
     def finalize(self) -> None:
