@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import signal
 import sys
 from typing import Any
@@ -96,9 +97,17 @@ def replay_command(args: argparse.Namespace) -> int:
     verdict = command is RUN and not (args.json or args.profiles)  # -q keeps the verdict
     if verdict and not args.quiet:
         print(scenario.recording())
+    quiet = verdict and args.quiet
+    if quiet:  # -q: one line, the outcome with the verdict
+        args.report_to = io.StringIO()
     code = run_mode(command, args, args.recording)
-    if verdict and scenario.last_result is not None:
-        print(scenario.compare(scenario.last_result))
+    said = scenario.compare(scenario.last_result) if verdict and \
+        scenario.last_result is not None else None
+    if quiet:
+        line = args.report_to.getvalue().strip()
+        print(f"{line}; {said}" if said else line)
+    elif said:
+        print(said)
     return code
 
 

@@ -63,8 +63,8 @@ def test_a_replay_runs_under_the_recorded_librarys_profile_unless_told():
 def test_q_keeps_the_verdict_and_the_report_names_the_profile_source():
     quiet = _mpisim("replay", str(DATA / "example-3.10-send.trace"), "-q")
     assert quiet.returncode == 0
-    assert quiet.stdout.splitlines() == ["example-3.10-send: completed",
-                                         "agrees with the recording: both completed"]
+    assert quiet.stdout.splitlines() == [  # (one line: the outcome with the verdict)
+        "example-3.10-send: completed; agrees with the recording: both completed"]
     full = _mpisim("replay", str(DATA / "example-3.10-send.trace"))
     assert "profile mpich-5.0 (recording)" in full.stdout
 
