@@ -83,6 +83,9 @@ RULES: dict[str, Rule] = {
     # one-sided (chapter 12)
     "rma-conflict": Rule("12.7", ERROR, "conflicting accesses to one window location in one "
                          "epoch"),
+    "rma-target-finalized": Rule("11.2.2, 12.2.5", ERROR, "a process was asked for one-sided "
+                                 "communication after it called MPI_Finalize (its window was "
+                                 "never freed)"),
     "rma-sync": Rule("12.5", ERROR, "an RMA call outside an epoch, or a synchronization call "
                      "out of place (MPI_ERR_RMA_SYNC)"),
     "rma-epoch-open": Rule("12.5", ERROR, "an access or exposure epoch was still open at "

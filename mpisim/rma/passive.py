@@ -33,6 +33,7 @@ from typing import Any
 from simpy.events import Event
 
 from ..engine.clock import at
+from ..engine.sites import site_text
 from ..p2p.requests import Request
 from .constants import LOCK_SHARED, MODE_NOCHECK
 from .operations import when_all
@@ -65,7 +66,8 @@ def request_lock(rt: Any, win: Any, target: int, lock_type: int, where: Any,
         grant.known(env._now + net.control_delay(target, me))
 
     rt.service.serve(target, earliest + net.control_delay(me, target),
-                     lambda: lock.request(me, lock_type, where, granted), _needs(win))
+                     lambda: lock.request(me, lock_type, where, granted), _needs(win),
+                     (me, "MPI_Win_lock", site_text(where)))
     return grant
 
 

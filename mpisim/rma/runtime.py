@@ -53,6 +53,11 @@ class OneSided:
     def service(self) -> TargetService:
         return self.serving()
 
+    def finalized(self, rank: int) -> None:
+        """``rank`` calls MPI_Finalize: its windows serve nothing more (see TargetService)."""
+        if self._service is not None:
+            self._service.finalized(rank)
+
     @property
     def overhead(self) -> float:
         return self.net.overhead

@@ -84,12 +84,23 @@ class Holders:
                 for target, lock in self.targets().items()
                 for holder, (lock_type, where) in lock.blocking(me).items()]
 
+    def _unserved(self) -> list[int]:
+        """Targets no holder blocks: the lock request itself waits at the target, which
+        serves it only inside MPI (and never in MPI_Finalize: mpisim.rma.progress)."""
+        held = {target for target, _, _, _ in self._held()}
+        return sorted(t for t in self.targets() if t not in held)
+
     def waits_for(self) -> list[int]:
-        return sorted({holder for _, holder, _, _ in self._held()})
+        return sorted({holder for _, holder, _, _ in self._held()} | set(self._unserved()))
 
     def reason(self) -> str:
         held = self._held()
+        unserved = self._unserved()
         if not held:
+            if unserved:
+                return (f"waits in {self.call} on {self.window.name} for {_ranks(unserved)} "
+                        "to grant its lock: the profile serves lock requests only inside MPI, "
+                        "and none in MPI_Finalize")
             return f"waits in {self.call} on {self.window.name} for a lock"
         parts = []
         for target, holder, lock_type, where in held:

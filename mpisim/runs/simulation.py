@@ -253,6 +253,7 @@ class Simulation:
 
     def finalize(self, r: int) -> Any:
         """A rank's program returned: MPI_Finalize (the event it waits for, or None)."""
+        self.rma.finalized(r)  # one-sided requests to it are never served from here on
         progress = self.transport.progress
         if progress is not None and progress.waits_held(r):
             self.transport.enter_mpi(r, everything=True)  # MPI_Finalize takes all held
