@@ -45,7 +45,13 @@ from simpy.events import NORMAL, Event
 
 from ..engine.clock import callback_at, callback_in_place, done, failed, fire_at, order_of, pending
 from ..engine.trace import ENTRY_DONE, ENTRY_FREED, NAN, Recorder, put_time
-from ..mpi.constants import BUFFER_AUTOMATIC, COUNT_MAX, PROC_NULL, automatic_or
+from ..mpi.constants import (
+    BUFFER_AUTOMATIC,
+    COUNT_MAX,
+    PROC_NULL,
+    BufferAutomatic,
+    automatic_or,
+)
 from ..mpi.errors import ErrArg, ErrBuffer, ErrOther, MPIError, error_for_class
 from ..p2p.protocols import BUFFERED
 from ..p2p.requests import Request
@@ -188,7 +194,7 @@ class BufferedMode:
         return sorted({e.dst for e in self.allocator.entries() if not e.done})
 
     # -- the calls -----------------------------------------------------------------------
-    def attach(self, size: int | str, address: Any) -> Event:
+    def attach(self, size: int | str | BufferAutomatic, address: Any) -> Event:
         """MPI_Buffer_attach: fails with ErrArg / ErrBuffer as the profile's implementation
         does. ``BUFFER_AUTOMATIC`` (MPI 4.1) attaches an unbounded buffer."""
         try:

@@ -312,11 +312,11 @@ class HandleBase:
         """The object ``event`` yields, once it does, is a new ``kind`` object."""
         if self._life is None:
             return
-        where = self._site()
+        where, life = self._site(), self._life
 
         def made(ev: Any) -> None:
             if ev._ok:
-                self._life.made_one(kind, ev._value, call, where)
+                life.made_one(kind, ev._value, call, where)
         if event.callbacks is None:
             made(event)
         else:
@@ -327,7 +327,9 @@ class HandleBase:
         race exploration forces it to match (ANY_SOURCE when none is forced)."""
         k = self._wild
         self._wild = k + 1
-        return self._wildcards.get(k, source)
+        wildcards = self._wildcards
+        assert wildcards is not None  # (asked only during a race exploration)
+        return wildcards.get(k, source)
 
     def _comm(self, comm: Any) -> Comm:
         if comm is None:

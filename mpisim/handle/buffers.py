@@ -26,7 +26,7 @@ from ..buffered.mode import BufferedMode, missing_mpi41
 from ..engine.clock import done, failed
 from ..mpi.causes import CallDetail
 from ..mpi.comm import Session
-from ..mpi.constants import BUFFER_AUTOMATIC, automatic_or
+from ..mpi.constants import BUFFER_AUTOMATIC, BufferAutomatic, automatic_or
 from ..mpi.errors import ErrArg, MPIError
 from ..p2p.requests import Request
 from .base import HandleBase
@@ -100,8 +100,9 @@ class BufferCalls(HandleBase):
         if comm is not None:
             if policy == "communicator" and comm.buffer is None \
                     and self._config.profile.mpi41_buffers:
-                owned_buffer(self, "MPI_Comm_attach_buffer", comm, True).attach(
-                    BUFFER_AUTOMATIC, None)
+                made = owned_buffer(self, "MPI_Comm_attach_buffer", comm, True)
+                assert made is not None  # (create=True makes it)
+                made.attach(BUFFER_AUTOMATIC, None)
             own = comm.buffer
             if own is not None and own.attached:
                 return own
@@ -110,7 +111,7 @@ class BufferCalls(HandleBase):
                 return session.buffer
         return self._buffered
 
-    def buffer_attach(self, size: int | str, buf: Any = None) -> Event:
+    def buffer_attach(self, size: int | str | BufferAutomatic, buf: Any = None) -> Event:
         """MPI_Buffer_attach(size): ``buf`` (optional) is what detach hands back as address;
         ``size`` may be BUFFER_AUTOMATIC (MPI 4.1).
 

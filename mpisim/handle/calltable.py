@@ -39,7 +39,7 @@ MPI_Test); the interpreter binds the parts an op names (``flag: f``, ``status: {
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 __all__ = ["CALLS", "LOCAL", "OPS", "YIELD", "Call", "mpi_name"]
 
@@ -71,11 +71,11 @@ _COLL = ("count", "datatype", "comm", "algorithm")
 _ROOTED = ("root", *_COLL)
 
 
-def _family(names: str, **fields: object) -> list[Call]:
+def _family(names: str, **fields: Any) -> list[Call]:
     return [Call(name, **fields) for name in names.split()]
 
 
-_STORES_REQUEST = {"binds": ("request",), "yields": ("request",)}
+_STORES_REQUEST: dict[str, Any] = {"binds": ("request",), "yields": ("request",)}
 """A nonblocking call's op stores its Request (``request: r``)."""
 
 _VECTORS = [

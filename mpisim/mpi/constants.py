@@ -111,6 +111,7 @@ class _BufferAutomatic:
 
 
 BUFFER_AUTOMATIC = _BufferAutomatic()
+BufferAutomatic = _BufferAutomatic  # its type, for annotations
 
 
 def buffer_setting(parse: Any, value: Any) -> tuple[Any, tuple[str, Any] | None]:
