@@ -16,9 +16,11 @@ import mpisim as ms
 SCRIPT = DATA / "real" / "rma" / "lock_finalized.py"
 
 
-def lock_get(mpi, free_first=False):
+def lock_get(mpi, free_first=False, target_computes=0.0):
     buf = np.zeros(4)
     win = yield mpi.win_create(buf, disp_unit=8)
+    if mpi.rank == 1 and target_computes:
+        yield mpi.compute(target_computes)
     if mpi.rank == 0:
         got = np.zeros(4)
         yield mpi.win_lock(1, win=win)
@@ -45,6 +47,18 @@ def test_11_2_2_under_mpich_a_finalized_target_never_grants_the_lock():
     assert found is not None and found.kind == "error"
     assert found.calls[0].call == "MPI_Win_lock" and found.calls[0].rank == 0
     assert "in MPI_Finalize" in result.report()
+
+
+def test_a_request_held_while_the_target_computed_is_not_served_by_its_finalize():
+    """The lock request reaches rank 1 while it computes (held until its next MPI call);
+    that call is MPI_Finalize, which serves nothing: MPICH 5.0.2 hangs the same way with
+    the target asleep for 1 s before it finalizes."""
+    result = ms.run(lambda mpi: lock_get(mpi, target_computes=1e-3), ranks=2,
+                    mpi={"profile": "mpich-5.0"})
+    assert result.outcome is ms.Outcome.DEADLOCK
+    assert {b.rank: b.call for b in result.deadlock.blocked} == {0: "MPI_Win_lock",
+                                                                 1: "MPI_Finalize"}
+    assert finding(result) is not None
 
 
 def test_11_2_2_under_the_standard_profile_it_is_still_an_error():
