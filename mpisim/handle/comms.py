@@ -350,6 +350,8 @@ class CommCalls(HandleBase):
         comm.label = name
         sizes = self._named_sizes
         if sizes and name in sizes and (comm.buffer is None or not comm.buffer.attached):
-            ev = owned_buffer(self, "MPI_Comm_attach_buffer", comm, True).attach(sizes[name], None)
+            owned = owned_buffer(self, "MPI_Comm_attach_buffer", comm, True)
+            assert owned is not None  # (create=True makes it)
+            ev = owned.attach(sizes[name], None)
             if ev._ok is False:
                 raise ev._value

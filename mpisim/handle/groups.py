@@ -55,7 +55,7 @@ class GroupCalls(HandleBase):
         comm
             The communicator (a ``Comm``); MPI_COMM_WORLD by default.
         """
-        return self._group_made(Group(_inter(self._comm(comm), "comm_remote_group").info.remote,
+        return self._group_made(Group(_remote(self._comm(comm), "comm_remote_group"),
                                       self.rank), "MPI_Comm_remote_group")
 
     def _group_made(self, group: Group, call: str) -> Group:
@@ -72,7 +72,7 @@ class GroupCalls(HandleBase):
         comm
             The communicator (a ``Comm``); MPI_COMM_WORLD by default.
         """
-        return len(_inter(self._comm(comm), "comm_remote_size").info.remote)
+        return len(_remote(self._comm(comm), "comm_remote_size"))
 
     def comm_test_inter(self, comm: Comm | None = None) -> bool:
         """MPI_Comm_test_inter: whether ``comm`` is an intercommunicator.
@@ -378,10 +378,10 @@ class GroupCalls(HandleBase):
         made = pending(env)
 
         def make(args: dict[int, Any]) -> dict[int, Any]:
-            sides = {g: None for g in args.values()}
-            a, b = comms.intercomm(*sides, f"intercomm#{comms.created + 1}")
+            first, second = dict.fromkeys(args.values())  # the two groups, in order
+            a, b = comms.intercomm(first, second, f"intercomm#{comms.created + 1}")
             comms.created += 1
-            return {w: (a if w in a.index else b) for w in args}
+            return {w: (a if w in a.group else b) for w in args}
 
         waiting = comms.agree(("inter", pair, tag, number), call,
                               (*local.group, remote_leader), me, tuple(local.group),
@@ -392,9 +392,9 @@ class GroupCalls(HandleBase):
         rounds = comms.rounds_time(members)
         if rounds:
             yield env.timeout(rounds)
-        made = Comm(info, info.rank_of(me))
-        self._made("comm", made, call, where)
-        return made
+        new = Comm(info, info.rank_of(me))
+        self._made("comm", new, call, where)
+        return new
 
     def intercomm_create_from_groups(self, local_group: Group, local_leader: int,
                                      remote_group: Group, remote_leader: int,
@@ -433,11 +433,11 @@ class GroupCalls(HandleBase):
 
         def make(_parent: Comm) -> Any:
             def sides(args: dict[int, Any]) -> dict[int, Any]:
-                groups = {g: None for g in args.values()}
-                a, b = self._comms.intercomm(*groups, f"from_groups({tag})#"
-                                                      f"{self._comms.created + 1}")
+                first, second = dict.fromkeys(args.values())  # the two groups, in order
+                a, b = self._comms.intercomm(first, second, f"from_groups({tag})#"
+                                                            f"{self._comms.created + 1}")
                 self._comms.created += 1
-                return {w: ((a if w in a.index else b), None) for w in args}
+                return {w: ((a if w in a.group else b), None) for w in args}
             return sides
         return self._create(call, None, lg.members, make, ("from_groups", str(tag), members),
                             members)
@@ -472,4 +472,11 @@ def _inter(comm: Comm, call: str) -> Comm:
     if not comm.is_inter:
         raise ErrComm(f"{call}: {comm.name} is not an intercommunicator")
     return comm
+
+
+def _remote(comm: Comm, call: str) -> tuple[int, ...]:
+    """The remote group's world ranks of an intercommunicator (MPI_ERR_COMM if not one)."""
+    remote = _inter(comm, call).info.remote
+    assert remote is not None  # (an intercommunicator's side knows the other)
+    return remote
 
