@@ -276,3 +276,25 @@ def test_locate_picks_the_unyielded_call_before_the_next_one_not_the_next_one_it
     assert locate(code, "send") == a  # (returned: the last not yielded)
     b_offset = max(i.offset for i in dis.get_instructions(code) if i.opname.startswith("CALL"))
     assert locate(code, "send", b_offset) == a
+
+
+def made_of_several(mpi):
+    peer = 1 - mpi.rank
+    status = yield mpi.sendrecv(sendcount=1, sendtype=ms.INT, dest=peer, recvcount=1,
+                                recvtype=ms.INT, source=peer)
+    yield mpi.sendrecv_replace(count=1, datatype=ms.INT, dest=peer, source=peer)
+    reqs = [(yield mpi.send_init(count=1, datatype=ms.INT, dest=peer, tag=1)),
+            (yield mpi.recv_init(count=1, datatype=ms.INT, source=peer, tag=1))]
+    yield mpi.startall(reqs)
+    yield mpi.waitall(reqs)
+    for req in reqs:
+        yield mpi.request_free(req)
+    return status.count
+
+
+def test_a_call_made_of_several_is_one_call_of_the_program():
+    """3.10 and 3.9: a sendrecv posts a send and a receive, a startall starts each request;
+    the program yields the one call."""
+    r = ms.run(made_of_several, ranks=2)
+    assert r.outcome is ms.Outcome.COMPLETED, r.report()
+    assert r.returned == [4, 4]
