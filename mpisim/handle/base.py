@@ -220,7 +220,7 @@ class HandleBase:
 
 
     def _enter(self, call: str, peer: int | None = None, tag: int | None = None,
-               nbytes: int = 0, obj: Any = None) -> None:
+               nbytes: int | None = 0, obj: Any = None) -> None:
         """A call starts (an MPI call, or ``compute``): refuse it if the program did not
         yield the previous one's event, count it against a loop that never lets time
         advance, log it, and keep what it works on (its CallDetail) for reports."""

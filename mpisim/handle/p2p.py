@@ -310,6 +310,8 @@ class PointToPoint(HandleBase):
         """A send of any mode; ``req``: a persistent request to start instead of a new one."""
         env = self._env
         ctx = 0
+        dt: _dt.Datatype | None  # (local annotations: no code)
+        typed: _dt.Datatype | None
         try:
             if comm is not None and comm.info is not self._comms.world:
                 dest, ctx, comm = self._peer(comm, dest, False)
@@ -354,7 +356,7 @@ class PointToPoint(HandleBase):
                 sreq.known(now)
             return done(env, None if blocking else sreq)
         if forced and mode != SYNCHRONOUS:
-            mode, sreq.forced = SYNCHRONOUS, True  # mpi.force_ssend (the safety check)
+            mode, sreq.forced = SYNCHRONOUS, True  # type: ignore[union-attr]  # (forced: made)
         if mode == BUFFERED:  # into the buffer its communicator selects, returning once the
             # data is copied (sreq: an ibsend's request; None for a blocking bsend)
             buffered = (self._buffered if comm is None and self._world is None  # (_buffered_for,
@@ -377,6 +379,7 @@ class PointToPoint(HandleBase):
             if req is None:
                 self._issued(sreq, buf)
             return at(env, earliest, sreq)
+        when: float | None  # (a local annotation: no code)
         if sreq is None:
             sreq = msg.sreq
             if sreq is None:  # eager, complete once its bytes have left
@@ -425,7 +428,7 @@ class PointToPoint(HandleBase):
         if when is not None:
             return at(self._env, when if when > earliest else earliest, None)
         ev = pending(self._env)
-        req.on_known(lambda r: fire_at(ev, max(r.done_at, earliest), None))
+        req.on_known(lambda r: fire_at(ev, max(r.done_at, earliest), None))  # type: ignore[type-var, arg-type]  # (known: why it runs)
         return ev
 
     # -- receives and probes -------------------------------------------------------------
@@ -496,6 +499,7 @@ class PointToPoint(HandleBase):
                    tag: Any, comm: Comm | None = None,
                    persistent: Request | None = None) -> Request | Event:
         ctx = 0
+        capacity: int | None  # (a local annotation: no code)
         try:
             if comm is not None and comm.info is not self._comms.world:
                 source, ctx, comm = self._peer(comm, source, True)
