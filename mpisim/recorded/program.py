@@ -501,11 +501,14 @@ def _probe(r: _Replay, call: Call) -> Generator[Any, Any, None]:
 def _matched_probe(r: _Replay, call: Call) -> Generator[Any, Any, None]:
     """MPI_Mprobe/MPI_Improbe (MPI 4.1 §3.8.2): the message taken kept under the
     recording's id; an improbe that succeeded in the recording is an mprobe (the program
-    went on to receive it), one that found nothing a poll."""
+    went on to receive it). One that found nothing in the recording finds nothing in the
+    replay either, whatever has arrived by then with the replay's timing: it is a poll that
+    takes no message (an MPI_Iprobe, so that the message stays for the matched probe the
+    recording shows next; taking it would drop it and put every later match one off)."""
     kwargs = {"source": r.source(call, call.args.get("src", ANY_SOURCE)),
               "tag": call.args.get("tag", ANY_TAG), "comm": r.comm(call)}
     if call.name == "Improbe" and call.returned and call.out.get("flag") != 1:
-        yield r.mpi.improbe(**kwargs)
+        yield r.mpi.iprobe(**kwargs)
         return
     message, status = yield r.mpi.mprobe(**kwargs)
     r.status_check(call, status)
