@@ -31,6 +31,8 @@ class Persistent(Request):
     """A persistent request: its operation's arguments, kept for every start."""
 
     __slots__ = ("args", "mode")
+    args: tuple[Any, ...]  # (buf, count, datatype, peer, tag, comm) of every start
+    mode: str | None  # a send's mode; None: a receive
 
     def __repr__(self) -> str:
         state = "inactive" if not self.active else super().__repr__()
@@ -243,6 +245,7 @@ class PersistentCalls(HandleBase):
                     f"{call}: {req!r} is not an inactive persistent request (3.9: start only "
                     "what *_init made and a wait or test completed)"))
         for req in reqs:
+            assert isinstance(req, Persistent)  # (each checked above)
             buf, count, datatype, peer, tag, comm = req.args
             self._unyielded = False  # (each start is part of this one call, not a call of
             # the program's left unyielded: see mpisim.engine.yields)

@@ -61,12 +61,13 @@ class Target:
         self.count = count
         self.datatype = datatype
 
-    def fill(self, count: int, datatype: Any) -> None:
-        """The origin's count and datatype, where the call gave none for the target."""
-        if self.count is None:
-            self.count = count
+    def fill(self, count: int, datatype: Any) -> int:
+        """The origin's count and datatype, where the call gave none for the target; the
+        target's count, now known."""
+        filled = self.count = count if self.count is None else self.count
         if self.datatype is None:
             self.datatype = datatype
+        return filled
 
 
 def issue(rt: Any, mpi: Any, win: Any, call: str, where: Any, target: Target, nbytes: int,
@@ -88,7 +89,9 @@ def issue(rt: Any, mpi: Any, win: Any, call: str, where: Any, target: Target, nb
     win.outgoing.setdefault(world, []).append(op)
     if epoch == "fence":
         win.info.members[world].watchers.append(op)
-    lo, hi = span(target.count, target.datatype)
+    count = target.count
+    assert count is not None  # (filled by the operation's kind: rma/kinds.py)
+    lo, hi = span(count, target.datatype)
     place = disp * segment.disp_unit
     op.access = Access(call, win.me, place + lo, place + hi, reads, op_name,
                        _epoch_key(win, epoch, world), where)

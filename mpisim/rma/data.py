@@ -111,7 +111,7 @@ def store(buf: Any, count: int, datatype: Any, packed: np.ndarray, space: Any) -
         buf.reshape(-1).view(_UINT8)[: packed.size] = packed
 
 
-def accumulate_into(memory: np.ndarray, offset: int, packed: np.ndarray, count: int,
+def accumulate_into(memory: np.ndarray, offset: int, packed: np.ndarray | None, count: int,
                     datatype: Any, op: Any, call: str) -> np.ndarray:
     """Apply ``op`` of the origin's elements to the target's, in place; the bytes the
     target held before (what a fetching accumulate returns)."""

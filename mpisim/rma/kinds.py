@@ -44,11 +44,11 @@ def reading(rt: Any, mpi: Any, win: Any, call: str, where: Any, target: Target, 
             count: Any, datatype: Any, space: Any) -> Operation:
     """A get: ``count`` x ``datatype`` into ``buf`` (None: its time only)."""
     count, datatype, nbytes = receiving(buf, count, datatype, call)
-    target.fill(count, datatype)
-    check_sizes(call, nbytes, target.count, target.datatype)
+    tcount = target.fill(count, datatype)
+    check_sizes(call, nbytes, tcount, target.datatype)
 
     def act(memory: np.ndarray, offset: int) -> Any:
-        return None if buf is None else read(memory, offset, target.count, target.datatype)
+        return None if buf is None else read(memory, offset, tcount, target.datatype)
 
     return issue(rt, mpi, win, call, where, target, nbytes, READ, act, nbytes,
                  lambda value: store(buf, count, datatype, value, space), True, None)
@@ -58,8 +58,8 @@ def writing(rt: Any, mpi: Any, win: Any, call: str, where: Any, target: Target, 
             count: Any, datatype: Any, op: Any, space: Any) -> Operation:
     """A put (``op`` None) or an accumulate of ``buf``'s data."""
     count, datatype, nbytes, packed = origin_data(buf, count, datatype, space, call)
-    target.fill(count, datatype)
-    check_sizes(call, nbytes, target.count, target.datatype)
+    tcount = target.fill(count, datatype)
+    check_sizes(call, nbytes, tcount, target.datatype)
     if op is not None:
         check_elements(call, op, datatype, target.datatype, packed)
 
@@ -67,9 +67,9 @@ def writing(rt: Any, mpi: Any, win: Any, call: str, where: Any, target: Target, 
         if packed is None:
             return
         if op is None:
-            write(memory, offset, packed, target.count, target.datatype)
+            write(memory, offset, packed, tcount, target.datatype)
         else:
-            accumulate_into(memory, offset, packed, target.count, target.datatype, op, call)
+            accumulate_into(memory, offset, packed, tcount, target.datatype, op, call)
 
     return issue(rt, mpi, win, call, where, target, nbytes, DATA, act, 0, None, False,
                  None if op is None else op.name)
@@ -83,12 +83,12 @@ def fetching(rt: Any, mpi: Any, win: Any, call: str, where: Any, target: Target,
     if op is NO_OP and buf is None:
         count = 0 if count is None else count  # an atomic read: no origin data
     count, datatype, nbytes, packed = origin_data(buf, count, datatype, space, call)
-    target.fill(count, datatype)
+    tcount = target.fill(count, datatype)
     if op is not NO_OP:
-        check_sizes(call, nbytes, target.count, target.datatype)
+        check_sizes(call, nbytes, tcount, target.datatype)
     rbuf, rcount, rdt = result
     rcount, rdt, rbytes = receiving(rbuf, rcount, rdt, call)
-    check_sizes(call, rbytes, target.count, target.datatype)
+    check_sizes(call, rbytes, tcount, target.datatype)
     if op == CAS:
         expected = origin_data(compare, 1, datatype, space, call)[3]
         name = CAS
@@ -100,7 +100,7 @@ def fetching(rt: Any, mpi: Any, win: Any, call: str, where: Any, target: Target,
         name = op.name
 
         def act(memory: np.ndarray, offset: int) -> Any:
-            return accumulate_into(memory, offset, packed, target.count, target.datatype,
+            return accumulate_into(memory, offset, packed, tcount, target.datatype,
                                    op, call)
 
     return issue(rt, mpi, win, call, where, target, nbytes, FETCH, act, rbytes,

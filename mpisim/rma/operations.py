@@ -110,20 +110,27 @@ def _returned(ev: Any) -> None:
     op.remote.known(now)
 
 
+def _done(req: Request) -> float:
+    """The completion time of a request known to have one."""
+    when = req.done_at
+    assert when is not None, "a completion time not known yet"
+    return when
+
+
 def when_all(env: Any, reqs: list[Request], earliest: float, value: Any = None) -> Event:
     """An event (of ``value``) at the latest completion of ``reqs`` (not before
     ``earliest``), once every one is known. Unlike MPI_Waitall it leaves them as they are: a
     request an ``Rput`` gave the program stays for the program to wait on."""
     unknown = [r for r in reqs if r.done_at is None]
     if not unknown:
-        return at(env, max([earliest, *(r.done_at for r in reqs)]), value)
+        return at(env, max([earliest, *(_done(r) for r in reqs)]), value)
     ev = pending(env)
     left = [len(unknown)]
 
     def known(_r: Request) -> None:
         left[0] -= 1
         if left[0] == 0:
-            fire_at(ev, max([env._now, earliest, *(r.done_at for r in reqs)]), value)
+            fire_at(ev, max([env._now, earliest, *(_done(r) for r in reqs)]), value)
 
     for r in unknown:
         r.on_known(known)
@@ -138,7 +145,7 @@ def after(env: Any, gate: Request | None, earliest: float, go: Callable[[float],
         return
 
     def known(r: Request) -> None:
-        when = max(r.done_at, earliest)
+        when = max(_done(r), earliest)
         callback_at(env, max(when, env._now), lambda ev: go(ev.env._now), None)
 
     gate.on_known(known)

@@ -176,7 +176,8 @@ def flush(rt: Any, mpi: Any, win: Any, target: int | None, local: bool, call: st
     win.epochs.check_flush(call, target)
     ops = win.pending(target)
     epoch = win.epochs.passive(target) if target is not None else None
-    locks = _not_granted(win, epoch, [target]) if epoch is not None else dict
+    locks = _not_granted(win, epoch, [target]) \
+        if epoch is not None and target is not None else dict  # (an epoch: a target's)
     mpi._enter(call, target, obj=Operations(call, win, ops, locks))
     return rt.env.process(_flushed(rt, win, target, ops, local))
 

@@ -246,6 +246,7 @@ class Simulation:
         body = program(mpi, **self.params)
         if mpi._unyielded and mpi._yields and not isinstance(body, GeneratorType):
             call = mpi._call
+            assert call is not None  # (a call left unyielded: it was made)
             code = getattr(program, "__code__", None)
             raise unyielded(call, site_in_code(code, method_name(call)),
                             plain=getattr(program, "__name__", "program"))
@@ -449,6 +450,7 @@ class Simulation:
         """Apply the buffer entries' completions that the run has passed (they are applied
         when a rank next looks at its buffer; see mpisim.buffered.mode)."""
         env, now = self.env, self.env._now
+        before: tuple[Any, ...]  # (a local annotation: no code)
         if self._aborted:
             before = env.current  # stopped inside an event: those before it
         else:  # between events: every completion before the next event, up to now
