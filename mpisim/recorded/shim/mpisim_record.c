@@ -14,6 +14,13 @@
  * when it returns, so a call still blocked when the process died has no result line.
  * Single-threaded use (MPI_THREAD_SINGLE/FUNNELED/SERIALIZED): calls made concurrently by
  * several threads would interleave their lines.
+ *
+ * Two blocks of this file are generated, each between its marker lines: the regular C
+ * wrappers (sends, receives, counted and neighbourhood collectives in all their forms, the
+ * one-sided operations and synchronizations, the file accesses) from the table of
+ * mpisim/recorded/cwrappers.py, and the Fortran bindings from mpisim/recorded/fortran.py's.
+ * Edit the tables and run `python -m mpisim.recorded.cwrappers` (or `.fortran`); the
+ * logging helpers the generated wrappers call are written by hand below.
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -383,8 +390,13 @@ static void req_done(MPI_Request r) {
 }
 
 /* kind: 's' send, 'r' receive, 'S'/'R' persistent, 'c' collective, 'P' persistent collective,
- * 'f' flush, 'o' a one-sided operation's (MPI_Rput...), 'i' a file access's (MPI_File_iread...) */
+ * 'f' flush, 'o' a one-sided operation's (MPI_Rput...), 'i' a file access's (MPI_File_iread...),
+ * 'x' an MPI_Isendrecv's */
 static int is_persistent(char k) { return k == 'S' || k == 'R' || k == 'P'; }
+
+/* Whether a completed request of kind k has a status worth logging: a receive's, and an
+ * MPI_Isendrecv's (kind 'x', MPI 4.1 §3.10: its status is the receive's). */
+static int gives_status(char k) { return k == 'r' || k == 'R' || k == 'x'; }
 
 /* ---- call sites: the caller's return address, resolved once with dladdr --------------- */
 #define SITES 1024
@@ -766,124 +778,11 @@ static void send_args(int count, MPI_Datatype dt, int dest, int tag, MPI_Comm co
     }
 }
 
-#define BLOCKING_SEND(NAME, PACK)                                                         \
-    int MPI_##NAME(const void *buf, int count, MPI_Datatype dt, int dest, int tag,        \
-                   MPI_Comm comm) {                                                       \
-        if (!LOGGING) return PMPI_##NAME(buf, count, dt, dest, tag, comm);                \
-        enter(#NAME, CALLER);                                                             \
-        send_args(count, dt, dest, tag, comm, PACK);                                      \
-        end_entry();                                                                      \
-        int rc = PMPI_##NAME(buf, count, dt, dest, tag, comm);                            \
-        result(rc);                                                                       \
-        done();                                                                           \
-        return rc;                                                                        \
-    }
-
-BLOCKING_SEND(Send, 0)
-BLOCKING_SEND(Bsend, 1)
-BLOCKING_SEND(Ssend, 0)
-BLOCKING_SEND(Rsend, 0)
-
-#define NONBLOCKING_SEND(NAME, PACK, KIND)                                                \
-    int MPI_##NAME(const void *buf, int count, MPI_Datatype dt, int dest, int tag,        \
-                   MPI_Comm comm, MPI_Request *req) {                                     \
-        if (!LOGGING) return PMPI_##NAME(buf, count, dt, dest, tag, comm, req);           \
-        enter(#NAME, CALLER);                                                             \
-        send_args(count, dt, dest, tag, comm, PACK);                                      \
-        end_entry();                                                                      \
-        int rc = PMPI_##NAME(buf, count, dt, dest, tag, comm, req);                       \
-        result(rc);                                                                       \
-        if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, KIND));                        \
-        done();                                                                           \
-        return rc;                                                                        \
-    }
-
-NONBLOCKING_SEND(Isend, 0, 's')
-NONBLOCKING_SEND(Ibsend, 1, 's')
-NONBLOCKING_SEND(Issend, 0, 's')
-NONBLOCKING_SEND(Irsend, 0, 's')
-NONBLOCKING_SEND(Send_init, 0, 'S')
-NONBLOCKING_SEND(Bsend_init, 1, 'S')
-NONBLOCKING_SEND(Ssend_init, 0, 'S')
-NONBLOCKING_SEND(Rsend_init, 0, 'S')
-
 /* ---- receives and probes ------------------------------------------------------------- */
 static void recv_args(int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm) {
     put_peer("src", source);
     put_tag("tag", tag);
     putf(" comm=%d n=%d T=%d", comm_id(comm), count, type_id(dt));
-}
-
-int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-             MPI_Status *status) {
-    if (!LOGGING) return PMPI_Recv(buf, count, dt, source, tag, comm, status);
-    MPI_Status own;
-    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-    enter("Recv", CALLER);
-    recv_args(count, dt, source, tag, comm);
-    end_entry();
-    int rc = PMPI_Recv(buf, count, dt, source, tag, comm, st);
-    result(rc);
-    if (rc == MPI_SUCCESS) put_status(st);
-    done();
-    return rc;
-}
-
-#define NONBLOCKING_RECV(NAME, KIND)                                                      \
-    int MPI_##NAME(void *buf, int count, MPI_Datatype dt, int source, int tag,            \
-                   MPI_Comm comm, MPI_Request *req) {                                     \
-        if (!LOGGING) return PMPI_##NAME(buf, count, dt, source, tag, comm, req);         \
-        enter(#NAME, CALLER);                                                             \
-        recv_args(count, dt, source, tag, comm);                                          \
-        end_entry();                                                                      \
-        int rc = PMPI_##NAME(buf, count, dt, source, tag, comm, req);                     \
-        result(rc);                                                                       \
-        if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, KIND));                        \
-        done();                                                                           \
-        return rc;                                                                        \
-    }
-
-NONBLOCKING_RECV(Irecv, 'r')
-NONBLOCKING_RECV(Recv_init, 'R')
-
-int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
-                 void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
-                 MPI_Comm comm, MPI_Status *status) {
-    if (!LOGGING)
-        return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
-                             rtag, comm, status);
-    MPI_Status own;
-    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-    enter("Sendrecv", CALLER);
-    send_args(scount, stype, dest, stag, comm, 0);
-    put_peer("src", source);
-    put_tag("rtag", rtag);
-    putf(" rn=%d rT=%d", rcount, type_id(rtype));
-    end_entry();
-    int rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
-                           comm, st);
-    result(rc);
-    if (rc == MPI_SUCCESS) put_status(st);
-    done();
-    return rc;
-}
-
-int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag,
-                         int source, int rtag, MPI_Comm comm, MPI_Status *status) {
-    if (!LOGGING)
-        return PMPI_Sendrecv_replace(buf, count, dt, dest, stag, source, rtag, comm, status);
-    MPI_Status own;
-    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-    enter("Sendrecv_replace", CALLER);
-    send_args(count, dt, dest, stag, comm, 0);
-    put_peer("src", source);
-    put_tag("rtag", rtag);
-    end_entry();
-    int rc = PMPI_Sendrecv_replace(buf, count, dt, dest, stag, source, rtag, comm, st);
-    result(rc);
-    if (rc == MPI_SUCCESS) put_status(st);
-    done();
-    return rc;
 }
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
@@ -1031,7 +930,7 @@ static void completed(int n, const MPI_Request *before, const int *which, int nw
     for (int j = 0; j < nwhich; j++) {
         int i = which ? which[j] : j;
         if (j) puts_(",");
-        if (kinds[i] == 'r' || kinds[i] == 'R') put_status_body(&sts[j]);
+        if (gives_status(kinds[i])) put_status_body(&sts[j]);
         else puts_("-");
         if (!is_persistent(kinds[i]) && before[i] != MPI_REQUEST_NULL) req_done(before[i]);
     }
@@ -1665,19 +1564,6 @@ static void type_ids(const char *key, const MPI_Datatype *ts, MPI_Comm comm) {
     for (int i = 0; i < size; i++) putf(i ? ",%d" : "%d", type_id(ts[i]));
 }
 
-static int coll_begin(const char *call, MPI_Comm comm, void *caller) {
-    enter(call, caller);
-    putf(" comm=%d", comm_id(comm));
-    return 0;
-}
-
-static int coll_end(int rc, MPI_Request *req) {
-    result(rc);
-    if (req && rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
-    done();
-    return rc;
-}
-
 static int rank_in(MPI_Comm comm) {
     int me = 0;
     PMPI_Comm_rank(comm, &me);
@@ -1686,112 +1572,17 @@ static int rank_in(MPI_Comm comm) {
 
 /* One collective: its name, the logging of its arguments, then the PMPI call (REQ: its new
  * request, NULL for a blocking one). */
-#define COLL(NAME, COMM, ARGS, PCALL, REQ)                                                \
-    do {                                                                                  \
-        coll_begin(NAME, COMM, CALLER);                                                   \
-        ARGS;                                                                             \
-        end_entry();                                                                      \
-        return coll_end(PCALL, REQ);                                                      \
-    } while (0)
-
-int MPI_Barrier(MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Barrier(comm);
-    COLL("Barrier", comm, (void)0, PMPI_Barrier(comm), NULL);
-}
-
-int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req) {
-    if (!LOGGING) return PMPI_Ibarrier(comm, req);
-    COLL("Ibarrier", comm, (void)0, PMPI_Ibarrier(comm, req), req);
-}
-
 static void rooted(int count, MPI_Datatype dt, int root) {
     putf(" n=%d T=%d root=%d", count, type_id(dt), root);
 }
 
-int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Bcast(buf, count, dt, root, comm);
-    COLL("Bcast", comm, rooted(count, dt, root), PMPI_Bcast(buf, count, dt, root, comm), NULL);
-}
-
-int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-               MPI_Request *req) {
-    if (!LOGGING) return PMPI_Ibcast(buf, count, dt, root, comm, req);
-    COLL("Ibcast", comm, rooted(count, dt, root), PMPI_Ibcast(buf, count, dt, root, comm, req),
-         req);
-}
-
-int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root,
-               MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Reduce(s, r, count, dt, op, root, comm);
-    COLL("Reduce", comm, (rooted(count, dt, root), put_op(op)),
-         PMPI_Reduce(s, r, count, dt, op, root, comm),
-         NULL);
-}
-
-int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root,
-                MPI_Comm comm, MPI_Request *req) {
-    if (!LOGGING) return PMPI_Ireduce(s, r, count, dt, op, root, comm, req);
-    COLL("Ireduce", comm, (rooted(count, dt, root), put_op(op)),
-         PMPI_Ireduce(s, r, count, dt, op, root, comm, req), req);
-}
-
 static void sized(int count, MPI_Datatype dt) { putf(" n=%d T=%d", count, type_id(dt)); }
-
-#define REDUCE_ALL(NAME, INAME)                                                           \
-    int MPI_##NAME(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,         \
-                   MPI_Comm comm) {                                                       \
-        if (!LOGGING) return PMPI_##NAME(s, r, count, dt, op, comm);                      \
-        COLL(#NAME, comm, (sized(count, dt), put_op(op)),                                 \
-             PMPI_##NAME(s, r, count, dt, op, comm), NULL);                              \
-    }                                                                                     \
-    int MPI_##INAME(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,        \
-                    MPI_Comm comm, MPI_Request *req) {                                    \
-        if (!LOGGING) return PMPI_##INAME(s, r, count, dt, op, comm, req);                \
-        COLL(#INAME, comm, (sized(count, dt), put_op(op)),                                \
-             PMPI_##INAME(s, r, count, dt, op, comm, req),                               \
-             req);                                                                        \
-    }
-
-REDUCE_ALL(Allreduce, Iallreduce)
-REDUCE_ALL(Scan, Iscan)
-REDUCE_ALL(Exscan, Iexscan)
-REDUCE_ALL(Reduce_scatter_block, Ireduce_scatter_block)
-
-int MPI_Reduce_scatter(const void *s, void *r, const int rcs[], MPI_Datatype dt, MPI_Op op,
-                       MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Reduce_scatter(s, r, rcs, dt, op, comm);
-    COLL("Reduce_scatter", comm, (putf(" T=%d", type_id(dt)), counts("ns", rcs, comm),
-                                   put_op(op)),
-         PMPI_Reduce_scatter(s, r, rcs, dt, op, comm), NULL);
-}
-
-int MPI_Ireduce_scatter(const void *s, void *r, const int rcs[], MPI_Datatype dt, MPI_Op op,
-                        MPI_Comm comm, MPI_Request *req) {
-    if (!LOGGING) return PMPI_Ireduce_scatter(s, r, rcs, dt, op, comm, req);
-    COLL("Ireduce_scatter", comm, (putf(" T=%d", type_id(dt)), counts("ns", rcs, comm),
-                                    put_op(op)),
-         PMPI_Ireduce_scatter(s, r, rcs, dt, op, comm, req), req);
-}
 
 /* A gather's part: the send count, or at the root with MPI_IN_PLACE its block's. */
 static void gathered(const void *s, int sc, MPI_Datatype st, int rc, MPI_Datatype rt,
                      int root, MPI_Comm comm) {
     if (s == MPI_IN_PLACE && rank_in(comm) == root) rooted(rc, rt, root);
     else rooted(sc, st, root);
-}
-
-int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
-               int root, MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Gather(s, sc, st, r, rc_, rt, root, comm);
-    COLL("Gather", comm, gathered(s, sc, st, rc_, rt, root, comm),
-         PMPI_Gather(s, sc, st, r, rc_, rt, root, comm), NULL);
-}
-
-int MPI_Igather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
-                int root, MPI_Comm comm, MPI_Request *req) {
-    if (!LOGGING) return PMPI_Igather(s, sc, st, r, rc_, rt, root, comm, req);
-    COLL("Igather", comm, gathered(s, sc, st, rc_, rt, root, comm),
-         PMPI_Igather(s, sc, st, r, rc_, rt, root, comm, req), req);
 }
 
 static void gatheredv(const void *s, int sc, MPI_Datatype st, const int rcs[], MPI_Datatype rt,
@@ -1801,53 +1592,10 @@ static void gatheredv(const void *s, int sc, MPI_Datatype st, const int rcs[], M
     else rooted(sc, st, root);
 }
 
-int MPI_Gatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
-                const int displs[], MPI_Datatype rt, int root, MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Gatherv(s, sc, st, r, rcs, displs, rt, root, comm);
-    COLL("Gatherv", comm, gatheredv(s, sc, st, rcs, rt, root, comm),
-         PMPI_Gatherv(s, sc, st, r, rcs, displs, rt, root, comm), NULL);
-}
-
-int MPI_Igatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
-                 const int displs[], MPI_Datatype rt, int root, MPI_Comm comm,
-                 MPI_Request *req) {
-    if (!LOGGING) return PMPI_Igatherv(s, sc, st, r, rcs, displs, rt, root, comm, req);
-    COLL("Igatherv", comm, gatheredv(s, sc, st, rcs, rt, root, comm),
-         PMPI_Igatherv(s, sc, st, r, rcs, displs, rt, root, comm, req), req);
-}
-
 /* An allgather's or all-to-all's part: the send count, or with MPI_IN_PLACE the receive's. */
 static void own(const void *s, int sc, MPI_Datatype st, int rc, MPI_Datatype rt) {
     if (s == MPI_IN_PLACE) sized(rc, rt);
     else sized(sc, st);
-}
-
-int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
-                  MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Allgather(s, sc, st, r, rc_, rt, comm);
-    COLL("Allgather", comm, own(s, sc, st, rc_, rt),
-         PMPI_Allgather(s, sc, st, r, rc_, rt, comm), NULL);
-}
-
-int MPI_Iallgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
-                   MPI_Comm comm, MPI_Request *req) {
-    if (!LOGGING) return PMPI_Iallgather(s, sc, st, r, rc_, rt, comm, req);
-    COLL("Iallgather", comm, own(s, sc, st, rc_, rt),
-         PMPI_Iallgather(s, sc, st, r, rc_, rt, comm, req), req);
-}
-
-int MPI_Allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
-                   const int displs[], MPI_Datatype rt, MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Allgatherv(s, sc, st, r, rcs, displs, rt, comm);
-    COLL("Allgatherv", comm, own(s, sc, st, rcs[rank_in(comm)], rt),
-         PMPI_Allgatherv(s, sc, st, r, rcs, displs, rt, comm), NULL);
-}
-
-int MPI_Iallgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
-                    const int displs[], MPI_Datatype rt, MPI_Comm comm, MPI_Request *req) {
-    if (!LOGGING) return PMPI_Iallgatherv(s, sc, st, r, rcs, displs, rt, comm, req);
-    COLL("Iallgatherv", comm, own(s, sc, st, rcs[rank_in(comm)], rt),
-         PMPI_Iallgatherv(s, sc, st, r, rcs, displs, rt, comm, req), req);
 }
 
 /* A scatter's part: at the root its send blocks, elsewhere what it receives. */
@@ -1857,54 +1605,11 @@ static void scattered(int sc, MPI_Datatype st, int rc, MPI_Datatype rt, int root
     else rooted(rc, rt, root);
 }
 
-int MPI_Scatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
-                int root, MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Scatter(s, sc, st, r, rc_, rt, root, comm);
-    COLL("Scatter", comm, scattered(sc, st, rc_, rt, root, comm),
-         PMPI_Scatter(s, sc, st, r, rc_, rt, root, comm), NULL);
-}
-
-int MPI_Iscatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
-                 int root, MPI_Comm comm, MPI_Request *req) {
-    if (!LOGGING) return PMPI_Iscatter(s, sc, st, r, rc_, rt, root, comm, req);
-    COLL("Iscatter", comm, scattered(sc, st, rc_, rt, root, comm),
-         PMPI_Iscatter(s, sc, st, r, rc_, rt, root, comm, req), req);
-}
-
 static void scatteredv(const int scs[], MPI_Datatype st, int rc, MPI_Datatype rt, int root,
                        MPI_Comm comm) {
     putf(" root=%d", root);
     if (rank_in(comm) == root) { putf(" T=%d", type_id(st)); counts("ns", scs, comm); }
     else sized(rc, rt);
-}
-
-int MPI_Scatterv(const void *s, const int scs[], const int displs[], MPI_Datatype st, void *r,
-                 int rc_, MPI_Datatype rt, int root, MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Scatterv(s, scs, displs, st, r, rc_, rt, root, comm);
-    COLL("Scatterv", comm, scatteredv(scs, st, rc_, rt, root, comm),
-         PMPI_Scatterv(s, scs, displs, st, r, rc_, rt, root, comm), NULL);
-}
-
-int MPI_Iscatterv(const void *s, const int scs[], const int displs[], MPI_Datatype st,
-                  void *r, int rc_, MPI_Datatype rt, int root, MPI_Comm comm,
-                  MPI_Request *req) {
-    if (!LOGGING) return PMPI_Iscatterv(s, scs, displs, st, r, rc_, rt, root, comm, req);
-    COLL("Iscatterv", comm, scatteredv(scs, st, rc_, rt, root, comm),
-         PMPI_Iscatterv(s, scs, displs, st, r, rc_, rt, root, comm, req), req);
-}
-
-int MPI_Alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
-                 MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Alltoall(s, sc, st, r, rc_, rt, comm);
-    COLL("Alltoall", comm, own(s, sc, st, rc_, rt), PMPI_Alltoall(s, sc, st, r, rc_, rt, comm),
-         NULL);
-}
-
-int MPI_Ialltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
-                  MPI_Comm comm, MPI_Request *req) {
-    if (!LOGGING) return PMPI_Ialltoall(s, sc, st, r, rc_, rt, comm, req);
-    COLL("Ialltoall", comm, own(s, sc, st, rc_, rt),
-         PMPI_Ialltoall(s, sc, st, r, rc_, rt, comm, req), req);
 }
 
 /* An all-to-all's counts per rank: the send counts, or with MPI_IN_PLACE the receive ones. */
@@ -1914,42 +1619,11 @@ static void ownv(const void *s, const int scs[], MPI_Datatype st, const int rcs[
     else { putf(" T=%d", type_id(st)); counts("ns", scs, comm); }
 }
 
-int MPI_Alltoallv(const void *s, const int scs[], const int sd[], MPI_Datatype st, void *r,
-                  const int rcs[], const int rd[], MPI_Datatype rt, MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Alltoallv(s, scs, sd, st, r, rcs, rd, rt, comm);
-    COLL("Alltoallv", comm, ownv(s, scs, st, rcs, rt, comm),
-         PMPI_Alltoallv(s, scs, sd, st, r, rcs, rd, rt, comm), NULL);
-}
-
-int MPI_Ialltoallv(const void *s, const int scs[], const int sd[], MPI_Datatype st, void *r,
-                   const int rcs[], const int rd[], MPI_Datatype rt, MPI_Comm comm,
-                   MPI_Request *req) {
-    if (!LOGGING) return PMPI_Ialltoallv(s, scs, sd, st, r, rcs, rd, rt, comm, req);
-    COLL("Ialltoallv", comm, ownv(s, scs, st, rcs, rt, comm),
-         PMPI_Ialltoallv(s, scs, sd, st, r, rcs, rd, rt, comm, req), req);
-}
-
 static void ownw(const void *s, const int scs[], const MPI_Datatype sts[], const int rcs[],
                  const MPI_Datatype rts[], MPI_Comm comm) {
     int in_place = s == MPI_IN_PLACE;
     counts("ns", in_place ? rcs : scs, comm);
     type_ids("Ts", in_place ? rts : sts, comm);
-}
-
-int MPI_Alltoallw(const void *s, const int scs[], const int sd[], const MPI_Datatype sts[],
-                  void *r, const int rcs[], const int rd[], const MPI_Datatype rts[],
-                  MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Alltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm);
-    COLL("Alltoallw", comm, ownw(s, scs, sts, rcs, rts, comm),
-         PMPI_Alltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm), NULL);
-}
-
-int MPI_Ialltoallw(const void *s, const int scs[], const int sd[], const MPI_Datatype sts[],
-                   void *r, const int rcs[], const int rd[], const MPI_Datatype rts[],
-                   MPI_Comm comm, MPI_Request *req) {
-    if (!LOGGING) return PMPI_Ialltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm, req);
-    COLL("Ialltoallw", comm, ownw(s, scs, sts, rcs, rts, comm),
-         PMPI_Ialltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm, req), req);
 }
 
 /* ---- neighbourhood collectives (MPI 4.1 §8.6): what this process sends; the replay finds
@@ -1974,53 +1648,6 @@ static void per_out(const int *cs, const MPI_Datatype *ts, MPI_Datatype t, MPI_C
         for (int i = 0; i < n; i++) putf(i ? ",%d" : "%d", type_id(ts[i]));
     }
 }
-
-#define NEIGHBOR(NAME, PARAMS, PARGS, ARGS)                                               \
-    int MPI_##NAME PARAMS {                                                               \
-        MPI_Request *req = NULL;                                                          \
-        if (!LOGGING) return PMPI_##NAME PARGS;                                           \
-        COLL(#NAME, comm, ARGS, PMPI_##NAME PARGS, req);                                  \
-    }
-
-NEIGHBOR(Neighbor_allgather, (const void *s, int sc, MPI_Datatype st, void *r, int rc_,
-         MPI_Datatype rt, MPI_Comm comm), (s, sc, st, r, rc_, rt, comm), sized(sc, st))
-NEIGHBOR(Neighbor_allgatherv, (const void *s, int sc, MPI_Datatype st, void *r,
-         const int rcs[], const int rd[], MPI_Datatype rt, MPI_Comm comm),
-         (s, sc, st, r, rcs, rd, rt, comm), sized(sc, st))
-NEIGHBOR(Neighbor_alltoall, (const void *s, int sc, MPI_Datatype st, void *r, int rc_,
-         MPI_Datatype rt, MPI_Comm comm), (s, sc, st, r, rc_, rt, comm), sized(sc, st))
-NEIGHBOR(Neighbor_alltoallv, (const void *s, const int scs[], const int sd[],
-         MPI_Datatype st, void *r, const int rcs[], const int rd[], MPI_Datatype rt,
-         MPI_Comm comm), (s, scs, sd, st, r, rcs, rd, rt, comm), per_out(scs, NULL, st, comm))
-NEIGHBOR(Neighbor_alltoallw, (const void *s, const int scs[], const MPI_Aint sd[],
-         const MPI_Datatype sts[], void *r, const int rcs[], const MPI_Aint rd[],
-         const MPI_Datatype rts[], MPI_Comm comm), (s, scs, sd, sts, r, rcs, rd, rts, comm),
-         per_out(scs, sts, MPI_DATATYPE_NULL, comm))
-
-#define INEIGHBOR(NAME, PARAMS, PARGS, ARGS)                                              \
-    int MPI_##NAME PARAMS {                                                               \
-        if (!LOGGING) return PMPI_##NAME PARGS;                                           \
-        COLL(#NAME, comm, ARGS, PMPI_##NAME PARGS, req);                                  \
-    }
-
-INEIGHBOR(Ineighbor_allgather, (const void *s, int sc, MPI_Datatype st, void *r, int rc_,
-          MPI_Datatype rt, MPI_Comm comm, MPI_Request *req),
-          (s, sc, st, r, rc_, rt, comm, req), sized(sc, st))
-INEIGHBOR(Ineighbor_allgatherv, (const void *s, int sc, MPI_Datatype st, void *r,
-          const int rcs[], const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request *req),
-          (s, sc, st, r, rcs, rd, rt, comm, req), sized(sc, st))
-INEIGHBOR(Ineighbor_alltoall, (const void *s, int sc, MPI_Datatype st, void *r, int rc_,
-          MPI_Datatype rt, MPI_Comm comm, MPI_Request *req),
-          (s, sc, st, r, rc_, rt, comm, req), sized(sc, st))
-INEIGHBOR(Ineighbor_alltoallv, (const void *s, const int scs[], const int sd[],
-          MPI_Datatype st, void *r, const int rcs[], const int rd[], MPI_Datatype rt,
-          MPI_Comm comm, MPI_Request *req), (s, scs, sd, st, r, rcs, rd, rt, comm, req),
-          per_out(scs, NULL, st, comm))
-INEIGHBOR(Ineighbor_alltoallw, (const void *s, const int scs[], const MPI_Aint sd[],
-          const MPI_Datatype sts[], void *r, const int rcs[], const MPI_Aint rd[],
-          const MPI_Datatype rts[], MPI_Comm comm, MPI_Request *req),
-          (s, scs, sd, sts, r, rcs, rd, rts, comm, req),
-          per_out(scs, sts, MPI_DATATYPE_NULL, comm))
 
 /* ---- groups (MPI 4.1 §7.3): numbered when made; each logged with its members as ranks of
  * MPI_COMM_WORLD (wr=), so that a replay makes any group, whatever call made it ------------- */
@@ -2239,132 +1866,10 @@ static void rma_args(MPI_Win win, int n, MPI_Datatype t, int target, MPI_Aint di
     putf(" tdisp=%lld tn=%d tT=%d", (long long)disp, tn, type_id(tt));
 }
 
-#define RMA_SIMPLE(NAME, CONST)                                                           \
-    int MPI_##NAME(CONST void *o, int n, MPI_Datatype t, int target, MPI_Aint disp,       \
-                   int tn, MPI_Datatype tt, MPI_Win win) {                                \
-        if (!LOGGING) return PMPI_##NAME(o, n, t, target, disp, tn, tt, win);             \
-        enter(#NAME, CALLER);                                                             \
-        rma_args(win, n, t, target, disp, tn, tt);                                        \
-        end_entry();                                                                      \
-        int rc = PMPI_##NAME(o, n, t, target, disp, tn, tt, win);                         \
-        result(rc);                                                                       \
-        done();                                                                           \
-        return rc;                                                                        \
-    }
-RMA_SIMPLE(Put, const)
-RMA_SIMPLE(Get, )
-
-int MPI_Accumulate(const void *o, int n, MPI_Datatype t, int target, MPI_Aint disp, int tn,
-                   MPI_Datatype tt, MPI_Op op, MPI_Win win) {
-    if (!LOGGING) return PMPI_Accumulate(o, n, t, target, disp, tn, tt, op, win);
-    enter("Accumulate", CALLER);
-    rma_args(win, n, t, target, disp, tn, tt);
-    putf(" op=%s", op_name(op));
-    end_entry();
-    int rc = PMPI_Accumulate(o, n, t, target, disp, tn, tt, op, win);
-    result(rc);
-    done();
-    return rc;
-}
-
-int MPI_Get_accumulate(const void *o, int n, MPI_Datatype t, void *r, int rn,
-                       MPI_Datatype rt, int target, MPI_Aint disp, int tn, MPI_Datatype tt,
-                       MPI_Op op, MPI_Win win) {
-    if (!LOGGING) return PMPI_Get_accumulate(o, n, t, r, rn, rt, target, disp, tn, tt, op, win);
-    enter("Get_accumulate", CALLER);
-    rma_args(win, n, t, target, disp, tn, tt);
-    putf(" rn=%d rT=%d op=%s", rn, type_id(rt), op_name(op));
-    end_entry();
-    int rc = PMPI_Get_accumulate(o, n, t, r, rn, rt, target, disp, tn, tt, op, win);
-    result(rc);
-    done();
-    return rc;
-}
-
-int MPI_Fetch_and_op(const void *o, void *r, MPI_Datatype t, int target, MPI_Aint disp,
-                     MPI_Op op, MPI_Win win) {
-    if (!LOGGING) return PMPI_Fetch_and_op(o, r, t, target, disp, op, win);
-    enter("Fetch_and_op", CALLER);
-    rma_args(win, 1, t, target, disp, 1, t);
-    putf(" op=%s", op_name(op));
-    end_entry();
-    int rc = PMPI_Fetch_and_op(o, r, t, target, disp, op, win);
-    result(rc);
-    done();
-    return rc;
-}
-
-int MPI_Compare_and_swap(const void *o, const void *c, void *r, MPI_Datatype t, int target,
-                         MPI_Aint disp, MPI_Win win) {
-    if (!LOGGING) return PMPI_Compare_and_swap(o, c, r, t, target, disp, win);
-    enter("Compare_and_swap", CALLER);
-    rma_args(win, 1, t, target, disp, 1, t);
-    end_entry();
-    int rc = PMPI_Compare_and_swap(o, c, r, t, target, disp, win);
-    result(rc);
-    done();
-    return rc;
-}
-
 /* ---- request-based one-sided operations (MPI 4.1 §12.3.5): as their plain forms, with the
  * request made (kind 'o'), which a wait or test completes -------------------------------- */
-static int rma_request(int rc, MPI_Request *req) {
-    result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'o'));
-    done();
-    return rc;
-}
-
-#define RMA_REQUEST(NAME, CONST)                                                          \
-    int MPI_##NAME(CONST void *o, int n, MPI_Datatype t, int target, MPI_Aint disp,       \
-                   int tn, MPI_Datatype tt, MPI_Win win, MPI_Request *req) {              \
-        if (!LOGGING) return PMPI_##NAME(o, n, t, target, disp, tn, tt, win, req);        \
-        enter(#NAME, CALLER);                                                             \
-        rma_args(win, n, t, target, disp, tn, tt);                                        \
-        end_entry();                                                                      \
-        return rma_request(PMPI_##NAME(o, n, t, target, disp, tn, tt, win, req), req);    \
-    }
-RMA_REQUEST(Rput, const)
-RMA_REQUEST(Rget, )
-
-int MPI_Raccumulate(const void *o, int n, MPI_Datatype t, int target, MPI_Aint disp, int tn,
-                    MPI_Datatype tt, MPI_Op op, MPI_Win win, MPI_Request *req) {
-    if (!LOGGING) return PMPI_Raccumulate(o, n, t, target, disp, tn, tt, op, win, req);
-    enter("Raccumulate", CALLER);
-    rma_args(win, n, t, target, disp, tn, tt);
-    put_op(op);
-    end_entry();
-    return rma_request(PMPI_Raccumulate(o, n, t, target, disp, tn, tt, op, win, req), req);
-}
-
-int MPI_Rget_accumulate(const void *o, int n, MPI_Datatype t, void *r, int rn,
-                        MPI_Datatype rt, int target, MPI_Aint disp, int tn, MPI_Datatype tt,
-                        MPI_Op op, MPI_Win win, MPI_Request *req) {
-    if (!LOGGING)
-        return PMPI_Rget_accumulate(o, n, t, r, rn, rt, target, disp, tn, tt, op, win, req);
-    enter("Rget_accumulate", CALLER);
-    rma_args(win, n, t, target, disp, tn, tt);
-    putf(" rn=%d rT=%d", rn, type_id(rt));
-    put_op(op);
-    end_entry();
-    return rma_request(PMPI_Rget_accumulate(o, n, t, r, rn, rt, target, disp, tn, tt, op, win,
-                                            req), req);
-}
 
 /* A synchronization call: its name, then what follows "win=ID" (ARGS), then the call. */
-#define WIN_SYNC(NAME, PARAMS, PARGS, ARGS)                                               \
-    int MPI_##NAME PARAMS {                                                               \
-        if (!LOGGING) return PMPI_##NAME PARGS;                                           \
-        enter(#NAME, CALLER);                                                             \
-        putf(" win=%d", win_id(win));                                                     \
-        ARGS;                                                                             \
-        end_entry();                                                                      \
-        int rc = PMPI_##NAME PARGS;                                                       \
-        result(rc);                                                                       \
-        done();                                                                           \
-        return rc;                                                                        \
-    }
-
 static void win_group(const char *key, MPI_Group group, MPI_Win win) {
     MPI_Group of;
     PMPI_Win_get_group(win, &of);
@@ -2372,166 +1877,11 @@ static void win_group(const char *key, MPI_Group group, MPI_Win win) {
     PMPI_Group_free(&of);
 }
 
-WIN_SYNC(Win_fence, (int a, MPI_Win win), (a, win), put_assert(a))
-WIN_SYNC(Win_lock, (int lt, int target, int a, MPI_Win win), (lt, target, a, win),
-         (put_peer("tgt", target), puts_(lt == MPI_LOCK_SHARED ? " lt=S" : " lt=X"),
-          put_assert(a)))
-WIN_SYNC(Win_unlock, (int target, MPI_Win win), (target, win), put_peer("tgt", target))
-WIN_SYNC(Win_lock_all, (int a, MPI_Win win), (a, win), put_assert(a))
-WIN_SYNC(Win_unlock_all, (MPI_Win win), (win), (void)0)
-WIN_SYNC(Win_flush, (int target, MPI_Win win), (target, win), put_peer("tgt", target))
-WIN_SYNC(Win_flush_all, (MPI_Win win), (win), (void)0)
-WIN_SYNC(Win_flush_local, (int target, MPI_Win win), (target, win), put_peer("tgt", target))
-WIN_SYNC(Win_flush_local_all, (MPI_Win win), (win), (void)0)
-WIN_SYNC(Win_sync, (MPI_Win win), (win), (void)0)
-WIN_SYNC(Win_post, (MPI_Group g, int a, MPI_Win win), (g, a, win),
-         (win_group("grp", g, win), put_assert(a)))
-WIN_SYNC(Win_start, (MPI_Group g, int a, MPI_Win win), (g, a, win),
-         (win_group("grp", g, win), put_assert(a)))
-WIN_SYNC(Win_complete, (MPI_Win win), (win), (void)0)
-WIN_SYNC(Win_wait, (MPI_Win win), (win), (void)0)
-
-int MPI_Win_test(MPI_Win win, int *flag) {
-    if (!LOGGING) return PMPI_Win_test(win, flag);
-    enter("Win_test", CALLER);
-    putf(" win=%d", win_id(win));
-    end_entry();
-    int rc = PMPI_Win_test(win, flag);
-    result(rc);
-    if (rc == MPI_SUCCESS) putf(" flag=%d", *flag ? 1 : 0);
-    done();
-    return rc;
-}
-
 /* ---- persistent collectives (MPI 4.1 §6.13): logged as their nonblocking forms are, with
  * the persistent request made (kind 'P': each MPI_Start starts the collective again, a wait
  * completes that start, MPI_Request_free ends it). ---------------------------------------- */
 #if MPI_VERSION >= 4
-static int pcoll_end(int rc, MPI_Request *req) {
-    result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
-    done();
-    return rc;
-}
 
-#define PCOLL(NAME, COMM, ARGS, PCALL, REQ)                                               \
-    do {                                                                                  \
-        coll_begin(NAME, COMM, CALLER);                                                   \
-        ARGS;                                                                             \
-        end_entry();                                                                      \
-        return pcoll_end(PCALL, REQ);                                                     \
-    } while (0)
-
-int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *req) {
-    if (!LOGGING) return PMPI_Barrier_init(comm, info, req);
-    PCOLL("Barrier_init", comm, (void)0, PMPI_Barrier_init(comm, info, req), req);
-}
-
-int MPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                   MPI_Info info, MPI_Request *req) {
-    if (!LOGGING) return PMPI_Bcast_init(buf, count, dt, root, comm, info, req);
-    PCOLL("Bcast_init", comm, rooted(count, dt, root),
-          PMPI_Bcast_init(buf, count, dt, root, comm, info, req), req);
-}
-
-int MPI_Reduce_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root,
-                    MPI_Comm comm, MPI_Info info, MPI_Request *req) {
-    if (!LOGGING) return PMPI_Reduce_init(s, r, count, dt, op, root, comm, info, req);
-    PCOLL("Reduce_init", comm, (rooted(count, dt, root), put_op(op)),
-          PMPI_Reduce_init(s, r, count, dt, op, root, comm, info, req), req);
-}
-
-#define REDUCE_ALL_INIT(NAME)                                                             \
-    int MPI_##NAME##_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,  \
-                          MPI_Comm comm, MPI_Info info, MPI_Request *req) {               \
-        if (!LOGGING) return PMPI_##NAME##_init(s, r, count, dt, op, comm, info, req);    \
-        PCOLL(#NAME "_init", comm, (sized(count, dt), put_op(op)),                        \
-              PMPI_##NAME##_init(s, r, count, dt, op, comm, info, req), req);             \
-    }
-REDUCE_ALL_INIT(Allreduce)
-REDUCE_ALL_INIT(Scan)
-REDUCE_ALL_INIT(Exscan)
-REDUCE_ALL_INIT(Reduce_scatter_block)
-
-int MPI_Reduce_scatter_init(const void *s, void *r, const int rcs[], MPI_Datatype dt,
-                            MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *req) {
-    if (!LOGGING) return PMPI_Reduce_scatter_init(s, r, rcs, dt, op, comm, info, req);
-    PCOLL("Reduce_scatter_init", comm,
-          (putf(" T=%d", type_id(dt)), counts("ns", rcs, comm), put_op(op)),
-          PMPI_Reduce_scatter_init(s, r, rcs, dt, op, comm, info, req), req);
-}
-
-int MPI_Gather_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
-                    int root, MPI_Comm comm, MPI_Info info, MPI_Request *req) {
-    if (!LOGGING) return PMPI_Gather_init(s, sc, st, r, rc_, rt, root, comm, info, req);
-    PCOLL("Gather_init", comm, gathered(s, sc, st, rc_, rt, root, comm),
-          PMPI_Gather_init(s, sc, st, r, rc_, rt, root, comm, info, req), req);
-}
-
-int MPI_Gatherv_init(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
-                     const int displs[], MPI_Datatype rt, int root, MPI_Comm comm,
-                     MPI_Info info, MPI_Request *req) {
-    if (!LOGGING)
-        return PMPI_Gatherv_init(s, sc, st, r, rcs, displs, rt, root, comm, info, req);
-    PCOLL("Gatherv_init", comm, gatheredv(s, sc, st, rcs, rt, root, comm),
-          PMPI_Gatherv_init(s, sc, st, r, rcs, displs, rt, root, comm, info, req), req);
-}
-
-int MPI_Scatter_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_,
-                     MPI_Datatype rt, int root, MPI_Comm comm, MPI_Info info,
-                     MPI_Request *req) {
-    if (!LOGGING) return PMPI_Scatter_init(s, sc, st, r, rc_, rt, root, comm, info, req);
-    PCOLL("Scatter_init", comm, scattered(sc, st, rc_, rt, root, comm),
-          PMPI_Scatter_init(s, sc, st, r, rc_, rt, root, comm, info, req), req);
-}
-
-int MPI_Scatterv_init(const void *s, const int scs[], const int displs[], MPI_Datatype st,
-                      void *r, int rc_, MPI_Datatype rt, int root, MPI_Comm comm,
-                      MPI_Info info, MPI_Request *req) {
-    if (!LOGGING)
-        return PMPI_Scatterv_init(s, scs, displs, st, r, rc_, rt, root, comm, info, req);
-    PCOLL("Scatterv_init", comm, scatteredv(scs, st, rc_, rt, root, comm),
-          PMPI_Scatterv_init(s, scs, displs, st, r, rc_, rt, root, comm, info, req), req);
-}
-
-#define ALL_INIT(NAME)                                                                    \
-    int MPI_##NAME##_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_,       \
-                          MPI_Datatype rt, MPI_Comm comm, MPI_Info info,                  \
-                          MPI_Request *req) {                                             \
-        if (!LOGGING) return PMPI_##NAME##_init(s, sc, st, r, rc_, rt, comm, info, req);  \
-        PCOLL(#NAME "_init", comm, own(s, sc, st, rc_, rt),                               \
-              PMPI_##NAME##_init(s, sc, st, r, rc_, rt, comm, info, req), req);           \
-    }
-ALL_INIT(Allgather)
-ALL_INIT(Alltoall)
-
-int MPI_Allgatherv_init(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
-                        const int displs[], MPI_Datatype rt, MPI_Comm comm, MPI_Info info,
-                        MPI_Request *req) {
-    if (!LOGGING)
-        return PMPI_Allgatherv_init(s, sc, st, r, rcs, displs, rt, comm, info, req);
-    PCOLL("Allgatherv_init", comm, own(s, sc, st, rcs[rank_in(comm)], rt),
-          PMPI_Allgatherv_init(s, sc, st, r, rcs, displs, rt, comm, info, req), req);
-}
-
-int MPI_Alltoallv_init(const void *s, const int scs[], const int sd[], MPI_Datatype st,
-                       void *r, const int rcs[], const int rd[], MPI_Datatype rt,
-                       MPI_Comm comm, MPI_Info info, MPI_Request *req) {
-    if (!LOGGING)
-        return PMPI_Alltoallv_init(s, scs, sd, st, r, rcs, rd, rt, comm, info, req);
-    PCOLL("Alltoallv_init", comm, ownv(s, scs, st, rcs, rt, comm),
-          PMPI_Alltoallv_init(s, scs, sd, st, r, rcs, rd, rt, comm, info, req), req);
-}
-
-int MPI_Alltoallw_init(const void *s, const int scs[], const int sd[],
-                       const MPI_Datatype sts[], void *r, const int rcs[], const int rd[],
-                       const MPI_Datatype rts[], MPI_Comm comm, MPI_Info info,
-                       MPI_Request *req) {
-    if (!LOGGING)
-        return PMPI_Alltoallw_init(s, scs, sd, sts, r, rcs, rd, rts, comm, info, req);
-    PCOLL("Alltoallw_init", comm, ownw(s, scs, sts, rcs, rts, comm),
-          PMPI_Alltoallw_init(s, scs, sd, sts, r, rcs, rd, rts, comm, info, req), req);
-}
 #endif
 
 /* ---- user-defined reduction operations (MPI 4.1 §6.9.5): numbered when made (u1...), so
@@ -2576,102 +1926,10 @@ static void send_args_c(MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI
     }
 }
 
-#define BLOCKING_SEND_C(NAME, PACK)                                                       \
-    int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,       \
-                       int tag, MPI_Comm comm) {                                          \
-        if (!LOGGING) return PMPI_##NAME##_c(buf, count, dt, dest, tag, comm);            \
-        enter(#NAME, CALLER);                                                             \
-        send_args_c(count, dt, dest, tag, comm, PACK);                                    \
-        end_entry();                                                                      \
-        int rc = PMPI_##NAME##_c(buf, count, dt, dest, tag, comm);                        \
-        result(rc);                                                                       \
-        done();                                                                           \
-        return rc;                                                                        \
-    }
-BLOCKING_SEND_C(Send, 0)
-BLOCKING_SEND_C(Bsend, 1)
-BLOCKING_SEND_C(Ssend, 0)
-BLOCKING_SEND_C(Rsend, 0)
-
-#define NONBLOCKING_SEND_C(NAME, PACK, KIND)                                              \
-    int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,       \
-                       int tag, MPI_Comm comm, MPI_Request *req) {                        \
-        if (!LOGGING) return PMPI_##NAME##_c(buf, count, dt, dest, tag, comm, req);       \
-        enter(#NAME, CALLER);                                                             \
-        send_args_c(count, dt, dest, tag, comm, PACK);                                    \
-        end_entry();                                                                      \
-        int rc = PMPI_##NAME##_c(buf, count, dt, dest, tag, comm, req);                   \
-        result(rc);                                                                       \
-        if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, KIND));                        \
-        done();                                                                           \
-        return rc;                                                                        \
-    }
-NONBLOCKING_SEND_C(Isend, 0, 's')
-NONBLOCKING_SEND_C(Ibsend, 1, 's')
-NONBLOCKING_SEND_C(Issend, 0, 's')
-NONBLOCKING_SEND_C(Irsend, 0, 's')
-NONBLOCKING_SEND_C(Send_init, 0, 'S')
-NONBLOCKING_SEND_C(Bsend_init, 1, 'S')
-NONBLOCKING_SEND_C(Ssend_init, 0, 'S')
-NONBLOCKING_SEND_C(Rsend_init, 0, 'S')
-
 static void recv_args_c(MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm) {
     put_peer("src", source);
     put_tag("tag", tag);
     putf(" comm=%d n=%lld T=%d", comm_id(comm), (long long)count, type_id(dt));
-}
-
-int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
-               MPI_Comm comm, MPI_Status *status) {
-    if (!LOGGING) return PMPI_Recv_c(buf, count, dt, source, tag, comm, status);
-    MPI_Status own;
-    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-    enter("Recv", CALLER);
-    recv_args_c(count, dt, source, tag, comm);
-    end_entry();
-    int rc = PMPI_Recv_c(buf, count, dt, source, tag, comm, st);
-    result(rc);
-    if (rc == MPI_SUCCESS) put_status(st);
-    done();
-    return rc;
-}
-
-#define NONBLOCKING_RECV_C(NAME, KIND)                                                    \
-    int MPI_##NAME##_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,  \
-                       MPI_Comm comm, MPI_Request *req) {                                 \
-        if (!LOGGING) return PMPI_##NAME##_c(buf, count, dt, source, tag, comm, req);     \
-        enter(#NAME, CALLER);                                                             \
-        recv_args_c(count, dt, source, tag, comm);                                        \
-        end_entry();                                                                      \
-        int rc = PMPI_##NAME##_c(buf, count, dt, source, tag, comm, req);                 \
-        result(rc);                                                                       \
-        if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, KIND));                        \
-        done();                                                                           \
-        return rc;                                                                        \
-    }
-NONBLOCKING_RECV_C(Irecv, 'r')
-NONBLOCKING_RECV_C(Recv_init, 'R')
-
-int MPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
-                   void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag,
-                   MPI_Comm comm, MPI_Status *status) {
-    if (!LOGGING)
-        return PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
-                               rtag, comm, status);
-    MPI_Status own;
-    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-    enter("Sendrecv", CALLER);
-    send_args_c(scount, stype, dest, stag, comm, 0);
-    put_peer("src", source);
-    put_tag("rtag", rtag);
-    putf(" rn=%lld rT=%d", (long long)rcount, type_id(rtype));
-    end_entry();
-    int rc = PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
-                             rtag, comm, st);
-    result(rc);
-    if (rc == MPI_SUCCESS) put_status(st);
-    done();
-    return rc;
 }
 
 static void rooted_c(MPI_Count count, MPI_Datatype dt, int root) {
@@ -2682,58 +1940,8 @@ static void sized_c(MPI_Count count, MPI_Datatype dt) {
     putf(" n=%lld T=%d", (long long)count, type_id(dt));
 }
 
-int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Bcast_c(buf, count, dt, root, comm);
-    COLL("Bcast", comm, rooted_c(count, dt, root), PMPI_Bcast_c(buf, count, dt, root, comm),
-         NULL);
-}
-
-int MPI_Reduce_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt, MPI_Op op,
-                 int root, MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Reduce_c(s, r, count, dt, op, root, comm);
-    COLL("Reduce", comm, (rooted_c(count, dt, root), put_op(op)),
-         PMPI_Reduce_c(s, r, count, dt, op, root, comm), NULL);
-}
-
-#define REDUCE_ALL_C(NAME)                                                                \
-    int MPI_##NAME##_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt,          \
-                       MPI_Op op, MPI_Comm comm) {                                        \
-        if (!LOGGING) return PMPI_##NAME##_c(s, r, count, dt, op, comm);                  \
-        COLL(#NAME, comm, (sized_c(count, dt), put_op(op)),                               \
-             PMPI_##NAME##_c(s, r, count, dt, op, comm),                                 \
-             NULL);                                                                       \
-    }
-REDUCE_ALL_C(Allreduce)
-REDUCE_ALL_C(Scan)
-REDUCE_ALL_C(Exscan)
-REDUCE_ALL_C(Reduce_scatter_block)
-
 /* Allgather, Alltoall: the send count, or with MPI_IN_PLACE the receive's. */
-#define ALL_C(NAME)                                                                       \
-    int MPI_##NAME##_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r,             \
-                       MPI_Count rc_, MPI_Datatype rt, MPI_Comm comm) {                   \
-        if (!LOGGING) return PMPI_##NAME##_c(s, sc, st, r, rc_, rt, comm);                \
-        COLL(#NAME, comm, (s == MPI_IN_PLACE ? sized_c(rc_, rt) : sized_c(sc, st)),       \
-             PMPI_##NAME##_c(s, sc, st, r, rc_, rt, comm), NULL);                         \
-    }
-ALL_C(Allgather)
-ALL_C(Alltoall)
 
-int MPI_Gather_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Count rc_,
-                 MPI_Datatype rt, int root, MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Gather_c(s, sc, st, r, rc_, rt, root, comm);
-    COLL("Gather", comm, (s == MPI_IN_PLACE && rank_in(comm) == root ? rooted_c(rc_, rt, root)
-                          : rooted_c(sc, st, root)),
-         PMPI_Gather_c(s, sc, st, r, rc_, rt, root, comm), NULL);
-}
-
-int MPI_Scatter_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Count rc_,
-                  MPI_Datatype rt, int root, MPI_Comm comm) {
-    if (!LOGGING) return PMPI_Scatter_c(s, sc, st, r, rc_, rt, root, comm);
-    COLL("Scatter", comm, (rank_in(comm) == root ? rooted_c(sc, st, root)
-                           : rooted_c(rc_, rt, root)),
-         PMPI_Scatter_c(s, sc, st, r, rc_, rt, root, comm), NULL);
-}
 #endif
 
 /* ---- MPI-IO (MPI 4.1 §14): files numbered when opened (fh=); the file's name as the program
@@ -2861,40 +2069,10 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
 
 /* A call on the file alone: "fh=ID", what follows it (ARGS), the call, what its result
  * adds (OUT). */
-#define FILE_CALL(NAME, PARAMS, PARGS, ARGS, OUT)                                         \
-    int MPI_##NAME PARAMS {                                                               \
-        if (!LOGGING) return PMPI_##NAME PARGS;                                           \
-        enter(#NAME, CALLER);                                                             \
-        putf(" fh=%d", file_id(fh));                                                      \
-        ARGS;                                                                             \
-        end_entry();                                                                      \
-        int rc = PMPI_##NAME PARGS;                                                       \
-        result(rc);                                                                       \
-        if (rc == MPI_SUCCESS) OUT;                                                       \
-        done();                                                                           \
-        return rc;                                                                        \
-    }
-
 static const char *whence_name(int whence) {
     return whence == MPI_SEEK_SET ? "SET" : whence == MPI_SEEK_CUR ? "CUR"
            : whence == MPI_SEEK_END ? "END" : "?";
 }
-
-FILE_CALL(File_get_size, (MPI_File fh, MPI_Offset *size), (fh, size), (void)0,
-          putf(" size=%lld", (long long)*size))
-FILE_CALL(File_set_size, (MPI_File fh, MPI_Offset size), (fh, size),
-          putf(" size=%lld", (long long)size), (void)0)
-FILE_CALL(File_preallocate, (MPI_File fh, MPI_Offset size), (fh, size),
-          putf(" size=%lld", (long long)size), (void)0)
-FILE_CALL(File_seek, (MPI_File fh, MPI_Offset off, int whence), (fh, off, whence),
-          putf(" off=%lld whence=%s", (long long)off, whence_name(whence)), (void)0)
-FILE_CALL(File_seek_shared, (MPI_File fh, MPI_Offset off, int whence), (fh, off, whence),
-          putf(" off=%lld whence=%s", (long long)off, whence_name(whence)), (void)0)
-FILE_CALL(File_get_position, (MPI_File fh, MPI_Offset *pos), (fh, pos), (void)0,
-          putf(" pos=%lld", (long long)*pos))
-FILE_CALL(File_get_position_shared, (MPI_File fh, MPI_Offset *pos), (fh, pos), (void)0,
-          putf(" pos=%lld", (long long)*pos))
-FILE_CALL(File_sync, (MPI_File fh), (fh), (void)0, (void)0)
 
 /* Data access: n elements of T (and the explicit offset, off=); a blocking access's result
  * gives the bytes it moved (nb=), a nonblocking one's its request (kind 'i'), a split
@@ -2905,138 +2083,2377 @@ static void put_moved(const MPI_Status *st) {
     putf(" nb=%d", bytes == MPI_UNDEFINED ? -1 : bytes);
 }
 
-#define FILE_ACCESS(NAME, CONST)                                                          \
-    int MPI_File_##NAME(MPI_File fh, CONST void *buf, int n, MPI_Datatype t,              \
-                        MPI_Status *status) {                                             \
-        if (!LOGGING) return PMPI_File_##NAME(fh, buf, n, t, status);                     \
-        MPI_Status own;                                                                   \
-        MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                     \
-        enter("File_" #NAME, CALLER);                                                     \
-        putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));                             \
-        end_entry();                                                                      \
-        int rc = PMPI_File_##NAME(fh, buf, n, t, st);                                     \
-        result(rc);                                                                       \
-        if (rc == MPI_SUCCESS) put_moved(st);                                             \
-        done();                                                                           \
-        return rc;                                                                        \
-    }
-FILE_ACCESS(read, )
-FILE_ACCESS(write, const)
-FILE_ACCESS(read_all, )
-FILE_ACCESS(write_all, const)
-FILE_ACCESS(read_shared, )
-FILE_ACCESS(write_shared, const)
-FILE_ACCESS(read_ordered, )
-FILE_ACCESS(write_ordered, const)
+/* Split collectives (§14.4.5): _begin as its access, _end with the bytes moved. */
 
-#define FILE_ACCESS_AT(NAME, CONST)                                                       \
-    int MPI_File_##NAME(MPI_File fh, MPI_Offset off, CONST void *buf, int n,              \
-                        MPI_Datatype t, MPI_Status *status) {                             \
-        if (!LOGGING) return PMPI_File_##NAME(fh, off, buf, n, t, status);                \
-        MPI_Status own;                                                                   \
-        MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                     \
-        enter("File_" #NAME, CALLER);                                                     \
-        putf(" fh=%d off=%lld n=%d T=%d", file_id(fh), (long long)off, n, type_id(t));    \
-        end_entry();                                                                      \
-        int rc = PMPI_File_##NAME(fh, off, buf, n, t, st);                                \
-        result(rc);                                                                       \
-        if (rc == MPI_SUCCESS) put_moved(st);                                             \
-        done();                                                                           \
-        return rc;                                                                        \
-    }
-FILE_ACCESS_AT(read_at, )
-FILE_ACCESS_AT(write_at, const)
-FILE_ACCESS_AT(read_at_all, )
-FILE_ACCESS_AT(write_at_all, const)
+/* ---- generated by `python -m mpisim.recorded.cwrappers` from its table: do not edit ---- */
 
-static int file_request(int rc, MPI_Request *req) {
+int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Send(buf, count, dt, dest, tag, comm);
+    enter("Send", CALLER);
+    send_args(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Send(buf, count, dt, dest, tag, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              MPI_Request *req) {
+    if (!LOGGING) return PMPI_Isend(buf, count, dt, dest, tag, comm, req);
+    enter("Isend", CALLER);
+    send_args(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Isend(buf, count, dt, dest, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 's'));
+    done();
+    return rc;
+}
+
+int MPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *req) {
+    if (!LOGGING) return PMPI_Send_init(buf, count, dt, dest, tag, comm, req);
+    enter("Send_init", CALLER);
+    send_args(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Send_init(buf, count, dt, dest, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'S'));
+    done();
+    return rc;
+}
+
+int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Bsend(buf, count, dt, dest, tag, comm);
+    enter("Bsend", CALLER);
+    send_args(count, dt, dest, tag, comm, 1);
+    end_entry();
+    int rc = PMPI_Bsend(buf, count, dt, dest, tag, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ibsend(buf, count, dt, dest, tag, comm, req);
+    enter("Ibsend", CALLER);
+    send_args(count, dt, dest, tag, comm, 1);
+    end_entry();
+    int rc = PMPI_Ibsend(buf, count, dt, dest, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 's'));
+    done();
+    return rc;
+}
+
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Bsend_init(buf, count, dt, dest, tag, comm, req);
+    enter("Bsend_init", CALLER);
+    send_args(count, dt, dest, tag, comm, 1);
+    end_entry();
+    int rc = PMPI_Bsend_init(buf, count, dt, dest, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'S'));
+    done();
+    return rc;
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Ssend(buf, count, dt, dest, tag, comm);
+    enter("Ssend", CALLER);
+    send_args(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Ssend(buf, count, dt, dest, tag, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *req) {
+    if (!LOGGING) return PMPI_Issend(buf, count, dt, dest, tag, comm, req);
+    enter("Issend", CALLER);
+    send_args(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Issend(buf, count, dt, dest, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 's'));
+    done();
+    return rc;
+}
+
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ssend_init(buf, count, dt, dest, tag, comm, req);
+    enter("Ssend_init", CALLER);
+    send_args(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Ssend_init(buf, count, dt, dest, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'S'));
+    done();
+    return rc;
+}
+
+int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Rsend(buf, count, dt, dest, tag, comm);
+    enter("Rsend", CALLER);
+    send_args(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Rsend(buf, count, dt, dest, tag, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *req) {
+    if (!LOGGING) return PMPI_Irsend(buf, count, dt, dest, tag, comm, req);
+    enter("Irsend", CALLER);
+    send_args(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Irsend(buf, count, dt, dest, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 's'));
+    done();
+    return rc;
+}
+
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Rsend_init(buf, count, dt, dest, tag, comm, req);
+    enter("Rsend_init", CALLER);
+    send_args(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Rsend_init(buf, count, dt, dest, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'S'));
+    done();
+    return rc;
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+             MPI_Status *status) {
+    if (!LOGGING) return PMPI_Recv(buf, count, dt, source, tag, comm, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("Recv", CALLER);
+    recv_args(count, dt, source, tag, comm);
+    end_entry();
+    int rc = PMPI_Recv(buf, count, dt, source, tag, comm, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_status(st);
+    done();
+    return rc;
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+              MPI_Request *req) {
+    if (!LOGGING) return PMPI_Irecv(buf, count, dt, source, tag, comm, req);
+    enter("Irecv", CALLER);
+    recv_args(count, dt, source, tag, comm);
+    end_entry();
+    int rc = PMPI_Irecv(buf, count, dt, source, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'r'));
+    done();
+    return rc;
+}
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                  MPI_Request *req) {
+    if (!LOGGING) return PMPI_Recv_init(buf, count, dt, source, tag, comm, req);
+    enter("Recv_init", CALLER);
+    recv_args(count, dt, source, tag, comm);
+    end_entry();
+    int rc = PMPI_Recv_init(buf, count, dt, source, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'R'));
+    done();
+    return rc;
+}
+
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+                 void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
+                 MPI_Comm comm, MPI_Status *status) {
+    if (!LOGGING) return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype,
+        source, rtag, comm, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("Sendrecv", CALLER);
+    send_args(scount, stype, dest, stag, comm, 0);
+    put_peer("src", source);
+    put_tag("rtag", rtag);
+    putf(" rn=%d rT=%d", rcount, type_id(rtype));
+    end_entry();
+    int rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+        comm, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_status(st);
+    done();
+    return rc;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int source,
+                         int rtag, MPI_Comm comm, MPI_Status *status) {
+    if (!LOGGING) return PMPI_Sendrecv_replace(buf, count, dt, dest, stag, source, rtag, comm,
+        status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("Sendrecv_replace", CALLER);
+    send_args(count, dt, dest, stag, comm, 0);
+    put_peer("src", source);
+    put_tag("rtag", rtag);
+    end_entry();
+    int rc = PMPI_Sendrecv_replace(buf, count, dt, dest, stag, source, rtag, comm, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_status(st);
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Isendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+                  void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
+                  MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype,
+        source, rtag, comm, req);
+    enter("Isendrecv", CALLER);
+    send_args(scount, stype, dest, stag, comm, 0);
+    put_peer("src", source);
+    put_tag("rtag", rtag);
+    putf(" rn=%d rT=%d", rcount, type_id(rtype));
+    end_entry();
+    int rc = PMPI_Isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+        comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'x'));
+    done();
+    return rc;
+}
+
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int source,
+                          int rtag, MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Isendrecv_replace(buf, count, dt, dest, stag, source, rtag, comm,
+        req);
+    enter("Isendrecv_replace", CALLER);
+    send_args(count, dt, dest, stag, comm, 0);
+    put_peer("src", source);
+    put_tag("rtag", rtag);
+    end_entry();
+    int rc = PMPI_Isendrecv_replace(buf, count, dt, dest, stag, source, rtag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'x'));
+    done();
+    return rc;
+}
+
+int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+               MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Send_c(buf, count, dt, dest, tag, comm);
+    enter("Send", CALLER);
+    send_args_c(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Send_c(buf, count, dt, dest, tag, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Isend_c(buf, count, dt, dest, tag, comm, req);
+    enter("Isend", CALLER);
+    send_args_c(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Isend_c(buf, count, dt, dest, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 's'));
+    done();
+    return rc;
+}
+
+int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Send_init_c(buf, count, dt, dest, tag, comm, req);
+    enter("Send_init", CALLER);
+    send_args_c(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Send_init_c(buf, count, dt, dest, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'S'));
+    done();
+    return rc;
+}
+
+int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Bsend_c(buf, count, dt, dest, tag, comm);
+    enter("Bsend", CALLER);
+    send_args_c(count, dt, dest, tag, comm, 1);
+    end_entry();
+    int rc = PMPI_Bsend_c(buf, count, dt, dest, tag, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ibsend_c(buf, count, dt, dest, tag, comm, req);
+    enter("Ibsend", CALLER);
+    send_args_c(count, dt, dest, tag, comm, 1);
+    end_entry();
+    int rc = PMPI_Ibsend_c(buf, count, dt, dest, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 's'));
+    done();
+    return rc;
+}
+
+int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Bsend_init_c(buf, count, dt, dest, tag, comm, req);
+    enter("Bsend_init", CALLER);
+    send_args_c(count, dt, dest, tag, comm, 1);
+    end_entry();
+    int rc = PMPI_Bsend_init_c(buf, count, dt, dest, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'S'));
+    done();
+    return rc;
+}
+
+int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Ssend_c(buf, count, dt, dest, tag, comm);
+    enter("Ssend", CALLER);
+    send_args_c(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Ssend_c(buf, count, dt, dest, tag, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Issend_c(buf, count, dt, dest, tag, comm, req);
+    enter("Issend", CALLER);
+    send_args_c(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Issend_c(buf, count, dt, dest, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 's'));
+    done();
+    return rc;
+}
+
+int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ssend_init_c(buf, count, dt, dest, tag, comm, req);
+    enter("Ssend_init", CALLER);
+    send_args_c(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Ssend_init_c(buf, count, dt, dest, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'S'));
+    done();
+    return rc;
+}
+
+int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Rsend_c(buf, count, dt, dest, tag, comm);
+    enter("Rsend", CALLER);
+    send_args_c(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Rsend_c(buf, count, dt, dest, tag, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Irsend_c(buf, count, dt, dest, tag, comm, req);
+    enter("Irsend", CALLER);
+    send_args_c(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Irsend_c(buf, count, dt, dest, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 's'));
+    done();
+    return rc;
+}
+
+int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Rsend_init_c(buf, count, dt, dest, tag, comm, req);
+    enter("Rsend_init", CALLER);
+    send_args_c(count, dt, dest, tag, comm, 0);
+    end_entry();
+    int rc = PMPI_Rsend_init_c(buf, count, dt, dest, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'S'));
+    done();
+    return rc;
+}
+
+int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+               MPI_Status *status) {
+    if (!LOGGING) return PMPI_Recv_c(buf, count, dt, source, tag, comm, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("Recv", CALLER);
+    recv_args_c(count, dt, source, tag, comm);
+    end_entry();
+    int rc = PMPI_Recv_c(buf, count, dt, source, tag, comm, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_status(st);
+    done();
+    return rc;
+}
+
+int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                MPI_Request *req) {
+    if (!LOGGING) return PMPI_Irecv_c(buf, count, dt, source, tag, comm, req);
+    enter("Irecv", CALLER);
+    recv_args_c(count, dt, source, tag, comm);
+    end_entry();
+    int rc = PMPI_Irecv_c(buf, count, dt, source, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'r'));
+    done();
+    return rc;
+}
+
+int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
+                    MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Recv_init_c(buf, count, dt, source, tag, comm, req);
+    enter("Recv_init", CALLER);
+    recv_args_c(count, dt, source, tag, comm);
+    end_entry();
+    int rc = PMPI_Recv_init_c(buf, count, dt, source, tag, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'R'));
+    done();
+    return rc;
+}
+
+int MPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                   void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag,
+                   MPI_Comm comm, MPI_Status *status) {
+    if (!LOGGING) return PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype,
+        source, rtag, comm, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("Sendrecv", CALLER);
+    send_args_c(scount, stype, dest, stag, comm, 0);
+    put_peer("src", source);
+    put_tag("rtag", rtag);
+    putf(" rn=%lld rT=%d", (long long)rcount, type_id(rtype));
+    end_entry();
+    int rc = PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+        comm, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_status(st);
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Barrier(MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Barrier(comm);
+    enter("Barrier", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    end_entry();
+    int rc = PMPI_Barrier(comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ibarrier(comm, req);
+    enter("Ibarrier", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    end_entry();
+    int rc = PMPI_Ibarrier(comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Barrier_init(comm, info, req);
+    enter("Barrier_init", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    end_entry();
+    int rc = PMPI_Barrier_init(comm, info, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Bcast(buf, count, dt, root, comm);
+    enter("Bcast", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    rooted(count, dt, root);
+    end_entry();
+    int rc = PMPI_Bcast(buf, count, dt, root, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+               MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ibcast(buf, count, dt, root, comm, req);
+    enter("Ibcast", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    rooted(count, dt, root);
+    end_entry();
+    int rc = PMPI_Ibcast(buf, count, dt, root, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                   MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Bcast_init(buf, count, dt, root, comm, info, req);
+    enter("Bcast_init", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    rooted(count, dt, root);
+    end_entry();
+    int rc = PMPI_Bcast_init(buf, count, dt, root, comm, info, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root,
+               MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Reduce(s, r, count, dt, op, root, comm);
+    enter("Reduce", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    rooted(count, dt, root);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Reduce(s, r, count, dt, op, root, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root,
+                MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ireduce(s, r, count, dt, op, root, comm, req);
+    enter("Ireduce", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    rooted(count, dt, root);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Ireduce(s, r, count, dt, op, root, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Reduce_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Reduce_init(s, r, count, dt, op, root, comm, info, req);
+    enter("Reduce_init", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    rooted(count, dt, root);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Reduce_init(s, r, count, dt, op, root, comm, info, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Allreduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
+                  MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Allreduce(s, r, count, dt, op, comm);
+    enter("Allreduce", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(count, dt);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Allreduce(s, r, count, dt, op, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Iallreduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                   MPI_Request *req) {
+    if (!LOGGING) return PMPI_Iallreduce(s, r, count, dt, op, comm, req);
+    enter("Iallreduce", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(count, dt);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Iallreduce(s, r, count, dt, op, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Allreduce_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Allreduce_init(s, r, count, dt, op, comm, info, req);
+    enter("Allreduce_init", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(count, dt);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Allreduce_init(s, r, count, dt, op, comm, info, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Scan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Scan(s, r, count, dt, op, comm);
+    enter("Scan", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(count, dt);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Scan(s, r, count, dt, op, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Iscan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+              MPI_Request *req) {
+    if (!LOGGING) return PMPI_Iscan(s, r, count, dt, op, comm, req);
+    enter("Iscan", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(count, dt);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Iscan(s, r, count, dt, op, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Scan_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                  MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Scan_init(s, r, count, dt, op, comm, info, req);
+    enter("Scan_init", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(count, dt);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Scan_init(s, r, count, dt, op, comm, info, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Exscan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Exscan(s, r, count, dt, op, comm);
+    enter("Exscan", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(count, dt);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Exscan(s, r, count, dt, op, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Iexscan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                MPI_Request *req) {
+    if (!LOGGING) return PMPI_Iexscan(s, r, count, dt, op, comm, req);
+    enter("Iexscan", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(count, dt);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Iexscan(s, r, count, dt, op, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Exscan_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Exscan_init(s, r, count, dt, op, comm, info, req);
+    enter("Exscan_init", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(count, dt);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Exscan_init(s, r, count, dt, op, comm, info, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Reduce_scatter_block(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
+                             MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Reduce_scatter_block(s, r, count, dt, op, comm);
+    enter("Reduce_scatter_block", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(count, dt);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Reduce_scatter_block(s, r, count, dt, op, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Ireduce_scatter_block(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
+                              MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ireduce_scatter_block(s, r, count, dt, op, comm, req);
+    enter("Ireduce_scatter_block", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(count, dt);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Ireduce_scatter_block(s, r, count, dt, op, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Reduce_scatter_block_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Reduce_scatter_block_init(s, r, count, dt, op, comm, info, req);
+    enter("Reduce_scatter_block_init", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(count, dt);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Reduce_scatter_block_init(s, r, count, dt, op, comm, info, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Reduce_scatter(const void *s, void *r, const int rcs[], MPI_Datatype dt, MPI_Op op,
+                       MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Reduce_scatter(s, r, rcs, dt, op, comm);
+    enter("Reduce_scatter", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    putf(" T=%d", type_id(dt));
+    counts("ns", rcs, comm);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Reduce_scatter(s, r, rcs, dt, op, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Ireduce_scatter(const void *s, void *r, const int rcs[], MPI_Datatype dt, MPI_Op op,
+                        MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ireduce_scatter(s, r, rcs, dt, op, comm, req);
+    enter("Ireduce_scatter", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    putf(" T=%d", type_id(dt));
+    counts("ns", rcs, comm);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Ireduce_scatter(s, r, rcs, dt, op, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Reduce_scatter_init(const void *s, void *r, const int rcs[], MPI_Datatype dt, MPI_Op op,
+                            MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Reduce_scatter_init(s, r, rcs, dt, op, comm, info, req);
+    enter("Reduce_scatter_init", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    putf(" T=%d", type_id(dt));
+    counts("ns", rcs, comm);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Reduce_scatter_init(s, r, rcs, dt, op, comm, info, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+               int root, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Gather(s, sc, st, r, rc_, rt, root, comm);
+    enter("Gather", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    gathered(s, sc, st, rc_, rt, root, comm);
+    end_entry();
+    int rc = PMPI_Gather(s, sc, st, r, rc_, rt, root, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Igather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                int root, MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Igather(s, sc, st, r, rc_, rt, root, comm, req);
+    enter("Igather", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    gathered(s, sc, st, rc_, rt, root, comm);
+    end_entry();
+    int rc = PMPI_Igather(s, sc, st, r, rc_, rt, root, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Gather_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                    int root, MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Gather_init(s, sc, st, r, rc_, rt, root, comm, info, req);
+    enter("Gather_init", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    gathered(s, sc, st, rc_, rt, root, comm);
+    end_entry();
+    int rc = PMPI_Gather_init(s, sc, st, r, rc_, rt, root, comm, info, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Gatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
+                const int displs[], MPI_Datatype rt, int root, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Gatherv(s, sc, st, r, rcs, displs, rt, root, comm);
+    enter("Gatherv", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    gatheredv(s, sc, st, rcs, rt, root, comm);
+    end_entry();
+    int rc = PMPI_Gatherv(s, sc, st, r, rcs, displs, rt, root, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Igatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
+                 const int displs[], MPI_Datatype rt, int root, MPI_Comm comm,
+                 MPI_Request *req) {
+    if (!LOGGING) return PMPI_Igatherv(s, sc, st, r, rcs, displs, rt, root, comm, req);
+    enter("Igatherv", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    gatheredv(s, sc, st, rcs, rt, root, comm);
+    end_entry();
+    int rc = PMPI_Igatherv(s, sc, st, r, rcs, displs, rt, root, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Gatherv_init(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
+                     const int displs[], MPI_Datatype rt, int root, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Gatherv_init(s, sc, st, r, rcs, displs, rt, root, comm, info,
+        req);
+    enter("Gatherv_init", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    gatheredv(s, sc, st, rcs, rt, root, comm);
+    end_entry();
+    int rc = PMPI_Gatherv_init(s, sc, st, r, rcs, displs, rt, root, comm, info, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                  MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Allgather(s, sc, st, r, rc_, rt, comm);
+    enter("Allgather", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    own(s, sc, st, rc_, rt);
+    end_entry();
+    int rc = PMPI_Allgather(s, sc, st, r, rc_, rt, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Iallgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                   MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Iallgather(s, sc, st, r, rc_, rt, comm, req);
+    enter("Iallgather", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    own(s, sc, st, rc_, rt);
+    end_entry();
+    int rc = PMPI_Iallgather(s, sc, st, r, rc_, rt, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Allgather_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_,
+                       MPI_Datatype rt, MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Allgather_init(s, sc, st, r, rc_, rt, comm, info, req);
+    enter("Allgather_init", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    own(s, sc, st, rc_, rt);
+    end_entry();
+    int rc = PMPI_Allgather_init(s, sc, st, r, rc_, rt, comm, info, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
+                   const int displs[], MPI_Datatype rt, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Allgatherv(s, sc, st, r, rcs, displs, rt, comm);
+    enter("Allgatherv", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    own(s, sc, st, rcs[rank_in(comm)], rt);
+    end_entry();
+    int rc = PMPI_Allgatherv(s, sc, st, r, rcs, displs, rt, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Iallgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
+                    const int displs[], MPI_Datatype rt, MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Iallgatherv(s, sc, st, r, rcs, displs, rt, comm, req);
+    enter("Iallgatherv", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    own(s, sc, st, rcs[rank_in(comm)], rt);
+    end_entry();
+    int rc = PMPI_Iallgatherv(s, sc, st, r, rcs, displs, rt, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Allgatherv_init(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
+                        const int displs[], MPI_Datatype rt, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *req) {
+    if (!LOGGING) return PMPI_Allgatherv_init(s, sc, st, r, rcs, displs, rt, comm, info, req);
+    enter("Allgatherv_init", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    own(s, sc, st, rcs[rank_in(comm)], rt);
+    end_entry();
+    int rc = PMPI_Allgatherv_init(s, sc, st, r, rcs, displs, rt, comm, info, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Scatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                int root, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Scatter(s, sc, st, r, rc_, rt, root, comm);
+    enter("Scatter", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    scattered(sc, st, rc_, rt, root, comm);
+    end_entry();
+    int rc = PMPI_Scatter(s, sc, st, r, rc_, rt, root, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Iscatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                 int root, MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Iscatter(s, sc, st, r, rc_, rt, root, comm, req);
+    enter("Iscatter", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    scattered(sc, st, rc_, rt, root, comm);
+    end_entry();
+    int rc = PMPI_Iscatter(s, sc, st, r, rc_, rt, root, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Scatter_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                     int root, MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Scatter_init(s, sc, st, r, rc_, rt, root, comm, info, req);
+    enter("Scatter_init", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    scattered(sc, st, rc_, rt, root, comm);
+    end_entry();
+    int rc = PMPI_Scatter_init(s, sc, st, r, rc_, rt, root, comm, info, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Scatterv(const void *s, const int scs[], const int displs[], MPI_Datatype st, void *r,
+                 int rc_, MPI_Datatype rt, int root, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Scatterv(s, scs, displs, st, r, rc_, rt, root, comm);
+    enter("Scatterv", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    scatteredv(scs, st, rc_, rt, root, comm);
+    end_entry();
+    int rc = PMPI_Scatterv(s, scs, displs, st, r, rc_, rt, root, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Iscatterv(const void *s, const int scs[], const int displs[], MPI_Datatype st, void *r,
+                  int rc_, MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Iscatterv(s, scs, displs, st, r, rc_, rt, root, comm, req);
+    enter("Iscatterv", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    scatteredv(scs, st, rc_, rt, root, comm);
+    end_entry();
+    int rc = PMPI_Iscatterv(s, scs, displs, st, r, rc_, rt, root, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Scatterv_init(const void *s, const int scs[], const int displs[], MPI_Datatype st,
+                      void *r, int rc_, MPI_Datatype rt, int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *req) {
+    if (!LOGGING) return PMPI_Scatterv_init(s, scs, displs, st, r, rc_, rt, root, comm, info,
+        req);
+    enter("Scatterv_init", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    scatteredv(scs, st, rc_, rt, root, comm);
+    end_entry();
+    int rc = PMPI_Scatterv_init(s, scs, displs, st, r, rc_, rt, root, comm, info, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                 MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Alltoall(s, sc, st, r, rc_, rt, comm);
+    enter("Alltoall", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    own(s, sc, st, rc_, rt);
+    end_entry();
+    int rc = PMPI_Alltoall(s, sc, st, r, rc_, rt, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Ialltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                  MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ialltoall(s, sc, st, r, rc_, rt, comm, req);
+    enter("Ialltoall", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    own(s, sc, st, rc_, rt);
+    end_entry();
+    int rc = PMPI_Ialltoall(s, sc, st, r, rc_, rt, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Alltoall_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Alltoall_init(s, sc, st, r, rc_, rt, comm, info, req);
+    enter("Alltoall_init", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    own(s, sc, st, rc_, rt);
+    end_entry();
+    int rc = PMPI_Alltoall_init(s, sc, st, r, rc_, rt, comm, info, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Alltoallv(const void *s, const int scs[], const int sd[], MPI_Datatype st, void *r,
+                  const int rcs[], const int rd[], MPI_Datatype rt, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Alltoallv(s, scs, sd, st, r, rcs, rd, rt, comm);
+    enter("Alltoallv", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    ownv(s, scs, st, rcs, rt, comm);
+    end_entry();
+    int rc = PMPI_Alltoallv(s, scs, sd, st, r, rcs, rd, rt, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Ialltoallv(const void *s, const int scs[], const int sd[], MPI_Datatype st, void *r,
+                   const int rcs[], const int rd[], MPI_Datatype rt, MPI_Comm comm,
+                   MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ialltoallv(s, scs, sd, st, r, rcs, rd, rt, comm, req);
+    enter("Ialltoallv", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    ownv(s, scs, st, rcs, rt, comm);
+    end_entry();
+    int rc = PMPI_Ialltoallv(s, scs, sd, st, r, rcs, rd, rt, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Alltoallv_init(const void *s, const int scs[], const int sd[], MPI_Datatype st, void *r,
+                       const int rcs[], const int rd[], MPI_Datatype rt, MPI_Comm comm,
+                       MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Alltoallv_init(s, scs, sd, st, r, rcs, rd, rt, comm, info, req);
+    enter("Alltoallv_init", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    ownv(s, scs, st, rcs, rt, comm);
+    end_entry();
+    int rc = PMPI_Alltoallv_init(s, scs, sd, st, r, rcs, rd, rt, comm, info, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Alltoallw(const void *s, const int scs[], const int sd[], const MPI_Datatype sts[],
+                  void *r, const int rcs[], const int rd[], const MPI_Datatype rts[],
+                  MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Alltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm);
+    enter("Alltoallw", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    ownw(s, scs, sts, rcs, rts, comm);
+    end_entry();
+    int rc = PMPI_Alltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Ialltoallw(const void *s, const int scs[], const int sd[], const MPI_Datatype sts[],
+                   void *r, const int rcs[], const int rd[], const MPI_Datatype rts[],
+                   MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ialltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm, req);
+    enter("Ialltoallw", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    ownw(s, scs, sts, rcs, rts, comm);
+    end_entry();
+    int rc = PMPI_Ialltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Alltoallw_init(const void *s, const int scs[], const int sd[], const MPI_Datatype sts[],
+                       void *r, const int rcs[], const int rd[], const MPI_Datatype rts[],
+                       MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Alltoallw_init(s, scs, sd, sts, r, rcs, rd, rts, comm, info, req);
+    enter("Alltoallw_init", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    ownw(s, scs, sts, rcs, rts, comm);
+    end_entry();
+    int rc = PMPI_Alltoallw_init(s, scs, sd, sts, r, rcs, rd, rts, comm, info, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'P'));
+    done();
+    return rc;
+}
+
+int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Bcast_c(buf, count, dt, root, comm);
+    enter("Bcast", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    rooted_c(count, dt, root);
+    end_entry();
+    int rc = PMPI_Bcast_c(buf, count, dt, root, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Reduce_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt, MPI_Op op, int root,
+                 MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Reduce_c(s, r, count, dt, op, root, comm);
+    enter("Reduce", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    rooted_c(count, dt, root);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Reduce_c(s, r, count, dt, op, root, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Allreduce_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                    MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Allreduce_c(s, r, count, dt, op, comm);
+    enter("Allreduce", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized_c(count, dt);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Allreduce_c(s, r, count, dt, op, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Scan_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+               MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Scan_c(s, r, count, dt, op, comm);
+    enter("Scan", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized_c(count, dt);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Scan_c(s, r, count, dt, op, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Exscan_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                 MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Exscan_c(s, r, count, dt, op, comm);
+    enter("Exscan", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized_c(count, dt);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Exscan_c(s, r, count, dt, op, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Reduce_scatter_block_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt,
+                               MPI_Op op, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Reduce_scatter_block_c(s, r, count, dt, op, comm);
+    enter("Reduce_scatter_block", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized_c(count, dt);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Reduce_scatter_block_c(s, r, count, dt, op, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Allgather_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Count rc_,
+                    MPI_Datatype rt, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Allgather_c(s, sc, st, r, rc_, rt, comm);
+    enter("Allgather", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    s == MPI_IN_PLACE ? sized_c(rc_, rt) : sized_c(sc, st);
+    end_entry();
+    int rc = PMPI_Allgather_c(s, sc, st, r, rc_, rt, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Alltoall_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Count rc_,
+                   MPI_Datatype rt, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Alltoall_c(s, sc, st, r, rc_, rt, comm);
+    enter("Alltoall", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    s == MPI_IN_PLACE ? sized_c(rc_, rt) : sized_c(sc, st);
+    end_entry();
+    int rc = PMPI_Alltoall_c(s, sc, st, r, rc_, rt, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Gather_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Count rc_,
+                 MPI_Datatype rt, int root, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Gather_c(s, sc, st, r, rc_, rt, root, comm);
+    enter("Gather", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    s == MPI_IN_PLACE && rank_in(comm) == root ? rooted_c(rc_, rt, root) : rooted_c(sc, st,
+        root);
+    end_entry();
+    int rc = PMPI_Gather_c(s, sc, st, r, rc_, rt, root, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Scatter_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Count rc_,
+                  MPI_Datatype rt, int root, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Scatter_c(s, sc, st, r, rc_, rt, root, comm);
+    enter("Scatter", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    rank_in(comm) == root ? rooted_c(sc, st, root) : rooted_c(rc_, rt, root);
+    end_entry();
+    int rc = PMPI_Scatter_c(s, sc, st, r, rc_, rt, root, comm);
+    result(rc);
+    done();
+    return rc;
+}
+#endif
+
+int MPI_Neighbor_allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_,
+                           MPI_Datatype rt, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Neighbor_allgather(s, sc, st, r, rc_, rt, comm);
+    enter("Neighbor_allgather", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(sc, st);
+    end_entry();
+    int rc = PMPI_Neighbor_allgather(s, sc, st, r, rc_, rt, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Ineighbor_allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_,
+                            MPI_Datatype rt, MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ineighbor_allgather(s, sc, st, r, rc_, rt, comm, req);
+    enter("Ineighbor_allgather", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(sc, st);
+    end_entry();
+    int rc = PMPI_Ineighbor_allgather(s, sc, st, r, rc_, rt, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+int MPI_Neighbor_allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
+                            const int rd[], MPI_Datatype rt, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Neighbor_allgatherv(s, sc, st, r, rcs, rd, rt, comm);
+    enter("Neighbor_allgatherv", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(sc, st);
+    end_entry();
+    int rc = PMPI_Neighbor_allgatherv(s, sc, st, r, rcs, rd, rt, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Ineighbor_allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
+                             const int rd[], MPI_Datatype rt, MPI_Comm comm,
+                             MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ineighbor_allgatherv(s, sc, st, r, rcs, rd, rt, comm, req);
+    enter("Ineighbor_allgatherv", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(sc, st);
+    end_entry();
+    int rc = PMPI_Ineighbor_allgatherv(s, sc, st, r, rcs, rd, rt, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+int MPI_Neighbor_alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_,
+                          MPI_Datatype rt, MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Neighbor_alltoall(s, sc, st, r, rc_, rt, comm);
+    enter("Neighbor_alltoall", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(sc, st);
+    end_entry();
+    int rc = PMPI_Neighbor_alltoall(s, sc, st, r, rc_, rt, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Ineighbor_alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_,
+                           MPI_Datatype rt, MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ineighbor_alltoall(s, sc, st, r, rc_, rt, comm, req);
+    enter("Ineighbor_alltoall", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    sized(sc, st);
+    end_entry();
+    int rc = PMPI_Ineighbor_alltoall(s, sc, st, r, rc_, rt, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+int MPI_Neighbor_alltoallv(const void *s, const int scs[], const int sd[], MPI_Datatype st,
+                           void *r, const int rcs[], const int rd[], MPI_Datatype rt,
+                           MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Neighbor_alltoallv(s, scs, sd, st, r, rcs, rd, rt, comm);
+    enter("Neighbor_alltoallv", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    per_out(scs, NULL, st, comm);
+    end_entry();
+    int rc = PMPI_Neighbor_alltoallv(s, scs, sd, st, r, rcs, rd, rt, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Ineighbor_alltoallv(const void *s, const int scs[], const int sd[], MPI_Datatype st,
+                            void *r, const int rcs[], const int rd[], MPI_Datatype rt,
+                            MPI_Comm comm, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ineighbor_alltoallv(s, scs, sd, st, r, rcs, rd, rt, comm, req);
+    enter("Ineighbor_alltoallv", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    per_out(scs, NULL, st, comm);
+    end_entry();
+    int rc = PMPI_Ineighbor_alltoallv(s, scs, sd, st, r, rcs, rd, rt, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+int MPI_Neighbor_alltoallw(const void *s, const int scs[], const MPI_Aint sd[],
+                           const MPI_Datatype sts[], void *r, const int rcs[],
+                           const MPI_Aint rd[], const MPI_Datatype rts[], MPI_Comm comm) {
+    if (!LOGGING) return PMPI_Neighbor_alltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm);
+    enter("Neighbor_alltoallw", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    per_out(scs, sts, MPI_DATATYPE_NULL, comm);
+    end_entry();
+    int rc = PMPI_Neighbor_alltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Ineighbor_alltoallw(const void *s, const int scs[], const MPI_Aint sd[],
+                            const MPI_Datatype sts[], void *r, const int rcs[],
+                            const MPI_Aint rd[], const MPI_Datatype rts[], MPI_Comm comm,
+                            MPI_Request *req) {
+    if (!LOGGING) return PMPI_Ineighbor_alltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm, req);
+    enter("Ineighbor_alltoallw", CALLER);
+    putf(" comm=%d", comm_id(comm));
+    per_out(scs, sts, MPI_DATATYPE_NULL, comm);
+    end_entry();
+    int rc = PMPI_Ineighbor_alltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    done();
+    return rc;
+}
+
+int MPI_Put(const void *o, int n, MPI_Datatype t, int target, MPI_Aint disp, int tn,
+            MPI_Datatype tt, MPI_Win win) {
+    if (!LOGGING) return PMPI_Put(o, n, t, target, disp, tn, tt, win);
+    enter("Put", CALLER);
+    rma_args(win, n, t, target, disp, tn, tt);
+    end_entry();
+    int rc = PMPI_Put(o, n, t, target, disp, tn, tt, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Get(void *o, int n, MPI_Datatype t, int target, MPI_Aint disp, int tn, MPI_Datatype tt,
+            MPI_Win win) {
+    if (!LOGGING) return PMPI_Get(o, n, t, target, disp, tn, tt, win);
+    enter("Get", CALLER);
+    rma_args(win, n, t, target, disp, tn, tt);
+    end_entry();
+    int rc = PMPI_Get(o, n, t, target, disp, tn, tt, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Accumulate(const void *o, int n, MPI_Datatype t, int target, MPI_Aint disp, int tn,
+                   MPI_Datatype tt, MPI_Op op, MPI_Win win) {
+    if (!LOGGING) return PMPI_Accumulate(o, n, t, target, disp, tn, tt, op, win);
+    enter("Accumulate", CALLER);
+    rma_args(win, n, t, target, disp, tn, tt);
+    putf(" op=%s", op_name(op));
+    end_entry();
+    int rc = PMPI_Accumulate(o, n, t, target, disp, tn, tt, op, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Get_accumulate(const void *o, int n, MPI_Datatype t, void *r, int rn, MPI_Datatype rt,
+                       int target, MPI_Aint disp, int tn, MPI_Datatype tt, MPI_Op op,
+                       MPI_Win win) {
+    if (!LOGGING) return PMPI_Get_accumulate(o, n, t, r, rn, rt, target, disp, tn, tt, op, win);
+    enter("Get_accumulate", CALLER);
+    rma_args(win, n, t, target, disp, tn, tt);
+    putf(" rn=%d rT=%d op=%s", rn, type_id(rt), op_name(op));
+    end_entry();
+    int rc = PMPI_Get_accumulate(o, n, t, r, rn, rt, target, disp, tn, tt, op, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Fetch_and_op(const void *o, void *r, MPI_Datatype t, int target, MPI_Aint disp,
+                     MPI_Op op, MPI_Win win) {
+    if (!LOGGING) return PMPI_Fetch_and_op(o, r, t, target, disp, op, win);
+    enter("Fetch_and_op", CALLER);
+    rma_args(win, 1, t, target, disp, 1, t);
+    putf(" op=%s", op_name(op));
+    end_entry();
+    int rc = PMPI_Fetch_and_op(o, r, t, target, disp, op, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Compare_and_swap(const void *o, const void *c, void *r, MPI_Datatype t, int target,
+                         MPI_Aint disp, MPI_Win win) {
+    if (!LOGGING) return PMPI_Compare_and_swap(o, c, r, t, target, disp, win);
+    enter("Compare_and_swap", CALLER);
+    rma_args(win, 1, t, target, disp, 1, t);
+    end_entry();
+    int rc = PMPI_Compare_and_swap(o, c, r, t, target, disp, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Rput(const void *o, int n, MPI_Datatype t, int target, MPI_Aint disp, int tn,
+             MPI_Datatype tt, MPI_Win win, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Rput(o, n, t, target, disp, tn, tt, win, req);
+    enter("Rput", CALLER);
+    rma_args(win, n, t, target, disp, tn, tt);
+    end_entry();
+    int rc = PMPI_Rput(o, n, t, target, disp, tn, tt, win, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'o'));
+    done();
+    return rc;
+}
+
+int MPI_Rget(void *o, int n, MPI_Datatype t, int target, MPI_Aint disp, int tn, MPI_Datatype tt,
+             MPI_Win win, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Rget(o, n, t, target, disp, tn, tt, win, req);
+    enter("Rget", CALLER);
+    rma_args(win, n, t, target, disp, tn, tt);
+    end_entry();
+    int rc = PMPI_Rget(o, n, t, target, disp, tn, tt, win, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'o'));
+    done();
+    return rc;
+}
+
+int MPI_Raccumulate(const void *o, int n, MPI_Datatype t, int target, MPI_Aint disp, int tn,
+                    MPI_Datatype tt, MPI_Op op, MPI_Win win, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Raccumulate(o, n, t, target, disp, tn, tt, op, win, req);
+    enter("Raccumulate", CALLER);
+    rma_args(win, n, t, target, disp, tn, tt);
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Raccumulate(o, n, t, target, disp, tn, tt, op, win, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'o'));
+    done();
+    return rc;
+}
+
+int MPI_Rget_accumulate(const void *o, int n, MPI_Datatype t, void *r, int rn, MPI_Datatype rt,
+                        int target, MPI_Aint disp, int tn, MPI_Datatype tt, MPI_Op op,
+                        MPI_Win win, MPI_Request *req) {
+    if (!LOGGING) return PMPI_Rget_accumulate(o, n, t, r, rn, rt, target, disp, tn, tt, op, win,
+        req);
+    enter("Rget_accumulate", CALLER);
+    rma_args(win, n, t, target, disp, tn, tt);
+    putf(" rn=%d rT=%d", rn, type_id(rt));
+    put_op(op);
+    end_entry();
+    int rc = PMPI_Rget_accumulate(o, n, t, r, rn, rt, target, disp, tn, tt, op, win, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'o'));
+    done();
+    return rc;
+}
+
+int MPI_Win_fence(int a, MPI_Win win) {
+    if (!LOGGING) return PMPI_Win_fence(a, win);
+    enter("Win_fence", CALLER);
+    putf(" win=%d", win_id(win));
+    put_assert(a);
+    end_entry();
+    int rc = PMPI_Win_fence(a, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Win_lock(int lt, int target, int a, MPI_Win win) {
+    if (!LOGGING) return PMPI_Win_lock(lt, target, a, win);
+    enter("Win_lock", CALLER);
+    putf(" win=%d", win_id(win));
+    put_peer("tgt", target);
+    puts_(lt == MPI_LOCK_SHARED ? " lt=S" : " lt=X");
+    put_assert(a);
+    end_entry();
+    int rc = PMPI_Win_lock(lt, target, a, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Win_unlock(int target, MPI_Win win) {
+    if (!LOGGING) return PMPI_Win_unlock(target, win);
+    enter("Win_unlock", CALLER);
+    putf(" win=%d", win_id(win));
+    put_peer("tgt", target);
+    end_entry();
+    int rc = PMPI_Win_unlock(target, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Win_lock_all(int a, MPI_Win win) {
+    if (!LOGGING) return PMPI_Win_lock_all(a, win);
+    enter("Win_lock_all", CALLER);
+    putf(" win=%d", win_id(win));
+    put_assert(a);
+    end_entry();
+    int rc = PMPI_Win_lock_all(a, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Win_unlock_all(MPI_Win win) {
+    if (!LOGGING) return PMPI_Win_unlock_all(win);
+    enter("Win_unlock_all", CALLER);
+    putf(" win=%d", win_id(win));
+    end_entry();
+    int rc = PMPI_Win_unlock_all(win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Win_flush(int target, MPI_Win win) {
+    if (!LOGGING) return PMPI_Win_flush(target, win);
+    enter("Win_flush", CALLER);
+    putf(" win=%d", win_id(win));
+    put_peer("tgt", target);
+    end_entry();
+    int rc = PMPI_Win_flush(target, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Win_flush_all(MPI_Win win) {
+    if (!LOGGING) return PMPI_Win_flush_all(win);
+    enter("Win_flush_all", CALLER);
+    putf(" win=%d", win_id(win));
+    end_entry();
+    int rc = PMPI_Win_flush_all(win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Win_flush_local(int target, MPI_Win win) {
+    if (!LOGGING) return PMPI_Win_flush_local(target, win);
+    enter("Win_flush_local", CALLER);
+    putf(" win=%d", win_id(win));
+    put_peer("tgt", target);
+    end_entry();
+    int rc = PMPI_Win_flush_local(target, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Win_flush_local_all(MPI_Win win) {
+    if (!LOGGING) return PMPI_Win_flush_local_all(win);
+    enter("Win_flush_local_all", CALLER);
+    putf(" win=%d", win_id(win));
+    end_entry();
+    int rc = PMPI_Win_flush_local_all(win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Win_sync(MPI_Win win) {
+    if (!LOGGING) return PMPI_Win_sync(win);
+    enter("Win_sync", CALLER);
+    putf(" win=%d", win_id(win));
+    end_entry();
+    int rc = PMPI_Win_sync(win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Win_post(MPI_Group g, int a, MPI_Win win) {
+    if (!LOGGING) return PMPI_Win_post(g, a, win);
+    enter("Win_post", CALLER);
+    putf(" win=%d", win_id(win));
+    win_group("grp", g, win);
+    put_assert(a);
+    end_entry();
+    int rc = PMPI_Win_post(g, a, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Win_start(MPI_Group g, int a, MPI_Win win) {
+    if (!LOGGING) return PMPI_Win_start(g, a, win);
+    enter("Win_start", CALLER);
+    putf(" win=%d", win_id(win));
+    win_group("grp", g, win);
+    put_assert(a);
+    end_entry();
+    int rc = PMPI_Win_start(g, a, win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Win_complete(MPI_Win win) {
+    if (!LOGGING) return PMPI_Win_complete(win);
+    enter("Win_complete", CALLER);
+    putf(" win=%d", win_id(win));
+    end_entry();
+    int rc = PMPI_Win_complete(win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Win_wait(MPI_Win win) {
+    if (!LOGGING) return PMPI_Win_wait(win);
+    enter("Win_wait", CALLER);
+    putf(" win=%d", win_id(win));
+    end_entry();
+    int rc = PMPI_Win_wait(win);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_Win_test(MPI_Win win, int *flag) {
+    if (!LOGGING) return PMPI_Win_test(win, flag);
+    enter("Win_test", CALLER);
+    putf(" win=%d", win_id(win));
+    end_entry();
+    int rc = PMPI_Win_test(win, flag);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" flag=%d", *flag ? 1 : 0);
+    done();
+    return rc;
+}
+
+int MPI_File_get_size(MPI_File fh, MPI_Offset *size) {
+    if (!LOGGING) return PMPI_File_get_size(fh, size);
+    enter("File_get_size", CALLER);
+    putf(" fh=%d", file_id(fh));
+    end_entry();
+    int rc = PMPI_File_get_size(fh, size);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" size=%lld", (long long)*size);
+    done();
+    return rc;
+}
+
+int MPI_File_set_size(MPI_File fh, MPI_Offset size) {
+    if (!LOGGING) return PMPI_File_set_size(fh, size);
+    enter("File_set_size", CALLER);
+    putf(" fh=%d", file_id(fh));
+    putf(" size=%lld", (long long)size);
+    end_entry();
+    int rc = PMPI_File_set_size(fh, size);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_File_preallocate(MPI_File fh, MPI_Offset size) {
+    if (!LOGGING) return PMPI_File_preallocate(fh, size);
+    enter("File_preallocate", CALLER);
+    putf(" fh=%d", file_id(fh));
+    putf(" size=%lld", (long long)size);
+    end_entry();
+    int rc = PMPI_File_preallocate(fh, size);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_File_seek(MPI_File fh, MPI_Offset off, int whence) {
+    if (!LOGGING) return PMPI_File_seek(fh, off, whence);
+    enter("File_seek", CALLER);
+    putf(" fh=%d", file_id(fh));
+    putf(" off=%lld whence=%s", (long long)off, whence_name(whence));
+    end_entry();
+    int rc = PMPI_File_seek(fh, off, whence);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_File_seek_shared(MPI_File fh, MPI_Offset off, int whence) {
+    if (!LOGGING) return PMPI_File_seek_shared(fh, off, whence);
+    enter("File_seek_shared", CALLER);
+    putf(" fh=%d", file_id(fh));
+    putf(" off=%lld whence=%s", (long long)off, whence_name(whence));
+    end_entry();
+    int rc = PMPI_File_seek_shared(fh, off, whence);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_File_get_position(MPI_File fh, MPI_Offset *pos) {
+    if (!LOGGING) return PMPI_File_get_position(fh, pos);
+    enter("File_get_position", CALLER);
+    putf(" fh=%d", file_id(fh));
+    end_entry();
+    int rc = PMPI_File_get_position(fh, pos);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" pos=%lld", (long long)*pos);
+    done();
+    return rc;
+}
+
+int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *pos) {
+    if (!LOGGING) return PMPI_File_get_position_shared(fh, pos);
+    enter("File_get_position_shared", CALLER);
+    putf(" fh=%d", file_id(fh));
+    end_entry();
+    int rc = PMPI_File_get_position_shared(fh, pos);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" pos=%lld", (long long)*pos);
+    done();
+    return rc;
+}
+
+int MPI_File_sync(MPI_File fh) {
+    if (!LOGGING) return PMPI_File_sync(fh);
+    enter("File_sync", CALLER);
+    putf(" fh=%d", file_id(fh));
+    end_entry();
+    int rc = PMPI_File_sync(fh);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_File_read(MPI_File fh, void *buf, int n, MPI_Datatype t, MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_read(fh, buf, n, t, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_read", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_read(fh, buf, n, t, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
+
+int MPI_File_iread(MPI_File fh, void *buf, int n, MPI_Datatype t, MPI_Request *req) {
+    if (!LOGGING) return PMPI_File_iread(fh, buf, n, t, req);
+    enter("File_iread", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_iread(fh, buf, n, t, req);
     result(rc);
     if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'i'));
     done();
     return rc;
 }
 
-#define FILE_IACCESS(NAME, CONST)                                                         \
-    int MPI_File_##NAME(MPI_File fh, CONST void *buf, int n, MPI_Datatype t,              \
-                        MPI_Request *req) {                                               \
-        if (!LOGGING) return PMPI_File_##NAME(fh, buf, n, t, req);                        \
-        enter("File_" #NAME, CALLER);                                                     \
-        putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));                             \
-        end_entry();                                                                      \
-        return file_request(PMPI_File_##NAME(fh, buf, n, t, req), req);                  \
-    }
-FILE_IACCESS(iread, )
-FILE_IACCESS(iwrite, const)
-FILE_IACCESS(iread_all, )
-FILE_IACCESS(iwrite_all, const)
-FILE_IACCESS(iread_shared, )
-FILE_IACCESS(iwrite_shared, const)
+int MPI_File_write(MPI_File fh, const void *buf, int n, MPI_Datatype t, MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_write(fh, buf, n, t, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_write", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_write(fh, buf, n, t, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
 
-#define FILE_IACCESS_AT(NAME, CONST)                                                      \
-    int MPI_File_##NAME(MPI_File fh, MPI_Offset off, CONST void *buf, int n,              \
-                        MPI_Datatype t, MPI_Request *req) {                               \
-        if (!LOGGING) return PMPI_File_##NAME(fh, off, buf, n, t, req);                   \
-        enter("File_" #NAME, CALLER);                                                     \
-        putf(" fh=%d off=%lld n=%d T=%d", file_id(fh), (long long)off, n, type_id(t));    \
-        end_entry();                                                                      \
-        return file_request(PMPI_File_##NAME(fh, off, buf, n, t, req), req);              \
-    }
-FILE_IACCESS_AT(iread_at, )
-FILE_IACCESS_AT(iwrite_at, const)
-FILE_IACCESS_AT(iread_at_all, )
-FILE_IACCESS_AT(iwrite_at_all, const)
+int MPI_File_iwrite(MPI_File fh, const void *buf, int n, MPI_Datatype t, MPI_Request *req) {
+    if (!LOGGING) return PMPI_File_iwrite(fh, buf, n, t, req);
+    enter("File_iwrite", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_iwrite(fh, buf, n, t, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'i'));
+    done();
+    return rc;
+}
 
-/* Split collectives (§14.4.5): _begin as its access, _end with the bytes moved. */
-#define FILE_BEGIN(NAME, CONST)                                                           \
-    int MPI_File_##NAME##_begin(MPI_File fh, CONST void *buf, int n, MPI_Datatype t) {    \
-        if (!LOGGING) return PMPI_File_##NAME##_begin(fh, buf, n, t);                     \
-        enter("File_" #NAME "_begin", CALLER);                                            \
-        putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));                             \
-        end_entry();                                                                      \
-        int rc = PMPI_File_##NAME##_begin(fh, buf, n, t);                                 \
-        result(rc);                                                                       \
-        done();                                                                           \
-        return rc;                                                                        \
-    }
-#define FILE_END(NAME, CONST)                                                             \
-    int MPI_File_##NAME##_end(MPI_File fh, CONST void *buf, MPI_Status *status) {         \
-        if (!LOGGING) return PMPI_File_##NAME##_end(fh, buf, status);                     \
-        MPI_Status own;                                                                   \
-        MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                     \
-        enter("File_" #NAME "_end", CALLER);                                              \
-        putf(" fh=%d", file_id(fh));                                                      \
-        end_entry();                                                                      \
-        int rc = PMPI_File_##NAME##_end(fh, buf, st);                                     \
-        result(rc);                                                                       \
-        if (rc == MPI_SUCCESS) put_moved(st);                                             \
-        done();                                                                           \
-        return rc;                                                                        \
-    }
-FILE_BEGIN(read_all, )
-FILE_END(read_all, )
-FILE_BEGIN(write_all, const)
-FILE_END(write_all, const)
-FILE_BEGIN(read_ordered, )
-FILE_END(read_ordered, )
-FILE_BEGIN(write_ordered, const)
-FILE_END(write_ordered, const)
+int MPI_File_read_all(MPI_File fh, void *buf, int n, MPI_Datatype t, MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_read_all(fh, buf, n, t, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_read_all", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_read_all(fh, buf, n, t, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
 
-#define FILE_BEGIN_AT(NAME, CONST)                                                        \
-    int MPI_File_##NAME##_begin(MPI_File fh, MPI_Offset off, CONST void *buf, int n,      \
-                                MPI_Datatype t) {                                         \
-        if (!LOGGING) return PMPI_File_##NAME##_begin(fh, off, buf, n, t);                \
-        enter("File_" #NAME "_begin", CALLER);                                            \
-        putf(" fh=%d off=%lld n=%d T=%d", file_id(fh), (long long)off, n, type_id(t));    \
-        end_entry();                                                                      \
-        int rc = PMPI_File_##NAME##_begin(fh, off, buf, n, t);                            \
-        result(rc);                                                                       \
-        done();                                                                           \
-        return rc;                                                                        \
-    }
-FILE_BEGIN_AT(read_at_all, )
-FILE_END(read_at_all, )
-FILE_BEGIN_AT(write_at_all, const)
-FILE_END(write_at_all, const)
+int MPI_File_iread_all(MPI_File fh, void *buf, int n, MPI_Datatype t, MPI_Request *req) {
+    if (!LOGGING) return PMPI_File_iread_all(fh, buf, n, t, req);
+    enter("File_iread_all", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_iread_all(fh, buf, n, t, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'i'));
+    done();
+    return rc;
+}
+
+int MPI_File_write_all(MPI_File fh, const void *buf, int n, MPI_Datatype t,
+                       MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_write_all(fh, buf, n, t, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_write_all", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_write_all(fh, buf, n, t, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
+
+int MPI_File_iwrite_all(MPI_File fh, const void *buf, int n, MPI_Datatype t, MPI_Request *req) {
+    if (!LOGGING) return PMPI_File_iwrite_all(fh, buf, n, t, req);
+    enter("File_iwrite_all", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_iwrite_all(fh, buf, n, t, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'i'));
+    done();
+    return rc;
+}
+
+int MPI_File_read_shared(MPI_File fh, void *buf, int n, MPI_Datatype t, MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_read_shared(fh, buf, n, t, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_read_shared", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_read_shared(fh, buf, n, t, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
+
+int MPI_File_iread_shared(MPI_File fh, void *buf, int n, MPI_Datatype t, MPI_Request *req) {
+    if (!LOGGING) return PMPI_File_iread_shared(fh, buf, n, t, req);
+    enter("File_iread_shared", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_iread_shared(fh, buf, n, t, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'i'));
+    done();
+    return rc;
+}
+
+int MPI_File_write_shared(MPI_File fh, const void *buf, int n, MPI_Datatype t,
+                          MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_write_shared(fh, buf, n, t, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_write_shared", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_write_shared(fh, buf, n, t, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
+
+int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int n, MPI_Datatype t,
+                           MPI_Request *req) {
+    if (!LOGGING) return PMPI_File_iwrite_shared(fh, buf, n, t, req);
+    enter("File_iwrite_shared", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_iwrite_shared(fh, buf, n, t, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'i'));
+    done();
+    return rc;
+}
+
+int MPI_File_read_ordered(MPI_File fh, void *buf, int n, MPI_Datatype t, MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_read_ordered(fh, buf, n, t, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_read_ordered", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_read_ordered(fh, buf, n, t, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
+
+int MPI_File_write_ordered(MPI_File fh, const void *buf, int n, MPI_Datatype t,
+                           MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_write_ordered(fh, buf, n, t, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_write_ordered", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_write_ordered(fh, buf, n, t, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
+
+int MPI_File_read_at(MPI_File fh, MPI_Offset off, void *buf, int n, MPI_Datatype t,
+                     MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_read_at(fh, off, buf, n, t, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_read_at", CALLER);
+    putf(" fh=%d off=%lld n=%d T=%d", file_id(fh), (long long)off, n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_read_at(fh, off, buf, n, t, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
+
+int MPI_File_iread_at(MPI_File fh, MPI_Offset off, void *buf, int n, MPI_Datatype t,
+                      MPI_Request *req) {
+    if (!LOGGING) return PMPI_File_iread_at(fh, off, buf, n, t, req);
+    enter("File_iread_at", CALLER);
+    putf(" fh=%d off=%lld n=%d T=%d", file_id(fh), (long long)off, n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_iread_at(fh, off, buf, n, t, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'i'));
+    done();
+    return rc;
+}
+
+int MPI_File_write_at(MPI_File fh, MPI_Offset off, const void *buf, int n, MPI_Datatype t,
+                      MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_write_at(fh, off, buf, n, t, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_write_at", CALLER);
+    putf(" fh=%d off=%lld n=%d T=%d", file_id(fh), (long long)off, n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_write_at(fh, off, buf, n, t, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
+
+int MPI_File_iwrite_at(MPI_File fh, MPI_Offset off, const void *buf, int n, MPI_Datatype t,
+                       MPI_Request *req) {
+    if (!LOGGING) return PMPI_File_iwrite_at(fh, off, buf, n, t, req);
+    enter("File_iwrite_at", CALLER);
+    putf(" fh=%d off=%lld n=%d T=%d", file_id(fh), (long long)off, n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_iwrite_at(fh, off, buf, n, t, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'i'));
+    done();
+    return rc;
+}
+
+int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int n, MPI_Datatype t,
+                         MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_read_at_all(fh, off, buf, n, t, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_read_at_all", CALLER);
+    putf(" fh=%d off=%lld n=%d T=%d", file_id(fh), (long long)off, n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_read_at_all(fh, off, buf, n, t, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
+
+int MPI_File_iread_at_all(MPI_File fh, MPI_Offset off, void *buf, int n, MPI_Datatype t,
+                          MPI_Request *req) {
+    if (!LOGGING) return PMPI_File_iread_at_all(fh, off, buf, n, t, req);
+    enter("File_iread_at_all", CALLER);
+    putf(" fh=%d off=%lld n=%d T=%d", file_id(fh), (long long)off, n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_iread_at_all(fh, off, buf, n, t, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'i'));
+    done();
+    return rc;
+}
+
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *buf, int n, MPI_Datatype t,
+                          MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_write_at_all(fh, off, buf, n, t, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_write_at_all", CALLER);
+    putf(" fh=%d off=%lld n=%d T=%d", file_id(fh), (long long)off, n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_write_at_all(fh, off, buf, n, t, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
+
+int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset off, const void *buf, int n, MPI_Datatype t,
+                           MPI_Request *req) {
+    if (!LOGGING) return PMPI_File_iwrite_at_all(fh, off, buf, n, t, req);
+    enter("File_iwrite_at_all", CALLER);
+    putf(" fh=%d off=%lld n=%d T=%d", file_id(fh), (long long)off, n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_iwrite_at_all(fh, off, buf, n, t, req);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'i'));
+    done();
+    return rc;
+}
+
+int MPI_File_read_all_begin(MPI_File fh, void *buf, int n, MPI_Datatype t) {
+    if (!LOGGING) return PMPI_File_read_all_begin(fh, buf, n, t);
+    enter("File_read_all_begin", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_read_all_begin(fh, buf, n, t);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_read_all_end(fh, buf, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_read_all_end", CALLER);
+    putf(" fh=%d", file_id(fh));
+    end_entry();
+    int rc = PMPI_File_read_all_end(fh, buf, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
+
+int MPI_File_write_all_begin(MPI_File fh, const void *buf, int n, MPI_Datatype t) {
+    if (!LOGGING) return PMPI_File_write_all_begin(fh, buf, n, t);
+    enter("File_write_all_begin", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_write_all_begin(fh, buf, n, t);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_write_all_end(fh, buf, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_write_all_end", CALLER);
+    putf(" fh=%d", file_id(fh));
+    end_entry();
+    int rc = PMPI_File_write_all_end(fh, buf, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
+
+int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int n, MPI_Datatype t) {
+    if (!LOGGING) return PMPI_File_read_ordered_begin(fh, buf, n, t);
+    enter("File_read_ordered_begin", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_read_ordered_begin(fh, buf, n, t);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_read_ordered_end(fh, buf, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_read_ordered_end", CALLER);
+    putf(" fh=%d", file_id(fh));
+    end_entry();
+    int rc = PMPI_File_read_ordered_end(fh, buf, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
+
+int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int n, MPI_Datatype t) {
+    if (!LOGGING) return PMPI_File_write_ordered_begin(fh, buf, n, t);
+    enter("File_write_ordered_begin", CALLER);
+    putf(" fh=%d n=%d T=%d", file_id(fh), n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_write_ordered_begin(fh, buf, n, t);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_write_ordered_end(fh, buf, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_write_ordered_end", CALLER);
+    putf(" fh=%d", file_id(fh));
+    end_entry();
+    int rc = PMPI_File_write_ordered_end(fh, buf, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
+
+int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset off, void *buf, int n, MPI_Datatype t) {
+    if (!LOGGING) return PMPI_File_read_at_all_begin(fh, off, buf, n, t);
+    enter("File_read_at_all_begin", CALLER);
+    putf(" fh=%d off=%lld n=%d T=%d", file_id(fh), (long long)off, n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_read_at_all_begin(fh, off, buf, n, t);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_read_at_all_end(fh, buf, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_read_at_all_end", CALLER);
+    putf(" fh=%d", file_id(fh));
+    end_entry();
+    int rc = PMPI_File_read_at_all_end(fh, buf, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
+
+int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset off, const void *buf, int n,
+                                MPI_Datatype t) {
+    if (!LOGGING) return PMPI_File_write_at_all_begin(fh, off, buf, n, t);
+    enter("File_write_at_all_begin", CALLER);
+    putf(" fh=%d off=%lld n=%d T=%d", file_id(fh), (long long)off, n, type_id(t));
+    end_entry();
+    int rc = PMPI_File_write_at_all_begin(fh, off, buf, n, t);
+    result(rc);
+    done();
+    return rc;
+}
+
+int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status) {
+    if (!LOGGING) return PMPI_File_write_at_all_end(fh, buf, status);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    enter("File_write_at_all_end", CALLER);
+    putf(" fh=%d", file_id(fh));
+    end_entry();
+    int rc = PMPI_File_write_at_all_end(fh, buf, st);
+    result(rc);
+    if (rc == MPI_SUCCESS) put_moved(st);
+    done();
+    return rc;
+}
+
+/* ---- end of the generated C wrappers ---- */
 
 /* ===== Fortran bindings ====================================================================
  * Open MPI's Fortran bindings (mpif.h and `use mpi`) call the PMPI_ entry points directly,
