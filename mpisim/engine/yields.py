@@ -88,8 +88,9 @@ def not_an_event(value: Any, where: str | None) -> NotYielded:
         name = value.__name__
         return NotYielded(f"the program yielded mpi.{name} itself, not called: write "
                           f"`yield mpi.{name}(...)`", None, where)
+    kind = type(value).__name__
     what = "a bare `yield` (None)" if value is None else \
-        f"{_short(value)} (a {type(value).__name__})"
+        f"{_short(value)} ({'an' if kind[0] in 'aeiou' else 'a'} {kind})"
     return NotYielded(f"the program yielded {what}, which is not an MPI call's event: "
                       "yield the call itself (`yield mpi.recv(...)`; `yield "
                       "mpi.compute(seconds)` to pass time)", None, where)

@@ -235,7 +235,7 @@ def yields_the_method(mpi):
 
 
 @pytest.mark.parametrize("program, text, words", [
-    (yields_a_number, "a number", "yielded 5 (a int)"),
+    (yields_a_number, "a number", "yielded 5 (an int)"),
     (yields_nothing, "bare", "a bare `yield`"),
     (yields_the_method, "not called", "`yield mpi.barrier(...)`"),
 ])
