@@ -1,5 +1,5 @@
 """``mpisim mpi4py``: its options, and the script they describe run as a scenario
-(:class:`~mpisim.mpi4py.scenario.ScriptScenario`): ``run``, or ``--check``, ``--min-buffer``,
+(:class:`~mpisim.mpi4py.run.scenario.ScriptScenario`): ``run``, or ``--check``, ``--min-buffer``,
 ``--vary`` (a sweep), as ``mpisim run``, ``check``, ``min-buffer`` and ``sweep`` run a
 scenario file."""
 
@@ -13,8 +13,8 @@ import os
 import sys
 from typing import Any
 
-from ..mpi4py.scenario import ScriptScenario, script_scenario
-from ..mpi4py.script import ScriptError
+from ..mpi4py.run.scenario import ScriptScenario, script_scenario
+from ..mpi4py.run.script import ScriptError
 from ..runs.estimate import WallClockLimit, wall_clock_limit
 from ..runs.settings import assignment
 from .common import Command, UsageError

@@ -13,7 +13,7 @@ command line and the what-if tools take a scenario), ``module`` (the ``MPI`` nam
 :mod:`mpisim.cli.mpi4py`.
 """
 
-from .scenario import ScriptScenario, script_scenario
-from .script import Script, ScriptError, run_mpi4py
+from .run.scenario import ScriptScenario, script_scenario
+from .run.script import Script, ScriptError, run_mpi4py
 
 __all__ = ["Script", "ScriptError", "ScriptScenario", "run_mpi4py", "script_scenario"]

@@ -23,15 +23,15 @@ from greenlet import getcurrent
 from ..mpi.constants import ANY_SOURCE, ANY_TAG, BOTTOM, PROC_NULL
 from ..p2p.requests import Request as _EngineRequest
 from .bridge import SITES, THREAD_CALLS, current
-from .datatype import Datatype
+from .datatypes.datatype import Datatype
+from .datatypes.integers import INT_MAX as _INT_MAX
+from .datatypes.integers import INT_MIN as _INT_MIN
 from .exceptions import unsupported
-from .integers import INT_MAX as _INT_MAX
-from .integers import INT_MIN as _INT_MIN
-from .message import Message
-from .msgspec import c_int, p2p
-from .request import Prequest, Request, Status, fill, received
+from .MPI.message import Message
+from .MPI.request import Prequest, Request, Status, fill, received
+from .msgbuffer.p2p import c_int, p2p
 
-__all__ = ["PointToPoint", "both", "dumps"]
+__all__ = ["P2PMethods", "both", "dumps"]
 
 PROTOCOL = pickle.HIGHEST_PROTOCOL
 _NDARRAY = np.ndarray
@@ -41,7 +41,7 @@ def dumps(obj: Any) -> bytes:
     return pickle.dumps(obj, PROTOCOL)
 
 
-class PointToPoint:
+class P2PMethods:
     """Mixin of :class:`~.comm.Comm` (needs ``_p2p``, ``_c`` and ``_key``)."""
 
     def _p2p(self, call: str, blocking: bool, **kwargs: Any) -> Any:  # pragma: no cover

@@ -1,7 +1,7 @@
 """What a scenario is to the tools that run it: one interface, three kinds of scenario.
 
 A scenario file's :class:`~mpisim.scenario.scenario.Scenario`, an mpi4py script's
-:class:`~mpisim.mpi4py.scenario.ScriptScenario` and a recording's
+:class:`~mpisim.mpi4py.run.scenario.ScriptScenario` and a recording's
 :class:`~mpisim.recorded.scenario.ReplayScenario` all offer it, so the command line (``run``,
 ``check``, ``sweep``, ``min-buffer``, ``validate``) and the what-if tools
 (:class:`~mpisim.whatif.target.Target`) take any of them. It lives with the scenario files,

@@ -16,7 +16,6 @@ PACKAGE = Path(mpisim.__file__).resolve().parent
 LIMIT = 600
 
 OVER_THE_LIMIT = {
-    "mpi4py/datatype.py",  # to split by role: Datatype, Op, the collective buffer message
     "recorded/program.py",  # to split by stage: the replayer's rank and its p2p calls
 }
 """Modules allowed over the limit until they are split (the list only shrinks)."""

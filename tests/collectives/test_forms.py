@@ -217,7 +217,7 @@ def test_6_in_place_at_a_non_root_is_err_buffer(call):
 
 
 def test_in_place_is_one_object_in_mpisim_and_the_mpi4py_stand_in():
-    from mpisim.mpi4py.module import modules
+    from mpisim.mpi4py.run.module import modules
 
     assert modules()["mpi4py.MPI"].IN_PLACE is ms.IN_PLACE
     assert repr(ms.IN_PLACE) == "IN_PLACE"

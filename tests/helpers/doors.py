@@ -149,7 +149,7 @@ see :func:`excluded`."""
 def _standin_names() -> frozenset[str]:
     """Handle calls the stand-in makes: string constants (``self._p2p("comm_idup", ...)``)
     and attributes read off a handle (``mpi.comm_free(...)``) in mpisim/mpi4py, and the
-    buffer calls that mpi4py/buffers.py composes from a verb."""
+    buffer calls that mpi4py/MPI/buffers.py composes from a verb."""
     found: set[str] = set()
     for path in (PACKAGE / "mpi4py").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -157,7 +157,7 @@ def _standin_names() -> frozenset[str]:
                 found.add(node.value)
             elif isinstance(node, ast.Attribute) and ast.unparse(node.value).endswith("mpi"):
                 found.add(node.attr)
-    buffers = (PACKAGE / "mpi4py" / "buffers.py").read_text()
+    buffers = (PACKAGE / "mpi4py" / "MPI" / "buffers.py").read_text()
     if 'f"buffer_{name}"' in buffers and 'f"comm_{name}_buffer"' in buffers:
         for verb in ("attach", "detach", "flush", "iflush"):
             found |= {f"buffer_{verb}", f"comm_{verb}_buffer"}

@@ -23,7 +23,7 @@ from helpers import real_mpi
 from helpers.paths import DATA
 
 import mpisim as ms
-from mpisim.mpi4py.script import HANGS
+from mpisim.mpi4py.run.script import HANGS
 
 SCRIPT = DATA / "mpi4py" / "script_end.py"
 

@@ -30,7 +30,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mpisim as ms
-from mpisim.mpi4py.integers import c_int
+from mpisim.mpi4py.datatypes.integers import c_int
 
 CASES = DATA / "mpi4py" / "msgspec_cases.py"
 

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mpisim as ms
-from mpisim.mpi4py.clock import sleep as script_sleep
+from mpisim.mpi4py.run.clock import sleep as script_sleep
 
 
 def script(tmp_path: Path, body: str, name: str = "prog.py") -> Path:

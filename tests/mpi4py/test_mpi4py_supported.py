@@ -11,8 +11,8 @@ import sys
 import pytest
 from helpers.paths import ROOT
 
-from mpisim.mpi4py import supported
-from mpisim.mpi4py.module import modules
+from mpisim.mpi4py.run import supported
+from mpisim.mpi4py.run.module import modules
 
 
 def test_the_page_shows_the_generated_table():

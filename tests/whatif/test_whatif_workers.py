@@ -152,7 +152,7 @@ def test_worker_processes_get_the_same_min_buffer(path, pool_at_once):
 
 @pytest.mark.timeout(120)
 def test_recordings_and_scripts_go_to_worker_processes_by_path(pool_at_once):
-    from mpisim.mpi4py.scenario import script_scenario
+    from mpisim.mpi4py.run.scenario import script_scenario
     from mpisim.recorded import replay_scenario
 
     for load in (lambda: replay_scenario(RECORDING),

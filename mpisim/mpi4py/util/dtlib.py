@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..datatype import COMBINERS, DATATYPES, Datatype, typealign, typecode
+from ..datatypes.datatype import COMBINERS, DATATYPES, Datatype, typealign, typecode
 
 try:
     from numpy import dtype as _np_dtype

@@ -23,17 +23,17 @@ import struct
 from typing import Any
 
 from ..bridge import current
-from ..comm import Comm as _Comm
-from ..comm import Intracomm as _Intracomm
-from ..datatype import DATATYPES, Datatype
+from ..datatypes.datatype import DATATYPES, Datatype
 from ..exceptions import unsupported
-from ..membuffer import buffer
-from ..message import MESSAGE_NO_PROC, MESSAGE_NULL
-from ..message import Message as _Message
-from ..msgpickle import Pickle
-from ..request import REQUEST_NULL
-from ..request import Request as _Request
-from ..status import Status
+from ..MPI.comm import Comm as _Comm
+from ..MPI.comm import Intracomm as _Intracomm
+from ..MPI.message import MESSAGE_NO_PROC, MESSAGE_NULL
+from ..MPI.message import Message as _Message
+from ..MPI.request import REQUEST_NULL
+from ..MPI.request import Request as _Request
+from ..MPI.status import Status
+from ..msgbuffer.membuffer import buffer
+from ..msgbuffer.pickle import Pickle
 
 __all__ = ["Comm", "Intercomm", "Intracomm", "Message", "Pickle", "Request", "pickle"]
 

@@ -13,17 +13,15 @@ integers; here every value is a Python object, so they behave alike.
 
 from __future__ import annotations
 
-import traceback
 from typing import Any
 
-from ..mpi.attributes import KEYVAL_INVALID, PREDEFINED
-from ..mpi.errors import MPIError
-from .bridge import current
-from .exceptions import Exception as MPIException
-from .exceptions import as_exception
-from .integers import c_int
+from ...mpi.attributes import KEYVAL_INVALID, PREDEFINED
+from ...mpi.errors import MPIError
+from ..bridge import current
+from ..datatypes.objattrs import guarded, intptr
+from ..exceptions import as_exception
 
-__all__ = ["AttributeCalls", "copy_attributes", "delete_attributes", "guarded", "intptr"]
+__all__ = ["AttributeMethods", "copy_attributes", "delete_attributes", "guarded", "intptr"]
 
 
 def _callbacks() -> dict[int, tuple[Any, Any]]:
@@ -36,21 +34,6 @@ def _nopython() -> set[int]:
     return current().__dict__.setdefault("nopython_keyvals", set())
 
 
-def intptr(value: Any) -> int:
-    """A ``nopython`` attribute: a C integer the size of a pointer, as mpi4py stores it
-    (read back unsigned: -7 is 2**64 - 7); what is no integer is ``TypeError: an integer
-    is required`` (observed with mpi4py 4.1.2 over MPICH 5.0.2 and Open MPI 5.0.11)."""
-    if not isinstance(value, int):
-        try:
-            value = c_int(value)
-        except OverflowError:
-            value = int(value)
-    value = int(value)
-    if not -(1 << 63) <= value < (1 << 64):
-        raise OverflowError("value too large to convert to a C pointer")
-    return value % (1 << 64)
-
-
 def _local(call: str, *args: Any, **kwargs: Any) -> Any:
     try:
         return getattr(current().plain(), call)(*args, **kwargs)
@@ -58,7 +41,7 @@ def _local(call: str, *args: Any, **kwargs: Any) -> Any:
         raise as_exception(e) from None
 
 
-class AttributeCalls:
+class AttributeMethods:
     """Comm's attribute methods (needs ``_comm``)."""
 
     @classmethod
@@ -111,17 +94,6 @@ def _deleted(comm: Any, keyval: int, value: Any) -> None:
     delete_fn = _callbacks().get(keyval, (None, None))[1]
     if callable(delete_fn):
         guarded(delete_fn, comm, keyval, value)
-
-
-def guarded(callback: Any, *args: Any) -> Any:
-    """A callback's result; an exception it raises is printed (its traceback, on stderr)
-    and becomes MPI.Exception of class MPI_ERR_OTHER, as mpi4py reports it."""
-    try:
-        return callback(*args)
-    except Exception:
-        traceback.print_exc()
-        raise MPIException(f"the attribute callback {callback!r} raised", None,
-                           "MPI_ERR_OTHER") from None
 
 
 def copy_attributes(parent: Any, made: Any) -> None:

@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..mpi.errors import ErrInfo, MPIError
-from ..mpi.info import Info as _Info
-from .exceptions import as_exception, unsupported
+from ...mpi.errors import ErrInfo, MPIError
+from ...mpi.info import Info as _Info
+from ..exceptions import as_exception, unsupported
 
 __all__ = ["INFO_ENV", "INFO_NULL", "Info", "handle_info"]
 

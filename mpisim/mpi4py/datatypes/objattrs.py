@@ -2,7 +2,7 @@
 ``Datatype.Create_keyval``, ``Free_keyval``, ``Set_attr``, ``Get_attr``, ``Delete_attr``
 and ``Win``'s.
 
-A communicator's attributes live in the handle (:mod:`.attributes`); a datatype or window
+A communicator's attributes live in the handle (:mod:`..MPI.attributes`); a datatype or window
 attribute is only the process's own note on its handle, so the stand-in keeps them, per
 rank (each rank is its own process; predefined datatypes are shared objects here), keyed by
 the handle (``Datatype(x)`` copies share it). Each kind has its own keyvals, as in MPICH,
@@ -14,19 +14,47 @@ keyval freed while attributes use it keeps its callbacks for them; ``Delete_attr
 attribute not set does nothing (Open MPI 5.0.11 raises MPI_ERR_OTHER); a ``nopython``
 keyval holds C integers (``TypeError: an integer is required`` for anything else; a
 negative one comes back as its 64-bit unsigned value). The callbacks run in the script, as
-for communicators (:func:`.attributes.guarded`).
+for communicators (:func:`guarded`, which :mod:`..MPI.attributes` shares).
 """
 
 from __future__ import annotations
 
+import traceback
 from typing import Any
 
-from ..mpi.attributes import KEYVAL_INVALID
-from .attributes import guarded, intptr
-from .bridge import current
-from .exceptions import Exception as MPIException
+from ...mpi.attributes import KEYVAL_INVALID
+from ..bridge import current
+from ..exceptions import Exception as MPIException
+from .integers import c_int
 
-__all__ = ["LocalAttributeCalls", "copy_local_attributes", "delete_local_attributes"]
+__all__ = ["LocalAttributeMethods", "copy_local_attributes", "delete_local_attributes", "guarded",
+           "intptr"]
+
+def intptr(value: Any) -> int:
+    """A ``nopython`` attribute: a C integer the size of a pointer, as mpi4py stores it
+    (read back unsigned: -7 is 2**64 - 7); what is no integer is ``TypeError: an integer
+    is required`` (observed with mpi4py 4.1.2 over MPICH 5.0.2 and Open MPI 5.0.11)."""
+    if not isinstance(value, int):
+        try:
+            value = c_int(value)
+        except OverflowError:
+            value = int(value)
+    value = int(value)
+    if not -(1 << 63) <= value < (1 << 64):
+        raise OverflowError("value too large to convert to a C pointer")
+    return value % (1 << 64)
+
+
+def guarded(callback: Any, *args: Any) -> Any:
+    """A callback's result; an exception it raises is printed (its traceback, on stderr)
+    and becomes MPI.Exception of class MPI_ERR_OTHER, as mpi4py reports it."""
+    try:
+        return callback(*args)
+    except Exception:
+        traceback.print_exc()
+        raise MPIException(f"the attribute callback {callback!r} raised", None,
+                           "MPI_ERR_OTHER") from None
+
 
 _FIRST = {"type": 0x24800000, "win": 0x24C00000}
 """The first keyval of each kind (MPICH's keyvals name their kind; the handle numbers
@@ -65,7 +93,7 @@ def _keyval(kind: str, keyval: Any, live: bool = True) -> _Keyval:
     return found
 
 
-class LocalAttributeCalls:
+class LocalAttributeMethods:
     """Attribute methods of ``Datatype`` and ``Win`` (needs ``_ATTR_KIND`` and
     ``_attr_handle()``: the handle, or the null object's MPI error)."""
 

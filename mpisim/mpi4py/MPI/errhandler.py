@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bridge import Fatal, current
-from .exceptions import CODES, Unsupporting, unsupported
-from .exceptions import Exception as MPIException
-from .integers import c_int
+from ..bridge import Fatal, current
+from ..datatypes.integers import c_int
+from ..exceptions import CODES, Unsupporting, unsupported
+from ..exceptions import Exception as MPIException
 
 __all__ = ["ERRHANDLER_NULL", "ERRORS_ABORT", "ERRORS_ARE_FATAL", "ERRORS_RETURN",
-           "Errhandler", "ErrhandlerCalls", "call_errhandler", "get_errhandler", "set_errhandler"]
+           "Errhandler", "ErrhandlerMethods", "call_errhandler", "get_errhandler", "set_errhandler"]
 
 _HANDLES = {"ERRHANDLER_NULL": 0x14000000, "ERRORS_ARE_FATAL": 0x54000000,
             "ERRORS_RETURN": 0x54000001, "ERRORS_ABORT": 0x54000003}
@@ -158,7 +158,7 @@ def call_errhandler(key: Any, errorcode: Any) -> None:
     raise Fatal(MPIException(f"MPI_Call_errhandler with error code {code}", None, name))
 
 
-class ErrhandlerCalls:
+class ErrhandlerMethods:
     """``Get_errhandler``, ``Set_errhandler`` and ``Call_errhandler`` of ``Comm``, ``Win``
     and ``File`` (needs ``_key()``: the object in the rank's table of handlers)."""
 

@@ -14,14 +14,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..mpi.errors import MPIError
-from ..mpi.group import EMPTY
-from ..mpi.group import Group as _Group
-from .bridge import current
-from .exceptions import Exception as MPIException
-from .exceptions import as_exception, unsupported
+from ...mpi.errors import MPIError
+from ...mpi.group import EMPTY
+from ...mpi.group import Group as _Group
+from ..bridge import current
+from ..exceptions import Exception as MPIException
+from ..exceptions import as_exception, unsupported
 
-__all__ = ["GROUP_EMPTY", "GROUP_NULL", "Group", "GroupCalls"]
+__all__ = ["GROUP_EMPTY", "GROUP_NULL", "Group", "GroupMethods"]
 
 
 def _local(call: str, *args: Any) -> Any:
@@ -151,7 +151,7 @@ GROUP_NULL = Group()
 GROUP_EMPTY = Group._of(EMPTY)
 
 
-class GroupCalls:
+class GroupMethods:
     """The group methods of mpi4py's Comm and Intracomm (MPI 4.1 §7.3, §7.4)."""
 
     def Get_group(self) -> Group:

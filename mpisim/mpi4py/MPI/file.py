@@ -19,20 +19,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..io import constants as _c
-from ..mpi.errors import MPIError
-from .bridge import current
-from .datatype import DATATYPES, Datatype, wrapped
-from .errhandler import ErrhandlerCalls
-from .exceptions import Exception as MPIException
-from .exceptions import Unsupporting, as_exception
+from ...io import constants as _c
+from ...mpi.errors import MPIError
+from ..bridge import current
+from ..datatypes.datatype import DATATYPES, Datatype, wrapped
+from ..datatypes.typecodes import lookup
+from ..exceptions import Exception as MPIException
+from ..exceptions import Unsupporting, as_exception
+from ..msgbuffer.p2p import p2p
+from .errhandler import ErrhandlerMethods
 from .group import Group
 from .held import Held
 from .info import Info, handle_info
-from .msgspec import p2p
 from .request import Request
 from .status import Status, fill
-from .typecodes import lookup
 
 __all__ = ["FILE_NULL", "NAMES", "File", "Register_datarep"]
 
@@ -56,7 +56,7 @@ def _datatype(dt: Any) -> Any:
     raise TypeError(f"expecting a datatype, got {type(dt).__name__}")
 
 
-class File(Held, ErrhandlerCalls, metaclass=Unsupporting):
+class File(Held, ErrhandlerMethods, metaclass=Unsupporting):
     """mpi4py's MPI.File (see the module)."""
 
     _NULL = "FILE_NULL"

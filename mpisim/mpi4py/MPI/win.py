@@ -24,24 +24,25 @@ from typing import Any
 
 import numpy as np
 
-from ..mpi.constants import BOTTOM, PROC_NULL
-from ..mpi.errors import MPIError
-from ..rma import accumulate as _acc
-from ..rma import constants as _c
-from .bridge import current
-from .datatype import OPS, Datatype, Op
-from .errhandler import ErrhandlerCalls
-from .exceptions import Exception as MPIException
-from .exceptions import Unsupporting, as_exception
+from ...mpi.constants import BOTTOM, PROC_NULL
+from ...mpi.errors import MPIError
+from ...rma import accumulate as _acc
+from ...rma import constants as _c
+from ..bridge import current
+from ..datatypes.datatype import Datatype
+from ..datatypes.integers import c_int
+from ..datatypes.objattrs import LocalAttributeMethods, delete_local_attributes
+from ..datatypes.typecodes import lookup
+from ..exceptions import Exception as MPIException
+from ..exceptions import Unsupporting, as_exception
+from ..msgbuffer.membuffer import buffer
+from ..msgbuffer.p2p import p2p, raw
+from .errhandler import ErrhandlerMethods
 from .group import Group
 from .held import Held
 from .info import Info, handle_info
-from .integers import c_int
-from .membuffer import buffer
-from .msgspec import p2p, raw
-from .objattrs import LocalAttributeCalls, delete_local_attributes
+from .op import OPS, Op
 from .request import Request
-from .typecodes import lookup
 
 __all__ = ["NAMES", "WIN_NULL", "Win"]
 
@@ -73,7 +74,7 @@ def _memory(array: np.ndarray) -> buffer:
     return array.view(buffer)
 
 
-class Win(Held, ErrhandlerCalls, LocalAttributeCalls, metaclass=Unsupporting):
+class Win(Held, ErrhandlerMethods, LocalAttributeMethods, metaclass=Unsupporting):
     """mpi4py's MPI.Win (see the module)."""
 
     _NULL = "WIN_NULL"
@@ -189,7 +190,7 @@ class Win(Held, ErrhandlerCalls, LocalAttributeCalls, metaclass=Unsupporting):
         the script set (None when it set none)."""
         if c_int(keyval) in _c.ATTRIBUTES.values():
             return _local("win_get_attr", self._win(), keyval)
-        return LocalAttributeCalls.Get_attr(self, keyval)
+        return LocalAttributeMethods.Get_attr(self, keyval)
 
     @property
     def attrs(self) -> tuple[int, int, int]:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import types
 from typing import Any
 
-from .._version import __version__
-from ..mpi import addresses as _addr
-from ..mpi.attributes import KEYVAL_INVALID, PREDEFINED
-from ..mpi.constants import (
+from ..._version import __version__
+from ...mpi import addresses as _addr
+from ...mpi.attributes import KEYVAL_INVALID, PREDEFINED
+from ...mpi.constants import (
     ANY_SOURCE,
     ANY_TAG,
     BOTTOM,
@@ -28,30 +28,37 @@ from ..mpi.constants import (
     PROC_NULL,
     UNDEFINED,
 )
-from ..mpi.datatypes import ORDER_C, ORDER_FORTRAN
-from ..mpi.errors import MPIError
-from ..mpi.group import CONGRUENT, IDENT, SIMILAR, UNEQUAL
-from ..mpi.topology import CART, DIST_GRAPH, GRAPH
-from . import comm as _comm
-from . import util as _util
-from .bridge import current
-from .buffers import attach, detach, flush, iflush
-from .collective import IN_PLACE
-from .datatype import CONSTANTS as _DATATYPE_CONSTANTS
-from .datatype import DATATYPES, OPS, Datatype, Op, typealign, typecode
-from .errhandler import ERRHANDLER_NULL, ERRORS_ABORT, ERRORS_ARE_FATAL, ERRORS_RETURN, Errhandler
-from .exceptions import CODES, ERR_LASTCODE, Exception, as_exception, error_string, unsupported
-from .file import NAMES as _FILE_NAMES
-from .group import GROUP_EMPTY, GROUP_NULL, Group
-from .info import INFO_ENV, INFO_NULL, Info
-from .membuffer import buffer
-from .message import MESSAGE_NO_PROC, MESSAGE_NULL, Message
-from .msgpickle import Pickle
-from .msgspec import located
-from .request import REQUEST_NULL, Prequest, Request, Status
-from .topology import UNWEIGHTED, WEIGHTS_EMPTY, Compute_dims
-from .util import dtlib, pkl5
-from .win import NAMES as _WIN_NAMES
+from ...mpi.datatypes import ORDER_C, ORDER_FORTRAN
+from ...mpi.errors import MPIError
+from ...mpi.group import CONGRUENT, IDENT, SIMILAR, UNEQUAL
+from ...mpi.topology import CART, DIST_GRAPH, GRAPH
+from .. import util as _util
+from ..bridge import current
+from ..datatypes.datatype import CONSTANTS as _DATATYPE_CONSTANTS
+from ..datatypes.datatype import DATATYPES, Datatype, typealign, typecode
+from ..exceptions import CODES, ERR_LASTCODE, Exception, as_exception, error_string, unsupported
+from ..MPI import comm as _comm
+from ..MPI.buffers import attach, detach, flush, iflush
+from ..MPI.collective import IN_PLACE
+from ..MPI.errhandler import (
+    ERRHANDLER_NULL,
+    ERRORS_ABORT,
+    ERRORS_ARE_FATAL,
+    ERRORS_RETURN,
+    Errhandler,
+)
+from ..MPI.file import NAMES as _FILE_NAMES
+from ..MPI.group import GROUP_EMPTY, GROUP_NULL, Group
+from ..MPI.info import INFO_ENV, INFO_NULL, Info
+from ..MPI.message import MESSAGE_NO_PROC, MESSAGE_NULL, Message
+from ..MPI.op import OPS, Op
+from ..MPI.request import REQUEST_NULL, Prequest, Request, Status
+from ..MPI.topology import UNWEIGHTED, WEIGHTS_EMPTY, Compute_dims
+from ..MPI.win import NAMES as _WIN_NAMES
+from ..msgbuffer.membuffer import buffer
+from ..msgbuffer.p2p import located
+from ..msgbuffer.pickle import Pickle
+from ..util import dtlib, pkl5
 
 __all__ = ["MPI_VERSION", "modules", "submodules"]
 

@@ -27,7 +27,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from .bridge import own_code
+from ..bridge import own_code
 
 __all__ = ["Handlers", "atexit_module", "finish"]
 

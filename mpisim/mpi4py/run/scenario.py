@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 from .script import Script
 
 if TYPE_CHECKING:
-    from ..runs.result import Result
-    from ..scenario import Scenario
+    from ...runs.result import Result
+    from ...scenario import Scenario
 
 __all__ = ["ScriptScenario", "script_scenario"]
 
@@ -75,7 +75,7 @@ class ScriptScenario:
         return None
 
     def run(self, **overrides: Any) -> Result:
-        from ..runs.simulation import run
+        from ...runs.simulation import run
 
         return self.annotate(run(**(self.run_kwargs() | overrides)))
 
@@ -85,8 +85,8 @@ def script_scenario(path: str, argv: list[str], ranks: int, settings: str | None
                     ) -> ScriptScenario:
     """Load a script and its settings; ValueError (one line per problem) if anything is
     wrong."""
-    from ..scenario import ScenarioError
-    from ..scenario.load import settings_scenario
+    from ...scenario import ScenarioError
+    from ...scenario.load import settings_scenario
 
     if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
         raise ValueError(f"-n: expected a positive number of ranks, got {ranks!r}")

@@ -20,18 +20,18 @@ from typing import Any
 
 import numpy as np
 
-from ..mpi.constants import BOTTOM
-from ..mpi.errors import MPIError
-from . import bottom
-from .bridge import current
-from .exceptions import as_exception
-from .integers import c_int, index
-from .msgspec import located
+from ...mpi.constants import BOTTOM
+from ...mpi.errors import MPIError
+from ..bridge import current
+from ..datatypes.integers import c_int, index
+from ..exceptions import as_exception
+from ..msgbuffer import bottom
+from ..msgbuffer.collective import simple, vector
+from ..msgbuffer.p2p import located
 from .request import Request
-from .vectors import simple, vector
 
 __all__ = ["UNWEIGHTED", "WEIGHTS_EMPTY", "CartQueries", "Compute_dims", "DistGraphQueries",
-           "GraphQueries", "NeighborCalls", "TopologyMaker"]
+           "GraphQueries", "NeighborMethods", "TopologyMaker"]
 
 _UINT8 = np.dtype(np.uint8)
 
@@ -149,7 +149,7 @@ class TopologyMaker:
                            edges=_ints(edges))
 
 
-class NeighborCalls:
+class NeighborMethods:
     """Topocomm: neighbour lists (§8.5) and the neighbourhood collectives (§8.6)."""
 
     def _neighbors(self) -> tuple[list[int], list[int]]:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bridge import current
+from ..bridge import current
 from .group import Group
 
-__all__ = ["IntercommCalls", "IntercommMaker"]
+__all__ = ["IntercommMaker", "IntercommMethods"]
 
 
 class IntercommMaker:
@@ -35,7 +35,7 @@ class IntercommMaker:
         return self._wrap(made)  # type: ignore[attr-defined]
 
 
-class IntercommCalls:
+class IntercommMethods:
     """mpi4py's Intercomm: the remote group and MPI_Intercomm_merge. Every collective MPI
     defines over one (all but scans) works over it, as in :mod:`.collective`."""
 

@@ -1,13 +1,10 @@
-"""Datatypes, reduction ops and buffer specs of collectives in the stand-in.
+"""mpi4py's MPI.Datatype in the stand-in.
 
 A :class:`Datatype` wraps one of mpisim's datatypes with mpi4py's methods (``Get_size``,
 ``Get_extent``, ``Create_vector(...).Commit()``, ``Get_envelope``, ``decode``, ``tocode``,
-pickling...); the predefined ones are :mod:`.predefined`'s table. :func:`message` reads a
-collective's buffer spec (a numpy array, bytearray, bytes, array.array or anything with the
-buffer protocol, alone or as ``[buf, datatype]``, ``[buf, count, datatype]``, ``[buf,
-(count, displ), datatype]``) into what the handle takes: a numpy view of the caller's
-memory (so a receive writes into the caller's buffer), a count and a datatype.
-Point-to-point calls read theirs with :mod:`.msgspec`.
+pickling...); the predefined ones are :mod:`.predefined`'s table. The buffer specs that
+name a datatype are read in :mod:`.msgspec` (point-to-point) and :mod:`.vectors`
+(collectives); the reduction ops are :mod:`.op`'s.
 """
 
 from __future__ import annotations
@@ -16,25 +13,19 @@ import math
 import operator
 from typing import Any
 
-import numpy as np
-
-from ..collectives import ops as _ops
-from ..mpi import datatypes as _dt
-from ..mpi.constants import BOTTOM
-from ..mpi.errors import MPIError
+from ...mpi import datatypes as _dt
+from ...mpi.errors import MPIError
+from ..exceptions import Exception as MPIException
+from ..exceptions import Unsupporting, as_exception, unsupported
 from . import darray
-from .exceptions import Exception as MPIException
-from .exceptions import Unsupporting, as_exception, unsupported
-from .objattrs import LocalAttributeCalls, copy_local_attributes, delete_local_attributes
+from .objattrs import LocalAttributeMethods, copy_local_attributes, delete_local_attributes
 from .predefined import ALIASES, NULL, TABLE, backing
 from .typecodes import TABLE as _TYPECODES
 from .typecodes import lookup
 from .typecodes import typedict as _typedict
 
-__all__ = ["COMBINERS", "CONSTANTS", "DATATYPES", "OPS", "TYPEDICT", "Datatype", "Op",
-           "lookup", "message", "typealign", "typecode"]
-
-_UINT8 = np.dtype(np.uint8)
+__all__ = ["COMBINERS", "CONSTANTS", "DATATYPES", "TYPEDICT", "Datatype", "lookup",
+           "typealign", "typecode"]
 
 
 COMBINERS = {
@@ -74,7 +65,7 @@ class _Handle:
 _NULL = _Handle(None, "NAMED", name="MPI_DATATYPE_NULL", key="DATATYPE_NULL")
 
 
-class Datatype(LocalAttributeCalls, metaclass=Unsupporting):
+class Datatype(LocalAttributeMethods, metaclass=Unsupporting):
     """mpi4py's MPI.Datatype over an mpisim datatype.
 
     ``MPI.Datatype(other)`` is another reference to the same handle (equal, not the same
@@ -305,7 +296,7 @@ class Datatype(LocalAttributeCalls, metaclass=Unsupporting):
     def Commit(self) -> Datatype:
         t = self._type()
         if not t.committed and self._h.combiner not in _PREDEFINED:
-            from .bridge import current  # a derived type handed to MPI: a leak if never freed
+            from ..bridge import current  # a derived type handed to MPI: a leak if never freed
 
             current().mpi._made("datatype", self._h, "MPI_Type_commit")
         t.commit()
@@ -586,173 +577,3 @@ def wrapped(t: Any) -> Datatype:
     """The stand-in datatype for an mpisim one (the predefined object when there is one)."""
     return _WRAPPED.get(id(t)) or Datatype._of(_Handle(t, "CONTIGUOUS", {"count": 1}))
 
-
-class Op:
-    """mpi4py's MPI.Op: applied to Python objects as mpi4py does (SUM is ``+``, so lists
-    concatenate), to numpy arrays elementwise."""
-
-    def __init__(self, name: str, engine: Any, python: Any, commute: bool | None = None) -> None:
-        self._name = name
-        self._engine = engine
-        self._python = python
-        # REPLACE and NO_OP are not commutative, as mpi4py says; the others predefined are
-        self._commute = name not in ("REPLACE", "NO_OP") if commute is None else commute
-
-    def __call__(self, x: Any, y: Any) -> Any:
-        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
-            return self._engine(x, y)
-        return self._python(x, y)
-
-    @classmethod
-    def Create(cls, function: Any, commute: bool = False) -> Op:
-        """A user op: ``function(invec, inoutvec, datatype)`` as in mpi4py."""
-        def apply(x: Any, y: Any) -> Any:
-            out = np.array(y, copy=True)
-            function(x, out, None)
-            return out
-        engine = _ops.Op("user", apply, commutative=bool(commute))
-        return cls("user", engine, lambda x, y: function(x, y, None), bool(commute))
-
-    def Free(self) -> None:
-        pass
-
-    def Is_commutative(self) -> bool:
-        return self._commute
-
-    def Reduce_local(self, inbuf: Any, inoutbuf: Any) -> None:
-        """MPI_Reduce_local (6.9.7): ``inoutbuf`` becomes this op of ``inbuf`` and itself.
-        The two specs must agree, as mpi4py checks (``ValueError: mismatch in inbuf count 2
-        and inoutbuf count 3``)."""
-        from .bridge import current
-
-        (src, n, t), (dst, m, u) = message(inbuf), message(inoutbuf, writable=True)
-        n, m = _count_of(src, n, t), _count_of(dst, m, u)
-        if n != m:
-            raise ValueError(f"mismatch in inbuf count {n} and inoutbuf count {m}")
-        if t is not u:
-            raise ValueError("mismatch in inbuf and inoutbuf MPI datatypes")
-        _call(current().plain().reduce_local, src, dst, n, u, self._engine)
-
-    def __bool__(self) -> bool:
-        return self._engine is not None  # MPI.OP_NULL is false, as mpi4py's
-
-    def __repr__(self) -> str:
-        return f"<mpi4py.MPI.Op {self._name}>"
-
-
-def _count_of(arr: Any, count: Any, datatype: Any) -> int:
-    """A spec's count: as given, else the buffer's whole elements of its datatype."""
-    if count is not None:
-        return operator.index(count)
-    if not isinstance(arr, np.ndarray) or datatype is None:
-        return 0
-    return arr.nbytes // max(datatype.extent, 1)
-
-
-def _loc(pick: Any) -> Any:
-    def op(x: Any, y: Any) -> Any:
-        return pick((x[0], x[1]), (y[0], y[1]))
-    return op
-
-
-OPS = {
-    "SUM": Op("SUM", _ops.SUM, operator.add), "PROD": Op("PROD", _ops.PROD, operator.mul),
-    "MAX": Op("MAX", _ops.MAX, max), "MIN": Op("MIN", _ops.MIN, min),
-    "LAND": Op("LAND", _ops.LAND, lambda a, b: a and b),
-    "LOR": Op("LOR", _ops.LOR, lambda a, b: a or b),
-    "LXOR": Op("LXOR", _ops.LXOR, lambda a, b: bool(a) != bool(b)),
-    "BAND": Op("BAND", _ops.BAND, operator.and_), "BOR": Op("BOR", _ops.BOR, operator.or_),
-    "BXOR": Op("BXOR", _ops.BXOR, operator.xor),
-    "MAXLOC": Op("MAXLOC", _ops.MAXLOC, _loc(lambda a, b: max(a, b, key=lambda v: (v[0], -v[1])))),
-    "MINLOC": Op("MINLOC", _ops.MINLOC, _loc(min)),
-    "OP_NULL": Op("OP_NULL", None, None),  # no op: a reduction with it is MPI_ERR_OP
-}
-
-
-def python_op(op: Any) -> Any:
-    """What the handle's reductions take for an mpi4py op: a callable on the values."""
-    if isinstance(op, Op):
-        return op
-    if callable(op):
-        return op
-    raise MPIException(f"{op!r} is not an MPI.Op", None, "MPI_ERR_OP")
-
-
-# -- buffer specs ------------------------------------------------------------------------
-def message(spec: Any, writable: bool = False) -> tuple[Any, int | None, Any]:
-    """(numpy view or None/BOTTOM, count or None, mpisim datatype) of an mpi4py buffer spec."""
-    if spec is None:
-        return None, 0, _dt.BYTE
-    if spec is BOTTOM:
-        return BOTTOM, 1, None
-    buf, count, displ, datatype = _spec_parts(spec) if isinstance(spec, list | tuple) \
-        else (spec, None, 0, None)
-    if isinstance(datatype, Datatype):
-        if datatype._h.t is None and count is None:  # as mpi4py words it
-            raise ValueError("message: cannot infer count, datatype is null")
-        datatype = datatype._type()  # MPI_DATATYPE_NULL with a count: MPI_ERR_TYPE
-    if buf is None or buf is BOTTOM:
-        return buf, (0 if count is None else count), datatype
-    arr = _array(buf, writable)
-    if datatype is None:
-        datatype = _datatype_of(arr)
-        if datatype is _dt.BYTE and arr.dtype != _UINT8:
-            arr = arr.reshape(-1).view(_UINT8)
-    if displ:
-        raw = np.ascontiguousarray(arr).reshape(-1).view(_UINT8)
-        arr = raw[displ * datatype.extent:]
-    return arr, count, datatype
-
-
-def _spec_parts(spec: list[Any] | tuple[Any, ...]) -> tuple[Any, int | None, int, Any]:
-    """(buffer, count or None, displacement, datatype or typecode's datatype or None) of a
-    list or tuple spec: ``[buf, dt]``, ``[buf, count, dt]``, ``[buf, (count, displ), dt]``,
-    ``[buf, count, displ, dt]``."""
-    count: int | None = None
-    displ = 0
-    datatype: Any = None
-    buf, rest = spec[0], list(spec[1:])
-    if rest and isinstance(rest[-1], Datatype):
-        datatype = rest.pop()
-    elif rest and isinstance(rest[-1], str):  # a typecode: "d", "i", "B"...
-        datatype = _typecode(rest.pop())
-    if len(rest) == 1 and isinstance(rest[0], tuple | list):
-        count, displ = rest[0]
-    elif len(rest) == 1:
-        count = rest[0]
-    elif len(rest) == 2:
-        count, displ = rest
-    elif rest:
-        raise MPIException(f"cannot read the buffer spec {spec!r}", None, "MPI_ERR_ARG")
-    return buf, count, displ, datatype
-
-
-def _typecode(code: str) -> Any:
-    """A buffer spec's typecode, looked up as mpi4py looks it up (its table of typecodes:
-    an unknown one is KeyError "cannot map 'x' to MPI datatype")."""
-    return lookup(code)._type()
-
-
-def _array(buf: Any, writable: bool) -> np.ndarray:
-    if isinstance(buf, np.ndarray):
-        arr = buf
-    else:
-        try:
-            arr = np.asarray(memoryview(buf))
-        except TypeError:
-            if hasattr(buf, "__cuda_array_interface__") or hasattr(buf, "__dlpack__"):
-                raise unsupported("buffer", f"{type(buf).__name__} (GPU/DLPack buffers)") \
-                    from None
-            # mpi4py's own words (PyObject_GetBuffer's); a real run stops there too
-            raise TypeError(f"a bytes-like object is required, not "
-                            f"'{type(buf).__name__}'") from None
-    if writable and not arr.flags.writeable:
-        raise MPIException("the receive buffer is read-only", None, "MPI_ERR_BUFFER")
-    return arr
-
-
-def _datatype_of(arr: np.ndarray) -> Any:
-    try:
-        return _dt.datatype_of(arr.dtype)
-    except MPIError:
-        return _dt.BYTE

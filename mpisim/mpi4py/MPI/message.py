@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
-from ..p2p.matched import NO_PROC
-from .bridge import current
-from .exceptions import Exception as MPIException
-from .exceptions import Unsupporting, unsupported
-from .msgspec import c_int, p2p
+from ...mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
+from ...p2p.matched import NO_PROC
+from ..bridge import current
+from ..exceptions import Exception as MPIException
+from ..exceptions import Unsupporting, unsupported
+from ..msgbuffer.p2p import c_int, p2p
 from .request import Request, Status, fill, received
 
 __all__ = ["MESSAGE_NO_PROC", "MESSAGE_NULL", "Message"]
@@ -158,7 +158,7 @@ class Message(metaclass=Unsupporting):
 
 
 def _byte() -> Any:
-    from ..mpi.datatypes import BYTE
+    from ...mpi.datatypes import BYTE
 
     return BYTE
 

@@ -21,23 +21,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..mpi.constants import UNDEFINED
-from ..mpi.errors import MPIError
-from ..mpi.topology import CART, DIST_GRAPH, GRAPH
-from .attributes import AttributeCalls, copy_attributes, delete_attributes
-from .bridge import current
+from ...mpi.constants import UNDEFINED
+from ...mpi.errors import MPIError
+from ...mpi.topology import CART, DIST_GRAPH, GRAPH
+from ..bridge import current
+from ..datatypes.integers import c_int
+from ..exceptions import Exception as MPIException
+from ..exceptions import as_exception, unsupported
+from ..pt2pt import P2PMethods
+from .attributes import AttributeMethods, copy_attributes, delete_attributes
 from .buffers import attach, detach, flush, iflush
-from .collective import Collectives
-from .errhandler import ErrhandlerCalls
-from .exceptions import Exception as MPIException
-from .exceptions import as_exception, unsupported
-from .group import GroupCalls
+from .collective import CollectiveMethods
+from .errhandler import ErrhandlerMethods
+from .group import GroupMethods
 from .info import Info, handle_info
-from .integers import c_int
-from .intercomm import IntercommCalls, IntercommMaker
-from .pt2pt import PointToPoint
+from .intercomm import IntercommMaker, IntercommMethods
 from .request import Request
-from .topology import CartQueries, DistGraphQueries, GraphQueries, NeighborCalls, TopologyMaker
+from .topology import CartQueries, DistGraphQueries, GraphQueries, NeighborMethods, TopologyMaker
 
 __all__ = ["COMM_NULL", "COMM_SELF", "COMM_WORLD", "Cartcomm", "Comm", "Distgraphcomm",
            "Graphcomm", "Intercomm", "Intracomm", "Topocomm", "wrap"]
@@ -48,7 +48,7 @@ class Aborted(BaseException):
     script's ``except Exception`` cannot swallow it."""
 
 
-class Comm(GroupCalls, AttributeCalls, ErrhandlerCalls, PointToPoint, Collectives):
+class Comm(GroupMethods, AttributeMethods, ErrhandlerMethods, P2PMethods, CollectiveMethods):
     """mpi4py's MPI.Comm: the base of every communicator class (see the module).
 
     ``MPI.Comm(comm)`` is another handle of the same communicator, as in mpi4py (a class
@@ -332,7 +332,7 @@ class Intracomm(TopologyMaker, IntercommMaker, Comm):
         return not comm.Is_inter()
 
 
-class Topocomm(NeighborCalls, Intracomm):
+class Topocomm(NeighborMethods, Intracomm):
     """mpi4py's MPI.Topocomm: an intracommunicator with a process topology (MPI 4.1 §8)."""
 
     _topology: int | None = None  # the kind its subclass holds (None: any)
@@ -360,7 +360,7 @@ class Distgraphcomm(DistGraphQueries, Topocomm):
     _topology = DIST_GRAPH
 
 
-class Intercomm(IntercommCalls, Comm):
+class Intercomm(IntercommMethods, Comm):
     """mpi4py's MPI.Intercomm (MPI 4.1 §7.6): its peers are the remote group's ranks."""
 
 

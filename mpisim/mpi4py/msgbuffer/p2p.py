@@ -32,12 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from ..mpi import datatypes as _dt
-from ..mpi.constants import BOTTOM, PROC_NULL
-from .datatype import Datatype, lookup
-from .exceptions import Exception as MPIException
-from .exceptions import unsupported
-from .integers import c_int
+from ...mpi import datatypes as _dt
+from ...mpi.constants import BOTTOM, PROC_NULL
+from ..datatypes.datatype import Datatype, lookup
+from ..datatypes.integers import c_int
+from ..exceptions import Exception as MPIException
+from ..exceptions import unsupported
 
 __all__ = ["c_int", "located", "p2p", "raw"]
 
@@ -126,7 +126,7 @@ def _datatype_of_format(fmt: str) -> Datatype:
 
 
 def _byte() -> Datatype:
-    from .datatype import DATATYPES
+    from ..datatypes.datatype import DATATYPES
 
     return DATATYPES["BYTE"]
 

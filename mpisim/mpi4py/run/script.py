@@ -24,8 +24,8 @@ import signal
 import threading
 from typing import Any
 
-from ..mpi.errors import MPIError
-from .bridge import RankContext, Scope, bridge, check_threads
+from ...mpi.errors import MPIError
+from ..bridge import RankContext, Scope, bridge, check_threads
 from .clock import time_module
 from .exits import Handlers, atexit_module, finish
 from .module import modules, submodules
@@ -216,7 +216,7 @@ def run_mpi4py(script: str | os.PathLike[str], ranks: int, args: list[str] | tup
     >>> ms.run_mpi4py("exchange.py", ranks=2, mpi={"force_ssend": True}).outcome
     <Outcome.DEADLOCK: 'deadlock'>
     """
-    from ..runs.simulation import run
+    from ...runs.simulation import run
 
     program = Script(script, args)
     run_kwargs.setdefault("name", program.__name__)

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..mpi import datatypes as _dt
+from ...mpi import datatypes as _dt
 
 __all__ = ["ALIASES", "NULL", "TABLE", "Named", "backing"]
 

@@ -34,7 +34,7 @@ class buffer(np.ndarray):
     def frombuffer(cls, obj: Any, readonly: bool = False) -> buffer:
         """The bytes of ``obj`` (anything with the buffer protocol), shared; mpi4py's
         errors for an object that is not contiguous, or not writable unless ``readonly``."""
-        from .msgspec import raw
+        from .p2p import raw
 
         made = raw(obj, readonly)[0].view(cls)
         if readonly:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import math
 
-from .exceptions import Exception as MPIException
+from ..exceptions import Exception as MPIException
 
 __all__ = ["BLOCK", "CYCLIC", "DFLT_DARG", "NONE", "offsets"]
 

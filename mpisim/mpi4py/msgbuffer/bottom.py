@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..mpi import datatypes as _dt
-from .bridge import current
+from ...mpi import datatypes as _dt
+from ..bridge import current
 
 __all__ = ["Packed", "gathered", "nothing", "receiving"]
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..mpi.constants import BUFFER_AUTOMATIC
-from .bridge import current
-from .exceptions import Exception, unsupported
+from ...mpi.constants import BUFFER_AUTOMATIC
+from ..bridge import current
+from ..exceptions import Exception, unsupported
 from .request import Request
 
 __all__ = ["attach", "detach", "flush", "iflush"]

@@ -20,7 +20,11 @@ reads it as (observed with mpi4py 4.1.2, docs/guide/facts-collectives.md):
 The buffer is returned as a numpy view of the caller's memory seen as elements of the
 datatype (:func:`mpisim.collectives.elements.typed`), so what the handle writes lands in
 the script's buffer. Counts and displacements are read with ``operator.index``
-(:func:`.integers.index`).
+(:func:`.integers.index`). :func:`message` reads one buffer spec (a numpy array, bytearray,
+bytes, array.array or anything with the buffer protocol, alone or as ``[buf, datatype]``,
+``[buf, count, datatype]``, ``[buf, (count, displ), datatype]``) into what the handle takes:
+a numpy view of the caller's memory (so a receive writes into the caller's buffer), a count
+and a datatype.
 """
 
 from __future__ import annotations
@@ -29,13 +33,17 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..collectives.elements import typed
-from ..mpi import datatypes as _dt
-from ..mpi.constants import BOTTOM
-from .datatype import Datatype, message
-from .integers import index
+from ...collectives.elements import typed
+from ...mpi import datatypes as _dt
+from ...mpi.constants import BOTTOM
+from ...mpi.errors import MPIError
+from ..datatypes.datatype import Datatype
+from ..datatypes.integers import index
+from ..datatypes.typecodes import lookup
+from ..exceptions import Exception as MPIException
+from ..exceptions import unsupported
 
-__all__ = ["Simple", "Vector", "simple", "vector", "wvector"]
+__all__ = ["Simple", "Vector", "message", "simple", "vector", "wvector"]
 
 _UINT8 = np.dtype(np.uint8)
 
@@ -210,3 +218,83 @@ def wvector(spec: Any, size: int, writable: bool = False) -> Vector:
     if isinstance(arr, np.ndarray):
         arr = arr.reshape(-1).view(_UINT8) if arr.flags.c_contiguous else arr
     return Vector(arr, _ints(counts, size), _ints(displs, size), dts)
+
+
+# -- buffer specs ------------------------------------------------------------------------
+def message(spec: Any, writable: bool = False) -> tuple[Any, int | None, Any]:
+    """(numpy view or None/BOTTOM, count or None, mpisim datatype) of an mpi4py buffer spec."""
+    if spec is None:
+        return None, 0, _dt.BYTE
+    if spec is BOTTOM:
+        return BOTTOM, 1, None
+    buf, count, displ, datatype = _spec_parts(spec) if isinstance(spec, list | tuple) \
+        else (spec, None, 0, None)
+    if isinstance(datatype, Datatype):
+        if datatype._h.t is None and count is None:  # as mpi4py words it
+            raise ValueError("message: cannot infer count, datatype is null")
+        datatype = datatype._type()  # MPI_DATATYPE_NULL with a count: MPI_ERR_TYPE
+    if buf is None or buf is BOTTOM:
+        return buf, (0 if count is None else count), datatype
+    arr = _array(buf, writable)
+    if datatype is None:
+        datatype = _datatype_of(arr)
+        if datatype is _dt.BYTE and arr.dtype != _UINT8:
+            arr = arr.reshape(-1).view(_UINT8)
+    if displ:
+        raw = np.ascontiguousarray(arr).reshape(-1).view(_UINT8)
+        arr = raw[displ * datatype.extent:]
+    return arr, count, datatype
+
+
+def _spec_parts(spec: list[Any] | tuple[Any, ...]) -> tuple[Any, int | None, int, Any]:
+    """(buffer, count or None, displacement, datatype or typecode's datatype or None) of a
+    list or tuple spec: ``[buf, dt]``, ``[buf, count, dt]``, ``[buf, (count, displ), dt]``,
+    ``[buf, count, displ, dt]``."""
+    count: int | None = None
+    displ = 0
+    datatype: Any = None
+    buf, rest = spec[0], list(spec[1:])
+    if rest and isinstance(rest[-1], Datatype):
+        datatype = rest.pop()
+    elif rest and isinstance(rest[-1], str):  # a typecode: "d", "i", "B"...
+        datatype = _typecode(rest.pop())
+    if len(rest) == 1 and isinstance(rest[0], tuple | list):
+        count, displ = rest[0]
+    elif len(rest) == 1:
+        count = rest[0]
+    elif len(rest) == 2:
+        count, displ = rest
+    elif rest:
+        raise MPIException(f"cannot read the buffer spec {spec!r}", None, "MPI_ERR_ARG")
+    return buf, count, displ, datatype
+
+
+def _typecode(code: str) -> Any:
+    """A buffer spec's typecode, looked up as mpi4py looks it up (its table of typecodes:
+    an unknown one is KeyError "cannot map 'x' to MPI datatype")."""
+    return lookup(code)._type()
+
+
+def _array(buf: Any, writable: bool) -> np.ndarray:
+    if isinstance(buf, np.ndarray):
+        arr = buf
+    else:
+        try:
+            arr = np.asarray(memoryview(buf))
+        except TypeError:
+            if hasattr(buf, "__cuda_array_interface__") or hasattr(buf, "__dlpack__"):
+                raise unsupported("buffer", f"{type(buf).__name__} (GPU/DLPack buffers)") \
+                    from None
+            # mpi4py's own words (PyObject_GetBuffer's); a real run stops there too
+            raise TypeError(f"a bytes-like object is required, not "
+                            f"'{type(buf).__name__}'") from None
+    if writable and not arr.flags.writeable:
+        raise MPIException("the receive buffer is read-only", None, "MPI_ERR_BUFFER")
+    return arr
+
+
+def _datatype_of(arr: np.ndarray) -> Any:
+    try:
+        return _dt.datatype_of(arr.dtype)
+    except MPIError:
+        return _dt.BYTE

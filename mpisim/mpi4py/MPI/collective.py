@@ -27,14 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from ..collectives import ops as _ops
-from ..mpi.constants import BOTTOM, IN_PLACE, PROC_NULL, ROOT
-from . import bottom
-from .datatype import OPS, Op, message, python_op
-from .integers import c_int, index
-from .vectors import Simple, Vector, simple, vector, wvector
+from ...collectives import ops as _ops
+from ...mpi.constants import BOTTOM, IN_PLACE, PROC_NULL, ROOT
+from ..datatypes.integers import c_int, index
+from ..msgbuffer import bottom
+from ..msgbuffer.collective import Simple, Vector, message, simple, vector, wvector
+from .op import OPS, Op, python_op
 
-__all__ = ["IN_PLACE", "Collectives"]
+__all__ = ["IN_PLACE", "CollectiveMethods"]
 
 _UINT8 = np.dtype(np.uint8)
 
@@ -68,7 +68,7 @@ def _request(event: Any) -> Any:
     return Request(event)
 
 
-class Collectives:
+class CollectiveMethods:
     """Mixin of :class:`~.comm.Comm` (needs ``_p2p``, ``Get_rank``, ``Get_size``)."""
 
     def _p2p(self, call: str, blocking: bool, **kwargs: Any) -> Any:  # pragma: no cover

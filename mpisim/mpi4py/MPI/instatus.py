@@ -30,9 +30,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bridge import current
-from .exceptions import CODES
-from .exceptions import Exception as MPIException
+from ..bridge import current
+from ..exceptions import CODES
+from ..exceptions import Exception as MPIException
 from .status import Status, fill
 
 __all__ = ["failed", "fresh", "library_completes_all", "pending", "reported", "statuses_into"]

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..mpi.constants import ANY_SOURCE, ANY_TAG, UNDEFINED
-from .datatype import DATATYPES, Datatype
-from .exceptions import CODES, Unsupporting, unsupported
-from .msgspec import c_int
+from ...mpi.constants import ANY_SOURCE, ANY_TAG, UNDEFINED
+from ..datatypes.datatype import DATATYPES, Datatype
+from ..exceptions import CODES, Unsupporting, unsupported
+from ..msgbuffer.p2p import c_int
 
 __all__ = ["Status", "empty", "fill"]
 
@@ -228,7 +228,7 @@ def fill(status: Status | None, st: Any) -> None:
 
 def empty() -> Any:
     """The engine's empty status (MPI_ANY_SOURCE, MPI_ANY_TAG, count 0: 3.7.3)."""
-    from ..p2p.requests import EMPTY_STATUS_ARGS
-    from ..p2p.requests import Status as _EngineStatus
+    from ...p2p.requests import EMPTY_STATUS_ARGS
+    from ...p2p.requests import Status as _EngineStatus
 
     return _EngineStatus(*EMPTY_STATUS_ARGS)

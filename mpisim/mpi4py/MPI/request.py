@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from ..mpi.constants import PROC_NULL, TAG_UB, UNDEFINED
-from ..p2p.requests import Request as _EngineRequest
-from .bridge import current
-from .exceptions import Exception as MPIException
-from .exceptions import Unsupporting, unsupported
+from ...mpi.constants import PROC_NULL, TAG_UB, UNDEFINED
+from ...p2p.requests import Request as _EngineRequest
+from ..bridge import current
+from ..exceptions import Exception as MPIException
+from ..exceptions import Unsupporting, unsupported
 from .instatus import failed, fresh, library_completes_all, pending, reported, statuses_into
 from .status import Status, empty, fill
 
