@@ -392,7 +392,7 @@ def test_mpi4py_script_is_unsafe_at_its_own_line(mpi4py_nb):
     html = _html(_cell(mpi4py_nb, "check-send"))
     assert "NOT SAFE" in html and "exchange.py:29" in html
     sweep = _html(_cell(mpi4py_nb, "sweep-send"))
-    assert "4 KiB deadlock" in sweep and "8000 completed" in sweep
+    assert "4 KiB deadlock" in sweep and "8000 B completed" in sweep  # (values as written)
 
 
 def test_mpi4py_min_buffer_is_one_entry(mpi4py_nb):
