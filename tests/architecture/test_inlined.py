@@ -4,7 +4,7 @@ copies, ``(NAME, inlined...)``. A rename or a deletion of the original would lea
 speaking of nothing: every such comment must name a function or method that exists in the
 package (``Class.method`` one of that class). The differential tests beside the copies
 (tests/engine/test_clock_inlined.py, tests/handle/test_p2p_inlined.py,
-tests/mpi4py/test_mpi4py_inlined.py, tests/p2p/test_arrival_paths.py) check that each copy
+tests/mpi4py/MPI/test_mpi4py_inlined.py, tests/p2p/test_arrival_paths.py) check that each copy
 still does what its original does."""
 
 from __future__ import annotations

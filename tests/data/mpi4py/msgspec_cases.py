@@ -5,7 +5,7 @@ printed as one JSON line ``{"case": name, "outcome": [...]}``.
 The outcome is ``["ok", value]`` (what the receive buffer holds afterwards, the status's
 count...), ``["MPI.Exception", error class]`` for an MPI error (the class, not the text,
 which differs between libraries), or ``[exception type, message]`` for mpi4py's own checks.
-``tests/mpi4py/test_mpi4py_msgspec.py`` runs this script under the real mpi4py (one
+``tests/mpi4py/msgbuffer/test_mpi4py_msgspec.py`` runs this script under the real mpi4py (one
 process) and under the stand-in, and compares the lines. ``python msgspec_cases.py NAME``
 runs one case.
 """

@@ -20,7 +20,7 @@ import mpisim as ms
 from mpisim.mpi.findings import RULES
 from mpisim.mpi4py import script_scenario
 
-MBI = Path(__file__).resolve().parents[1] / "data" / "mbi"
+MBI = Path(__file__).resolve().parents[2] / "data" / "mbi"
 CODES = sorted(MBI.glob("*.py"))
 
 
