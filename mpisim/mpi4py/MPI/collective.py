@@ -7,13 +7,13 @@ its own copy. Reductions of Python objects apply the op to the values as mpi4py 
 pickle's. mpi4py 4.1 has the lowercase forms barrier, bcast, reduce, allreduce, gather,
 scatter, allgather, alltoall, scan and exscan (no nonblocking or v ones), as here.
 
-Uppercase forms take buffer specs (:mod:`.vectors`): the handle reads and writes numpy
+Uppercase forms take buffer specs (:mod:`..msgbuffer.collective`): the handle reads and writes numpy
 views of the script's buffers, so a receive buffer is filled in place; a 0-d array or a
 numpy scalar is a buffer of one element. Every collective of §6 has its blocking and
 nonblocking form (``Ialltoallw``...); a nonblocking one returns a Request whose Wait
 completes it. ``MPI.IN_PLACE`` (the handle's ``IN_PLACE``) is accepted where MPI accepts
 it, and so is ``None`` in its place, as mpi4py takes it. A ``root`` is converted as mpi4py
-converts a C int (:func:`.integers.c_int`), counts as it reads them (``operator.index``).
+converts a C int (:func:`..datatypes.integers.c_int`), counts as it reads them (``operator.index``).
 As mpi4py, a reduction checks that one process's send
 and receive specs agree (``ValueError: mismatch in send count 3 and receive count 2``);
 the other collectives leave that to MPI (a block larger than the receiver's is
@@ -441,7 +441,7 @@ class CollectiveMethods:
 
     def _alltoallw(self, call: str, sendbuf: Any, recvbuf: Any) -> tuple[Any, Any]:
         """The call's value and the step that completes it: with MPI.BOTTOM receive blocks,
-        writing the received bytes through their addresses (:mod:`.bottom`)."""
+        writing the received bytes through their addresses (:mod:`..msgbuffer.bottom`)."""
         size = self._blocks()
         recv = wvector(recvbuf, size, writable=True)
         finish: Any = bottom.nothing

@@ -3,7 +3,7 @@
 Every method finds the calling rank (:func:`~.bridge.current`), makes the handle's call with
 ``comm=`` this communicator and, for a blocking call, suspends the rank's greenlet until the
 engine reaches the call's event (:meth:`~.bridge.RankContext.call`). Point-to-point methods
-are in :mod:`.pt2pt`, collectives in :mod:`.collective` (both mixed in); here: identity,
+are in :mod:`..pt2pt`, collectives in :mod:`.collective` (both mixed in); here: identity,
 communicator creation, error handlers and communicator buffers.
 
 ``MPI.COMM_WORLD`` and ``MPI.COMM_SELF`` are single objects shared by every rank, resolved

@@ -339,4 +339,4 @@ NAMES: dict[str, Any] = {
     **_c.AMODES, "SEEK_SET": _c.SEEK_SET, "SEEK_CUR": _c.SEEK_CUR, "SEEK_END": _c.SEEK_END,
     "DISPLACEMENT_CURRENT": _c.DISPLACEMENT_CURRENT,
 }
-"""What the stand-in's ``MPI`` namespace gets from this module (:mod:`.module`)."""
+"""What the stand-in's ``MPI`` namespace gets from this module (:mod:`..run.module`)."""

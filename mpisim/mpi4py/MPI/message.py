@@ -4,7 +4,7 @@
 ``Message.probe``, ``Message.Iprobe``, ``Message.iprobe``) match a message as a receive
 would and take it: no other receive or probe of any rank can match it afterwards. The
 Message then receives it once: ``Recv(buf)``/``Irecv(buf)`` into a buffer spec (read as
-``Comm.Recv`` reads one, :mod:`.msgspec`), ``recv()``/``irecv()`` as a pickled object.
+``Comm.Recv`` reads one, :mod:`..msgbuffer.p2p`), ``recv()``/``irecv()`` as a pickled object.
 After the receive the Message is ``MPI.MESSAGE_NULL`` (false), as in mpi4py; a probe of
 ``MPI.PROC_NULL`` gives ``MPI.MESSAGE_NO_PROC``, whose receive completes at once (the
 constant itself stays MESSAGE_NO_PROC, a copy of it becomes null).

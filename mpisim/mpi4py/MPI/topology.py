@@ -8,8 +8,8 @@ here are their methods, one mixin per class, each a call of the rank's ``mpi`` h
 sequence or one bool for every dimension, a graph's ``index`` with or without its leading
 0, a distributed graph's weights ``None``/``MPI.UNWEIGHTED`` or ``MPI.WEIGHTS_EMPTY``, and
 mpi4py's ValueError for lengths that do not match. Lowercase neighbourhood collectives move
-pickled objects; uppercase ones take buffer specs (:mod:`.vectors`) and fill the receive
-buffer, blocks of MPI_PROC_NULL neighbours untouched.
+pickled objects; uppercase ones take buffer specs (:mod:`..msgbuffer.collective`) and fill
+the receive buffer, blocks of MPI_PROC_NULL neighbours untouched.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def Compute_dims(nnodes: int, dims: int | Sequence[int]) -> list[int]:
 def _ints(values: Any) -> list[int]:
     """An integer array argument (dims, coords, a graph's edges, weights...) as mpi4py reads
     it: each item through ``operator.index``, so a float, a str or a numpy bool is a
-    TypeError as under mpi4py 4.1.2 (:mod:`.integers`)."""
+    TypeError as under mpi4py 4.1.2 (:mod:`..datatypes.integers`)."""
     return [index(v) for v in values]
 
 
@@ -237,7 +237,7 @@ class NeighborMethods:
 
     def _alltoallw(self, call: str, sendbuf: Any, recvbuf: Any) -> tuple[Any, Any]:
         """The call's value and the step that completes it (MPI.BOTTOM receive blocks are
-        written through their addresses then, :mod:`.bottom`)."""
+        written through their addresses then, :mod:`..msgbuffer.bottom`)."""
         indegree, outdegree = self.degrees
         sraw, scounts, sdispls, stypes = _wspec(sendbuf, outdegree)
         rraw, rcounts, rdispls, rtypes = _wspec(recvbuf, indegree)

@@ -434,4 +434,4 @@ NAMES: dict[str, Any] = {
     "MODE_NOSUCCEED": _c.MODE_NOSUCCEED, "LOCK_EXCLUSIVE": _c.LOCK_EXCLUSIVE,
     "LOCK_SHARED": _c.LOCK_SHARED, **_c.ATTRIBUTES,
 }
-"""What the stand-in's ``MPI`` namespace gets from this module (:mod:`.module`)."""
+"""What the stand-in's ``MPI`` namespace gets from this module (:mod:`..run.module`)."""

@@ -3,8 +3,8 @@
 A :class:`Datatype` wraps one of mpisim's datatypes with mpi4py's methods (``Get_size``,
 ``Get_extent``, ``Create_vector(...).Commit()``, ``Get_envelope``, ``decode``, ``tocode``,
 pickling...); the predefined ones are :mod:`.predefined`'s table. The buffer specs that
-name a datatype are read in :mod:`.msgspec` (point-to-point) and :mod:`.vectors`
-(collectives); the reduction ops are :mod:`.op`'s.
+name a datatype are read in :mod:`..msgbuffer.p2p` (point-to-point) and
+:mod:`..msgbuffer.collective` (collectives); the reduction ops are :mod:`..MPI.op`'s.
 """
 
 from __future__ import annotations

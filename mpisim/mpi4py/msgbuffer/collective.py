@@ -20,11 +20,11 @@ reads it as (observed with mpi4py 4.1.2, docs/guide/facts-collectives.md):
 The buffer is returned as a numpy view of the caller's memory seen as elements of the
 datatype (:func:`mpisim.collectives.elements.typed`), so what the handle writes lands in
 the script's buffer. Counts and displacements are read with ``operator.index``
-(:func:`.integers.index`). :func:`message` reads one buffer spec (a numpy array, bytearray,
-bytes, array.array or anything with the buffer protocol, alone or as ``[buf, datatype]``,
-``[buf, count, datatype]``, ``[buf, (count, displ), datatype]``) into what the handle takes:
-a numpy view of the caller's memory (so a receive writes into the caller's buffer), a count
-and a datatype.
+(:func:`..datatypes.integers.index`). :func:`message` reads one buffer spec (a numpy
+array, bytearray, bytes, array.array or anything with the buffer protocol, alone or as
+``[buf, datatype]``, ``[buf, count, datatype]``, ``[buf, (count, displ), datatype]``) into
+what the handle takes: a numpy view of the caller's memory (so a receive writes into the
+caller's buffer), a count and a datatype.
 """
 
 from __future__ import annotations

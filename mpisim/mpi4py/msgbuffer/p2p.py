@@ -19,7 +19,7 @@ buffer: undefined behaviour in C), the stand-in refuses with MPI_ERR_BUFFER: it 
 touches memory outside the object.
 
 Ranks and tags are converted before the buffer is read, as mpi4py's Cython signatures
-(``int dest``) do: :func:`.integers.c_int` (through ``__int__``, so a float is truncated
+(``int dest``) do: :func:`..datatypes.integers.c_int` (through ``__int__``, so a float is truncated
 and an object with only ``__index__`` is refused); counts and displacements go through
 ``operator.index``.
 """
