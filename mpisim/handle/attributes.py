@@ -7,7 +7,8 @@ and the info objects (:class:`mpisim.mpi.info.Info`) with ``comm_set_info`` /
 All are local calls (their value at once). A keyval's ``copy`` runs when ``comm_dup``
 duplicates a communicator holding the attribute, its ``delete`` when the attribute is
 deleted, replaced or its communicator freed; both run inside the engine, so they may not
-make MPI calls (the mpi4py stand-in runs its own in the script, :mod:`mpisim.mpi4py.MPI.attributes`).
+make MPI calls (the mpi4py stand-in runs its own in the script,
+:mod:`mpisim.mpi4py.MPI.attributes`).
 """
 
 from __future__ import annotations
