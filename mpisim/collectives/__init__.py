@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.clock import done, failed
+from ..engine.port import RankPort
 from ..engine.sites import site_text
 from ..mpi.errors import ErrArg, MPIError
 from ..mpi.findings import Call
@@ -119,32 +120,32 @@ class Collectives:
         self.meetings = Meetings()
         self.entered.mismatches = self.meetings.mismatches
 
-    def start(self, mpi: Any, call: str, kind: str, comm: Any, algorithm: str | None,
+    def start(self, port: RankPort, call: str, kind: str, comm: Any, algorithm: str | None,
               blocking: bool, make_args: Any, recvbuf: Any = None) -> Any:
         """One process's part of ``call``: an event (blocking) or a Request. The Args'
         ``deliver`` (or a numpy ``recvbuf``) receives the value too."""
         env = self.env
         try:
-            comm = mpi._comm(comm)
+            comm = port.comm(comm)
             args = make_args(comm)
             if comm.is_inter:  # MPI 4.1 §6.2.2: two groups (mpisim.collectives.intercomm)
                 deliver = args.deliver or (_storing(recvbuf) if recvbuf is not None else None)
-                return intercomm.start(self, mpi, call, kind, comm, blocking, args, deliver)
+                return intercomm.start(self, port, call, kind, comm, blocking, args, deliver)
             alg = ALGORITHMS[kind].get(algorithm or self.choice[kind])
             if alg is None:
                 raise ErrArg(f"{call}: unknown algorithm {algorithm!r} (one of "
                              f"{', '.join(ALGORITHMS[kind])})")
         except MPIError as e:
-            mpi._enter(call)
+            port.enter(call)
             return failed(env, e)
         tag = comm.colls
         comm.colls += 1
         ch = Channel(env, self.tp, comm, call, tag, self.entered)
-        mpi._enter(call, nbytes=args.nbytes, obj=ch)
+        port.enter(call, nbytes=args.nbytes, obj=ch)
         if args.overlap is not None:
-            self._overlap(mpi, call, comm, args.overlap)
+            self._overlap(port, call, comm, args.overlap)
         key = (ch.ctx, tag)
-        how = self._meet(mpi, call, comm, ch, key, args)
+        how = self._meet(port, call, comm, ch, key, args)
         if how == "hang":  # as the libraries do: never completes (a deadlock's report)
             proc = env.event()
         else:
@@ -159,13 +160,13 @@ class Collectives:
             return proc
         req = Request("coll", call, ch.me, -1, -1, args.nbytes)
         req.channel = ch  # a wait on it waits for the members its channel names
-        req.where = mpi._site()
-        mpi._issued(req, None)  # to be completed before MPI_Finalize (correctness checks)
+        req.where = port.site()
+        port.issued(req, None)  # to be completed before MPI_Finalize (correctness checks)
         proc.callbacks.append(lambda p: _complete(req, p, env))
         return done(env, req)
 
 
-    def _overlap(self, mpi: Any, call: str, comm: Any, blocks: tuple[int, int]) -> None:
+    def _overlap(self, port: RankPort, call: str, comm: Any, blocks: tuple[int, int]) -> None:
         """An erroneous call (MPI 4.1 §6.5): two blocks of its receive buffer overlap; the
         call goes on (as the libraries do, the later block's data wins), the finding says
         so."""
@@ -177,14 +178,14 @@ class Collectives:
         findings.add("collective-overlap", (
             f"rank {comm.world(comm.rank)}'s {call}{where}: the blocks of ranks {j} and {k} "
             "overlap in its receive buffer (its counts and displacements write a location "
-            "twice)"), (Call(comm.world(comm.rank), call, site_text(mpi._site())),))
+            "twice)"), (Call(comm.world(comm.rank), call, site_text(port.site())),))
 
-    def _meet(self, mpi: Any, call: str, comm: Any, ch: Channel, key: tuple[int, int],
+    def _meet(self, port: RankPort, call: str, comm: Any, ch: Channel, key: tuple[int, int],
               args: Any) -> str:
         """Compare this member's call with the others' of the same meeting (6.1); how it
         goes on (see :func:`.meeting.answer`)."""
         sig = args.sig or Signature()
-        sig.call, sig.rank, sig.world, sig.where = call, comm.rank, ch.me, mpi._site()
+        sig.call, sig.rank, sig.world, sig.where = call, comm.rank, ch.me, port.site()
         found = self.meetings.meet(key, sig, comm.size, comm.name)
         if not found and self.meetings.mismatch(key) is None:
             return "run"

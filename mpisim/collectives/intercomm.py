@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.clock import done
+from ..engine.port import RankPort
 from ..mpi.comm import Comm
 from ..mpi.constants import PROC_NULL, ROOT
 from ..mpi.errors import ErrComm
@@ -222,7 +223,7 @@ KINDS = {"barrier": barrier, "bcast": bcast, "allreduce": allreduce, "allgather"
 """The collectives of an intercommunicator (MPI 4.1 §6.2.2), by kind."""
 
 
-def start(colls: Any, mpi: Any, call: str, kind: str, comm: Comm, blocking: bool,
+def start(colls: Any, port: RankPort, call: str, kind: str, comm: Comm, blocking: bool,
           args: Args, deliver: Any = None) -> Any:
     """One process's part of ``call`` over the intercommunicator ``comm`` (its Args made):
     an event with its value (blocking) or a Request whose ``result`` holds it."""
@@ -233,7 +234,7 @@ def start(colls: Any, mpi: Any, call: str, kind: str, comm: Comm, blocking: bool
     tag = comm.colls
     comm.colls += 1
     sides = _Sides(env, colls.tp, comm, call, tag, colls.entered)
-    mpi._enter(call, nbytes=args.nbytes, obj=sides.local(0))
+    port.enter(call, nbytes=args.nbytes, obj=sides.local(0))
     gen = algorithm(sides, args)
     proc = env.process(gen if deliver is None else _delivered(gen, deliver))
     if blocking:

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.clock import done, failed
+from ..engine.port import RankPort
 from ..mpi.constants import PROC_NULL
 from ..mpi.errors import ErrTopology, MPIError
 from ..mpi.topology import CART
@@ -77,17 +78,16 @@ def exchange(ch: Channel, a: Exchange) -> Generator[Any, Any, list[Any]]:
     return got
 
 
-def start(mpi: Any, call: str, comm: Any, blocking: bool, make: Any,
+def start(port: RankPort, colls: Any, call: str, comm: Any, blocking: bool, make: Any,
           deliver: Any = None) -> Any:
     """One process's part of neighbourhood collective ``call`` on ``comm``: an event with
     the list of received values (blocking) or a Request whose ``result`` holds it.
     ``make(comm, sources, destinations)`` gives the call's :class:`Exchange`; ``deliver``
     is given the list when it has arrived, before the call completes (a receive buffer's
     :func:`placed`)."""
-    env = mpi._env
-    colls = mpi._colls
+    env = port.env
     try:
-        comm = mpi._comm(comm)
+        comm = port.comm(comm)
         topo = comm.topo
         if topo is None:
             raise ErrTopology(f"{call}: {comm.name} has no process topology (MPI 4.1 §8.6)")
@@ -95,12 +95,12 @@ def start(mpi: Any, call: str, comm: Any, blocking: bool, make: Any,
         args = make(comm, sources, destinations)
         args.cartesian = topo.kind == CART
     except MPIError as e:
-        mpi._enter(call)
+        port.enter(call)
         return failed(env, e)
     tag = comm.colls
     comm.colls += 1
     ch = Channel(env, colls.tp, comm, call, tag, colls.entered)
-    mpi._enter(call, nbytes=args.nbytes, obj=ch)
+    port.enter(call, nbytes=args.nbytes, obj=ch)
     proc = env.process(_delivered(exchange(ch, args), deliver) if deliver else
                        exchange(ch, args))
     if blocking:

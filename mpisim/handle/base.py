@@ -33,6 +33,7 @@ from simpy.events import Event
 
 from ..buffered.mode import BufferedMode
 from ..collectives import Collectives
+from ..engine.port import RankPort
 from ..engine.sites import INSIDE, site_text
 from ..engine.yields import NotYielded, method_name, program_frames, site_in_frames, unyielded
 from ..mpi import addresses as _addr
@@ -76,8 +77,8 @@ class HandleBase:
     # then, as it holds the attributes other layers add to a handle.
     __slots__ = ("__dict__", "_buffered", "_calling", "_colls", "_comms", "_config", "_env",
                  "_last_time", "_life", "_log", "_overhead", "_poll_watch", "_polling",
-                 "_same_time", "_tp", "_unyielded", "_watch", "_where", "_world", "rank",
-                 "size")
+                 "_rank_port", "_same_time", "_tp", "_unyielded", "_watch", "_where", "_world",
+                 "rank", "size")
 
     _space: _addr.AddressSpace | None = None  # its address space, made on first use
     _self: Comm | None = None  # MPI_COMM_SELF as it holds it (_world: MPI_COMM_WORLD)
@@ -131,6 +132,19 @@ class HandleBase:
         # on (before it, no rank polls and nothing need reset its count: see _failed_poll)
         self._unyielded = False  # a call made whose event the program has not yielded yet
         # (set by _enter, cleared by the rank's process at each yield of an event)
+        self._rank_port: RankPort | None = None  # made when a chapter first needs it
+
+
+    @property
+    def _port(self) -> RankPort:
+        """This process's port (:class:`~mpisim.engine.port.RankPort`): what the chapters
+        below (rma, io, collectives) and the front ends reach it through. Made on first use
+        and kept (most ranks of a large point-to-point run never need one)."""
+        port = self._rank_port
+        if port is None:
+            port = self._rank_port = RankPort(self, self.rank, self._env, self._overhead,
+                                              self._comms)
+        return port
 
 
     def __repr__(self) -> str:

@@ -1545,7 +1545,7 @@ def _start(mpi: Any, call: str, kind: str, comm: Any, algorithm: Any, make: Any)
     """Start ``call`` (blocking unless its name is MPI_I...) with the Args
     ``make(comm, call)`` builds once the communicator is known."""
     blocking = not call.startswith("MPI_I")
-    return mpi._colls.start(mpi, call, kind, comm, algorithm, blocking,
+    return mpi._colls.start(mpi._port, call, kind, comm, algorithm, blocking,
                             lambda c: make(c, call))
 
 

@@ -89,7 +89,7 @@ class FileCalls(HandleBase):
         """
         call = "MPI_File_open"
         return self._yielding(call, lambda: opening.open_(
-            self._io, self, call, comm, filename, check_amode(call, amode), info))
+            self._io, self._port, call, comm, filename, check_amode(call, amode), info))
 
     def file_close(self, fh: Any) -> Event:
         """MPI_File_close (§14.2.2, collective): the file is closed once every process
@@ -106,7 +106,7 @@ class FileCalls(HandleBase):
             Yield it; its value is None.
         """
         call = "MPI_File_close"
-        return self._yielding(call, lambda: opening.close(self._io, self,
+        return self._yielding(call, lambda: opening.close(self._io, self._port,
                                                           check_file(fh, call), call))
 
     def file_delete(self, filename: Any, info: Any = None) -> Event:
@@ -127,7 +127,7 @@ class FileCalls(HandleBase):
             Yield it; its value is None.
         """
         call = "MPI_File_delete"
-        return self._yielding(call, lambda: opening.delete(self._io, self, call, filename))
+        return self._yielding(call, lambda: opening.delete(self._io, self._port, call, filename))
 
     # -- the file and its hints (§14.2.4 to §14.2.8) ------------------------------------
     def file_set_size(self, fh: Any, size: int) -> Event:
@@ -177,7 +177,7 @@ class FileCalls(HandleBase):
             store = f.info.storage
             work = (lambda _, s: store.preallocate(call, s)) if grow else \
                 (lambda _, s: store.truncate(call, s))
-            return operations.housekeeping(self._io, self, f, call, n, True,
+            return operations.housekeeping(self._io, self._port, f, call, n, True,
                                            _once(work), True)
         return self._yielding(call, make)
 
@@ -232,7 +232,7 @@ class FileCalls(HandleBase):
         def keep(f: Any, hints: Any) -> None:
             f.info.hints = hints.dup() if hasattr(hints, "dup") else hints
         return self._yielding(call, lambda: operations.housekeeping(
-            self._io, self, check_file(fh, call), call, info, False, keep, False))
+            self._io, self._port, check_file(fh, call), call, info, False, keep, False))
 
     def file_get_info(self, fh: Any) -> Info:
         """MPI_File_get_info (§14.2.8): a new info object with the hints the program set.
@@ -289,7 +289,7 @@ class FileCalls(HandleBase):
                 where = f.view.byte_offset(f.info.shared)
             view = check_view(call, where, etype, etype if filetype is None else filetype,
                               datarep)
-            return operations.housekeeping(self._io, self, f, call, view, False, _viewed,
+            return operations.housekeeping(self._io, self._port, f, call, view, False, _viewed,
                                            False)
         return self._yielding(call, make)
 
@@ -911,7 +911,7 @@ class FileCalls(HandleBase):
 
             def seek(member: Any, _: Any) -> None:
                 member.info.shared = new
-            return operations.housekeeping(self._io, self, f, call, (offset, whence), True,
+            return operations.housekeeping(self._io, self._port, f, call, (offset, whence), True,
                                            seek, False)
         return self._yielding(call, make)
 
@@ -1185,15 +1185,15 @@ class FileCalls(HandleBase):
             acc, etypes = access(f, call, write, how, buf, count, datatype, where)
             rt = self._io
             if form in (_BLOCKING, _REQUEST):
-                return operations.independent(rt, self, f, call, acc, form == _REQUEST)
+                return operations.independent(rt, self._port, f, call, acc, form == _REQUEST)
             if form == _BEGIN:
-                return operations.split_begin(rt, self, f, call, acc, etypes)
-            return operations.collective(rt, self, f, call, acc, etypes,
+                return operations.split_begin(rt, self._port, f, call, acc, etypes)
+            return operations.collective(rt, self._port, f, call, acc, etypes,
                                          form == _ICOLLECTIVE)
         return self._yielding(call, make)
 
     def _end(self, call: str, fh: Any) -> Event:
-        return self._yielding(call, lambda: operations.split_end(self, check_file(fh, call),
+        return self._yielding(call, lambda: operations.split_end(self._port, check_file(fh, call),
                                                                  call))
 
     # -- consistency and semantics (§14.5, §14.6) ----------------------------------------
@@ -1236,7 +1236,7 @@ class FileCalls(HandleBase):
         def atomic(f: Any, value: bool) -> None:
             f.info.atomic = value
         return self._yielding(call, lambda: operations.housekeeping(
-            self._io, self, check_file(fh, call), call, bool(flag), True, atomic, False))
+            self._io, self._port, check_file(fh, call), call, bool(flag), True, atomic, False))
 
     def file_get_atomicity(self, fh: Any) -> bool:
         """MPI_File_get_atomicity (§14.6.1): whether atomic mode is set.
@@ -1270,7 +1270,7 @@ class FileCalls(HandleBase):
                 sync = _once(lambda member, _: None)
             else:
                 sync = _once(lambda member, _: member.info.storage.sync(call))
-            return operations.housekeeping(self._io, self, f, call, None, False, sync, True)
+            return operations.housekeeping(self._io, self._port, f, call, None, False, sync, True)
         return self._yielding(call, make)
 
     def register_datarep(self, datarep: str, read_conversion_fn: Any = None,

@@ -173,7 +173,7 @@ class OneSidedCalls(HandleBase):
                     or disp_unit <= 0:
                 raise ErrDisp(f"{call}: disp_unit must be a positive integer, got "
                               f"{disp_unit!r}")
-            made = creation.create(self._rma, self, call, comm, flavor, memory, size,
+            made = creation.create(self._rma, self._port, call, comm, flavor, memory, size,
                                    int(disp_unit), info)
             self._made_when(made, "window", call)  # a leak if never freed
             return made
@@ -256,7 +256,7 @@ class OneSidedCalls(HandleBase):
             Yield it; its value is None.
         """
         try:
-            return creation.free(self._rma, self, check_window(win, "win_free"),
+            return creation.free(self._rma, self._port, check_window(win, "win_free"),
                                  "MPI_Win_free")
         except MPIError as e:
             self._enter("MPI_Win_free")
@@ -786,15 +786,15 @@ class OneSidedCalls(HandleBase):
         target = Target(world, disp, tcount, check_datatype(tdt))
         datatype = check_datatype(datatype)
         if call in ("MPI_Get", "MPI_Rget"):
-            return kinds.reading(rt, self, win, call, where, target, buf, count, datatype,
+            return kinds.reading(rt, self._port, win, call, where, target, buf, count, datatype,
                                  space)
         if op is not None and op != kinds.CAS:
             op = accumulate_op(op, call, result is not None)
         if result is None:
-            return kinds.writing(rt, self, win, call, where, target, buf, count, datatype, op,
-                                 space)
+            return kinds.writing(rt, self._port, win, call, where, target, buf, count, datatype,
+                                 op, space)
         rbuf, rcount, rdt = result
-        return kinds.fetching(rt, self, win, call, where, target, buf, count, datatype, op,
+        return kinds.fetching(rt, self._port, win, call, where, target, buf, count, datatype, op,
                               (rbuf, rcount, check_datatype(rdt)), compare, space)
 
     # -- active target: fence (§12.5.1) and post/start/complete/wait (§12.5.2) ---------------
@@ -817,7 +817,7 @@ class OneSidedCalls(HandleBase):
             Yield it; its value is None.
         """
         return self._sync("MPI_Win_fence", win, assertion,
-                          lambda w: active.fence(self._rma, self, w, assertion,
+                          lambda w: active.fence(self._rma, self._port, w, assertion,
                                                  "MPI_Win_fence"))
 
     def win_start(self, group: Any, assertion: int = 0, win: Any = None) -> Event:
@@ -841,7 +841,7 @@ class OneSidedCalls(HandleBase):
             Yield it; its value is None.
         """
         return self._sync("MPI_Win_start", win, assertion,
-                          lambda w: active.start(self._rma, self, w,
+                          lambda w: active.start(self._rma, self._port, w,
                                                  _members(w, group, "MPI_Win_start"),
                                                  "MPI_Win_start"))
 
@@ -861,7 +861,7 @@ class OneSidedCalls(HandleBase):
             Yield it; its value is None.
         """
         return self._sync("MPI_Win_complete", win, 0,
-                          lambda w: active.complete(self._rma, self, w, "MPI_Win_complete"))
+                          lambda w: active.complete(self._rma, self._port, w, "MPI_Win_complete"))
 
     def win_post(self, group: Any, assertion: int = 0, win: Any = None) -> Event:
         """MPI_Win_post (§12.5.2): an exposure epoch to the processes of ``group``; returns
@@ -884,7 +884,7 @@ class OneSidedCalls(HandleBase):
             Yield it; its value is None.
         """
         return self._sync("MPI_Win_post", win, assertion,
-                          lambda w: active.post(self._rma, self, w,
+                          lambda w: active.post(self._rma, self._port, w,
                                                 _members(w, group, "MPI_Win_post"),
                                                 "MPI_Win_post"))
 
@@ -904,7 +904,7 @@ class OneSidedCalls(HandleBase):
             Yield it; its value is None.
         """
         return self._sync("MPI_Win_wait", win, 0,
-                          lambda w: active.wait(self._rma, self, w, "MPI_Win_wait"))
+                          lambda w: active.wait(self._rma, self._port, w, "MPI_Win_wait"))
 
     def win_test(self, win: Any = None) -> Event:
         """MPI_Win_test (§12.5.2): yields whether every origin has completed (the exposure
@@ -918,7 +918,7 @@ class OneSidedCalls(HandleBase):
         """
         def test(w: Any) -> Event:
             env = self._env
-            if active.test(self._rma, self, w, "MPI_Win_test"):
+            if active.test(self._rma, self._port, w, "MPI_Win_test"):
                 self._polling = False
                 return done(env, True)
             # a poll that found nothing (the run's poll watch finds a loop that never ends)
@@ -954,7 +954,7 @@ class OneSidedCalls(HandleBase):
         """
         where = self._site()
         return self._sync("MPI_Win_lock", win, assertion,
-                          lambda w: passive.lock(self._rma, self, w,
+                          lambda w: passive.lock(self._rma, self._port, w,
                                                  _target(w, target, "MPI_Win_lock"),
                                                  _lock_type(lock_type), assertion, where,
                                                  "MPI_Win_lock"))
@@ -977,7 +977,7 @@ class OneSidedCalls(HandleBase):
             Yield it; its value is None.
         """
         return self._sync("MPI_Win_unlock", win, 0,
-                          lambda w: passive.unlock(self._rma, self, w,
+                          lambda w: passive.unlock(self._rma, self._port, w,
                                                    _target(w, target, "MPI_Win_unlock"),
                                                    "MPI_Win_unlock"))
 
@@ -1000,7 +1000,7 @@ class OneSidedCalls(HandleBase):
         """
         where = self._site()
         return self._sync("MPI_Win_lock_all", win, assertion,
-                          lambda w: passive.lock_all(self._rma, self, w, assertion, where,
+                          lambda w: passive.lock_all(self._rma, self._port, w, assertion, where,
                                                      "MPI_Win_lock_all"))
 
     def win_unlock_all(self, win: Any = None) -> Event:
@@ -1019,7 +1019,7 @@ class OneSidedCalls(HandleBase):
             Yield it; its value is None.
         """
         return self._sync("MPI_Win_unlock_all", win, 0,
-                          lambda w: passive.unlock_all(self._rma, self, w,
+                          lambda w: passive.unlock_all(self._rma, self._port, w,
                                                        "MPI_Win_unlock_all"))
 
     def win_flush(self, target: int, win: Any = None) -> Event:
@@ -1096,7 +1096,7 @@ class OneSidedCalls(HandleBase):
 
     def _flush(self, call: str, target: Any, local: bool, win: Any) -> Event:
         return self._sync(call, win, 0, lambda w: passive.flush(
-            self._rma, self, w, None if target is None else _target(w, target, call), local,
+            self._rma, self._port, w, None if target is None else _target(w, target, call), local,
             call))
 
     def win_sync(self, win: Any = None) -> Event:

@@ -823,7 +823,7 @@ def _allgather(mpi: Any, call: str, sendbuf: Any, count: Any, datatype: Any, com
         nbytes = nbytes_of(sendbuf, count, datatype)
         return neighbor.Exchange(sources, destinations, [sendbuf] * len(destinations),
                                  [nbytes] * len(destinations))
-    return neighbor.start(mpi, call, comm, not call.startswith("MPI_I"), make,
+    return neighbor.start(mpi._port, mpi._colls, call, comm, not call.startswith("MPI_I"), make,
                           _deliver(recvbuf, counts, displs))
 
 
@@ -841,5 +841,5 @@ def _alltoall(mpi: Any, call: str, sendbuf: Any, count: Any, datatype: Any, comm
                          f"numpy array, got {type(sendbuf).__name__}")
         return neighbor.Exchange(sources, destinations, list(sendbuf),
                                  [nbytes_of(x, count, datatype) for x in sendbuf])
-    return neighbor.start(mpi, call, comm, not call.startswith("MPI_I"), make,
+    return neighbor.start(mpi._port, mpi._colls, call, comm, not call.startswith("MPI_I"), make,
                           _deliver(recvbuf, counts, displs))

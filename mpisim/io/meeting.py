@@ -21,6 +21,7 @@ from typing import Any
 from simpy.events import Event
 
 from ..engine.clock import at, fire_at, pending
+from ..engine.port import RankPort
 from ..mpi.causes import Cause
 from ..mpi.constants import PROC_NULL
 from ..mpi.errors import ErrOther, MPIError
@@ -68,10 +69,10 @@ def _matched(call: str, make: Make) -> Make:
     return run
 
 
-def meet(mpi: Any, key: tuple, call: str, what: str, members: tuple[int, ...], arg: Any,
+def meet(port: RankPort, key: tuple, call: str, what: str, members: tuple[int, ...], arg: Any,
          make: Make, nbytes: int = 0) -> Event:
     """This member's part of a blocking collective call: yields its value at its time."""
-    env = mpi._env
+    env = port.env
     ev = pending(env)
 
     def done(result: Any) -> None:
@@ -80,19 +81,19 @@ def meet(mpi: Any, key: tuple, call: str, what: str, members: tuple[int, ...], a
         else:
             fire_at(ev, max(result[0], env._now), result[1])
 
-    waiting = mpi._comms.agree(key, call, members, mpi.rank, (call, arg), done,
+    waiting = port.comms.agree(key, call, members, port.rank, (call, arg), done,
                                _matched(call, make))
-    mpi._enter(call, nbytes=nbytes, obj=Meeting(call, what, waiting))
+    port.enter(call, nbytes=nbytes, obj=Meeting(call, what, waiting))
     return ev
 
 
-def meet_later(mpi: Any, key: tuple, call: str, what: str, members: tuple[int, ...],
+def meet_later(port: RankPort, key: tuple, call: str, what: str, members: tuple[int, ...],
                arg: Any, make: Make, nbytes: int = 0) -> tuple[Event, Request]:
     """This member's part of a nonblocking collective call: (the call's event, yielding
     its Request once the call returns, and the Request, complete when the meeting's time
     comes; its status is the value)."""
-    env = mpi._env
-    req = Request("io", call, mpi.rank, PROC_NULL, 0, nbytes)
+    env = port.env
+    req = Request("io", call, port.rank, PROC_NULL, 0, nbytes)
 
     def done(result: Any) -> None:
         if isinstance(result, MPIError):
@@ -102,8 +103,8 @@ def meet_later(mpi: Any, key: tuple, call: str, what: str, members: tuple[int, .
             req.status = result[1]
             req.known(max(result[0], env._now))
 
-    mpi._enter(call, nbytes=nbytes)
-    waiting = mpi._comms.agree(key, call, members, mpi.rank, (call, arg), done,
+    port.enter(call, nbytes=nbytes)
+    waiting = port.comms.agree(key, call, members, port.rank, (call, arg), done,
                                _matched(call, make))
     req.channel = Meeting(call, what, waiting)  # what a wait on it waits for
-    return at(env, env._now + mpi._overhead, req), req
+    return at(env, env._now + port.overhead, req), req

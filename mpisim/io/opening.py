@@ -23,6 +23,7 @@ from typing import Any
 from simpy.events import Event
 
 from ..engine.clock import at
+from ..engine.port import RankPort
 from ..mpi.errors import ErrComm
 from .constants import (
     MODE_APPEND,
@@ -51,10 +52,10 @@ def file_path(call: str, filename: Any) -> tuple[str, str]:
     return name, os.path.abspath(name)
 
 
-def open_(rt: Any, mpi: Any, call: str, comm: Any, filename: Any, amode: int,
+def open_(rt: Any, port: RankPort, call: str, comm: Any, filename: Any, amode: int,
           hints: Any) -> Event:
     """One member's part of MPI_File_open (see the module): yields its File."""
-    parent = mpi._comm(comm)
+    parent = port.comm(comm)
     if parent.is_inter:
         raise ErrComm(f"{call}: {parent.name} is an intercommunicator; files are opened "
                       "over an intracommunicator (§14.2.1)")
@@ -85,10 +86,10 @@ def open_(rt: Any, mpi: Any, call: str, comm: Any, filename: Any, amode: int,
             info.shared = storage.size()
         return out
 
-    return meet(mpi, key, call, f"file {name!r}", members, (path, amode, hints), make)
+    return meet(port, key, call, f"file {name!r}", members, (path, amode, hints), make)
 
 
-def close(rt: Any, mpi: Any, fh: File, call: str) -> Event:
+def close(rt: Any, port: RankPort, fh: File, call: str) -> Event:
     """MPI_File_close (collective): the file is closed (and deleted with
     MPI_MODE_DELETE_ON_CLOSE) once every member has called."""
     info = fh.info
@@ -107,16 +108,16 @@ def close(rt: Any, mpi: Any, fh: File, call: str) -> Event:
         end = rt.env._now + rt.sync_time(len(info.group)) + rt.latency
         return dict.fromkeys(args, (end, None))
 
-    return meet(mpi, fh.next_key(), call, info.describe(), info.group, None, make)
+    return meet(port, fh.next_key(), call, info.describe(), info.group, None, make)
 
 
-def delete(rt: Any, mpi: Any, call: str, filename: Any) -> Event:
+def delete(rt: Any, port: RankPort, call: str, filename: Any) -> Event:
     """MPI_File_delete (not collective): the file is gone after ``io_latency``."""
-    mpi._enter(call)
+    port.enter(call)
     _, path = file_path(call, filename)
     try:
         os.unlink(path)
     except OSError as e:
         raise from_os(call, path, e) from None
-    env = mpi._env
-    return at(env, env._now + mpi._overhead + rt.latency)
+    env = port.env
+    return at(env, env._now + port.overhead + rt.latency)

@@ -16,6 +16,7 @@ from typing import Any
 from simpy.events import Event
 
 from ..engine.clock import at
+from ..engine.port import RankPort
 from ..mpi.constants import PROC_NULL
 from ..mpi.errors import ErrArg, ErrOther
 from ..p2p import completion
@@ -30,17 +31,17 @@ __all__ = ["collective", "housekeeping", "independent", "position_after", "split
            "split_end"]
 
 
-def independent(rt: Any, mpi: Any, fh: File, call: str, acc: Access, request: bool) -> Event:
+def independent(rt: Any, port: RankPort, fh: File, call: str, acc: Access, request: bool) -> Event:
     """An independent access: data moved now; the call (or its Request) completes after
     the access's time."""
-    mpi._enter(call, nbytes=acc.nbytes)
+    port.enter(call, nbytes=acc.nbytes)
     _, status = place(fh, call, acc)
-    env = mpi._env
-    start = env._now + mpi._overhead
+    env = port.env
+    start = env._now + port.overhead
     end = start + rt.cost(status.count)
     if not request:
         return at(env, end, status)
-    req = Request("io", call, mpi.rank, PROC_NULL, 0, acc.nbytes)
+    req = Request("io", call, port.rank, PROC_NULL, 0, acc.nbytes)
     req.status = status
     req.known(end)
     return at(env, start, req)
@@ -68,32 +69,32 @@ def _accesses(rt: Any, fh: File, call: str) -> Any:
     return make
 
 
-def collective(rt: Any, mpi: Any, fh: File, call: str, acc: Access, etypes: int,
+def collective(rt: Any, port: RankPort, fh: File, call: str, acc: Access, etypes: int,
                request: bool) -> Event:
     """A collective access (blocking: yields its Status; ``request``: yields a
     Request)."""
     info = fh.info
     if request:
-        ev, _ = meet_later(mpi, fh.next_key(), call, info.describe(), info.group, (acc, etypes),
+        ev, _ = meet_later(port, fh.next_key(), call, info.describe(), info.group, (acc, etypes),
                            _accesses(rt, fh, call), acc.nbytes)
         return ev
-    return meet(mpi, fh.next_key(), call, info.describe(), info.group, (acc, etypes),
+    return meet(port, fh.next_key(), call, info.describe(), info.group, (acc, etypes),
                 _accesses(rt, fh, call), acc.nbytes)
 
 
-def split_begin(rt: Any, mpi: Any, fh: File, call: str, acc: Access, etypes: int) -> Event:
+def split_begin(rt: Any, port: RankPort, fh: File, call: str, acc: Access, etypes: int) -> Event:
     """``..._begin`` of a split collective (§14.4.5): the access starts; its end call
     completes it."""
     if fh.split is not None:
         raise ErrOther(f"{call}: {fh.split[0]} is still active on {fh.info.describe()}; one "
                        "split collective at a time per file handle (§14.4.5)")
-    ev, req = meet_later(mpi, fh.next_key(), call, fh.info.describe(), fh.info.group,
+    ev, req = meet_later(port, fh.next_key(), call, fh.info.describe(), fh.info.group,
                          (acc, etypes), _accesses(rt, fh, call), acc.nbytes)
     fh.split = (call, req)
     return ev
 
 
-def split_end(mpi: Any, fh: File, call: str) -> Event:
+def split_end(port: RankPort, fh: File, call: str) -> Event:
     """``..._end`` of a split collective: yields the Status once the access is
     complete."""
     begun = call.removesuffix("_end") + "_begin"
@@ -101,8 +102,8 @@ def split_end(mpi: Any, fh: File, call: str) -> Event:
         raise ErrOther(f"{call}: no {begun} is active on {fh.info.describe()} (§14.4.5)")
     req = fh.split[1]
     fh.split = None
-    mpi._enter(call, nbytes=req.nbytes, obj=[req])
-    return completion.wait(mpi._env, req)
+    port.enter(call, nbytes=req.nbytes, obj=[req])
+    return completion.wait(port.env, req)
 
 
 def position_after(fh: File, call: str, offset: int, whence: int, current: int) -> int:
@@ -122,7 +123,7 @@ def position_after(fh: File, call: str, offset: int, whence: int, current: int) 
     return new
 
 
-def housekeeping(rt: Any, mpi: Any, fh: File, call: str, arg: Any, same: bool,
+def housekeeping(rt: Any, port: RankPort, fh: File, call: str, arg: Any, same: bool,
                  work: Any, io: bool) -> Event:
     """A collective call that is no data access (set_view, set_size, preallocate, sync,
     set_atomicity, set_info, seek_shared): once every member has called, ``work(fh, arg)``
@@ -140,4 +141,4 @@ def housekeeping(rt: Any, mpi: Any, fh: File, call: str, arg: Any, same: bool,
         end = rt.env._now + rt.sync_time(len(info.group)) + (rt.latency if io else 0.0)
         return dict.fromkeys(args, (end, None))
 
-    return meet(mpi, fh.next_key(), call, info.describe(), info.group, arg, make)
+    return meet(port, fh.next_key(), call, info.describe(), info.group, arg, make)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.port import RankPort
 from ..mpi.constants import PROC_NULL
 from ..mpi.errors import ErrRank
 from .conflicts import Access
@@ -70,7 +71,7 @@ class Target:
         return filled
 
 
-def issue(rt: Any, mpi: Any, win: Any, call: str, where: Any, target: Target, nbytes: int,
+def issue(rt: Any, port: RankPort, win: Any, call: str, where: Any, target: Target, nbytes: int,
           kind: str, act: Callable[[np.ndarray, int], Any], reply_bytes: int,
           at_origin: Callable[[Any], None] | None, reads: bool,
           op_name: str | None) -> Operation:

@@ -29,6 +29,7 @@ from simpy.events import Event
 from ..collectives.algorithms import ALGORITHMS, Args
 from ..collectives.channel import Channel
 from ..engine.clock import at, fire_at, pending
+from ..engine.port import RankPort
 from .constants import MODE_NOSUCCEED
 from .operations import when_all
 from .waits import Collective, Missing, Operations
@@ -41,20 +42,20 @@ def barrier(rt: Any) -> Any:
     return ALGORITHMS["barrier"][rt.colls.choice["barrier"]]
 
 
-def synchronizing(rt: Any, mpi: Any, win: Any, call: str, tag: int) -> Channel:
+def synchronizing(rt: Any, port: RankPort, win: Any, call: str, tag: int) -> Channel:
     """The channel of one barrier of ``win``'s members (a fence's or the free's), entered
     now; the call waits on it (the deadlock analysis reads who has not entered)."""
     channel = Channel(rt.env, rt.tp, win.comm, call, tag, rt.colls.entered)
-    mpi._enter(call, obj=Collective(channel, win))
+    port.enter(call, obj=Collective(channel, win))
     return channel
 
 
-def fence(rt: Any, mpi: Any, win: Any, assertion: int, call: str) -> Event:
+def fence(rt: Any, port: RankPort, win: Any, assertion: int, call: str) -> Event:
     """MPI_Win_fence (see the module)."""
     win.epochs.check_fence(call)
     tag = 2 * win.fences
     win.fences += 1
-    channel = synchronizing(rt, mpi, win, call, tag)
+    channel = synchronizing(rt, port, win, call, tag)
     return rt.env.process(_fence(rt, win, channel, not assertion & MODE_NOSUCCEED,
                                  rt.env._now + rt.overhead))
 
@@ -79,14 +80,14 @@ def _fence(rt: Any, win: Any, channel: Channel, opens: bool,
         win.rows["fence"] = rt.record.opened(win.name, win.me, "fence", -1, env._now)
 
 
-def start(rt: Any, mpi: Any, win: Any, targets: list[int], call: str) -> Event:
+def start(rt: Any, port: RankPort, win: Any, targets: list[int], call: str) -> Event:
     """MPI_Win_start: an access epoch to ``targets`` (world ranks), once each has posted."""
     win.epochs.check_start(call)
     env, me = rt.env, win.me
     matched: dict[int, int] = {t: -1 for t in targets}  # target -> its post number
     win.epochs.start = matched
     missing = [t for t in targets]
-    mpi._enter(call, obj=Missing(call, "MPI_Win_post", win, lambda: list(missing)))
+    port.enter(call, obj=Missing(call, "MPI_Win_post", win, lambda: list(missing)))
     earliest = env._now + rt.overhead
     ev = pending(env)
     latest = [earliest]
@@ -109,12 +110,12 @@ def start(rt: Any, mpi: Any, win: Any, targets: list[int], call: str) -> Event:
     return ev
 
 
-def complete(rt: Any, mpi: Any, win: Any, call: str) -> Event:
+def complete(rt: Any, port: RankPort, win: Any, call: str) -> Event:
     """MPI_Win_complete: once the epoch's operations are complete at their targets, each
     target of the start group is told."""
     group = list(win.epochs.check_complete(call))
     ops = [op for t in group for op in win.pending(t)]
-    mpi._enter(call, obj=Operations(call, win, ops, dict))
+    port.enter(call, obj=Operations(call, win, ops, dict))
     return rt.env.process(_complete(rt, win, group, ops))
 
 
@@ -131,14 +132,14 @@ def _complete(rt: Any, win: Any, group: list[int], ops: list[Any]) -> Generator[
     rt.record.closed(win.rows.pop("access", -1), now)
 
 
-def post(rt: Any, mpi: Any, win: Any, origins: list[int], call: str) -> Event:
+def post(rt: Any, port: RankPort, win: Any, origins: list[int], call: str) -> Event:
     """MPI_Win_post: an exposure epoch to ``origins`` (world ranks); returns at once."""
     win.epochs.check_post(call)
     env, net, me = rt.env, rt.net, win.me
     epochs = win.epochs
     epochs.post = tuple(origins)
     epochs.posts += 1
-    mpi._enter(call)
+    port.enter(call)
     sent = env._now + rt.overhead
     for o in origins:
         win.info.posts.send((o, me), sent + net.control_delay(me, o), epochs.posts)
@@ -146,12 +147,12 @@ def post(rt: Any, mpi: Any, win: Any, origins: list[int], call: str) -> Event:
     return at(env, sent)
 
 
-def wait(rt: Any, mpi: Any, win: Any, call: str) -> Event:
+def wait(rt: Any, port: RankPort, win: Any, call: str) -> Event:
     """MPI_Win_wait: returns once every origin of the post group has completed."""
     origins = list(win.epochs.check_wait(call))
     env, me = rt.env, win.me
     missing = list(origins)
-    mpi._enter(call, obj=Missing(call, "MPI_Win_complete", win, lambda: list(missing)))
+    port.enter(call, obj=Missing(call, "MPI_Win_complete", win, lambda: list(missing)))
     latest = [env._now + rt.overhead]
     ev = pending(env)
 
@@ -174,13 +175,13 @@ def wait(rt: Any, mpi: Any, win: Any, call: str) -> Event:
     return ev
 
 
-def test(rt: Any, mpi: Any, win: Any, call: str) -> bool:
+def test(rt: Any, port: RankPort, win: Any, call: str) -> bool:
     """MPI_Win_test: whether every origin of the post group has completed (then the
     exposure epoch ends, as with MPI_Win_wait); the caller times a failed test."""
     origins = list(win.epochs.check_wait(call))
     me, now = win.me, rt.env._now
     missing = [o for o in origins if not win.info.dones.ready((o, me), now)]
-    mpi._enter(call, obj=Missing(call, "MPI_Win_complete", win, lambda: list(missing)))
+    port.enter(call, obj=Missing(call, "MPI_Win_complete", win, lambda: list(missing)))
     if missing:
         return False
     for o in origins:

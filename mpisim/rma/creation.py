@@ -27,6 +27,7 @@ from simpy.events import Event
 
 from ..collectives.algorithms import Args
 from ..engine.clock import fire_at, pending
+from ..engine.port import RankPort
 from ..mpi.comm import Comm
 from ..mpi.errors import ErrComm, MPIError
 from .active import barrier, synchronizing
@@ -38,10 +39,10 @@ from .window import Window, WindowInfo
 __all__ = ["create", "free"]
 
 
-def create(rt: Any, mpi: Any, call: str, comm: Any, flavor: int, memory: np.ndarray | None,
+def create(rt: Any, port: RankPort, call: str, comm: Any, flavor: int, memory: np.ndarray | None,
            size: int, disp_unit: int, hints: Any) -> Event:
     """One member's part of a window's creation (see the module): yields its Window."""
-    parent = mpi._comm(comm)
+    parent = port.comm(comm)
     if parent.is_inter:
         raise ErrComm(f"{call}: {parent.name} is an intercommunicator; windows are made over "
                       "an intracommunicator (§12.2)")
@@ -58,10 +59,10 @@ def create(rt: Any, mpi: Any, call: str, comm: Any, flavor: int, memory: np.ndar
         else:
             fire_at(ev, env._now + rt.comms.rounds_time(len(members)), result)
 
-    waiting = rt.comms.agree(key, call, members, mpi.rank, (flavor, memory, size, disp_unit,
+    waiting = rt.comms.agree(key, call, members, port.rank, (flavor, memory, size, disp_unit,
                                                             hints),
                              made, lambda args: _build(rt, parent, call, flavor, args))
-    mpi._enter(call, obj=waiting)
+    port.enter(call, obj=waiting)
     return ev
 
 
@@ -119,10 +120,10 @@ def _shared(rt: Any, members: tuple[int, ...], args: dict[int, tuple],
     return out
 
 
-def free(rt: Any, mpi: Any, win: Any, call: str) -> Event:
+def free(rt: Any, port: RankPort, win: Any, call: str) -> Event:
     """MPI_Win_free: collective; the window is unusable once it returns."""
     win.epochs.check_free(call)
-    channel = synchronizing(rt, mpi, win, call, 2 * win.fences + 1)
+    channel = synchronizing(rt, port, win, call, 2 * win.fences + 1)
     return rt.env.process(_freed(rt, win, channel))
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.port import RankPort
 from ..mpi.errors import ErrType
 from .access import Target, issue
 from .accumulate import NO_OP, combine, element_dtype
@@ -40,7 +41,7 @@ CAS = "CAS"
 """The op of MPI_Compare_and_swap (for the conflict check: an atomic op of its own)."""
 
 
-def reading(rt: Any, mpi: Any, win: Any, call: str, where: Any, target: Target, buf: Any,
+def reading(rt: Any, port: RankPort, win: Any, call: str, where: Any, target: Target, buf: Any,
             count: Any, datatype: Any, space: Any) -> Operation:
     """A get: ``count`` x ``datatype`` into ``buf`` (None: its time only)."""
     count, datatype, nbytes = receiving(buf, count, datatype, call)
@@ -50,11 +51,11 @@ def reading(rt: Any, mpi: Any, win: Any, call: str, where: Any, target: Target, 
     def act(memory: np.ndarray, offset: int) -> Any:
         return None if buf is None else read(memory, offset, tcount, target.datatype)
 
-    return issue(rt, mpi, win, call, where, target, nbytes, READ, act, nbytes,
+    return issue(rt, port, win, call, where, target, nbytes, READ, act, nbytes,
                  lambda value: store(buf, count, datatype, value, space), True, None)
 
 
-def writing(rt: Any, mpi: Any, win: Any, call: str, where: Any, target: Target, buf: Any,
+def writing(rt: Any, port: RankPort, win: Any, call: str, where: Any, target: Target, buf: Any,
             count: Any, datatype: Any, op: Any, space: Any) -> Operation:
     """A put (``op`` None) or an accumulate of ``buf``'s data."""
     count, datatype, nbytes, packed = origin_data(buf, count, datatype, space, call)
@@ -71,11 +72,11 @@ def writing(rt: Any, mpi: Any, win: Any, call: str, where: Any, target: Target, 
         else:
             accumulate_into(memory, offset, packed, tcount, target.datatype, op, call)
 
-    return issue(rt, mpi, win, call, where, target, nbytes, DATA, act, 0, None, False,
+    return issue(rt, port, win, call, where, target, nbytes, DATA, act, 0, None, False,
                  None if op is None else op.name)
 
 
-def fetching(rt: Any, mpi: Any, win: Any, call: str, where: Any, target: Target, buf: Any,
+def fetching(rt: Any, port: RankPort, win: Any, call: str, where: Any, target: Target, buf: Any,
              count: Any, datatype: Any, op: Any, result: tuple[Any, Any, Any],
              compare: Any, space: Any) -> Operation:
     """A fetching accumulate (``op``), or a compare-and-swap (``op`` CAS, ``compare``):
@@ -103,7 +104,7 @@ def fetching(rt: Any, mpi: Any, win: Any, call: str, where: Any, target: Target,
             return accumulate_into(memory, offset, packed, tcount, target.datatype,
                                    op, call)
 
-    return issue(rt, mpi, win, call, where, target, nbytes, FETCH, act, rbytes,
+    return issue(rt, port, win, call, where, target, nbytes, FETCH, act, rbytes,
                  lambda value: store(rbuf, rcount, rdt, value, space), op is NO_OP, name)
 
 

@@ -33,6 +33,7 @@ from typing import Any
 from simpy.events import Event
 
 from ..engine.clock import at
+from ..engine.port import RankPort
 from ..engine.sites import site_text
 from ..p2p.requests import Request
 from .constants import LOCK_SHARED, MODE_NOCHECK
@@ -104,54 +105,54 @@ def _not_granted(win: Any, epoch: PassiveEpoch, targets: list[int]) -> Any:
     return locks
 
 
-def lock(rt: Any, mpi: Any, win: Any, target: int, lock_type: int, assertion: int,
+def lock(rt: Any, port: RankPort, win: Any, target: int, lock_type: int, assertion: int,
          where: Any, call: str) -> Event:
     """MPI_Win_lock (see the module)."""
     win.epochs.check_lock(call, target)
     epoch = PassiveEpoch(lock_type, assertion, where)
     win.epochs.locks[target] = epoch
     epoch.row = rt.record.opened(win.name, win.me, "lock", target, rt.env._now)
-    return _open(rt, mpi, win, epoch, [target], call)
+    return _open(rt, port, win, epoch, [target], call)
 
 
-def lock_all(rt: Any, mpi: Any, win: Any, assertion: int, where: Any, call: str) -> Event:
+def lock_all(rt: Any, port: RankPort, win: Any, assertion: int, where: Any, call: str) -> Event:
     """MPI_Win_lock_all: a shared lock of every member."""
     win.epochs.check_lock_all(call)
     epoch = PassiveEpoch(LOCK_SHARED, assertion, where)
     win.epochs.lock_all = epoch
     epoch.row = rt.record.opened(win.name, win.me, "lock_all", -1, rt.env._now)
-    return _open(rt, mpi, win, epoch, list(win.info.group), call)
+    return _open(rt, port, win, epoch, list(win.info.group), call)
 
 
-def _open(rt: Any, mpi: Any, win: Any, epoch: PassiveEpoch, targets: list[int],
+def _open(rt: Any, port: RankPort, win: Any, epoch: PassiveEpoch, targets: list[int],
           call: str) -> Event:
     earliest = rt.env._now + rt.overhead
     if epoch.nocheck or rt.lock_mode == "lazy":
-        mpi._enter(call)
+        port.enter(call)
         return at(rt.env, earliest)
-    mpi._enter(call, obj=Holders(call, win, _not_granted(win, epoch, targets)))
+    port.enter(call, obj=Holders(call, win, _not_granted(win, epoch, targets)))
     grants = [grant_for(rt, win, epoch, t, earliest) for t in targets]
     return when_all(rt.env, [g for g in grants if g is not None], earliest)
 
 
-def unlock(rt: Any, mpi: Any, win: Any, target: int, call: str) -> Event:
+def unlock(rt: Any, port: RankPort, win: Any, target: int, call: str) -> Event:
     """MPI_Win_unlock (see the module)."""
     epoch = win.epochs.check_unlock(call, target)
-    return _close(rt, mpi, win, epoch, [target], call,
+    return _close(rt, port, win, epoch, [target], call,
                   lambda: win.epochs.locks.pop(target, None))
 
 
-def unlock_all(rt: Any, mpi: Any, win: Any, call: str) -> Event:
+def unlock_all(rt: Any, port: RankPort, win: Any, call: str) -> Event:
     """MPI_Win_unlock_all."""
     epoch = win.epochs.check_unlock_all(call)
-    return _close(rt, mpi, win, epoch, list(win.info.group), call,
+    return _close(rt, port, win, epoch, list(win.info.group), call,
                   lambda: setattr(win.epochs, "lock_all", None))
 
 
-def _close(rt: Any, mpi: Any, win: Any, epoch: PassiveEpoch, targets: list[int], call: str,
+def _close(rt: Any, port: RankPort, win: Any, epoch: PassiveEpoch, targets: list[int], call: str,
            ended: Any) -> Event:
     ops = [op for t in targets for op in win.pending(t)]
-    mpi._enter(call, obj=Operations(call, win, ops, _not_granted(win, epoch, targets)))
+    port.enter(call, obj=Operations(call, win, ops, _not_granted(win, epoch, targets)))
     return rt.env.process(_unlocked(rt, win, epoch, targets, ops, ended))
 
 
@@ -170,7 +171,7 @@ def _unlocked(rt: Any, win: Any, epoch: PassiveEpoch, targets: list[int], ops: l
     rt.record.closed(epoch.row, env._now)
 
 
-def flush(rt: Any, mpi: Any, win: Any, target: int | None, local: bool, call: str) -> Event:
+def flush(rt: Any, port: RankPort, win: Any, target: int | None, local: bool, call: str) -> Event:
     """MPI_Win_flush (``target``), flush_all (None), and their local forms: the operations
     made so far complete, remotely (acknowledged) or locally (buffers reusable)."""
     win.epochs.check_flush(call, target)
@@ -178,7 +179,7 @@ def flush(rt: Any, mpi: Any, win: Any, target: int | None, local: bool, call: st
     epoch = win.epochs.passive(target) if target is not None else None
     locks = _not_granted(win, epoch, [target]) \
         if epoch is not None and target is not None else dict  # (an epoch: a target's)
-    mpi._enter(call, target, obj=Operations(call, win, ops, locks))
+    port.enter(call, target, obj=Operations(call, win, ops, locks))
     return rt.env.process(_flushed(rt, win, target, ops, local))
 
 
