@@ -42,6 +42,7 @@ from ..mpi.comm import Comm, Communicators
 from ..mpi.errors import ErrComm
 from ..p2p.protocols import Transport
 from .lifecycle import Lifecycle
+from .run import RunState
 
 __all__ = ["POLLS", "POLL_TIME", "SAME_TIME_CALLS", "HandleBase", "NotYielded", "ZeroTimeLoop"]
 
@@ -76,8 +77,8 @@ class HandleBase:
     # set is a class default below, and ``__dict__`` (made only when one is set) holds it
     # then, as it holds the attributes other layers add to a handle.
     __slots__ = ("__dict__", "_buffered", "_calling", "_colls", "_comms", "_config", "_env",
-                 "_last_time", "_life", "_log", "_overhead", "_poll_watch", "_polling",
-                 "_rank_port", "_same_time", "_tp", "_unyielded", "_watch", "_where", "_world",
+                 "_last_time", "_life", "_log", "_overhead", "_polling", "_rank_port", "_run",
+                 "_same_time", "_tp", "_unyielded", "_watch", "_where", "_world",
                  "rank", "size")
 
     _space: _addr.AddressSpace | None = None  # its address space, made on first use
@@ -103,13 +104,14 @@ class HandleBase:
 
     def __init__(self, rank: int, size: int, env: Any, transport: Transport, buffered: BufferedMode,
                  colls: Collectives, config: Any, overhead: float, trace_calls: bool,
-                 comms: Communicators | None = None) -> None:
+                 comms: Communicators | None = None, *, run: RunState | None = None,
+                 life: Lifecycle | None = None, named_sizes: dict | None = None) -> None:
         self.rank = rank
         self.size = size
         self._env = env
         self._where: str | None = None
         self._world: Comm | None = None  # MPI_COMM_WORLD as it holds it, once asked for
-        self._life: Lifecycle | None = None  # what the correctness checks keep (a slot: every
+        self._life = life  # what the correctness checks keep (a slot: every
         # run sets it, and it alone would give every handle a __dict__ of 272 bytes)
         # (a slot: every bsend reads it, and a class default read is never specialised)
         self._tp = transport
@@ -127,8 +129,11 @@ class HandleBase:
         self._last_time = -1.0
         self._same_time = 0
         self._polling = False
-        self._poll_watch: Any = None  # the run's PollWatch (livelock detection), if any
-        self._watch: Any = None  # the same, once it watches: from the run's first failed poll
+        self._run = run if run is not None else RunState(transport)  # the run's shared state
+        # (its one-sided communication, MPI-IO, findings and poll watch)
+        if named_sizes is not None:  # the run's ``buffer: {comm: NAME, ...}``
+            self._named_sizes = named_sizes
+        self._watch: Any = None  # the run's poll watch, once it watches: from its first failed poll
         # on (before it, no rank polls and nothing need reset its count: see _failed_poll)
         self._unyielded = False  # a call made whose event the program has not yielded yet
         # (set by _enter, cleared by the rank's process at each yield of an event)
@@ -295,7 +300,7 @@ class HandleBase:
         (a poll that can never succeed would loop forever). The first one makes the watch
         watch every rank's calls (see :meth:`_enter`)."""
         self._polling = True
-        watch = self._poll_watch
+        watch = self._run.poll_watch
         if watch is not None:
             watch.failed_poll(self, later)
 

@@ -48,11 +48,12 @@ class FileCalls(HandleBase):
 
     @property
     def _io(self) -> FileIO:
-        """The run's MPI-IO state, made with its first file call and kept on the
-        transport every handle holds (a run without files adds nothing)."""
-        found = getattr(self._tp, "file_io", None)
+        """The run's MPI-IO state, made with its first file call and kept in the run state
+        every handle holds (a run without files adds nothing)."""
+        run = self._run
+        found = run.file_io
         if found is None:
-            found = self._tp.file_io = FileIO(self._env, self._comms, self._config)
+            found = run.file_io = FileIO(self._env, self._comms, self._config)
         return found
 
     def _yielding(self, call: str, make: Any) -> Event:

@@ -57,6 +57,7 @@ from ..rma.constants import (
 )
 from ..rma.errors import ErrAssert, ErrDisp, ErrLocktype, ErrRmaFlavor, ErrSize
 from ..rma.operations import when_all
+from ..rma.runtime import OneSided
 from ..rma.waits import Holders
 from .base import POLL_TIME, HandleBase
 
@@ -69,11 +70,11 @@ class OneSidedCalls(HandleBase):
     __slots__ = ()
 
     @property
-    def _rma(self) -> Any:
+    def _rma(self) -> OneSided:
         """The run's one-sided state (:class:`~mpisim.rma.OneSided`), which the simulation
-        hangs on the transport every handle holds (no attribute per rank: an idle rank stays
+        keeps in the run state every handle holds (no attribute per rank: an idle rank stays
         small)."""
-        found = getattr(self._tp, "one_sided", None)
+        found = self._run.one_sided
         if found is None:
             raise RuntimeError("one-sided calls need a run made by ms.run or ms.Simulation")
         return found

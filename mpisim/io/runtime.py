@@ -1,8 +1,8 @@
 """The MPI-IO state of one run and its time model.
 
-A run has one :class:`FileIO`, made with the run's first file call and hung on the
-transport (``transport.file_io``) where every rank's handle finds it, as the one-sided
-state is. It holds the file system's settings (``mpi.io_latency``, ``mpi.io_bandwidth``),
+A run has one :class:`FileIO`, made with the run's first file call and kept in the run's
+state (:class:`~mpisim.handle.run.RunState`) where every rank's handle finds it, as the
+one-sided state is. It holds the file system's settings (``mpi.io_latency``, ``mpi.io_bandwidth``),
 the files the run has opened (a delete of a file some process has open is
 MPI_ERR_FILE_IN_USE) and the data representations each process registered.
 

@@ -50,11 +50,12 @@ from ..engine.trace import (
 )
 from ..mpi.causes import Cause
 from ..mpi.constants import ANY_SOURCE, ANY_TAG
-from ..mpi.findings import Call
+from ..mpi.findings import Call, Findings
 from ..mpi.signature import signatures_match
 from .channels import Channel
 from .matching import MatchQueues
 from .network import NetworkModel
+from .order import Order
 from .payload import deliver
 from .progress import ReceiverProgress
 from .requests import Request
@@ -144,7 +145,9 @@ class Transport:
     """Moves messages between ranks: protocol choice, matching, completion times."""
 
     def __init__(self, env: Clock, net: NetworkModel, size: int,
-                 on_ready_error: Callable[[Message], None], recorder: Recorder) -> None:
+                 on_ready_error: Callable[[Message], None], recorder: Recorder, *,
+                 findings: Findings | None = None,
+                 locate: Callable[[int], str | None] | None = None) -> None:
         self.env = env
         self.net = net
         self.size = size
@@ -158,9 +161,9 @@ class Transport:
         self._channels: dict[int, Channel] = {}  # per pair and context (see _channel)
         self.stalls: dict[int, str] = {}     # pairs whose later messages never match, why
         self.matched: dict[int, Message] = {}  # taken by a matched probe, not yet received
-        self.findings: Any = None  # the run's Findings (mpisim.mpi.findings), if checked
-        self.order: Any = None     # the run's happens-before record (races), if explored
-        self.locate: Callable[[int], str | None] | None = None  # rank -> its program line
+        self.findings = findings  # the run's findings (a type mismatch at a match), if checked
+        self.order: Order | None = None  # the run's happens-before record (races), if explored
+        self.locate = locate  # rank -> its program line (where a blocking receive's rank is)
         self._arrival = (self._arrive,)  # an arrival's callbacks (clock.callbacks_at)
         self.progress: ReceiverProgress | None = (
             ReceiverProgress(size, net.eager_cells, net.eager_box, net.local_send_limit,

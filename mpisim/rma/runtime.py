@@ -1,8 +1,8 @@
 """The one-sided state of one run: what every window and every rank shares.
 
-A run has one :class:`OneSided` (the simulation makes it and hangs it on the transport,
-``transport.one_sided``, where every rank's handle finds it): the settings of the profile
-in force that decide how a target serves requests (``rma_lock``, ``rma_progress``,
+A run has one :class:`OneSided` (the simulation makes it and keeps it in the run's state,
+:class:`~mpisim.handle.run.RunState`, where every rank's handle finds it): the settings of
+the profile in force that decide how a target serves requests (``rma_lock``, ``rma_progress``,
 ``rma_lock_progress``, see :mod:`.progress` and :mod:`.passive`), the target service, the
 order of the operations of each origin-target pair, the conflicts found
 (:mod:`.conflicts`) and the trace of operations and epochs.

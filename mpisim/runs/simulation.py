@@ -56,6 +56,7 @@ from ..engine.trace import Recorder, Trace
 from ..engine.yields import NotYielded, discarded_generators, method_name, site_in_code, unyielded
 from ..handle.lifecycle import Lifecycle
 from ..handle.rank import Rank, ZeroTimeLoop
+from ..handle.run import RunState
 from ..mpi.comm import Communicators
 from ..mpi.errors import ErrOther, MPIError
 from ..mpi.findings import Findings
@@ -178,24 +179,26 @@ class Simulation:
         self.settings = settings_in_force(given_mpi, self.config, given_net, self.net)
         self.env = Clock()
         self.recorder = Recorder(trace)
-        self.transport = Transport(self.env, self.net, ranks, self._ready_error, self.recorder)
+        self.findings = Findings()  # the run's correctness findings (runs.findings)
+        self.transport = Transport(self.env, self.net, ranks, self._ready_error, self.recorder,
+                                   findings=self.findings, locate=self._where)
         self.collectives = Collectives(self.env, self.transport,
                                        self.config.profile.collectives_family,
                                        self.config.collectives, self.config.profile,
                                        synchronizing=self.config.sync_collectives)
         self.comms = Communicators(ranks, self.net.latency)
-        # one-sided communication (MPI 4.1 §12): every handle reaches it through the transport
-        self.rma = self.transport.one_sided = OneSided(self.env, self.transport, self.comms,
-                                                       self.collectives, self.config)
+        # one-sided communication (MPI 4.1 §12): every handle reaches it through the run state
+        self.rma = OneSided(self.env, self.transport, self.comms, self.collectives, self.config)
+        self.run_state = RunState(self.transport, self.rma, self.findings)
         self.handles = [Rank(r, ranks, self.env, self.transport,
                              BufferedMode(r, self.env, self.transport, self.config,
                                           self.recorder),
                              self.collectives,
-                             self.config, self.net.overhead, trace, self.comms)
+                             self.config, self.net.overhead, trace, self.comms,
+                             run=self.run_state, life=Lifecycle(r, self.findings),
+                             # attached when the program names the communicator
+                             named_sizes=None if comm_buffer is None else dict([comm_buffer]))
                         for r in range(ranks)]
-        if comm_buffer is not None:  # attached when the program names the communicator
-            for h in self.handles:
-                h._named_sizes = dict([comm_buffer])
         self.finished = [False] * ranks
         self.end_times: list[float | None] = [None] * ranks
         self.returned: list[Any] = [None] * ranks
@@ -211,12 +214,8 @@ class Simulation:
         if self.transport.progress is not None:
             self.transport.progress.blocked = self._blocked
         start_all(self.env, self._procs)
-        watch = PollWatch(self.env, self._procs, self.handles, self.finished, self._livelocked)
-        self.findings = self.transport.findings = Findings()  # correctness (runs.findings)
-        self.transport.locate = self._where  # where a blocking receive's rank is
-        for h in self.handles:
-            h._poll_watch = watch
-            h._life = Lifecycle(h.rank, self.findings)
+        self.run_state.poll_watch = PollWatch(self.env, self._procs, self.handles,
+                                              self.finished, self._livelocked)
 
     @property
     def now(self) -> float:
