@@ -49,8 +49,11 @@ import os
 from collections.abc import Generator, Iterable
 from typing import Any
 
+import numpy as np
+
 from ..engine.clock import done, fire_at, pending
 from ..handle.base import ZeroTimeLoop
+from ..handle.persistent import Persistent
 from ..mpi import datatypes as _dt
 from ..mpi.constants import ANY_SOURCE, ANY_TAG, BUFFER_AUTOMATIC, PROC_NULL
 from ..mpi.errors import MPIError
@@ -225,8 +228,10 @@ class _Replay:
         mpi, log = self.mpi, self.log
         rank, reached, calls = mpi.rank, self.program.reached, log.calls
         shapes, results, scale = calls.shapes, calls.results, self.scale
-        suffix = [f", {log.sites[s.site].describe()}" if s.site in log.sites else ""
-                  for s in shapes]  # each call site described once
+        described = {i: f", {site.describe()}" for i, site in log.sites.items()}
+        suffix = [described.get(s.site, "") for s in shapes]  # each call site described once
+        self.again = (_repeated(calls.shape, len(shapes)),  # ops kept only for those
+                      _repeated(calls.result + 1, len(results) + 1))  # seen again
         for lo in range(0, len(calls), _STRIDE):
             hi = lo + _STRIDE
             for number, s, res, gap in zip(range(lo + 1, hi + 1), calls.shape[lo:hi].tolist(),
@@ -244,7 +249,7 @@ class _Replay:
                 failed = results[res].error if res >= 0 else None
                 try:
                     if op is None:  # (MPI errors of its arguments are the call's)
-                        op = self.ops[(s, res)] = self.op(shape, res, number - 1)
+                        op = self.kept_op(s, res, shape, number - 1)
                     make, after = op
                     if after is _GENERIC:
                         yield from make(self, calls.call(number - 1))
@@ -287,6 +292,13 @@ class _Replay:
             self.note(call, f"the recorded process was in this call when it ended "
                             f"({self.log.end_text()}); the replay completed it and has no "
                             "recorded calls after it")
+
+    def kept_op(self, s: int, res: int, shape: CallShape, index: int) -> tuple[Any, Any]:
+        """:meth:`op`, kept for the calls after it of the same shapes, if any."""
+        op = self.op(shape, res, index)
+        if self.again[0][s] and self.again[1][res + 1]:
+            self.ops[(s, res)] = op
+        return op
 
     def op(self, shape: CallShape, res: int, index: int) -> tuple[Any, Any]:
         """What a call of this shape and result does: ``(make, after)``, the handle's call
@@ -560,11 +572,30 @@ def _complete(r: _Replay, call: Call) -> Generator[Any, Any, None]:
         return
     if len(active) == 1 and len(reqs) == 1:  # MPI_Wait (or a successful test): its own name
         status = yield mpi.wait(active[0])
+        _forget(r, ids, reqs)
         r.status_check(call, status)
         return
     statuses = yield mpi.waitall(active)
+    _forget(r, ids, reqs)
     for i, status in enumerate(statuses):
         r.status_check(call, status, i)
+
+
+def _forget(r: _Replay, ids: list[int | None], reqs: list[Any]) -> None:
+    """The requests a wait completed, but persistent ones, forgotten: each is
+    MPI_REQUEST_NULL now (MPI 4.1 §3.7.3) and the recorder never gives its id again, so a
+    long replay keeps only the requests in flight, not every one it made."""
+    for rid, req in zip(ids, reqs, strict=False):
+        if req is not None and not req.active and not isinstance(req, Persistent) \
+                and rid not in r.pcolls:
+            r.reqs.pop(rid, None)
+
+
+def _repeated(column: Any, n: int) -> Any:
+    """Whether each of ``n`` values occurs more than once in ``column`` (a numpy array of
+    indices; a byte each): a call whose shape or result is its own (a new request id in
+    each) gets its op made for it, not kept for calls that never come."""
+    return np.bincount(column, minlength=n) > 1
 
 
 def _start(r: _Replay, call: Call) -> Generator[Any, Any, None]:

@@ -26,6 +26,11 @@ from .verdict import compare, describe
 __all__ = ["ReplayScenario", "replay", "replay_scenario"]
 
 PARAMS = {"compute_scale": 1.0, "as_matched": False}
+EVENTS_PER_CALL = 16
+"""Events a replay may make per recorded call, beyond the default guard, when neither
+``max_events`` nor ``until`` is given: replays make 1 to 5 (a 512-process halo exchange with
+an allreduce per step about 4), so a complete recording, however long, ends at its end,
+never at a bound set for programs that might not end."""
 
 
 class ReplayScenario:
@@ -69,11 +74,21 @@ class ReplayScenario:
 
     def run_kwargs(self) -> dict[str, Any]:
         kwargs = self.settings.run_kwargs()
+        if kwargs.get("max_events") is None and kwargs.get("until") is None:
+            kwargs["max_events"] = self.event_bound()
         self._last = ReplayProgram.__new__(ReplayProgram)
         self._last.__setstate__(self.program.__getstate__())
         kwargs.update(program=self._last, ranks=self.ranks, params=dict(self.params),
                       name=self.name)
         return kwargs
+
+    def event_bound(self) -> int:
+        """The replay's event bound when none is given: the default guard of a run plus
+        :data:`EVENTS_PER_CALL` per recorded call (it grows with the recording)."""
+        from ..runs import simulation
+
+        calls = sum(len(log.calls) for log in self.trace.ranks)
+        return simulation.DEFAULT_MAX_EVENTS + EVENTS_PER_CALL * calls
 
     def override_keys(self) -> list[str]:
         return [*PARAMS, *(k for k in self.settings.override_keys() if k != "ranks")]

@@ -1,0 +1,156 @@
+"""Replays at growing lengths: what a call costs on disk, to read, to replay, in memory.
+
+For a blocking pattern (a 2-process ping-pong: MPI_Send/MPI_Recv) and a nonblocking one (an
+8-process 3-D halo exchange: 6 MPI_Irecv + 6 MPI_Isend + MPI_Waitall + MPI_Allreduce a
+step), a synthetic recording (``mpisim.recorded.synthetic``) of each size is written and,
+in a new interpreter per size (so that each peak is its own):
+
+- **bytes/call**: the recording's size on disk over its calls;
+- **read**: ``read_trace`` alone, in calls a second of CPU time (a shared machine's other
+  load does not inflate it; the JSON has the wall times too);
+- **replay**: ``ms.replay`` of the recording already read, ``trace=False`` (and with
+  ``--trace``, also trace on), in calls a second of CPU time;
+- **peak RSS**: the child's peak resident size (VmHWM) less its size before reading: the
+  reader's columns and the replay together.
+
+Each figure is printed beside the smallest size's, so that the growth shows: memory that
+grows in proportion to the calls shows as a ratio equal to the sizes' ratio.
+
+Targets (issue 41): memory at 10^8 calls within 1.5x memory at 10^7; the read path at
+>= 5x10^6 calls/s a core (a compact format's); a nonblocking replay as fast per call as a
+blocking one.
+
+    python -m bench.scale                               # 10^5 and 10^6 calls
+    python -m bench.scale --sizes 1e5 1e6 1e7 --json scale.json
+    python -m bench.scale --patterns halo3d --sizes 1e5 --trace
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PATTERNS = {"pingpong": ("pingpong", 2, "blocking"), "halo3d": ("halo3d", 8, "nonblocking")}
+
+
+def _peak() -> int:
+    """This process's peak resident size in bytes (Linux's VmHWM; else ru_maxrss)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+def _child(path: str, trace: bool) -> None:
+    """In a new interpreter: read, then replay, ``path``; print the figures as JSON."""
+    import mpisim as ms
+    from mpisim.recorded.program import load
+
+    before = _peak()
+    start, cpu = time.perf_counter(), time.process_time()
+    recording = load(path)  # read once, and kept: the replay takes it from there
+    read, read_cpu = time.perf_counter() - start, time.process_time() - cpu
+    calls = sum(len(r.calls) for r in recording.ranks)
+    start, cpu = time.perf_counter(), time.process_time()
+    result = ms.replay(path, trace=trace)
+    replay, replay_cpu = time.perf_counter() - start, time.process_time() - cpu
+    assert result.outcome is ms.Outcome.COMPLETED, result.report()
+    print(json.dumps({"calls": calls, "read_seconds": read, "read_cpu": read_cpu,
+                      "replay_seconds": replay, "replay_cpu": replay_cpu,
+                      "peak_growth": _peak() - before, "before": before}))
+
+
+def measure(pattern: str, calls: int, tmp: Path, trace: bool) -> dict:
+    """Write the recording, measure it in a child (two with ``trace``), delete it."""
+    from mpisim.recorded import synthetic as syn
+
+    shape, ranks, kind = PATTERNS[pattern]
+    path = tmp / f"{pattern}-{calls}.trace"
+    start = time.perf_counter()
+    written = syn.write(path, shape, ranks, syn.steps_for(shape, ranks, calls))
+    row: dict = {"pattern": pattern, "kind": kind, "ranks": ranks, "calls": written,
+                 "bytes": path.stat().st_size, "write_seconds": time.perf_counter() - start}
+    for on in (False, True) if trace else (False,):
+        done = subprocess.run([sys.executable, "-m", "bench.scale", "--child",
+                               json.dumps([str(path), on])],
+                              capture_output=True, text=True, cwd=HERE.parent)
+        if done.returncode != 0:
+            raise SystemExit(f"bench.scale: the replay of {path.name} failed:\n{done.stderr}")
+        figures = json.loads(done.stdout.splitlines()[-1])
+        row["trace" if on else "no_trace"] = figures
+    path.unlink()
+    return row
+
+
+def _line(row: dict, base: dict, key: str) -> str:
+    m, b = row[key], base[key]
+    n, nb = row["calls"], base["calls"]
+    read, bread = n / m["read_cpu"], nb / b["read_cpu"]
+    rate, brate = n / m["replay_cpu"], nb / b["replay_cpu"]
+    mem, bmem = m["peak_growth"], b["peak_growth"]
+    return (f"{row['calls']:>12,} {row['bytes'] / n:7.1f} B "
+            f"{read:>11,.0f} ({read / bread:4.2f}x) {rate:>9,.0f} ({rate / brate:4.2f}x) "
+            f"{mem / 1e6:>9,.1f} MB ({mem / max(bmem, 1):6.1f}x) {mem / n:7.0f} B  "
+            f"x{n / nb:,.0f} calls")
+
+
+def report(rows: list[dict]) -> None:
+    head = (f"{'calls':>12} {'on disk':>9} {'read calls/s CPU':>18} {'replay calls/s':>16} "
+            f"{'peak RSS growth':>20} {'a call':>7}")
+    for pattern in dict.fromkeys(r["pattern"] for r in rows):
+        mine = [r for r in rows if r["pattern"] == pattern]
+        for key, label in (("no_trace", "trace off"), ("trace", "trace on")):
+            if key not in mine[0]:
+                continue
+            first = mine[0]
+            print(f"{pattern} ({first['kind']}, {first['ranks']} processes), {label}; "
+                  "(beside the smallest size)")
+            print(head)
+            for row in mine:
+                print(_line(row, first, key))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.scale", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sizes", nargs="+", type=float, default=[1e5, 1e6],
+                   help="calls of each recording (default 1e5 1e6; e.g. 1e5 1e6 1e7)")
+    p.add_argument("--patterns", nargs="+", choices=sorted(PATTERNS),
+                   default=["pingpong", "halo3d"], help="default: both")
+    p.add_argument("--trace", action="store_true",
+                   help="also replay with the trace on (a second child per size)")
+    p.add_argument("--dir", type=Path, help="where to write the recordings (default: a "
+                   "temporary directory; each is deleted once measured)")
+    p.add_argument("--json", type=Path, help="also write the figures to this file")
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.child:
+        _child(*json.loads(args.child))
+        return 0
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="mpisim-scale-", dir=args.dir) as tmp:
+        for pattern in args.patterns:
+            for size in sorted(args.sizes):
+                rows.append(measure(pattern, int(size), Path(tmp), args.trace))
+                print(f"  measured {pattern} at {rows[-1]['calls']:,} calls", file=sys.stderr,
+                      flush=True)
+                if args.json:
+                    args.json.write_text(json.dumps(rows, indent=1) + "\n")
+    report(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
