@@ -21,7 +21,7 @@ import numpy as np
 from greenlet import getcurrent
 
 from ..mpi.constants import ANY_SOURCE, ANY_TAG, BOTTOM, PROC_NULL
-from ..p2p.requests import Request as _EngineRequest
+from ..p2p.requests import joined as _joined
 from .bridge import SITES, THREAD_CALLS, current
 from .datatypes.datatype import Datatype
 from .datatypes.integers import INT_MAX as _INT_MAX
@@ -320,23 +320,10 @@ class P2PMethods:
 
 
 def both(sreq: Any, rreq: Any, call: str) -> Any:
-    """One handle request that completes when a send and a receive both have: its status
-    and error are the receive's (the send's error if only it failed)."""
-    combo = _EngineRequest("recv", call, rreq.rank, rreq.peer, rreq.tag, rreq.nbytes)
-    combo.ctx, combo.comm = rreq.ctx, rreq.comm
-    left = [2]
-
-    def known(_r: Any) -> None:
-        left[0] -= 1
-        if left[0] == 0:
-            combo.status = rreq.status
-            combo.error = rreq.error or sreq.error
-            sreq.active = rreq.active = False  # completed through the combined request
-            combo.known(max(sreq.done_at, rreq.done_at))
-
-    sreq.on_known(known)
-    rreq.on_known(known)
-    return combo
+    """One handle request that completes when a send and a receive both have
+    (:func:`mpisim.p2p.requests.joined`, which the replay of a recorded MPI_Isendrecv
+    shares)."""
+    return _joined(sreq, rreq, call)
 
 
 def _replace(buf: Any, dest: int, source: int) -> tuple[Any, int, Any]:

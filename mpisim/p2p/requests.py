@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Request", "Status"]
+__all__ = ["Request", "Status", "joined"]
 
 
 class Status:
@@ -182,3 +182,24 @@ class Request:
     def __repr__(self) -> str:
         state = "pending" if self.done_at is None else f"done_at={self.done_at:.9g}"
         return f"<Request {self.call} peer={self.peer} tag={self.tag} {self.nbytes} B {state}>"
+
+
+def joined(send: Request, recv: Request, call: str) -> Request:
+    """One request that completes when a send and a receive both have: MPI_Isendrecv and
+    MPI_Isendrecv_replace, which MPI 4.1 §3.10 defines as an irecv and an isend under one
+    request. Its status and error are the receive's (the send's error if only it failed)."""
+    combo = Request("recv", call, recv.rank, recv.peer, recv.tag, recv.nbytes)
+    combo.ctx, combo.comm = recv.ctx, recv.comm
+    left = [2]
+
+    def known(_r: Request) -> None:
+        left[0] -= 1
+        if left[0] == 0 and send.done_at is not None and recv.done_at is not None:
+            combo.status = recv.status
+            combo.error = recv.error or send.error
+            send.active = recv.active = False  # completed through the combined request
+            combo.known(max(send.done_at, recv.done_at))
+
+    send.on_known(known)
+    recv.on_known(known)
+    return combo

@@ -26,8 +26,9 @@ from ..mpi.errors import MPIError
 from .trace import Call
 
 __all__ = ["BUFFERS", "COLLECTIVES", "COMMS", "COMM_BUFFERS", "COMPLETIONS", "DATA_ARGS",
-           "HANDLE", "PERSISTENT", "PROBES", "RECEIVES", "RECV_ARGS", "SENDRECVS", "SENDS",
-           "SEND_ARGS", "SPLIT", "VECTORS", "Unsupported", "handle_args", "handle_name"]
+           "HANDLE", "ISENDRECVS", "PERSISTENT", "PROBES", "RECEIVES", "RECV_ARGS",
+           "SENDRECVS", "SENDS", "SEND_ARGS", "SPLIT", "VECTORS", "Unsupported", "handle_args",
+           "handle_name"]
 
 
 class Unsupported(MPIError):
@@ -98,6 +99,10 @@ SENDRECVS = {"Sendrecv": ("dest", "sendtag", "sendcount", "sendtype", "source", 
              "Sendrecv_replace": ("dest", "sendtag", "source", "recvtag", "count", "datatype",
                                   "comm")}
 """The handle's send-receives, and the parameters of each that a recording gives."""
+ISENDRECVS = {"Isendrecv": "Sendrecv", "Isendrecv_replace": "Sendrecv_replace"}
+"""The nonblocking send-receives (MPI 4.1 §3.10), which the handle has no call for: each is
+replayed as the standard defines it, an irecv and an isend under one request; by the
+blocking form whose parameters (:data:`SENDRECVS`) its recording gives."""
 DATA_ARGS = ("count", "datatype", "root", "comm")
 """A collective's parameters that a recording gives (its buffers are the replay's own)."""
 

@@ -57,6 +57,7 @@ from ..handle.persistent import Persistent
 from ..mpi import datatypes as _dt
 from ..mpi.constants import ANY_SOURCE, ANY_TAG, BUFFER_AUTOMATIC, PROC_NULL
 from ..mpi.errors import MPIError
+from ..p2p.requests import joined
 from .calls import (
     COLLECTIVES,
     COMM_BUFFERS,
@@ -64,6 +65,7 @@ from .calls import (
     COMPLETIONS,
     DATA_ARGS,
     HANDLE,
+    ISENDRECVS,
     PERSISTENT,
     PROBES,
     RECEIVES,
@@ -495,6 +497,21 @@ def _sendrecv(r: _Replay, call: Call) -> Generator[Any, Any, None]:
     r.status_check(call, status)
 
 
+def _isendrecv(r: _Replay, call: Call) -> Generator[Any, Any, None]:
+    """MPI_Isendrecv[_replace], as MPI 4.1 §3.10 defines it: an irecv then an isend, under
+    one request that completes when both have (its status the receive's)."""
+    kw = r.handle_kwargs(call, SENDRECVS[ISENDRECVS[call.name]])
+    comm = kw["comm"]
+    recv = yield r.mpi.irecv(count=kw.get("recvcount", kw.get("count")),
+                             datatype=kw.get("recvtype", kw.get("datatype")),
+                             source=kw["source"], tag=kw["recvtag"], comm=comm)
+    send = yield r.mpi.isend(count=kw.get("sendcount", kw.get("count")),
+                             datatype=kw.get("sendtype", kw.get("datatype")), dest=kw["dest"],
+                             tag=kw["sendtag"], comm=comm)
+    if "r" in call.out:
+        r.reqs[call.out["r"]] = joined(send, recv, f"MPI_{call.name}")
+
+
 def _probe(r: _Replay, call: Call) -> Generator[Any, Any, None]:
     kwargs = r.handle_kwargs(call)
     if call.name == "Probe":
@@ -745,6 +762,7 @@ _CALLS: dict[str, Any] = {
     # the handle's calls, by family (mpisim.recorded.calls)
     **dict.fromkeys(SENDS, _SEND), **dict.fromkeys(PERSISTENT, _persistent),
     **dict.fromkeys(RECEIVES, _RECV), **dict.fromkeys(SENDRECVS, _sendrecv),
+    **dict.fromkeys(ISENDRECVS, _isendrecv),
     **dict.fromkeys(PROBES, _probe), **dict.fromkeys(COMPLETIONS, _complete),
     "Start": _start, "Startall": _start, "Request_free": _request_free,
     **dict.fromkeys((*COMM_BUFFERS.values(), *COMM_BUFFERS), _buffer),

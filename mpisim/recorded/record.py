@@ -53,6 +53,7 @@ from ..report.export import held_signals
 from .mpilib import Launch, linked_libmpi, mismatch, mpicc_candidates, own_mpicc, parse_command
 from .stall import StallWatch
 from .trace import TraceError, read_trace
+from .unlogged import note as unlogged_note
 
 __all__ = ["RecordError", "build_key", "build_shim", "cache_dir", "find_mpicc", "merge_logs",
            "record", "recorder_for"]
@@ -443,6 +444,8 @@ def record(command: list[str], out: str, timeout: float | None = None,
             raise RecordError(_no_log(logs, proc.returncode, cc, shim, launch))
     print(f"mpisim record: wrote {out_path} ({_summary(out_path)}; {wall:.2f} s of wall "
           "time)", file=sys.stderr)
+    if (unlogged := unlogged_note(launch.program, shim)) is not None:
+        print(unlogged, file=sys.stderr)
     if stopped == "stall":
         _report_blocked(out_path)
         return EXIT_DEADLOCK

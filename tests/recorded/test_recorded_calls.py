@@ -18,11 +18,12 @@ from mpisim.recorded.trace import MADE_AS_SPLIT, Call
 
 RECORDER_OWN = {"Init", "Finalize", "Abort", "Comm_set_errhandler", "Testany", "Testsome",
                 "Session_finalize", "Group_from_session_pset", "Type_commit", "Type_free",
-                "Op_create", "Op_free", "Cancel", *PERSISTENT_COLLECTIVES}
+                "Op_create", "Op_free", "Cancel", *PERSISTENT_COLLECTIVES, *calls.ISENDRECVS}
 """What the recorder logs that the handle has no call for (the communicator makers of
 MADE_AS_SPLIT are the handle's cart_create, comm_create, comm_split_type...; a session's
 groups are made from their members, its end is local; a datatype's and an op's life, a
-cancel and the persistent collectives are the replay's own, mpisim.recorded.objects)."""
+cancel and the persistent collectives are the replay's own, mpisim.recorded.objects;
+MPI_Isendrecv[_replace] an irecv and an isend under one request, MPI 4.1 §3.10)."""
 
 
 def test_every_call_the_replay_knows_is_a_handle_call_by_its_mpi_name_or_the_recorder_s():
