@@ -42,14 +42,9 @@ def test_the_shim_holds_the_bindings_the_table_generates():
 
 
 def _wrapped(name: str, text: str) -> bool:
-    """Whether the shim's C part defines MPI_<name>: by hand (``int MPI_Put(``) or by one
-    of its macros (``RMA_REQUEST(Rput, const)``, ``REDUCE_ALL_INIT(Allreduce)``,
-    ``FILE_BEGIN(read_all, )`` for MPI_File_read_all_begin...)."""
-    base = name.removesuffix("_init")
-    io = name.removeprefix("File_").removesuffix("_begin").removesuffix("_end")
-    patterns = [rf"\bint MPI_{name}\(", rf"\b[A-Z_]+\({name}\b", rf"_INIT\({base}\)",
-                rf"\bFILE_[A-Z_]+\({io}\b"]
-    return any(re.search(pattern, text) for pattern in patterns)
+    """Whether the shim's C part defines MPI_<name> (``int MPI_Put(``), by hand or in the
+    block generated from ``mpisim.recorded.cwrappers``'s table."""
+    return re.search(rf"\bint MPI_{name}\(", text) is not None
 
 
 def test_every_generated_binding_goes_through_a_logging_c_wrapper():
