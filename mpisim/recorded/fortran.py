@@ -142,6 +142,11 @@ BINDINGS: tuple[Binding, ...] = (
     # persistent point-to-point requests (§3.9), their start and end; cancel (§3.8.4)
     *(_b(name, f"{_SEND}, request_out req")
       for name in ("Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init")),
+    # nonblocking send-receives (§3.10), MPI 4.0
+    _b("Isendrecv", "buf sb, int sn, type st, int dest, int stag, buf rb, int rn, type rt, "
+       "int src, int rtag, comm comm, request_out req", _MPI4),
+    _b("Isendrecv_replace", "buf b, int n, type t, int dest, int stag, int src, int rtag, "
+       "comm comm, request_out req", _MPI4),
     _b("Start", "request_io req"),
     _b("Request_free", "request_io req"),
     _b("Cancel", "request_io req"),

@@ -4463,9 +4463,10 @@ int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status) 
  * the sends, receives and probes, Wait/Waitall/Test, the buffered-mode calls, every
  * collective and its nonblocking form (Fortran's MPI_IN_PLACE made C's), Comm_dup/split/free,
  * Cart_create/Cart_sub/Comm_create/Comm_split_type; and, generated from the table of
- * mpisim/recorded/fortran.py at the end of this section, the matched probes, persistent
- * requests, Cancel, the one-sided calls, groups, Comm_idup, Type_commit/free, Op_free, the
- * persistent collectives and MPI-IO (Op_create and Startall written by hand). Not covered
+ * mpisim/recorded/fortran.py at the end of this section, the matched probes, the nonblocking
+ * send-receives, persistent requests, Cancel, the one-sided calls, groups, Comm_idup,
+ * Type_commit/free, Op_free, the persistent collectives and MPI-IO (Op_create and Startall
+ * written by hand). Not covered
  * from Fortran (their time counts as time outside MPI): Waitany/Waitsome/Test*, sessions,
  * the neighbourhood collectives, the mpi_f08 module. Define MPISIM_NO_FORTRAN to leave them
  * out. */
@@ -5065,6 +5066,31 @@ void mpi_recv_init_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *peer, MPI_Fint 
     if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
     F_END(rc);
 }
+
+#if MPI_VERSION >= 4
+void mpi_isendrecv_(void *sb, MPI_Fint *sn, MPI_Fint *st, MPI_Fint *dest, MPI_Fint *stag,
+    void *rb, MPI_Fint *rn, MPI_Fint *rt, MPI_Fint *src, MPI_Fint *rtag, MPI_Fint *comm,
+    MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Isendrecv(sb, (int)*sn, MPI_Type_f2c(*st), (int)*dest, (int)*stag, rb,
+             (int)*rn, MPI_Type_f2c(*rt), (int)*src, (int)*rtag, MPI_Comm_f2c(*comm), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
+
+#if MPI_VERSION >= 4
+void mpi_isendrecv_replace_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *dest, MPI_Fint *stag,
+    MPI_Fint *src, MPI_Fint *rtag, MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr) {
+    MPI_Request req_c;
+    F_BEGIN;
+    int rc = MPI_Isendrecv_replace(b, (int)*n, MPI_Type_f2c(*t), (int)*dest, (int)*stag,
+             (int)*src, (int)*rtag, MPI_Comm_f2c(*comm), &req_c);
+    if (rc == MPI_SUCCESS) *req = MPI_Request_c2f(req_c);
+    F_END(rc);
+}
+#endif
 
 void mpi_start_(MPI_Fint *req, MPI_Fint *ierr) {
     MPI_Request req_c = MPI_Request_f2c(*req);
