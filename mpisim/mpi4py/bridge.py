@@ -35,6 +35,7 @@ from typing import Any
 from greenlet import GreenletExit, getcurrent, greenlet
 
 from ..engine.process import _copy
+from ..handle.access import driven, port_of
 from ..mpi.errors import MPIError
 from .exceptions import as_exception, unsupported
 
@@ -50,8 +51,9 @@ class RankContext:
 
     def __init__(self, mpi: Any, script: str) -> None:
         self.mpi = mpi
-        mpi._yields = False  # the stand-in takes each call's event itself (it answers one
-        # that has already happened without a yield): not the program's yield to check
+        self.port = port_of(mpi)  # where each call is made (``port.where``)
+        driven(mpi)  # the stand-in takes each call's event itself (it answers one that has
+        # already happened without a yield): not the program's yield to check
         self.script = script
         self.greenlet: RankGreenlet | None = None
         self.back: Any = None  # the switch to the bridge (the greenlet's parent's switch,
@@ -79,7 +81,7 @@ class RankContext:
         if THREAD_CALLS:
             check_threads()
         known = SITES.get((id(frame.f_code), frame.f_lasti))  # (where's first step,
-        self.mpi._where = where(frame) if known is None else known[0]  # inlined)
+        self.port.where = where(frame) if known is None else known[0]  # inlined)
 
     def wait(self, ev: Any, comm: Any = "world") -> Any:
         """The value of the handle's event ``ev`` (see :meth:`call`). An event that has
@@ -105,7 +107,7 @@ class RankContext:
 
     def plain(self) -> Any:
         """The handle, for a call that takes no simulated time; records where it is made."""
-        self.mpi._where = where()
+        self.port.where = where()
         return self.mpi
 
 

@@ -32,6 +32,7 @@ from collections.abc import Generator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ..handle.access import port_of
 from ..io.constants import AMODES, MODE_CREATE, SEEK_CUR, SEEK_END, SEEK_SET
 from ..mpi import datatypes as _dt
 from .calls import Unsupported, handle_name
@@ -49,9 +50,9 @@ _DIRECTORIES: weakref.WeakKeyDictionary[Any, tempfile.TemporaryDirectory[str]] =
 
 def replay_directory(mpi: Any) -> Path:
     """The directory of this run's files (made with the run's first file call)."""
-    found = _DIRECTORIES.get(mpi._env)
+    found = _DIRECTORIES.get(port_of(mpi).env)
     if found is None:
-        found = _DIRECTORIES[mpi._env] = tempfile.TemporaryDirectory(
+        found = _DIRECTORIES[port_of(mpi).env] = tempfile.TemporaryDirectory(
             prefix="mpisim-replay-files-")
     return Path(found.name)
 

@@ -37,6 +37,7 @@ from typing import Any
 
 from ..collectives.ops import OPS, Op
 from ..engine.sites import site_text
+from ..handle.access import lifecycle_of, port_of, posted_receives
 from ..mpi import datatypes as _dt
 from ..mpi.errors import ErrComm, ErrOp, ErrType, MPIError
 from ..mpi.findings import Call as FindingCall
@@ -127,7 +128,7 @@ class RecordedType:
 # -- invalid handles -----------------------------------------------------------------------
 def _entered(r: Any, call: Call) -> None:
     """The replay is in ``call`` (the error it raises is this call's, at its place)."""
-    r.mpi._enter(f"MPI_{call.name}")
+    port_of(r.mpi).enter(f"MPI_{call.name}")
 
 
 def null_comm(r: Any, call: Call) -> MPIError:
@@ -162,11 +163,12 @@ def _user_op(name: str, commutes: bool) -> Op:
 def caught(r: Any, call: Call, error: MPIError) -> None:
     """A call that failed in the replay as it did in the recording (the program went on,
     MPI_ERRORS_RETURN): an invalid handle or argument is still a finding."""
-    life = r.mpi._life
+    life = lifecycle_of(r.mpi)
     if life is None or error.error_class not in ARGUMENT_CLASSES:
         return
+    where = site_text(port_of(r.mpi).where)
     life.findings.add("invalid-argument", f"{error.error_class}: {error.message}",
-                      (FindingCall(r.mpi.rank, f"MPI_{call.name}", site_text(r.mpi._where)),))
+                      (FindingCall(r.mpi.rank, f"MPI_{call.name}", where),))
 
 
 # -- the calls -----------------------------------------------------------------------------
@@ -181,7 +183,7 @@ def type_life(r: Any, call: Call) -> Gen:
         if not named and tid not in r.type_objects:
             made = RecordedType(r.datatype(call, tid).name)
             r.type_objects[tid] = made
-            r.mpi._made("datatype", made, "MPI_Type_commit")
+            port_of(r.mpi).made("datatype", made, "MPI_Type_commit")
         return
     if named:
         _entered(r, call)
@@ -216,7 +218,7 @@ def cancel(r: Any, call: Call) -> Gen:
     mpi = r.mpi
     for rid in call.args.get("r", []):
         req = r.request(call, rid)
-        posted = mpi._tp.queues[mpi.rank].posted
+        posted = posted_receives(mpi)
         if req is not None and req.kind == "recv" and req in posted:
             posted.remove(req)
             status = Status(*EMPTY_STATUS_ARGS)
@@ -260,7 +262,7 @@ def persistent_init(r: Any, call: Call) -> Gen:
         r.comm(call)  # MPI_COMM_NULL is refused here, as the library does
         made = PersistentCollective(call)
         r.pcolls[rid] = made
-        r.mpi._made("request", made, f"MPI_{call.name}")
+        port_of(r.mpi).made("request", made, f"MPI_{call.name}")
     return
     yield
 

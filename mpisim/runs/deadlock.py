@@ -32,6 +32,15 @@ from dataclasses import asdict, dataclass, field
 from itertools import islice
 from typing import Any
 
+from ..handle.access import (
+    call_of,
+    calling,
+    config_of,
+    is_polling,
+    last_poll,
+    note_failed_poll,
+    watch_polls,
+)
 from ..mpi.causes import CallDetail, Cause
 from ..mpi.constants import ANY_SOURCE
 from ..p2p.protocols import SYNCHRONOUS
@@ -158,8 +167,8 @@ class PollWatch:
         if not self.watching:
             self.watching = True
             for h in self.handles:
-                h._watch = self
-        mpi._last_poll = (mpi._call, mpi._detail, mpi._call_where)
+                watch_polls(h, self)
+        note_failed_poll(mpi)
         self.quiet += 1
         if self.quiet % LIVELOCK_POLLS == 0:
             pollers = self.pollers()
@@ -167,7 +176,7 @@ class PollWatch:
                 self.on_livelock([h.rank for h in pollers])
 
     def pollers(self) -> list[Any]:
-        return [h for h in self.handles if not self.finished[h.rank] and h._polling]
+        return [h for h in self.handles if not self.finished[h.rank] and is_polling(h)]
 
     def stuck(self, mpi: Any, later: Any, pollers: list[Any]) -> bool:
         """Nothing is scheduled but the polling ranks' own next steps."""
@@ -186,12 +195,12 @@ def analyse(handles: list[Any], finished: list[bool], buffers: list[Any],
     polling = polling or []
     blocked = [_polling(handles[r], alive, buffers[r], eager_limit, where_of(r), stall_cause)
                if r in polling else
-               _blocked(r, handles[r]._call, handles[r]._detail, alive, buffers[r],
-                        eager_limit, where_of(r), stall_cause)
+               _blocked(r, *calling(handles[r])[:2], alive, buffers[r], eager_limit,
+                        where_of(r), stall_cause)
                for r in alive]
     waits = list(alive)  # (one list for every finalizing rank: a large run has many)
     finalizing = [_finalizing(handles[r], waits, where_of) for r, f in enumerate(finished)
-                  if f and handles[r]._config.profile.finalize == "collective"]
+                  if f and config_of(handles[r]).profile.finalize == "collective"]
     blocked += finalizing  # (after the calls that keep them there)
     return Deadlock(blocked, *_cycles_and_knots(blocked), livelock=list(polling))
 
@@ -199,7 +208,7 @@ def analyse(handles: list[Any], finished: list[bool], buffers: list[Any],
 def _finalizing(mpi: Any, alive: list[int], where_of: Any) -> Blocked:
     """A rank whose program ended, in MPI_Finalize: collective over all processes (MPI 4.1
     §11.2.2), it waits for the ranks that never call it (the profile's ``finalize``)."""
-    where = where_of(mpi.rank) if mpi._call == "MPI_Finalize" else None
+    where = where_of(mpi.rank) if call_of(mpi) == "MPI_Finalize" else None
     ranks = ", ".join(map(str, alive[:16])) + (f" (+{len(alive) - 16} more)"
                                                 if len(alive) > 16 else "")
     return Blocked(mpi.rank, "MPI_Finalize", None, None, None, alive, where,
@@ -212,7 +221,7 @@ def _finalizing(mpi: Any, alive: list[int], where_of: Any) -> Blocked:
 def _polling(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,
              where: str | None, stall_cause: Any = None) -> Blocked:
     """A polling rank, described by its last poll (it may be computing between polls)."""
-    call, detail, poll_where = mpi._last_poll or (mpi._call, mpi._detail, None)
+    call, detail, poll_where = last_poll(mpi) or (*calling(mpi)[:2], None)
     b = _blocked(mpi.rank, call, detail, alive, buffer, eager_limit, poll_where or where,
                  stall_cause)
     b.waits_for = [w for w in b.waits_for if w in alive]

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.sites import site_text
+from ..handle.access import lifecycle_of
 from ..mpi.findings import ERROR, LEAK, WARNING, Call, Finding, Findings
 
 __all__ = ["ARGUMENT_CLASSES", "gather"]
@@ -40,7 +41,7 @@ def gather(findings: Findings, handles: list[Any], finished: list[bool], meeting
            conflicts: Any, error: Any) -> list[Finding]:
     """Every finding of the run (see the module), in the order found."""
     for rank, handle in enumerate(handles):
-        life = handle._life
+        life = lifecycle_of(handle)
         if finished[rank] and life is not None:
             life.finalize()
     for m in meetings.mismatches.values():

@@ -54,6 +54,15 @@ from ..engine.process import RankProcess, start_all
 from ..engine.sites import PACKAGE, file_line, place
 from ..engine.trace import Recorder, Trace
 from ..engine.yields import NotYielded, discarded_generators, method_name, site_in_code, unyielded
+from ..handle.access import (
+    buffered_of,
+    call_of,
+    call_where_of,
+    finalize,
+    named_buffers_of,
+    stop_call_log,
+    unyielded_call,
+)
 from ..handle.lifecycle import Lifecycle
 from ..handle.rank import Rank, ZeroTimeLoop
 from ..handle.run import RunState
@@ -243,9 +252,8 @@ class Simulation:
             raise self._refused[1]
         mpi = self.handles[r]
         body = program(mpi, **self.params)
-        if mpi._unyielded and mpi._yields and not isinstance(body, GeneratorType):
-            call = mpi._call
-            assert call is not None  # (a call left unyielded: it was made)
+        call = unyielded_call(mpi)
+        if call is not None and not isinstance(body, GeneratorType):
             code = getattr(program, "__code__", None)
             raise unyielded(call, site_in_code(code, method_name(call)),
                             plain=getattr(program, "__name__", "program"))
@@ -257,7 +265,7 @@ class Simulation:
         progress = self.transport.progress
         if progress is not None and progress.waits_held(r):
             self.transport.enter_mpi(r, everything=True)  # MPI_Finalize takes all held
-        return self.handles[r]._finalize()
+        return finalize(self.handles[r])
 
     def exited(self, proc: Any) -> None:
         """A rank's process ended (RankProcess tells the run)."""
@@ -286,15 +294,15 @@ class Simulation:
     def _fatal(self, r: int, exc: BaseException) -> None:
         mpi = self.handles[r]
         raised = None if isinstance(exc, MPIError | ClockOverflow) else _program_line(exc)
-        where = raised or mpi._call_where or _program_line(exc) or self._where(r)
+        where = raised or call_where_of(mpi) or _program_line(exc) or self._where(r)
         if isinstance(exc, MPIError):
-            self.error = ErrorInfo(r, mpi._call, exc.error_class, self.env._now, exc.message,
+            self.error = ErrorInfo(r, call_of(mpi), exc.error_class, self.env._now, exc.message,
                                    dict(exc.info), where)
         elif isinstance(exc, ClockOverflow):  # raised inside the call that scheduled it
-            self.error = ErrorInfo(r, mpi._call, "MPI_ERR_OTHER", self.env._now,
-                                   f"{mpi._call}: {exc}", {}, where)
+            self.error = ErrorInfo(r, call_of(mpi), "MPI_ERR_OTHER", self.env._now,
+                                   f"{call_of(mpi)}: {exc}", {}, where)
         else:
-            self.error = ErrorInfo(r, mpi._call, type(exc).__name__, self.env._now,
+            self.error = ErrorInfo(r, call_of(mpi), type(exc).__name__, self.env._now,
                                    f"{exc} (raised by the program of rank {r})",
                                    {}, where, _program_traceback(exc))
         raise _Abort
@@ -312,8 +320,8 @@ class Simulation:
             if r == running:
                 at = f"running its own code at {_program_line(exc) or self._where(r)}"
             else:
-                where = h._call_where or self._where(r)
-                at = (f"in {h._call}" if h._call else "before its first MPI call") + \
+                where = call_where_of(h) or self._where(r)
+                at = (f"in {call_of(h)}" if call_of(h) else "before its first MPI call") + \
                     (f" at {where}" if where else "")
             places.setdefault(at, []).append(r)
         shown = [f"{'rank' if len(rs) == 1 else 'ranks'} {', '.join(map(str, rs[:8]))}"
@@ -331,10 +339,10 @@ class Simulation:
         rank, call = getattr(owner, "rank", None), getattr(owner, "call", None)
         if not isinstance(rank, int) or not isinstance(call, str):
             rank = next((r for r, f in enumerate(self.finished) if not f), 0)
-            call = self.handles[rank]._call
+            call = call_of(self.handles[rank])
         self.error = ErrorInfo(rank, call, "MPI_ERR_OTHER", self.env._now,
                                f"{call}: {exc}", {},
-                               self.handles[rank]._call_where or self._where(rank))
+                               call_where_of(self.handles[rank]) or self._where(rank))
         self._done = self._aborted = True
 
     def _ready_error(self, msg: Message) -> None:
@@ -345,7 +353,7 @@ class Simulation:
             "MPI_Rsend requires the receive to be posted first (3.4)")
         mpi = self.handles[msg.src]
         self.error = ErrorInfo(msg.src, msg.call, exc.error_class, self.env._now,
-                               exc.message, {}, mpi._call_where)
+                               exc.message, {}, call_where_of(mpi))
         raise _Abort
 
     def _livelocked(self, ranks: list[int]) -> None:
@@ -456,7 +464,7 @@ class Simulation:
             first = env.first()
             before = first if first is not None and first[0] <= now else (now, NORMAL + 1, 0)
         for h in self.handles:
-            h._buffered.settle(before)
+            buffered_of(h).settle(before)
 
     def _stop_trace(self) -> None:
         """Stop recording (bounded memory); summaries and outcome go on being exact."""
@@ -464,7 +472,7 @@ class Simulation:
         self.trace_stopped = self.env._now
         self.recorder.enabled = False
         for h in self.handles:
-            h._log = None
+            stop_call_log(h)
 
     @collector_paused()
     def _loop(self, limit: float | None, stop: float) -> bool:  # noqa: C901, PLR0915 -- hot: 99,719 / 68,345 instructions a bsend / send (bench.instructions)
@@ -546,8 +554,8 @@ class Simulation:
             f"{format_time(self.trace_stopped)}); summaries and outcome cover the whole run"]
         warnings += self.collectives.meetings.warnings()  # mismatched collective calls
         warnings += self.rma.warnings()  # conflicting RMA accesses (MPI 4.1 §12.7)
-        ranks = [RankSummary(r, self.finished[r], self.end_times[r], h._buffered.summary,
-                             {b.name: b.summary for b in h._named_buffers})
+        ranks = [RankSummary(r, self.finished[r], self.end_times[r], buffered_of(h).summary,
+                             {b.name: b.summary for b in named_buffers_of(h)})
                  for r, h in enumerate(self.handles)]
         tp = self.transport
         unreceived = [unreceived_entry(m) for m in tp.unreceived()] \
@@ -583,8 +591,9 @@ class Simulation:
             return Outcome.COMPLETED, None
         if not self._done:
             return Outcome.TIMEOUT, None
-        dl = analyse(self.handles, self.finished, [h._buffered for h in self.handles],
-                     self.net.eager_limit, lambda r: self.handles[r]._call_where or self._where(r),
+        handles = self.handles
+        dl = analyse(handles, self.finished, [buffered_of(h) for h in handles],
+                     self.net.eager_limit, lambda r: call_where_of(handles[r]) or self._where(r),
                      self.transport.stall_cause, self._livelock)
         return Outcome.DEADLOCK, dl
 

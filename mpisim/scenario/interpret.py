@@ -3,7 +3,8 @@
 :class:`Program` is a picklable callable object (not a closure), so a loaded scenario can be
 sent to worker processes. ``program(mpi, **params)`` returns the rank's generator: it runs,
 in file order, the ops of every ``programs`` entry whose selector contains the rank (a rank
-in no entry runs nothing). Before each MPI call it sets ``mpi._where`` to the op's location,
+in no entry runs nothing). Before each MPI call it sets the rank's ``port.where`` to the op's
+location,
 ``"programs[0].ops[2].loop.ops[0] (line 14)"``, which the engine puts in deadlock reports and
 errors.
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Generator, Iterable
 from typing import Any
 
+from ..handle.access import port_of
 from ..handle.calltable import OPS
 from ..mpi.datatypes import BASIC_TYPES
 from .expr import CONSTANTS, Expr, ExprError
@@ -84,10 +86,11 @@ def _reselect(entry: Entry, size: int, params: dict[str, Any]) -> frozenset[int]
 class _Interpreter:
     """One rank's variables and request handles while its ops run."""
 
-    __slots__ = ("comms", "files", "mpi", "requests", "scope", "spins", "windows")
+    __slots__ = ("comms", "files", "mpi", "port", "requests", "scope", "spins", "windows")
 
     def __init__(self, mpi: Any, params: dict[str, Any]) -> None:
         self.mpi = mpi
+        self.port = port_of(mpi)  # where each op's call is made (reports name the op)
         self.scope: dict[str, Any] = {  # the variables expressions see
             **CONSTANTS, **params, "rank": mpi.rank, "size": mpi.size,
             "BSEND_OVERHEAD": mpi.BSEND_OVERHEAD}

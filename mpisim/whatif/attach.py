@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.sites import file_line
+from ..handle.access import port_of
 from ..mpi.errors import ErrBuffer
 
 __all__ = ["KEEP", "AttachSite", "ProbeOverflow", "SizedAttach"]
@@ -146,9 +147,10 @@ def _attached_first(mpi: Any, size: int, program: Callable[..., Any],
 
 
 def _caller(mpi: Any) -> str:
-    """Where the attach was called: the scenario op (``mpi._where``, set by YAML programs
-    just before the call) or the Python line that made it."""
-    if mpi._where:
-        return str(mpi._where)
+    """Where the attach was called: the scenario op (the port's ``where``, set by YAML
+    programs just before the call) or the Python line that made it."""
+    where = port_of(mpi).where
+    if where:
+        return str(where)
     frame = sys._getframe(2)
     return file_line(frame.f_code.co_filename, frame.f_lineno)  # (a notebook's: cell N, line L)

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..handle.access import explore_races
 from ..mpi.findings import Call, Finding
 from ..p2p.order import Order, Wildcard
 from .target import Target
@@ -48,10 +49,8 @@ class Explored:
         self.__name__ = getattr(program, "__name__", "program")
 
     def __call__(self, mpi: Any, **params: Any) -> Any:
-        tp = mpi._tp
-        if tp.order is None:
-            tp.order = self.order = Order(mpi.size)
-        mpi._wildcards = {k: s for (r, k), s in self.forced.items() if r == mpi.rank}
+        self.order = explore_races(mpi, {k: s for (r, k), s in self.forced.items()
+                                         if r == mpi.rank})
         program = self.program
         if isinstance(program, list | tuple):
             program = program[mpi.rank]

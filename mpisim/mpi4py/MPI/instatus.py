@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...handle.access import config_of
 from ..bridge import current
 from ..exceptions import CODES
 from ..exceptions import Exception as MPIException
@@ -43,7 +44,7 @@ _PENDING = CODES["MPI_ERR_PENDING"]
 def library_completes_all() -> bool:
     """Whether a failed Waitall completes every request (Open MPI) rather than stopping at
     the first error (MPICH, and the stand-in's default)."""
-    return current().mpi._config.profile.collectives_family == "openmpi"
+    return config_of(current().mpi).profile.collectives_family == "openmpi"
 
 
 def fresh(error: int = 0) -> Status:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ...handle.access import posted_receives
 from ...mpi.constants import PROC_NULL, TAG_UB, UNDEFINED
 from ...p2p.requests import Request as _EngineRequest
 from ..bridge import current
@@ -241,7 +242,7 @@ class Request(metaclass=Unsupporting):
             return
         r = self._r
         ctx = current()
-        posted = ctx.mpi._tp.queues[ctx.mpi.rank].posted  # type: ignore[union-attr]
+        posted = posted_receives(ctx.mpi)
         if r.kind == "recv" and r in posted:  # type: ignore[union-attr]
             posted.remove(r)
             st = _empty()

@@ -13,6 +13,7 @@ import math
 import operator
 from typing import Any
 
+from ...handle.access import port_of
 from ...mpi import datatypes as _dt
 from ...mpi.errors import MPIError
 from ..exceptions import Exception as MPIException
@@ -298,7 +299,7 @@ class Datatype(LocalAttributeMethods, metaclass=Unsupporting):
         if not t.committed and self._h.combiner not in _PREDEFINED:
             from ..bridge import current  # a derived type handed to MPI: a leak if never freed
 
-            current().mpi._made("datatype", self._h, "MPI_Type_commit")
+            port_of(current().mpi).made("datatype", self._h, "MPI_Type_commit")
         t.commit()
         return self
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ...handle.access import address_space
 from ...mpi import datatypes as _dt
 from ..bridge import current
 
@@ -47,7 +48,7 @@ def _block(count: int, displ: int, datatype: Any) -> Any:
 
 def gathered(counts: list[int], displs: list[int], types: list[Any]) -> Packed:
     """The send blocks' bytes, read from the rank's address space."""
-    space = current().mpi._addresses()
+    space = address_space(current().mpi)
     return Packed([space.gather(1, _block(c, d, t))
                    for c, d, t in zip(counts, displs, types, strict=True)])
 
@@ -61,7 +62,7 @@ def receiving(counts: list[int], displs: list[int], types: list[Any]
     """A packed receive buffer (holding the blocks' present bytes, which an in-place call
     sends) and the step that writes it back through the blocks' type maps."""
     packed = gathered(counts, displs, types)
-    space = current().mpi._addresses()
+    space = address_space(current().mpi)
 
     def finish() -> None:
         for c, d, t, n, at in zip(counts, displs, types, packed.counts, packed.displs,

@@ -14,6 +14,7 @@ import types
 from typing import Any
 
 from ..._version import __version__
+from ...handle.access import config_of
 from ...mpi import addresses as _addr
 from ...mpi.attributes import KEYVAL_INVALID, PREDEFINED
 from ...mpi.constants import (
@@ -109,7 +110,7 @@ def Get_version() -> tuple[int, int]:
 def Get_library_version() -> str:
     mpi = current().mpi
     return (f"mpisim {__version__} (simulated MPI {MPI_VERSION[0]}.{MPI_VERSION[1]}, "
-            f"profile {mpi._config.profile.name}): mpi4py stand-in")
+            f"profile {config_of(mpi).profile.name}): mpi4py stand-in")
 
 
 def get_vendor() -> tuple[str, tuple[int, int, int]]:

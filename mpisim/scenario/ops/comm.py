@@ -120,7 +120,7 @@ def _topology(st: RankState, op: Op) -> Generator[Any, Any, None]:
 
 def _query(st: RankState, op: Op) -> Generator[Any, Any, None]:
     """A local call (cart_shift): its value's parts bound by name, nothing yielded."""
-    st.mpi._where = op.where
+    st.port.where = op.where
     result = getattr(st.mpi, op.call)(**kwargs_of(st, op))
     for part, value in zip(OPS[op.call].yields, result, strict=True):
         st.bind(op, part, value)

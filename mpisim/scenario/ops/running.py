@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Generator, Iterable
 from typing import Any, Protocol
 
+from ...engine.port import RankPort
 from ...handle.calltable import OPS
 from ..expr import Expr
 from ..problems import ScenarioRuntimeError
@@ -30,6 +31,7 @@ class RankState(Protocol):
     """One rank's variables, communicators, windows, files and requests while its ops run."""
 
     mpi: Any
+    port: RankPort
     scope: dict[str, Any]
     spins: int
     comms: dict[str, Any]
@@ -66,7 +68,7 @@ def kwargs_of(st: RankState, op: Op) -> dict[str, Any]:
 
 def call(st: RankState, op: Op, name: str, kwargs: dict[str, Any]) -> Any:
     """The event of the handle's call ``name``, made where the op is (reports name the op)."""
-    st.mpi._where = op.where
+    st.port.where = op.where
     st.spins = 0
     return getattr(st.mpi, name)(**kwargs)
 
