@@ -1,5 +1,5 @@
 """The ``MPI`` namespace's objects, one module per mpi4py class (as mpi4py's ``MPI.src/``):
-``Comm`` (:mod:`.comm`, its methods by chapter in :mod:`..pt2pt`, :mod:`.collective`,
+``Comm`` (:mod:`.comm`, its methods by chapter in :mod:`.pt2pt`, :mod:`.collective`,
 :mod:`.topology`, :mod:`.intercomm`, :mod:`.group`, :mod:`.attributes`, :mod:`.errhandler`),
 ``Request``, ``Status``, ``Message``, ``Win``, ``File``, ``Info``, ``Group``, ``Op``, the
 buffer calls (:mod:`.buffers`). They read their buffers with :mod:`..msgbuffer` and reach

@@ -3,7 +3,7 @@
 Every method finds the calling rank (:func:`~.bridge.current`), makes the handle's call with
 ``comm=`` this communicator and, for a blocking call, suspends the rank's greenlet until the
 engine reaches the call's event (:meth:`~.bridge.RankContext.call`). Point-to-point methods
-are in :mod:`..pt2pt`, collectives in :mod:`.collective` (both mixed in); here: identity,
+are in :mod:`.pt2pt`, collectives in :mod:`.collective` (both mixed in); here: identity,
 communicator creation, error handlers and communicator buffers.
 
 ``MPI.COMM_WORLD`` and ``MPI.COMM_SELF`` are single objects shared by every rank, resolved
@@ -28,7 +28,6 @@ from ..bridge import current
 from ..datatypes.integers import c_int
 from ..exceptions import Exception as MPIException
 from ..exceptions import as_exception, unsupported
-from ..pt2pt import P2PMethods
 from .attributes import AttributeMethods, copy_attributes, delete_attributes
 from .buffers import attach, detach, flush, iflush
 from .collective import CollectiveMethods
@@ -36,6 +35,7 @@ from .errhandler import ErrhandlerMethods
 from .group import GroupMethods
 from .info import Info, handle_info
 from .intercomm import IntercommMaker, IntercommMethods
+from .pt2pt import P2PMethods
 from .request import Request
 from .topology import CartQueries, DistGraphQueries, GraphQueries, NeighborMethods, TopologyMaker
 

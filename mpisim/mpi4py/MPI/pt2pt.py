@@ -20,16 +20,16 @@ from typing import Any
 import numpy as np
 from greenlet import getcurrent
 
-from ..mpi.constants import ANY_SOURCE, ANY_TAG, BOTTOM, PROC_NULL
-from ..p2p.requests import joined as _joined
-from .bridge import SITES, THREAD_CALLS, current
-from .datatypes.datatype import Datatype
-from .datatypes.integers import INT_MAX as _INT_MAX
-from .datatypes.integers import INT_MIN as _INT_MIN
-from .exceptions import unsupported
-from .MPI.message import Message
-from .MPI.request import Prequest, Request, Status, fill, received
-from .msgbuffer.p2p import c_int, p2p
+from ...mpi.constants import ANY_SOURCE, ANY_TAG, BOTTOM, PROC_NULL
+from ...p2p.requests import joined as _joined
+from ..bridge import SITES, THREAD_CALLS, current
+from ..datatypes.datatype import Datatype
+from ..datatypes.integers import INT_MAX as _INT_MAX
+from ..datatypes.integers import INT_MIN as _INT_MIN
+from ..exceptions import unsupported
+from ..msgbuffer.p2p import c_int, p2p
+from .message import Message
+from .request import Prequest, Request, Status, fill, received
 
 __all__ = ["P2PMethods", "both", "dumps"]
 
@@ -333,7 +333,7 @@ def _replace(buf: Any, dest: int, source: int) -> tuple[Any, int, Any]:
 
 
 def _byte() -> Any:
-    from ..mpi.datatypes import BYTE
+    from ...mpi.datatypes import BYTE
 
     return BYTE
 
