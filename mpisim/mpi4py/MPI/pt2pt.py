@@ -155,7 +155,7 @@ class P2PMethods:
         if known is None or ctx.closed or THREAD_CALLS:
             ctx.start(frame)
         else:  # (RankContext.start on a line seen before, inlined)
-            mpi._where = known[0]
+            ctx.port.where = known[0]
         # (the handle's sends and receives take (buf, count, datatype, peer, tag, comm))
         ev = method(arr, count, dt, peer, tag, comm)
         try:
