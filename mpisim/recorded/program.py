@@ -5,7 +5,7 @@ for the wall time the process spent outside MPI there (``compute_scale`` times i
 it). Sizes are the recorded ones: ``count`` elements of a datatype of the recorded size (the
 predefined type of that name when mpisim has it, else a contiguous type of that many bytes:
 a derived type's pack size in mpisim is its size). The attach sizes are the recorded byte
-counts. Every call sets ``mpi._where`` to "call N, SITE" (N counts the rank's calls from
+counts. Every call sets the rank's ``port.where`` to "call N, SITE" (N counts the rank's calls from
 MPI_Init = 1), which reports, errors and min-buffer show where a scenario shows file:line.
 
 What cannot change in a replay, and what it does instead (decisions, as an MPI user expects):
@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.clock import done, fire_at, pending
+from ..handle.access import driven, finalize, port_of
 from ..handle.base import ZeroTimeLoop
 from ..handle.persistent import Persistent
 from ..mpi import datatypes as _dt
@@ -196,7 +197,7 @@ class _Replay:
     def __init__(self, mpi: Any, log: RankLog, scale: float, as_matched: bool,
                  notes: list[str]) -> None:
         self.mpi, self.log, self.scale, self.as_matched = mpi, log, scale, as_matched
-        mpi._yields = False  # the replay takes some calls' events itself (a persistent
+        driven(mpi)  # the replay takes some calls' events itself (a persistent
         # request's init): not a program's yield to check (mpisim.engine.yields)
         self.notes = notes
         self.comms: dict[int, Any] = {0: None, 1: mpi.comm_self}
@@ -228,6 +229,7 @@ class _Replay:
         """Each recorded call in order: the time outside MPI before it, then the call (its
         op made once per call shape and result shape, :meth:`op`)."""
         mpi, log = self.mpi, self.log
+        port = port_of(mpi)  # where each call is made (reports name the recorded call)
         rank, reached, calls = mpi.rank, self.program.reached, log.calls
         shapes, results, scale = calls.shapes, calls.results, self.scale
         described = {i: f", {site.describe()}" for i, site in log.sites.items()}
@@ -245,9 +247,9 @@ class _Replay:
                 gap *= scale
                 where = f"call {number}{suffix[s]}"
                 if gap > 0 and shape.name != "Init":
-                    mpi._where = where
+                    port.where = where
                     yield mpi.compute(gap)
-                mpi._where = where
+                port.where = where
                 failed = results[res].error if res >= 0 else None
                 try:
                     if op is None:  # (MPI errors of its arguments are the call's)
@@ -352,12 +354,12 @@ class _Replay:
         mpi, log = self.mpi, self.log
         last = log.calls[-1].number
         self.program.reached[mpi.rank] = ("running", last)
-        mpi._where = f"after call {last} (the recording stopped it there, running)"
+        port_of(mpi).where = f"after call {last} (the recording stopped it there, running)"
         if log.last is not None and log.last[0] == "g" and log.last[1] * self.scale > 0:
             yield mpi.compute(log.last[1] * self.scale)
         parked = self.program._parked
         while True:
-            env = mpi._env
+            env = port_of(mpi).env
             later = [item[0] for item in env.scheduled() if item[3] not in parked]
             if not later:
                 raise Stopped(self.stopped_text())
@@ -690,10 +692,11 @@ def _finalize(r: _Replay, call: Call) -> Generator[Any, Any, None]:
     processes (collective, MPI 4.1 §11.2.2, unless the profile's ``finalize`` is local) is
     the run's, when the program ends right after. Entered, so that a deadlock names it at
     its recorded call."""
-    waiting = r.mpi._finalize()
+    waiting = finalize(r.mpi)
     if waiting is None:
-        r.mpi._enter("MPI_Finalize")
-        waiting = done(r.mpi._env)
+        port = port_of(r.mpi)
+        port.enter("MPI_Finalize")
+        waiting = done(port.env)
     yield waiting
 
 

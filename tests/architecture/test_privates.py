@@ -25,9 +25,6 @@ ALLOWED: dict[str, set[str]] = {
     # The rank's process clears the forgotten-yield flag at every yield of an event: the
     # per-message path (bench.instructions), and the engine stands below the handle.
     "engine/process.py": {"_call", "_unyielded", "_yields"},
-    # Being reworked by others in this round (uncommitted there): to move to port_of(mpi)
-    # and mpisim.handle.access as the replayer's other modules did.
-    "recorded/program.py": {"_enter", "_env", "_finalize", "_where", "_yields"},
 }
 """Module (relative to the package) -> the handle's underscore attributes it may still use."""
 
