@@ -18,6 +18,7 @@ reports a problem at its first line: this reader is an optimisation, never anoth
 
 from __future__ import annotations
 
+import re
 from itertools import count, pairwise
 from typing import Any, BinaryIO
 
@@ -71,7 +72,7 @@ class _Log:
         self.result_ids: dict[bytes, int] = {}
         self.results: list[ResultShape] = []
         self.parts: dict[str, list[np.ndarray]] = {"unit": [], "gap": [], "dur": [],
-                                                   "line": []}
+                                                   "line": [], "base": []}
         self.unpaired: list[int] = []          # calls without a result line after them
         self.odd = False  # not as the recorder writes it: read again line by line
         try:
@@ -100,6 +101,13 @@ class _Log:
     def calls(self, keys: list[bytes], gaps: np.ndarray, durations: np.ndarray,
               lines: np.ndarray) -> None:
         """Calls, each its key (the call line and its result line but their numbers)."""
+        bases = np.zeros(len(keys), dtype=np.int64)
+        if any(b" r=" in key for key in keys):  # request ids made relative (CallList)
+            keys = list(keys)
+            for i, key in enumerate(keys):
+                if b" r=" in key:
+                    keys[i], bases[i] = _relative(key)
+        self.parts["base"].append(bases)
         table, before = self.units, len(self.units)
         marks = np.fromiter(map(table.setdefault, keys, count(_FRESH)), dtype=np.int64,
                             count=len(keys))  # a key first seen: the count where it was
@@ -158,12 +166,13 @@ class _Log:
                      if site is not None)
         if self.odd or not ordered or not placed:
             return self._by_line(source, stop)
-        units = cat["unit"]
+        units, base = cat["unit"], cat["base"]
         calls = CallList(self.shapes, self.results,
                          np.array(self.unit_shape, dtype=np.int32)[units],
                          np.array([*self.unit_result, -1], dtype=np.int32)[units],
                          cat["gap"].astype(np.float64), cat["dur"].astype(np.float64),
-                         lines.astype(np.int64), self.sites)
+                         lines.astype(np.int64), self.sites,
+                         base if base.any() else None)
         return finish_log(self.where, self.line + 1, self.path, self.end, calls, self.types,
                           self.sites, self.comms)
 
@@ -286,6 +295,29 @@ def _block(path: str, padded: np.ndarray, cut: int, offset: int, base: int,
     for before, after in pairwise(chain):
         logs.append(before.finish(source, after.offset))
     return chain[-1]
+
+
+_REQUESTS = re.compile(rb" r=([^ \0]*)")
+
+
+def _relative(key: bytes) -> tuple[bytes, int]:
+    """A key's request ids (``r=`` of its call and its result) relative to the smallest
+    (see :class:`~.records.CallList`): ``+1`` for it, ``+N`` for it + N - 1; 0 (null), ``?``
+    and anything else as written. Returns the key and the base (0: no id to rebase)."""
+    fields = _REQUESTS.findall(key)
+    ids = [int(item) for field in fields for item in field.split(b",")
+           if item.isdigit() and item[:1] != b"0" and len(item) <= _MAX_DIGITS]
+    if not ids:
+        return key, 0
+    base = min(ids)
+
+    def rebase(match: re.Match[bytes]) -> bytes:
+        items = match.group(1).split(b",")
+        for j, item in enumerate(items):
+            if item.isdigit() and item[:1] != b"0" and len(item) <= _MAX_DIGITS:
+                items[j] = b"+%d" % (int(item) - base + 1)
+        return b" r=" + b",".join(items)
+    return _REQUESTS.sub(rebase, key), base
 
 
 def _spans(at: np.ndarray, end: np.ndarray) -> np.ndarray:

@@ -325,11 +325,11 @@ class _Replay:
         if handler is _RECV and "request" not in HANDLE[shape.name].binds:
             recorded = call.statuses[0] if call.statuses else None
             return make, (None if recorded is None else self.checker(recorded))
-        if "r" in out:
-            reqs, rid = self.reqs, out["r"]
+        if "r" in out:  # (the request's id is each call's: the ids of a shape are relative)
+            reqs, request_id = self.reqs, self.log.calls.request_id
 
-            def keep(request: Any, _index: int) -> None:
-                reqs[rid] = request
+            def keep(request: Any, index: int) -> None:
+                reqs[request_id(index)] = request
             return make, keep
         return make, None
 

@@ -139,17 +139,23 @@ class ResultShape:
 class CallList(Sequence[Call]):
     """A log's calls as columns (see the module): ``shape[i]`` indexes ``shapes``,
     ``result[i]`` indexes ``results`` (-1: the call never returned), ``gap`` and
-    ``duration`` in seconds, ``line`` the call's line in the file. Indexing makes a
-    :class:`Call` (a new one each time: change it freely)."""
+    ``duration`` in seconds, ``line`` the call's line in the file. ``base``, when not None,
+    the first request id each call names (0: none): a shape's request ids are then relative
+    to it (``+1`` the base, ``0`` MPI_REQUEST_NULL), so that the calls of a loop that makes a
+    new request each time share their shapes. Indexing makes a :class:`Call` (a new one each
+    time: change it freely), its request ids the recorded ones."""
 
-    __slots__ = ("duration", "gap", "line", "result", "results", "shape", "shapes", "sites")
+    __slots__ = ("base", "duration", "gap", "line", "result", "results", "shape", "shapes",
+                 "sites")
 
     def __init__(self, shapes: list[CallShape], results: list[ResultShape],
                  shape: np.ndarray, result: np.ndarray, gap: np.ndarray,
-                 duration: np.ndarray, line: np.ndarray, sites: dict[int, Site]) -> None:
+                 duration: np.ndarray, line: np.ndarray, sites: dict[int, Site],
+                 base: np.ndarray | None = None) -> None:
         self.shapes, self.results, self.sites = shapes, results, sites
         self.shape, self.result, self.gap, self.duration, self.line = (
             shape, result, gap, duration, line)
+        self.base = base
 
     def __len__(self) -> int:
         return len(self.shape)
@@ -192,7 +198,18 @@ class CallList(Sequence[Call]):
             call.returned, call.error = True, res.error
             call.duration = float(self.duration[i])
             call.out = {k: (list(v) if isinstance(v, list) else v) for k, v in res.out.items()}
+        base = int(self.base[i]) if self.base is not None else 0
+        if base:
+            if "r" in call.args:
+                call.args["r"] = [_absolute(v, base) for v in call.args["r"]]
+            if "r" in call.out:
+                call.out["r"] = _absolute(call.out["r"], base)
         return call
+
+    def request_id(self, i: int) -> int:
+        """The id of the request the ``i``-th call's result names (its ``r=``)."""
+        rid = self.results[self.result[i]].out["r"]
+        return _absolute(rid, int(self.base[i])) if self.base is not None else rid
 
     def returned(self, i: int) -> bool:
         return bool(self.result[i] >= 0)
@@ -323,6 +340,11 @@ class Trace:
 
     def blocked(self) -> list[tuple[int, Call]]:
         return [(r.rank, b) for r in self.ranks if (b := r.blocked) is not None]
+
+
+def _absolute(rid: int | None, base: int) -> int | None:
+    """A request id relative to ``base`` (see :class:`CallList`) as recorded."""
+    return rid + base - 1 if base and rid is not None and rid > 0 else rid
 
 
 def seconds_text(value: float) -> str:

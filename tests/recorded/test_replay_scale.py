@@ -81,3 +81,28 @@ def test_a_complete_recording_never_reaches_a_default_event_bound(tmp_path, monk
 @pytest.mark.parametrize("shape", ["master-worker", "pingpong"])
 def test_blocking_replay_memory_does_not_grow_with_the_calls(tmp_path, shape):
     _grows_less_than(32, tmp_path, shape, 500, 2000)  # 1,000 and 4,000 calls a rank
+
+
+def test_a_loop_of_new_requests_is_read_as_a_few_shapes(tmp_path):
+    """Each MPI_Irecv names a new request (the recorder numbers them as made): the reader
+    keeps the ids relative to each call's first, so the loop's calls share their shapes
+    (a few dozen, whatever the length), and gives each call back its recorded ids, as the
+    line-by-line reader does."""
+    from mpisim.recorded import read_trace
+    from mpisim.recorded.lines import parse_log
+
+    counts = []
+    for steps in (30, 120):
+        path = tmp_path / f"halo-{steps}.trace"
+        syn.write(path, "halo3d", 2, steps)
+        log = read_trace(path).ranks[1]
+        counts.append((len(log.calls.shapes), len(log.calls.results)))
+    assert counts[0] == counts[1] and counts[1][0] + counts[1][1] < 40
+    lines = path.read_text().split("\n")
+    second = lines.index("#rank 1 2") - 1
+    by_line = parse_log(str(path), lines, second, len(lines) - 1)
+    assert list(by_line.calls) == list(log.calls)
+    waitall = log.calls[-3]
+    assert waitall.name == "Waitall" and waitall.args["r"] == list(range(12 * 119 + 1,
+                                                                         12 * 120 + 1))
+    assert log.calls[1].out["r"] == 1 and log.calls.request_id(12) == 12
