@@ -93,14 +93,21 @@ def add_run_options(p: argparse.ArgumentParser, *, program: str, as_written: str
     add_workers_options(p, f"with {modes}: ")
     p.add_argument("--buffered", action="store_true", help="with --check: keep bsends "
                    "buffered, make only the other sends synchronous")
-    p.add_argument("--collectives", choices=("synchronizing", "as-written"),
-                   default="synchronizing", help="with --check: synchronizing (default): "
-                   "every collective synchronizes too (MPI 4.1 §6.1); as-written: as the "
-                   "profile's algorithms run them")
+    add_collectives_option(p, "with --check: ")
     p.add_argument("--strict", action="store_true", help="exit 8 when the run (with "
                    "--check: the run as written) has correctness findings")
     add_check_options(p, "with --check: ")
     add_min_buffer_options(p, "with --min-buffer: ")
+
+
+def add_collectives_option(p: argparse.ArgumentParser, when: str = "") -> None:
+    """``--collectives``: how check runs collectives with every send synchronous."""
+    p.add_argument("--collectives", choices=("synchronizing", "as-written"),
+                   default="synchronizing",
+                   help=f"{when}synchronizing (default): with every send synchronous, every "
+                        "collective synchronizes too, no member leaving before all have "
+                        "entered (MPI 4.1 §6.1); as-written: as the profile's algorithms run "
+                        "them")
 
 
 def add_min_buffer_options(p: argparse.ArgumentParser, when: str = "") -> None:

@@ -21,6 +21,7 @@ from .common import (
     strict_findings,
 )
 from .options import (
+    add_collectives_option,
     add_findings_option,
     add_min_buffer_options,
     add_scenario_options,
@@ -44,16 +45,6 @@ def check_options(p: argparse.ArgumentParser) -> None:
                    help="exit 8 when the run as written has correctness findings")
     add_findings_option(p)
     add_workers_options(p)
-
-
-def add_collectives_option(p: argparse.ArgumentParser, when: str = "") -> None:
-    """``--collectives``: how check runs collectives with every send synchronous."""
-    p.add_argument("--collectives", choices=("synchronizing", "as-written"),
-                   default="synchronizing",
-                   help=f"{when}synchronizing (default): with every send synchronous, every "
-                        "collective synchronizes too, no member leaving before all have "
-                        "entered (MPI 4.1 §6.1); as-written: as the profile's algorithms run "
-                        "them")
 
 
 def _collectives(args: argparse.Namespace) -> str:

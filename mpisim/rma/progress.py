@@ -86,9 +86,8 @@ class TargetService:
     def finalized(self, rank: int) -> None:
         """``rank`` calls MPI_Finalize: what waits for it inside MPI waits for ever."""
         self.gone.add(rank)
-        for _ in self.held.get(rank, ()):
+        if self.held.get(rank):  # requests that waited for its next call: it never comes
             self._after_finalize(rank, None)
-            break
 
     def _after_finalize(self, target: int, what: tuple[int, str, str] | None) -> None:
         if self.findings is None:
