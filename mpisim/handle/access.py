@@ -9,6 +9,8 @@ explorations) reach that state through these functions and through the rank's po
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from simpy.events import Event
@@ -22,10 +24,29 @@ from .base import HandleBase
 from .buffers import BufferCalls
 from .lifecycle import Lifecycle
 
-__all__ = ["address_space", "buffered_of", "call_of", "call_where_of", "calling", "config_of",
-           "driven", "explore_races", "finalize", "is_polling", "last_poll", "lifecycle_of",
-           "named_buffers_of", "note_failed_poll", "port_of", "posted_receives", "stop_call_log",
-           "unyielded_call", "watch_polls"]
+__all__ = [
+    "address_space",
+    "buffered_of",
+    "call_of",
+    "call_where_of",
+    "calling",
+    "config_of",
+    "driven",
+    "explore_races",
+    "finalize",
+    "in_thread",
+    "is_polling",
+    "last_poll",
+    "lifecycle_of",
+    "named_buffers_of",
+    "note_failed_poll",
+    "port_of",
+    "posted_receives",
+    "stop_call_log",
+    "threads_of",
+    "unyielded_call",
+    "watch_polls",
+]
 
 
 def port_of(mpi: HandleBase) -> RankPort:
@@ -136,3 +157,22 @@ def last_poll(mpi: HandleBase) -> tuple[str | None, CallDetail, Any] | None:
 def is_polling(mpi: HandleBase) -> bool:
     """Whether the rank's last call was a poll that found nothing (or a compute after one)."""
     return mpi._polling
+
+
+def threads_of(mpi: HandleBase) -> list[Any]:
+    """The threads the rank's program spawned (:class:`~mpisim.engine.threads.SimThread`),
+    in spawn order; empty for a rank that spawned none."""
+    return list(getattr(mpi, "_threads", ()))
+
+
+@contextmanager
+def in_thread(mpi: HandleBase, thread: Any) -> Iterator[None]:
+    """The handle as ``thread`` (a :class:`~mpisim.engine.threads.SimThread`) sees it: its
+    call and place, for a report of what that thread does; the main thread's state is back
+    afterwards."""
+    host = thread.host
+    saved = host.enter(thread)
+    try:
+        yield
+    finally:
+        host.leave(thread, saved)

@@ -191,6 +191,11 @@ _TABLE: list[Call] = [
     Call("buffer_flush", op="buffer"),
     Call("barrier", op="local", args=("comm",)),
     Call("compute", op="local", args=("seconds",)),
+    Call("init_thread", runs=LOCAL),  # MPI_Init_thread's level (11.2.1)
+    Call("query_thread", runs=LOCAL),  # MPI_Query_thread (11.6.2)
+    Call("is_thread_main", runs=LOCAL),  # MPI_Is_thread_main (11.6.2)
+    Call("spawn_thread", runs=LOCAL),  # a thread of the rank (not an MPI call)
+    Call("current_thread", runs=LOCAL),  # the calling thread (not an MPI call)
     Call("comm_dup", op="comm", args=("comm",), binds=("as",)),
     Call("comm_split", op="comm", args=("color", "key", "comm"), binds=("as",)),
     Call("comm_free", op="comm", args=("comm",)),

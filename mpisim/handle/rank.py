@@ -20,6 +20,8 @@ One class, :class:`Rank`, whose calls are written in one mixin per chapter of th
 - :class:`~mpisim.handle.rma.OneSidedCalls` (§12): windows, RMA operations and their
   synchronization;
 - :class:`~mpisim.handle.io.FileCalls` (§14): MPI-IO, files, views and data access;
+- :class:`~mpisim.handle.threads.ThreadCalls` (§11.6): the level of thread support, and
+  threads of the rank that make calls beside its program;
 - :class:`~mpisim.handle.local.LocalCalls`: compute time, datatype sizes, addresses;
 
 on :class:`~mpisim.handle.base.HandleBase`, which holds the rank's state and what every
@@ -41,13 +43,15 @@ from .local import LocalCalls
 from .p2p import PointToPoint
 from .persistent import PersistentCalls
 from .rma import OneSidedCalls
+from .threads import ThreadCalls
 from .topology import TopologyCalls
 
 __all__ = ["POLLS", "POLL_TIME", "SAME_TIME_CALLS", "Rank", "ZeroTimeLoop"]
 
 
 class Rank(PointToPoint, BufferCalls, CommCalls, GroupCalls, CollectiveCalls, PersistentCalls,
-           TopologyCalls, AttributeCalls, InfoCalls, OneSidedCalls, FileCalls, LocalCalls):
+           TopologyCalls, AttributeCalls, InfoCalls, OneSidedCalls, FileCalls, ThreadCalls,
+           LocalCalls):
     """The handle of one MPI process (``mpi`` in rank programs)."""
 
     __slots__ = ()

@@ -14,6 +14,7 @@ given to it as typed fields.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -42,7 +43,8 @@ class RunState:
     None until the first file call makes it (a run without files adds nothing).
     """
 
-    __slots__ = ("file_io", "findings", "one_sided", "poll_watch", "transport")
+    __slots__ = ("file_io", "findings", "one_sided", "poll_watch", "thread_failed",
+                 "transport")
 
     def __init__(self, transport: Transport, one_sided: OneSided | None = None,
                  findings: Findings | None = None) -> None:
@@ -51,6 +53,13 @@ class RunState:
         self.findings = findings
         self.poll_watch: PollCounter | None = None  # set once the run's processes exist
         self.file_io: FileIO | None = None
+        # told when an exception escapes one of a rank's threads (mpisim.engine.threads);
+        # the simulation ends the run with it, a handle outside a run raises it
+        self.thread_failed: Callable[[Any], None] = _raise_thread_error
 
     def __repr__(self) -> str:
         return f"<run state of {self.transport.size} ranks>"
+
+
+def _raise_thread_error(thread: Any) -> None:
+    raise thread._value

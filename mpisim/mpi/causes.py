@@ -46,6 +46,8 @@ class Cause(Enum):
     POLLING = "polling"                      # a livelock: a poll that can never succeed
     ONE_SIDED = "one-sided"                  # an RMA synchronization (MPI 4.1 §12.5): the
     # members that never fence, the post or complete never made, the lock never released
+    THREAD = "thread"                        # another thread of the rank: its end, or a lock
+    # (or queue, condition...) it holds
 
 
 ADVICE: dict[Cause, str] = {

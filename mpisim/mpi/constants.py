@@ -23,6 +23,11 @@ __all__ = [
     "PROC_NULL",
     "ROOT",
     "TAG_UB",
+    "THREAD_FUNNELED",
+    "THREAD_LEVELS",
+    "THREAD_MULTIPLE",
+    "THREAD_SERIALIZED",
+    "THREAD_SINGLE",
     "UNDEFINED",
     "automatic_or",
     "buffer_setting",
@@ -47,6 +52,12 @@ INT_MAX = 2**31 - 1
 """Largest C int: the bound of MPI's ``int`` counts and sizes (type_size)."""
 COUNT_MAX = 2**63 - 1
 """Largest MPI_Count: the bound of the ``_c`` (large-count) calls, e.g. MPI_Buffer_attach_c."""
+THREAD_SINGLE, THREAD_FUNNELED, THREAD_SERIALIZED, THREAD_MULTIPLE = 0, 1, 2, 3
+"""The levels of thread support (MPI 4.1 §11.2.1), in increasing order: one thread; calls
+from the main thread only; from any thread, one at a time; from any thread at any time."""
+THREAD_LEVELS = {"single": THREAD_SINGLE, "funneled": THREAD_FUNNELED,
+                 "serialized": THREAD_SERIALIZED, "multiple": THREAD_MULTIPLE}
+"""The levels by name (``"multiple"`` for MPI_THREAD_MULTIPLE)."""
 
 
 class _Bottom:

@@ -32,13 +32,16 @@ from dataclasses import asdict, dataclass, field
 from itertools import islice
 from typing import Any
 
+from ..engine.sites import site_text
 from ..handle.access import (
     call_of,
     calling,
     config_of,
+    in_thread,
     is_polling,
     last_poll,
     note_failed_poll,
+    threads_of,
     watch_polls,
 )
 from ..mpi.causes import CallDetail, Cause
@@ -85,6 +88,9 @@ class Blocked:
         The communicator's name, when not MPI_COMM_WORLD.
     cause
         What it waits for, as the report's advice reads it.
+    thread
+        The name of the thread blocked, for a thread the rank's program spawned
+        (``mpi.spawn_thread``, ``threading.Thread``); None for the rank's program itself.
     """
 
     rank: int
@@ -98,12 +104,14 @@ class Blocked:
     reason: str = ""
     comm: str | None = None   # the communicator, when not MPI_COMM_WORLD
     cause: Cause | None = None  # what it waits for (advice is chosen by it)
+    thread: str | None = None  # the thread's name, for a thread the rank spawned
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         del d["any_of"], d["reason"], d["cause"]
-        if d["comm"] is None:
-            del d["comm"]
+        for key in ("comm", "thread"):
+            if d[key] is None:
+                del d[key]
         return d
 
 
@@ -187,22 +195,73 @@ class PollWatch:
 
 def analyse(handles: list[Any], finished: list[bool], buffers: list[Any],
             eager_limit: int, where_of: Any, stall_cause: Any = None,
-            polling: list[int] | None = None) -> Deadlock:
+            polling: list[int] | None = None, joining: set[int] | None = None) -> Deadlock:
     """The deadlock of a run whose event queue is empty (``where_of(rank)``: location;
     ``stall_cause(src, dst)``: why a pair's messages no longer match, if they do not), or
-    that a livelock of the ``polling`` ranks stopped."""
+    that a livelock of the ``polling`` ranks stopped. ``joining``: ranks whose program has
+    returned and waits for its threads before MPI_Finalize. Each blocked thread a rank
+    spawned is listed after its rank's program, named."""
     alive = [r for r, f in enumerate(finished) if not f]
     polling = polling or []
-    blocked = [_polling(handles[r], alive, buffers[r], eager_limit, where_of(r), stall_cause)
-               if r in polling else
-               _blocked(r, *calling(handles[r])[:2], alive, buffers[r], eager_limit,
-                        where_of(r), stall_cause)
-               for r in alive]
+    joining = joining or set()
+    blocked = []
+    for r in alive:
+        if r in joining:
+            blocked.append(_joining(handles[r]))
+        elif r in polling:
+            blocked.append(_polling(handles[r], alive, buffers[r], eager_limit, where_of(r),
+                                    stall_cause))
+        else:
+            blocked.append(_blocked(r, *calling(handles[r])[:2], alive, buffers[r],
+                                    eager_limit, where_of(r), stall_cause))
+        blocked += _threads_blocked(handles[r], alive, buffers[r], eager_limit, where_of,
+                                    stall_cause)
     waits = list(alive)  # (one list for every finalizing rank: a large run has many)
     finalizing = [_finalizing(handles[r], waits, where_of) for r, f in enumerate(finished)
                   if f and config_of(handles[r]).profile.finalize == "collective"]
     blocked += finalizing  # (after the calls that keep them there)
     return Deadlock(blocked, *_cycles_and_knots(blocked), livelock=list(polling))
+
+
+def _threads_blocked(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,
+                     where_of: Any, stall_cause: Any) -> list[Blocked]:
+    """The rank's spawned threads that have not ended, each in its own call."""
+    found = []
+    for thread in threads_of(mpi):
+        if not thread.is_alive:
+            continue
+        with in_thread(mpi, thread):
+            call, detail, where = calling(mpi)
+            b = _blocked(mpi.rank, call, detail, alive, buffer, eager_limit,
+                         site_text(where) if where is not None else thread.where,
+                         stall_cause)
+        waits_on = getattr(thread.target_event, "waits_on", None)
+        if waits_on is not None:  # a lock, a queue... (mpisim.engine.sync)
+            b.call, b.peer, b.tag, b.bytes = waits_on.describe(), None, None, None
+            b.reason = (f"waits for {waits_on.describe()}"
+                        + _held_by(waits_on, thread))
+            b.waits_for, b.cause = [], Cause.THREAD
+        b.thread = thread.name
+        found.append(b)
+    return found
+
+
+def _held_by(primitive: Any, thread: Any) -> str:
+    holders = [h for h in getattr(primitive, "holders", lambda: [])() if h is not thread]
+    if not holders:
+        return ""
+    return ", held by " + ", ".join(f"thread {getattr(h, 'name', h)!r}" for h in holders)
+
+
+def _joining(mpi: Any) -> Blocked:
+    """A rank whose program returned while its threads run: it waits for them before
+    MPI_Finalize (as a process's exit joins its non-daemon threads)."""
+    names = [t.name for t in threads_of(mpi) if t.is_alive and not t.daemon]
+    return Blocked(mpi.rank, "MPI_Finalize", None, None, None, [], None,
+                   reason=("its program returned; MPI_Finalize waits for its thread"
+                           f"{'s' if len(names) > 1 else ''} "
+                           f"{', '.join(repr(n) for n in names)} to end"),
+                   cause=Cause.THREAD)
 
 
 def _finalizing(mpi: Any, alive: list[int], where_of: Any) -> Blocked:

@@ -425,9 +425,13 @@ def _plural(n: int, word: str) -> str:
 
 
 def _deadlock_lines(dl: Deadlock) -> list[str]:
-    lines = [f"{_plural(len(dl.blocked), 'rank')} blocked forever:"]
+    ranks = len({b.rank for b in dl.blocked})
+    threads = sum(b.thread is not None for b in dl.blocked)
+    blocked = _plural(ranks, "rank") + (f" ({_plural(threads, 'thread')} of theirs)"
+                                        if threads else "")
+    lines = [f"{blocked} blocked forever:"]
     if dl.livelock:
-        lines[0] = (f"{_plural(len(dl.blocked), 'rank')} blocked forever (a livelock: rank "
+        lines[0] = (f"{blocked} blocked forever (a livelock: rank "
                     f"{', '.join(map(str, dl.livelock))} polls for what can never come):")
     for b in dl.blocked[:32]:
         args = []
@@ -438,7 +442,8 @@ def _deadlock_lines(dl: Deadlock) -> list[str]:
         if b.bytes:
             args.append(format_size(b.bytes))
         where = f" at {b.where}" if b.where else ""
-        lines.append(f"  rank {b.rank}: {b.call}({', '.join(args)}){where}")
+        thread = f" (thread {b.thread!r})" if b.thread is not None else ""
+        lines.append(f"  rank {b.rank}{thread}: {b.call}({', '.join(args)}){where}")
         lines.append(f"      {b.reason}")
         if b.waits_for:
             joiner = " or " if b.any_of else " and "

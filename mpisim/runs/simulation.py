@@ -52,6 +52,7 @@ from ..engine.clock import Clock, ClockOverflow
 from ..engine.collector import collector_paused
 from ..engine.process import RankProcess, start_all
 from ..engine.sites import PACKAGE, file_line, place
+from ..engine.threads import joined
 from ..engine.trace import Recorder, Trace
 from ..engine.yields import NotYielded, discarded_generators, method_name, site_in_code, unyielded
 from ..handle.access import (
@@ -59,8 +60,10 @@ from ..handle.access import (
     call_of,
     call_where_of,
     finalize,
+    in_thread,
     named_buffers_of,
     stop_call_log,
+    threads_of,
     unyielded_call,
 )
 from ..handle.lifecycle import Lifecycle
@@ -199,6 +202,7 @@ class Simulation:
         # one-sided communication (MPI 4.1 §12): every handle reaches it through the run state
         self.rma = OneSided(self.env, self.transport, self.comms, self.collectives, self.config)
         self.run_state = RunState(self.transport, self.rma, self.findings)
+        self.run_state.thread_failed = self._thread_failed
         self.handles = [Rank(r, ranks, self.env, self.transport,
                              BufferedMode(r, self.env, self.transport, self.config,
                                           self.recorder),
@@ -218,6 +222,7 @@ class Simulation:
         self._aborted = False  # stopped inside an event (an error, a livelock)
         self._final: Result | None = None  # the Result of a run that is over
         self._livelock: list[int] = []
+        self._joining: set[int] = set()  # ranks whose program returned, joining threads
         self.trace_stopped: float | None = None
         self._procs = [RankProcess(self.env, r, self, self.handles[r]) for r in range(ranks)]
         if self.transport.progress is not None:
@@ -260,7 +265,16 @@ class Simulation:
         return body
 
     def finalize(self, r: int) -> Any:
-        """A rank's program returned: MPI_Finalize (the event it waits for, or None)."""
+        """A rank's program returned: MPI_Finalize (the event it waits for, or None), once
+        its threads have ended (:func:`~mpisim.engine.threads.joined`)."""
+        threads = threads_of(self.handles[r])
+        if not threads:
+            return self._finalize(r)
+        self._joining.add(r)
+        return joined(self.env, threads, lambda: self._finalize(r))
+
+    def _finalize(self, r: int) -> Any:
+        self._joining.discard(r)
         self.rma.finalized(r)  # one-sided requests to it are never served from here on
         progress = self.transport.progress
         if progress is not None and progress.waits_held(r):
@@ -276,20 +290,38 @@ class Simulation:
             self.returned[r] = proc._value
             return
         proc._defused = True
-        if isinstance(proc._value, KeyboardInterrupt | SystemExit):
-            raise proc._value  # the user stopped the run; not the program's error
-        if isinstance(proc._value, ZeroTimeLoop):
-            self._timeout = str(proc._value)
+        self._failed(r, proc._value)
+
+    def _failed(self, r: int, exc: BaseException) -> None:
+        """Rank ``r``'s program (or one of its threads) raised ``exc``: the run ends."""
+        if isinstance(exc, KeyboardInterrupt | SystemExit):
+            raise exc  # the user stopped the run; not the program's error
+        if isinstance(exc, ZeroTimeLoop):
+            self._timeout = str(exc)
             raise _Abort
-        if isinstance(proc._value, WallClockLimit):  # --timeout, in the rank's own code
-            self._timeout = self._wall_clock(proc._value, r)
+        if isinstance(exc, WallClockLimit):  # --timeout, in the rank's own code
+            self._timeout = self._wall_clock(exc, r)
             raise _Abort
-        if isinstance(proc._value, NotYielded):
-            exc = proc._value
+        if isinstance(exc, NotYielded):
             self.error = ErrorInfo(r, exc.call, "NotYielded", self.env._now, exc.message, {},
                                    exc.where)
             raise _Abort
-        self._fatal(r, proc._value)
+        self._fatal(r, exc)
+
+    def _thread_failed(self, thread: Any) -> None:
+        """An exception escaped one of rank ``thread.rank``'s threads: the run ends with
+        it, as an error of the rank, in the thread's call, naming the thread."""
+        thread._defused = True
+        with in_thread(self.handles[thread.rank], thread):
+            try:
+                self._failed(thread.rank, thread._value)
+            finally:
+                if self.error is not None:
+                    program = f"the program of rank {thread.rank}"
+                    by = f"thread {thread.name!r} of rank {thread.rank}"
+                    message = self.error.message
+                    self.error.message = (message.replace(program, by) if program in message
+                                          else f"{message} (in {by})")
 
     def _fatal(self, r: int, exc: BaseException) -> None:
         mpi = self.handles[r]
@@ -443,6 +475,9 @@ class Simulation:
             if proc._generator is not None and proc.is_alive:
                 proc._generator.close()
             proc.resume = None  # (the cycle through its bound method, broken: see engine.process)
+        for h in self.handles:
+            for thread in threads_of(h):
+                thread.close()
 
     def _cap(self, limit: float | None) -> tuple[float, str]:
         """The event budget and the words for reaching it."""
@@ -594,7 +629,7 @@ class Simulation:
         handles = self.handles
         dl = analyse(handles, self.finished, [buffered_of(h) for h in handles],
                      self.net.eager_limit, lambda r: call_where_of(handles[r]) or self._where(r),
-                     self.transport.stall_cause, self._livelock)
+                     self.transport.stall_cause, self._livelock, self._joining)
         return Outcome.DEADLOCK, dl
 
 

@@ -1,0 +1,289 @@
+"""Threads of a rank (MPI 4.1 §11.6): the thread level a process asks for and is given
+(§11.2.1), and simulated threads that make MPI calls beside the rank's program, each
+blocking only itself (mpisim.engine.threads, mpisim.handle.threads)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import mpisim as ms
+from mpisim.engine.threads import MAIN, SimThread
+from mpisim.mpi.constants import THREAD_FUNNELED, THREAD_MULTIPLE, THREAD_SINGLE
+
+
+def _recv_then_return(mpi, source, tag, value):
+    yield mpi.recv(count=1, source=source, tag=tag)
+    return value
+
+
+def test_a_thread_blocked_in_a_receive_blocks_only_itself():
+    """§11.6: a blocking call blocks the calling thread only. Rank 0's thread waits in
+    MPI_Recv for a message rank 1 sends only after rank 0's program has sent it one and
+    computed for 5 µs: both ranks' programs run on meanwhile."""
+    times = {}
+
+    def program(mpi):
+        if mpi.rank == 0:
+            t = mpi.spawn_thread(_recv_then_return, mpi, 1, 7, "got it", name="listener")
+            yield mpi.send(count=1, dest=1, tag=3)
+            yield mpi.compute(5e-6)
+            times["main done"] = mpi.now
+            value = yield t  # join
+            times["joined"] = mpi.now
+            return value
+        yield mpi.recv(count=1, source=0, tag=3)
+        yield mpi.compute(10e-6)
+        yield mpi.send(count=1, dest=0, tag=7)
+        return None
+
+    r = ms.run(program, ranks=2)
+    assert r.outcome is ms.Outcome.COMPLETED
+    assert r.returned == ["got it", None]
+    assert times["main done"] < times["joined"]  # the main thread went on while it waited
+    assert times["joined"] >= 10e-6
+
+
+def test_a_thread_is_an_event_whose_value_is_its_targets_return_value():
+    def double(x):  # a plain function: runs to its end in one step
+        return 2 * x
+
+    def program(mpi):
+        t = mpi.spawn_thread(double, 21)
+        assert isinstance(t, SimThread) and t.name == "Thread-1" and t.ident == 1
+        value = yield t
+        assert not t.is_alive
+        return value
+
+    assert ms.run(program, ranks=1).returned == [42]
+
+
+def test_threads_are_numbered_within_their_rank_and_see_themselves_as_current():
+    seen = []
+
+    def worker(mpi):
+        seen.append((mpi.rank, mpi.current_thread().name, mpi.current_thread().ident,
+                     mpi.is_thread_main()))
+        yield mpi.compute(1e-6)
+
+    def program(mpi):
+        a = mpi.spawn_thread(worker, mpi)
+        b = mpi.spawn_thread(worker, mpi, name="second")
+        seen.append((mpi.rank, mpi.current_thread().name, 0, mpi.is_thread_main()))
+        assert mpi.current_thread() is MAIN
+        yield a
+        yield b
+
+    ms.run(program, ranks=2)
+    assert sorted(seen) == [(0, "MainThread", 0, True), (0, "Thread-1", 1, False),
+                            (0, "second", 2, False), (1, "MainThread", 0, True),
+                            (1, "Thread-1", 1, False), (1, "second", 2, False)]
+
+
+def test_a_thread_may_spawn_threads():
+    def leaf(mpi):
+        yield mpi.compute(1e-6)
+        return mpi.current_thread().name
+
+    def middle(mpi):
+        inner = mpi.spawn_thread(leaf, mpi, name="leaf")
+        return (yield inner)
+
+    def program(mpi):
+        return (yield mpi.spawn_thread(middle, mpi))
+
+    assert ms.run(program, ranks=1).returned == ["leaf"]
+
+
+def test_mpi_finalize_waits_for_the_ranks_threads():
+    """A rank whose program returns while a thread still works: its MPI_Finalize (§11.2.2)
+    comes after the thread's end, as a process's exit joins its threads first."""
+    def late_sender(mpi):
+        yield mpi.compute(20e-6)
+        yield mpi.send(count=1, dest=1, tag=0)
+
+    def program(mpi):
+        if mpi.rank == 0:
+            mpi.spawn_thread(late_sender, mpi)
+            return "returned at once"
+        yield mpi.recv(count=1, source=0, tag=0)
+        return mpi.now
+
+    r = ms.run(program, ranks=2)
+    assert r.outcome is ms.Outcome.COMPLETED
+    assert r.returned[0] == "returned at once"
+    assert r.returned[1] >= 20e-6
+    assert r.ranks[0].end_time >= 20e-6
+
+
+def test_a_daemon_thread_does_not_hold_mpi_finalize():
+    def forever(mpi):
+        yield mpi.recv(count=1, source=0, tag=99)  # never sent
+
+    def program(mpi):
+        mpi.spawn_thread(forever, mpi, daemon=True)
+        yield mpi.barrier()
+
+    assert ms.run(program, ranks=2).outcome is ms.Outcome.COMPLETED
+
+
+def test_a_deadlock_report_names_each_blocked_thread_and_its_line():
+    """Both ranks' threads wait for a message the other never sends; each rank's program
+    returned and waits in MPI_Finalize for its thread."""
+    def listener(mpi):
+        yield mpi.recv(count=1, source=1 - mpi.rank, tag=5)
+
+    def program(mpi):
+        mpi.spawn_thread(listener, mpi, name="listener")
+        yield mpi.barrier()
+
+    r = ms.run(program, ranks=2)
+    assert r.outcome is ms.Outcome.DEADLOCK
+    threads = [b for b in r.deadlock.blocked if b.thread is not None]
+    assert [(b.rank, b.thread, b.call, b.peer, b.tag) for b in threads] == [
+        (0, "listener", "MPI_Recv", 1, 5), (1, "listener", "MPI_Recv", 0, 5)]
+    assert all(b.where.startswith("test_thread_calls.py:") and "(listener)" in b.where
+               for b in threads)
+    mains = [b for b in r.deadlock.blocked if b.thread is None]
+    assert [b.call for b in mains] == ["MPI_Finalize", "MPI_Finalize"]
+    assert "'listener'" in mains[0].reason
+    assert r.deadlock.cycles == [[0, 1]]
+    report = r.report()
+    assert "2 ranks (2 threads of theirs) blocked forever" in report
+    assert "rank 0 (thread 'listener'): MPI_Recv(peer=1, tag=5" in report
+    blocked = json.loads(r.to_json())["deadlock"]["blocked"]
+    assert [b.get("thread") for b in blocked] == [None, "listener", None, "listener"]
+
+
+def test_a_deadlock_without_threads_keeps_its_json_unchanged():
+    def program(mpi):
+        yield mpi.recv(count=1, source=1 - mpi.rank, tag=0)
+
+    blocked = json.loads(ms.run(program, ranks=2).to_json())["deadlock"]["blocked"]
+    assert all("thread" not in b for b in blocked)
+
+
+def test_an_exception_in_a_thread_ends_the_run_naming_the_thread():
+    def bad(mpi):
+        yield mpi.compute(1e-6)
+        raise ValueError("boom")
+
+    def program(mpi):
+        mpi.spawn_thread(bad, mpi, name="worker")
+        yield mpi.barrier()
+
+    r = ms.run(program, ranks=2)
+    assert r.outcome is ms.Outcome.ERROR
+    assert r.error.rank == 0 and r.error.error_class == "ValueError"
+    assert "raised by thread 'worker' of rank 0" in r.error.message
+    assert r.error.where.startswith("test_thread_calls.py:") and "(bad)" in r.error.where
+
+
+def test_an_mpi_error_in_a_thread_is_the_threads_call():
+    def bad(mpi):
+        yield mpi.send(count=1, dest=5, tag=0)  # no rank 5
+
+    def program(mpi):
+        yield mpi.spawn_thread(bad, mpi, name="sender")
+
+    r = ms.run(program, ranks=2)
+    assert r.outcome is ms.Outcome.ERROR
+    assert r.error.call == "MPI_Send" and r.error.error_class == "MPI_ERR_RANK"
+    assert "thread 'sender' of rank 0" in r.error.message
+
+
+def test_a_call_whose_event_a_thread_never_yields_is_not_yielded():
+    def forgetful(mpi):
+        mpi.send(count=1, dest=1 - mpi.rank, tag=0)  # no yield
+        yield mpi.compute(1e-6)
+
+    def program(mpi):
+        yield mpi.spawn_thread(forgetful, mpi)
+
+    r = ms.run(program, ranks=2)
+    assert r.outcome is ms.Outcome.ERROR and r.error.error_class == "NotYielded"
+
+
+def test_yielding_something_that_is_not_an_event_fails_the_thread():
+    def wrong(mpi):
+        yield 3
+
+    def program(mpi):
+        yield mpi.spawn_thread(wrong, mpi, name="w")
+
+    r = ms.run(program, ranks=1)
+    assert r.outcome is ms.Outcome.ERROR and r.error.error_class == "NotYielded"
+    assert "yielded 3 (an int), which is not an MPI call's event" in r.error.message
+    assert "(in thread 'w' of rank 0)" in r.error.message and "(wrong)" in r.error.where
+
+
+def test_the_same_threaded_program_gives_the_same_result_byte_for_byte():
+    def worker(mpi, k):
+        for _ in range(3):
+            yield mpi.send(count=k + 1, dest=(mpi.rank + 1) % mpi.size, tag=k)
+            yield mpi.recv(count=k + 1, source=(mpi.rank - 1) % mpi.size, tag=k)
+
+    def program(mpi):
+        threads = [mpi.spawn_thread(worker, mpi, k) for k in range(3)]
+        yield from threads  # each joined in turn
+
+    first, second = (ms.run(program, ranks=3).to_json() for _ in range(2))
+    assert json.loads(first)["outcome"] == "completed"
+    assert first == second
+
+
+def test_init_thread_gives_the_level_asked_for_as_mpich_and_open_mpi_do():
+    """§11.2.1: MPI_Init_thread's ``provided``. MPICH 5.0.2 and Open MPI 4.1.4 give each
+    level asked for (measured); MPI_Init gives MPI_THREAD_SINGLE."""
+    def program(mpi):
+        before = mpi.query_thread()
+        provided = mpi.init_thread(mpi.rank)
+        return before, provided, mpi.query_thread()
+        yield  # a generator
+
+    returned = ms.run(program, ranks=4).returned
+    assert returned == [(THREAD_SINGLE, level, level) for level in range(4)]
+
+    def by_name(mpi):
+        return mpi.init_thread("funneled")
+        yield
+
+    assert ms.run(by_name, ranks=1).returned == [THREAD_FUNNELED]
+
+
+def test_init_thread_is_refused_after_the_first_call_and_for_no_level():
+    def late(mpi):
+        yield mpi.barrier()
+        mpi.init_thread(THREAD_MULTIPLE)
+
+    r = ms.run(late, ranks=1)
+    assert r.outcome is ms.Outcome.ERROR and "initialized already" in r.error.message
+
+    def wrong(mpi):
+        mpi.init_thread("many")
+        yield mpi.barrier()
+
+    r = ms.run(wrong, ranks=1)
+    assert r.outcome is ms.Outcome.ERROR and r.error.error_class == "MPI_ERR_ARG"
+    assert "'many' is no thread level" in r.error.message
+
+
+def test_spawn_thread_refuses_a_target_that_is_not_callable():
+    def program(mpi):
+        mpi.spawn_thread(42)
+        yield mpi.barrier()
+
+    r = ms.run(program, ranks=1)
+    assert r.outcome is ms.Outcome.ERROR and "not callable" in r.error.message
+
+
+@pytest.mark.parametrize("ranks", [1, 4])
+def test_is_thread_main_is_true_in_the_program_and_false_in_a_thread(ranks):
+    def worker(mpi):
+        return mpi.is_thread_main()
+
+    def program(mpi):
+        return mpi.is_thread_main(), (yield mpi.spawn_thread(worker, mpi))
+
+    assert ms.run(program, ranks=ranks).returned == [(True, False)] * ranks
