@@ -33,6 +33,7 @@ from itertools import islice
 from typing import Any
 
 from ..engine.sites import site_text
+from ..engine.threads import MAIN, SimThread
 from ..handle.access import (
     call_of,
     calling,
@@ -131,16 +132,24 @@ class Deadlock:
     livelock
         Ranks that poll (test, iprobe) for what can never come, when the run is a
         livelock rather than a deadlock.
+    thread_cycles
+        Cycles among the threads of ranks that wait for one another's locks (or other
+        primitives) or ends, each a list of ``"RANK:THREAD"`` (``["0:a", "0:b"]``: thread
+        ``a`` of rank 0 waits for ``b``, which waits for ``a``); empty without threads.
     """
 
     blocked: list[Blocked]
     cycles: list[list[int]] = field(default_factory=list)
     knots: list[list[int]] = field(default_factory=list)
     livelock: list[int] = field(default_factory=list)
+    thread_cycles: list[list[str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"blocked": [b.to_dict() for b in self.blocked], "cycles": self.cycles,
-                "knots": self.knots, "livelock": self.livelock}
+        d = {"blocked": [b.to_dict() for b in self.blocked], "cycles": self.cycles,
+             "knots": self.knots, "livelock": self.livelock}
+        if self.thread_cycles:
+            d["thread_cycles"] = self.thread_cycles
+        return d
 
     def __repr__(self) -> str:
         cycle = (", cycle " + " -> ".join(str(r) for r in [*self.cycles[0], self.cycles[0][0]])
@@ -195,37 +204,48 @@ class PollWatch:
 
 def analyse(handles: list[Any], finished: list[bool], buffers: list[Any],
             eager_limit: int, where_of: Any, stall_cause: Any = None,
-            polling: list[int] | None = None, joining: set[int] | None = None) -> Deadlock:
+            polling: list[int] | None = None, joining: set[int] | None = None,
+            waiting: Callable[[int], Any] | None = None) -> Deadlock:
     """The deadlock of a run whose event queue is empty (``where_of(rank)``: location;
     ``stall_cause(src, dst)``: why a pair's messages no longer match, if they do not), or
     that a livelock of the ``polling`` ranks stopped. ``joining``: ranks whose program has
-    returned and waits for its threads before MPI_Finalize. Each blocked thread a rank
-    spawned is listed after its rank's program, named."""
+    returned and waits for its threads before MPI_Finalize; ``waiting(rank)``: the event
+    its program waits for (one on a lock or another primitive is reported as such). Each
+    blocked thread a rank spawned is listed after its rank's program, named."""
     alive = [r for r, f in enumerate(finished) if not f]
     polling = polling or []
     joining = joining or set()
     blocked = []
+    edges: list[tuple[str, str]] = []  # thread -> thread (locks, joins)
     for r in alive:
         if r in joining:
             blocked.append(_joining(handles[r]))
+            edges += [(f"{r}:MainThread", f"{r}:{t.name}") for t in threads_of(handles[r])
+                      if t.is_alive and not t.daemon]
         elif r in polling:
             blocked.append(_polling(handles[r], alive, buffers[r], eager_limit, where_of(r),
                                     stall_cause))
         else:
-            blocked.append(_blocked(r, *calling(handles[r])[:2], alive, buffers[r],
-                                    eager_limit, where_of(r), stall_cause))
+            b = _blocked(r, *calling(handles[r])[:2], alive, buffers[r], eager_limit,
+                         where_of(r), stall_cause)
+            target = waiting(r) if waiting is not None else None
+            edges += _thread_wait(b, target, MAIN)
+            blocked.append(b)
         blocked += _threads_blocked(handles[r], alive, buffers[r], eager_limit, where_of,
-                                    stall_cause)
+                                    stall_cause, edges)
     waits = list(alive)  # (one list for every finalizing rank: a large run has many)
     finalizing = [_finalizing(handles[r], waits, where_of) for r, f in enumerate(finished)
                   if f and config_of(handles[r]).profile.finalize == "collective"]
     blocked += finalizing  # (after the calls that keep them there)
-    return Deadlock(blocked, *_cycles_and_knots(blocked), livelock=list(polling))
+    return Deadlock(blocked, *_cycles_and_knots(blocked), livelock=list(polling),
+                    thread_cycles=_thread_cycles(edges))
 
 
 def _threads_blocked(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,
-                     where_of: Any, stall_cause: Any) -> list[Blocked]:
-    """The rank's spawned threads that have not ended, each in its own call."""
+                     where_of: Any, stall_cause: Any, edges: list[tuple[str, str]]
+                     ) -> list[Blocked]:
+    """The rank's spawned threads that have not ended, each in its own call (or on a
+    lock, a queue, another thread's end); ``edges`` gets their waits on other threads."""
     found = []
     for thread in threads_of(mpi):
         if not thread.is_alive:
@@ -235,22 +255,48 @@ def _threads_blocked(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,
             b = _blocked(mpi.rank, call, detail, alive, buffer, eager_limit,
                          site_text(where) if where is not None else thread.where,
                          stall_cause)
-        waits_on = getattr(thread.target_event, "waits_on", None)
-        if waits_on is not None:  # a lock, a queue... (mpisim.engine.sync)
-            b.call, b.peer, b.tag, b.bytes = waits_on.describe(), None, None, None
-            b.reason = (f"waits for {waits_on.describe()}"
-                        + _held_by(waits_on, thread))
-            b.waits_for, b.cause = [], Cause.THREAD
+        if b.where is None or not isinstance(where, str):
+            b.where = thread.where or b.where
+        edges += _thread_wait(b, thread.target_event, thread)
         b.thread = thread.name
         found.append(b)
     return found
 
 
-def _held_by(primitive: Any, thread: Any) -> str:
-    holders = [h for h in getattr(primitive, "holders", lambda: [])() if h is not thread]
-    if not holders:
-        return ""
-    return ", held by " + ", ".join(f"thread {getattr(h, 'name', h)!r}" for h in holders)
+def _thread_wait(b: Blocked, target: Any, thread: Any) -> list[tuple[str, str]]:
+    """A thread (or a rank's program) that waits on a lock, a queue... (``waits_on``, see
+    :mod:`mpisim.engine.sync`) or on another thread's end: ``b`` says so, and the wait-for
+    edges to the threads that hold it (or to the thread) are returned."""
+    rank = b.rank
+    me = f"{rank}:{thread.name}"
+    if isinstance(target, SimThread):  # a join
+        b.call, b.peer, b.tag, b.bytes = f"join {target.name!r}", None, None, None
+        b.reason, b.waits_for, b.cause = (f"waits for thread {target.name!r} to end", [],
+                                          Cause.THREAD)
+        return [(me, f"{target.rank}:{target.name}")]
+    primitive = getattr(target, "waits_on", None)
+    if primitive is None:
+        return []
+    holders = [h for h in primitive.holders() if h is not thread]
+    name = getattr(primitive, "name", None)
+    kind = type(primitive).__name__ + ("" if name is None else f" {name!r}")
+    b.call, b.peer, b.tag, b.bytes = kind, None, None, None
+    b.reason = f"waits on {kind}" + (
+        ", held by " + ", ".join(f"thread {getattr(h, 'name', h)!r}" for h in holders)
+        if holders else "")
+    b.waits_for, b.cause = [], Cause.THREAD
+    return [(me, f"{rank}:{getattr(h, 'name', h)}") for h in holders]
+
+
+def _thread_cycles(edges: list[tuple[str, str]]) -> list[list[str]]:
+    """The cycles of the threads' wait-for graph (locks held, threads joined)."""
+    if not edges:
+        return []
+    import networkx as nx  # imported only when a deadlock is analysed
+
+    found = {tuple(_rotate(c)) for c in islice(nx.simple_cycles(nx.DiGraph(edges)),
+                                                MAX_CYCLES)}
+    return [list(c) for c in sorted(found, key=lambda c: (len(c), c))]
 
 
 def _joining(mpi: Any) -> Blocked:
@@ -429,6 +475,6 @@ _EVERY = -1
 MPI_Finalize (collective) each wait for all of them (AND), one edge each through it."""
 
 
-def _rotate(cycle: list[int]) -> list[int]:
+def _rotate(cycle: list[Any]) -> list[Any]:
     i = cycle.index(min(cycle))
     return cycle[i:] + cycle[:i]

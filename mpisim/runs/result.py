@@ -16,7 +16,7 @@ from typing import Any
 from ..buffered.summary import BufferSummary
 from ..engine.sites import site_text
 from ..engine.trace import Trace
-from ..mpi.causes import advice
+from ..mpi.causes import Cause, advice
 from ..mpi.findings import ERROR, Finding
 from ..report.findings import finding_lines
 from ..report.text import settings_text
@@ -110,6 +110,11 @@ class RankSummary:
         ``peak_entries``, ``bsends``, ``overflows`` (bytes and counts).
     buffers
         The summaries of its communicator and session buffers (MPI 4.1), by name.
+    spawned
+        For a process started by MPI_Comm_spawn (MPI 4.1 §11.8), how: ``by`` (the
+        spawning processes), ``call``, ``time`` (its start, simulated seconds),
+        ``world_rank`` (its rank in its own MPI_COMM_WORLD), ``appnum`` and ``program``;
+        None for the run's own ranks.
     """
 
     rank: int
@@ -117,6 +122,7 @@ class RankSummary:
     end_time: float | None
     buffer: BufferSummary
     buffers: dict[str, BufferSummary] = field(default_factory=dict)  # communicators', sessions'
+    spawned: dict[str, Any] | None = None  # how a spawned process was started
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON's ``ranks[r]``: whether it finished, when, and its buffers' summaries."""
@@ -124,6 +130,8 @@ class RankSummary:
                              "end_time": self.end_time, "buffer": self.buffer.to_dict()}
         if self.buffers:
             d["buffers"] = {name: s.to_dict() for name, s in self.buffers.items()}
+        if self.spawned is not None:
+            d["spawned"] = dict(self.spawned)
         return d
 
 
@@ -443,7 +451,8 @@ def _deadlock_lines(dl: Deadlock) -> list[str]:
             args.append(format_size(b.bytes))
         where = f" at {b.where}" if b.where else ""
         thread = f" (thread {b.thread!r})" if b.thread is not None else ""
-        lines.append(f"  rank {b.rank}{thread}: {b.call}({', '.join(args)}){where}")
+        call = b.call if b.cause is Cause.THREAD else f"{b.call}({', '.join(args)})"
+        lines.append(f"  rank {b.rank}{thread}: {call}{where}")
         lines.append(f"      {b.reason}")
         if b.waits_for:
             joiner = " or " if b.any_of else " and "
@@ -454,11 +463,18 @@ def _deadlock_lines(dl: Deadlock) -> list[str]:
         lines.append(f"  ... and {len(dl.blocked) - 32} more blocked ranks")
     for c in dl.cycles[:5]:
         lines.append("  cycle: " + " -> ".join(str(r) for r in [*c, c[0]]))
+    for c in dl.thread_cycles[:5]:
+        lines.append("  thread cycle: " + " -> ".join(_thread_node(n) for n in [*c, c[0]]))
     for k in dl.knots[:3]:
         if len(k) > 2:
             lines.append(f"  knot: ranks {', '.join(map(str, k))} wait only on one another")
     lines += [f"  try: {text}" for text in advice(b.cause for b in dl.blocked)]
     return lines
+
+
+def _thread_node(node: str) -> str:
+    rank, _, name = node.partition(":")
+    return f"rank {rank} thread {name!r}"
 
 
 def _error_lines(err: ErrorInfo) -> list[str]:

@@ -82,6 +82,7 @@ from .estimate import Forecast, WallClockLimit, check_memory
 from .findings import gather
 from .result import ErrorInfo, Outcome, RankSummary, Result, settings_in_force, unreceived_entry
 from .settings import RUN
+from .spawn import Spawns, capacity
 
 __all__ = ["Simulation", "run"]
 
@@ -193,7 +194,8 @@ class Simulation:
         self.recorder = Recorder(trace)
         self.findings = Findings()  # the run's correctness findings (runs.findings)
         self.transport = Transport(self.env, self.net, ranks, self._ready_error, self.recorder,
-                                   findings=self.findings, locate=self._where)
+                                   findings=self.findings, locate=self._where,
+                                   capacity=capacity(ranks, self.config.universe))
         self.collectives = Collectives(self.env, self.transport,
                                        self.config.profile.collectives_family,
                                        self.config.collectives, self.config.profile,
@@ -202,6 +204,7 @@ class Simulation:
         # one-sided communication (MPI 4.1 §12): every handle reaches it through the run state
         self.rma = OneSided(self.env, self.transport, self.comms, self.collectives, self.config)
         self.run_state = RunState(self.transport, self.rma, self.findings)
+        self.run_state.dynamic = self.spawns = Spawns(self)  # processes it starts (§11.8)
         self.run_state.thread_failed = self._thread_failed
         self.handles = [Rank(r, ranks, self.env, self.transport,
                              BufferedMode(r, self.env, self.transport, self.config,
@@ -227,7 +230,7 @@ class Simulation:
         self._procs = [RankProcess(self.env, r, self, self.handles[r]) for r in range(ranks)]
         if self.transport.progress is not None:
             self.transport.progress.blocked = self._blocked
-        start_all(self.env, self._procs)
+        start_all(self.env, list(self._procs))  # (a copy: spawned processes start later)
         self.run_state.poll_watch = PollWatch(self.env, self._procs, self.handles,
                                               self.finished, self._livelocked)
 
@@ -590,7 +593,8 @@ class Simulation:
         warnings += self.collectives.meetings.warnings()  # mismatched collective calls
         warnings += self.rma.warnings()  # conflicting RMA accesses (MPI 4.1 §12.7)
         ranks = [RankSummary(r, self.finished[r], self.end_times[r], buffered_of(h).summary,
-                             {b.name: b.summary for b in named_buffers_of(h)})
+                             {b.name: b.summary for b in named_buffers_of(h)},
+                             self.spawns.spawned.get(r))
                  for r, h in enumerate(self.handles)]
         tp = self.transport
         unreceived = [unreceived_entry(m) for m in tp.unreceived()] \
@@ -629,7 +633,8 @@ class Simulation:
         handles = self.handles
         dl = analyse(handles, self.finished, [buffered_of(h) for h in handles],
                      self.net.eager_limit, lambda r: call_where_of(handles[r]) or self._where(r),
-                     self.transport.stall_cause, self._livelock, self._joining)
+                     self.transport.stall_cause, self._livelock, self._joining,
+                     lambda r: self._procs[r].target)
         return Outcome.DEADLOCK, dl
 
 

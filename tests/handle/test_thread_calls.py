@@ -287,3 +287,38 @@ def test_is_thread_main_is_true_in_the_program_and_false_in_a_thread(ranks):
         return mpi.is_thread_main(), (yield mpi.spawn_thread(worker, mpi))
 
     assert ms.run(program, ranks=ranks).returned == [(True, False)] * ranks
+
+
+def test_a_lock_order_deadlock_between_two_threads_that_also_wait_in_mpi():
+    """Thread ``a`` takes L1 then, after a message exchange with the other rank, L2; thread
+    ``b`` takes L2 then L1 after its own exchange: each ends up waiting for the lock the
+    other holds. The report names both threads, the lock each waits on and who holds it,
+    and the thread cycle; the rank's program waits to join ``a``."""
+    from mpisim.engine.sync import Lock
+    from mpisim.handle.access import port_of
+
+    def take(mpi, first, second, tag):
+        yield first.acquire()
+        peer = 1 - mpi.rank
+        yield mpi.sendrecv(sendcount=1, dest=peer, sendtag=tag, recvcount=1, source=peer,
+                           recvtag=tag)
+        yield second.acquire()
+
+    def program(mpi):
+        env = port_of(mpi).env
+        l1, l2 = (Lock(env, mpi.current_thread, name=n) for n in ("L1", "L2"))
+        a = mpi.spawn_thread(take, mpi, l1, l2, 1, name="a")
+        mpi.spawn_thread(take, mpi, l2, l1, 2, name="b")
+        yield a
+
+    r = ms.run(program, ranks=2)
+    assert r.outcome is ms.Outcome.DEADLOCK
+    rows = [(b.rank, b.thread, b.call, b.reason) for b in r.deadlock.blocked]
+    assert rows[:3] == [
+        (0, None, "join 'a'", "waits for thread 'a' to end"),
+        (0, "a", "Lock 'L2'", "waits on Lock 'L2', held by thread 'b'"),
+        (0, "b", "Lock 'L1'", "waits on Lock 'L1', held by thread 'a'")]
+    assert r.deadlock.thread_cycles == [["0:a", "0:b"], ["1:a", "1:b"]]
+    assert "thread cycle: rank 0 thread 'a' -> rank 0 thread 'b' -> rank 0 thread 'a'" \
+        in r.report()
+    assert json.loads(r.to_json())["deadlock"]["thread_cycles"][0] == ["0:a", "0:b"]
