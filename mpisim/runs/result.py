@@ -463,8 +463,9 @@ def _deadlock_lines(dl: Deadlock) -> list[str]:
         lines.append(f"  ... and {len(dl.blocked) - 32} more blocked ranks")
     for c in dl.cycles[:5]:
         lines.append("  cycle: " + " -> ".join(str(r) for r in [*c, c[0]]))
-    for c in dl.thread_cycles[:5]:
-        lines.append("  thread cycle: " + " -> ".join(_thread_node(n) for n in [*c, c[0]]))
+    for nodes in dl.thread_cycles[:5]:
+        lines.append("  thread cycle: " + " -> ".join(_thread_node(n)
+                                                       for n in [*nodes, nodes[0]]))
     for k in dl.knots[:3]:
         if len(k) > 2:
             lines.append(f"  knot: ranks {', '.join(map(str, k))} wait only on one another")
