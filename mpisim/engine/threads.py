@@ -53,6 +53,12 @@ class ThreadHost(Protocol):
     def leave(self, thread: SimThread, saved: Any) -> None:
         """The thread's call state kept on it, the rank's put back."""
 
+    def show(self, thread: SimThread) -> Any:
+        """As :meth:`enter`, for a report of what the thread does (no step, no checks)."""
+
+    def hide(self, thread: SimThread, saved: Any) -> None:
+        """As :meth:`leave`, after :meth:`show`."""
+
     def resumed(self) -> None:
         """The thread resumes its program: calls it makes from here on are its own."""
 
@@ -260,6 +266,7 @@ def joined(env: Any, threads: Sequence[SimThread], then: Callable[[], Any]) -> A
     if not alive:
         return then()
     done = env.event()
+    done.joins = alive  # (what it waits for: the threads' ends, not an MPI call)
 
     def one_ended(_thread: Any) -> None:
         if any(t.is_alive and not t.daemon for t in threads):

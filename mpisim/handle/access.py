@@ -171,8 +171,8 @@ def in_thread(mpi: HandleBase, thread: Any) -> Iterator[None]:
     call and place, for a report of what that thread does; the main thread's state is back
     afterwards."""
     host = thread.host
-    saved = host.enter(thread)
+    saved = host.show(thread)
     try:
         yield
     finally:
-        host.leave(thread, saved)
+        host.hide(thread, saved)

@@ -43,8 +43,8 @@ class RunState:
     None until the first file call makes it (a run without files adds nothing).
     """
 
-    __slots__ = ("file_io", "findings", "one_sided", "poll_watch", "thread_failed",
-                 "transport")
+    __slots__ = ("dynamic", "file_io", "findings", "one_sided", "poll_watch", "thread_failed",
+                 "transport", "waiting")
 
     def __init__(self, transport: Transport, one_sided: OneSided | None = None,
                  findings: Findings | None = None) -> None:
@@ -53,9 +53,14 @@ class RunState:
         self.findings = findings
         self.poll_watch: PollCounter | None = None  # set once the run's processes exist
         self.file_io: FileIO | None = None
+        self.dynamic: Any = None  # the run's spawned processes and ports (MPI 4.1 §11.8),
+        # a :class:`mpisim.handle.dynamic.Spawner`; None: a handle outside a run
         # told when an exception escapes one of a rank's threads (mpisim.engine.threads);
         # the simulation ends the run with it, a handle outside a run raises it
         self.thread_failed: Callable[[Any], None] = _raise_thread_error
+        # the event a rank's program waits for (the thread-level checks ask whether the
+        # main thread is inside a call); None: not known
+        self.waiting: Callable[[int], Any] | None = None
 
     def __repr__(self) -> str:
         return f"<run state of {self.transport.size} ranks>"

@@ -15,9 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine.threads import MAIN, MainThread, SimThread
-from ..mpi.constants import THREAD_LEVELS, THREAD_MULTIPLE, THREAD_SINGLE
+from ..mpi.constants import THREAD_LEVELS, THREAD_MULTIPLE, THREAD_SERIALIZED, THREAD_SINGLE
 from ..mpi.errors import ErrArg, ErrOther
 from .base import HandleBase
+from .threadrules import after_call, in_call, marks_of, on_resume
 
 __all__ = ["Host", "ThreadCalls"]
 
@@ -26,26 +27,49 @@ class Host:
     """The rank as its threads see it (:class:`~mpisim.engine.threads.ThreadHost`): for one
     step of a thread, the handle holds that thread's call state (the call it is in and the
     program's place, which reports read) and names it as the current thread; after it, the
-    main thread's state is back."""
+    main thread's state is back. At the edges of the step, the rules of calls from several
+    threads are checked (:mod:`mpisim.handle.threadrules`)."""
 
-    __slots__ = ("mpi", "rank")
+    __slots__ = ("marks", "mpi", "rank")
 
     def __init__(self, mpi: ThreadCalls) -> None:
         self.mpi = mpi
         self.rank = mpi.rank
+        self.marks: Any = None  # the other threads' calls as its thread blocked in one
 
-    def enter(self, thread: SimThread) -> Any:
+    def show(self, thread: SimThread) -> Any:
+        """The thread's call state on the handle; returns the main thread's."""
         mpi = self.mpi
         saved = mpi._calling, mpi._where, mpi._thread
         mpi._calling, mpi._where = thread.state or _NO_STATE
         mpi._thread = thread
-        mpi._unyielded = False
         return saved
 
-    def leave(self, thread: SimThread, saved: Any) -> None:
+    def hide(self, thread: SimThread, saved: Any) -> None:
+        """The thread's call state kept on it, the main thread's put back."""
         mpi = self.mpi
         thread.state = mpi._calling, mpi._where
         mpi._calling, mpi._where, mpi._thread = saved
+
+    def enter(self, thread: SimThread) -> Any:
+        mpi = self.mpi
+        marks, self.marks = self.marks, None
+        if marks is not None:
+            on_resume(mpi, thread, marks, mpi._calling)
+        saved = self.show(thread)
+        mpi._unyielded = False
+        return saved, mpi._calling
+
+    def leave(self, thread: SimThread, token: Any) -> None:
+        mpi = self.mpi
+        saved, start = token
+        if mpi._life is not None:
+            if mpi._calling is not start:
+                after_call(mpi, thread, saved[0])
+            if mpi._thread_level == THREAD_SERIALIZED and \
+                    in_call(thread.target_event, mpi._calling):
+                self.marks = marks_of(mpi, thread, saved[0])
+        self.hide(thread, saved)
 
     def resumed(self) -> None:
         self.mpi._unyielded = False

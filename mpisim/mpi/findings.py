@@ -90,6 +90,18 @@ RULES: dict[str, Rule] = {
                      "out of place (MPI_ERR_RMA_SYNC)"),
     "rma-epoch-open": Rule("12.5", ERROR, "an access or exposure epoch was still open at "
                            "MPI_Finalize (a missing fence, complete, wait or unlock)"),
+    # threads (§11.6)
+    "thread-level": Rule("11.2.1, 11.6", ERROR, "an MPI call the process's level of thread "
+                         "support forbids: from a second thread under MPI_THREAD_SINGLE, "
+                         "from a thread other than the main one under MPI_THREAD_FUNNELED, "
+                         "or while another thread is in a call under "
+                         "MPI_THREAD_SERIALIZED"),
+    "thread-same-request": Rule("11.6.2", ERROR, "two threads waited on the same request at "
+                                "once"),
+    "thread-concurrent-collective": Rule("11.6.2", ERROR, "two threads of a process were in "
+                                         "collective calls on the same communicator at "
+                                         "once: their order, which matching follows, is "
+                                         "not defined"),
     # resources
     "leak-request": Rule("3.9, 3.7.3", LEAK, "a persistent request was never freed"),
     "leak-comm": Rule("7.4.3", LEAK, "a communicator was never freed (MPI_Comm_free)"),

@@ -63,12 +63,23 @@ def wait(env: Clock, req: Request) -> Event:
         return at(env, req.done_at, _finish(req))  # the waiting rank cannot look before then
     ev = BuiltEvent()  # (pending(env), inlined: once per blocking receive)
     ev.env, ev.callbacks, ev._value = env, [], PENDING
+    if req.wake is not None:  # a second wait on it (another thread's: erroneous, §11.6.2,
+        req.wake.callbacks.append(lambda first: _as(first, ev))  # a finding): it returns
+        return ev  # with the first
     req.wake = ev
     if req.waiters is None:  # (req.on_known(_wake), inlined: its time is not known yet)
         req.waiters = [_wake]  # a module function and the event on the request: no closure
     else:
         req.waiters.append(_wake)
     return ev
+
+
+def _as(first: Event, ev: Event) -> None:
+    """``ev`` happens as ``first`` did, at once."""
+    if first._ok:
+        ev.succeed(first._value)
+    else:
+        ev.fail(first._value)
 
 
 def _wake(req: Request) -> None:

@@ -206,6 +206,7 @@ class Simulation:
         self.run_state = RunState(self.transport, self.rma, self.findings)
         self.run_state.dynamic = self.spawns = Spawns(self)  # processes it starts (§11.8)
         self.run_state.thread_failed = self._thread_failed
+        self.run_state.waiting = self._waiting
         self.handles = [Rank(r, ranks, self.env, self.transport,
                              BufferedMode(r, self.env, self.transport, self.config,
                                           self.recorder),
@@ -246,6 +247,10 @@ class Simulation:
         proc = self._procs[r]
         target = proc._target
         return proc._value is PENDING and target is not None and target._value is PENDING
+
+    def _waiting(self, r: int) -> Any:
+        """The event rank ``r``'s program waits for (None: none)."""
+        return self._procs[r].target
 
     def attach(self, r: int) -> Any:
         """A rank's start: the run's buffer attached, if it has one (the event, or None)."""

@@ -322,3 +322,115 @@ def test_a_lock_order_deadlock_between_two_threads_that_also_wait_in_mpi():
     assert "thread cycle: rank 0 thread 'a' -> rank 0 thread 'b' -> rank 0 thread 'a'" \
         in r.report()
     assert json.loads(r.to_json())["deadlock"]["thread_cycles"][0] == ["0:a", "0:b"]
+
+
+def _rules(result):
+    return [(f.rule, f.section) for f in result.findings]
+
+
+def _send_from_thread(level):
+    def worker(mpi):
+        yield mpi.send(count=1, dest=1, tag=0)
+
+    def program(mpi):
+        if level is not None:
+            mpi.init_thread(level)
+        if mpi.rank == 0:
+            yield mpi.spawn_thread(worker, mpi, name="sender")
+        else:
+            yield mpi.recv(count=1, source=0, tag=0)
+
+    return ms.run(program, ranks=2)
+
+
+def test_11_2_1_a_second_threads_call_under_thread_single_is_a_finding():
+    """§11.2.1: under MPI_THREAD_SINGLE (what MPI_Init gives) only one thread executes."""
+    r = _send_from_thread(None)
+    assert r.outcome is ms.Outcome.COMPLETED
+    assert _rules(r) == [("thread-level", "11.2.1, 11.6")]
+    f = r.findings[0]
+    assert "thread 'sender' of rank 0 called MPI_Send under MPI_THREAD_SINGLE" in f.message
+    assert f.calls[0].rank == 0 and f.calls[0].call == "MPI_Send"
+    assert "(worker)" in f.calls[0].where
+
+
+def test_11_2_1_a_call_from_a_thread_other_than_main_under_funneled_is_a_finding():
+    """§11.2.1: under MPI_THREAD_FUNNELED only the main thread makes MPI calls."""
+    r = _send_from_thread("funneled")
+    assert _rules(r) == [("thread-level", "11.2.1, 11.6")]
+    assert "under MPI_THREAD_FUNNELED: only the main thread may call MPI" in \
+        r.findings[0].message
+
+
+@pytest.mark.parametrize("level", ["serialized", "multiple"])
+def test_11_2_1_one_thread_calling_at_a_time_is_no_finding(level):
+    assert _rules(_send_from_thread(level)) == []
+
+
+def test_11_2_1_a_call_while_another_thread_is_in_one_under_serialized_is_a_finding():
+    """§11.2.1: under MPI_THREAD_SERIALIZED no two threads call MPI at once. Rank 0's
+    thread waits in MPI_Recv while its main thread sends: the two calls overlap."""
+    def listener(mpi):
+        yield mpi.recv(count=1, source=1, tag=9)
+
+    def program(mpi):
+        mpi.init_thread("serialized")
+        if mpi.rank == 0:
+            t = mpi.spawn_thread(listener, mpi, name="listener")
+            yield mpi.compute(1e-6)  # the listener is in its receive by now
+            yield mpi.send(count=1, dest=1, tag=1)
+            yield t
+        else:
+            yield mpi.recv(count=1, source=0, tag=1)
+            yield mpi.send(count=1, dest=0, tag=9)
+
+    r = ms.run(program, ranks=2)
+    assert r.outcome is ms.Outcome.COMPLETED
+    assert _rules(r) == [("thread-level", "11.2.1, 11.6")]
+    assert ("thread 'MainThread' of rank 0 called MPI_Send while thread 'listener' was in "
+            "MPI_Recv, under MPI_THREAD_SERIALIZED") in r.findings[0].message
+    assert [c.call for c in r.findings[0].calls] == ["MPI_Recv", "MPI_Send"]
+
+
+def test_11_6_2_two_threads_waiting_on_one_request_is_a_finding():
+    """§11.6.2: "A program in which two threads block, waiting on the same request, is
+    erroneous." Both of rank 0's threads wait on its irecv's request."""
+    def waiter(mpi, req):
+        yield mpi.wait(req)
+
+    def program(mpi):
+        mpi.init_thread("multiple")
+        if mpi.rank == 0:
+            req = yield mpi.irecv(count=1, source=1, tag=0)
+            a = mpi.spawn_thread(waiter, mpi, req, name="a")
+            b = mpi.spawn_thread(waiter, mpi, req, name="b")
+            yield a
+            yield b
+        else:
+            yield mpi.compute(5e-6)
+            yield mpi.send(count=1, dest=0, tag=0)
+
+    r = ms.run(program, ranks=2)
+    assert ("thread-same-request", "11.6.2") in _rules(r)
+    f = next(f for f in r.findings if f.rule == "thread-same-request")
+    assert "threads 'a' and 'b' of rank 0 both wait on one request" in f.message
+
+
+def test_11_6_2_two_threads_in_collectives_on_one_communicator_is_a_finding():
+    """§11.6.2: collective calls on one communicator match in the order issued; two
+    threads of a process inside collectives on it at once have no defined order."""
+    def member(mpi):
+        yield mpi.barrier()
+
+    def program(mpi):
+        mpi.init_thread("multiple")
+        a = mpi.spawn_thread(member, mpi, name="a")
+        b = mpi.spawn_thread(member, mpi, name="b")
+        yield a
+        yield b
+
+    r = ms.run(program, ranks=2)
+    assert ("thread-concurrent-collective", "11.6.2") in _rules(r)
+    f = next(f for f in r.findings if f.rule == "thread-concurrent-collective")
+    assert "threads 'a' and 'b' of rank 0 are in collective calls on one communicator" \
+        in f.message
