@@ -16,9 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..mpi.attributes import (
+    APPNUM,
     FIRST_USER_KEYVAL,
     KEYVAL_INVALID,
     PREDEFINED,
+    UNIVERSE_SIZE,
     Keyval,
     predefined_value,
 )
@@ -120,8 +122,15 @@ class AttributeCalls(HandleBase):
         keyval = PREDEFINED.get(keyval, keyval) if isinstance(keyval, str) else keyval
         if keyval in _PREDEFINED:
             family = self._config.profile.collectives_family
-            world = c.info is self._comms.world or bool(c.attrs and c.attrs.get(_WORLDLY))
-            return predefined_value(family, keyval, self.size, world)[1]
+            world = c.info is self._comms.world or bool(c.attrs and c.attrs.get(_WORLDLY)) \
+                or c.info is self.comm_world.info  # (a spawned process's own world)
+            found, value = predefined_value(family, keyval, self.size, world)
+            if found and keyval == APPNUM:  # a spawned process's command (MPI 4.1 §11.10.3)
+                return getattr(self, "_appnum", value)
+            universe = getattr(self, "_universe", None)  # the run's setting (§11.10.1)
+            if keyval == UNIVERSE_SIZE and universe is not None and universe()[0]:
+                return universe()[1] if world or family == "mpich" else None
+            return value
         if not isinstance(keyval, int) or (keyval not in (self._keyvals or {})
                                            and keyval not in (c.attrs or {})):
             raise ErrKeyval(f"comm_get_attr: {keyval!r} is not a keyval")

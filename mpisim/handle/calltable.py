@@ -232,6 +232,11 @@ _TABLE: list[Call] = [
              "group_size group_rank group_translate_ranks group_compare group_incl group_excl "
              "group_range_incl group_range_excl group_union group_intersection "
              "group_difference group_free", runs=LOCAL),
+    # -- dynamic processes (MPI 4.1 §11.8-§11.10): mpisim.handle.dynamic --------------------
+    *_family("comm_spawn comm_spawn_multiple comm_accept comm_connect comm_disconnect "
+             "comm_join"),
+    *_family("comm_get_parent open_port close_port publish_name unpublish_name lookup_name",
+             runs=LOCAL),
     # -- process topologies (MPI 4.1 §8): mpisim.handle.topology ---------------------------
     *_family("cart_sub graph_create dist_graph_create_adjacent dist_graph_create "
              "neighbor_allgather ineighbor_allgather neighbor_allgatherv ineighbor_allgatherv "

@@ -22,6 +22,8 @@ One class, :class:`Rank`, whose calls are written in one mixin per chapter of th
 - :class:`~mpisim.handle.io.FileCalls` (§14): MPI-IO, files, views and data access;
 - :class:`~mpisim.handle.threads.ThreadCalls` (§11.6): the level of thread support, and
   threads of the rank that make calls beside its program;
+- :class:`~mpisim.handle.dynamic.DynamicCalls` (§11.8-§11.10): spawned processes, ports,
+  names, disconnecting;
 - :class:`~mpisim.handle.local.LocalCalls`: compute time, datatype sizes, addresses;
 
 on :class:`~mpisim.handle.base.HandleBase`, which holds the rank's state and what every
@@ -37,6 +39,7 @@ from .base import POLL_TIME, POLLS, SAME_TIME_CALLS, ZeroTimeLoop
 from .buffers import BufferCalls
 from .collectives import CollectiveCalls
 from .comms import CommCalls
+from .dynamic import DynamicCalls
 from .groups import GroupCalls
 from .io import FileCalls
 from .local import LocalCalls
@@ -51,7 +54,7 @@ __all__ = ["POLLS", "POLL_TIME", "SAME_TIME_CALLS", "Rank", "ZeroTimeLoop"]
 
 class Rank(PointToPoint, BufferCalls, CommCalls, GroupCalls, CollectiveCalls, PersistentCalls,
            TopologyCalls, AttributeCalls, InfoCalls, OneSidedCalls, FileCalls, ThreadCalls,
-           LocalCalls):
+           DynamicCalls, LocalCalls):
     """The handle of one MPI process (``mpi`` in rank programs)."""
 
     __slots__ = ()

@@ -258,6 +258,11 @@ class Communicators:
         ctx, self._next = self._next, self._next + 2
         return ctx
 
+    def spawned_world(self, group: tuple[int, ...]) -> CommInfo:
+        """The MPI_COMM_WORLD of processes started together by MPI_Comm_spawn (MPI 4.1
+        §11.8.2): their own group and context."""
+        return CommInfo(self._context(), group, "MPI_COMM_WORLD")
+
     def rounds_time(self, members: int) -> float:
         """An allgather of small values by recursive doubling: ceil(log2 p) latencies."""
         return self.latency * math.ceil(math.log2(members)) if members > 1 else 0.0

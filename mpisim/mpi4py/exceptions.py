@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..io.errors import CODES as IO_CODES
+from ..mpi.dynamic import CODES as DYNAMIC_CODES
 from ..mpi.errors import MPIError
 from ..rma.errors import CODES as RMA_CODES
 
@@ -30,6 +31,7 @@ CODES = {
     "MPI_ERR_REQUEST": 19, "MPI_ERR_KEYVAL": 48, "MPI_ERR_ERRHANDLER": 80,
     **RMA_CODES,  # one-sided communication's (MPI_ERR_WIN, MPI_ERR_RMA_SYNC...)
     **IO_CODES,   # MPI-IO's (MPI_ERR_AMODE, MPI_ERR_NO_SUCH_FILE...)
+    **DYNAMIC_CODES,  # dynamic processes' (MPI_ERR_SPAWN, MPI_ERR_PORT...)
 }
 """Error class name -> code (``MPI.ERR_BUFFER`` is ``CODES["MPI_ERR_BUFFER"]``)."""
 

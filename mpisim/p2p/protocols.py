@@ -147,10 +147,13 @@ class Transport:
     def __init__(self, env: Clock, net: NetworkModel, size: int,
                  on_ready_error: Callable[[Message], None], recorder: Recorder, *,
                  findings: Findings | None = None,
-                 locate: Callable[[int], str | None] | None = None) -> None:
+                 locate: Callable[[int], str | None] | None = None,
+                 capacity: int | None = None) -> None:
         self.env = env
         self.net = net
-        self.size = size
+        # the processes the run may ever hold (``capacity``: with those spawned, MPI 4.1
+        # §11.8): the stride of the per-pair keys, fixed so that a key never changes
+        self.size = size if capacity is None else max(size, capacity)
         self.queues = [MatchQueues() for _ in range(size)]
         self.on_ready_error = on_ready_error
         self.recorder = recorder
@@ -166,9 +169,17 @@ class Transport:
         self.locate = locate  # rank -> its program line (where a blocking receive's rank is)
         self._arrival = (self._arrive,)  # an arrival's callbacks (clock.callbacks_at)
         self.progress: ReceiverProgress | None = (
-            ReceiverProgress(size, net.eager_cells, net.eager_box, net.local_send_limit,
+            ReceiverProgress(self.size, net.eager_cells, net.eager_box, net.local_send_limit,
                              net.eager_waits_for_rendezvous, net.eager_release)
             if ReceiverProgress.needed(net) else None)
+
+    def grow(self, count: int) -> None:
+        """``count`` new processes (spawned, MPI 4.1 §11.8) join the run, numbered after
+        the last (within the capacity given at construction)."""
+        if len(self.queues) + count > self.size:
+            raise ValueError(f"the run holds at most {self.size} processes")
+        self.queues.extend(MatchQueues() for _ in range(count))
+        self.net.port_free.extend([0.0] * count)
 
     # -- sending -------------------------------------------------------------------------
     def post_send(self, src: int, dst: int, tag: int, nbytes: int, data: Any, mode: str,  # noqa: C901 -- hot: 99,719 / 68,345 instructions a bsend / send (bench.instructions)

@@ -88,6 +88,11 @@ class Profile:
     # network defaults a calibration measures (Hockney ping-pong); None: the Network's own
     latency: float | None = None    # seconds
     bandwidth: float | None = None  # bytes per second
+    # dynamic processes (MPI 4.1 §11.8): seconds from MPI_Comm_spawn's call to the children's
+    # start (and the parents' return); whether a spawn beyond the universe size fails
+    # (MPI_ERR_SPAWN: Open MPI's slots) or starts them anyway (MPICH oversubscribes)
+    spawn_latency: float = 0.0
+    universe_limit: bool = False
     family: str = ""  # the built-in profile whose collective algorithms it uses ("": its name)
     library: str = field(default="", compare=False)  # MPI_Get_library_version, measured ones
     source: str = field(default="", compare=False)   # the file it was read from
@@ -121,6 +126,9 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
         alignment=1, eager_limit=8255, attach_min=96, detach_unattached_error=False,
         bsend_direct_limit=None, zero_bsend_unattached_ok=False,
         attach_twice_error_class="MPI_ERR_BUFFER", ibsend_completes_at_once=True,
+        # spawn: 0.078-0.110 s for MPI_Comm_spawn of 1 or 2 C processes from mpiexec -n 1
+        # (MPICH 5.0.2, 2 cores; a Python child with mpi4py: 0.19 s)
+        spawn_latency=0.09,
         description="MPICH 4.0 (ch4:ucx): first fit, every completed entry freed at each "
                     "bsend, 88-byte header, 16-byte cut; attach below 96 B refused; "
                     "eager up to 8255 B; 64 eager cells per pair freed by the receiver's "
@@ -139,7 +147,11 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
                     "the receiver; after a failed bsend the pair's later messages never "
                     "match.",
         eager_cells=16, eager_box=4088, local_send_limit=256, failed_bsend_stalls_pair=True,
-        mpi41_buffers=False),
+        mpi41_buffers=False,
+        # spawn: 0.24 s for MPI_Comm_spawn of 1 C process from mpiexec -n 1 (Open MPI 4.1.4,
+        # 2 cores); beyond its slots (2): MPI_ERR_SPAWN, "All nodes which are allocated for
+        # this job are already filled"
+        spawn_latency=0.24, universe_limit=True),
 )}
 
 
@@ -209,6 +221,7 @@ class ResolvedMPIConfig:
     rma_lock_progress: bool = False
     io_latency: float = 1e-4      # the file system of MPI-IO (see MPIConfig)
     io_bandwidth: float = 1e9
+    universe: int | None = None   # MPI_UNIVERSE_SIZE (see MPIConfig); None: the profile's
 
 
 BUFFER_POLICIES = ("as_written", "process", "communicator", "automatic")
@@ -310,6 +323,14 @@ class MPIConfig:
     io_bandwidth
         Bytes per second one process reads or writes a file with (MPI-IO). Default:
         1 GB/s.
+    universe
+        MPI_UNIVERSE_SIZE (MPI 4.1 §11.10.1), the processes the run's universe holds, at
+        least its ranks (``8``, as ``mpiexec -usize 8``): the attribute's value on
+        MPI_COMM_WORLD, and, under a profile with ``universe_limit`` (Open MPI's slots), the
+        most processes alive at once, a spawn beyond it failing with MPI_ERR_SPAWN.
+        Default: None, the library's: MPICH's mpiexec sets no universe size and spawns
+        without limit; Open MPI's universe is its slots (here the run's ranks); the
+        standard profile gives the run's ranks and spawns without limit.
 
     Examples
     --------
@@ -377,6 +398,10 @@ class MPIConfig:
     io_bandwidth: float | str = declare(
         "bandwidth", "bytes per second one process reads or writes a file with (MPI-IO)",
         default=1e9, shown="1 GB/s")
+    universe: int | None = declare(
+        "count", "MPI_UNIVERSE_SIZE: the processes the universe holds, for MPI_Comm_spawn "
+        "(a spawn beyond it fails under a profile with universe_limit)",
+        shown="the library's")
 
     @classmethod
     def from_dict(cls, settings: dict[str, Any]) -> MPIConfig:
@@ -426,4 +451,5 @@ class MPIConfig:
                                  rma_lock_progress=read("rma_lock_progress",
                                                         profile.rma_lock_progress),
                                  io_latency=read("io_latency"),
-                                 io_bandwidth=read("io_bandwidth"))
+                                 io_bandwidth=read("io_bandwidth"),
+                                 universe=read("universe"))

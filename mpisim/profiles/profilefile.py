@@ -183,6 +183,7 @@ READERS: dict[str, Any] = {
     "rma_lock_progress": _bool, "finalize": _choice(("collective", "local")),
     "latency": _optional(_unit(parse_time)),
     "bandwidth": _optional(_unit(parse_bandwidth)),
+    "spawn_latency": _unit(parse_time), "universe_limit": _bool,
 }
 """Every setting a profile file may give, and how its value is read."""
 

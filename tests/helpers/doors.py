@@ -83,6 +83,11 @@ _NOT_RECORDED: list[tuple[tuple[str, ...], str]] = [
     (_names("win_allocate_shared", "win_create_dynamic", "win_shared_query", "win_attach",
             "win_detach"), "shared-memory and dynamic windows: not recorded yet"),
     (_names("compute"), "not an MPI function: the simulated computation between calls"),
+    (_names("comm_spawn", "comm_spawn_multiple", "comm_get_parent", "comm_disconnect",
+            "comm_accept", "comm_connect", "comm_join", "open_port", "close_port",
+            "publish_name", "unpublish_name", "lookup_name"),
+     "dynamic processes (MPI 4.1 §11.8): not recorded yet (a recording is of the processes "
+     "mpiexec started)"),
 ]
 """Calls the recorder does not log, so neither its Fortran binding, the replayer nor the
 YAML writer can have them."""
@@ -126,6 +131,11 @@ EXCLUDED: dict[str, list[tuple[tuple[str, ...], str]]] = {
                 "ssend_init", "rsend_init", "start", "startall", "mprobe", "improbe", "mrecv",
                 "imrecv", "buffer_iflush", "comm_iflush_buffer", *_SESSIONS, *_NEIGHBOR),
          "not in the grammar yet: write it as a Python rank program or an mpi4py script"),
+        (_names("comm_spawn", "comm_spawn_multiple", "comm_get_parent", "comm_disconnect",
+                "comm_accept", "comm_connect", "comm_join", "open_port", "close_port",
+                "publish_name", "unpublish_name", "lookup_name"),
+         "dynamic processes: a scenario's programs are fixed at its start (a spawned "
+         "program is a Python rank program or an mpi4py script)"),
         (_names("win_allocate_shared", "win_create_dynamic", "get_accumulate", "fetch_and_op",
                 "compare_and_swap", "rput", "rget", "raccumulate", "rget_accumulate",
                 "win_start", "win_complete", "win_post", "win_wait", "win_test",

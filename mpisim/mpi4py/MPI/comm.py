@@ -31,6 +31,7 @@ from ..exceptions import as_exception, unsupported
 from .attributes import AttributeMethods, copy_attributes, delete_attributes
 from .buffers import attach, detach, flush, iflush
 from .collective import CollectiveMethods
+from .dynamic import DisconnectMethods, SpawnMethods
 from .errhandler import ErrhandlerMethods
 from .group import GroupMethods
 from .info import Info, handle_info
@@ -48,7 +49,8 @@ class Aborted(BaseException):
     script's ``except Exception`` cannot swallow it."""
 
 
-class Comm(GroupMethods, AttributeMethods, ErrhandlerMethods, P2PMethods, CollectiveMethods):
+class Comm(GroupMethods, AttributeMethods, ErrhandlerMethods, P2PMethods, CollectiveMethods,
+           DisconnectMethods):
     """mpi4py's MPI.Comm: the base of every communicator class (see the module).
 
     ``MPI.Comm(comm)`` is another handle of the same communicator, as in mpi4py (a class
@@ -142,7 +144,7 @@ class Comm(GroupMethods, AttributeMethods, ErrhandlerMethods, P2PMethods, Collec
     def Get_rank(self) -> int:
         mpi = current().mpi
         comm = self._c(mpi)
-        return mpi.rank if comm is None else comm.rank
+        return mpi.comm_rank() if comm is None else comm.rank  # (a spawned one: its own world)
 
     def Get_size(self) -> int:
         mpi = current().mpi
@@ -325,7 +327,7 @@ class Comm(GroupMethods, AttributeMethods, ErrhandlerMethods, P2PMethods, Collec
         raise unsupported(type(self).__name__, name)
 
 
-class Intracomm(TopologyMaker, IntercommMaker, Comm):
+class Intracomm(TopologyMaker, IntercommMaker, SpawnMethods, Comm):
     """mpi4py's MPI.Intracomm (MPI.COMM_WORLD, COMM_SELF, and what Dup and Split make)."""
 
     def _holds(self, comm: Comm) -> bool:

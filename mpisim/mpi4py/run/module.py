@@ -41,6 +41,7 @@ from ..exceptions import CODES, ERR_LASTCODE, Exception, as_exception, error_str
 from ..MPI import comm as _comm
 from ..MPI.buffers import attach, detach, flush, iflush
 from ..MPI.collective import IN_PLACE
+from ..MPI.dynamic import Close_port, Lookup_name, Open_port, Publish_name, Unpublish_name
 from ..MPI.errhandler import (
     ERRHANDLER_NULL,
     ERRORS_ABORT,
@@ -208,7 +209,8 @@ _NAMES.update(_typecode=typecode, _typealign=typealign, buffer=buffer, memory=bu
 _NAMES.update(OPS)
 _NAMES.update(_WIN_NAMES)  # MPI.Win, its constants, MPI.REPLACE and MPI.NO_OP (§12)
 _NAMES.update(_FILE_NAMES)  # MPI.File, MPI.FILE_NULL, MPI.MODE_*, MPI.SEEK_* (§14)
-_FUNCTIONS = (Init, Init_thread, Finalize, Is_initialized, Is_finalized, Query_thread,
+_FUNCTIONS = (Open_port, Close_port, Publish_name, Unpublish_name, Lookup_name,
+              Init, Init_thread, Finalize, Is_initialized, Is_finalized, Query_thread,
               Is_thread_main, Get_version, Get_library_version, get_vendor,
               Get_processor_name, Wtime, Wtick, Get_error_class, Get_error_string, Alloc_mem,
               Free_mem, Get_address, Aint_add, Aint_diff)

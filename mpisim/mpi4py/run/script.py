@@ -104,12 +104,18 @@ class Script:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
 
+    def child(self, path: str, argv: list[str]) -> Script:
+        """The program of a process this script's rank spawns (MPI 4.1 §11.8.2): the
+        script ``path`` with ``argv``, its prints where this one's go."""
+        return Script(path, argv, self.output)
+
     def __call__(self, mpi: Any, **params: Any) -> Any:
         if params:
             raise TypeError(f"an mpi4py script takes command-line arguments, not params "
                             f"({', '.join(sorted(params))})")
         code = _compile(self.path)
         ctx = RankContext(mpi, self.path)
+        ctx.state["spawn"] = self.child  # what its MPI_Comm_spawn runs (MPI/dynamic.py)
         directory = os.path.dirname(self.path)
         handlers = Handlers(directory)
         scope = Scope(modules() | {"time": time_module(), "atexit": atexit_module(handlers)},
