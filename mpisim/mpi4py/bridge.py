@@ -20,10 +20,17 @@ are shared.
 
 The stand-in's objects (``MPI.COMM_WORLD``...) are shared by every rank; each call finds
 its rank with :func:`current` (the greenlet it runs in).
+
+A script's ``threading.Thread`` is a greenlet of its own too (:class:`ThreadGreenlet`,
+:mod:`.run.simthreads`), driven by the same loop (:func:`drive`) in a program the rank's
+handle runs as a simulated thread (``mpi.spawn_thread``): its blocking calls hand their
+events back just as the script's do, and block that thread only. ``threading``, ``queue``
+and ``concurrent.futures`` are simulated for the script's own code only (``Scope.scoped``).
 """
 
 from __future__ import annotations
 
+import builtins
 import importlib.abc
 import importlib.util
 import os
@@ -39,8 +46,9 @@ from ..handle.access import driven, port_of
 from ..mpi.errors import MPIError
 from .exceptions import as_exception, unsupported
 
-__all__ = ["SITES", "THREAD_CALLS", "RankContext", "RankGreenlet", "Scope", "bridge",
-           "check_threads", "current", "own_code", "site", "where"]
+__all__ = ["SITES", "THREAD_CALLS", "RankContext", "RankGreenlet", "Scope", "ThreadGreenlet",
+           "bridge", "check_threads", "current", "drive", "own_code", "site", "thread_program",
+           "where"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _MISSING = object()
@@ -56,6 +64,9 @@ class RankContext:
         # already happened without a yield): not the program's yield to check
         self.script = script
         self.greenlet: RankGreenlet | None = None
+        self.root: Any = None  # the greenlet of the event loop: every greenlet of the rank
+        # (its script's, its threads') switches back to it
+        self.scope: Any = None  # what the rank's greenlets see while they run (Scope)
         self.back: Any = None  # the switch to the bridge (the greenlet's parent's switch,
         # found once: it is the same at every call)
         self.closed = False            # the run is over: any further call unwinds the rank
@@ -127,15 +138,18 @@ class RankGreenlet(greenlet):
 
 
 def current() -> RankContext:
-    """The rank whose script is calling. A call from a thread the script started is refused
-    there and remembered: the rank running meanwhile fails at its next call or its end
-    (:func:`check_threads`), so the run ends as ERROR rather than completing."""
+    """The rank whose script (or one of its simulated threads) is calling. A call from a
+    real thread of the process (one a library started: the script's own ``threading`` is
+    simulated) is refused there and remembered: the rank running meanwhile fails at its
+    next call or its end (:func:`check_threads`), so the run ends as ERROR rather than
+    completing."""
     ctx = getattr(getcurrent(), "ctx", None)
     if ctx is None:
         if threading.current_thread() is not threading.main_thread():
             THREAD_CALLS.append(where() or "a thread")
-            raise RuntimeError("MPI called from a thread the script started: the stand-in "
-                               "runs each rank's MPI calls in its main thread only")
+            raise RuntimeError("MPI called from a real thread of the process (not one of "
+                               "the script's simulated threads): the stand-in runs MPI calls "
+                               "in simulated threads only")
         raise RuntimeError("the mpi4py stand-in is used outside a simulated rank: run the "
                            "script with `mpisim mpi4py -n N script.py` or ms.run_mpi4py()")
     return ctx
@@ -150,9 +164,9 @@ def check_threads() -> None:
     if THREAD_CALLS:
         at = THREAD_CALLS[0]
         THREAD_CALLS.clear()
-        raise RuntimeError(f"a thread this rank started called MPI (at {at}): the stand-in "
-                           "runs each rank's MPI calls in its main thread only (as "
-                           "MPI_THREAD_FUNNELED)")
+        raise RuntimeError(f"a real thread of the process called MPI (at {at}): the "
+                           "stand-in runs MPI calls in the script's simulated threads only "
+                           "(threading.Thread)")
 
 
 def where(frame: Any = None) -> str | None:
@@ -228,7 +242,15 @@ class Scope:
     its directory on sys.path. Entered and left around every switch into the greenlet."""
 
     def __init__(self, modules: dict[str, Any], argv: list[str], directory: str,
-                 output: str = "stdout", lazy: dict[str, Any] | None = None) -> None:
+                 output: str = "stdout", lazy: dict[str, Any] | None = None,
+                 scoped: dict[str, Any] | None = None) -> None:
+        self.scoped = dict(scoped or {})  # what only the script's own code imports
+        # (threading, queue, concurrent.futures: simulated), see _import
+        self._owns: dict[Any, bool] = {}
+        self.init: Callable[[], Any] | None = None  # called once, when the script's own
+        # code first imports mpi4py.MPI (mpi4py initializes MPI then, with mpi4py.rc's
+        # thread level as the script has set it)
+        self._real_import: Any = None
         self.modules = dict(modules)  # in sys.modules at every switch (a lazy one joins
         # them once the script imported it: most scripts never do, and pay nothing)
         self.lazy = dict(lazy or {})
@@ -267,6 +289,34 @@ class Scope:
         if self.output != "stdout":
             self._stdout = sys.stdout
             sys.stdout = sys.stderr if self.output == "stderr" else _discard()
+        if self.scoped:
+            self._real_import = builtins.__import__
+            builtins.__import__ = self._import
+
+    def _import(self, name: str, globals: Any = None, locals: Any = None,
+                fromlist: Any = (), level: int = 0) -> Any:
+        """``import`` while the rank runs: the script's own code (its ``__main__`` and the
+        modules of its directory) gets the simulated modules of :attr:`scoped`; any other
+        code (the standard library, numpy) the real ones, so that a module shared by the
+        process never holds a simulated lock."""
+        scoped = self.scoped
+        if self.init is not None and level == 0 and (name.startswith("mpi4py.") or (
+                name == "mpi4py" and fromlist and "MPI" in fromlist)) and \
+                globals is not None and self._own(globals):
+            init, self.init = self.init, None
+            init()
+        if level == 0 and name in scoped and globals is not None and self._own(globals):
+            if not fromlist and "." in name:  # `import a.b` binds a
+                return scoped.get(name.partition(".")[0], scoped[name])
+            return scoped[name]
+        return self._real_import(name, globals, locals, fromlist, level)
+
+    def _own(self, namespace: dict[str, Any]) -> bool:
+        key = namespace.get("__file__")
+        own = self._owns.get(key)
+        if own is None:
+            own = self._owns[key] = _under(key, self.directory)
+        return own or namespace.get("__name__") == "__main__"
 
     def leave(self) -> None:
         """Put the process's view back, exactly as :meth:`enter` found it (its entries
@@ -282,6 +332,8 @@ class Scope:
         for name in self._absent:
             mods.pop(name, None)
         sys.argv = self._argv
+        if self._real_import is not None:
+            builtins.__import__, self._real_import = self._real_import, None
         if self._stdout is not None:
             sys.stdout, self._stdout = self._stdout, None
         meta = sys.meta_path
@@ -339,7 +391,35 @@ def bridge(ctx: RankContext, body: Callable[[], Any], scope: Scope) -> Generator
     g = RankGreenlet(body)
     g.ctx = ctx
     ctx.greenlet = g
+    ctx.root = g.parent
     ctx.back = g.parent.switch  # type: ignore[union-attr]
+    ctx.scope = scope
+    return (yield from drive(g, ctx, scope))
+
+
+class ThreadGreenlet(greenlet):
+    """A simulated thread's greenlet (``threading.Thread.start`` in a script): ``ctx`` is
+    its rank's, ``thread`` the script's Thread object."""
+
+    ctx: RankContext
+    thread: Any
+
+
+def thread_program(ctx: RankContext, run: Callable[[], Any]) -> tuple[Any, ThreadGreenlet]:
+    """The program of a new simulated thread running ``run()`` in a greenlet of its own,
+    for ``mpi.spawn_thread``: (the generator, the greenlet). The greenlet's parent is the
+    rank's (the event loop's), so its blocking calls hand their events to the generator as
+    the rank's do to :func:`bridge`."""
+    g = ThreadGreenlet(run, parent=ctx.root)
+    g.ctx = ctx
+    return drive(g, ctx, ctx.scope), g
+
+
+def drive(g: greenlet, ctx: RankContext, scope: Scope) -> Generator[Any, Any, Any]:
+    """Run greenlet ``g`` as a program of the engine: switch into it (in the script's
+    scope), yield each event it hands back, send the event's value (or throw its error)
+    into it; its return value is the program's. A program closed before its greenlet ended
+    (the run is over) unwinds the greenlet, and the rank's calls from then on end at once."""
     value: Any = None
     error: BaseException | None = None
     started = False
@@ -368,8 +448,8 @@ def bridge(ctx: RankContext, body: Callable[[], Any], scope: Scope) -> Generator
             except BaseException as e:  # the event's MPI error: raised at the script's call
                 value, error = None, e
     finally:
-        ctx.closed = True
         if started and not g.dead:
+            ctx.closed = True
             _unwind(g, scope)
 
 

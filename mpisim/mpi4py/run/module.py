@@ -10,6 +10,7 @@ of supported calls), so a script fails at its first unsupported call with a clea
 
 from __future__ import annotations
 
+import os
 import types
 from typing import Any
 
@@ -81,6 +82,31 @@ def Init_thread(required: int = THREAD_MULTIPLE) -> int:
     return THREAD_SINGLE
 
 
+_LEVELS = {"single": THREAD_SINGLE, "funneled": THREAD_FUNNELED,
+           "serialized": THREAD_SERIALIZED, "multiple": THREAD_MULTIPLE}
+
+
+def init_level(ctx: Any) -> int:
+    """MPI_Init_thread as mpi4py calls it when a rank's script first imports
+    ``mpi4py.MPI``: the level ``mpi4py.rc.thread_level`` names (``"multiple"`` unless the
+    script set another; ``rc.threads = False``: MPI_Init, ``MPI_THREAD_SINGLE``), given as
+    the profile's library gives it (MPICH 5.0.2 and Open MPI give the level asked for);
+    kept on the rank's handle (``mpi.query_thread()``). Once per rank: later calls answer
+    the level kept."""
+    provided = ctx.state.get("thread_level")
+    if provided is None:
+        rc = modules()["mpi4py"].rc
+        asked = str(getattr(rc, "thread_level", "multiple")).lower() \
+            if getattr(rc, "threads", True) else "single"
+        level = _LEVELS.get(asked, THREAD_MULTIPLE)
+        try:
+            provided = ctx.mpi.init_thread(level)
+        except MPIError:  # a call came first (a script that imported MPI otherwise)
+            provided = ctx.mpi.query_thread()
+        ctx.state["thread_level"] = provided
+    return int(provided)
+
+
 def Finalize() -> None:
     ctx = current()
     if ctx.finalized:
@@ -97,11 +123,16 @@ def Is_finalized() -> bool:
 
 
 def Query_thread() -> int:
-    return THREAD_SINGLE
+    """MPI_Query_thread (§11.6.2): the level the rank was given (:func:`init_level`)."""
+    return init_level(current())
 
 
 def Is_thread_main() -> bool:
-    return True
+    """MPI_Is_thread_main (§11.6.2): whether the calling simulated thread is the rank's
+    main thread (its script, not a ``threading.Thread`` it started)."""
+    ctx = current()
+    init_level(ctx)
+    return bool(ctx.mpi.is_thread_main())
 
 
 def Get_version() -> tuple[int, int]:
@@ -236,6 +267,9 @@ def modules() -> dict[str, types.ModuleType]:
         mpi.__dict__["__getattr__"] = _mpi_getattr
         pkg = types.ModuleType("mpi4py", "mpisim's stand-in for mpi4py (simulated MPI).")
         pkg.__path__ = []  # a package: `import mpi4py.MPI` works, other submodules do not
+        # (a directory that does not exist, as mpi4py's tests read ``mpi4py.__path__[0]``;
+        # nothing is ever found there)
+        pkg.__path__.append(os.path.join(os.path.dirname(__file__), "mpi4py-stand-in"))
         pkg.__version__ = "4.1.2"
         pkg.MPI = mpi  # type: ignore[attr-defined]
         pkg.util = _util_package()  # type: ignore[attr-defined]

@@ -28,7 +28,9 @@ from ...mpi.errors import MPIError
 from ..bridge import RankContext, Scope, bridge, check_threads
 from .clock import time_module
 from .exits import Handlers, atexit_module, finish
-from .module import modules, submodules
+from .module import init_level, modules, submodules
+from .simfutures import futures_modules
+from .simthreads import join_threads, queue_module, threading_module
 
 __all__ = ["Script", "ScriptError", "ScriptExit", "ScriptInterrupt", "run_mpi4py"]
 
@@ -119,13 +121,21 @@ class Script:
         directory = os.path.dirname(self.path)
         handlers = Handlers(directory)
         scope = Scope(modules() | {"time": time_module(), "atexit": atexit_module(handlers)},
-                      list(self.argv), directory, self.output, submodules())
-        return bridge(ctx, lambda: _execute(code, self.path, handlers), scope)
+                      list(self.argv), directory, self.output, submodules(), scoped())
+        scope.init = lambda: init_level(ctx)
+        return bridge(ctx, lambda: _execute(ctx, code, self.path, handlers), scope)
 
 
-def _execute(code: Any, path: str, handlers: Handlers) -> None:
+def scoped() -> dict[str, Any]:
+    """The modules only the script's own code imports simulated: ``threading``,
+    ``queue``, ``concurrent.futures`` (:mod:`.simthreads`, :mod:`.simfutures`)."""
+    return {"threading": threading_module(), "queue": queue_module(), **futures_modules()}
+
+
+def _execute(ctx: RankContext, code: Any, path: str, handlers: Handlers) -> None:
     """The script in a fresh ``__main__``, then the end of the process before
-    MPI_Finalize (:func:`.exits.finish`: atexit handlers, finalizers)."""
+    MPI_Finalize: its non-daemon threads joined (:func:`.simthreads.join_threads`), then
+    :func:`.exits.finish` (atexit handlers, finalizers)."""
     namespace = {"__name__": "__main__", "__file__": path, "__builtins__": builtins,
                  "__package__": None, "__spec__": None, "__cached__": None}
     _watch_sigint()
@@ -144,6 +154,7 @@ def _execute(code: Any, path: str, handlers: Handlers) -> None:
         if not isinstance(e, MPIError):
             e.add_note(HANGS)
         raise
+    join_threads(ctx)
     finish(namespace, handlers)
 
 
