@@ -35,10 +35,12 @@ from ..buffered.mode import BufferedMode
 from ..collectives import Collectives
 from ..engine.port import RankPort
 from ..engine.sites import INSIDE, site_text
+from ..engine.threads import MAIN
 from ..engine.yields import NotYielded, method_name, program_frames, site_in_frames, unyielded
 from ..mpi import addresses as _addr
 from ..mpi.causes import CallDetail
 from ..mpi.comm import Comm, Communicators
+from ..mpi.constants import THREAD_SINGLE
 from ..mpi.errors import ErrComm
 from ..p2p.protocols import Transport
 from .lifecycle import Lifecycle
@@ -90,6 +92,12 @@ class HandleBase:
     _last_poll: tuple | None = None  # (call, detail, where) of its last failed poll
     _wildcards: dict[int, int] | None = None  # a race exploration's forced senders
     _wild = 0  # wildcard receives and probes made (their numbers in a race exploration)
+    _thread: Any = MAIN  # the thread whose step runs now (handle.threads.Host swaps it)
+    _threads: tuple[Any, ...] | list[Any] = ()  # the threads it spawned, in spawn order
+    _thread_level = THREAD_SINGLE  # what MPI_Init gives (MPICH 5.0.2, Open MPI 4.1.4)
+    _thread_asked = False  # MPI_Init_thread's level was asked for
+    _probes: dict[int, tuple[Any, Any]] | None = None  # a threaded rank's probed
+    # messages: id -> (thread, its Call) (handle.threadrules.probed)
     _yields = True  # its program yields every call's event (False: a driver takes them, as
     # the mpi4py stand-in does; see _not_yielded)
 

@@ -30,6 +30,7 @@ from ..p2p.protocols import BUFFERED, READY, STANDARD, SYNCHRONOUS
 from ..p2p.requests import Request, Status
 from ..values.units import format_time
 from .base import POLL_TIME, HandleBase
+from .threadrules import probed
 
 __all__ = ["PointToPoint"]
 
@@ -571,9 +572,20 @@ class PointToPoint(HandleBase):
         if source == PROC_NULL:
             return done(env, Status(PROC_NULL, ANY_TAG, 0))
         msg = self._tp.peek(self.rank, source, tag, ctx)
+        threads = self._threads  # (a rank with threads: two may probe one message)
         if msg is not None:
+            if threads:
+                probed(self, self._thread, msg, self._calling)
             return done(env, _probe_status(msg, comm))
         ev = pending(env)
+        if threads:
+            thread, calling = self._thread, self._calling
+
+            def found(m: Any) -> None:
+                probed(self, thread, m, calling)
+                fire_at(ev, env._now, _probe_status(m, comm))
+            self._tp.wait_probe(self.rank, source, tag, found, ctx)
+            return ev
         self._tp.wait_probe(self.rank, source, tag,
                             lambda m: fire_at(ev, env._now, _probe_status(m, comm)), ctx)
         return ev
@@ -605,6 +617,8 @@ class PointToPoint(HandleBase):
         msg = self._tp.peek(self.rank, source, tag, ctx)
         if msg is None:
             return self._poll(done(env, (False, None)))
+        if self._threads:  # (a rank with threads: two may probe one message)
+            probed(self, self._thread, msg, self._calling)
         return done(env, (True, _probe_status(msg, comm)))
 
 

@@ -17,7 +17,12 @@ so a run without threads pays nothing for them:
   on one request, ``thread-concurrent-collective`` for two collectives on one
   communicator);
 - when a thread blocked inside a call resumes: whether another thread of the rank made a
-  call meanwhile (``thread-level`` under SERIALIZED; the rank's main thread is seen here).
+  call meanwhile (``thread-level`` under SERIALIZED; the rank's main thread is seen here);
+- when a thread of a rank with threads probes a message (MPI_Probe, MPI_Iprobe), whether
+  another thread probed the same one and has not received it yet: each will receive "the
+  message the probe returned" by its source and tag, and one of them will get another
+  (``thread-probe-race``; §11.6.2: MPI_Mprobe and MPI_Mrecv, §3.8.2, take the message with
+  the probe).
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ from ..engine.threads import MAIN, SimThread
 from ..mpi.constants import THREAD_FUNNELED, THREAD_SERIALIZED, THREAD_SINGLE
 from ..mpi.findings import Call
 
-__all__ = ["Blocked", "after_call", "in_call", "marks_of", "on_resume", "others_in_calls"]
+__all__ = ["Blocked", "after_call", "in_call", "marks_of", "on_resume", "others_in_calls",
+           "probed"]
 
 _LEVEL_NAMES = {THREAD_SINGLE: "MPI_THREAD_SINGLE", THREAD_FUNNELED: "MPI_THREAD_FUNNELED",
                 THREAD_SERIALIZED: "MPI_THREAD_SERIALIZED"}
@@ -169,3 +175,23 @@ def _collective(obj: Any) -> Any:
     if hasattr(obj, "entered") and hasattr(obj, "ctx"):
         return obj.ctx
     return None
+
+
+def probed(mpi: Any, thread: Any, msg: Any, calling: tuple[Any, ...]) -> None:
+    """``thread`` of rank ``mpi`` probed ``msg`` (by the call ``calling``), a message not
+    received yet: another thread's probe of it is a race (see the module)."""
+    probes = mpi._probes
+    if probes is None:
+        probes = mpi._probes = {}
+    where = site_text(calling[5]) or (thread.where if isinstance(thread, SimThread)
+                                      else site_text(mpi._site()))
+    before = probes.get(msg.id)
+    probes[msg.id] = (thread, Call(mpi.rank, calling[0], where))
+    if before is None or before[0] is thread or mpi._life is None:
+        return
+    rank = mpi.rank
+    mpi._life.findings.add("thread-probe-race", (
+        f"threads {before[0].name!r} and {thread.name!r} of rank {rank} both probed the "
+        f"message from rank {msg.src} (tag {msg.tag}) before either received it: the "
+        "receive that follows each probe may take another message; use MPI_Mprobe and "
+        "MPI_Mrecv"), (before[1], probes[msg.id][1]))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..engine.threads import MAIN, MainThread, SimThread
+from ..engine.threads import MainThread, SimThread
 from ..mpi.constants import THREAD_LEVELS, THREAD_MULTIPLE, THREAD_SERIALIZED, THREAD_SINGLE
 from ..mpi.errors import ErrArg, ErrOther
 from .base import HandleBase
@@ -87,10 +87,6 @@ class ThreadCalls(HandleBase):
 
     __slots__ = ()
 
-    _thread: Any = MAIN  # the thread whose step runs now (engine.threads swaps it)
-    _threads: tuple[SimThread, ...] | list[SimThread] = ()  # those spawned, in spawn order
-    _thread_level = THREAD_SINGLE  # what MPI_Init gives (MPICH 5.0.2, Open MPI 4.1.4)
-    _thread_asked = False
 
     def init_thread(self, required: int | str) -> int:
         """MPI_Init_thread's level (§11.2.1): ask for thread support ``required``; the

@@ -102,6 +102,10 @@ RULES: dict[str, Rule] = {
                                          "collective calls on the same communicator at "
                                          "once: their order, which matching follows, is "
                                          "not defined"),
+    "thread-probe-race": Rule("11.6.2, 3.8.2", ERROR, "two threads of a process probed the "
+                              "same message before either received it: the receive after "
+                              "each probe may take another message (MPI_Mprobe and "
+                              "MPI_Mrecv exist for this)"),
     # resources
     "leak-request": Rule("3.9, 3.7.3", LEAK, "a persistent request was never freed"),
     "leak-comm": Rule("7.4.3", LEAK, "a communicator was never freed (MPI_Comm_free)"),

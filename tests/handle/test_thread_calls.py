@@ -434,3 +434,49 @@ def test_11_6_2_two_threads_in_collectives_on_one_communicator_is_a_finding():
     f = next(f for f in r.findings if f.rule == "thread-concurrent-collective")
     assert "threads 'a' and 'b' of rank 0 are in collective calls on one communicator" \
         in f.message
+
+
+def _probe_then_receive(mpi):
+    """MPI_Probe for the size, then MPI_Recv of that many bytes by source and tag."""
+    status = yield mpi.probe(source=1, tag=0)
+    yield mpi.recv(count=status.count, source=1, tag=0)
+    return status.count
+
+
+def _mprobe_then_mrecv(mpi):
+    """MPI_Mprobe takes the message; MPI_Mrecv receives exactly it."""
+    message, status = yield mpi.mprobe(source=1, tag=0)
+    yield mpi.mrecv(count=status.count, message=message)
+    return status.count
+
+
+@pytest.mark.parametrize("receive", [_probe_then_receive, _mprobe_then_mrecv])
+def test_11_6_2_two_threads_probing_one_message_race_where_matched_probes_do_not(receive):
+    """§11.6.2 and §3.8.2, the reason matched probes exist. Rank 1 sends 40 B then 80 B
+    with one tag; two threads of rank 0 each probe for the size and receive. With
+    MPI_Probe both probe the 40-byte message; one receives it, the other's receive (40 B)
+    takes the 80-byte one: MPI_ERR_TRUNCATE, and the probe race is a finding. With
+    MPI_Mprobe each takes its own message: both complete."""
+    def program(mpi):
+        mpi.init_thread("multiple")
+        if mpi.rank == 1:
+            yield mpi.send(count=40, dest=0, tag=0)
+            yield mpi.send(count=80, dest=0, tag=0)
+            return None
+        a = mpi.spawn_thread(receive, mpi, name="a")
+        b = mpi.spawn_thread(receive, mpi, name="b")
+        return (yield a), (yield b)
+
+    r = ms.run(program, ranks=2)
+    if receive is _mprobe_then_mrecv:
+        assert r.outcome is ms.Outcome.COMPLETED and r.findings == []
+        assert r.returned[0] == (40, 80)
+        return
+    assert r.outcome is ms.Outcome.ERROR and r.error.error_class == "MPI_ERR_TRUNCATE"
+    assert "thread 'b' of rank 0" in r.error.message
+    race = next(f for f in r.findings if f.rule == "thread-probe-race")
+    assert race.section == "11.6.2, 3.8.2"
+    assert "threads 'a' and 'b' of rank 0 both probed the message from rank 1 (tag 0)" \
+        in race.message
+    assert [c.call for c in race.calls] == ["MPI_Probe", "MPI_Probe"]
+    assert all("(_probe_then_receive)" in c.where for c in race.calls)
