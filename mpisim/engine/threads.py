@@ -10,7 +10,11 @@ A thread's life:
 
 1. **spawn**: ``mpi.spawn_thread(target, ...)`` makes a :class:`SimThread` and schedules
    its start at the current simulated time, after the step of the thread that spawned it
-   (one thread runs at a time: the simulation is deterministic);
+   (one thread runs at a time: the simulation is deterministic). Threads runnable at the
+   same instant run in the order they became runnable, or, with a run's ``seed`` other
+   than 0, in an order drawn from it (each resumption may yield to the others first:
+   ``ThreadHost.defer``), so a seed names one interleaving and ``check --races`` tries
+   several;
 2. **steps**: each event the thread yields resumes it when it happens. For the length of
    one step, the handle holds the thread's own call state (the call it is in and the
    program's place): :meth:`SimThread._resume` swaps it in and out, so the handle at rest
@@ -64,6 +68,10 @@ class ThreadHost(Protocol):
 
     def unyielded_call(self) -> str | None:
         """The call the thread made whose event it never yielded, if any."""
+
+    def defer(self) -> bool:
+        """Whether the thread, runnable now, lets the others runnable at this instant go
+        first (the run's thread order, drawn from its seed; never with seed 0)."""
 
 
 class MainThread:
@@ -155,10 +163,17 @@ class SimThread:
     def start(self) -> None:
         """Call the target, in a step of the thread's own."""
         def begin(_event: Any) -> None:
+            if self.host.defer():
+                self._later(begin)
+                return
             self._step(self._call_target, None)
+        self._later(begin)
+
+    def _later(self, then: Callable[[Any], None], value: Any = None) -> None:
+        """``then`` at the current time, after the events already scheduled for it."""
         event = self.env.event()
-        event.callbacks.append(begin)
-        event.succeed()
+        event.callbacks.append(then)
+        event.succeed(value)
 
     def _call_target(self, _: Any) -> None:
         body = self.target(*self.args, **self.kwargs)
@@ -170,7 +185,11 @@ class SimThread:
 
     # -- 2. steps --------------------------------------------------------------------------
     def _resume(self, event: Any) -> None:
-        """The event it waited for has happened: one step of the thread."""
+        """The event it waited for has happened: one step of the thread (or, when the run's
+        thread order says so, after the others runnable at this instant)."""
+        if self.host.defer():
+            self._later(lambda _: self._resume(event))
+            return
         if event._ok:
             self._step(self._advance_ok, event._value)
         else:

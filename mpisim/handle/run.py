@@ -44,7 +44,7 @@ class RunState:
     """
 
     __slots__ = ("dynamic", "file_io", "findings", "one_sided", "poll_watch", "thread_failed",
-                 "transport", "waiting")
+                 "thread_seed", "transport", "waiting")
 
     def __init__(self, transport: Transport, one_sided: OneSided | None = None,
                  findings: Findings | None = None) -> None:
@@ -61,6 +61,9 @@ class RunState:
         # the event a rank's program waits for (the thread-level checks ask whether the
         # main thread is inside a call); None: not known
         self.waiting: Callable[[int], Any] | None = None
+        # the order of a rank's threads runnable at one instant: 0, the order they became
+        # runnable in; another seed, an order drawn from it (handle.threads.Host.defer)
+        self.thread_seed = 0
 
     def __repr__(self) -> str:
         return f"<run state of {self.transport.size} ranks>"

@@ -11,6 +11,7 @@ returns it as ``provided``; ``MPI_Init`` gives ``MPI_THREAD_SINGLE``).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -30,12 +31,19 @@ class Host:
     main thread's state is back. At the edges of the step, the rules of calls from several
     threads are checked (:mod:`mpisim.handle.threadrules`)."""
 
-    __slots__ = ("marks", "mpi", "rank")
+    __slots__ = ("marks", "mpi", "order", "rank")
 
-    def __init__(self, mpi: ThreadCalls) -> None:
+    def __init__(self, mpi: ThreadCalls, ident: int = 0) -> None:
         self.mpi = mpi
         self.rank = mpi.rank
         self.marks: Any = None  # the other threads' calls as its thread blocked in one
+        seed = mpi._run.thread_seed
+        # the thread's draws of the run's thread order (None: seed 0, as they come)
+        self.order = None if not seed else random.Random(f"{seed}:{mpi.rank}:{ident}")
+
+    def defer(self) -> bool:
+        order = self.order
+        return order is not None and order.random() < 0.5
 
     def show(self, thread: SimThread) -> Any:
         """The thread's call state on the handle; returns the main thread's."""
@@ -180,7 +188,7 @@ class ThreadCalls(HandleBase):
         if not isinstance(threads, list):
             threads = self._threads = []
         ident = len(threads) + 1
-        thread = SimThread(self._env, Host(self), self._run, target, args, kwargs,
+        thread = SimThread(self._env, Host(self, ident), self._run, target, args, kwargs,
                            name=f"Thread-{ident}" if name is None else str(name),
                            ident=ident, daemon=bool(daemon))
         threads.append(thread)

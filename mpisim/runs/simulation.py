@@ -207,6 +207,7 @@ class Simulation:
         self.run_state.dynamic = self.spawns = Spawns(self)  # processes it starts (§11.8)
         self.run_state.thread_failed = self._thread_failed
         self.run_state.waiting = self._waiting
+        self.run_state.thread_seed = seed  # (the order of threads runnable at one instant)
         self.handles = [Rank(r, ranks, self.env, self.transport,
                              BufferedMode(r, self.env, self.transport, self.config,
                                           self.recorder),

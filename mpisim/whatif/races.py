@@ -11,6 +11,12 @@ alternatives for later receives; the exploration goes on, breadth first, until n
 left or ``max_orders`` runs were made (the report says which, and how many orders it
 tried).
 
+A program whose ranks run threads (``mpi.spawn_thread``, ``threading.Thread`` in a script)
+has a second kind of order: which of a rank's threads runnable at one instant runs first.
+After the wildcard orders, the exploration runs the program with the thread orders of the
+seeds 1, 2, ... (each seed draws one interleaving: :mod:`mpisim.engine.threads`), as many
+as ``max_orders`` leaves room for, and compares them as it compares the others.
+
 Two orders *differ* when their outcomes (completed, deadlock, error and its class), the
 calls a deadlock blocks or an error ends, the correctness findings (rule and calls) or the
 values the rank programs return differ. A program whose orders differ is *racy*: the
@@ -25,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..handle.access import explore_races
+from ..handle.access import explore_races, threads_of
 from ..mpi.findings import Call, Finding
 from ..p2p.order import Order, Wildcard
 from .target import Target
@@ -46,9 +52,15 @@ class Explored:
         self.program = program
         self.forced = forced
         self.order: Order | None = None
+        self.handles: list[Any] = []  # the ranks it was called for (their threads, after)
         self.__name__ = getattr(program, "__name__", "program")
 
+    def threaded(self) -> bool:
+        """Whether a rank of the run it was last called in spawned threads."""
+        return any(threads_of(h) for h in self.handles)
+
     def __call__(self, mpi: Any, **params: Any) -> Any:
+        self.handles.append(mpi)
         self.order = explore_races(mpi, {k: s for (r, k), s in self.forced.items()
                                          if r == mpi.rank})
         program = self.program
@@ -64,6 +76,7 @@ class Tried:
     forced: Forced
     result: Any
     wildcards: list[Wildcard]
+    seed: int = 0  # the thread order's seed (0: threads in the order they became runnable)
 
     def digest(self) -> tuple:
         """What two orders are compared on (see the module)."""
@@ -151,6 +164,7 @@ class Races:
                 "wildcard_receives": self.wildcards, "alternatives": self.alternatives,
                 "orders": [{"forced": [{"rank": r, "receive": k, "source": s}
                                        for (r, k), s in sorted(t.forced.items())],
+                            "thread_seed": t.seed,
                             "outcome": t.result.outcome.value,
                             "findings": [f.rule for f in t.result.findings]}
                            for t in self.tried],
@@ -161,19 +175,26 @@ class Races:
         head = "RACY" if self.racy else "RACE-FREE"
         bound = ("every order found" if self.exhausted else
                  f"stopped at the bound, max_orders = {self.max_orders}")
+        threads = sum(1 for t in self.tried if t.seed)
         lines = [f"{self.name}: {head} ({len(self.tried)} order(s) tried, {bound}; "
                  f"{self.wildcards} wildcard receive(s) as written, {self.alternatives} "
-                 "alternative match(es) found)"]
+                 "alternative match(es) found"
+                 + (f"; {threads} thread order(s)" if threads else "") + ")"]
         if self.racy and self.differing is not None:  # (racy: two orders differ)
             a, b = self.differing
-            lines.append(f"  order {a + 1}: {_choices(self.tried[a])}")
-            lines.append(f"      -> {self.tried[a].describe()}")
-            lines.append(f"  order {b + 1}: {_choices(self.tried[b])}")
-            lines.append(f"      -> {self.tried[b].describe()}")
+            same = self.tried[a].describe() == self.tried[b].describe()
+            for i in (a, b):
+                lines.append(f"  order {i + 1}: {_choices(self.tried[i])}")
+                lines.append(f"      -> {self.tried[i].describe()}")
+                if same:  # (what differs is what the programs returned)
+                    lines.append(f"         returned {_short(self.tried[i].result.returned)}")
             lines += ["  decided by:"] + [f"    {d}" for d in self.deciding]
         elif self.alternatives:
             lines.append("  the orders differ only in which receive gets which message: "
                          "same outcome, findings and results")
+        elif threads:
+            lines.append("  the threads' orders tried give the same outcome, findings and "
+                         "results")
         elif not self.wildcards:
             lines.append("  no wildcard receive: the matching is deterministic")
         return "\n".join(lines)
@@ -235,15 +256,29 @@ def check_races(scenario: Any, *, max_orders: int = MAX_ORDERS, **run_kwargs: An
                 if _key(choice) not in seen:
                     seen.add(_key(choice))
                     frontier.append(choice)
+    if tried and explored.threaded():  # (the last run's threads: the program has them)
+        for seed in range(1, max_orders - len(tried) + 1):
+            explored = Explored(program, {})
+            tried.append(Tried({}, target.run({}, program=explored, seed=seed), [], seed))
+    sampled = any(t.seed for t in tried)  # (thread orders are drawn, never exhausted)
     races = Races(target.name if hasattr(target, "name") else _name(tried), tried,
-                  alternatives, max_orders, not frontier)
+                  alternatives, max_orders, not frontier and not sampled)
     base = tried[0].digest()
     other = next((i for i, t in enumerate(tried[1:], 1) if t.digest() != base), None)
     if other is not None:
         races.differing = (0, other)
         races.deciding = [_decision(w, tried[0], tried[other])
                           for w in _decided(tried[0], tried[other])]
+        if tried[other].seed:
+            races.deciding.append(
+                "the order in which a rank's threads runnable at one instant run: as "
+                f"written, against the thread order of seed {tried[other].seed}")
     return races
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _key(forced: Forced) -> tuple:
@@ -274,6 +309,8 @@ def _decision(w: Wildcard, a: Tried, b: Tried) -> str:
 
 
 def _choices(t: Tried) -> str:
+    if t.seed:
+        return f"the threads' order of seed {t.seed} (run it with --set seed={t.seed})"
     if not t.forced:
         return "as written (the simulator's own order)"
     return "; ".join(f"rank {r}'s wildcard receive #{k + 1} from rank {s}"

@@ -98,3 +98,58 @@ def test_check_races_on_the_command_line(tmp_path, capsys):
     d = json.loads(capsys.readouterr().out)
     assert d["orders_tried"] == 1 and d["exhausted"] is False and d["racy"] is False
     assert main(["check", "--max-orders", "2", str(scenario)]) == 2
+
+
+def _thread_senders(mpi):
+    """Rank 0's threads a (1 B) and b (2 B) send to rank 1 at one instant; rank 1 returns
+    the size of the first message it receives: the threads' order decides it."""
+    def send(mpi, nbytes):
+        yield mpi.send(count=nbytes, dest=1, tag=0)
+
+    mpi.init_thread("multiple")
+    if mpi.rank == 0:
+        a = mpi.spawn_thread(send, mpi, 1, name="a")
+        b = mpi.spawn_thread(send, mpi, 2, name="b")
+        yield a
+        yield b
+        return None
+    first = yield mpi.recv(count=2, source=0, tag=0)
+    yield mpi.recv(count=2, source=0, tag=0)
+    return first.count
+
+
+def test_thread_orders_are_explored_and_one_that_changes_the_result_is_a_race():
+    """MPI 4.1 §11.6: calls from several threads interleave in an order the program does
+    not fix. The exploration draws thread orders from seeds after the program as written
+    and names the seed whose order changes what rank 1 returns."""
+    races = ms.check_races(_thread_senders, ranks=2, max_orders=8)
+    assert races.racy and races.exit_code == 8
+    a, b = races.differing
+    assert (races.tried[a].seed, races.tried[a].result.returned) == (0, [None, 1])
+    assert races.tried[b].seed > 0 and races.tried[b].result.returned == [None, 2]
+    assert len(races.tried) <= 8 and not races.exhausted
+    report = races.report()
+    assert f"the threads' order of seed {races.tried[b].seed}" in report
+    assert "returned [None, 2]" in report
+    assert races.to_dict()["orders"][b]["thread_seed"] == races.tried[b].seed
+
+
+def test_threads_whose_order_does_not_matter_are_race_free():
+    def program(mpi):
+        def send(mpi, tag):
+            yield mpi.send(count=1, dest=1, tag=tag)
+
+        if mpi.rank == 0:
+            threads = [mpi.spawn_thread(send, mpi, tag) for tag in (1, 2)]
+            yield from threads
+            return None
+        got = []
+        for tag in (1, 2):
+            status = yield mpi.recv(count=1, source=0, tag=tag)
+            got.append(status.tag)
+        return got
+
+    races = ms.check_races(program, ranks=2, max_orders=6)
+    assert not races.racy and len(races.tried) == 6
+    assert all(t.result.returned == [None, [1, 2]] for t in races.tried)
+    assert "5 thread order(s)" in races.report()
