@@ -300,7 +300,8 @@ class Scope:
         code (the standard library, numpy) the real ones, so that a module shared by the
         process never holds a simulated lock."""
         scoped = self.scoped
-        if self.init is not None and level == 0 and (name.startswith("mpi4py.") or (
+        if self.init is not None and level == 0 and (
+                (name.startswith("mpi4py.") and name != "mpi4py.rc") or (
                 name == "mpi4py" and fromlist and "MPI" in fromlist)) and \
                 globals is not None and self._own(globals):
             init, self.init = self.init, None

@@ -256,7 +256,40 @@ def _mpi_getattr(name: str) -> Any:
     raise unsupported("MPI", name)
 
 
-_MODULES: dict[str, types.ModuleType] = {}
+class Rc:
+    """``mpi4py.rc``, as mpi4py's (``import mpi4py.rc`` too): its options, an unknown one
+    a TypeError. The stand-in reads ``threads`` and ``thread_level`` when the script
+    imports ``mpi4py.MPI`` (:func:`init_level`); the others are kept and not read."""
+
+    initialize = True
+    threads = True
+    thread_level = "multiple"
+    finalize = None
+    fast_reduce = True
+    recv_mprobe = True
+    irecv_bufsz = 32768
+    errors = "exception"
+
+    def __init__(self, **kwargs: Any) -> None:
+        self(**kwargs)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not hasattr(self, name):
+            raise TypeError(f"object has no attribute {name!r}")
+        super().__setattr__(name, value)
+
+    def __call__(self, **kwargs: Any) -> None:
+        for key in kwargs:
+            if not hasattr(self, key):
+                raise TypeError(f"unexpected argument {key!r}")
+        for key, value in kwargs.items():
+            setattr(self, key, value)
+
+    def __repr__(self) -> str:
+        return "<mpi4py.rc>"
+
+
+_MODULES: dict[str, Any] = {}
 
 
 def modules() -> dict[str, types.ModuleType]:
@@ -273,9 +306,8 @@ def modules() -> dict[str, types.ModuleType]:
         pkg.__version__ = "4.1.2"
         pkg.MPI = mpi  # type: ignore[attr-defined]
         pkg.util = _util_package()  # type: ignore[attr-defined]
-        pkg.rc = types.SimpleNamespace(initialize=True, finalize=True,  # type: ignore[attr-defined]
-                                       threads=True, thread_level="multiple")
-        _MODULES.update({"mpi4py": pkg, "mpi4py.MPI": mpi})
+        pkg.rc = Rc()  # type: ignore[attr-defined]
+        _MODULES.update({"mpi4py": pkg, "mpi4py.MPI": mpi, "mpi4py.rc": pkg.rc})
     return _MODULES
 
 

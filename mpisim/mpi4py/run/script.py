@@ -138,6 +138,8 @@ def _execute(ctx: RankContext, code: Any, path: str, handlers: Handlers) -> None
     :func:`.exits.finish` (atexit handlers, finalizers)."""
     namespace = {"__name__": "__main__", "__file__": path, "__builtins__": builtins,
                  "__package__": None, "__spec__": None, "__cached__": None}
+    modules()["mpi4py"].rc.__dict__.clear()  # a new process: mpi4py.rc's defaults (what
+    # a script sets before it imports mpi4py.MPI is read then, by init_level)
     _watch_sigint()
     try:
         exec(code, namespace)

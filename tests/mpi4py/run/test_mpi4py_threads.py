@@ -88,10 +88,10 @@ def test_the_stored_outputs_are_what_mpich_prints(name, ranks):
     python, mpiexec, family = found
     if family != "mpich":
         pytest.skip("the outputs were observed with MPICH 5.0.2")
-    run = subprocess.run([mpiexec, "-n", str(ranks), python, str(THREADS / f"{name}.py")],
-                         capture_output=True, text=True, timeout=120, env=real_mpi.ENV)
-    assert sorted(run.stdout.splitlines()) == \
-        (THREADS / f"{name}.txt").read_text().splitlines()
+    outcome, out, err = real_mpi.launch([mpiexec, "-n", str(ranks), python,
+                                         str(THREADS / f"{name}.py")], 120)
+    assert outcome == "completed", err
+    assert sorted(out.splitlines()) == (THREADS / f"{name}.txt").read_text().splitlines()
 
 
 # -- the stand-in's threading, queue and concurrent.futures, call by call ---------------------

@@ -38,11 +38,10 @@ threads = [threading.Thread(target=compute, args=(i,)) for i in range(3)]
 threads.append(threading.Thread(target=communicate, name="comm"))
 for t in threads:
     t.start()
-alive = threading.active_count()
 for t in threads:
     t.join()
 print(f"rank {rank}: level {MPI.Query_thread()} main {MPI.Is_thread_main()} "
-      f"threads {alive} after {threading.active_count()} sent {seen['sent']} "
+      f"threads after {threading.active_count()} sent {seen['sent']} "
       f"got {seen['got']} comm thread {seen['comm name']} main {seen['comm is main']} "
       f"names {[t.name for t in threads]}", flush=True)
 if len(__import__("sys").argv) > 1:
