@@ -109,7 +109,7 @@ def _timed(fn, repeat: int) -> tuple[float, float, object]:
 def measure_speed(path: Path, gaps: dict[int, list[float]], repeat: int) -> dict:
     import mpisim as ms
     from mpisim.recorded import read_trace
-    from mpisim.recorded.program import _TRACES
+    from mpisim.recorded.replayer.program import _TRACES
 
     calls = sum(len(r.calls) for r in read_trace(path).ranks)
     out: dict = {"calls": calls, "bytes": path.stat().st_size}

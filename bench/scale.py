@@ -2,7 +2,7 @@
 
 For a blocking pattern (a 2-process ping-pong: MPI_Send/MPI_Recv) and a nonblocking one (an
 8-process 3-D halo exchange: 6 MPI_Irecv + 6 MPI_Isend + MPI_Waitall + MPI_Allreduce a
-step), a synthetic recording (``mpisim.recorded.synthetic``) of each size is written and,
+step), a synthetic recording (``mpisim.recorded.record.synthetic``) of each size is written and,
 in a new interpreter per size (so that each peak is its own):
 
 - **bytes/call**: the recording's size on disk over its calls;
@@ -56,7 +56,7 @@ def _peak() -> int:
 def _child(path: str, trace: bool) -> None:
     """In a new interpreter: read, then replay, ``path``; print the figures as JSON."""
     import mpisim as ms
-    from mpisim.recorded.program import load
+    from mpisim.recorded.replayer.program import load
 
     before = _peak()
     start, cpu = time.perf_counter(), time.process_time()
@@ -74,7 +74,7 @@ def _child(path: str, trace: bool) -> None:
 
 def measure(pattern: str, calls: int, tmp: Path, trace: bool) -> dict:
     """Write the recording, measure it in a child (two with ``trace``), delete it."""
-    from mpisim.recorded import synthetic as syn
+    from mpisim.recorded.record import synthetic as syn
 
     shape, ranks, kind = PATTERNS[pattern]
     path = tmp / f"{pattern}-{calls}.trace"

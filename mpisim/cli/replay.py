@@ -70,7 +70,7 @@ def record_options(p: argparse.ArgumentParser) -> None:
 
 def load_replay(args: argparse.Namespace) -> Any:
     """The ReplayScenario the options describe; ValueError naming the problem."""
-    from ..recorded.scenario import replay_scenario
+    from ..recorded.replayer.scenario import replay_scenario
 
     overrides: dict[str, Any] = {}
     overrides.update(assignment(text) for text in args.sets)
@@ -85,7 +85,7 @@ def replay_command(args: argparse.Namespace) -> int:
     try:
         args.loaded = scenario = load_replay(args)
         if args.to_yaml is not None:
-            from ..recorded.toyaml import write_yaml
+            from ..recorded.toyaml.write import write_yaml
 
             written = write_yaml(scenario, args.to_yaml)
             if written:
@@ -112,7 +112,7 @@ def replay_command(args: argparse.Namespace) -> int:
 
 
 def record_command(args: argparse.Namespace) -> int:
-    from ..recorded.record import RecordError, record, shim_source
+    from ..recorded.record.recorder import RecordError, record, shim_source
 
     if args.shim:
         print(shim_source())

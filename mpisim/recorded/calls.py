@@ -8,27 +8,31 @@ replay makes and the op ``--to-yaml`` writes, so the families of calls below are
 the handle's table (:data:`~mpisim.handle.calltable.CALLS`), as the scenario language reads
 its own. The recorder also logs calls the handle has none for (``Init``, ``Finalize``,
 ``Abort``, ``Comm_set_errhandler``, ``Testany``, ``Testsome``, and the communicator makers
-of :data:`.trace.MADE_AS_SPLIT`): those are the readers' own.
+of :data:`.read.trace.MADE_AS_SPLIT`): those are the readers' own.
 
 :func:`handle_args` reads a recorded call's arguments (the recorder's keys: ``n``, ``T``,
-``src``...) as the handle's keyword arguments, once for both readers.
+``src``...) as the handle's keyword arguments, once for both readers;
+:data:`DATATYPES_BY_MPI_NAME` and :func:`local_path` name a recorded datatype and file as
+both do.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..handle.calltable import CALLS, mpi_name
 from ..handle.calltable import Call as HandleCall
+from ..mpi import datatypes as _dt
 from ..mpi.constants import ANY_SOURCE, ANY_TAG
 from ..mpi.errors import MPIError
-from .trace import Call
+from .read.records import Call
 
-__all__ = ["BUFFERS", "COLLECTIVES", "COMMS", "COMM_BUFFERS", "COMPLETIONS", "DATA_ARGS",
-           "HANDLE", "ISENDRECVS", "PERSISTENT", "PROBES", "RECEIVES", "RECV_ARGS",
-           "SENDRECVS", "SENDS", "SEND_ARGS", "SPLIT", "VECTORS", "Unsupported", "handle_args",
-           "handle_name"]
+__all__ = ["BUFFERS", "COLLECTIVES", "COMMS", "COMM_BUFFERS", "COMPLETIONS",
+           "DATATYPES_BY_MPI_NAME", "DATA_ARGS", "HANDLE", "ISENDRECVS", "PERSISTENT", "PROBES",
+           "RECEIVES", "RECV_ARGS", "SENDRECVS", "SENDS", "SEND_ARGS", "SPLIT", "VECTORS",
+           "Unsupported", "handle_args", "handle_name", "local_path"]
 
 
 class Unsupported(MPIError):
@@ -129,3 +133,19 @@ def handle_args(call: Call, params: Iterable[str] | None = None) -> dict[str, An
         elif param in _DEFAULTS:
             out[param] = _DEFAULTS[param]
     return out
+
+
+DATATYPES_BY_MPI_NAME = {f"MPI_{name}": dt for name, dt in _dt.BASIC_TYPES.items()}
+"""mpisim's predefined datatypes by their MPI names: a recorded ``MPI_DOUBLE`` is ``DOUBLE``
+(``--to-yaml`` writes it by name when its recorded size agrees)."""
+
+
+def local_path(directory: Path, name: str) -> Path:
+    """Where a replay keeps the file the program named ``name``, under ``directory``: an
+    absolute name made relative, ``..`` and ``.`` dropped, a ROMIO file-system prefix
+    (``ufs:``) left out (:mod:`.replayer.files`); ``--to-yaml`` names the file the same way."""
+    prefix, colon, rest = name.partition(":")
+    if colon and len(prefix) > 1 and prefix.isalpha() and rest:
+        name = rest  # a ROMIO file-system prefix (ufs:, nfs:...)
+    parts = [p for p in PurePosixPath(name).parts if p not in ("/", "..", ".")]
+    return directory.joinpath(*parts) if parts else directory / "unnamed"

@@ -2,7 +2,7 @@
 
 A scenario file's :class:`~mpisim.scenario.scenario.Scenario`, an mpi4py script's
 :class:`~mpisim.mpi4py.run.scenario.ScriptScenario` and a recording's
-:class:`~mpisim.recorded.scenario.ReplayScenario` all offer it, so the command line (``run``,
+:class:`~mpisim.recorded.ReplayScenario` all offer it, so the command line (``run``,
 ``check``, ``sweep``, ``min-buffer``, ``validate``) and the what-if tools
 (:class:`~mpisim.whatif.target.Target`) take any of them. It lives with the scenario files,
 below the front ends and the what-if layer, so that each can name it without importing

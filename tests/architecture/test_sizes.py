@@ -16,7 +16,7 @@ PACKAGE = Path(mpisim.__file__).resolve().parent
 LIMIT = 600
 
 OVER_THE_LIMIT = {
-    "recorded/program.py",  # to split by stage: the replayer's rank and its p2p calls
+    "recorded/replayer/program.py",  # to split by stage: the replayer's rank and its p2p calls
 }
 """Modules allowed over the limit until they are split (the list only shrinks)."""
 

@@ -209,18 +209,18 @@ def _c_wrappers() -> frozenset[str] | None:
 
 def _fortran() -> frozenset[str] | None:
     """The gfortran symbols the recorder defines (``void mpi_send_(...)``), lower case:
-    written by hand or generated from :data:`mpisim.recorded.fortran.BINDINGS`."""
+    written by hand or generated from :data:`mpisim.recorded.record.fortran.BINDINGS`."""
     text = _expanded_shim()
     return None if text is None else frozenset(re.findall(r"\bvoid mpi_(\w+)_\s*\(", text))
 
 
 def _replayed() -> frozenset[str]:
-    from mpisim.recorded import program
+    from mpisim.recorded.replayer import program
     return frozenset(program._CALLS)
 
 
 def _written() -> frozenset[str]:
-    from mpisim.recorded import toyaml
+    from mpisim.recorded.toyaml import write as toyaml
     return frozenset(toyaml._WRITERS)
 
 

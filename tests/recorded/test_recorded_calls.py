@@ -11,10 +11,11 @@ from mpisim.handle.rank import Rank
 from mpisim.mpi.constants import ANY_SOURCE, ANY_TAG
 from mpisim.recorded import calls
 from mpisim.recorded.calls import handle_args
-from mpisim.recorded.objects import PERSISTENT_COLLECTIVES
-from mpisim.recorded.program import _CALLS
-from mpisim.recorded.toyaml import _WRITERS
-from mpisim.recorded.trace import MADE_AS_SPLIT, Call
+from mpisim.recorded.read.records import Call
+from mpisim.recorded.read.trace import MADE_AS_SPLIT
+from mpisim.recorded.replayer.objects import PERSISTENT_COLLECTIVES
+from mpisim.recorded.replayer.program import _CALLS
+from mpisim.recorded.toyaml.write import _WRITERS
 
 RECORDER_OWN = {"Init", "Finalize", "Abort", "Comm_set_errhandler", "Testany", "Testsome",
                 "Session_finalize", "Group_from_session_pset", "Type_commit", "Type_free",
@@ -22,7 +23,7 @@ RECORDER_OWN = {"Init", "Finalize", "Abort", "Comm_set_errhandler", "Testany", "
 """What the recorder logs that the handle has no call for (the communicator makers of
 MADE_AS_SPLIT are the handle's cart_create, comm_create, comm_split_type...; a session's
 groups are made from their members, its end is local; a datatype's and an op's life, a
-cancel and the persistent collectives are the replay's own, mpisim.recorded.objects;
+cancel and the persistent collectives are the replay's own, mpisim.recorded.replayer.objects;
 MPI_Isendrecv[_replace] an irecv and an isend under one request, MPI 4.1 §3.10)."""
 
 

@@ -4,7 +4,7 @@
 scenario (:class:`~mpisim.scenario.ScenarioLike`: ``name``, ``ranks``, ``run_kwargs()``,
 ``with_overrides()``, ``check_expect()``...), so ``run``, ``check``, ``min-buffer`` and
 ``sweep`` treat a script as they treat a scenario file; it is the twin of a recording's
-:class:`~mpisim.recorded.scenario.ReplayScenario`. Its settings (network, MPI library,
+:class:`~mpisim.recorded.ReplayScenario`. Its settings (network, MPI library,
 ``buffer``, ``seed``, ``until``, ``max_events``) are those of a scenario: read from an
 optional settings YAML (a scenario's keys without ``programs`` and ``params``) and
 ``--set KEY=VALUE`` / ``--profile``, validated by the scenario rules, so a bad value is one

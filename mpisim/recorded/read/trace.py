@@ -1,0 +1,239 @@
+"""Reading a recorded run: the log the PMPI shim (``shim/mpisim_record.c``) writes.
+
+**Format** (version 1). One log per process, UTF-8 text, one record a line, fields separated
+by single spaces; ``mpisim record`` concatenates the processes' logs in rank order into one
+``.trace`` file (a directory holding ``rank.N.log`` files is read the same way).
+
+- ``#mpisim-trace 1`` starts a process's log; the header lines that follow are
+  ``#rank R SIZE``, ``#pid``, ``#mpi V.S`` (the header's MPI version), ``#bsend-overhead N``
+  (the library's MPI_BSEND_OVERHEAD), ``#exe PATH``, ``#host NAME`` (gethostname),
+  ``#library TEXT`` (MPI_Get_library_version). ``# signal N`` and ``# exit`` say how the
+  process ended when it did not return from MPI_Finalize (a fatal signal; exit() inside a
+  call, e.g. a fatal MPI error). Other ``#`` lines are comments.
+- ``T ID size=S extent=E lb=L kind=K [name=N]``: a datatype, described the first time a call
+  uses it (K: ``named`` for predefined types, else the combiner: ``vector``, ``struct``...).
+  Never expanded; a derived type gives its type signature (MPI 4.1 §3.3.1) as runs
+  ``sig=MPI_INT*4,MPI_DOUBLE*1`` (left out beyond 32 runs or for a darray), which the
+  replay's type-matching check compares. ``T=0`` in a call is MPI_DATATYPE_NULL.
+- ``C ID size=S rank=R origin=unlogged``: a communicator made by a call the shim does not log.
+- ``@ ID OBJECT OFFSET [SYMBOL+OFF]``: a call site (the caller's return address, its
+  object file and offset in it, the symbol dladdr found). Reading looks up its source line
+  (:mod:`.sources`).
+- A call: ``NAME g=NS [@=SITE] key=value...``, written when the call is entered. ``NAME`` is
+  the MPI name without ``MPI_``; ``g`` is the wall time in nanoseconds spent outside MPI since
+  the previous call returned. Peers are ranks of the call's communicator, ``A`` for
+  MPI_ANY_SOURCE and ``N`` for MPI_PROC_NULL; tags ``A`` for MPI_ANY_TAG; ``comm`` is a
+  communicator id (0 world, 1 self, then in creation order); ``n`` a count and ``T`` a
+  datatype id; ``pk`` MPI_Pack_size (buffered sends); ``r`` request ids; ``ns`` a count per
+  rank of the communicator (the v forms' send or receive counts) and ``Ts`` a datatype id per
+  rank (Alltoallw).
+- ``= RC d=NS key=value...``: the result of the call on the line before it, written when it
+  returns: RC is ``0`` or an MPI error class (``MPI_ERR_BUFFER``); ``d`` the nanoseconds it
+  took; ``st=SOURCE:TAG:BYTES`` the status of each completed receive or probe (``-`` for a
+  send request, comma-separated for several); ``r`` a new request's id; ``flag``, ``index``,
+  ``done``, ``new`` (a new communicator's id, -1 for MPI_COMM_NULL), ``size``. A log
+  that ends without it ended inside that call; one that goes on with another call line
+  (the result never written: an error handler that never returned) is read up to the call
+  in progress, as if it ended there (``RankLog.broken`` says why), never refused.
+- A communicator made from a parent by a collective over it (``Cart_create``, ``Cart_sub``,
+  ``Graph_create``, ``Dist_graph_create[_adjacent]``, ``Comm_create``,
+  ``Comm_create_group``, ``Comm_split_type``): ``comm`` is the parent; its own arguments
+  (``dims``/``periods``/``reorder``; ``remain``; ``index``/``edges``; ``ins``/``outs`` and
+  weights ``sw``/``dw``; ``srcs``/``degs``/``dsts``/``wts``; ``grp``, the group's members
+  as parent ranks, and ``tag``; ``type`` S for MPI_COMM_TYPE_SHARED, U for MPI_UNDEFINED,
+  else the number), lists comma-separated, ``-`` for an empty one; the result's ``new
+  color=C size=S rank=R`` is the split of the parent that makes the same communicator (C:
+  the parent rank of its rank 0, ``U`` for MPI_COMM_NULL; the key is R), so a replay can
+  make the communicator either way (older recordings carry only the split).
+- ``Intercomm_create comm=LOCAL ll=LEADER [peer=PEER rl=REMOTE tag=T]`` (the leader's
+  arguments at the leaders) and ``Intercomm_merge comm=INTER high=0|1``: the result's
+  ``new=ID size=S rank=R`` and, for an intercommunicator, ``rsize=`` its remote size. On an
+  intercommunicator, peers are ranks of the remote group.
+- Neighbourhood collectives (``Neighbor_allgather[v]``, ``Neighbor_alltoall[v|w]`` and the
+  ``I`` forms): ``n``/``T`` what the process sends to each neighbour, or ``ns`` (and ``Ts``)
+  a count (and type) per out-neighbour.
+- Matched probes (``Mprobe``, ``Improbe``; MPI 4.1 §3.8.2): the result's ``m=ID`` names
+  the message taken (``N`` for MPI_MESSAGE_NO_PROC); ``Mrecv``/``Imrecv`` give ``m=ID``,
+  ``n`` and ``T``.
+- Groups (MPI 4.1 §7.3: ``Comm_group``, ``Group_incl``, ``Group_excl``, ``Group_free``):
+  ``gid`` a group id (0: MPI_GROUP_EMPTY), ``ranks`` the ranks given; the result of a call
+  that makes a group gives its ``gid`` and its members as ranks of MPI_COMM_WORLD (``wr``),
+  so that a replay makes the group whatever call made it.
+- ``Comm_idup comm=C``: the result's ``new=ID r=R`` (the communicator is usable once the
+  request completed). Sessions (§11.3): ``Session_init`` (the result's ``sid``),
+  ``Session_finalize sid=S``, ``Group_from_session_pset sid=S pset=NAME`` (a group's
+  result), ``Comm_create_from_group gid=G stag=TAG`` (the result's ``new size rank``);
+  string arguments are one word (spaces, ``=`` and ``,`` written ``_``).
+- One-sided communication (§12): ``Win_create``/``Win_allocate comm=C size=BYTES du=UNIT``
+  (the result's ``win=ID``), ``Win_free win=W``; ``Put``, ``Get``, ``Accumulate``,
+  ``Get_accumulate``, ``Fetch_and_op``, ``Compare_and_swap`` with ``win``, ``n``/``T`` (the
+  origin's), ``tgt`` (a rank of the window's group), ``tdisp``, ``tn``/``tT`` (the
+  target's), ``rn``/``rT`` (a get-accumulate's result), ``op`` (``SUM``... ``REPLACE``,
+  ``NO_OP``; ``user`` for a user-defined operation); the synchronization calls
+  (``Win_fence``, ``Win_lock``, ``Win_unlock``, ``Win_lock_all``, ``Win_unlock_all``,
+  ``Win_flush[_local][_all]``, ``Win_sync``, ``Win_post``, ``Win_start``,
+  ``Win_complete``, ``Win_wait``, ``Win_test``) with ``win``, ``tgt``, ``lt`` (``X``
+  MPI_LOCK_EXCLUSIVE, ``S`` shared), ``assert`` (``0`` or names: ``nocheck``,
+  ``nostore``, ``noput``, ``noprecede``, ``nosucceed``) and, for post and start, ``grp``:
+  the group's members as ranks of the window's group.
+- Request-based operations (§12.3.5: ``Rput``, ``Rget``, ``Raccumulate``,
+  ``Rget_accumulate``): the arguments of their plain forms, the result's ``r=ID``.
+- MPI-IO (§14): ``File_open comm=C name=NAME amode=RDWR,CREATE was=BYTES`` (the mode by
+  name, a bit MPI does not name as its number; ``was`` the file's size before the open, -1
+  for none; the result's ``fh=ID``), ``File_close fh=F``, ``File_delete name=NAME``,
+  ``File_set_view fh disp eT fT rep [fmap=DISP+LEN,...]`` (the filetype's data as byte
+  blocks from its origin), ``File_get_size fh`` (result ``size``), ``File_set_size``/
+  ``File_preallocate fh size``, ``File_seek[_shared] fh off whence=SET|CUR|END``,
+  ``File_get_position[_shared] fh`` (result ``pos``), ``File_sync fh``; the accesses
+  ``File_[i]read|write[_at][_all|_shared|_ordered]`` and the split collectives'
+  ``_begin`` with ``fh``, ``off`` (explicit offsets), ``n`` and ``T``; a blocking access's
+  and an ``_end``'s result gives the bytes moved (``nb``), an ``i`` form's ``r=ID``.
+- Handles as the program passed them, so that a replay raises the error class MPI names
+  (§9.4): ``comm=-1`` is MPI_COMM_NULL, ``T=0`` MPI_DATATYPE_NULL, ``r=0``
+  MPI_REQUEST_NULL, ``op=NULL`` MPI_OP_NULL. A reduction (``Reduce``, ``Allreduce``,
+  ``Scan``, ``Exscan``, ``Reduce_scatter[_block]``, their ``I`` and ``_init`` forms) gives
+  its ``op``: a predefined one by name (``SUM``...), a user one by the id its
+  ``Op_create commute=0|1`` result gave (``op=u1``; ``user`` for one made before the log
+  started); ``Op_free op=u1``.
+- Objects' lives: ``Type_commit T=ID`` and ``Type_free T=ID`` (a derived type committed and
+  freed, §5.1.9), ``Cancel r=ID`` (§3.8.4), ``Request_free r=ID``, and the persistent
+  collectives (§6.13: ``Barrier_init``, ``Bcast_init``... ``Alltoallw_init``: the arguments of
+  their nonblocking forms, the result's ``r=ID``), started by ``Start``/``Startall``.
+- The large-count bindings (``MPI_Send_c``... ``MPI_Bcast_c``...) are logged as their int
+  forms (``Send``, ``Bcast``), ``n`` an MPI_Count.
+- ``# signal N g=NS`` / ``# exit g=NS`` (or ``in=NS``): how long the process had been
+  outside MPI since its last call returned (or inside the call in progress) when it ended.
+
+A call without a result line was still in progress when the process ended: a blocked call
+of a deadlock that was killed, or the call in which the process died. A last line without
+its newline (a process killed while writing) is ignored.
+
+Problems are :class:`TraceError` naming the file, line and key.
+
+Reading is ``mpisim.recorded.columns``' (each distinct line shape read once, the numbers that
+vary in numpy columns) with the grammar of ``mpisim.recorded.lines``; what a recording holds
+is ``mpisim.recorded.records``'.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from .columns import read_logs
+from .lines import MAGIC, VERSION
+from .records import RankLog, Trace, TraceError
+from .sources import locate, object_path
+
+__all__ = ["MADE_AS_SPLIT", "MAGIC", "VERSION", "is_trace", "locate_sources", "read_trace"]
+
+_RANK_FILE = re.compile(r"^rank\.(\d+)\.log$")
+MADE_AS_SPLIT = ("Cart_create", "Cart_sub", "Graph_create", "Dist_graph_create",
+                 "Dist_graph_create_adjacent", "Comm_create", "Comm_create_group",
+                 "Comm_split_type")
+"""Calls that make a communicator by a collective over a parent, logged with their own
+arguments and, in the result, as the split of the parent that makes the same communicator
+(a recording made before the arguments were logged is replayed as that split)."""
+
+
+def is_trace(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a recording (a file starting with the magic line, or a directory
+    of ``rank.N.log`` files).
+
+    Parameters
+    ----------
+    path
+        A file or directory (one that cannot be read is not a recording).
+
+    Returns
+    -------
+    bool
+        True for a recording.
+    """
+    p = Path(path)
+    if p.is_dir():
+        return any(_RANK_FILE.match(f.name) for f in p.iterdir())
+    try:
+        with open(p, "rb") as f:
+            return f.read(len(MAGIC)).decode("ascii", "replace") == MAGIC
+    except OSError:
+        return False
+
+
+def read_trace(path: str | os.PathLike[str], sources: bool = True) -> Trace:
+    """Read a recording (a ``.trace`` file or a directory of ``rank.N.log``); ``sources``:
+    look up the call sites' source lines (:func:`locate_sources`).
+
+    Parameters
+    ----------
+    path
+        The recording: a ``.trace`` file (``mpisim record`` writes it) or a directory of
+        ``rank.N.log`` files.
+    sources
+        Whether to look up each call site's ``file:line`` in the program's debug
+        information (default True; False is faster and leaves addresses).
+
+    Returns
+    -------
+    Trace
+        Every process's log: ``size``, ``library``, ``outcome``.
+
+    Raises
+    ------
+    ValueError
+        A ``TraceError`` naming the file, line and key of what cannot be read.
+    """
+    p = Path(path)
+    try:
+        if p.is_dir():
+            files = sorted((int(m.group(1)), f) for f in p.iterdir()
+                           if (m := _RANK_FILE.match(f.name)))
+            if not files:
+                raise TraceError(f"{p}: no rank.N.log files (not a recording)")
+            logs = [log for _, f in files for log in _read_file(f)]
+        else:
+            logs = _read_file(p)
+    except OSError as e:
+        raise TraceError(f"{p}: cannot read the recording: {e.strerror or e}") from None
+    trace = _assemble(str(p), logs)
+    if sources:
+        locate_sources(trace)
+    return trace
+
+
+def locate_sources(trace: Trace) -> None:
+    """Give every call site of ``trace`` its source line where one can be found (once per
+    site: the calls made there read their site from the log's table)."""
+    placed = [(log, site, object_path(site.obj, log.header.get("exe")))
+              for log in trace.ranks for site in log.sites.values()]
+    found = locate((path, site.offset) for _log, site, path in placed)
+    for log, site, path in placed:
+        where = found.get((path, site.offset))
+        if where is not None:
+            log.sites[site.id] = replace(site, source=where[0], function=where[1])
+
+
+def _read_file(path: Path) -> list[RankLog]:
+    with open(path, "rb") as f:
+        return read_logs(str(path), f)
+
+
+def _assemble(path: str, logs: list[RankLog]) -> Trace:
+    if not logs:
+        raise TraceError(f"{path}: no process logs in the recording")
+    size = logs[0].size
+    by_rank: dict[int, RankLog] = {}
+    for log in logs:
+        if log.size != size:
+            raise TraceError(f"{log.path}: #rank: rank {log.rank} says {log.size} processes, "
+                             f"rank {logs[0].rank} says {size}")
+        if log.rank in by_rank:
+            raise TraceError(f"{log.path}: #rank: two logs of rank {log.rank}")
+        by_rank[log.rank] = log
+    missing = [r for r in range(size) if r not in by_rank]
+    if missing:
+        raise TraceError(f"{path}: no log of rank {missing[0]} (of {size}): every process must "
+                         "have reached MPI_Init with the recorder loaded")
+    return Trace(path, [by_rank[r] for r in range(size)])
