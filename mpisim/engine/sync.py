@@ -25,7 +25,20 @@ is raised where the thread yields the event.
 **Construction.** Each primitive takes the run's clock (a rank's ``port_of(mpi).env``) and
 ``current``, a function answering which thread is running (a rank program passes
 ``mpi.current_thread``); without it every caller is the same anonymous thread (None), which
-is enough for one thread or for primitives with no owner.
+is enough for one thread or for primitives with no owner. In a rank program::
+
+    from mpisim.engine import sync
+    from mpisim.handle.access import port_of
+
+    def worker(mpi, q):
+        yield q.put((yield mpi.recv(count=8, source=0)))
+
+    def program(mpi):
+        q = sync.Queue(port_of(mpi).env, mpi.current_thread, maxsize=4)
+        mpi.spawn_thread(worker, mpi, q, name="receiver")
+        status = yield q.get()   # waits for the receiver thread, in simulated time
+
+(mpi4py scripts get these as ``threading`` and ``queue``: :mod:`mpisim.mpi4py.run.simthreads`.)
 
 **For the deadlock analysis.** Every primitive answers:
 

@@ -430,3 +430,76 @@ def test_queue_delivers_each_item_once_in_order(delays, maxsize, consumers):
     run(env, producer(), *(consumer(c) for c in range(consumers)))
     assert sorted(got) == list(range(len(delays)))
     assert q.empty() and q.waiters() == ()
+
+
+# -- in a run: the threads of a rank (mpi.spawn_thread) ----------------------------------------
+def test_a_rank_s_threads_share_a_queue_and_a_lock_in_a_run():
+    """A native program: two producer threads put (rank, i) into a queue every 1 ms, the
+    main thread takes six items and sends their sum to the other rank; each thread's
+    holders are its own (mpi.current_thread)."""
+    import mpisim as ms
+    from mpisim.handle.access import port_of
+
+    def producer(mpi, q, lock, held, k):
+        for i in range(3):
+            yield mpi.compute(0.001)
+            yield lock.acquire()
+            held.append(lock.holders()[0].name)
+            lock.release()
+            yield q.put((k, i))
+
+    def program(mpi):
+        env = port_of(mpi).env
+        q, lock = sync.Queue(env, mpi.current_thread), sync.Lock(env, mpi.current_thread)
+        held = []
+        for k in range(2):
+            mpi.spawn_thread(producer, mpi, q, lock, held, k, name=f"p{k}")
+        total = 0
+        for _ in range(6):
+            k, i = yield q.get()
+            total += 10 * k + i
+        peer = 1 - mpi.rank
+        yield mpi.send(count=8, dest=peer, tag=0)
+        yield mpi.recv(count=8, source=peer, tag=0)
+        return total, mpi.now, held
+
+    result = ms.run(program, ranks=2)
+    assert result.outcome is ms.Outcome.COMPLETED, result.error
+    for total, when, held in result.returned:
+        assert total == 0 + 1 + 2 + 10 + 11 + 12
+        assert 0.003 <= when < 0.0031
+        assert held == ["p0", "p1"] * 3
+
+
+def test_a_lock_order_deadlock_of_two_threads_in_a_run_names_both():
+    """Thread a holds L1 and waits for a message, then for L2; thread b holds L2 and
+    waits for L1: the run ends DEADLOCK with the cycle a -> b -> a."""
+    import mpisim as ms
+    from mpisim.handle.access import port_of
+
+    def a(mpi, l1, l2):
+        yield l1.acquire()
+        yield mpi.recv(count=8, source=1, tag=1)
+        yield l2.acquire()
+
+    def b(mpi, l1, l2):
+        yield l2.acquire()
+        yield mpi.send(count=8, dest=1, tag=2)
+        yield l1.acquire()
+
+    def program(mpi):
+        if mpi.rank == 1:
+            yield mpi.recv(count=8, source=0, tag=2)
+            yield mpi.send(count=8, dest=0, tag=1)
+            return
+        env = port_of(mpi).env
+        l1 = sync.Lock(env, mpi.current_thread, name="L1")
+        l2 = sync.Lock(env, mpi.current_thread, name="L2")
+        ta = mpi.spawn_thread(a, mpi, l1, l2, name="a")
+        tb = mpi.spawn_thread(b, mpi, l1, l2, name="b")
+        yield ta
+        yield tb
+
+    result = ms.run(program, ranks=2)
+    assert result.outcome is ms.Outcome.DEADLOCK
+    assert result.deadlock.thread_cycles == [["0:a", "0:b"]]
