@@ -75,6 +75,10 @@ nitpick_ignore_regex = [
     # ms.explore returns (a notebook displays them).
     ("py:class", r"(mpisim\..*\.)?(Event|Profile|CommInfo|Header|ResolvedMPIConfig"
                  r"|NetworkModel|Cause|RankLog|Explorer|WindowInfo)"),
+    # The simulated primitives ms.Lock, ms.Queue... return: their methods are threading's and
+    # queue's, listed in each factory's Returns section.
+    ("py:class", r"(mpisim\.engine\.sync\.)?(Lock|RLock|Condition|Semaphore|BoundedSemaphore"
+                 r"|Event|Barrier|Queue)"),
     # A docstring's reference to its package's source-line lookup (recorded runs), internal.
     ("py:(mod|func)", r"\.?(sources|sources\.\w+|locate_sources)"),
 ]

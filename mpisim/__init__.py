@@ -170,6 +170,16 @@ from .rma import (  # one-sided communication (MPI 4.1 §12)
 )
 from .runs.result import Outcome, Result
 from .runs.simulation import Simulation, run
+from .runs.threads import (  # the threads of a rank: threading's primitives, simulated
+    Barrier,
+    BoundedSemaphore,
+    Condition,
+    Event,
+    Lock,
+    Queue,
+    RLock,
+    Semaphore,
+)
 
 BSEND_OVERHEAD: int = _PROFILES["standard"].bsend_overhead
 """MPI_BSEND_OVERHEAD of the ``standard`` profile; ``mpi.BSEND_OVERHEAD`` in a program is
@@ -278,6 +288,8 @@ __all__ = [  # grouped as the imports above, in their order; then what is import
     "Outcome", "Result",
     # .runs.simulation
     "Simulation", "run",
+    # .runs.threads
+    "Barrier", "BoundedSemaphore", "Condition", "Event", "Lock", "Queue", "RLock", "Semaphore",
     # defined here
     "BSEND_OVERHEAD",
     # imported on first use (__getattr__ above)
