@@ -82,6 +82,12 @@ def fit(obs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         latency, bandwidth, ev = _hockney(obs["pingpong"], lib)
         put("latency", latency, ev)
         put("bandwidth", bandwidth, ev)
+    if (obs.get("spawn") or {}).get("seconds") is not None:
+        seconds = float(f"{obs['spawn']['seconds']:.3g}")
+        put("spawn_latency", seconds, _ev(
+            "spawn", {"maxprocs": 1, "child": "python with mpi4py"},
+            {"best of 3": f"{seconds} s"}, lib,
+            "MPI_Comm_spawn from MPI_COMM_SELF to its return (MPI 4.1 §11.8.2)"))
     return settings, evidence
 
 

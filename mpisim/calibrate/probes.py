@@ -403,13 +403,36 @@ def pingpong(p):
         emit(probe="pingpong", size=n, one_way=best / 2)
 
 
+def spawn(p):
+    """MPI_Comm_spawn of one process (this script, which disconnects at once) from
+    MPI_COMM_SELF, ``repeat`` times: the best time from the call to its return (MPI 4.1
+    §11.8.2; it returns once the child has called MPI_Init); a failure is its error class."""
+    if RANK != 0:
+        return
+    best, failure = None, None
+    for _ in range(p["repeat"]):
+        t = time.perf_counter()
+        try:
+            child = MPI.COMM_SELF.Spawn(sys.executable, args=[__file__, '{"probe": "child"}'],
+                                        maxprocs=1)
+        except MPI.Exception as e:
+            failure = error_class(e)
+            break
+        dt = time.perf_counter() - t
+        child.Disconnect()
+        best = dt if best is None else min(best, dt)
+    emit(probe="spawn", seconds=best, error=failure)
+
+
 PROBES = {f.__name__: f for f in (info, errors, sleeping_send, flood, release, direct,
                                   behind_rendezvous, posted_rendezvous, fit_entries, holes,
-                                  ibsend, fallback, pingpong, rma_target)}
+                                  ibsend, fallback, pingpong, rma_target, spawn)}
 
 if __name__ == "__main__":
     spec = json.loads(sys.argv[1])
-    if WORLD.Get_size() < 2 and spec["probe"] != "info":
+    if spec["probe"] == "child":  # spawned by the spawn probe: it only connects back
+        MPI.Comm.Get_parent().Disconnect()
+    elif WORLD.Get_size() < 2 and spec["probe"] != "info":
         emit(probe="error", message="needs 2 processes (mpiexec -n 2)")
     else:
         PROBES[spec["probe"]](spec)

@@ -148,7 +148,7 @@ def _bracket(results: dict[int, bool]) -> tuple[int, int]:
 def observe(launcher: Launcher, progress: Callable[[str], None] = print) -> dict[str, Any]:
     """Run the whole suite; the observations :func:`mpisim.calibrate.fit.fit` reads."""
     t0 = time.perf_counter()
-    steps = 11
+    steps = 12
 
     def say(i: int, text: str) -> None:
         progress(f"[{i}/{steps}] {text} ({time.perf_counter() - t0:.0f} s)")
@@ -240,6 +240,12 @@ def observe(launcher: Launcher, progress: Callable[[str], None] = print) -> dict
     say(11, "one-sided, target asleep: " + ", ".join(
         f"{r['flavor']}{' NOCHECK' if r.get('nocheck') else ''} lock {r.get('lock')} s unlock "
         f"{r.get('unlock')} s" for r in obs["rma_target"]))
+    recs, _ = launcher.run({"probe": "spawn", "repeat": 3}, timeout=60)
+    obs["spawn"] = recs[0] if recs else {"probe": "spawn", "seconds": None,
+                                         "error": "timed out"}
+    say(12, f"MPI_Comm_spawn of one Python process: {obs['spawn']['seconds']} s"
+        if obs["spawn"]["seconds"] is not None else
+        f"MPI_Comm_spawn failed: {obs['spawn']['error']}")
     obs["launches"] = launcher.launches
     obs["seconds"] = round(time.perf_counter() - t0, 1)
     return obs

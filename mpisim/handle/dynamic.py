@@ -148,6 +148,8 @@ class DynamicCalls(HandleBase):
         argv = list(args) if args is not None else [()] * len(programs)
         counts = list(maxprocs) if maxprocs is not None else [1] * len(programs)
         if not (len(argv) == len(counts) == len(programs)) or not programs:
+            if not self._is_root(root, comm):  # (its arguments are not significant)
+                return self._spawn("MPI_Comm_spawn_multiple", [], root, comm)
             self._enter("MPI_Comm_spawn_multiple")
             return failed(self._env, ErrArg(
                 f"comm_spawn_multiple: {len(programs)} programs, {len(argv)} argument lists "
@@ -427,6 +429,12 @@ class DynamicCalls(HandleBase):
             raise ErrComm(f"{call}: {parent.name} is an intercommunicator; an "
                           "intracommunicator is needed")
         return parent
+
+    def _is_root(self, root: Any, comm: Any) -> bool:
+        try:
+            return self._comm(comm).rank == root
+        except MPIError:
+            return True  # (the call reports the communicator)
 
     def _spawner(self, call: str) -> Spawner | Event:
         spawner = getattr(self._run, "dynamic", None)

@@ -365,8 +365,11 @@ class Result:
             ranks; ``"all"``, every finding with its calls (``findings`` keeps them all).
         """
         m = self.messages
+        spawned = sum(1 for r in self.ranks if r.spawned is not None)  # (MPI 4.1 §11.8)
+        processes = _plural(len(self.ranks) - spawned, "rank") + (
+            f" and {spawned} spawned" if spawned else "")
         lines = [f"{self.scenario}: {self.outcome.value.upper()} at t = "
-                 f"{format_time(self.sim_time)} ({_plural(len(self.ranks), 'rank')}, "
+                 f"{format_time(self.sim_time)} ({processes}, "
                  f"{_plural(m['sent'], 'message')} sent, {m['received']} received, "
                  f"{format_size(m['bytes'])})"]
         if self.deadlock is not None:

@@ -15,7 +15,7 @@ either, a run holds at most its ranks (or its universe) plus :data:`SPAWN_SLOTS`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..buffered.mode import BufferedMode
 from ..engine.clock import fire_at, pending
@@ -25,9 +25,6 @@ from ..handle.lifecycle import Lifecycle
 from ..handle.spawned import SpawnedRank
 from ..mpi.comm import CommInfo
 from ..mpi.dynamic import ErrSpawn, Ports
-
-if TYPE_CHECKING:
-    from .simulation import Simulation
 
 __all__ = ["SPAWN_SLOTS", "Spawns", "capacity"]
 
@@ -59,7 +56,7 @@ class Spawns:
     """One run's spawned processes and ports (the handle's
     :class:`~mpisim.handle.dynamic.Spawner`)."""
 
-    def __init__(self, sim: Simulation) -> None:
+    def __init__(self, sim: Any) -> None:  # (the Simulation: an import would be a circle)
         self.sim = sim
         self.ports = Ports()
         self.first = sim.size  # the ranks the run started with

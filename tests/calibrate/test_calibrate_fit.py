@@ -45,8 +45,9 @@ def test_the_facts_observations_give_back_the_hand_made_profiles(stored, profile
     assert all(ev["library"] and ev["probe"] for ev in evidence.values())
 
 
-BY_HAND = ("bcast_root_mismatch", "short_collective_message")
-"""Profile settings of the shipped 5.0 files that no calibration probe measures."""
+BY_HAND = ("bcast_root_mismatch", "short_collective_message", "spawn_latency")
+"""Profile settings of the shipped 5.0 files that no calibration probe measures, or that
+the stored calibration records predate (the spawn probe)."""
 
 
 @pytest.mark.parametrize(("stored", "name", "base"), [
@@ -166,3 +167,15 @@ def test_a_send_that_waited_for_a_receiver_asleep_after_posting_needs_its_progre
     ev = evidence["rendezvous_needs_progress"]
     assert ev["probe"] == "posted_rendezvous" and ev["observed"] == {"send_s": seconds}
     assert ev["parameters"] == {"size": 12288, "receiver_sleeps_s": 0.48}
+
+
+def test_11_8_2_the_spawn_probe_gives_the_spawn_latency():
+    """The spawn probe's best MPI_Comm_spawn of one process, to three digits; none when
+    the spawn failed (Open MPI beyond its slots)."""
+    obs = observations("mpich-5.0.2.observed.json")
+    obs["spawn"] = {"probe": "spawn", "seconds": 0.191234, "error": None}
+    fitted, evidence = fit(obs)
+    assert fitted["spawn_latency"] == 0.191
+    assert evidence["spawn_latency"]["probe"] == "spawn"
+    obs["spawn"] = {"probe": "spawn", "seconds": None, "error": "MPI_ERR_SPAWN"}
+    assert "spawn_latency" not in fit(obs)[0]

@@ -127,7 +127,8 @@ def test_from_dict_refuses_unknown_keys_naming_the_closest_or_the_valid_ones() -
                                          r"bsend_overhead, allocator, alignment, "
                                          r"copy_bandwidth, force_ssend, sync_collectives, "
                                          r"collectives, buffer_policy, rma_lock, rma_progress, "
-                                         r"rma_lock_progress, io_latency, io_bandwidth\)$"):
+                                         r"rma_lock_progress, io_latency, io_bandwidth, "
+                                         r"universe\)$"):
         MPIConfig.from_dict({"zzz": 96})
     with pytest.raises(ValueError, match="mpi: expected a mapping"):
         MPIConfig.from_dict(["profile"])  # type: ignore[arg-type]

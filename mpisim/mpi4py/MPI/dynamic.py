@@ -13,6 +13,7 @@ simulator: MPI_ERR_SPAWN, naming it. Each call is one of the rank's ``mpi`` hand
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import Any
@@ -29,11 +30,28 @@ __all__ = ["Close_port", "DisconnectMethods", "Lookup_name", "Open_port", "Publi
 _PYTHONS = ("python", "python3")
 
 
+def _python_script(command: str) -> bool:
+    """Whether ``command`` is a script Python runs: a ``.py`` file, or an executable file
+    whose ``#!`` line names a Python interpreter."""
+    if command.endswith(".py") and os.path.isfile(command):
+        return True
+    try:
+        with open(command, "rb") as f:
+            first = f.readline(200)
+    except OSError:
+        return False
+    return first.startswith(b"#!") and b"python" in first
+
+
 def _program(command: Any, args: Any) -> Any:
     """The rank program a command runs: a Python interpreter's script (the first of
-    ``args``), as mpiexec would start it; MPI_ERR_SPAWN otherwise."""
+    ``args``), or a Python script itself, as mpiexec would start it; MPI_ERR_SPAWN
+    otherwise."""
     argv = [str(a) for a in (args or ())]
     name = os.path.basename(str(command))
+    if _python_script(str(command)):
+        argv = [str(command), *argv]
+        name = "python"
     is_python = str(command) == sys.executable or name.startswith(_PYTHONS)
     if not is_python or not argv or argv[0].startswith("-"):
         raise as_exception(ErrSpawn(
@@ -46,6 +64,28 @@ def _program(command: Any, args: Any) -> Any:
         return child(argv[0], argv[1:])
     except ValueError as e:  # a missing script, a syntax error (ScriptError)
         raise as_exception(ErrSpawn(f"Spawn: {e}")) from None
+
+
+def _multiple(command: Any, args: Any, maxprocs: Any, info: Any
+              ) -> tuple[list[Any], list[Any], list[int]]:
+    """Spawn_multiple's arguments, one per command, checked as mpi4py checks them
+    (ValueError for a lone command or lists of other lengths; one maxprocs or info for
+    all is taken)."""
+    if isinstance(command, str) or command is None:
+        raise ValueError("Spawn_multiple: expecting a sequence of commands")
+    commands = list(command)
+    argvs = [None] * len(commands) if args is None else list(args)
+    counts = [1] * len(commands) if maxprocs is None else (
+        [int(maxprocs)] * len(commands) if isinstance(maxprocs, int) else
+        [int(n) for n in maxprocs])
+    infos = [info] * len(commands) if info is None or not isinstance(info, list | tuple) \
+        else list(info)
+    if not len(argvs) == len(counts) == len(infos) == len(commands) or any(
+            isinstance(a, str) for a in argvs):
+        raise ValueError(f"Spawn_multiple: {len(commands)} commands, {len(argvs)} argument "
+                         f"lists, {len(counts)} maxprocs and {len(infos)} infos: expected one "
+                         "of each per command")
+    return commands, argvs, counts
 
 
 def _errcodes(errcodes: Any, count: int) -> None:
@@ -77,14 +117,18 @@ class SpawnMethods:
         ctx = current()
         mpi = ctx.mpi
         comm = self._c(mpi)  # type: ignore[attr-defined]
-        commands = list(command) if not isinstance(command, str) else [command]
-        argvs = list(args) if args is not None else [None] * len(commands)
-        counts = [int(n) for n in maxprocs] if maxprocs is not None else [1] * len(commands)
-        programs = [_program(c, a) for c, a in zip(commands, argvs, strict=False)] \
-            if self._rank(mpi) == root else [None] * len(commands)
+        if self._rank(mpi) == root:  # (the others' arguments are not significant)
+            commands, argvs, counts = _multiple(command, args, maxprocs, info)
+            programs = [_program(c, a) for c, a in zip(commands, argvs, strict=True)]
+        else:
+            programs, counts = [None], [0]
+            with contextlib.suppress(ValueError, TypeError):  # (what it fills errcodes by)
+                counts = _multiple(command, args, maxprocs, info)[2]
+            programs = [None] * len(counts)
         made = ctx.call(lambda: mpi.comm_spawn_multiple(
             programs, [()] * len(programs), counts, int(root), comm), self._key())  # type: ignore[attr-defined]
-        _errcodes(errcodes, sum(counts))
+        if isinstance(errcodes, list):  # one list per command (mpi4py)
+            errcodes[:] = [[0] * n for n in counts]
         return self._wrap(made)  # type: ignore[attr-defined]
 
     def Accept(self, port_name: str, info: Any = None, root: int = 0) -> Any:
@@ -111,15 +155,15 @@ class DisconnectMethods:
     def Get_parent(cls) -> Any:
         """MPI_Comm_get_parent: the intercommunicator to the parents, or a null one
         (equal to MPI.COMM_NULL) in a process the run started."""
-        from .comm import Intercomm, wrap
         ctx = current()
         mpi = ctx.plain()
         parent = mpi.comm_get_parent()
+        null = cls._made("null")  # type: ignore[attr-defined]
         if parent is None:
-            return Intercomm()
+            return null._wrap(None)
         cache = ctx.state.setdefault("parent", {})  # one object, as mpi4py keeps it
         if cache.get("handle") is not parent:
-            cache.update(handle=parent, comm=wrap(parent))
+            cache.update(handle=parent, comm=null._wrap(parent))
         return cache["comm"]
 
     def Disconnect(self) -> None:
