@@ -273,3 +273,15 @@ def test_only_the_script_s_own_code_gets_simulated_threading(tmp_path, capsys):
     assert out.strip() == "True True True True"
     assert sys.modules["threading"] is threading and sys.modules["queue"] is queue
     assert builtins.__import__ is real_import
+
+
+def test_11_2_1_an_mpi_call_from_a_thread_under_funneled_is_a_finding(capsys):
+    """§11.2.1: under MPI_THREAD_FUNNELED only the main thread may call MPI; the script's
+    thread 'talker' calls MPI_Barrier: a thread-level finding on each rank, at its line."""
+    result, out = _run(capsys, THREADS / "funneled.py", 2)
+    assert result.outcome is ms.Outcome.COMPLETED
+    assert sorted(out.split()) == ["0", "1", "1", "1"]  # Query_thread: FUNNELED
+    found = sorted((f.calls[0].rank, f.rule, f.calls[0].call, f.calls[0].where)
+                   for f in result.findings)
+    assert found == [(r, "thread-level", "MPI_Barrier", "funneled.py:17 (talk)")
+                     for r in (0, 1)]
