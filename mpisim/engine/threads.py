@@ -188,6 +188,8 @@ class SimThread:
         """The event it waited for has happened: one step of the thread (or, when the run's
         thread order says so, after the others runnable at this instant)."""
         if self.host.defer():
+            if not event._ok:  # its error is this thread's, raised when it runs (not the
+                event._defused = True  # loop's, at the end of this step)
             self._later(lambda _: self._resume(event))
             return
         if event._ok:
