@@ -41,7 +41,9 @@ FILES = ("mpiunittest.py", "mpitestutil.py", "arrayimpl.py", "test_p2p_obj.py",
          "test_cco_buf.py", "test_cco_obj.py", "test_cco_nb_buf.py", "test_cco_vec.py",
          "test_cco_nb_vec.py",
          # dynamic processes (test_mpi4py_suite_spawn)
-         "test_spawn.py", "test_dynproc.py", "spawn_child.py")
+         "test_spawn.py", "test_dynproc.py", "spawn_child.py",
+         # threads (test_mpi4py_suite_threads)
+         "test_threads.py")
 MARK = "MPISIM-SUITE "
 
 DRIVER = '''
