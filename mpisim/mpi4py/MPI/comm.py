@@ -144,7 +144,7 @@ class Comm(GroupMethods, AttributeMethods, ErrhandlerMethods, P2PMethods, Collec
     def Get_rank(self) -> int:
         mpi = current().mpi
         comm = self._c(mpi)
-        return mpi.comm_rank() if comm is None else comm.rank  # (a spawned one: its own world)
+        return mpi.comm_world.rank if comm is None else comm.rank  # (a spawned one: its own)
 
     def Get_size(self) -> int:
         mpi = current().mpi
