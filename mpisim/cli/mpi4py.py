@@ -31,6 +31,9 @@ def mpi4py_options(p: argparse.ArgumentParser) -> None:
     """The options of ``mpisim mpi4py`` (those of ``run``, ``check`` and ``min-buffer``)."""
     p.add_argument("-n", "-np", dest="np", type=int, default=1, metavar="N",
                    help="number of ranks (as mpiexec -n)")
+    p.add_argument("--universe", "-usize", dest="universe", type=int, default=None,
+                   metavar="N", help="MPI_UNIVERSE_SIZE, the processes MPI_Comm_spawn may "
+                   "fill (as mpiexec -usize; same as --set mpi.universe=N)")
     p.add_argument("--profile", metavar="NAME|FILE.yaml",
                    help="the MPI library modelled: standard, mpich-4.0, openmpi-4.1, "
                         "mpich-5.0, openmpi-5.0 (mpich, openmpi: MPICH 4.0, Open MPI 4.1) "
@@ -62,6 +65,8 @@ def load_script(args: argparse.Namespace) -> ScriptScenario:
     overrides.update(assignment(text) for text in args.sets)
     if args.profile:
         overrides["mpi.profile"] = args.profile
+    if args.universe is not None:
+        overrides["mpi.universe"] = args.universe
     try:
         args.script = shipped(args.script, "mpi4py")  # a file, else a shipped script's name
     except OSError as e:

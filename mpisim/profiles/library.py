@@ -324,8 +324,9 @@ class MPIConfig:
         Bytes per second one process reads or writes a file with (MPI-IO). Default:
         1 GB/s.
     universe
-        MPI_UNIVERSE_SIZE (MPI 4.1 §11.10.1), the processes the run's universe holds, at
-        least its ranks (``8``, as ``mpiexec -usize 8``): the attribute's value on
+        MPI_UNIVERSE_SIZE (MPI 4.1 §11.10.1), the processes the run's universe holds
+        (``8``, as ``mpiexec -usize 8``; ``mpisim mpi4py --universe 8``): the attribute's
+        value on
         MPI_COMM_WORLD, and, under a profile with ``universe_limit`` (Open MPI's slots), the
         most processes alive at once, a spawn beyond it failing with MPI_ERR_SPAWN.
         Default: None, the library's: MPICH's mpiexec sets no universe size and spawns

@@ -45,6 +45,16 @@ def test_11_8_the_json_lists_the_spawned_processes():
     assert all(r["finished"] for r in ranks)
 
 
+def test_11_10_1_a_spawn_beyond_the_universe_fails_under_open_mpi_as_mpiexec_usize():
+    run = subprocess.run([sys.executable, "-m", "mpisim", "mpi4py", "-n", "1", "-usize", "2",
+                          "--profile", "openmpi-4.1", str(SCRIPT)], capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode != 0
+    assert "parent: UNIVERSE_SIZE: 2" in run.stdout
+    assert "MPI_ERR_SPAWN: MPI_Comm_spawn: 3 processes asked for, 1 of the universe's 2 " \
+           "free" in run.stderr
+
+
 @pytest.mark.real_mpi
 def test_the_stored_lines_are_what_the_real_mpi4py_prints():
     found = real_mpi.oracle()
