@@ -503,3 +503,65 @@ def test_a_lock_order_deadlock_of_two_threads_in_a_run_names_both():
     result = ms.run(program, ranks=2)
     assert result.outcome is ms.Outcome.DEADLOCK
     assert result.deadlock.thread_cycles == [["0:a", "0:b"]]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 3), st.lists(st.tuples(st.integers(0, 4), st.integers(1, 3)),
+                                   min_size=1, max_size=8))
+def test_a_semaphore_never_lends_more_permits_than_it_has(value, plan):
+    """Threads (start, hold) on a Semaphore(value): at most ``value`` hold a permit at
+    once, each acquire is granted once, and every permit is back at the end."""
+    env = clock()
+    sem = sync.BoundedSemaphore(env, who(env), value=value)
+    inside, granted = [0], []
+
+    def thread(i, start, hold):
+        yield env.timeout(start)
+        assert (yield sem.acquire()) is True
+        granted.append(i)
+        inside[0] += 1
+        assert inside[0] <= len(sem.holders()) <= value  # (a handed permit: held at once)
+        yield env.timeout(hold)
+        inside[0] -= 1
+        sem.release()
+
+    run(env, *(thread(i, *p) for i, p in enumerate(plan)))
+    assert sorted(granted) == list(range(len(plan)))
+    assert sem.holders() == () and sem.waiters() == ()
+    with pytest.raises(ValueError):
+        sem.release()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=6),
+       st.lists(st.integers(1, 3), min_size=1, max_size=6))
+def test_a_condition_wakes_each_waiter_once_and_in_order(starts, notifies):
+    """Waiters (arriving at ``starts``) and notify(n) calls a millisecond apart, then a
+    notify_all: each waiter is woken exactly once, the earliest waiters first, and each
+    holds the lock when it wakes."""
+    env = clock()
+    cond = sync.Condition(env, who(env))
+    woken = []
+    order = sorted(range(len(starts)), key=lambda i: (starts[i], i))
+
+    def waiter(i):
+        yield env.timeout(starts[i])
+        yield cond.acquire()
+        assert (yield cond.wait()) is True
+        assert cond.lock.holders() == (env.active_process,)
+        woken.append(i)
+        cond.release()
+
+    def notifier():
+        yield env.timeout(10)
+        for n in notifies:
+            yield cond.acquire()
+            cond.notify(n)
+            cond.release()
+            yield env.timeout(1)
+        yield cond.acquire()
+        cond.notify_all()
+        cond.release()
+
+    run(env, *(waiter(i) for i in range(len(starts))), notifier())
+    assert woken == order
