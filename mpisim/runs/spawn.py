@@ -52,6 +52,12 @@ class _Child:
         return self.program(mpi, *self.args)
 
 
+def _start(procs: list[RankProcess]) -> None:
+    """The children's MPI_Init, at the spawn's time plus its latency."""
+    for proc in procs:
+        proc.start()
+
+
 class Spawns:
     """One run's spawned processes and ports (the handle's
     :class:`~mpisim.handle.dynamic.Spawner`)."""
@@ -96,7 +102,7 @@ class Spawns:
                     "appnum": appnum, "program": getattr(program, "__name__", "program")}
                 rank += 1
         started = pending(sim.env)
-        started.callbacks.append(lambda _ev: [p.start() for p in procs])
+        started.callbacks.append(lambda _ev: _start(procs))
         fire_at(started, start)
         return mine
 
