@@ -53,6 +53,10 @@ def mpi4py_options(p: argparse.ArgumentParser) -> None:
                         "the report goes to stderr and --json to stdout, and the script's "
                         "own output passes through unchanged (with --json on stdout, the "
                         "script's stdout goes to stderr)")
+    p.add_argument("-m", dest="module", metavar="MODULE", choices=("mpi4py", "mpi4py.futures"),
+                   help="run the script as `python -m MODULE script.py` does: mpi4py.futures "
+                        "(rank 0 runs the script, the other ranks are the workers of its "
+                        "MPIPoolExecutor) or mpi4py")
     p.add_argument("script", metavar="SCRIPT",
                    help="an mpi4py script (python file), or the name of a shipped one "
                         "(mpisim examples lists them: exchange.py)")
@@ -77,7 +81,7 @@ def load_script(args: argparse.Namespace) -> ScriptScenario:
         output = ("discard" if args.check or args.min_buffer or args.vary else
                   "stderr" if args.json and not args.report else "stdout")
         return script_scenario(args.script, list(args.args), args.np, args.settings,
-                               overrides, output)
+                               overrides, output, getattr(args, "module", None))
     except ScriptError as e:
         raise ValueError(str(e)) from None
     except ValueError as e:

@@ -62,6 +62,7 @@ from ..msgbuffer.membuffer import buffer
 from ..msgbuffer.p2p import located
 from ..msgbuffer.pickle import Pickle
 from ..util import dtlib, pkl5
+from . import mpifutures
 
 __all__ = ["MPI_VERSION", "modules", "submodules"]
 
@@ -313,9 +314,9 @@ def modules() -> dict[str, types.ModuleType]:
 
 def submodules() -> dict[str, types.ModuleType]:
     """The stand-in's submodules a script imports on demand: ``mpi4py.util`` and its
-    ``pkl5`` and ``dtlib``."""
+    ``pkl5`` and ``dtlib``, ``mpi4py.futures``."""
     return {"mpi4py.util": _util_package(), "mpi4py.util.pkl5": pkl5,
-            "mpi4py.util.dtlib": dtlib}
+            "mpi4py.util.dtlib": dtlib, "mpi4py.futures": mpifutures.module()}
 
 
 _UTIL: list[types.ModuleType] = []

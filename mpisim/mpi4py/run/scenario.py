@@ -81,16 +81,16 @@ class ScriptScenario:
 
 
 def script_scenario(path: str, argv: list[str], ranks: int, settings: str | None = None,
-                    overrides: dict[str, Any] | None = None, output: str = "stdout"
-                    ) -> ScriptScenario:
-    """Load a script and its settings; ValueError (one line per problem) if anything is
-    wrong."""
+                    overrides: dict[str, Any] | None = None, output: str = "stdout",
+                    module: str | None = None) -> ScriptScenario:
+    """Load a script and its settings (``module``: run under ``python -m module``, see
+    :class:`~.script.Script`); ValueError (one line per problem) if anything is wrong."""
     from ...scenario import ScenarioError
     from ...scenario.load import settings_scenario
 
     if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
         raise ValueError(f"-n: expected a positive number of ranks, got {ranks!r}")
-    script = Script(path, argv, output)
+    script = Script(path, argv, output, module)
     scenario = settings_scenario(settings, {"name": script.__name__, "ranks": 1},
                                  (), "an mpi4py script")  # ranks: the settings' own (-n rules)
     try:

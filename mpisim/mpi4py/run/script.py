@@ -22,6 +22,7 @@ import builtins
 import os
 import signal
 import threading
+import types
 from typing import Any
 
 from ...mpi.errors import MPIError
@@ -29,6 +30,8 @@ from ..bridge import RankContext, Scope, bridge, check_threads
 from .clock import time_module
 from .exits import Handlers, atexit_module, finish
 from .module import init_level, modules, submodules
+from .mpifutures import MODULES as _RUN_MODULES
+from .mpifutures import run_module
 from .simfutures import futures_modules
 from .simthreads import join_threads, queue_module, threading_module
 
@@ -84,12 +87,20 @@ class Script:
     output
         Where the script's prints go: ``"stdout"`` (the default), ``"stderr"`` (keeps
         stdout for JSON) or ``"discard"`` (for the many runs of check and min-buffer).
+    module
+        Run the script as ``python -m MODULE script.py`` does: ``"mpi4py.futures"`` (rank
+        0 runs the script, the other ranks are its MPIPoolExecutor's workers), or
+        ``"mpi4py"`` (the same as none). Default: None, ``python script.py``.
     """
 
     def __init__(self, path: str | os.PathLike[str], argv: list[str] | tuple[str, ...] = (),
-                 output: str = "stdout") -> None:
+                 output: str = "stdout", module: str | None = None) -> None:
         if output not in OUTPUTS:
             raise ValueError(f"output: expected one of {', '.join(OUTPUTS)}, got {output!r}")
+        if module not in _RUN_MODULES:
+            raise ValueError(f"-m {module}: a script runs under -m mpi4py or -m "
+                             "mpi4py.futures only")
+        self.module = None if module == "mpi4py" else module
         self.output = output
         self.path = os.path.abspath(os.fspath(path))
         self.argv = [os.fspath(path), *(str(a) for a in argv)]
@@ -101,15 +112,16 @@ class Script:
 
     def __getstate__(self) -> dict[str, Any]:
         return {"path": self.path, "argv": self.argv, "__name__": self.__name__,
-                "output": self.output}
+                "output": self.output, "module": self.module}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
 
-    def child(self, path: str, argv: list[str]) -> Script:
+    def child(self, path: str, argv: list[str], module: str | None = None) -> Script:
         """The program of a process this script's rank spawns (MPI 4.1 §11.8.2): the
-        script ``path`` with ``argv``, its prints where this one's go."""
-        return Script(path, argv, self.output)
+        script ``path`` with ``argv`` (under ``python -m module``), its prints where this
+        one's go."""
+        return Script(path, argv, self.output, module)
 
     def __call__(self, mpi: Any, **params: Any) -> Any:
         if params:
@@ -120,10 +132,13 @@ class Script:
         ctx.state["spawn"] = self.child  # what its MPI_Comm_spawn runs (MPI/dynamic.py)
         directory = os.path.dirname(self.path)
         handlers = Handlers(directory)
-        scope = Scope(modules() | {"time": time_module(), "atexit": atexit_module(handlers)},
+        main = types.ModuleType("__main__")  # the rank's own: pickle finds the script's
+        # functions and classes in it (mpi4py.futures' workers know it as __worker__)
+        scope = Scope(modules() | {"time": time_module(), "atexit": atexit_module(handlers),
+                                   "__main__": main, "__worker__": main},
                       list(self.argv), directory, self.output, submodules(), scoped())
         scope.init = lambda: init_level(ctx)
-        return bridge(ctx, lambda: _execute(ctx, code, self.path, handlers), scope)
+        return bridge(ctx, lambda: _execute(ctx, code, main, handlers, self.module), scope)
 
 
 def scoped() -> dict[str, Any]:
@@ -132,17 +147,23 @@ def scoped() -> dict[str, Any]:
     return {"threading": threading_module(), "queue": queue_module(), **futures_modules()}
 
 
-def _execute(ctx: RankContext, code: Any, path: str, handlers: Handlers) -> None:
-    """The script in a fresh ``__main__``, then the end of the process before
-    MPI_Finalize: its non-daemon threads joined (:func:`.simthreads.join_threads`), then
-    :func:`.exits.finish` (atexit handlers, finalizers)."""
-    namespace = {"__name__": "__main__", "__file__": path, "__builtins__": builtins,
-                 "__package__": None, "__spec__": None, "__cached__": None}
+def _execute(ctx: RankContext, code: Any, main: types.ModuleType, handlers: Handlers,
+             module: str | None = None) -> None:
+    """The script in a fresh ``__main__`` (under ``python -m module``: :func:`.mpifutures.
+    run_module`), then the end of the process before MPI_Finalize: its non-daemon threads
+    joined (:func:`.simthreads.join_threads`), then :func:`.exits.finish` (atexit handlers,
+    finalizers)."""
+    namespace = main.__dict__
+    namespace.update({"__name__": "__main__", "__file__": ctx.script, "__builtins__": builtins,
+                      "__package__": None, "__spec__": None, "__cached__": None})
     modules()["mpi4py"].rc.__dict__.clear()  # a new process: mpi4py.rc's defaults (what
     # a script sets before it imports mpi4py.MPI is read then, by init_level)
     _watch_sigint()
     try:
-        exec(code, namespace)
+        if module is None:
+            exec(code, namespace)
+        else:
+            run_module(module, code, namespace)
         check_threads()
     except SystemExit as e:
         if e.code not in (None, 0):

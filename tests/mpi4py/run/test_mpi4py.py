@@ -525,14 +525,14 @@ def test_errors_are_fatal_ends_the_run_even_where_the_script_catches(tmp_path):
 
 
 def test_submodules_of_the_stand_in_are_refused_by_name(tmp_path):
-    """mpi4py.util's pkl5 and dtlib are offered; its other submodules, and mpi4py's other
-    packages, are refused by name."""
+    """mpi4py.util's pkl5 and dtlib (and mpi4py.futures) are offered; mpi4py.util's other
+    submodules, and mpi4py's other packages, are refused by name."""
     path = script(tmp_path, "from mpi4py.util import pkl5, dtlib\nfrom mpi4py.util import pool\n")
     result = ms.run_mpi4py(path, ranks=1)
     assert result.outcome is ms.Outcome.ERROR
     assert "mpi4py.util.pool is not supported" in result.error.message
-    path = script(tmp_path, "import mpi4py.futures\n", "futures.py")
-    assert "mpi4py.futures is not supported" in ms.run_mpi4py(path, ranks=1).error.message
+    path = script(tmp_path, "import mpi4py.bench\n", "bench.py")
+    assert "mpi4py.bench is not supported" in ms.run_mpi4py(path, ranks=1).error.message
 
 
 def test_a_finished_run_closes_its_suspended_programs_and_keeps_its_result():
