@@ -342,6 +342,14 @@ class Trace:
         return [(r.rank, b) for r in self.ranks if (b := r.blocked) is not None]
 
 
+@overload
+def _absolute(rid: int, base: int) -> int: ...
+
+
+@overload
+def _absolute(rid: None, base: int) -> None: ...
+
+
 def _absolute(rid: int | None, base: int) -> int | None:
     """A request id relative to ``base`` (see :class:`CallList`) as recorded."""
     return rid + base - 1 if base and rid is not None and rid > 0 else rid

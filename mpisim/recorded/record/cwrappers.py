@@ -348,7 +348,8 @@ def render_one(w: Wrapper) -> str:
 def render() -> str:
     """The generated block: every wrapper of :data:`WRAPPERS`, consecutive ones of the same
     guard under one ``#if``."""
-    parts, guard, group = [BEGIN], "", []
+    parts, guard = [BEGIN], ""
+    group: list[str] = []
 
     def close() -> None:
         if group:

@@ -221,7 +221,8 @@ class _Replay:
         port = port_of(mpi)  # where each call is made (reports name the recorded call)
         rank, reached, calls = mpi.rank, self.program.reached, log.calls
         shapes, results, scale = calls.shapes, calls.results, self.scale
-        described = {i: f", {site.describe()}" for i, site in log.sites.items()}
+        described: dict[int | None, str] = {i: f", {site.describe()}"
+                                            for i, site in log.sites.items()}
         suffix = [described.get(s.site, "") for s in shapes]  # each call site described once
         self.again = (_repeated(calls.shape, len(shapes)),  # ops kept only for those
                       _repeated(calls.result + 1, len(results) + 1))  # seen again
@@ -594,8 +595,8 @@ def _forget(r: _Replay, ids: list[int | None], reqs: list[Any]) -> None:
     MPI_REQUEST_NULL now (MPI 4.1 §3.7.3) and the recorder never gives its id again, so a
     long replay keeps only the requests in flight, not every one it made."""
     for rid, req in zip(ids, reqs, strict=False):
-        if req is not None and not req.active and not isinstance(req, Persistent) \
-                and rid not in r.pcolls:
+        if rid is not None and req is not None and not req.active \
+                and not isinstance(req, Persistent) and rid not in r.pcolls:
             r.reqs.pop(rid, None)
 
 
@@ -659,7 +660,8 @@ def _comm(r: _Replay, call: Call) -> Generator[Any, Any, None]:
     parent = r.comm(call)
     if call.name == "Comm_free":
         yield mpi.comm_free(parent if parent is not None else mpi.comm_world)
-        r.comms.pop(call.args.get("comm"), None)
+        if (freed := call.args.get("comm")) is not None:
+            r.comms.pop(freed, None)
         r.ops.clear()
         return
     if call.name == "Comm_dup":

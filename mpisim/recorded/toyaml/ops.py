@@ -60,7 +60,8 @@ class Op:
 
     __slots__ = ("args", "comment", "name")
 
-    def __init__(self, name: str, args: dict[str, Any] | Any, comment: str = "") -> None:
+    def __init__(self, name: str, args: Any, comment: str = "") -> None:
+        """``args``: the op's arguments by name, or its one value (a compute's seconds)."""
         self.name, self.args, self.comment = name, args, comment
 
     def shape(self) -> tuple:
@@ -83,9 +84,10 @@ def size_args(log: RankLog, count: int, tid: int) -> dict[str, Any]:
     """``count`` elements of the recording's datatype ``tid``: the predefined type by name when
     mpisim has it (of the recorded size), else ``bytes``."""
     info = log.types.get(tid)
-    known = DATATYPES_BY_MPI_NAME.get(info.name) if info is not None and info.name else None
-    if info is not None and known is not None and known.size == info.size:
-        return {"count": count, "datatype": info.name.removeprefix("MPI_")}
+    if info is not None and info.name:
+        known = DATATYPES_BY_MPI_NAME.get(info.name)
+        if known is not None and known.size == info.size:
+            return {"count": count, "datatype": info.name.removeprefix("MPI_")}
     return {"bytes": count * (info.size if info is not None else 1)}
 
 

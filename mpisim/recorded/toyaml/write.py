@@ -277,7 +277,7 @@ def _persistent(log: RankLog, call: Call, comms: dict[Any, Any], note: str) -> l
 
 def _start(log: RankLog, call: Call, comms: dict[Any, Any], note: str) -> list[_Op]:
     """MPI_Start/MPI_Startall of persistent requests: their nonblocking calls."""
-    ops = []
+    ops: list[_Op] = []
     for rid in call.args.get("r", []):
         made = comms.get(("persistent", rid))
         if made is None:
