@@ -70,6 +70,7 @@ class RankContext:
         self.back: Any = None  # the switch to the bridge (the greenlet's parent's switch,
         # found once: it is the same at every call)
         self.closed = False            # the run is over: any further call unwinds the rank
+        self.exited = False  # the script has ended: its daemon threads never run again
         self.finalized = False
         self.fatal: dict[Any, bool] = {}  # communicator key -> MPI_ERRORS_ARE_FATAL in force
         self.state: dict[str, Any] = {}  # per-rank state of the stand-in's modules (pkl5's
@@ -425,8 +426,11 @@ def drive(g: greenlet, ctx: RankContext, scope: Scope) -> Generator[Any, Any, An
     error: BaseException | None = None
     started = False
     enter, leave, switch = scope.enter, scope.leave, g.switch  # (bound once: per call)
+    daemon = isinstance(g, ThreadGreenlet) and g.thread.daemon
     try:
         while True:
+            if daemon and ctx.exited:  # as CPython at exit: a daemon thread is not resumed
+                yield ctx.port.env.event()  # (an event nothing fires: parked for good)
             enter()
             try:
                 if error is None and started:

@@ -42,7 +42,7 @@ from greenlet import getcurrent
 from ...engine import sync
 from ..bridge import RankContext, current, thread_program
 
-__all__ = ["Thread", "join_threads", "queue_module", "threading_module"]
+__all__ = ["Thread", "join_threads", "queue_module", "thread_module", "threading_module"]
 
 
 # -- waiting ---------------------------------------------------------------------------------
@@ -452,17 +452,20 @@ def _register_atexit(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Non
 
 def join_threads(ctx: RankContext) -> None:
     """The end of the script, as CPython's ``threading._shutdown``: the hooks of
-    :func:`_register_atexit` (the last first), then every non-daemon thread joined."""
+    :func:`_register_atexit` (the last first), then every non-daemon thread joined; from
+    then on the daemon threads are not resumed (CPython freezes them at exit), so one that
+    sleeps or waits in a loop neither runs into the script's torn-down globals nor keeps
+    the run going."""
     state = ctx.state.get("threading")
-    if state is None:
-        return
-    hooks = state["atexit"]
-    while hooks:
-        func, args, kwargs = hooks.pop()
-        func(*args, **kwargs)
-    for thread in list(state["threads"]):
-        if not thread.daemon and thread.is_alive():
-            thread.join()
+    if state is not None:
+        hooks = state["atexit"]
+        while hooks:
+            func, args, kwargs = hooks.pop()
+            func(*args, **kwargs)
+        for thread in list(state["threads"]):
+            if not thread.daemon and thread.is_alive():
+                thread.join()
+    ctx.exited = True  # daemon threads never run again (bridge.drive)
 
 
 # -- thread-local data -------------------------------------------------------------------------
@@ -627,6 +630,28 @@ def _module(name: str, real: types.ModuleType, names: dict[str, Any]) -> types.M
         module.__dict__.update(names)
         _MODULES[name] = module
     return _MODULES[name]
+
+
+def start_new_thread(function: Callable[..., Any], args: Any, kwargs: Any = None) -> int:
+    """``_thread.start_new_thread``: a daemon simulated thread (the process does not wait
+    for it, as for ``_thread``'s); its ident."""
+    if not isinstance(args, tuple):
+        raise TypeError("2nd arg must be a tuple")
+    thread = Thread(target=function, args=args, kwargs=kwargs or {}, daemon=True)
+    thread.start()
+    return int(thread.ident or 0)
+
+
+_THREAD_NAMES = {"start_new_thread": start_new_thread, "start_new": start_new_thread,
+                 "allocate_lock": Lock, "allocate": Lock, "LockType": Lock, "RLock": RLock,
+                 "get_ident": get_ident, "get_native_id": get_ident}
+
+
+def thread_module() -> types.ModuleType:
+    """The ``_thread`` a script's own code imports (one per process)."""
+    import _thread
+
+    return _module("_thread", _thread, _THREAD_NAMES)
 
 
 def threading_module() -> types.ModuleType:

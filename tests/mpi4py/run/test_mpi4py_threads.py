@@ -304,3 +304,24 @@ def test_11_6_2_probe_then_recv_from_two_threads_races_where_mprobe_does_not(cap
     assert result.outcome is ms.Outcome.COMPLETED, result.error
     assert out.splitlines() == (THREADS / "matched_race.txt").read_text().splitlines()
     assert not result.findings
+
+
+def test_a_daemon_thread_is_not_resumed_after_the_script_s_end(tmp_path, capsys):
+    """A daemon heartbeat thread (an endless sleep loop) does not keep the run going, nor
+    run into the script's torn-down globals: as CPython at exit, it is not resumed."""
+    path = _script(tmp_path, """
+        import threading, time
+        from mpi4py import MPI
+        beats = []
+        def beat():
+            while True:
+                time.sleep(0.01)
+                beats.append(MPI.Wtime())
+        threading.Thread(target=beat, daemon=True).start()
+        time.sleep(0.025)
+        MPI.COMM_WORLD.Barrier()
+        print(len(beats))
+    """)
+    result, out = _run(capsys, path, 2)
+    assert result.outcome is ms.Outcome.COMPLETED, result.error
+    assert out.split() == ["2", "2"]  # beats at 10 and 20 ms, then the script ends
