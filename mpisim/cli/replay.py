@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import signal
 import sys
 from typing import Any
@@ -61,6 +62,15 @@ def record_options(p: argparse.ArgumentParser) -> None:
                         "refused (default: $MPICC, else the mpicc beside the launcher, found "
                         "inside wrappers such as timeout or env, else the one of the program's "
                         "library, else mpicc on PATH)")
+    p.add_argument("--format", choices=("compact", "text"), default="compact",
+                   help="the recording's format: compact (binary columns in compressed "
+                        "blocks, written as the program runs: 2 to 8 bytes a call; the "
+                        "default) or text (a line a call, 50 to 60 bytes; any editor reads "
+                        "it); every command that takes a recording reads both")
+    p.add_argument("--convert", metavar="TRACE", default=None,
+                   help="write the text recording TRACE in the compact format to --out "
+                        "instead of running a command (e.g. mpisim record --convert "
+                        "old.trace --out new.trace)")
     p.add_argument("--shim", action="store_true",
                    help="print the path of the recorder's C source (to link it into a "
                         "statically linked application) and exit")
@@ -111,6 +121,28 @@ def replay_command(args: argparse.Namespace) -> int:
     return code
 
 
+def _convert(args: argparse.Namespace, command: list[str]) -> int:
+    """``mpisim record --convert TRACE --out OUT``: a text recording made compact."""
+    from ..recorded.read.records import TraceError
+    from ..recorded.record.compact import convert
+
+    if command:
+        raise UsageError("record --convert: give a recording or a command to run, not both")
+    if args.format != "compact":
+        raise UsageError("record --convert writes the compact format (--format text: the "
+                         "recording is already text)")
+    if os.path.abspath(args.convert) == os.path.abspath(args.out):
+        raise UsageError(f"record --convert {args.convert}: --out must name another file")
+    try:
+        calls = convert(args.convert, args.out)
+    except TraceError as e:
+        raise UsageError(str(e)) from None
+    except OSError as e:
+        raise UsageError(f"--out {args.out}: {e.strerror or e}") from None
+    print(f"mpisim record: wrote {args.out} ({calls:,} calls, compact)", file=sys.stderr)
+    return EXIT_OK
+
+
 def record_command(args: argparse.Namespace) -> int:
     from ..recorded.record.recorder import RecordError, record, shim_source
 
@@ -118,11 +150,13 @@ def record_command(args: argparse.Namespace) -> int:
         print(shim_source())
         return EXIT_OK
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if args.convert is not None:
+        return _convert(args, command)
     if args.stall < 0:
         raise UsageError(f"--stall {args.stall:g}: must be 0 (never) or more seconds")
     try:
         return record(command, args.out, timeout=args.timeout, mpicc=args.mpicc,
-                      stall=args.stall)
+                      stall=args.stall, fmt=args.format)
     except RecordError as e:
         raise UsageError(str(e)) from None
     except KeyboardInterrupt as e:

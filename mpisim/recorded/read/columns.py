@@ -41,7 +41,7 @@ from .lines import (
 )
 from .records import CallList, CallShape, RankLog, ResultShape, Site, TraceError, TypeInfo
 
-__all__ = ["BLOCK", "read_logs"]
+__all__ = ["BLOCK", "read_logs", "relative_requests"]
 
 BLOCK = 1 << 22
 """Bytes read at a time (4 MiB): the reader's memory beyond the columns is a few times this."""
@@ -298,6 +298,12 @@ def _block(path: str, padded: np.ndarray, cut: int, offset: int, base: int,
 
 
 _REQUESTS = re.compile(rb" r=([^ \0]*)")
+
+
+def relative_requests(key: bytes) -> tuple[bytes, int]:
+    """A call's key with its request ids relative to the smallest, and that id (0: none):
+    how every writer of a key makes it (the compact format's, :mod:`.compact`)."""
+    return _relative(key)
 
 
 def _relative(key: bytes) -> tuple[bytes, int]:

@@ -123,6 +123,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from .columns import read_logs
+from .compact import MAGIC as COMPACT_MAGIC
+from .compact import read_compact
 from .lines import MAGIC, VERSION
 from .records import RankLog, Trace, TraceError
 from .sources import locate, object_path
@@ -157,7 +159,8 @@ def is_trace(path: str | os.PathLike[str]) -> bool:
         return any(_RANK_FILE.match(f.name) for f in p.iterdir())
     try:
         with open(p, "rb") as f:
-            return f.read(len(MAGIC)).decode("ascii", "replace") == MAGIC
+            head = f.read(len(COMPACT_MAGIC))
+        return head.startswith(MAGIC.encode()) or head.startswith(COMPACT_MAGIC)
     except OSError:
         return False
 
@@ -216,7 +219,13 @@ def locate_sources(trace: Trace) -> None:
 
 
 def _read_file(path: Path) -> list[RankLog]:
+    """A file's logs, in the text format or the compact one (:mod:`.compact`), told by
+    their first bytes."""
     with open(path, "rb") as f:
+        if f.read(len(COMPACT_MAGIC)) == COMPACT_MAGIC:
+            f.seek(0)
+            return read_compact(str(path), f.read())
+        f.seek(0)
         return read_logs(str(path), f)
 
 

@@ -50,8 +50,10 @@ from pathlib import Path
 from stat import S_IMODE, S_ISDIR
 
 from ...report.export import held_signals
+from ..read.compact import MAGIC as COMPACT_MAGIC
 from ..read.records import TraceError
 from ..read.trace import read_trace
+from .compact import whole
 from .mpilib import Launch, linked_libmpi, mismatch, mpicc_candidates, own_mpicc, parse_command
 from .stall import StallWatch
 from .unlogged import note as unlogged_note
@@ -277,9 +279,14 @@ def build_shim(mpicc: str) -> Path:
 
 
 def _compile(mpicc: str, src: Path, out: Path) -> None:
+    """Build the recorder; with zlib (the compact format's codec) when it links, else
+    without it (its blocks are then stored, not compressed)."""
+    base = [mpicc, "-shared", "-fPIC", "-O2", "-o", str(out), str(src), "-ldl"]
     try:
-        built = subprocess.run([mpicc, "-shared", "-fPIC", "-O2", "-o", str(out), str(src),
-                                "-ldl"], capture_output=True, text=True, timeout=300)
+        built = subprocess.run([*base, "-lz"], capture_output=True, text=True, timeout=300)
+        if built.returncode != 0:
+            built = subprocess.run([*base, "-DMPISIM_NO_ZLIB"], capture_output=True,
+                                   text=True, timeout=300)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise RecordError(f"cannot build the recorder with {mpicc}: {e}") from None
     if built.returncode != 0 or not out.is_file():
@@ -301,7 +308,9 @@ def merge_logs(directory: str | os.PathLike[str], out: str | os.PathLike[str]) -
         with os.fdopen(fd, "wb") as f:
             for _, path in files:
                 data = path.read_bytes()
-                if data and not data.endswith(b"\n"):
+                if data.startswith(COMPACT_MAGIC):
+                    data = data[:whole(data)]  # a block cut by a kill: dropped
+                elif data and not data.endswith(b"\n"):
                     data = data[:data.rfind(b"\n") + 1]  # a line cut by a kill: dropped
                 f.write(data)
         os.replace(tmp, out)
@@ -407,8 +416,11 @@ def _ended(log: Path) -> bool:
 
 
 def record(command: list[str], out: str, timeout: float | None = None,
-           mpicc: str | None = None, stall: float | None = STALL) -> int:
-    """Run ``command`` with the recorder; write the recording to ``out``.
+           mpicc: str | None = None, stall: float | None = STALL,
+           fmt: str = "compact") -> int:
+    """Run ``command`` with the recorder; write the recording to ``out``, in the format
+    ``fmt`` ("compact", the default: binary columns in compressed blocks; "text": a line a
+    call; :mod:`mpisim.recorded.read.compact`, :mod:`mpisim.recorded.read.trace`).
 
     ``timeout`` (s, None: none) stops the run after that long; ``stall`` (s, default 30,
     0 or None: never) stops it once every process has waited inside MPI, in one call, that
@@ -426,7 +438,7 @@ def record(command: list[str], out: str, timeout: float | None = None,
         raise RecordError(f"--out {out}: directory {out_path.parent} does not exist")
     cc, shim, launch = recorder_for(command, mpicc)
     with tempfile.TemporaryDirectory(prefix="mpisim-record-") as logs:
-        env = dict(os.environ, MPISIM_TRACE_DIR=logs)
+        env = dict(os.environ, MPISIM_TRACE_DIR=logs, MPISIM_TRACE_FORMAT=fmt)
         env["LD_PRELOAD"] = " ".join(p for p in (str(shim), env.get("LD_PRELOAD", "")) if p)
         started = time.monotonic()
         proc = subprocess.Popen(command, env=env, start_new_session=True)

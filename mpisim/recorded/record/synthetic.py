@@ -38,6 +38,8 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from .compact import TextToCompact
+
 __all__ = ["SHAPES", "calls_per_step", "grid", "steps_for", "write"]
 
 LIBRARY = ("MPICH Version:      5.0.2 MPICH Release date: Fri Sep 25 20:45:26 UTC 2026 "
@@ -188,11 +190,12 @@ def total_calls(shape: str, size: int, steps: int) -> int:
 
 
 def write(path: str | os.PathLike[str], shape: str, ranks: int, steps: int,
-          seed: int = 1) -> int:
+          seed: int = 1, fmt: str = "text") -> int:
     """Write a recording of ``shape`` (a name of :data:`SHAPES`) for ``ranks`` processes
     (1 to 2**20; master-worker and pingpong at least 2) and ``steps`` steps (>= 0) to
     ``path`` (a ``.trace`` file, else a directory of ``rank.N.log`` files, made if need
-    be); ``seed`` makes the times. Returns the number of calls written. A recording is
+    be); ``seed`` makes the times; ``fmt`` the format ("text", the default, or "compact":
+    :mod:`.compact`). Returns the number of calls written. A recording is
     written to a temporary name and renamed when whole: nothing half-written is left."""
     if shape not in SHAPES:
         raise ValueError(f"unknown shape {shape!r} (one of {', '.join(SHAPES)})")
@@ -205,15 +208,15 @@ def write(path: str | os.PathLike[str], shape: str, ranks: int, steps: int,
     single = target.suffix == ".trace"
     tmp = target.with_name(f".{target.name}.part")
     if single:
-        with open(tmp, "w") as f:
+        with open(tmp, "wb" if fmt == "compact" else "w") as f:
             for rank in range(ranks):
-                _write_rank(f, shape, rank, ranks, steps, seed)
+                _write_rank(f, shape, rank, ranks, steps, seed, fmt)
         os.replace(tmp, target)
     else:
         tmp.mkdir(parents=True, exist_ok=True)
         for rank in range(ranks):
-            with open(tmp / f"rank.{rank}.log", "w") as f:
-                _write_rank(f, shape, rank, ranks, steps, seed)
+            with open(tmp / f"rank.{rank}.log", "wb" if fmt == "compact" else "w") as f:
+                _write_rank(f, shape, rank, ranks, steps, seed, fmt)
         if target.exists():
             for old in target.glob("rank.*.log"):
                 old.unlink()
@@ -222,13 +225,33 @@ def write(path: str | os.PathLike[str], shape: str, ranks: int, steps: int,
     return total_calls(shape, ranks, steps)
 
 
-def _write_rank(f, shape: str, rank: int, size: int, steps: int, seed: int) -> None:
+def _write_rank(f, shape: str, rank: int, size: int, steps: int, seed: int,
+                fmt: str = "text") -> None:
     rng = random.Random(seed * 1_000_003 + rank)
     exe = shape.replace("-", "_")
-    f.write(_HEADER.format(rank=rank, size=size, pid=1000 + rank, exe=exe))
+    out = f
+    if fmt == "compact":  # the same lines, each process's made a compact stream
+        out = _Compact(TextToCompact(f))
+    out.write(_HEADER.format(rank=rank, size=size, pid=1000 + rank, exe=exe))
     for chunk in SHAPES[shape](rank, size, steps, rng):
-        f.write(chunk)
-    f.write(_FINALIZE.format(exe=exe, g=rng.randint(1000, 2000)))
+        out.write(chunk)
+    out.write(_FINALIZE.format(exe=exe, g=rng.randint(1000, 2000)))
+    if fmt == "compact":
+        out.close()
+
+
+class _Compact:
+    """Text written in chunks of whole lines, given to a compact stream's writer."""
+
+    def __init__(self, writer: TextToCompact) -> None:
+        self.writer = writer
+
+    def write(self, chunk: str) -> None:
+        for line in chunk.split("\n"):
+            self.writer.line(line)
+
+    def close(self) -> None:
+        self.writer.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -242,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     length.add_argument("--calls", type=int,
                         help="about this many calls in all (sets the steps; e.g. 10000000)")
     p.add_argument("--seed", type=int, default=1, help="seed of the times (default 1)")
+    p.add_argument("--format", choices=("text", "compact"), default="text",
+                   help="the recording's format (default text)")
     p.add_argument("-o", "--output", required=True,
                    help="a .trace file, or a directory for rank.N.log files")
     args = p.parse_args(argv)
@@ -250,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"ranks: {args.ranks} is not a positive number")
         steps = steps_for(args.shape, args.ranks, args.calls) if args.calls else (
             100 if args.steps is None else args.steps)
-        calls = write(args.output, args.shape, args.ranks, steps, args.seed)
+        calls = write(args.output, args.shape, args.ranks, steps, args.seed, args.format)
     except (ValueError, OSError) as e:
         print(f"python -m mpisim.recorded.record.synthetic: {e}", file=sys.stderr)
         return 2

@@ -2,7 +2,7 @@
  *
  * Built by `mpisim record` with the user's own mpicc (-shared -fPIC), loaded with LD_PRELOAD
  * (or linked before -lmpi in a static build). Each process writes one line-oriented log,
- * $MPISIM_TRACE_DIR/rank.<world rank>.log, in the format that mpisim/recorded/trace.py reads
+ * $MPISIM_TRACE_DIR/rank.<world rank>.log, in the format that mpisim/recorded/read/trace.py reads
  * (its docstring is the specification). Lines are written into a 64 KiB buffer, flushed with
  * write(2) when it fills, at MPI_Finalize, at exit(), and on SIGTERM/SIGINT/SIGSEGV/SIGABRT/
  * SIGBUS/SIGHUP (then the previous disposition runs): a run that deadlocks and is killed
@@ -18,8 +18,8 @@
  * Two blocks of this file are generated, each between its marker lines: the regular C
  * wrappers (sends, receives, counted and neighbourhood collectives in all their forms, the
  * one-sided operations and synchronizations, the file accesses) from the table of
- * mpisim/recorded/cwrappers.py, and the Fortran bindings from mpisim/recorded/fortran.py's.
- * Edit the tables and run `python -m mpisim.recorded.cwrappers` (or `.fortran`); the
+ * mpisim/recorded/record/cwrappers.py, and the Fortran bindings from mpisim/recorded/record/fortran.py's.
+ * Edit the tables and run `python -m mpisim.recorded.record.cwrappers` (or `.fortran`); the
  * logging helpers the generated wrappers call are written by hand below.
  */
 #define _GNU_SOURCE
@@ -81,6 +81,11 @@ static char line[8192];
 static size_t line_used;
 static int in_line;
 
+/* The compact format (below): 1 when $MPISIM_TRACE_FORMAT is "compact"; description lines
+ * then go to the block being filled, the header (c_header) still as text. */
+static int compact, c_header;
+static void c_put_text(const char *s, size_t n);
+
 static void put(const char *s, size_t n) {
     if (fd < 0) return;
     if (in_line) {
@@ -89,6 +94,7 @@ static void put(const char *s, size_t n) {
         line_used += n;
         return;
     }
+    if (compact && !c_header) { c_put_text(s, n); return; }
     if (used + n > OUT_SIZE) flush_out();
     if (n > OUT_SIZE) n = OUT_SIZE;
     memcpy(out + used, s, n);
@@ -104,15 +110,378 @@ static void line_end(void) {
     line_used = 0;
 }
 
+/* putf formats %d %u %ld %lu %lld %llu %s %c %% itself (no flags, widths or precisions),
+ * into one put: vsnprintf costs several times a call's logging. Any other conversion sends
+ * the whole format to vsnprintf. */
+static char *fmt_unsigned(char *o, unsigned long long v, int negative) {
+    char digits[24], *p = digits + sizeof digits;
+    do { *--p = (char)('0' + v % 10); v /= 10; } while (v);
+    if (negative) *--p = '-';
+    size_t n = (size_t)(digits + sizeof digits - p);
+    memcpy(o, p, n);
+    return o + n;
+}
+
 static void putf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void putf(const char *fmt, ...) {
-    char tmp[512];
-    va_list ap;
+    char tmp[512], *o = tmp, *stop = tmp + sizeof tmp - 24;
+    va_list ap, again;
     va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_copy(again, ap);
+    const char *f = fmt;
+    for (; *f && o < stop; f++) {
+        if (*f != '%') { *o++ = *f; continue; }
+        int longs = 0;
+        for (f++; *f == 'l'; f++) longs++;
+        if (*f == 'd') {
+            long long v = longs == 2 ? va_arg(ap, long long) : longs ? va_arg(ap, long) : va_arg(ap, int);
+            o = fmt_unsigned(o, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v, v < 0);
+        } else if (*f == 'u') {
+            o = fmt_unsigned(o, longs == 2 ? va_arg(ap, unsigned long long) :
+                                longs ? va_arg(ap, unsigned long) : va_arg(ap, unsigned), 0);
+        } else if (*f == 's' && !longs) {
+            const char *t = va_arg(ap, const char *);
+            if (!t) t = "(null)";
+            while (*t && o < stop) *o++ = *t++;
+            if (*t) break;  /* longer than the buffer: vsnprintf's truncation */
+        } else if (*f == 'c' && !longs) {
+            *o++ = (char)va_arg(ap, int);
+        } else if (*f == '%' && !longs) {
+            *o++ = '%';
+        } else {
+            break;  /* a conversion of its own */
+        }
+    }
     va_end(ap);
-    if (n < 0) return;
-    put(tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+    if (*f) {  /* not done: vsnprintf */
+        int n = vsnprintf(tmp, sizeof tmp, fmt, again);
+        va_end(again);
+        if (n < 0) return;
+        put(tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+        return;
+    }
+    va_end(again);
+    put(tmp, (size_t)(o - tmp));
+}
+
+/* ---- the compact format: binary columns in compressed blocks ------------------------------
+ * mpisim/recorded/read/compact.py specifies it. A call is a row of four numbers (its key's id,
+ * ns outside MPI before it, ns inside it, its smallest request id) and its key, the text of
+ * its two lines but those numbers, request ids relative to the smallest, interned here: a
+ * loop's calls are one key. A block of C_ROWS rows, the description lines written among them
+ * and the keys first used in it is written with one write(2) when it fills, at
+ * MPI_Finalize, at exit() and on a fatal signal (stored, not compressed, there: zlib's
+ * allocations are not async-signal-safe), with the call in progress as a row without a
+ * result. The blocks' index and the end line close the stream. Memory is static but the
+ * key table, which grows with the distinct keys (in normal context only: a signal handler
+ * finds room made for it). Without zlib (-DMPISIM_NO_ZLIB, or no zlib.h) blocks are stored. */
+#if !defined(MPISIM_NO_ZLIB) && defined(__has_include)
+#if __has_include(<zlib.h>)
+#include <zlib.h>
+#define HAVE_ZLIB 1
+#endif
+#endif
+#ifndef HAVE_ZLIB
+#define HAVE_ZLIB 0
+#endif
+
+#define C_ROWS 32768
+#define C_TEXT 262144
+#define C_TEXTS 8192
+#define C_KEYS 262144
+#define C_KEY_MAX (2 * 8192 + 2)
+#define C_RAW (20 + C_ROWS * 28 + C_TEXTS * 4 + C_TEXT + C_KEYS)
+static uint32_t c_key[C_ROWS];
+static uint64_t c_gap[C_ROWS], c_dur[C_ROWS], c_base[C_ROWS];
+static uint32_t c_rows, c_ntext, c_nnew, c_nkeys, c_tpos[C_TEXTS];
+static char c_text[C_TEXT], c_new[C_KEYS];
+static size_t c_text_len, c_text_done, c_new_len;
+static uint64_t c_calls, c_offset;        /* calls in blocks written; bytes of the stream */
+static char c_call[C_KEY_MAX];             /* the entry of the call in progress */
+static size_t c_call_len;
+static int c_pending, c_flushing, c_index_ok = 1;
+static uint64_t c_pending_gap, c_dur_now;
+static uint64_t *c_index;                  /* (offset, first call) of each block */
+static size_t c_nindex, c_index_cap;
+static unsigned char c_raw[C_RAW];
+#if HAVE_ZLIB
+static unsigned char c_zip[C_RAW + C_RAW / 1000 + 64];
+#endif
+
+typedef struct { uint64_t hash; uint32_t id, off, len; } ckey_t;
+static ckey_t *c_table;                    /* open addressing, at most half full */
+static size_t c_table_cap;
+static char *c_arena;
+static size_t c_arena_len, c_arena_cap;
+
+static uint32_t c_crc_table[256];
+static uint32_t c_crc32(const unsigned char *p, size_t n) {
+    if (!c_crc_table[1])
+        for (uint32_t i = 0; i < 256; i++) {
+            uint32_t c = i;
+            for (int k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            c_crc_table[i] = c;
+        }
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) c = c_crc_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
+    return c ^ 0xFFFFFFFFu;
+}
+
+static void c_write(const void *p, size_t n) {
+    const char *b = p;
+    size_t done = 0;
+    while (fd >= 0 && done < n) {
+        ssize_t k = write(fd, b + done, n - done);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        done += (size_t)k;
+    }
+    c_offset += n;
+}
+
+/* Room for the next key and table entry, made ahead (never inside a signal handler). */
+static int c_room(void) {
+    if (c_arena_len + C_KEY_MAX > c_arena_cap) {
+        size_t cap = c_arena_cap ? c_arena_cap * 2 : 1 << 20;
+        char *a = realloc(c_arena, cap);
+        if (!a) return 0;
+        c_arena = a, c_arena_cap = cap;
+    }
+    if (2 * (c_nkeys + 1) > c_table_cap) {
+        size_t cap = c_table_cap ? c_table_cap * 2 : 4096;
+        ckey_t *t = calloc(cap, sizeof *t);
+        if (!t) return 0;
+        for (size_t i = 0; i < c_table_cap; i++) {
+            if (!c_table[i].len) continue;
+            size_t j = c_table[i].hash & (cap - 1);
+            while (t[j].len) j = (j + 1) & (cap - 1);
+            t[j] = c_table[i];
+        }
+        free(c_table);
+        c_table = t, c_table_cap = cap;
+    }
+    if (c_nindex + 1 >= c_index_cap) {
+        size_t cap = c_index_cap ? c_index_cap * 2 : 1024;
+        uint64_t *x = realloc(c_index, cap * 2 * sizeof *x);
+        if (!x) return 0;
+        c_index = x, c_index_cap = cap;
+    }
+    return 1;
+}
+
+static void c_flush(int zip);
+
+/* The key's id; a new key is added to the block's new keys (-1: no room). */
+static long c_intern(const char *k, size_t n) {
+    uint64_t h = 1469598103934665603ull ^ n, w;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {  /* a word at a time */
+        memcpy(&w, k + i, 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ (unsigned char)k[i]) * 1099511628211ull;
+    if (!c_table_cap || c_arena_len + n > c_arena_cap) return -1;
+    size_t j = h & (c_table_cap - 1);
+    while (c_table[j].len) {
+        if (c_table[j].hash == h && c_table[j].len == n + 1 &&
+            memcmp(c_arena + c_table[j].off, k, n) == 0) return c_table[j].id;
+        j = (j + 1) & (c_table_cap - 1);
+    }
+    if (c_new_len + n + 1 > C_KEYS) c_flush(!c_flushing);
+    memcpy(c_arena + c_arena_len, k, n);
+    c_table[j] = (ckey_t){h, c_nkeys, (uint32_t)c_arena_len, (uint32_t)(n + 1)};
+    c_arena_len += n;
+    memcpy(c_new + c_new_len, k, n);
+    c_new[c_new_len + n] = '\n';
+    c_new_len += n + 1;
+    c_nnew++;
+    return c_nkeys++;
+}
+
+/* A request id as the reader makes keys (read/columns.py, relative_requests): 1 to 18
+ * digits, no leading zero. */
+static int c_id(const char *p, size_t n, uint64_t *v) {
+    if (n < 1 || n > 18 || p[0] == '0') return 0;
+    uint64_t x = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9') return 0;
+        x = x * 10 + (uint64_t)(p[i] - '0');
+    }
+    *v = x;
+    return 1;
+}
+
+/* `k` with the ids of its " r=" fields relative to the smallest (+1 for it) into `o`; the
+ * smallest (0: none). */
+static uint64_t c_relative(const char *k, size_t n, char *o, size_t *on) {
+    uint64_t base = 0, v;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t w = 0;
+        for (size_t i = 0; i < n;) {
+            if (i + 3 <= n && k[i] == ' ' && k[i + 1] == 'r' && k[i + 2] == '=') {
+                size_t end = i + 3;
+                while (end < n && k[end] != ' ' && k[end] != '\0') end++;
+                if (pass) { memcpy(o + w, k + i, 3); w += 3; }
+                for (size_t a = i + 3; a <= end;) {
+                    size_t b = a;
+                    while (b < end && k[b] != ',') b++;
+                    int id = c_id(k + a, b - a, &v);
+                    if (!pass && id && (!base || v < base)) base = v;
+                    if (pass) {
+                        if (id) w += (size_t)snprintf(o + w, 24, "+%llu",
+                                                      (unsigned long long)(v - base + 1));
+                        else { memcpy(o + w, k + a, b - a); w += b - a; }
+                        if (b < end) o[w++] = ',';
+                    }
+                    a = b + 1;
+                }
+                i = end;
+            } else {
+                if (pass) o[w++] = k[i];
+                i++;
+            }
+        }
+        if (!base) { memcpy(o, k, n); *on = n; return 0; }
+        *on = w;
+    }
+    return base;
+}
+
+static void c_row(const char *k, size_t n, uint64_t gap, uint64_t dur) {
+    static char rel[C_KEY_MAX * 2];
+    size_t rn = n;
+    uint64_t base = 0;
+    int requests = 0;
+    for (size_t i = 1; i + 1 < n && !requests; i++)
+        requests = k[i] == 'r' && k[i + 1] == '=' && k[i - 1] == ' ';
+    if (requests) {
+        base = c_relative(k, n, rel, &rn);
+        k = rel;
+    }
+    long id = c_intern(k, rn);
+    if (id < 0) return;  /* no memory for the key: the call is not logged */
+    c_key[c_rows] = (uint32_t)id;
+    c_gap[c_rows] = gap;
+    c_dur[c_rows] = dur;
+    c_base[c_rows] = base;
+    c_rows++;
+    if (c_rows == C_ROWS) c_flush(!c_flushing);
+    if (!c_flushing) c_room();
+}
+
+/* Description lines (T, @, C, #) while a block fills: each before the calls to come. */
+static void c_put_text(const char *s, size_t n) {
+    if (c_text_len + n > C_TEXT) c_flush(!c_flushing);
+    if (c_text_len + n > C_TEXT) return;
+    memcpy(c_text + c_text_len, s, n);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '\n') continue;
+        if (c_ntext == C_TEXTS) c_flush(!c_flushing);
+        c_tpos[c_ntext++] = c_rows;
+        c_text_done = c_text_len + i + 1;
+    }
+    c_text_len += n;
+}
+
+static unsigned char *c_column(unsigned char *p, const uint64_t *v, uint32_t n, uint8_t *width) {
+    uint64_t top = 0;
+    for (uint32_t i = 0; i < n; i++) top = v[i] > top ? v[i] : top;
+    int w = !top ? 0 : top < 1u << 8 ? 1 : top < 1u << 16 ? 2 : top < 1ull << 32 ? 4 : 8;
+    *width = (uint8_t)w;
+    for (int b = 0; b < w; b++)
+        for (uint32_t i = 0; i < n; i++) *p++ = (unsigned char)(v[i] >> (8 * b));
+    return p;
+}
+
+static void c_put32(unsigned char *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i)); }
+static void c_put64(unsigned char *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i)); }
+
+/* Write the block (its rows, its whole text lines, its new keys); zip: compress it. */
+static void c_flush(int zip) {
+    uint32_t n = c_rows, ntext = c_ntext;
+    if (fd < 0 || (!n && !ntext && !c_nnew)) return;
+    c_flushing++;
+    static uint64_t keys[C_ROWS];
+    unsigned char *p = c_raw + 20;
+    uint8_t widths[4];
+    for (uint32_t i = 0; i < n; i++) keys[i] = c_key[i];
+    p = c_column(p, keys, n, &widths[0]);
+    p = c_column(p, c_gap, n, &widths[1]);
+    p = c_column(p, c_dur, n, &widths[2]);
+    p = c_column(p, c_base, n, &widths[3]);
+    for (uint32_t i = 0; i < ntext; i++, p += 4) c_put32(p, c_tpos[i]);
+    memcpy(p, c_text, c_text_done);
+    p += c_text_done;
+    memcpy(p, c_new, c_new_len);
+    p += c_new_len;
+    memcpy(c_raw, widths, 4);
+    c_put32(c_raw + 4, ntext);
+    c_put32(c_raw + 8, c_nnew);
+    c_put32(c_raw + 12, (uint32_t)c_text_done);
+    c_put32(c_raw + 16, (uint32_t)c_new_len);
+    size_t raw = (size_t)(p - c_raw), stored = raw;
+    const unsigned char *body = c_raw;
+    int codec = 0;
+#if HAVE_ZLIB
+    uLongf zlen = sizeof c_zip;
+    if (zip && compress2(c_zip, &zlen, c_raw, raw, 1) == Z_OK) body = c_zip, stored = zlen, codec = 1;
+#else
+    (void)zip;
+#endif
+    unsigned char frame[32] = {0xff, 'B', (unsigned char)codec, 0};
+    c_put32(frame + 4, (uint32_t)stored);
+    c_put32(frame + 8, (uint32_t)raw);
+    c_put64(frame + 12, c_calls);
+    c_put32(frame + 20, n);
+    c_put32(frame + 24, c_nkeys - c_nnew);
+    c_put32(frame + 28, c_crc32(body, stored));
+    if (c_nindex < c_index_cap) {
+        c_index[2 * c_nindex] = c_offset;
+        c_index[2 * c_nindex + 1] = c_calls;
+        c_nindex++;
+    } else {
+        c_index_ok = 0;
+    }
+    c_write(frame, sizeof frame);
+    c_write(body, stored);
+    c_calls += n;
+    c_rows = c_ntext = c_nnew = 0;
+    c_new_len = 0;
+    memmove(c_text, c_text + c_text_done, c_text_len - c_text_done);  /* a line in progress */
+    c_text_len -= c_text_done;
+    c_text_done = 0;
+    c_flushing--;
+}
+
+/* The call in progress as a row without a result (a process that ends inside it). */
+static void c_unreturned(void) {
+    if (!c_pending) return;
+    c_pending = 0;
+    c_row(c_call, c_call_len, c_pending_gap, 0);
+}
+
+/* The stream's end: the last block, the index, the end line ("# exit g=NS"...; NULL: none). */
+static void c_finish(const char *end, int zip) {
+    c_unreturned();
+    c_flush(zip);
+    if (c_index_ok && c_index) {
+        unsigned char head[8] = {0xff, 'X', 0, 0}, crc[4];
+        size_t bytes = c_nindex * 16;
+        unsigned char *entries = (unsigned char *)c_index;
+        for (size_t i = 0; i < 2 * c_nindex; i++) c_put64(entries + 8 * i, c_index[i]);
+        c_put32(head + 4, (uint32_t)c_nindex);
+        c_put32(crc, c_crc32(entries, bytes));
+        c_write(head, sizeof head);
+        c_write(entries, bytes);
+        c_write(crc, sizeof crc);
+        c_index_ok = 0;  /* written once */
+    }
+    if (end) {
+        c_write("\n", 1);
+        c_write(end, strlen(end));
+        c_write("\n", 1);
+    }
 }
 
 /* ---- handle tables (handles are ints in MPICH, pointers in Open MPI: keyed by their bits) */
@@ -552,24 +921,55 @@ static void enter(const char *call, void *caller) {
     }
     int site = site_id(caller);
     in_line = 1;
-    putf("%s g=%lu", call, (unsigned long)(entered - last_exit));
+    if (compact) {  /* the numbers go to the block's columns, the rest is the call's key */
+        c_unreturned();
+        c_pending_gap = entered - last_exit;
+        puts_(call);
+    } else {
+        putf("%s g=%lu", call, (unsigned long)(entered - last_exit));
+    }
     if (site) putf(" @=%d", site);
     depth++;
 }
 
-static void end_entry(void) { line_end(); }
+static void end_entry(void) {
+    if (!compact) { line_end(); return; }
+    in_line = 0;
+    memcpy(c_call, line, line_used);
+    c_call_len = line_used;
+    c_pending = 1;
+    line_used = 0;
+}
 
 static void result(int rc) {
     uint64_t t = now_ns();
     in_line = 1;
-    if (rc == MPI_SUCCESS) putf("= 0 d=%lu", (unsigned long)(t - entered));
-    else putf("= %s d=%lu", error_name(rc), (unsigned long)(t - entered));
+    if (compact) {
+        c_dur_now = t - entered;
+        if (rc == MPI_SUCCESS) puts_("= 0");
+        else putf("= %s", error_name(rc));
+    } else if (rc == MPI_SUCCESS) {
+        putf("= 0 d=%lu", (unsigned long)(t - entered));
+    } else {
+        putf("= %s d=%lu", error_name(rc), (unsigned long)(t - entered));
+    }
     depth--;
 }
 
 static void done(void) {
     if (now_at) now_at->inside = 0;
-    line_end();
+    if (compact) {
+        in_line = 0;
+        if (c_pending && c_call_len + 1 + line_used <= sizeof c_call) {
+            c_call[c_call_len] = '\0';
+            memcpy(c_call + c_call_len + 1, line, line_used);
+            c_pending = 0;
+            c_row(c_call, c_call_len + 1 + line_used, c_pending_gap, c_dur_now);
+        }
+        line_used = 0;
+    } else {
+        line_end();
+    }
     last_exit = now_ns();
 }
 
@@ -625,8 +1025,10 @@ static long pid_of(int r, char *path, size_t n) {
 
 static int log_ended(const char *path) {
     char tail[96];
-    if (!read_head(path, tail, sizeof tail, 64)) return 0;
-    return strstr(tail, "\n# signal") != NULL || strstr(tail, "\n# exit") != NULL;
+    int got = read_head(path, tail, sizeof tail, 64);  /* a compact log's tail is binary */
+    if (!got) return 0;
+    return memmem(tail, (size_t)got, "\n# signal", 9) != NULL ||
+           memmem(tail, (size_t)got, "\n# exit", 7) != NULL;
 }
 
 static void end_the_others(void) {
@@ -653,8 +1055,13 @@ static void on_signal(int sig) {
     char line[96];
     int n = snprintf(line, sizeof line, "# signal %d", sig);
     n += since(line + n, sizeof line - (size_t)n);
+    if (compact && fd >= 0) {
+        line[n] = '\0';
+        if (!c_flushing) c_finish(line, 0);  /* stored: no allocation in a signal handler */
+        else c_write("\n", 1), c_write(line, (size_t)n), c_write("\n", 1);
+    }
     line[n++] = '\n';
-    if (fd >= 0) {
+    if (fd >= 0 && !compact) {
         if (used + (size_t)n <= OUT_SIZE) { memcpy(out + used, line, (size_t)n); used += (size_t)n; }
         flush_out();
     }
@@ -668,13 +1075,35 @@ static void at_exit(void) {
     char tail[64];
     int n = since(tail, sizeof tail);
     int inside = depth > 0;  /* exit() inside a call: a fatal MPI error */
-    puts_("# exit");
-    put(tail, (size_t)n);
-    puts_("\n");
-    flush_out();
+    if (compact) {
+        char end[80];
+        snprintf(end, sizeof end, "# exit%s", tail);
+        c_finish(end, 1);
+    } else {
+        puts_("# exit");
+        put(tail, (size_t)n);
+        puts_("\n");
+        flush_out();
+    }
     close(fd);
     fd = -1;
     if (inside) end_the_others();
+}
+
+/* The compact header's #recorder (its format's version) and #args (the program's arguments,
+ * /proc/self/cmdline, one line). */
+static void put_args(void) {
+    char args[4096];
+    int f = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    ssize_t n = f >= 0 ? read(f, args, sizeof args - 1) : 0;
+    if (f >= 0) close(f);
+    if (n < 0) n = 0;
+    while (n > 0 && args[n - 1] == '\0') n--;
+    for (ssize_t i = 0; i < n; i++)
+        if (args[i] == '\0' || args[i] == '\n' || args[i] == '\r') args[i] = ' ';
+    puts_("#recorder 1\n#args ");
+    put(args, (size_t)n);
+    puts_("\n\n");
 }
 
 static void start_log(const char *how, int provided) {
@@ -697,7 +1126,11 @@ static void start_log(const char *how, int provided) {
     for (char *p = lib; *p; p++) if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
-    putf("#mpisim-trace 1\n#rank %d %d\n#pid %ld\n#mpi %d.%d\n", world_rank, size,
+    const char *format = getenv("MPISIM_TRACE_FORMAT");
+    compact = format && strcmp(format, "compact") == 0 && c_room();
+    c_header = compact;
+    putf("%s 1\n#rank %d %d\n#pid %ld\n#mpi %d.%d\n",
+         compact ? "#mpisim-compact" : "#mpisim-trace", world_rank, size,
          (long)getpid(), MPI_VERSION, MPI_SUBVERSION);
     putf("#bsend-overhead %d\n#any-source %d\n#proc-null %d\n", (int)MPI_BSEND_OVERHEAD,
          MPI_ANY_SOURCE, MPI_PROC_NULL);
@@ -705,6 +1138,7 @@ static void start_log(const char *how, int provided) {
     puts_("#library ");
     put(lib, strnlen(lib, sizeof lib));
     puts_("\n");
+    if (compact) put_args();
     for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
@@ -714,8 +1148,18 @@ static void start_log(const char *how, int provided) {
     }
     atexit(at_exit);
     start_now(dir);
-    putf("%s g=0 thread=%d\n= 0 d=0\n", how, provided);
-    flush_out();  /* the header at once: mpisim record finds this process by its #pid */
+    if (compact) {
+        char init[64];
+        int n0 = snprintf(init, sizeof init, "%s thread=%d", how, provided);
+        memcpy(init + n0, "\0= 0", 4);
+        c_offset = used;
+        flush_out();  /* the header at once: mpisim record finds this process by its #pid */
+        c_header = 0;
+        c_row(init, (size_t)n0 + 4, 0, 0);
+    } else {
+        putf("%s g=0 thread=%d\n= 0 d=0\n", how, provided);
+        flush_out();  /* the header at once: mpisim record finds this process by its #pid */
+    }
     last_exit = now_ns();
 }
 
@@ -736,11 +1180,13 @@ int MPI_Finalize(void) {
     if (!LOGGING) return PMPI_Finalize();
     enter("Finalize", CALLER);
     end_entry();
-    flush_out();
+    if (compact) c_flush(1);  /* the calls so far on disk, should MPI_Finalize hang */
+    else flush_out();
     int rc = PMPI_Finalize();
     result(rc);
     done();
-    flush_out();
+    if (compact) c_flush(1);
+    else flush_out();
     return rc;
 }
 
@@ -749,7 +1195,8 @@ int MPI_Abort(MPI_Comm comm, int code) {
         enter("Abort", CALLER);
         putf(" comm=%d code=%d", comm_id(comm), code);
         end_entry();
-        flush_out();
+        if (compact) { c_unreturned(); c_flush(1); }
+        else flush_out();
         end_the_others();
     }
     return PMPI_Abort(comm, code);
@@ -2086,7 +2533,7 @@ static void put_moved(const MPI_Status *st) {
 
 /* Split collectives (§14.4.5): _begin as its access, _end with the bytes moved. */
 
-/* ---- generated by `python -m mpisim.recorded.cwrappers` from its table: do not edit ---- */
+/* ---- generated by `python -m mpisim.recorded.record.cwrappers` from its table: do not edit ---- */
 
 int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Send(buf, count, dt, dest, tag, comm);
@@ -4463,7 +4910,7 @@ int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status) 
  * the sends, receives and probes, Wait/Waitall/Test, the buffered-mode calls, every
  * collective and its nonblocking form (Fortran's MPI_IN_PLACE made C's), Comm_dup/split/free,
  * Cart_create/Cart_sub/Comm_create/Comm_split_type; and, generated from the table of
- * mpisim/recorded/fortran.py at the end of this section, the matched probes, the nonblocking
+ * mpisim/recorded/record/fortran.py at the end of this section, the matched probes, the nonblocking
  * send-receives, persistent requests, Cancel, the one-sided calls, groups, Comm_idup,
  * Type_commit/free, Op_free, the persistent collectives and MPI-IO (Op_create and Startall
  * written by hand). Not covered
@@ -4902,7 +5349,7 @@ void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierr) {
 }
 
 /* ---- the calls of the one-sided, group, object, persistent and MPI-IO chapters from
- * Fortran: generated from the table of mpisim/recorded/fortran.py (below), with these
+ * Fortran: generated from the table of mpisim/recorded/record/fortran.py (below), with these
  * helpers and the two bindings that are not argument conversions. */
 typedef size_t f_len;  /* the hidden length of a CHARACTER argument (gfortran 8 and later) */
 #define F_STRING 4096
@@ -4968,7 +5415,7 @@ void mpi_op_create_(f_user_fn *fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ie
     F_END(rc);
 }
 
-/* ---- generated by `python -m mpisim.recorded.fortran` from its table: do not edit ---- */
+/* ---- generated by `python -m mpisim.recorded.record.fortran` from its table: do not edit ---- */
 
 void mpi_mprobe_(MPI_Fint *src, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *msg, MPI_Fint *st,
     MPI_Fint *ierr) {

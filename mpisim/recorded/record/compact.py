@@ -1,0 +1,270 @@
+"""Writing the compact recording format from Python (:mod:`..read.compact` specifies it):
+converting a text recording (``mpisim record --convert``; :func:`convert`) and the
+synthetic generator's recordings. The recorder writes the same format from C, as the program
+runs (``shim/mpisim_record.c``); both make a call's key as :mod:`..read.columns` does (the
+text lines but their numbers, request ids relative to the smallest), so a converted text log
+reads back as the same calls.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import zlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+
+from ..read.columns import relative_requests
+from ..read.compact import BLOCK, INDEX, MAGIC, PAYLOAD, VERSION
+from ..read.lines import MAGIC as TEXT_MAGIC
+from ..read.records import TraceError
+from ..read.trace import read_trace
+
+__all__ = ["BLOCK_CALLS", "StreamWriter", "TextToCompact", "convert", "whole"]
+
+BLOCK_CALLS = 1 << 16
+"""Calls a block holds (the recorder's blocks are smaller: its memory is static)."""
+LEVEL = 6
+"""zlib's level for converted recordings (the recorder uses 1: it runs beside the program)."""
+
+
+def _planes(values: np.ndarray) -> tuple[int, bytes]:
+    """A column's width (0, 1, 2, 4, 8 bytes) and its bytes, a byte plane at a time."""
+    top = int(values.max()) if len(values) else 0
+    width = 0 if top == 0 else 1 if top < 1 << 8 else 2 if top < 1 << 16 else \
+        4 if top < 1 << 32 else 8
+    if width == 0:
+        return 0, b""
+    as_bytes = values.astype(f"<u{width}").view(np.uint8).reshape(len(values), width)
+    return width, as_bytes.T.tobytes()
+
+
+class StreamWriter:
+    """One process's compact stream, written block by block to ``out``.
+
+    Parameters
+    ----------
+    out
+        A binary file open for writing, at the stream's start.
+    header
+        The header's ``#`` lines (``#rank R SIZE``...; no newlines).
+    level
+        zlib's compression level (1 to 9; default :data:`LEVEL`).
+    """
+
+    def __init__(self, out: BinaryIO, header: Iterable[str], level: int = LEVEL) -> None:
+        self.out, self.level = out, level
+        head = "".join(f"{line}\n" for line in
+                       [f"{MAGIC.decode()} {VERSION}", *header]) + "\n"
+        out.write(head.encode())
+        self.offset = len(head.encode())
+        self.keys: dict[bytes, int] = {}
+        self.new: list[bytes] = []
+        self.rows: list[tuple[int, int, int, int]] = []
+        self.texts: list[tuple[int, str]] = []
+        self.calls = 0
+        self.index: list[tuple[int, int]] = []
+
+    def describe(self, text: str) -> None:
+        """A description line (``T``, ``@``, ``C``, ``#``) before the next call."""
+        self.texts.append((len(self.rows), text))
+
+    def call(self, key: bytes, gap: int, duration: int, base: int) -> None:
+        """A call: its key (see the format), the ns outside MPI before it and inside it, its
+        request base (0: none)."""
+        kid = self.keys.get(key)
+        if kid is None:
+            kid = self.keys[key] = len(self.keys)
+            self.new.append(key)
+        self.rows.append((kid, gap, duration, base))
+        if len(self.rows) >= BLOCK_CALLS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the calls so far as a block (none: nothing)."""
+        if not self.rows and not self.texts:
+            return
+        n = len(self.rows)
+        cols = np.array(self.rows, dtype=np.uint64).reshape(n, 4).T
+        planes = [_planes(c) for c in cols]
+        texts = "".join(f"{t}\n" for _, t in self.texts).encode()
+        keys = b"".join(k + b"\n" for k in self.new)
+        raw = b"".join([PAYLOAD.pack(*(w for w, _ in planes), len(self.texts), len(self.new),
+                                     len(texts), len(keys)),
+                        *(b for _, b in planes),
+                        np.array([p for p, _ in self.texts], dtype="<u4").tobytes(),
+                        texts, keys])
+        stored = zlib.compress(raw, self.level)
+        first_key = len(self.keys) - len(self.new)
+        frame = BLOCK.pack(b"\xffB", 1, 0, len(stored), len(raw), self.calls, n, first_key,
+                           zlib.crc32(stored))
+        self.index.append((self.offset, self.calls))
+        self.out.write(frame)
+        self.out.write(stored)
+        self.offset += len(frame) + len(stored)
+        self.calls += n
+        self.rows, self.texts, self.new = [], [], []
+
+    def close(self, end: Iterable[str] = ()) -> None:
+        """The last block, the index and the end lines (``# signal N g=NS``...)."""
+        self.flush()
+        entries = np.array(self.index, dtype="<u8").reshape(len(self.index), 2).tobytes()
+        self.out.write(INDEX.pack(b"\xffX", 0, 0, len(self.index)) + entries
+                       + zlib.crc32(entries).to_bytes(4, "little"))
+        for line in end:
+            self.out.write(f"\n{line}\n".encode())
+
+
+def _without(text: str, field: str) -> tuple[str, int]:
+    """A line without its first `` field=N`` (after the first word), and N (0 if none)."""
+    at = text.find(f" {field}=")
+    if at < 0:
+        return text, 0
+    end = text.find(" ", at + 1)
+    end = len(text) if end < 0 else end
+    return text[:at] + text[end:], int(text[at + len(field) + 2:end], 0)
+
+
+class TextToCompact:
+    """Text lines of a recording (one or more process logs) to compact streams on ``out``,
+    a line at a time (the converter's and the synthetic generator's writer)."""
+
+    def __init__(self, out: BinaryIO, level: int = LEVEL) -> None:
+        self.out, self.level = out, level
+        self.stream: StreamWriter | None = None
+        self.header: list[str] | None = None
+        self.pending: tuple[str, int] | None = None  # a call line waiting for its result
+
+    def line(self, text: str) -> None:
+        """The next line (without its newline)."""
+        if text.startswith(TEXT_MAGIC):
+            self.close()
+            self.header = []
+        elif self.header is not None and text.startswith("#"):
+            self.header.append(text)
+        elif not text:
+            return
+        else:
+            stream = self._open()
+            if text[0] == "=":
+                self._result(stream, text)
+            elif text[0] == "#" or text[:2] in ("T ", "@ ", "C "):
+                stream.describe(text)
+            else:
+                self._unreturned(stream)
+                self.pending = _without(text, "g")
+
+    def _open(self) -> StreamWriter:
+        if self.stream is None:
+            if self.header is None:
+                raise TraceError(f"a text recording starts with {TEXT_MAGIC!r}")
+            self.stream = StreamWriter(self.out, self.header, self.level)
+            self.header = None
+        return self.stream
+
+    def _result(self, stream: StreamWriter, text: str) -> None:
+        if self.pending is None:
+            raise TraceError("a result line without a call before it")
+        call, gap = self.pending
+        result, duration = _without(text, "d")
+        key = f"{call}\0{result}".encode()
+        key, base = relative_requests(key) if b" r=" in key else (key, 0)
+        stream.call(key, gap, duration, base)
+        self.pending = None
+
+    def _unreturned(self, stream: StreamWriter) -> None:
+        if self.pending is not None:
+            call, gap = self.pending
+            key, base = relative_requests(call.encode())
+            stream.call(key, gap, 0, base)
+            self.pending = None
+
+    def close(self) -> None:
+        """End the process's stream being written (its end lines are its ``#`` lines)."""
+        if self.stream is None and self.header is not None:
+            self._open()
+        if self.stream is not None:
+            self._unreturned(self.stream)
+            self.stream.close()
+        self.stream, self.header = None, None
+
+
+def whole(data: bytes) -> int:
+    """How many bytes of a process's compact stream are whole: its header, its whole frames
+    and end lines (a stream its process was killed while writing is cut there; 0 when its
+    header is not whole)."""
+    at = data.find(b"\n\n")
+    if at < 0:
+        return 0
+    pos = at + 2
+    while pos < len(data):
+        tag = data[pos:pos + 2]
+        if tag == b"\xffB" and pos + BLOCK.size <= len(data):
+            size = BLOCK.size + BLOCK.unpack_from(data, pos)[3]
+        elif tag == b"\xffX" and pos + INDEX.size <= len(data):
+            size = INDEX.size + 16 * INDEX.unpack_from(data, pos)[3] + 4
+        elif tag[:1] in (b"\n", b"#") and b"\n" in data[pos:pos + 4096]:
+            size = data.index(b"\n", pos) + 1 - pos
+        else:
+            break
+        if pos + size > len(data):
+            break
+        pos += size
+    return pos
+
+
+def _text_lines(path: Path) -> Iterator[str]:
+    files = sorted(path.glob("rank.*.log"), key=lambda f: int(f.name.split(".")[1])) \
+        if path.is_dir() else [path]
+    for f in files:
+        with open(f, encoding="utf-8", errors="replace", newline="\n") as lines:
+            for line in lines:
+                if line.endswith("\n"):  # a last line cut by a kill is not read
+                    yield line[:-1]
+
+
+def convert(source: str | os.PathLike[str], out: str | os.PathLike[str],
+            level: int = LEVEL) -> int:
+    """Write the text recording ``source`` (a ``.trace`` file or a directory of
+    ``rank.N.log``) as a compact one at ``out`` (whole or not at all).
+
+    Parameters
+    ----------
+    source
+        A text recording (as ``mpisim record --format text`` writes it).
+    out
+        The compact recording to write (replaced if it exists).
+    level
+        zlib's compression level, 1 (fastest) to 9 (smallest); default 6.
+
+    Returns
+    -------
+    int
+        The number of calls written.
+
+    Raises
+    ------
+    ValueError
+        A ``TraceError`` naming the file, line and key when ``source`` cannot be read.
+    """
+    src = Path(source)
+    trace = read_trace(src, sources=False)
+    if any(log.path and Path(log.path).read_bytes()[:len(MAGIC)] == MAGIC
+           for log in trace.ranks[:1]):
+        raise TraceError(f"{src}: already a compact recording")
+    target = Path(out)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            writer = TextToCompact(f, level)
+            for line in _text_lines(src):
+                writer.line(line)
+            writer.close()
+        os.replace(tmp, target)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return sum(len(log.calls) for log in trace.ranks)
