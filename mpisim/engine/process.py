@@ -7,8 +7,9 @@ A rank's life has four steps, all driven by events:
    called with the rank's ``mpi`` handle;
 2. **program**: each event the program yields (an MPI call's) resumes it when it happens;
    one that has already happened (a bsend that fit, a test) resumes it at once, without a
-   trip through the event queue. Each resumption clears the handle's mark of a call not
-   yet yielded (which each call sets); a program that returns with the mark set, or yields
+   trip through the event queue. Each resumption clears the process's mark of a call not
+   yet yielded (``unyielded``, which each call of its handle sets); a program that returns
+   with the mark set, or yields
    something that is not an event, ends the run at once with a ``NotYielded`` error naming
    the call and its place (:mod:`mpisim.engine.yields`);
 3. **finalize**: when the program returns, MPI_Finalize waits for what the process still
@@ -53,19 +54,25 @@ class RankProcess:
     ``run.attach(rank)``, the event of the run's buffer attach, or None;
     ``run.call(rank)``, the program called (a generator, or a plain function's return
     value); ``run.finalize(rank)``, what MPI_Finalize waits for, or None;
-    ``run.exited(process)``, told when it has exited (its ``_ok`` and ``_value`` say how).
+    ``run.exited(process)``, told when it has exited (its ``_ok`` and ``_value`` say how);
+    ``run.unyielded_call(rank)``, the call whose event the program never yielded.
     Nothing else waits for a rank's process, so its callback list is made only when it
-    exits. ``mpi``: the rank's handle, whose ``_unyielded`` mark (set by each call, see
-    :mod:`mpisim.engine.yields`) the process clears each time it resumes the program."""
+    exits. ``unyielded`` is the mark of a call made whose event the program has not
+    yielded yet: the rank's handle, bound to the process (``handle.access.bind_process``),
+    sets it at each call (:mod:`mpisim.engine.yields`), the process clears it each time it
+    resumes the program; ``checked`` False: a driver takes the events itself (the mpi4py
+    stand-in, the replayer), and the mark is not checked. (The mark is the process's, not
+    the handle's: the engine stands below the handle and reads none of its state.)"""
 
     __slots__ = ("_defused", "_generator", "_ok", "_result", "_target", "_value", "callbacks",
-                 "env", "mpi", "rank", "resume", "run")
+                 "checked", "env", "rank", "resume", "run", "unyielded")
 
-    def __init__(self, env: Any, rank: int, run: Any, mpi: Any) -> None:
+    def __init__(self, env: Any, rank: int, run: Any) -> None:
         self.env = env
         self.rank = rank
         self.run = run
-        self.mpi = mpi
+        self.unyielded = False
+        self.checked = True
         self.callbacks: list[Callable[[Any], None]] | None = None
         self._value: Any = PENDING
         self._ok = True
@@ -102,7 +109,7 @@ class RankProcess:
             attached._defused = True
             self._exit(False, _copy(attached))
             return
-        self.mpi._unyielded = False  # (the run's attach is not the program's call)
+        self.unyielded = False  # (the run's attach is not the program's call)
         try:
             body = self.run.call(self.rank)
         except BaseException as e:
@@ -120,9 +127,8 @@ class RankProcess:
         event it yields next; at the program's end, finalize. A yield of anything but an
         event, or an end with a call not yielded, ends the rank with NotYielded."""
         gen = self._generator
-        mpi = self.mpi
         while True:
-            mpi._unyielded = False  # (the calls it makes from here on are the program's: a
+            self.unyielded = False  # (the calls it makes from here on are the program's: a
             try:  # call's steps the engine ran meanwhile, an intercomm_create's, are not)
                 if event._ok:
                     event = gen.send(event._value)
@@ -130,7 +136,7 @@ class RankProcess:
                     event._defused = True
                     event = gen.throw(_copy(event))
             except StopIteration as e:
-                if mpi._unyielded and mpi._yields:
+                if self.unyielded and self.checked:
                     self._ended_unyielded()
                     return
                 self._returned(e.value)
@@ -150,7 +156,7 @@ class RankProcess:
 
     def _ended_unyielded(self) -> None:
         """The program returned with its last call's event never yielded."""
-        call = self.mpi._call
+        call = self.run.unyielded_call(self.rank)
         self._exit(False, unyielded(call, site_in_code(self._generator.gi_code,
                                                        method_name(call))))
 

@@ -26,6 +26,7 @@ from .lifecycle import Lifecycle
 
 __all__ = [
     "address_space",
+    "bind_process",
     "buffered_of",
     "call_of",
     "call_where_of",
@@ -55,10 +56,17 @@ def port_of(mpi: HandleBase) -> RankPort:
     return mpi._port
 
 
+def bind_process(mpi: HandleBase, proc: Any) -> None:
+    """The rank's handle and its process (:class:`~mpisim.engine.process.RankProcess`):
+    each call sets the process's mark of a call not yet yielded, which the process clears
+    at each yield (see :mod:`mpisim.engine.yields`)."""
+    mpi._proc = proc
+
+
 def driven(mpi: HandleBase) -> None:
     """A driver (the mpi4py stand-in, the replayer) takes each call's event itself: the
     handle no longer refuses a call whose previous event was not yielded."""
-    mpi._yields = False
+    mpi._proc.checked = False
 
 
 def address_space(mpi: HandleBase) -> AddressSpace:
@@ -114,7 +122,8 @@ def call_where_of(mpi: HandleBase) -> Any:
 def unyielded_call(mpi: HandleBase) -> str | None:
     """The call the program made and whose event it never yielded (a driver that takes
     the events itself is not asked); None if every call was yielded."""
-    return mpi._call if mpi._unyielded and mpi._yields else None
+    proc = mpi._proc
+    return mpi._call if proc.unyielded and proc.checked else None
 
 
 def buffered_of(mpi: HandleBase) -> BufferedMode:

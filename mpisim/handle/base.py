@@ -79,9 +79,8 @@ class HandleBase:
     # set is a class default below, and ``__dict__`` (made only when one is set) holds it
     # then, as it holds the attributes other layers add to a handle.
     __slots__ = ("__dict__", "_buffered", "_calling", "_colls", "_comms", "_config", "_env",
-                 "_last_time", "_life", "_log", "_overhead", "_polling", "_rank_port", "_run",
-                 "_same_time", "_tp", "_unyielded", "_watch", "_where", "_world",
-                 "rank", "size")
+                 "_last_time", "_life", "_log", "_overhead", "_polling", "_proc", "_rank_port",
+                 "_run", "_same_time", "_tp", "_watch", "_where", "_world", "rank", "size")
 
     _space: _addr.AddressSpace | None = None  # its address space, made on first use
     _self: Comm | None = None  # MPI_COMM_SELF as it holds it (_world: MPI_COMM_WORLD)
@@ -98,8 +97,8 @@ class HandleBase:
     _thread_asked = False  # MPI_Init_thread's level was asked for
     _probes: dict[int, tuple[Any, Any]] | None = None  # a threaded rank's probed
     # messages: id -> (thread, its Call) (handle.threadrules.probed)
-    _yields = True  # its program yields every call's event (False: a driver takes them, as
-    # the mpi4py stand-in does; see _not_yielded)
+    # (whether its program yields every call's event is its process's ``checked``: False
+    # when a driver takes them, as the mpi4py stand-in does; see _not_yielded)
 
     # What one chapter's mixin calls of another's (the Rank class joins them), declared for
     # a type checker: annotations, no class attributes.
@@ -143,7 +142,9 @@ class HandleBase:
             self._named_sizes = named_sizes
         self._watch: Any = None  # the run's poll watch, once it watches: from its first failed poll
         # on (before it, no rank polls and nothing need reset its count: see _failed_poll)
-        self._unyielded = False  # a call made whose event the program has not yielded yet
+        self._proc: Any = None  # its process (engine.process.RankProcess), bound by the run
+        # (access.bind_process): the mark of a call whose event the program has not yielded
+        # yet is the process's ``unyielded``, set by each call, cleared at each yield
         # (set by _enter, cleared by the rank's process at each yield of an event)
         self._rank_port: RankPort | None = None  # made when a chapter first needs it
 
@@ -251,9 +252,10 @@ class HandleBase:
         """A call starts (an MPI call, or ``compute``): refuse it if the program did not
         yield the previous one's event, count it against a loop that never lets time
         advance, log it, and keep what it works on (its CallDetail) for reports."""
-        if self._unyielded:
+        proc = self._proc
+        if proc.unyielded:
             self._not_yielded(call)
-        self._unyielded = True
+        proc.unyielded = True
         progress = self._tp.progress  # (made by the first one-sided lock that needs it)
         if progress is not None and call != "compute" and progress.waits_held(self.rank):
             wanted = None  # what a receive or probe looks for (a poll may not be needed)
@@ -288,8 +290,8 @@ class HandleBase:
         NotYielded naming that call and its place (the scenario's op, the place its
         request kept, else the line of the program's code that made it; see
         :func:`~mpisim.engine.yields.locate`). A driver that takes the events itself
-        (``_yields`` False) is not checked."""
-        if not self._yields:
+        (its process's ``checked`` False) is not checked."""
+        if not self._proc.checked:
             return
         previous, obj, where = self._calling[0], self._calling[4], self._calling[5]
         if previous is None:
@@ -300,7 +302,7 @@ class HandleBase:
         if where is None:
             where = site_in_frames(frames, method_name(previous))
         found = site_text((frames[0].f_code, frames[0].f_lasti)) if frames else None
-        self._unyielded = False
+        self._proc.unyielded = False
         raise unyielded(previous, where, found=found)
 
     def _failed_poll(self, later: Any) -> None:

@@ -61,7 +61,7 @@ class FileCalls(HandleBase):
         try:
             return make()
         except MPIError as e:
-            self._unyielded = False  # (make may have entered the call: still one call)
+            self._proc.unyielded = False  # (make may have entered the call: still one call)
             self._enter(call)
             return failed(self._env, e)
 

@@ -247,7 +247,7 @@ class PersistentCalls(HandleBase):
         for req in reqs:
             assert isinstance(req, Persistent)  # (each checked above)
             buf, count, datatype, peer, tag, comm = req.args
-            self._unyielded = False  # (each start is part of this one call, not a call of
+            self._proc.unyielded = False  # (each start is part of this one call, not a call of
             # the program's left unyielded: see mpisim.engine.yields)
             if req.mode is None:
                 ev = self._post_recv(req.call, buf, count, datatype, peer, tag, comm, req)
@@ -309,7 +309,7 @@ class PersistentCalls(HandleBase):
         if sent._ok is False:
             return sent
         sreq = sent._value
-        self._unyielded = False  # (the receive is part of this call: see mpisim.engine.yields)
+        self._proc.unyielded = False  # (the receive is part of this call: see mpisim.engine.yields)
         rreq = self._post_recv("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag,
                                comm)
         if isinstance(rreq, Event):

@@ -179,7 +179,7 @@ class OneSidedCalls(HandleBase):
             self._made_when(made, "window", call)  # a leak if never freed
             return made
         except MPIError as e:
-            self._unyielded = False  # (the creation may have entered the call: still one)
+            self._proc.unyielded = False  # (the creation may have entered the call: still one)
             self._enter(call)
             return failed(self._env, e)
 
@@ -1135,7 +1135,7 @@ class OneSidedCalls(HandleBase):
                                 "MPI_MODE_* assertions (§12.5.5)")
             return run(win)
         except MPIError as e:
-            self._unyielded = False  # (run may have entered the call: still one call)
+            self._proc.unyielded = False  # (run may have entered the call: still one call)
             self._enter(call)
             return failed(self._env, e)
 

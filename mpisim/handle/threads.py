@@ -65,7 +65,7 @@ class Host:
         if marks is not None:
             on_resume(mpi, thread, marks, mpi._calling)
         saved = self.show(thread)
-        mpi._unyielded = False
+        mpi._proc.unyielded = False
         return saved, mpi._calling
 
     def leave(self, thread: SimThread, token: Any) -> None:
@@ -80,11 +80,12 @@ class Host:
         self.hide(thread, saved)
 
     def resumed(self) -> None:
-        self.mpi._unyielded = False
+        self.mpi._proc.unyielded = False
 
     def unyielded_call(self) -> str | None:
         mpi = self.mpi
-        return mpi._call if mpi._unyielded and mpi._yields else None
+        proc = mpi._proc
+        return mpi._call if proc.unyielded and proc.checked else None
 
 
 _NO_STATE = ((None, None, None, 0, None, None), None)

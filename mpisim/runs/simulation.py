@@ -56,6 +56,7 @@ from ..engine.threads import joined
 from ..engine.trace import Recorder, Trace
 from ..engine.yields import NotYielded, discarded_generators, method_name, site_in_code, unyielded
 from ..handle.access import (
+    bind_process,
     buffered_of,
     call_of,
     call_where_of,
@@ -229,7 +230,9 @@ class Simulation:
         self._livelock: list[int] = []
         self._joining: set[int] = set()  # ranks whose program returned, joining threads
         self.trace_stopped: float | None = None
-        self._procs = [RankProcess(self.env, r, self, self.handles[r]) for r in range(ranks)]
+        self._procs = [RankProcess(self.env, r, self) for r in range(ranks)]
+        for handle, proc in zip(self.handles, self._procs, strict=True):
+            bind_process(handle, proc)
         if self.transport.progress is not None:
             self.transport.progress.blocked = self._blocked
         start_all(self.env, list(self._procs))  # (a copy: spawned processes start later)
@@ -248,6 +251,10 @@ class Simulation:
         proc = self._procs[r]
         target = proc._target
         return proc._value is PENDING and target is not None and target._value is PENDING
+
+    def unyielded_call(self, r: int) -> str | None:
+        """The call rank ``r``'s program made last (whose event it never yielded)."""
+        return call_of(self.handles[r])
 
     def _waiting(self, r: int) -> Any:
         """The event rank ``r``'s program waits for (None: none)."""

@@ -20,6 +20,7 @@ from typing import Any
 from ..buffered.mode import BufferedMode
 from ..engine.clock import fire_at, pending
 from ..engine.process import RankProcess
+from ..handle.access import bind_process
 from ..handle.dynamic import spawned_state
 from ..handle.lifecycle import Lifecycle
 from ..handle.spawned import SpawnedRank
@@ -139,6 +140,7 @@ class Spawns:
         sim.finished.append(False)
         sim.end_times.append(None)
         sim.returned.append(None)
-        proc = RankProcess(sim.env, number, sim, handle)
+        proc = RankProcess(sim.env, number, sim)
+        bind_process(handle, proc)
         sim._procs.append(proc)
         return proc
