@@ -33,7 +33,7 @@ from .module import init_level, modules, submodules
 from .mpifutures import MODULES as _RUN_MODULES
 from .mpifutures import run_module
 from .simfutures import futures_modules
-from .simthreads import join_threads, queue_module, threading_module
+from .simthreads import join_threads, queue_module, thread_module, threading_module
 
 __all__ = ["Script", "ScriptError", "ScriptExit", "ScriptInterrupt", "run_mpi4py"]
 
@@ -143,8 +143,9 @@ class Script:
 
 def scoped() -> dict[str, Any]:
     """The modules only the script's own code imports simulated: ``threading``,
-    ``queue``, ``concurrent.futures`` (:mod:`.simthreads`, :mod:`.simfutures`)."""
-    return {"threading": threading_module(), "queue": queue_module(), **futures_modules()}
+    ``queue``, ``_thread``, ``concurrent.futures`` (:mod:`.simthreads`, :mod:`.simfutures`)."""
+    return {"threading": threading_module(), "queue": queue_module(),
+            "_thread": thread_module(), **futures_modules()}
 
 
 def _execute(ctx: RankContext, code: Any, main: types.ModuleType, handlers: Handlers,

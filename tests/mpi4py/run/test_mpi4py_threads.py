@@ -158,6 +158,12 @@ def test_primitives_wait_in_simulated_time(tmp_path, capsys):
         assert seen == [None] and mine.x == "main"
         assert threading.current_thread() is threading.main_thread()
         assert threading.get_ident() == 0
+        import _thread
+        lock = _thread.allocate_lock()
+        lock.acquire()
+        _thread.start_new_thread(lambda: (time.sleep(0.001), lock.release()), ())
+        assert lock.acquire(timeout=1) and round(MPI.Wtime() * 1000, 6) == 16
+        lock.release()
         print(log)
     """)
     result, out = _run(capsys, path, 1)
