@@ -7,6 +7,11 @@ MPI for s of simulated time, makes no progress meanwhile (a message that needs i
 its next call), and ``MPI.Wtime()`` is exactly s later when it returns. The wall clock does
 not move.
 
+In a rank whose script has started threads, ``time.sleep(0)`` gives the thread's turn up:
+the rank's other threads runnable at this instant run first, as CPython's ``sleep(0)``
+releases the interpreter to them (the usual way to let other threads go on); without
+threads it does nothing, as before.
+
 Scope: while a rank's script runs (and only then, :class:`~.bridge.Scope`), ``import time``
 and ``from time import sleep`` give this module: the real ``time`` module's contents with
 ``sleep`` replaced. The real ``time`` module is never patched, so other code in the process
@@ -42,6 +47,9 @@ def sleep(seconds: Any) -> None:
     if value is None or math.isinf(ctx.mpi.now + value):
         _time.sleep(seconds)  # refused: raises TypeError, ValueError or OverflowError
         raise OverflowError(f"time.sleep({seconds!r}): the simulated clock would overflow")
+    if value == 0 and ctx.state.get("threading"):
+        ctx.call(lambda: ctx.port.env.timeout(0))  # a rank with threads: a turn given up
+        return None
     ctx.call(lambda: ctx.mpi.compute(value))
     return None
 

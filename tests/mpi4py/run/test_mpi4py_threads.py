@@ -331,3 +331,19 @@ def test_a_daemon_thread_is_not_resumed_after_the_script_s_end(tmp_path, capsys)
     result, out = _run(capsys, path, 2)
     assert result.outcome is ms.Outcome.COMPLETED, result.error
     assert out.split() == ["2", "2"]  # beats at 10 and 20 ms, then the script ends
+
+
+def test_sleep_0_gives_the_turn_up_and_check_races_finds_the_lock_order_race(capsys):
+    """time.sleep(0) in a thread lets the rank's other runnable threads go first (as
+    CPython's releases the interpreter): two threads taking two locks in opposite orders
+    then deadlock in the simulator's own order and complete in seed 1's; check --races
+    tries the threads' orders and says the outcome depends on them."""
+    result, _ = _run(capsys, THREADS / "lock_race.py", 1)
+    assert result.outcome is ms.Outcome.DEADLOCK
+    assert result.deadlock.thread_cycles == [["0:one", "0:two"]]
+    result, out = _run(capsys, THREADS / "lock_race.py", 1, seed=1)
+    assert result.outcome is ms.Outcome.COMPLETED and out.strip() == "done 0"
+    done = subprocess.run([sys.executable, "-m", "mpisim", "mpi4py", "-n", "1", "--check",
+                           "--races", "--quiet", str(THREADS / "lock_race.py")],
+                          capture_output=True, text=True, timeout=300)
+    assert "racy" in done.stdout + done.stderr and done.returncode != 0
