@@ -44,6 +44,8 @@ FILES = ("mpiunittest.py", "mpitestutil.py", "arrayimpl.py", "test_p2p_obj.py",
          "test_spawn.py", "test_dynproc.py", "spawn_child.py",
          # threads (test_mpi4py_suite_threads)
          "test_threads.py")
+DEMOS = ("futures/test_futures.py",)  # mpi4py.futures' own tests, in the sdist's demo/
+# (test_mpi4py_suite_futures: run as scripts, not through the driver)
 MARK = "MPISIM-SUITE "
 
 DRIVER = '''
@@ -120,7 +122,8 @@ def suite_dir() -> Path:
     """The directory holding mpi4py's test files; OSError with the reason when they cannot
     be fetched."""
     target = cache_root() / f"mpi4py-{VERSION}-test"
-    if all((target / f).is_file() for f in FILES):
+    if all((target / f).is_file() for f in FILES) and all(
+            (target / Path(d).name).is_file() for d in DEMOS):
         (target / "run_suite.py").write_text(DRIVER)
         return target
     name = f"mpi4py-{VERSION}.tar.gz"
@@ -152,6 +155,11 @@ def suite_dir() -> Path:
             if member is None:
                 raise OSError(f"{name} has no test/{f}")
             (target / f).write_bytes(member.read())
+        for d in DEMOS:
+            member = tar.extractfile(f"mpi4py-{VERSION}/demo/{d}")
+            if member is None:
+                raise OSError(f"{name} has no demo/{d}")
+            (target / Path(d).name).write_bytes(member.read())
     tmp.unlink()
     (target / "run_suite.py").write_text(DRIVER)
     return target

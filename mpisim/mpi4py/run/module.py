@@ -316,7 +316,7 @@ def submodules() -> dict[str, types.ModuleType]:
     """The stand-in's submodules a script imports on demand: ``mpi4py.util`` and its
     ``pkl5`` and ``dtlib``, ``mpi4py.futures``."""
     return {"mpi4py.util": _util_package(), "mpi4py.util.pkl5": pkl5,
-            "mpi4py.util.dtlib": dtlib, "mpi4py.futures": mpifutures.module()}
+            "mpi4py.util.dtlib": dtlib, **mpifutures.modules()}
 
 
 _UTIL: list[types.ModuleType] = []

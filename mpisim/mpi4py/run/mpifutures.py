@@ -33,6 +33,7 @@ import os
 import traceback
 import types
 import warnings
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -42,11 +43,11 @@ from ..bridge import current
 from ..MPI import comm as _comm
 from ..MPI.request import Status
 from . import simfutures as _futures
-from .simthreads import Event, Queue, Semaphore, Thread, _now, _register_atexit
+from .simthreads import Event, Queue, Semaphore, Thread, _now, _register_atexit, get_ident
 
 __all__ = ["MODULES", "SERVER", "MPICommExecutor", "MPIPoolExecutor", "RemoteTraceback",
            "ThreadPoolExecutor", "collect", "compose", "get_comm_workers", "module",
-           "run_module"]
+           "modules", "run_module"]
 
 SERVER = "mpi4py.futures.server"
 MODULES = (None, "mpi4py", "mpi4py.futures", SERVER)
@@ -55,6 +56,7 @@ MODULES = (None, "mpi4py", "mpi4py.futures", SERVER)
 
 Future = _futures.Future
 _WORKERS = "futures.comm_workers"  # the rank's state: get_comm_workers()'s communicator
+# for each of its simulated threads that serves tasks (thread-local, as mpi4py's)
 _SHARED = "futures.shared"         # the rank's state: the shared pool (rank 0 of -m)
 _IMPORTED = "futures.imported"     # the rank's state: the script imported as __worker__
 
@@ -98,8 +100,7 @@ def serve(comm: Any, root: int, team: Any, main: Callable[[], Any] | None = None
     """A worker's loop: each message from ``root`` over ``comm`` answered with the same
     tag, until the None that stops it. ``team`` (the workers' intracommunicator) is
     :func:`get_comm_workers`'s meanwhile; ``main`` imports the script when asked."""
-    ctx = current()
-    ctx.state[_WORKERS] = team
+    _set_workers(team)
     status = Status()
     try:
         while True:
@@ -115,12 +116,22 @@ def serve(comm: Any, root: int, team: Any, main: Callable[[], Any] | None = None
             except Exception as e:  # a result that does not pickle
                 comm.send((None, _raised(e, comm)), root, status.Get_tag())
     finally:
-        ctx.state.pop(_WORKERS, None)
+        _set_workers(None)
+
+
+def _set_workers(comm: Any) -> None:
+    """``comm`` is :func:`get_comm_workers`'s in the calling simulated thread (None: no
+    longer)."""
+    workers = current().state.setdefault(_WORKERS, {})
+    if comm is None:
+        workers.pop(get_ident(), None)
+    else:
+        workers[get_ident()] = comm
 
 
 def _answer(message: Any, comm: Any, main: Callable[[], Any] | None) -> Any:
     if isinstance(message, _Sync):
-        return _synced(message.options, main)
+        return _synced(message.options, main), None
     if isinstance(message, Exception):
         return None, _raised(message, comm)
     fn, args, kwargs = message
@@ -229,6 +240,7 @@ class _ThreadLink(_Link):
             thread.start()
 
     def _work(self, pid: int) -> None:
+        _set_workers(_comm.COMM_SELF)  # (get_comm_workers in a task, as mpi4py's)
         while (message := self.inboxes[pid].get()) is not None:
             self.outbox.put((pid, _answer(message, _comm.COMM_SELF, None)))
 
@@ -238,7 +250,7 @@ class _ThreadLink(_Link):
     def fetch(self) -> tuple[int, Any]:
         pid, (result, exception) = self.outbox.get()
         if isinstance(exception, _Raised):  # (as if it had been pickled and back)
-            exception = _unwrap(*exception.args)
+            exception = _unwrap(*exception.args)  # type: ignore[arg-type]
         return pid, (result, exception)
 
     def close(self) -> None:
@@ -251,22 +263,30 @@ class _ThreadLink(_Link):
 # -- the root's side: an executor's pool -----------------------------------------------------
 class _Pool:
     """An executor's manager: a sender thread (tasks to idle workers) and a receiver
-    thread (outcomes to futures), over the link ``connect()`` makes in the sender."""
+    thread (outcomes to futures), over the link ``connect(options, name)`` makes in the
+    sender. It keeps no reference to its executor: one dropped unshut ends it, as
+    mpi4py's."""
 
-    def __init__(self, executor: MPIPoolExecutor, connect: Callable[[], _Link]) -> None:
-        self.executor = executor
+    def __init__(self, executor: MPIPoolExecutor, connect: Callable[..., _Link]) -> None:
+        self.options = executor._options
+        self.exref = weakref.ref(executor, lambda _: self.done())
         self.queue: collections.deque[Any] = collections.deque()  # (future, task), then
         # None: no more; a task stays queued (cancellable) until a worker is free for it
         self.queued = Semaphore(0)  # one release per entry of queue
-        self.ready = Event()
+        self.ready = self.event = Event()  # (event: mpi4py's name, read by its tests)
         self.size = 0
         self.pending: dict[int, Future] = {}
         self.sent = Queue()  # one entry per task sent, then None
         _warn_thread_level()
+        _use_pkl5()
         name = type(executor).__name__
         self.thread = Thread(target=self._manage, args=(connect, name), name=f"{name} manager")
+        self.thread.daemon = False
         self.thread.start()
         _register_atexit(self.done)
+
+    def join(self) -> None:
+        self.thread.join()
 
     def push(self, item: tuple[Future, Any] | None) -> None:
         self.queue.append(item)
@@ -281,8 +301,8 @@ class _Pool:
             if item is not None:
                 item[0].cancel()
 
-    def _manage(self, connect: Callable[[], _Link], name: str) -> None:
-        link = connect()
+    def _manage(self, connect: Callable[..., _Link], name: str) -> None:
+        link = connect(self.options, name)
         if not self._sync(link):
             self._break("initializer failed")
             link.close()
@@ -293,20 +313,21 @@ class _Pool:
         receiver.start()
         while self._next(link):
             pass
+        self.queue.popleft()  # (the None)
         self.sent.put(None)
         receiver.join()
         link.close()
 
     def _sync(self, link: _Link) -> bool:
         """Every worker takes the executor's options first (initializer: all succeed)."""
-        if isinstance(link, _ThreadLink) and self.executor._options.get("initializer") is None:
+        if isinstance(link, _ThreadLink) and self.options.get("initializer") is None:
             return True
-        options = {k: v for k, v in self.executor._options.items() if k in (
+        options = {k: v for k, v in self.options.items() if k in (
             "main", "globals", "initializer", "initargs", "initkwargs")}
         pids = link.workers()
         for pid in pids:
             link.post(pid, _Sync(options))
-        return all([link.fetch()[1] is True for _ in pids])
+        return all([link.fetch()[1][0] is True for _ in pids])
 
     def _next(self, link: _Link) -> bool:
         """Send the next task once a worker is free for it (False: no more tasks)."""
@@ -344,7 +365,9 @@ class _Pool:
                 future.set_exception(exception)
 
     def _break(self, message: str) -> None:
-        self.executor._broken = message
+        executor = self.exref()
+        if executor is not None:
+            executor._broken = message
         self.ready.set()
         for item in self.queue:
             if item is not None and item[0].set_running_or_notify_cancel():
@@ -353,16 +376,15 @@ class _Pool:
 
 
 # -- how each kind of executor reaches its workers -------------------------------------------
-def _thread_link(executor: MPIPoolExecutor) -> _Link:
-    current().state.setdefault(_WORKERS, _comm.COMM_SELF)  # get_comm_workers, as mpi4py
-    return _ThreadLink(int(executor._options.get("max_workers", 1)), type(executor).__name__)
+def _thread_link(options: dict[str, Any], name: str) -> _Link:
+    return _ThreadLink(int(options.get("max_workers", 1)), name)
 
 
-def _spawn_link(executor: MPIPoolExecutor) -> _Link:
+def _spawn_link(options: dict[str, Any], name: str) -> _Link:
     """``max_workers`` new processes running the server (MPI 4.1 §11.8.2): one
     MPI_Comm_spawn from MPI_COMM_SELF, as mpi4py's ``COMM_SELF.Spawn(sys.executable,
     ["-m", "mpi4py.futures.server"], max_workers)``."""
-    count = executor._options.get("max_workers") or _max_workers()
+    count = options.get("max_workers") or _max_workers()
     ctx = current()
     program = ctx.state["spawn"](ctx.script, [], SERVER)
     comm = _comm.COMM_SELF
@@ -387,11 +409,15 @@ def _max_workers() -> int:
     return 1
 
 
-def _shared_link(executor: MPIPoolExecutor) -> _Link:
-    shared = current().state[_SHARED]
+def _pool_link(options: dict[str, Any], name: str) -> _Link:
+    """MPIPoolExecutor's workers: the shared pool's (``-m mpi4py.futures``), else
+    spawned ones."""
+    shared = current().state.get(_SHARED)
+    if shared is None:
+        return _spawn_link(options, name)
     if shared.idle is None:  # one process: a thread, as mpi4py's
-        executor._options["max_workers"] = 1
-        return _thread_link(executor)
+        options["max_workers"] = 1
+        return _thread_link(options, name)
     return _Link(shared.comm, shared.idle, next(shared.tags))
 
 
@@ -405,11 +431,11 @@ def _split(comm: Any, root: int) -> tuple[Any, Any]:
     return dup, team
 
 
-def _comm_link(comm: Any, root: int) -> Callable[[MPIPoolExecutor], _Link]:
-    def connect(executor: MPIPoolExecutor) -> _Link:
+def _comm_link(comm: Any, root: int) -> Callable[..., _Link]:
+    def connect(options: dict[str, Any], name: str) -> _Link:
         if comm.Get_size() == 1:
-            executor._options["max_workers"] = 1
-            return _thread_link(executor)
+            options["max_workers"] = 1
+            return _thread_link(options, name)
         dup, _ = _split(comm, root)
         pids = [r for r in range(comm.Get_size()) if r != root]
         return _Link(dup, _Idle(pids), 0, _stop(dup, pids, dup.Free))
@@ -455,14 +481,11 @@ class MPIPoolExecutor:
         self._broken: str | None = None
         self._pool: _Pool | None = None
 
-    def _connect(self) -> _Link:
-        if _SHARED in current().state:
-            return _shared_link(self)
-        return _spawn_link(self)
+    _link: Callable[..., _Link] = staticmethod(_pool_link)  # where its tasks go
 
     def _bootstrap(self) -> _Pool:
         if self._pool is None:
-            self._pool = _Pool(self, self._connect)
+            self._pool = _Pool(self, self._link)
         return self._pool
 
     @property
@@ -586,15 +609,13 @@ class ThreadPoolExecutor(MPIPoolExecutor):
     """mpi4py.futures' ThreadPoolExecutor: the executor over simulated threads of the
     rank (``max_workers`` of them, default 1, as mpi4py's)."""
 
-    def _connect(self) -> _Link:
-        return _thread_link(self)
+    _link = staticmethod(_thread_link)
 
 
 class ProcessPoolExecutor(MPIPoolExecutor):
     """mpi4py.futures' ProcessPoolExecutor: always spawned workers."""
 
-    def _connect(self) -> _Link:
-        return _spawn_link(self)
+    _link = staticmethod(_spawn_link)
 
 
 class MPICommExecutor:
@@ -637,7 +658,7 @@ class MPICommExecutor:
             return None
         executor = MPIPoolExecutor(**self._options)
         if _SHARED not in current().state:
-            executor._connect = functools.partial(_comm_link(comm, root), executor)  # type: ignore[method-assign]
+            executor._link = _comm_link(comm, root)  # type: ignore[method-assign]
             executor._bootstrap()  # the manager starts now, as mpi4py's
         self._executor = executor
         return executor
@@ -653,7 +674,7 @@ class MPICommExecutor:
 
 def get_comm_workers() -> Any:
     """The workers' intracommunicator, in a task a worker runs (mpi4py's)."""
-    comm = current().state.get(_WORKERS)
+    comm = current().state.get(_WORKERS, {}).get(get_ident())
     if comm is None:
         raise RuntimeError("communicator is not accessible")
     return comm
@@ -715,10 +736,11 @@ def collect(fs: Iterable[Future]) -> Future:
     """One future whose result is the list of the results of ``fs`` (the first failure
     fails it; cancelling it cancels them)."""
     items = list(fs)
-    future = Future()
     if not items:
+        future = Future()
         future.set_result([])
         return future
+    future = type(items[0])()
     results: list[Any] = [None] * len(items)
     left = [len(items)]
 
@@ -728,15 +750,14 @@ def collect(fs: Iterable[Future]) -> Future:
         if item.cancelled():
             future.cancel()
         elif item.exception() is not None:
-            future.set_exception(item.exception())  # type: ignore[arg-type]
+            future.set_exception(item.exception())
         else:
             results[index] = item.result()
             left[0] -= 1
             if not left[0]:
                 future.set_result(results)
 
-    future.add_done_callback(lambda f: [item.cancel() for item in items] if f.cancelled()
-                             else None)
+    future.add_done_callback(lambda f: [item.cancel() for item in items])
     for index, item in enumerate(items):
         item.add_done_callback(functools.partial(settled, index))
     return future
@@ -746,7 +767,7 @@ def compose(future: Future, resulthook: Callable[[Any], Any] | None = None,
             excepthook: Callable[[BaseException], Any] | None = None) -> Future:
     """A future settled by ``resulthook(result)`` or ``excepthook(exception)`` once
     ``future`` is (an exception ``excepthook`` returns fails it)."""
-    new = Future()
+    new = type(future)()
 
     def complete(old: Future) -> None:
         try:
@@ -771,6 +792,78 @@ def compose(future: Future, resulthook: Callable[[Any], Any] | None = None,
     return new
 
 
+# -- mpi4py.futures.aplus: Future chaining ---------------------------------------------------
+class ThenableFuture(Future):
+    """mpi4py.futures.aplus' Future with ``then`` and ``catch`` (Promises/A+ chaining)."""
+
+    def then(self, on_success: Callable[[Any], Any] | None = None,
+             on_failure: Callable[[BaseException], Any] | None = None) -> Future:
+        """A future settled by ``on_success(result)`` or ``on_failure(exception)``: a
+        Future returned is followed, an exception ``on_failure`` returns fails it."""
+        return then(self, on_success, on_failure)
+
+    def catch(self, on_failure: Callable[[BaseException], Any] | None = None) -> Future:
+        """``then(None, on_failure)``; without ``on_failure`` a failure becomes None."""
+        return catch(self, on_failure)
+
+
+def then(future: Future, on_success: Callable[[Any], Any] | None = None,
+         on_failure: Callable[[BaseException], Any] | None = None) -> Future:
+    new = type(future)()
+    future.add_done_callback(lambda old: _resolve(new, old, on_success, on_failure))
+    return new
+
+
+def catch(future: Future, on_failure: Callable[[BaseException], Any] | None = None) -> Future:
+    return then(future, None, on_failure or (lambda _: None))
+
+
+def _resolve(new: Future, old: Future, on_success: Callable[[Any], Any] | None,
+             on_failure: Callable[[BaseException], Any] | None) -> None:
+    if old.cancelled() or new.cancelled():
+        new.cancel()
+        new.set_running_or_notify_cancel()
+        return
+    reason = old.exception()
+    if reason is None:
+        try:
+            result = old.result()
+            _settle(new, on_success(result) if on_success else result, False)
+            return
+        except Exception as e:
+            reason = e
+    if on_failure is None:
+        new.set_exception(reason)
+        return
+    try:
+        _settle(new, on_failure(reason), True)
+    except Exception as e:
+        new.set_exception(e)
+
+
+def _settle(new: Future, value: Any, failed: bool) -> None:
+    if isinstance(value, Future):
+        chain = new.__dict__.setdefault("_chained", weakref.WeakSet())
+        if value is new or value in chain:
+            raise RuntimeError(f"chain cycle detected: Future {value} already in chain")
+        chain.add(value)
+        value.add_done_callback(lambda old: _resolve(new, old, None, None))
+    elif failed and isinstance(value, BaseException):
+        new.set_exception(value)
+    else:
+        new.set_result(value)
+
+
+def _use_pkl5() -> None:
+    """mpi4py's warning for a ``MPI4PY_FUTURES_USE_PKL5`` it cannot read (the stand-in
+    sends with pickle either way: pkl5 changes how large objects travel, not what)."""
+    value = os.environ.get("MPI4PY_FUTURES_USE_PKL5")
+    if value is not None and value.lower() not in (
+            "false", "no", "off", "n", "0", "true", "yes", "on", "y", "1"):
+        warnings.warn(f"environment variable MPI4PY_FUTURES_USE_PKL5: unexpected value "
+                      f"{value!r}", RuntimeWarning, stacklevel=3)
+
+
 def _warn_thread_level() -> None:
     """mpi4py's warning when MPI gives less than MPI_THREAD_SERIALIZED."""
     from .module import THREAD_SERIALIZED, Query_thread
@@ -780,15 +873,54 @@ def _warn_thread_level() -> None:
                       "MPI_THREAD_SERIALIZED", RuntimeWarning, stacklevel=3)
 
 
+def comm_split(comm: Any, root: int) -> tuple[Any, Any]:
+    """mpi4py's ``_core.comm_split``: (the intercommunicator between ``root`` and the
+    others, the others' intracommunicator), both null on a communicator of one."""
+    if comm.Get_size() == 1:
+        return _comm.COMM_NULL, _comm.COMM_NULL
+    rank = comm.Get_rank()
+    intra = comm.Split(int(rank != root), 0)
+    remote = (0 if root else 1) if rank == root else root
+    inter = intra.Create_intercomm(0, comm, remote, 0)
+    if rank == root:
+        intra.Free()
+    return inter, intra
+
+
+def _core_getattr(name: str) -> Any:
+    if name == "SharedPool":  # the rank's shared pool (``-m mpi4py.futures``), or None
+        return current().state.get(_SHARED)
+    raise AttributeError(f"module 'mpi4py.futures._core' has no attribute {name!r}")
+
+
 _NAMES = ("FIRST_COMPLETED", "FIRST_EXCEPTION", "ALL_COMPLETED", "CancelledError",
           "TimeoutError", "BrokenExecutor", "as_completed", "wait")
 _MODULE: list[types.ModuleType] = []
+
+
+def modules() -> dict[str, types.ModuleType]:
+    """``mpi4py.futures`` and its ``_core`` as a script imports them (one per process;
+    ``_core`` holds what mpi4py's own tests read: ``SharedPool``, ``MAIN_RUN_NAME``,
+    ``RemoteTraceback``, ``comm_split``)."""
+    mod = module()
+    return {"mpi4py.futures": mod, "mpi4py.futures._core": mod._core,  # type: ignore[attr-defined]
+            "mpi4py.futures.aplus": mod.aplus}  # type: ignore[attr-defined]
 
 
 def module() -> types.ModuleType:
     """``mpi4py.futures`` as a script imports it (one per process)."""
     if not _MODULE:
         mod = types.ModuleType("mpi4py.futures", __doc__)
+        mod.__path__ = []  # type: ignore[attr-defined]  # a package: mpi4py.futures._core
+        core = types.ModuleType("mpi4py.futures._core", "mpi4py.futures' internals read "
+                                "by mpi4py's tests.")
+        core.__dict__.update(MAIN_RUN_NAME="__worker__", RemoteTraceback=RemoteTraceback,
+                             comm_split=comm_split, get_comm_server=get_comm_workers,
+                             __getattr__=_core_getattr)
+        mod._core = core  # type: ignore[attr-defined]
+        aplus = types.ModuleType("mpi4py.futures.aplus", "Future chaining (Promises/A+).")
+        aplus.__dict__.update(ThenableFuture=ThenableFuture, then=then, catch=catch)
+        mod.aplus = aplus  # type: ignore[attr-defined]
         mod.__dict__.update({name: getattr(_futures, name) for name in _NAMES})
         import concurrent.futures as _real
 

@@ -101,6 +101,8 @@ class Future:
     def set_running_or_notify_cancel(self) -> bool:
         if self._state == _CANCELLED:
             self._state = _NOTIFIED
+            for waiter in self._waiters:  # wait() and as_completed() count it now
+                waiter.set()
             return False
         if self._state == _PENDING:
             self._state = _RUNNING
@@ -144,7 +146,8 @@ def wait(fs: Iterable[Future], timeout: float | None = None,
     fs = set(fs)
     end = None if timeout is None else _now() + timeout
     while True:
-        done = {f for f in fs if f.done()}
+        done = {f for f in fs if f._state in (_NOTIFIED, _FINISHED)}  # (as CPython's: a
+        # cancelled future counts once its executor has noticed)
         not_done = fs - done
         if (return_when == FIRST_COMPLETED and done) or not not_done or \
                 (return_when == FIRST_EXCEPTION and any(
@@ -176,7 +179,7 @@ def as_completed(fs: Iterable[Future], timeout: float | None = None) -> Iterator
     pending = list(dict.fromkeys(fs))
     total = len(pending)
     while pending:
-        finished = [f for f in pending if f.done()]
+        finished = [f for f in pending if f._state in (_NOTIFIED, _FINISHED)]
         for f in finished:
             pending.remove(f)
             yield f
