@@ -22,6 +22,8 @@ MPI_Test); the interpreter binds the parts an op names (``flag: f``, ``status: {
 - ``buffer``: the process's buffer, or with ``comm:`` that communicator's
   (``comm_<verb>_buffer``); attach also takes ``count`` + ``datatype`` + ``messages``;
 - ``local``: the arguments as given (barrier, compute);
+- ``level``: the thread level (init_thread's ``required`` a level's name), its value bound
+  by the name of its OUT argument (``provided``, ``flag``);
 - ``comm``: makes or frees a communicator, named by ``as``;
 - ``topology``: makes a Cartesian communicator (``dims``, ``periods`` lists), named by ``as``;
 - ``query``: a local call whose value's parts the op binds by name (``cart_shift``'s
@@ -191,9 +193,12 @@ _TABLE: list[Call] = [
     Call("buffer_flush", op="buffer"),
     Call("barrier", op="local", args=("comm",)),
     Call("compute", op="local", args=("seconds",)),
-    Call("init_thread", runs=LOCAL),  # MPI_Init_thread's level (11.2.1)
-    Call("query_thread", runs=LOCAL),  # MPI_Query_thread (11.6.2)
-    Call("is_thread_main", runs=LOCAL),  # MPI_Is_thread_main (11.6.2)
+    Call("init_thread", runs=LOCAL, op="level", args=("required",), binds=("provided",),
+         yields=("provided",)),  # MPI_Init_thread's level (11.2.1)
+    Call("query_thread", runs=LOCAL, op="level", binds=("provided",),
+         yields=("provided",)),  # MPI_Query_thread (11.6.2)
+    Call("is_thread_main", runs=LOCAL, op="level", binds=("flag",),
+         yields=("flag",)),  # MPI_Is_thread_main (11.6.2)
     Call("spawn_thread", runs=LOCAL),  # a thread of the rank (not an MPI call)
     Call("current_thread", runs=LOCAL),  # the calling thread (not an MPI call)
     Call("comm_dup", op="comm", args=("comm",), binds=("as",)),

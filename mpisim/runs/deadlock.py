@@ -42,6 +42,7 @@ from ..handle.access import (
     is_polling,
     last_poll,
     note_failed_poll,
+    port_of,
     threads_of,
     watch_polls,
 )
@@ -230,6 +231,7 @@ def analyse(handles: list[Any], finished: list[bool], buffers: list[Any],
                          where_of(r), stall_cause)
             target = waiting(r) if waiting is not None else None
             edges += _thread_wait(b, target, MAIN)
+            _waits_here(b, handles[r], target)
             blocked.append(b)
         blocked += _threads_blocked(handles[r], alive, buffers[r], eager_limit, where_of,
                                     stall_cause, edges)
@@ -258,6 +260,8 @@ def _threads_blocked(mpi: Any, alive: list[int], buffer: Any, eager_limit: int,
         if b.where is None or not isinstance(where, str):
             b.where = thread.where or b.where
         edges += _thread_wait(b, thread.target_event, thread)
+        with in_thread(mpi, thread):
+            _waits_here(b, mpi, thread.target_event)
         b.thread = thread.name
         found.append(b)
     return found
@@ -286,6 +290,14 @@ def _thread_wait(b: Blocked, target: Any, thread: Any) -> list[tuple[str, str]]:
         if holders else "")
     b.waits_for, b.cause = [], Cause.THREAD
     return [(me, f"{rank}:{getattr(h, 'name', h)}") for h in holders]
+
+
+def _waits_here(b: Blocked, mpi: Any, target: Any) -> None:
+    """A join is no MPI call: it is where the program stands now, when an interpreter says
+    (a scenario's ``join`` op), not at the program's last MPI call."""
+    place = port_of(mpi).where
+    if isinstance(target, SimThread) and place is not None:
+        b.where = site_text(place)
 
 
 def _thread_cycles(edges: list[tuple[str, str]]) -> list[list[str]]:

@@ -21,6 +21,7 @@ cannot hang a run.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Generator, Iterable
 from typing import Any
 
@@ -28,7 +29,7 @@ from ..handle.access import port_of
 from ..handle.calltable import OPS
 from ..mpi.datatypes import BASIC_TYPES
 from .expr import CONSTANTS, Expr, ExprError
-from .ops import RUNNERS, SELF, Op, RequestRef
+from .ops import CONTROL, RUNNERS, SELF, Op, RequestRef
 from .problems import ScenarioRuntimeError
 from .selectors import select
 from .values import Invalid, convert
@@ -117,6 +118,14 @@ class _Interpreter:
         for op in ops:
             yield from _CALLS[op.call](self, op)
 
+    def fork(self) -> _Interpreter:
+        """The state of a thread the rank starts (a ``thread`` op): a copy of the variables;
+        the requests, communicators, windows and files are the rank's, shared."""
+        own = copy.copy(self)
+        own.scope = dict(self.scope)
+        own.spins = 0
+        return own
+
     def spin(self, op: Op) -> None:
         """Count a loop iteration or if test; too many without an MPI call is an error."""
         self.spins += 1
@@ -191,5 +200,5 @@ def _show(key: tuple[str, Any]) -> str:
 
 
 _CALLS = {**{name: RUNNERS[c.op] for name, c in OPS.items() if c.op is not None},
-          "loop": RUNNERS["loop"], "if": RUNNERS["if"]}
+          **{name: RUNNERS[name] for name in CONTROL}}
 """The runner of each op (:data:`mpisim.scenario.ops.RUNNERS`, by the call table's kind)."""

@@ -45,8 +45,8 @@ def test_each_ops_arguments_are_the_handles_parameters(name):
 
 
 def test_the_parser_and_the_interpreter_know_exactly_the_tables_ops():
-    assert (*OPS, "loop", "if") == ops.CALLS
-    assert set(interpret._CALLS) == set(ops.CALLS)  # a runner for each, loop and if too
+    assert (*OPS, "loop", "if", "thread", "join") == ops.CALLS
+    assert set(interpret._CALLS) == set(ops.CALLS)  # a runner for each, the control ops too
     for name in ops.CALLS:  # the parser has a reader for each
         reader = "sendop" if name in ops.step.SENDS else \
             "collective" if name in ops.step.COLLECTIVES else name

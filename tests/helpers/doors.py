@@ -83,6 +83,10 @@ _NOT_RECORDED: list[tuple[tuple[str, ...], str]] = [
     (_names("win_allocate_shared", "win_create_dynamic", "win_shared_query", "win_attach",
             "win_detach"), "shared-memory and dynamic windows: not recorded yet"),
     (_names("compute"), "not an MPI function: the simulated computation between calls"),
+    (_names("query_thread", "is_thread_main"),
+     "a local query of the thread level: the recording's Init line holds the level given"),
+    (_names("spawn_thread", "current_thread"),
+     "not an MPI function: a program's own threads (pthreads, OpenMP) are not recorded yet"),
     (_names("comm_spawn", "comm_spawn_multiple", "comm_get_parent", "comm_disconnect",
             "comm_accept", "comm_connect", "comm_join", "open_port", "close_port",
             "publish_name", "unpublish_name", "lookup_name"),
@@ -114,7 +118,11 @@ EXCLUDED: dict[str, list[tuple[tuple[str, ...], str]]] = {
          "no binding of its own: MPICH's Fortran calls reach the C wrapper; under Open MPI, "
          "whose Fortran calls PMPI directly, its time counts as time outside MPI"),
     ],
-    "replayer": [],
+    "replayer": [
+        (_names("init_thread"), "the level is read from the recording's Init line; a "
+                                "replay runs each process's calls as one thread (a "
+                                "program's threads are not recorded yet)"),
+    ],
     "scenario op": [
         (tuple(n for n in _QUERIES if n != "cart_shift"),
          "local: a scenario computes with rank, size and its own expressions"),
@@ -131,6 +139,8 @@ EXCLUDED: dict[str, list[tuple[tuple[str, ...], str]]] = {
                 "ssend_init", "rsend_init", "start", "startall", "mprobe", "improbe", "mrecv",
                 "imrecv", "buffer_iflush", "comm_iflush_buffer", *_SESSIONS, *_NEIGHBOR),
          "not in the grammar yet: write it as a Python rank program or an mpi4py script"),
+        (_names("current_thread"), "not an MPI function: a scenario's thread is named by "
+                                   "its thread op"),
         (_names("comm_spawn", "comm_spawn_multiple", "comm_get_parent", "comm_disconnect",
                 "comm_accept", "comm_connect", "comm_join", "open_port", "close_port",
                 "publish_name", "unpublish_name", "lookup_name"),
@@ -147,7 +157,10 @@ EXCLUDED: dict[str, list[tuple[tuple[str, ...], str]]] = {
                 "file_get_size"),
          "split collectives and file positions: not in the grammar yet"),
     ],
-    "YAML writer": [],
+    "YAML writer": [
+        (_names("init_thread"), "not replayed as a call (the level is the recording's Init "
+                                "line's), so not written as an op"),
+    ],
 }
 """Door -> (calls, reason): each call a door does not have, and why. A door after the C
 wrapper inherits its gaps (:data:`_NOT_RECORDED`), and the YAML writer the scenario op's:
@@ -183,6 +196,14 @@ def _composed_ops() -> frozenset[str]:
         return frozenset()
     return frozenset(f"comm_{n.removeprefix('buffer_')}_buffer" for n, c in OPS.items()
                      if c.op == "buffer") & frozenset(CALLS)
+
+
+@cache
+def _thread_op_calls() -> frozenset[str]:
+    """The handle calls a thread family op makes under another name (``thread:`` is
+    spawn_thread: scenario/ops/threads.py's MAKES)."""
+    from mpisim.scenario.ops.threads import MAKES
+    return frozenset(MAKES.values()) & frozenset(CALLS)
 
 
 _FAKE_MPI_H = "#define MPI_VERSION 4\n#define MPI_SUBVERSION 1\n#define MPI_BUFFER_AUTOMATIC 0\n"
@@ -237,7 +258,7 @@ def has(door: str, name: str) -> bool | None:
     if door == "replayer":
         return recorded(name) in _replayed()
     if door == "scenario op":
-        return name in OPS or name in _composed_ops()
+        return name in OPS or name in _composed_ops() or name in _thread_op_calls()
     return recorded(name) in _written()
 
 

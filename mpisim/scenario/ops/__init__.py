@@ -17,7 +17,9 @@ ops has a module of its own, with its part of the grammar, its reader and its ru
 - :mod:`~mpisim.scenario.ops.comm`: communicators and Cartesian topologies;
 - :mod:`~mpisim.scenario.ops.onesided`: windows and RMA;
 - :mod:`~mpisim.scenario.ops.file`: MPI-IO;
-- :mod:`~mpisim.scenario.ops.control`: ``loop``, ``if``, ``compute``.
+- :mod:`~mpisim.scenario.ops.control`: ``loop``, ``if``, ``compute``;
+- :mod:`~mpisim.scenario.ops.threads`: ``init_thread``, ``thread``, ``join`` and the
+  thread level (a rank's threads, MPI 4.1 §11.6).
 
 :class:`OpReader`'s bases are that list: its MRO is the scenario language's table of
 contents, as :class:`mpisim.handle.rank.Rank`'s is the standard's. :data:`RUNNERS` maps each
@@ -29,7 +31,7 @@ Adding an op family: a module with its grammar (docstring), a reader mixin (meth
 
 from __future__ import annotations
 
-from . import collective, comm, control, file, onesided, p2p
+from . import collective, comm, control, file, onesided, p2p, threads
 from .collective import CollectiveOps
 from .comm import CommOps
 from .control import ControlOps
@@ -37,12 +39,14 @@ from .file import FileOps
 from .onesided import WindowOps
 from .p2p import P2POps
 from .running import run_call
-from .step import CALLS, PEER, SELF, WORLD, Op, RequestRef
+from .step import CALLS, CONTROL, PEER, SELF, WORLD, Op, RequestRef
+from .threads import ThreadOps
 
-__all__ = ["CALLS", "PEER", "RUNNERS", "SELF", "WORLD", "Op", "OpReader", "RequestRef"]
+__all__ = ["CALLS", "CONTROL", "PEER", "RUNNERS", "SELF", "WORLD", "Op", "OpReader",
+           "RequestRef"]
 
 
-class OpReader(P2POps, CollectiveOps, CommOps, WindowOps, FileOps, ControlOps):
+class OpReader(P2POps, CollectiveOps, CommOps, WindowOps, FileOps, ControlOps, ThreadOps):
     """Reads op lists, reporting problems to ``problems`` (a Problems) with key paths.
 
     ``params`` are the load-time params (expressions using only them, ``size`` and the
@@ -51,5 +55,5 @@ class OpReader(P2POps, CollectiveOps, CommOps, WindowOps, FileOps, ControlOps):
 
 
 RUNNERS = {"local": run_call, **p2p.RUNNERS, **collective.RUNNERS, **comm.RUNNERS,
-           **onesided.RUNNERS, **file.RUNNERS, **control.RUNNERS}
-"""How each kind of op runs: the call table's ``op`` kinds, and ``loop`` and ``if``."""
+           **onesided.RUNNERS, **file.RUNNERS, **control.RUNNERS, **threads.RUNNERS}
+"""How each kind of op runs: the call table's ``op`` kinds, and the control ops."""

@@ -48,6 +48,7 @@ class ReaderBase:
         self.loop_vars: list[str] = []
         self.win_names: set[str] = set()  # windows named by an earlier win_allocate/create
         self.file_names: set[str] = set()  # files named by an earlier file_open
+        self.thread_names: set[str] = set()  # threads named by an earlier thread op
 
     def read_ops(self, value: Any, path: str, line: int) -> list[Op]:
         if value is None:

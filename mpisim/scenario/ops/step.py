@@ -11,16 +11,19 @@ from typing import Any
 from ...handle.calltable import OPS
 from ..expr import Expr
 
-__all__ = ["CALLS", "COLLECTIVES", "PEER", "SELF", "SENDS", "WORLD", "Op", "RequestRef"]
+__all__ = ["CALLS", "COLLECTIVES", "CONTROL", "PEER", "SELF", "SENDS", "WORLD", "Op",
+           "RequestRef"]
 
 SENDS = tuple(name for name, c in OPS.items() if c.op == "send")
 """The send ops (one reader for all eight modes)."""
 COLLECTIVES = tuple(name for name, c in OPS.items()
                     if c.op in ("collective", "split", "vector"))
 """The collective ops that carry data (one reader for all, led by the call table)."""
-CALLS = (*OPS, "loop", "if")
+CONTROL = ("loop", "if", "thread", "join")
+"""The ops that are not the handle's calls: loops, branches, and a rank's threads."""
+CALLS = (*OPS, *CONTROL)
 """The ops of the scenario language: the handle's calls that :data:`mpisim.handle.calltable.OPS`
-lists, and the two control ops."""
+lists, and the control ops."""
 PEER = "peer"
 """In a v form's counts expression, the rank the count is for (``sendcounts: peer + 1``)."""
 WORLD, SELF = "world", "self"
@@ -40,7 +43,7 @@ class Op:
     """One step of a rank program: the call, its arguments, where it is in the file."""
 
     __slots__ = ("args", "binds", "body", "call", "comm", "datatype", "orelse", "request",
-                 "requests", "var", "where", "win")
+                 "requests", "threads", "var", "where", "win")
 
     def __init__(self, call: str, where: str) -> None:
         self.call = call
@@ -53,7 +56,8 @@ class Op:
         self.binds: dict[str, str] = {}
         self.body: list[Op] = []
         self.orelse: list[Op] = []
-        self.var: str | None = None
+        self.var: str | None = None  # a loop's variable; a thread's name
+        self.threads: list[str] = []  # the names of the threads a join waits for
         self.comm: str | None = None  # the communicator's name (None: MPI_COMM_WORLD)
         self.win: str | None = None   # the window's name (one-sided ops)
 
