@@ -408,7 +408,7 @@ class DynamicCalls(HandleBase):
         return ev
 
     def comm_join(self, fd: int) -> Event:
-        """MPI_Comm_join (MPI 4.1 §11.10.5): fails with MPI_ERR_UNSUPPORTED_OPERATION.
+        """MPI_Comm_join (MPI 4.1 §11.10.5): its yield raises MPI_ERR_UNSUPPORTED_OPERATION.
         It joins two processes connected by a socket; a simulated process has no socket
         (use ``open_port`` / ``comm_accept`` / ``comm_connect`` instead).
 
