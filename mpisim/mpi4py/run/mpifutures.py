@@ -919,7 +919,8 @@ def module() -> types.ModuleType:
                              __getattr__=_core_getattr)
         mod._core = core  # type: ignore[attr-defined]
         aplus = types.ModuleType("mpi4py.futures.aplus", "Future chaining (Promises/A+).")
-        aplus.__dict__.update(ThenableFuture=ThenableFuture, then=then, catch=catch)
+        aplus.__dict__.update(ThenableFuture=ThenableFuture, then=then, catch=catch,
+                              __all__=["ThenableFuture", "catch", "then"])
         mod.aplus = aplus  # type: ignore[attr-defined]
         mod.__dict__.update({name: getattr(_futures, name) for name in _NAMES})
         import concurrent.futures as _real
@@ -928,7 +929,8 @@ def module() -> types.ModuleType:
             Future=Future, Executor=_real.Executor, InvalidStateError=_real.InvalidStateError,
             MPIPoolExecutor=MPIPoolExecutor, MPICommExecutor=MPICommExecutor,
             ThreadPoolExecutor=ThreadPoolExecutor, ProcessPoolExecutor=ProcessPoolExecutor,
-            get_comm_workers=get_comm_workers, collect=collect, compose=compose,
-            RemoteTraceback=RemoteTraceback)
+            get_comm_workers=get_comm_workers, collect=collect, compose=compose)
+        mod.__all__ = sorted(n for n in mod.__dict__  # type: ignore[attr-defined]
+                             if not n.startswith("_") and n != "aplus")
         _MODULE.append(mod)
     return _MODULE[0]

@@ -80,7 +80,11 @@ def names() -> dict[str, Any]:
             prefix = name.split("_")[0] + "_*" if "_" in name else "other"
             out["constants"][prefix].append(name)
     out["util"] = {name: sorted(n for n in getattr(module, "__all__", ()))
-                   for name, module in submodules().items() if name.startswith("mpi4py.util.")}
+                   for name, module in submodules().items()
+                   if name.startswith(("mpi4py.util.", "mpi4py.futures")) and "._" not in name}
+    futures = submodules()["mpi4py.futures"]
+    out["util"].update({f"mpi4py.futures.{name}": _members(getattr(futures, name))
+                        for name in ("MPIPoolExecutor",)})
     return out
 
 
