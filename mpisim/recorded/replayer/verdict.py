@@ -56,6 +56,8 @@ def stop_kind(trace: Trace) -> str:
     """Why a stopped run may have been stopped, from where its processes were (module)."""
     stopped = [r for r in trace.ranks if r.ended != "finalized"]
     broken = [r for r in stopped if r.broken]
+    if broken and not (len(broken[0].calls) and broken[0].blocked is not None):
+        return f"{broken[0].broken}; replayed up to there"  # a damaged compact recording
     if broken:
         return (f"rank {broken[0].rank}'s log ends abruptly inside call "
                 f"{broken[0].calls[-1].number} (MPI_{broken[0].calls[-1].name}): replayed up "

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from helpers.paths import DATA
 
+import mpisim as ms
 from mpisim.recorded import read_trace, replay_scenario
 from mpisim.recorded.read import compact as fmt
 from mpisim.recorded.read.columns import read_logs
@@ -185,7 +186,7 @@ def test_a_corrupted_block_is_read_up_to_it_naming_the_rank_and_call(two_ranks, 
     first = frame[5]
     rank0 = trace.ranks[0]
     assert len(rank0.calls) == first == 64
-    assert f"rank 0's recording is damaged from call {first + 1}" in rank0.broken
+    assert f"the recording is damaged from call {first + 1} of rank 0" in rank0.broken
     assert "checksum" in rank0.broken and rank0.ended == "cut"
     assert [c.name for c in rank0.calls] == [c.name for c in text[0].calls[:first]]
     assert len(trace.ranks[1].calls) == len(text[1].calls)  # the next stream is read
@@ -267,3 +268,15 @@ def test_the_compact_reader_keeps_the_rate_the_issue_asks(monkeypatch):
     (log,) = fmt.read_compact("pp", data)
     rate = len(log.calls) / max(time.process_time() - start, 1e-9)
     assert rate > 1e6
+
+
+def test_a_recording_damaged_from_its_first_call_replays_and_says_so(two_ranks, tmp_path):
+    data, _ = two_ranks
+    bad = bytearray(data)
+    bad[_frames(data)[0] + fmt.BLOCK.size + 5] ^= 0xFF
+    path = tmp_path / "damaged.trace"
+    path.write_bytes(bytes(bad))
+    scenario = replay_scenario(path)
+    assert "stopped (the recording is damaged from call 1 of rank 0 (its block's checksum " \
+        "does not match)" in scenario.recording()
+    assert scenario.run().outcome is not ms.Outcome.ERROR  # replayed, never a traceback
