@@ -49,6 +49,15 @@ class Order:
         self.matched_at: dict[int, int] = {}   # message id -> receiver's clock at its match
         self.wildcards: list[Wildcard] = []     # in the order the matches happened
 
+    def grow(self, count: int) -> None:
+        """``count`` processes join the run (spawned, MPI 4.1 §11.8): a clock entry for
+        each in every clock, and their own clocks (a message's clock taken before keeps
+        its length: no process that joined later can be in its past)."""
+        for clock in self.clocks:
+            clock.extend([0] * count)
+        self.size += count
+        self.clocks.extend([0] * self.size for _ in range(count))
+
     def sent(self, msg: Any) -> None:
         """A send: its sender's clock ticks; the message carries a copy."""
         clock = self.clocks[msg.src]

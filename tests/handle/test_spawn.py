@@ -252,3 +252,23 @@ def test_a_deadlock_report_names_a_blocked_child_and_a_lonely_accept():
     assert calls == {0: "MPI_Comm_accept", 1: "MPI_Recv"}
     accept = next(b for b in r.deadlock.blocked if b.rank == 0)
     assert "mpisim-port:1" in accept.reason
+
+
+def test_check_races_finds_the_two_orders_of_two_childrens_messages():
+    """A wildcard receive over the intercommunicator may match either child first (3.5:
+    order holds per pair only); the exploration grows its clocks with the children."""
+    def child(mpi):
+        yield mpi.send(count=1, datatype=ms.INT, dest=0, tag=0, comm=mpi.comm_get_parent())
+
+    def program(mpi):
+        inter = yield mpi.comm_spawn(child, maxprocs=2, comm=mpi.comm_self)
+        order = []
+        for _ in range(2):
+            st = yield mpi.recv(count=1, datatype=ms.INT, source=ms.ANY_SOURCE, tag=0,
+                                comm=inter)
+            order.append(st.source)
+        return order
+
+    races = ms.check_races(program, ranks=1)
+    assert races.racy and races.exhausted
+    assert [t.result.returned[0] for t in races.tried] == [[0, 1], [1, 0]]
