@@ -272,3 +272,19 @@ def test_check_races_finds_the_two_orders_of_two_childrens_messages():
     races = ms.check_races(program, ranks=1)
     assert races.racy and races.exhausted
     assert [t.result.returned[0] for t in races.tried] == [[0, 1], [1, 0]]
+
+
+def test_a_run_holds_its_ranks_and_1024_spawned_processes():
+    """Beyond the simulator's room (its ranks, or universe, plus 1024) a spawn is
+    MPI_ERR_SPAWN naming the bound; within it, the run grows as it goes."""
+    def child(mpi):
+        yield mpi.barrier()
+
+    def program(mpi, n):
+        yield mpi.comm_spawn(child, maxprocs=n, comm=mpi.comm_self)
+
+    r = _run(program, params={"n": 1025})
+    assert r.error.error_class == "MPI_ERR_SPAWN"
+    assert "the run holds at most 1025 processes" in r.error.message
+    r = _run(program, params={"n": 1024})
+    assert r.outcome is ms.Outcome.COMPLETED and len(r.ranks) == 1025
