@@ -373,7 +373,8 @@ class Result:
                  f"{_plural(m['sent'], 'message')} sent, {m['received']} received, "
                  f"{format_size(m['bytes'])})"]
         if self.deadlock is not None:
-            lines += _deadlock_lines(self.deadlock)
+            lines += _deadlock_lines(self.deadlock, {r.rank: r.spawned for r in self.ranks
+                                                     if r.spawned is not None})
         if self.error is not None:
             lines += _error_lines(self.error)
         if self.timeout_reason:
@@ -435,7 +436,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _deadlock_lines(dl: Deadlock) -> list[str]:
+def _deadlock_lines(dl: Deadlock, spawned: dict[int, Any] | None = None) -> list[str]:
     ranks = len({b.rank for b in dl.blocked})
     threads = sum(b.thread is not None for b in dl.blocked)
     blocked = _plural(ranks, "rank") + (f" ({_plural(threads, 'thread')} of theirs)"
@@ -455,7 +456,9 @@ def _deadlock_lines(dl: Deadlock) -> list[str]:
         where = f" at {b.where}" if b.where else ""
         thread = f" (thread {b.thread!r})" if b.thread is not None else ""
         call = b.call if b.cause is Cause.THREAD else f"{b.call}({', '.join(args)})"
-        lines.append(f"  rank {b.rank}{thread}: {call}{where}")
+        child = (spawned or {}).get(b.rank)  # a spawned process's rank in its own world
+        own = f" (spawned: rank {child['world_rank']} of its world)" if child else ""
+        lines.append(f"  rank {b.rank}{own}{thread}: {call}{where}")
         lines.append(f"      {b.reason}")
         if b.waits_for:
             joiner = " or " if b.any_of else " and "

@@ -252,6 +252,7 @@ def test_a_deadlock_report_names_a_blocked_child_and_a_lonely_accept():
     assert calls == {0: "MPI_Comm_accept", 1: "MPI_Recv"}
     accept = next(b for b in r.deadlock.blocked if b.rank == 0)
     assert "mpisim-port:1" in accept.reason
+    assert "rank 1 (spawned: rank 0 of its world): MPI_Recv" in r.report()
 
 
 def test_check_races_finds_the_two_orders_of_two_childrens_messages():
