@@ -12,9 +12,10 @@ beside the launcher (found inside wrappers: ``timeout 30 mpiexec ...``), the one
 program's library, then ``mpicc`` on PATH are tried in turn, and a recorder of another library
 is refused with both named (see :mod:`.mpilib`).
 
-The command runs with ``LD_PRELOAD`` set to the recorder and ``MPISIM_TRACE_DIR`` to a
-temporary directory (Open MPI's ``mpiexec`` passes the environment to local processes; for
-remote hosts add ``-x LD_PRELOAD -x MPISIM_TRACE_DIR``); each process writes ``rank.N.log``
+The command runs with ``LD_PRELOAD`` set to the recorder, ``MPISIM_TRACE_DIR`` to a
+temporary directory and ``MPISIM_TRACE_FORMAT`` to ``--format`` (``compact`` or ``text``;
+Open MPI's ``mpiexec`` passes the environment to local processes; for remote hosts add ``-x
+LD_PRELOAD -x MPISIM_TRACE_DIR -x MPISIM_TRACE_FORMAT``); each process writes ``rank.N.log``
 there, and the logs are joined, in rank order, into the ``--out`` file once the command has
 ended (through a temporary file and a rename). A run that leaves no log is explained from
 the command's exit status and the ``loaded.PID`` files the recorder leaves in each process it
@@ -30,7 +31,10 @@ every call up to the blocked ones; then the launcher's process group gets SIGTER
 
 A statically linked application cannot be preloaded: link the recorder into it before the
 MPI library (``mpisim record --shim`` prints the source's path: ``mpicc -c $(mpisim record
---shim) -o rec.o && mpicc app.o rec.o -o app``), then run it with ``MPISIM_TRACE_DIR`` set.
+--shim) -o rec.o && mpicc app.o rec.o -o app -lz``), then run it with ``MPISIM_TRACE_DIR``
+set (and ``MPISIM_TRACE_FORMAT=compact`` for the compact format; the recorder writes text
+without it; ``-DMPISIM_NO_ZLIB`` and no ``-lz`` where zlib is missing: blocks are then
+stored).
 """
 
 from __future__ import annotations

@@ -1,9 +1,13 @@
 /* mpisim_record: a PMPI interposition library that logs a run's MPI calls for mpisim.
  *
- * Built by `mpisim record` with the user's own mpicc (-shared -fPIC), loaded with LD_PRELOAD
- * (or linked before -lmpi in a static build). Each process writes one line-oriented log,
- * $MPISIM_TRACE_DIR/rank.<world rank>.log, in the format that mpisim/recorded/read/trace.py reads
- * (its docstring is the specification). Lines are written into a 64 KiB buffer, flushed with
+ * Built by `mpisim record` with the user's own mpicc (-shared -fPIC -lz), loaded with
+ * LD_PRELOAD (or linked before -lmpi in a static build). Each process writes one log,
+ * $MPISIM_TRACE_DIR/rank.<world rank>.log: line-oriented, in the format that
+ * mpisim/recorded/read/trace.py reads (its docstring is the specification), or, when
+ * $MPISIM_TRACE_FORMAT is "compact", binary columns in compressed blocks
+ * (mpisim/recorded/read/compact.py; the compact format's section below says how they are
+ * written: a call's text is made as for a line, then kept as an interned key). In the text
+ * format, lines are written into a 64 KiB buffer, flushed with
  * write(2) when it fills, at MPI_Finalize, at exit(), and on SIGTERM/SIGINT/SIGSEGV/SIGABRT/
  * SIGBUS/SIGHUP (then the previous disposition runs): a run that deadlocks and is killed
  * keeps every line up to the blocked calls. Beside the log, rank.<world rank>.now says which
