@@ -773,6 +773,11 @@ def _program_traceback(exc: BaseException) -> str | None:
               and not f.filename.endswith("simpy/events.py")]
     lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames),
              *traceback.format_exception_only(type(exc), exc)]
+    cause = exc.__cause__
+    if cause is not None and cause.__traceback__ is None:  # a cause made, not raised (the
+        # worker's traceback of an mpi4py.futures task): shown first, as Python does
+        lines[:0] = [*traceback.format_exception_only(type(cause), cause), "\nThe above "
+                     "exception was the direct cause of the following exception:\n\n"]
     return "".join(lines)
 
 

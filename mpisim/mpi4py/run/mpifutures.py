@@ -79,8 +79,17 @@ class _Raised(Exception):
         return _unwrap, self.args
 
 
+RemoteTraceback.__module__ = "mpi4py.futures._core"  # (where mpi4py has it)
+_STAND_IN = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
 def _raised(exc: BaseException, comm: Any) -> _Raised:
-    body = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    """A task's exception to send back, with the worker's traceback (its frames in the
+    task's code: the stand-in's own are left out)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if not os.path.abspath(f.filename).startswith(_STAND_IN)]
+    body = "".join(["Traceback (most recent call last):\n", *traceback.format_list(frames),
+                    *traceback.format_exception_only(type(exc), exc)])
     info = f"### Worker {comm.Get_rank()} of {comm.Get_size()} on mpisim\n"
     exc.__cause__ = exc.__context__ = exc.__traceback__ = None
     return _Raised(exc, f'\n{info}"""\n{body}"""')
@@ -110,11 +119,11 @@ def serve(comm: Any, root: int, team: Any, main: Callable[[], Any] | None = None
                 message = e
             if message is None:
                 return
-            reply = _answer(message, comm, main)
+            reply = _answer(message, team, main)
             try:
                 comm.send(reply, root, status.Get_tag())
             except Exception as e:  # a result that does not pickle
-                comm.send((None, _raised(e, comm)), root, status.Get_tag())
+                comm.send((None, _raised(e, team)), root, status.Get_tag())
     finally:
         _set_workers(None)
 
@@ -129,16 +138,18 @@ def _set_workers(comm: Any) -> None:
         workers[get_ident()] = comm
 
 
-def _answer(message: Any, comm: Any, main: Callable[[], Any] | None) -> Any:
+def _answer(message: Any, team: Any, main: Callable[[], Any] | None) -> Any:
+    """A worker's reply: (result, exception) of a task, (initializer succeeded, None) of
+    the options; ``team`` (the workers' communicator) names the worker in a traceback."""
     if isinstance(message, _Sync):
         return _synced(message.options, main), None
     if isinstance(message, Exception):
-        return None, _raised(message, comm)
+        return None, _raised(message, team)
     fn, args, kwargs = message
     try:
         return fn(*args, **kwargs), None
     except (Exception, SystemExit) as e:
-        return None, _raised(e, comm)
+        return None, _raised(e, team)
 
 
 def _synced(options: dict[str, Any], main: Callable[[], Any] | None) -> bool:
