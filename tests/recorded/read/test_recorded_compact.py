@@ -65,7 +65,13 @@ def _replayed(path: Path) -> tuple[str, dict[str, np.ndarray]]:
     return text, arrays
 
 
-@pytest.mark.parametrize("path", REPLAYED, ids=_name)
+def _replay_cases() -> list:
+    """Every stored recording: a few in the inner loop, all of them among the slow tests."""
+    return [pytest.param(path, marks=() if path in REPLAYED else pytest.mark.slow)
+            for path in RECORDINGS]
+
+
+@pytest.mark.parametrize("path", _replay_cases(), ids=_name)
 def test_a_converted_recording_replays_byte_identically(path, tmp_path):
     text, arrays = _replayed(path)
     got_text, got_arrays = _replayed(_compact(path, tmp_path))
