@@ -75,10 +75,11 @@ nitpick_ignore_regex = [
     # ms.explore returns (a notebook displays them).
     ("py:class", r"(mpisim\..*\.)?(Event|Profile|CommInfo|Header|ResolvedMPIConfig"
                  r"|NetworkModel|Cause|RankLog|Explorer|WindowInfo)"),
-    # The simulated primitives ms.Lock, ms.Queue... return: their methods are threading's and
-    # queue's, listed in each factory's Returns section.
+    # The simulated primitives ms.Lock, ms.Queue... return, and the thread mpi.spawn_thread
+    # returns: their methods and attributes are listed in the Returns section that gives them.
     ("py:class", r"(mpisim\.engine\.sync\.)?(Lock|RLock|Condition|Semaphore|BoundedSemaphore"
                  r"|Event|Barrier|Queue)"),
+    ("py:class", r"(mpisim\.engine\.threads\.)?(SimThread|MainThread)"),
     # A docstring's reference to its package's source-line lookup (recorded runs), internal.
     ("py:(mod|func)", r"\.?(sources|sources\.\w+|locate_sources)"),
 ]
