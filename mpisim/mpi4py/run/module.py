@@ -74,17 +74,28 @@ THREAD_SINGLE, THREAD_FUNNELED, THREAD_SERIALIZED, THREAD_MULTIPLE = 0, 1, 2, 3
 
 # -- environment ---------------------------------------------------------------------------
 def Init() -> None:
-    raise Exception("MPI_Init: MPI is already initialized (mpi4py initializes it on import)",
-                    None, "MPI_ERR_OTHER")
+    """MPI_Init: an error once MPI is initialized (mpi4py initializes it on import, unless
+    ``mpi4py.rc.initialize = False``); else the rank is given ``MPI_THREAD_SINGLE``."""
+    Init_thread(THREAD_SINGLE)
 
 
 def Init_thread(required: int = THREAD_MULTIPLE) -> int:
-    Init()
-    return THREAD_SINGLE
+    """MPI_Init_thread (§11.2.1): an error once MPI is initialized; after ``mpi4py.rc.
+    initialize = False`` the level asked for, as MPICH 5.0.2 gives it."""
+    ctx = current()
+    init_level(ctx)
+    if ctx.state.get("thread_level") != _DEFERRED:
+        raise Exception("MPI_Init_thread: MPI is already initialized (mpi4py initializes it "
+                        "on import; MPI_INIT or MPI_INIT_THREAD may be called once)", None,
+                        "MPI_ERR_OTHER")
+    return _initialize(ctx, required)
 
 
 _LEVELS = {"single": THREAD_SINGLE, "funneled": THREAD_FUNNELED,
            "serialized": THREAD_SERIALIZED, "multiple": THREAD_MULTIPLE}
+_DEFERRED = "deferred"
+"""The thread level of a rank whose script set ``mpi4py.rc.initialize = False``: it calls
+MPI.Init or MPI.Init_thread itself."""
 
 
 def init_level(ctx: Any) -> int:
@@ -93,18 +104,32 @@ def init_level(ctx: Any) -> int:
     script set another; ``rc.threads = False``: MPI_Init, ``MPI_THREAD_SINGLE``), given as
     the profile's library gives it (MPICH 5.0.2 and Open MPI give the level asked for);
     kept on the rank's handle (``mpi.query_thread()``). Once per rank: later calls answer
-    the level kept."""
+    the level kept. With ``rc.initialize = False`` nothing is initialized yet: the script's
+    own MPI.Init or MPI.Init_thread does it."""
     provided = ctx.state.get("thread_level")
     if provided is None:
         rc = modules()["mpi4py"].rc
+        if not getattr(rc, "initialize", True):
+            ctx.state["thread_level"] = _DEFERRED
+            return int(ctx.mpi.query_thread())
         asked = str(getattr(rc, "thread_level", "multiple")).lower() \
             if getattr(rc, "threads", True) else "single"
-        level = _LEVELS.get(asked, THREAD_MULTIPLE)
-        try:
-            provided = ctx.mpi.init_thread(level)
-        except MPIError:  # a call came first (a script that imported MPI otherwise)
-            provided = ctx.mpi.query_thread()
-        ctx.state["thread_level"] = provided
+        provided = _initialize(ctx, _LEVELS.get(asked, THREAD_MULTIPLE))
+    elif provided == _DEFERRED:
+        return int(ctx.mpi.query_thread())
+    return int(provided)
+
+
+def _initialize(ctx: Any, level: int) -> int:
+    """The rank's MPI_Init_thread(``level``): the level provided, kept."""
+    try:
+        provided = ctx.mpi.init_thread(level)
+    except MPIError as e:
+        if not isinstance(level, int) or not THREAD_SINGLE <= level <= THREAD_MULTIPLE:
+            raise as_exception(e) from None
+        provided = ctx.mpi.query_thread()  # a call came first (a script that imported MPI
+        # otherwise, or called MPI before its own MPI_Init)
+    ctx.state["thread_level"] = provided
     return int(provided)
 
 
@@ -116,7 +141,9 @@ def Finalize() -> None:
 
 
 def Is_initialized() -> bool:
-    return True
+    ctx = current()
+    init_level(ctx)
+    return ctx.state.get("thread_level") != _DEFERRED
 
 
 def Is_finalized() -> bool:

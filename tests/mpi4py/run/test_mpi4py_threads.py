@@ -82,7 +82,8 @@ def test_the_same_seed_gives_byte_identical_results(tmp_path):
 
 @pytest.mark.real_mpi
 @pytest.mark.parametrize(("name", "ranks", "args"), [
-    ("comm_compute", 2, []), ("producer_consumer", 1, []), ("matched_race", 2, ["matched"])])
+    ("comm_compute", 2, []), ("producer_consumer", 1, []), ("matched_race", 2, ["matched"]),
+    ("init_deferred", 1, [])])
 def test_the_stored_outputs_are_what_mpich_prints(name, ranks, args):
     found = real_mpi.oracle()
     if found is None:
@@ -94,7 +95,8 @@ def test_the_stored_outputs_are_what_mpich_prints(name, ranks, args):
     outcome, out, err = real_mpi.launch([mpiexec, "-n", str(ranks), python, str(script),
                                          *args], 120)
     assert outcome == "completed", err
-    assert sorted(out.splitlines()) == (THREADS / f"{name}.txt").read_text().splitlines()
+    assert sorted(out.splitlines()) == \
+        sorted((THREADS / f"{name}.txt").read_text().splitlines())  # (ranks print in turn)
 
 
 # -- the stand-in's threading, queue and concurrent.futures, call by call ---------------------
@@ -347,3 +349,11 @@ def test_sleep_0_gives_the_turn_up_and_check_races_finds_the_lock_order_race(cap
                            "--races", "--quiet", str(THREADS / "lock_race.py")],
                           capture_output=True, text=True, timeout=300)
     assert "racy" in done.stdout + done.stderr and done.returncode != 0
+
+
+def test_11_2_1_the_script_initializes_mpi_itself_after_rc_initialize_false(capsys):
+    """§11.2.1: with mpi4py.rc.initialize = False, MPI.Init_thread() is the script's own
+    MPI_Init_thread (THREAD_MULTIPLE provided); a second one is MPI_ERR_OTHER."""
+    result, out = _run(capsys, THREADS / "init_deferred.py", 1)
+    assert result.outcome is ms.Outcome.COMPLETED, result.error
+    assert out.splitlines() == (THREADS / "init_deferred.txt").read_text().splitlines()
