@@ -295,7 +295,11 @@ def _decorate(ax: Axes, result: Any, lanes: list[int], end: float, notes: list[s
     failing = set(method()) if method is not None else set()
     failed_lanes = {i for i, r in enumerate(lanes) if r in failing}
     ticks = sorted(set(range(0, n, step)) | failed_lanes)  # a failing rank's lane is named
-    ax.set_yticks(ticks, [f"rank {lanes[i]}" for i in ticks],
+    spawned = {s.rank: s.spawned["world_rank"] for s in getattr(result, "ranks", ())
+               if getattr(s, "spawned", None)}  # (MPI 4.1 §11.8: its rank in its own world)
+    ax.set_yticks(ticks, [f"rank {lanes[i]}" + (f" (spawned {spawned[lanes[i]]})"
+                                                if lanes[i] in spawned else "")
+                          for i in ticks],
                   fontsize="small" if n <= 16 else "x-small")
     for i, label in zip(ticks, ax.get_yticklabels(), strict=True):
         if i in failed_lanes:
