@@ -47,11 +47,18 @@ def sleep(seconds: Any) -> None:
     if value is None or math.isinf(ctx.mpi.now + value):
         _time.sleep(seconds)  # refused: raises TypeError, ValueError or OverflowError
         raise OverflowError(f"time.sleep({seconds!r}): the simulated clock would overflow")
-    if value == 0 and ctx.state.get("threading"):
-        ctx.call(lambda: ctx.port.env.timeout(0))  # a rank with threads: a turn given up
+    if value == 0 and ctx.state.get("threading"):  # a rank with threads: a turn given up
+        ctx.call(lambda: _turn(ctx))
         return None
     ctx.call(lambda: ctx.mpi.compute(value))
     return None
+
+
+def _turn(ctx: Any) -> Any:
+    """The event of a thread's ``sleep(0)``: the thread computes for no time (so the thread
+    rules see it outside MPI) and goes on after the others runnable now."""
+    ctx.mpi.compute(0)
+    return ctx.port.env.timeout(0)
 
 
 _REFUSED = 1e10
