@@ -220,3 +220,36 @@ def test_the_shipped_communication_thread_overlaps_the_computation():
     assert r.outcome is ms.Outcome.COMPLETED
     assert r.sim_time == pytest.approx(160e-6)
     assert r.findings == []
+
+
+def test_init_thread_after_the_first_call_is_refused_at_its_line(tmp_path):
+    """§11.2.1: MPI_Init_thread initializes MPI, so it is the program's first call."""
+    sc = scenario(tmp_path, """
+        ranks: 1
+        programs:
+          - ranks: all
+            ops:
+              - barrier: {}
+              - init_thread: multiple
+        """)
+    r = sc.run()
+    assert r.outcome is ms.Outcome.ERROR
+    assert "programs[0].ops[1] (line 7): MPI_ERR_OTHER: MPI_Init_thread: MPI is initialized " \
+           "already" in r.error.message
+
+
+def test_a_join_of_a_thread_this_rank_never_started_is_an_error_at_the_join(tmp_path):
+    sc = scenario(tmp_path, """
+        ranks: 2
+        programs:
+          - ranks: 0
+            ops:
+              - thread: {name: t, ops: [compute: 1us]}
+          - ranks: all
+            ops:
+              - join: t
+        """)
+    r = sc.run()
+    assert r.outcome is ms.Outcome.ERROR and r.error.rank == 1
+    assert "programs[1].ops[0] (line 9): join: no thread named 't' was started on this " \
+           "rank" in r.error.message

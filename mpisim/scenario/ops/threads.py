@@ -33,6 +33,7 @@ from typing import Any
 from ...handle.access import threads_of
 from ...handle.calltable import OPS
 from ...mpi.constants import THREAD_LEVELS
+from ...mpi.errors import MPIError
 from ..expr import constant, parse_expr
 from ..values import describe
 from ..yamlload import line_of
@@ -125,9 +126,14 @@ def _level(value: Any) -> int | None:
 
 
 def _level_call(st: RankState, op: Op) -> Generator[Any, Any, None]:
-    """MPI_Init_thread, MPI_Query_thread, MPI_Is_thread_main: local, the value bound."""
+    """MPI_Init_thread, MPI_Query_thread, MPI_Is_thread_main: local, the value bound. A
+    refused level (after the rank's first call) is the op's error, at its line: the call
+    is local, so the run's report would name the rank's last MPI call instead."""
     st.port.where = op.where
-    value = getattr(st.mpi, op.call)(**kwargs_of(st, op))
+    try:
+        value = getattr(st.mpi, op.call)(**kwargs_of(st, op))
+    except MPIError as e:
+        raise st.error(op, str(e)) from None
     st.bind(op, OPS[op.call].yields[0], value)
     return
     yield
