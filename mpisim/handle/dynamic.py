@@ -366,10 +366,10 @@ class DynamicCalls(HandleBase):
     # -- releasing connections (§11.10.4), joining sockets (§11.10.5) -----------------------
     def comm_disconnect(self, comm: Comm) -> Event:
         """MPI_Comm_disconnect (collective over every member of ``comm``, both groups of
-        an intercommunicator; MPI 4.1 §11.10.4): returns once every member has called it,
-        then the handle is freed (MPI_ERR_COMM afterwards); on the parent intercommunicator
-        ``comm_get_parent`` gives None from then on. The point-to-point messages a
-        process has started on it must have completed (a wait before it), as MPI asks.
+        an intercommunicator; MPI 4.1 §11.10.4): returns once every member has called it
+        and this process's nonblocking operations on it have completed (MPI waits for its
+        pending communication), then the handle is freed (MPI_ERR_COMM afterwards); on the
+        parent intercommunicator ``comm_get_parent`` gives None from then on.
 
         Parameters
         ----------
@@ -395,17 +395,48 @@ class DynamicCalls(HandleBase):
         key = ("disconnect", comm.context, comm.calls)
         comm.calls += 1
         members = comm.info.everyone
+        reqs = self._pending_on(comm)
+        entered: list[bool] = []
+        unknown: list[Any] = []
 
         def make(args: dict[int, Any]) -> dict[int, Any]:
             return dict.fromkeys(args)
 
-        def done_(_: Any) -> None:
+        def finish() -> None:
             self._delete_attrs(comm)
             comm.freed = True
-            fire_at(ev, env._now + self._comms.rounds_time(len(members)), None)
-        waiting = self._comms.agree(key, call, members, self.rank, None, done_, make)
-        self._enter(call, obj=waiting)
+            last = max([env._now + self._comms.rounds_time(len(members)),
+                        *(r.done_at for r in reqs)])
+            fire_at(ev, last, None)
+
+        def agreed(_: Any) -> None:  # every member called it: its own messages' ends next
+            unknown.extend(r for r in reqs if r.done_at is None)
+            if not unknown:
+                finish()
+                return
+            if entered:  # (else _enter below names them)
+                self._works_on(self._detail._replace(obj=list(unknown)))
+            left = [len(unknown)]
+
+            def known(_r: Any) -> None:
+                left[0] -= 1
+                if not left[0]:
+                    finish()
+            for r in unknown:
+                r.on_known(known)
+        waiting = self._comms.agree(key, call, members, self.rank, None, agreed, make)
+        self._enter(call, obj=list(unknown) if unknown else waiting)
+        entered.append(True)
         return ev
+
+    def _pending_on(self, comm: Comm) -> list[Any]:
+        """This process's nonblocking operations on ``comm`` not yet complete (MPI 4.1
+        §11.10.4: MPI_Comm_disconnect waits for them), its collectives' included."""
+        life, now = self._life, self._env._now
+        contexts = (comm.context, comm.context + 1)
+        return [r for r in (life.requests if life is not None else ())
+                if getattr(r, "ctx", None) in contexts and getattr(r, "active", False)
+                and (r.done_at is None or r.done_at > now)]
 
     def comm_join(self, fd: int) -> Event:
         """MPI_Comm_join (MPI 4.1 §11.10.5): its yield raises MPI_ERR_UNSUPPORTED_OPERATION.

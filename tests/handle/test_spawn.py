@@ -7,6 +7,7 @@ network's 1 us latency plus 4 B at 10 GB/s.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import mpisim as ms
@@ -289,3 +290,31 @@ def test_a_run_holds_its_ranks_and_1024_spawned_processes():
     assert "the run holds at most 1025 processes" in r.error.message
     r = _run(program, params={"n": 1024})
     assert r.outcome is ms.Outcome.COMPLETED and len(r.ranks) == 1025
+
+
+def test_11_10_4_disconnect_waits_for_the_pending_communication_on_it():
+    """The parent disconnects at once after an MPI_Isend of 10 MB to its child (1 ms at
+    10 GB/s); its MPI_Comm_disconnect returns when that send completes, not when the
+    members have agreed (at 0 + latencies)."""
+    got = {}
+
+    def child(mpi):
+        buf = np.zeros(10**7, dtype=np.uint8)
+        req = yield mpi.irecv(buf, source=0, tag=0, comm=mpi.comm_get_parent())
+        yield mpi.comm_disconnect(mpi.comm_get_parent())
+        got["child back"] = mpi.now
+        yield mpi.wait(req)
+
+    def program(mpi):
+        inter = yield mpi.comm_spawn(child, comm=mpi.comm_self)
+        req = yield mpi.isend(np.ones(10**7, dtype=np.uint8), dest=0, tag=0, comm=inter)
+        yield mpi.comm_disconnect(inter)
+        got["parent back"] = mpi.now
+        yield mpi.wait(req)
+        got["send done"] = req.done_at
+
+    r = _run(program)
+    assert r.outcome is ms.Outcome.COMPLETED
+    assert got["send done"] >= 1e-3
+    assert got["parent back"] == pytest.approx(got["send done"])
+    assert got["child back"] >= 1e-3
