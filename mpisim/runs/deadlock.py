@@ -293,10 +293,12 @@ def _thread_wait(b: Blocked, target: Any, thread: Any) -> list[tuple[str, str]]:
 
 
 def _waits_here(b: Blocked, mpi: Any, target: Any) -> None:
-    """A join is no MPI call: it is where the program stands now, when an interpreter says
-    (a scenario's ``join`` op), not at the program's last MPI call."""
+    """A join, or a wait on a lock or a queue, is no MPI call: it is where the program
+    stands now, when an interpreter says (a scenario's ``join`` op, the mpi4py stand-in's
+    ``threading`` and ``queue``), not at the program's last MPI call."""
     place = port_of(mpi).where
-    if isinstance(target, SimThread) and place is not None:
+    if place is not None and (isinstance(target, SimThread) or
+                              getattr(target, "waits_on", None) is not None):
         b.where = site_text(place)
 
 

@@ -61,9 +61,8 @@ def test_a_lock_order_deadlock_between_threads_that_wait_in_mpi():
     assert result.outcome is ms.Outcome.DEADLOCK
     assert result.deadlock.thread_cycles == [["0:alpha", "0:beta"]]
     blocked = {b.thread: b for b in result.deadlock.blocked if b.thread}
-    assert blocked["alpha"].where.startswith("lock_order.py:")  # its thread's function
-    assert blocked["alpha"].where.endswith("(alpha)")
-    assert blocked["beta"].where.endswith("(beta)")
+    assert blocked["alpha"].where == "lock_order.py:20 (alpha)"  # its `with b:`
+    assert blocked["beta"].where == "lock_order.py:27 (beta)"  # its `with a:`
     assert "held by thread 'beta'" in blocked["alpha"].reason
     assert "held by thread 'alpha'" in blocked["beta"].reason
 
@@ -343,6 +342,8 @@ def test_sleep_0_gives_the_turn_up_and_check_races_finds_the_lock_order_race(cap
     result, _ = _run(capsys, THREADS / "lock_race.py", 1)
     assert result.outcome is ms.Outcome.DEADLOCK
     assert result.deadlock.thread_cycles == [["0:one", "0:two"]]
+    assert sorted(b.where for b in result.deadlock.blocked if b.thread) == [
+        "lock_race.py:17 (one)", "lock_race.py:24 (two)"]  # each at its second lock
     result, out = _run(capsys, THREADS / "lock_race.py", 1, seed=1)
     assert result.outcome is ms.Outcome.COMPLETED and out.strip() == "done 0"
     done = subprocess.run([sys.executable, "-m", "mpisim", "mpi4py", "-n", "1", "--check",
