@@ -38,7 +38,7 @@ def waitfor_ranks(deadlock: Any, max_ranks: int = MAX_RANKS) -> list[int]:
     order: list[int] = []
     for group in [*deadlock.cycles, *deadlock.knots]:
         order += [r for r in group if r not in order]
-    blocked = {b.rank: b for b in deadlock.blocked}
+    blocked = _by_rank(deadlock)
     for r in list(order):
         order += [w for w in getattr(blocked.get(r), "waits_for", []) if w not in order]
     order += [b.rank for b in deadlock.blocked if b.rank not in order]
@@ -73,7 +73,7 @@ def plot_waitfor(deadlock: Any, ax: Axes | None = None, max_ranks: int = MAX_RAN
         raise ValueError("plot_waitfor: expected a Deadlock or a Result that deadlocked")
     ranks = waitfor_ranks(deadlock, max_ranks)
     shown = set(ranks)
-    blocked = {b.rank: b for b in deadlock.blocked}
+    blocked = _by_rank(deadlock)
     on_cycle = {(c[i], c[(i + 1) % len(c)]) for c in deadlock.cycles for i in range(len(c))}
     red = {r for group in [*deadlock.cycles, *deadlock.knots] for r in group}
     graph = nx.DiGraph()
@@ -125,6 +125,17 @@ def _draw_edges(nx: Any, graph: Any, pos: dict[int, Any], ax: Axes,
                                    connectionstyle="arc3,rad=0.15")
 
 
+def _by_rank(deadlock: Any) -> dict[int, Any]:
+    """Each blocked rank's entry: of the entries of a rank's threads (MPI 4.1 §11.6), the
+    first that waits for other ranks (the one its edges leave from)."""
+    found: dict[int, Any] = {}
+    for b in deadlock.blocked:
+        if b.rank not in found or (getattr(b, "waits_for", None)
+                                   and not getattr(found[b.rank], "waits_for", None)):
+            found[b.rank] = b
+    return found
+
+
 def _short_call(b: Any) -> str:
     if b is None:
         return "(not blocked)"
@@ -132,7 +143,7 @@ def _short_call(b: Any) -> str:
 
 
 def _title(deadlock: Any, drawn: int) -> str:
-    n = len(deadlock.blocked)
+    n = len({b.rank for b in deadlock.blocked})  # (a rank's threads are one rank)
     head = f"wait-for graph: {n} rank{'s' if n != 1 else ''} blocked"
     if deadlock.cycles:
         c = deadlock.cycles[0]
