@@ -23,6 +23,7 @@ blocking one.
     python -m bench.scale                               # 10^5 and 10^6 calls
     python -m bench.scale --sizes 1e5 1e6 1e7 --json scale.json
     python -m bench.scale --patterns halo3d --sizes 1e5 --trace
+    python -m bench.scale --format compact               # the recordings compact
 """
 
 from __future__ import annotations
@@ -72,14 +73,14 @@ def _child(path: str, trace: bool) -> None:
                       "peak_growth": _peak() - before, "before": before}))
 
 
-def measure(pattern: str, calls: int, tmp: Path, trace: bool) -> dict:
+def measure(pattern: str, calls: int, tmp: Path, trace: bool, fmt: str = "text") -> dict:
     """Write the recording, measure it in a child (two with ``trace``), delete it."""
     from mpisim.recorded.record import synthetic as syn
 
     shape, ranks, kind = PATTERNS[pattern]
     path = tmp / f"{pattern}-{calls}.trace"
     start = time.perf_counter()
-    written = syn.write(path, shape, ranks, syn.steps_for(shape, ranks, calls))
+    written = syn.write(path, shape, ranks, syn.steps_for(shape, ranks, calls), fmt=fmt)
     row: dict = {"pattern": pattern, "kind": kind, "ranks": ranks, "calls": written,
                  "bytes": path.stat().st_size, "write_seconds": time.perf_counter() - start}
     for on in (False, True) if trace else (False,):
@@ -129,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="calls of each recording (default 1e5 1e6; e.g. 1e5 1e6 1e7)")
     p.add_argument("--patterns", nargs="+", choices=sorted(PATTERNS),
                    default=["pingpong", "halo3d"], help="default: both")
+    p.add_argument("--format", choices=("text", "compact"), default="text",
+                   help="the recordings' format (default text; compact: mpisim record's)")
     p.add_argument("--trace", action="store_true",
                    help="also replay with the trace on (a second child per size)")
     p.add_argument("--dir", type=Path, help="where to write the recordings (default: a "
@@ -143,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="mpisim-scale-", dir=args.dir) as tmp:
         for pattern in args.patterns:
             for size in sorted(args.sizes):
-                rows.append(measure(pattern, int(size), Path(tmp), args.trace))
+                rows.append(measure(pattern, int(size), Path(tmp), args.trace, args.format))
                 print(f"  measured {pattern} at {rows[-1]['calls']:,} calls", file=sys.stderr,
                       flush=True)
                 if args.json:
