@@ -209,7 +209,7 @@ class _Stream:
             raise Damaged("its block is cut short")
         _, codec, _, stored, raw_len, first, n, first_key, crc = BLOCK.unpack_from(data, pos)
         body = pos + BLOCK.size
-        if codec not in CODECS or n > MAX_CALLS or raw_len > MAX_RAW:
+        if codec not in CODECS or n > MAX_CALLS or not PAYLOAD.size <= raw_len <= MAX_RAW:
             raise Damaged("its block's frame is not one this mpisim writes")
         if body + stored > len(data):
             raise Damaged("its block is cut short")
@@ -218,10 +218,7 @@ class _Stream:
         payload = memoryview(data)[body:body + stored]
         if zlib.crc32(payload) != crc:
             raise Damaged("its block's checksum does not match")
-        try:
-            raw = memoryview(zlib.decompress(payload) if codec == 1 else payload)
-        except zlib.error as e:
-            raise Damaged(f"its block does not decompress: {e}") from None
+        raw = memoryview(_inflate(payload, raw_len) if codec == 1 else payload)
         if len(raw) != raw_len or raw_len < PAYLOAD.size:
             raise Damaged("its block's length is not the one its frame gives")
         self._payload(raw, n)
@@ -253,11 +250,14 @@ class _Stream:
             self._text(self.calls + place, text.decode("utf-8", "replace"))
         for i, k in enumerate(keys):
             self._key(k, self.calls + firsts.get(i, n) + 1)
-        self.parts["key"].append(key)
-        self.parts["gap"].append(columns[1])
-        self.parts["dur"].append(columns[2])
-        self.parts["base"].append(columns[3])
+        self._keep(columns)
         self.calls += n
+
+    def _keep(self, columns: list[np.ndarray]) -> None:
+        """A block's columns (key, gap, duration, base), kept for the log (a streamed read,
+        :mod:`.stream`, keeps what it needs of them instead)."""
+        for name, column in zip(("key", "gap", "dur", "base"), columns, strict=True):
+            self.parts[name].append(column)
 
     @staticmethod
     def _first_uses(key: np.ndarray, known: int) -> dict[int, int]:
@@ -346,6 +346,18 @@ class _Stream:
                          base if base.any() else None)
         return finish_log(self.where, 0, self.path, self.end, calls, self.types, self.sites,
                           self.comms)
+
+
+def _inflate(payload: memoryview, size: int) -> bytes:
+    """A zlib block's bytes, never more than the ``size`` its frame gives."""
+    inflater = zlib.decompressobj()
+    try:
+        raw = inflater.decompress(payload, size)
+    except zlib.error as e:
+        raise Damaged(f"its block does not decompress: {e}") from None
+    if not inflater.eof or inflater.unconsumed_tail:
+        raise Damaged("its block's length is not the one its frame gives")
+    return raw
 
 
 def _next(data: bytes, pos: int) -> int:
