@@ -319,16 +319,22 @@ _MODULES: dict[str, types.ModuleType] = {}
 
 
 def futures_modules() -> dict[str, types.ModuleType]:
-    """``{"concurrent": ..., "concurrent.futures": ...}`` as a script's own code imports
-    them (one pair per process)."""
+    """``{"concurrent": ..., "concurrent.futures": ..., "concurrent.futures.thread": ...}``
+    as a script's own code imports them (one set per process)."""
     if not _MODULES:
         futures = types.ModuleType("concurrent.futures", _futures.__doc__)
         futures.__dict__.update({k: getattr(_futures, k) for k in _futures.__all__
                                  if k not in _NAMES})
         futures.__dict__.update(_NAMES)
+        futures.__path__ = []  # type: ignore[attr-defined]
+        thread = types.ModuleType("concurrent.futures.thread", "The simulated thread pool.")
+        thread.ThreadPoolExecutor = ThreadPoolExecutor  # type: ignore[attr-defined]
+        thread.BrokenThreadPool = BrokenThreadPool  # type: ignore[attr-defined]
+        futures.thread = thread  # type: ignore[attr-defined]
         package = types.ModuleType("concurrent", "The concurrent package, with the "
                                    "simulated futures.")
         package.__path__ = []  # type: ignore[attr-defined]
         package.futures = futures  # type: ignore[attr-defined]
-        _MODULES.update({"concurrent": package, "concurrent.futures": futures})
+        _MODULES.update({"concurrent": package, "concurrent.futures": futures,
+                         "concurrent.futures.thread": thread})
     return _MODULES

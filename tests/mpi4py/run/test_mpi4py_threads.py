@@ -184,6 +184,8 @@ def test_a_thread_pool_runs_its_work_on_simulated_threads(tmp_path, capsys):
         import time
         from concurrent.futures import ThreadPoolExecutor, as_completed, wait, FIRST_COMPLETED
         import concurrent.futures
+        import concurrent.futures.thread
+        from concurrent.futures.thread import ThreadPoolExecutor as Pool
         from mpi4py import MPI
 
         def job(ms):
@@ -199,7 +201,8 @@ def test_a_thread_pool_runs_its_work_on_simulated_threads(tmp_path, capsys):
             mapped = list(pool.map(job, [2, 2, 2]))
             took = round((MPI.Wtime() - t0) * 1000)
         print(first, order, round(t0 * 1000), mapped, took,
-              concurrent.futures.ThreadPoolExecutor is ThreadPoolExecutor)
+              concurrent.futures.ThreadPoolExecutor is ThreadPoolExecutor is Pool
+              is concurrent.futures.thread.ThreadPoolExecutor)
     """)
     result, out = _run(capsys, path, 1)
     assert result.outcome is ms.Outcome.COMPLETED, result.error
