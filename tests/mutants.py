@@ -201,12 +201,12 @@ MUTANTS = [
     # -- the replay's matching of recorded statuses ---------------------------------------
     dict(id="replay-ignores-tag-mismatch",
          rule="replay: a receive that matched another tag than in the recording is noted",
-         file="mpisim/recorded/replayer/program.py",
+         file="mpisim/recorded/replayer/state.py",
          old="if got.source != recorded.source or got.tag != recorded.tag:",
          new="if got.source != recorded.source:"),
     dict(id="replay-as-matched-ignored",
          rule="replay --as-matched: a wildcard receive is pinned to its recorded source",
-         file="mpisim/recorded/replayer/program.py",
+         file="mpisim/recorded/replayer/state.py",
          old="if self.as_matched and source == ANY_SOURCE and call.statuses:",
          new="if False:"),
     # -- the profiles' receiver-progress rules -------------------------------------------
