@@ -43,8 +43,8 @@ class RunState:
     None until the first file call makes it (a run without files adds nothing).
     """
 
-    __slots__ = ("dynamic", "file_io", "findings", "one_sided", "poll_watch", "thread_failed",
-                 "thread_seed", "transport", "waiting")
+    __slots__ = ("daemons", "dynamic", "file_io", "findings", "one_sided", "poll_watch",
+                 "thread_failed", "thread_seed", "transport", "waiting")
 
     def __init__(self, transport: Transport, one_sided: OneSided | None = None,
                  findings: Findings | None = None) -> None:
@@ -64,6 +64,8 @@ class RunState:
         # the order of a rank's threads runnable at one instant: 0, the order they became
         # runnable in; another seed, an order drawn from it (handle.threads.Host.defer)
         self.thread_seed = 0
+        self.daemons = 0  # daemon threads spawned: the run ends when every rank has, as a
+        # process exits without waiting for its daemon threads
 
     def __repr__(self) -> str:
         return f"<run state of {self.transport.size} ranks>"

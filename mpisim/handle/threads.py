@@ -193,6 +193,8 @@ class ThreadCalls(HandleBase):
                            name=f"Thread-{ident}" if name is None else str(name),
                            ident=ident, daemon=bool(daemon))
         threads.append(thread)
+        if thread.daemon:
+            self._run.daemons += 1
         thread.start()
         return thread
 

@@ -304,6 +304,8 @@ class Simulation:
             self.finished[r] = True
             self.end_times[r] = self.env._now
             self.returned[r] = proc._value
+            if self.run_state.daemons and all(self.finished):
+                raise _Abort  # (daemon threads may still wait or sleep: they end with it)
             return
         proc._defused = True
         self._failed(r, proc._value)

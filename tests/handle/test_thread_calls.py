@@ -128,6 +128,22 @@ def test_a_daemon_thread_does_not_hold_mpi_finalize():
     assert ms.run(program, ranks=2).outcome is ms.Outcome.COMPLETED
 
 
+def test_a_run_ends_when_its_ranks_do_though_a_daemon_thread_still_sleeps():
+    """A process exits without waiting for its daemon threads: a heartbeat that computes
+    for ever neither keeps the run going nor moves its end."""
+    def heartbeat(mpi):
+        while True:
+            yield mpi.compute(1e-3)
+
+    def program(mpi):
+        mpi.spawn_thread(heartbeat, mpi, daemon=True, name="heartbeat")
+        yield mpi.barrier()
+
+    r = ms.run(program, ranks=2)
+    assert r.outcome is ms.Outcome.COMPLETED
+    assert r.sim_time == max(x.end_time for x in r.ranks) < 1e-3
+
+
 def test_a_deadlock_report_names_each_blocked_thread_and_its_line():
     """Both ranks' threads wait for a message the other never sends; each rank's program
     returned and waits in MPI_Finalize for its thread."""
