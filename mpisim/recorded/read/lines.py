@@ -79,7 +79,10 @@ def header_line(where: Where, line: int, text: str, end: LogEnd) -> None:
 
 
 def comm_line(where: Where, line: int, text: str) -> tuple[int, dict[str, str]]:
+    """``C ID size=S rank=R origin=unlogged``: a communicator made by a call not logged."""
     parts = text.split()
+    if len(parts) < 2:
+        raise where.error(line, "C", "expected 'C ID size=... rank=...'")
     return _int(where, line, "C", parts[1]), _fields(where, line, parts[2:])
 
 

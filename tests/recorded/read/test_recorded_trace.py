@@ -114,6 +114,7 @@ HEAD = "#mpisim-trace 1\n#rank 0 1\nInit g=0 thread=0\n= 0 d=0\n"
     ("Send dest=1\n", ":5: Send: missing g="),
     ("Recv g=1 src=A\n= 0 d=1 st=1:2\n", ":6: st: expected SOURCE:TAG:BYTES"),
     ("T 1 size=4\n", ":5: extent: missing in a datatype description"),
+    ("C \n", ":5: C: expected 'C ID size=... rank=...'"),
     ("junk line\n", ":5: junk: not a call"),
 ])
 def test_bad_lines_name_file_line_and_key(tmp_path, body, message):
