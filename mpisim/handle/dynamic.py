@@ -410,6 +410,7 @@ class DynamicCalls(HandleBase):
             fire_at(ev, last, None)
 
         def agreed(_: Any) -> None:  # every member called it: its own messages' ends next
+            self._comms.disconnected(comm.info)  # (it connects no one now: §11.10.4)
             unknown.extend(r for r in reqs if r.done_at is None)
             if not unknown:
                 finish()

@@ -247,6 +247,11 @@ class Communicators:
         self._next = SELF_CONTEXT + 2
         self._pending: dict[tuple[Any, ...], _Pending] = {}
         self.created = 0
+        # what MPI_Finalize's connectivity reads (mpisim.runs.connected, MPI 4.1 §11.10.4):
+        # each spawned process's MPI_COMM_WORLD (its context), and every communicator
+        # whose members span several worlds (context -> members) not disconnected
+        self.world_of: dict[int, int] = {}
+        self.bridges: dict[int, tuple[int, ...]] = {}
 
     def self_info(self, rank: int) -> CommInfo:
         info = self._self_infos.get(rank)
@@ -261,7 +266,22 @@ class Communicators:
     def spawned_world(self, group: tuple[int, ...]) -> CommInfo:
         """The MPI_COMM_WORLD of processes started together by MPI_Comm_spawn (MPI 4.1
         §11.8.2): their own group and context."""
-        return CommInfo(self._context(), group, "MPI_COMM_WORLD")
+        info = CommInfo(self._context(), group, "MPI_COMM_WORLD")
+        self.world_of.update(dict.fromkeys(group, info.context))
+        return info
+
+    def _bridge(self, info: CommInfo) -> None:
+        """Keep ``info`` if its members belong to more than one MPI_COMM_WORLD (only
+        spawned processes make that possible): it connects their worlds (§11.10.4)."""
+        world_of = self.world_of
+        members = info.everyone
+        if len({world_of.get(w, WORLD_CONTEXT) for w in members}) > 1:
+            self.bridges[info.context] = members
+
+    def disconnected(self, info: CommInfo) -> None:
+        """Every member called MPI_Comm_disconnect on it: it connects no one any more
+        (§11.10.4; a communicator freed with MPI_Comm_free still does)."""
+        self.bridges.pop(info.context, None)
 
     def rounds_time(self, members: int) -> float:
         """An allgather of small values by recursive doubling: ceil(log2 p) latencies."""
@@ -285,6 +305,10 @@ class Communicators:
         if len(pending.arrived) == len(pending.members):
             del self._pending[key]
             results = make({w: a for w, (a, _) in pending.arrived.items()})
+            if self.world_of:  # (spawned processes: a new communicator may span worlds)
+                for made in {id(r[0]): r[0] for r in results.values()
+                             if isinstance(r, tuple) and isinstance(r[0], CommInfo)}.values():
+                    self._bridge(made)
             for w, (_, callback) in pending.arrived.items():
                 callback(results[w])
         return pending
@@ -375,6 +399,8 @@ class Communicators:
         a.other, b.other = b, a
         for side in (a, b):
             side.local = CommInfo(self._context(), side.group, f"local({name})")
+        if self.world_of:
+            self._bridge(a)
         return a, b
 
     def merged(self, parent: Comm) -> Callable[[dict[int, Any]], dict[int, Any]]:

@@ -7,8 +7,10 @@ that rank (AND); a receive from ANY_SOURCE for any unfinished rank that could st
 waitany/waitsome); a detach, or the end of a program with messages still in its buffer
 (MPI_Finalize), for the receivers of those messages; a collective call for the members that
 have not entered it, else for the peers of its algorithm's pending messages; a rank whose
-program has ended, in MPI_Finalize (collective over all processes, MPI 4.1 §11.2.2), for
-the ranks that never call it (unless the profile's ``finalize`` is ``local``).
+program has ended, in MPI_Finalize (collective over all connected processes, MPI 4.1
+§11.2.2), for the ranks connected to it that never call it (unless the profile's
+``finalize`` is ``local``; :mod:`mpisim.runs.connected` says which are connected: all of
+a run's ranks, spawned processes through their communicators not disconnected).
 The cycles of that graph are the deadlock's cause; a report lists them (networkx finds
 them; at most ``MAX_CYCLES`` are listed, shortest first), and its knots: groups of ranks
 whose every wait leads back into the group, which is what a deadlock of OR waits
@@ -206,13 +208,17 @@ class PollWatch:
 def analyse(handles: list[Any], finished: list[bool], buffers: list[Any],
             eager_limit: int, where_of: Any, stall_cause: Any = None,
             polling: list[int] | None = None, joining: set[int] | None = None,
-            waiting: Callable[[int], Any] | None = None) -> Deadlock:
+            waiting: Callable[[int], Any] | None = None,
+            connection: Callable[[int], Any] | None = None) -> Deadlock:
     """The deadlock of a run whose event queue is empty (``where_of(rank)``: location;
     ``stall_cause(src, dst)``: why a pair's messages no longer match, if they do not), or
     that a livelock of the ``polling`` ranks stopped. ``joining``: ranks whose program has
     returned and waits for its threads before MPI_Finalize; ``waiting(rank)``: the event
     its program waits for (one on a lock or another primitive is reported as such). Each
-    blocked thread a rank spawned is listed after its rank's program, named."""
+    blocked thread a rank spawned is listed after its rank's program, named.
+    ``connection(rank)``: a key, equal for connected processes (MPI 4.1 §11.10.4); a
+    finished rank waits in MPI_Finalize only for the unfinished ones connected to it
+    (None: every process is connected to every other, as in a run that spawned none)."""
     alive = [r for r, f in enumerate(finished) if not f]
     polling = polling or []
     joining = joining or set()
@@ -235,9 +241,10 @@ def analyse(handles: list[Any], finished: list[bool], buffers: list[Any],
             blocked.append(b)
         blocked += _threads_blocked(handles[r], alive, buffers[r], eager_limit, where_of,
                                     stall_cause, edges)
-    waits = list(alive)  # (one list for every finalizing rank: a large run has many)
-    finalizing = [_finalizing(handles[r], waits, where_of) for r, f in enumerate(finished)
-                  if f and config_of(handles[r]).profile.finalize == "collective"]
+    waits = _connected(alive, connection)  # (one list a connected set: a large run has many)
+    finalizing = [_finalizing(handles[r], waits[key], where_of, connection is not None)
+                  for r, key in _finished(finished, connection)
+                  if waits.get(key) and config_of(handles[r]).profile.finalize == "collective"]
     blocked += finalizing  # (after the calls that keep them there)
     return Deadlock(blocked, *_cycles_and_knots(blocked), livelock=list(polling),
                     thread_cycles=_thread_cycles(edges))
@@ -324,14 +331,35 @@ def _joining(mpi: Any) -> Blocked:
                    cause=Cause.THREAD)
 
 
-def _finalizing(mpi: Any, alive: list[int], where_of: Any) -> Blocked:
-    """A rank whose program ended, in MPI_Finalize: collective over all processes (MPI 4.1
-    §11.2.2), it waits for the ranks that never call it (the profile's ``finalize``)."""
+def _connected(alive: list[int], connection: Callable[[int], Any] | None
+               ) -> dict[Any, list[int]]:
+    """The unfinished processes of each connected set (MPI 4.1 §11.10.4), by its key."""
+    if connection is None:
+        return {None: alive}
+    waits: dict[Any, list[int]] = {}
+    for r in alive:
+        waits.setdefault(connection(r), []).append(r)
+    return waits
+
+
+def _finished(finished: list[bool], connection: Callable[[int], Any] | None
+              ) -> list[tuple[int, Any]]:
+    """Each process whose program ended, with its connected set's key."""
+    return [(r, None if connection is None else connection(r))
+            for r, f in enumerate(finished) if f]
+
+
+def _finalizing(mpi: Any, alive: list[int], where_of: Any, spawned: bool = False) -> Blocked:
+    """A rank whose program ended, in MPI_Finalize: collective over all connected
+    processes (MPI 4.1 §11.2.2), it waits for the unfinished ones connected to it, which
+    never call it (the profile's ``finalize``). ``spawned``: the run started processes."""
     where = where_of(mpi.rank) if call_of(mpi) == "MPI_Finalize" else None
     ranks = ", ".join(map(str, alive[:16])) + (f" (+{len(alive) - 16} more)"
                                                 if len(alive) > 16 else "")
+    over = ("all processes connected to it (MPI 4.1 §11.2.2, §11.10.4)" if spawned else
+            "all processes (MPI 4.1 §11.2.2)")
     return Blocked(mpi.rank, "MPI_Finalize", None, None, None, alive, where,
-                   reason=(f"MPI_Finalize is collective over all processes (MPI 4.1 §11.2.2): "
+                   reason=(f"MPI_Finalize is collective over {over}: "
                            f"waits for rank{'s' if len(alive) > 1 else ''} {ranks}, blocked "
                            f"before completing {'their' if len(alive) > 1 else 'its'} own"),
                    cause=Cause.COLLECTIVE)
@@ -470,23 +498,29 @@ def _cycles_and_knots(blocked: list[Blocked]) -> tuple[list[list[int]], list[lis
     # a rank in MPI_Finalize waits for every unfinished one: the cycles through it are
     # those of the ranks waiting for it (the shortest: it and each of them); the others
     # are found without it, and knots through one node standing for all unfinished ranks
-    unique = {tuple(_rotate([f, r])) for r, f in edges if f in finalizing}
+    waits = {b.rank: b.waits_for for b in blocked if b.rank in finalizing}
+    unique = {tuple(_rotate([f, r])) for r, f in edges if f in finalizing and r in waits[f]}
     unique |= {tuple(_rotate(c)) for c in islice(nx.simple_cycles(nx.DiGraph(edges)),
                                                   MAX_CYCLES * 10)}
     cycles = [list(c) for c in sorted(unique, key=lambda c: (len(c), c))[:MAX_CYCLES]]
-    if finalizing:
-        unfinished = next(b.waits_for for b in blocked if b.rank in finalizing)
-        edges += [(r, _EVERY) for r in finalizing] + [(_EVERY, w) for w in unfinished]
+    every: dict[int, int] = {}  # a connected set's unfinished processes -> its node
+    for r in sorted(finalizing):
+        key = id(waits[r])  # (one list per connected set: see analyse)
+        if key not in every:
+            every[key] = _EVERY - len(every)
+            edges += [(every[key], w) for w in waits[r]]
+        edges.append((r, every[key]))
     dag = nx.condensation(nx.DiGraph(edges))
-    groups = ([r for r in dag.nodes[n]["members"] if r != _EVERY] for n in dag
+    groups = ([r for r in dag.nodes[n]["members"] if r > _EVERY] for n in dag
               if dag.out_degree(n) == 0)
     knots = sorted(sorted(g) for g in groups if len(g) > 1)
     return cycles, knots
 
 
 _EVERY = -1
-"""The wait-for graph's node standing for "every unfinished rank": the ranks waiting in
-MPI_Finalize (collective) each wait for all of them (AND), one edge each through it."""
+"""The wait-for graph's node standing for "every unfinished rank" of a connected set (the
+next sets': -2, -3...): the ranks waiting in MPI_Finalize (collective) each wait for all
+of those of their set (AND), one edge each through it."""
 
 
 def _rotate(cycle: list[Any]) -> list[Any]:

@@ -78,6 +78,7 @@ from ..p2p.protocols import Message, Transport
 from ..profiles.library import MPIConfig
 from ..rma import OneSided
 from ..values.units import format_time
+from .connected import connections
 from .deadlock import PollWatch, analyse
 from .estimate import Forecast, WallClockLimit, check_memory
 from .findings import gather
@@ -649,7 +650,8 @@ class Simulation:
         dl = analyse(handles, self.finished, [buffered_of(h) for h in handles],
                      self.net.eager_limit, lambda r: call_where_of(handles[r]) or self._where(r),
                      self.transport.stall_cause, self._livelock, self._joining,
-                     lambda r: self._procs[r].target)
+                     lambda r: self._procs[r].target,
+                     connections(self.comms) if self.comms.world_of else None)
         return Outcome.DEADLOCK, dl
 
 
