@@ -110,9 +110,9 @@ its newline (a process killed while writing) is ignored.
 
 Problems are :class:`TraceError` naming the file, line and key.
 
-Reading is ``mpisim.recorded.columns``' (each distinct line shape read once, the numbers that
-vary in numpy columns) with the grammar of ``mpisim.recorded.lines``; what a recording holds
-is ``mpisim.recorded.records``'.
+Reading is ``mpisim.recorded.read.columns``' (each distinct line shape read once, the numbers
+that vary in numpy columns) with the grammar of ``mpisim.recorded.read.lines``; what a
+recording holds is ``mpisim.recorded.read.records``'.
 """
 
 from __future__ import annotations

@@ -167,12 +167,12 @@ class ReplayScenario:
 
     def recording(self) -> str:
         """One paragraph on the recorded run: library, processes, how each ended, and the
-        profile the replay runs under and why (``mpisim.recorded.verdict``)."""
+        profile the replay runs under and why (``mpisim.recorded.replayer.verdict``)."""
         return describe(self.trace, self.library, self.profile(), self.recorded_profile)
 
     def compare(self, result: Any) -> str:
         """Whether the replay ended as the recorded run did: one line (see
-        ``mpisim.recorded.verdict``).
+        ``mpisim.recorded.replayer.verdict``).
 
         Parameters
         ----------
