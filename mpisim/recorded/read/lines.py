@@ -152,7 +152,7 @@ def finish_log(where: Where, rank_line: int, path: str, end: LogEnd, calls: Call
     """The log once its lines are read: how the process ended, its rank, its statuses'
     MPI_ANY_SOURCE made mpisim's."""
     n = len(calls)
-    last = calls.shapes[calls.shape[-1]].name if n else None
+    last = calls.name(n - 1) if n else None
     finalized = last == "Finalize" and calls.returned(n - 1)
     aborted = last == "Abort"
     ended = "cut" if end.broken else end.signal or (

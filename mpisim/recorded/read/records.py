@@ -219,6 +219,36 @@ class CallList(Sequence[Call]):
         failed = np.array([r.error is not None for r in self.results] + [False], dtype=bool)
         return np.flatnonzero(failed[self.result])
 
+    def name(self, i: int) -> str:
+        """The MPI name (without ``MPI_``) of the ``i``-th call."""
+        return self.shapes[self.shape[i]].name
+
+    def strides(self, size: int = 4096) -> Iterator[tuple[int, list[int], list[int],
+                                                          list[float]]]:
+        """The calls in order, ``size`` at a time, as the replay takes them: (the first's
+        index, their shape and result indices, their gaps in s) as Python's numbers."""
+        for lo in range(0, len(self), size):
+            hi = lo + size
+            yield (lo, self.shape[lo:hi].tolist(), self.result[lo:hi].tolist(),
+                   self.gap[lo:hi].tolist())
+
+    def used(self) -> tuple[np.ndarray, np.ndarray]:
+        """How many calls use each shape, and each result shape (index ``r + 1``; 0: the
+        calls that never returned)."""
+        return (np.bincount(self.shape, minlength=len(self.shapes)),
+                np.bincount(self.result + 1, minlength=len(self.results) + 1))
+
+    def total_time(self) -> float:
+        """The calls' time outside MPI and in their calls that returned (s)."""
+        return float(self.gap.sum() + self.duration[self.result >= 0].sum())
+
+    def longest(self, kind: str) -> float:
+        """The longest time (s) outside MPI before a call (``kind`` ``"g"``), or in a call
+        that returned (``"in"``), MPI_Init's own left out."""
+        if kind == "g":
+            return float(self.gap[1:].max(initial=0.0))
+        return float(self.duration[1:][self.result[1:] >= 0].max(initial=0.0))
+
 
 @dataclass
 class RankLog:
@@ -282,9 +312,7 @@ class RankLog:
     def elapsed(self) -> float:
         """Wall time (s) from MPI_Init to where the log ends (its last call's end, or its
         start when it never returned), plus the time there the end line gives."""
-        calls = self.calls
-        total = float(calls.gap.sum() + calls.duration[calls.result >= 0].sum())
-        return total + (self.last[1] if self.last else 0.0)
+        return self.calls.total_time() + (self.last[1] if self.last else 0.0)
 
     @property
     def blocked(self) -> Call | None:

@@ -124,10 +124,10 @@ from pathlib import Path
 
 from .columns import read_logs
 from .compact import MAGIC as COMPACT_MAGIC
-from .compact import read_compact
 from .lines import MAGIC, VERSION
 from .records import RankLog, Trace, TraceError
 from .sources import locate, object_path
+from .stream import read_streamed
 
 __all__ = ["MADE_AS_SPLIT", "MAGIC", "VERSION", "is_trace", "locate_sources", "read_trace"]
 
@@ -222,9 +222,8 @@ def _read_file(path: Path) -> list[RankLog]:
     """A file's logs, in the text format or the compact one (:mod:`.compact`), told by
     their first bytes."""
     with open(path, "rb") as f:
-        if f.read(len(COMPACT_MAGIC)) == COMPACT_MAGIC:
-            f.seek(0)
-            return read_compact(str(path), f.read())
+        if f.read(len(COMPACT_MAGIC)) == COMPACT_MAGIC:  # read as it is replayed
+            return read_streamed(str(path))
         f.seek(0)
         return read_logs(str(path), f)
 

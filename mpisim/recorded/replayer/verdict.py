@@ -47,9 +47,7 @@ def stuck(log: RankLog) -> bool:
     if log.last is None:
         return True
     kind, since = log.last
-    calls = log.calls
-    earlier = calls.duration[1:][calls.result[1:] >= 0] if kind == "in" else calls.gap[1:]
-    return since >= max(SLOW_MIN, SLOW_FACTOR * float(earlier.max(initial=0.0)))
+    return since >= max(SLOW_MIN, SLOW_FACTOR * log.calls.longest(kind))
 
 
 def stop_kind(trace: Trace) -> str:
@@ -78,7 +76,7 @@ def stop_kind(trace: Trace) -> str:
 
 
 def _longest_gap(log: RankLog) -> float:
-    return float(log.calls.gap[1:].max(initial=0.0))
+    return log.calls.longest("g")
 
 
 def describe(trace: Trace, library: LibraryProfile, profile: str | None,

@@ -1,0 +1,320 @@
+"""Reading a compact recording as it is replayed: a process's calls a block at a time.
+
+:func:`read_streamed` reads a compact recording (:mod:`.compact`) once through, keeping of
+each process only what does not grow with its calls: the string table (call and result
+shapes), the datatypes, call sites and communicators its description lines give, where each
+block starts, and a few sums (the calls' count, their times, the longest gap and call, the
+calls that failed, how often each shape is used). Its log's calls are a
+:class:`StreamedCalls`, which reads a block from the file when a call in it is asked for and
+keeps the last two it read: a replay going through a process's calls in order holds one
+block of it (:data:`~..record.compact.BLOCK_CALLS` calls at most) at a time, whatever the
+recording's length.
+
+The file is read through a memory map whose pages are given back once their block is read,
+so that reading a recording of 10^8 calls does not make the process hold its 300 MB.
+
+A log that goes on past a call in progress (:attr:`.records.RankLog.broken`, rare: an error
+handler that never returned) is read whole as :mod:`.compact` reads it, as are the text
+format's logs (:mod:`.columns`, whole: a text line's numbers are read with its line).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+import os
+import threading
+import zlib
+from collections.abc import Iterator
+from typing import Any, cast
+
+import numpy as np
+
+from .compact import BLOCK, MAGIC, PAYLOAD, WIDTHS, _column, _Stream
+from .lines import finish_log
+from .records import Call, CallList, RankLog, TraceError, _absolute
+
+__all__ = ["StreamedCalls", "read_streamed"]
+
+_PAGE = mmap.PAGESIZE
+
+
+class _Whole(Exception):
+    """A stream to read whole (:mod:`.compact`'s way): its log is cut at a call in progress."""
+
+
+class _Source:
+    """A recording's file, read at offsets (one descriptor, opened when first read, shared
+    by the processes' streams in it; a process made by fork reads through its own)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._fd: int | None = None
+        self._pid = 0
+        self._lock = threading.Lock()
+
+    def read(self, offset: int, size: int) -> bytes:
+        with self._lock:
+            if self._fd is None or self._pid != os.getpid():
+                self._fd, self._pid = os.open(self.path, os.O_RDONLY), os.getpid()
+            data = os.pread(self._fd, size, offset)
+        if len(data) != size:
+            raise TraceError(f"{self.path}: the recording changed while it was replayed "
+                             f"(a block at byte {offset} is cut short)")
+        return data
+
+    def __del__(self) -> None:
+        if self._fd is not None and self._pid == os.getpid():
+            os.close(self._fd)
+
+
+class _Block:
+    """A block's calls as the replay takes them: shape and result indices, the times (s)
+    and request bases; ``first`` its first call (0-based)."""
+
+    __slots__ = ("base", "duration", "first", "gap", "result", "shape")
+
+    def __init__(self, first: int, shape: np.ndarray, result: np.ndarray, gap: np.ndarray,
+                 duration: np.ndarray, base: np.ndarray) -> None:
+        self.first, self.shape, self.result = first, shape, result
+        self.gap, self.duration, self.base = gap, duration, base
+
+
+class StreamedCalls(CallList):
+    """A process's calls in a compact recording, read from the file a block at a time (see
+    the module). Indexing, iterating and :meth:`strides` read the blocks they need; the
+    whole columns (``shape``, ``gap``...) are still there for what needs them, read whole
+    when asked for (their memory is then the recording's)."""
+
+    __slots__ = ("_blocks", "_cache", "_counts", "_errors", "_firsts", "_longest", "_n",
+                 "_source", "_total", "_unit_result", "_unit_shape")
+
+    def __init__(self, scan: _Scan, source: _Source) -> None:
+        self.shapes, self.results, self.sites = scan.shapes, scan.results, scan.sites
+        self._source = source
+        self._n = scan.calls
+        self._blocks = [(scan.start + offset, first, n) for (offset, first), n in
+                        zip(scan.blocks, scan.sizes, strict=True)]
+        self._firsts = np.array([first for _, first, _ in self._blocks], dtype=np.int64)
+        self._unit_shape = np.array(scan.unit_shape, dtype=np.int32)
+        self._unit_result = np.array([*scan.unit_result, -1], dtype=np.int32)
+        self._counts = scan.key_counts[:len(scan.unit_shape)]
+        self._errors = np.array(scan.failed, dtype=np.int64)
+        self._total = (scan.gap_s, scan.dur_s)
+        self._longest = (scan.longest_gap * 1e-9, scan.longest_dur * 1e-9)
+        self._cache: list[_Block] = []
+
+    # -- blocks ----------------------------------------------------------------------------
+    def block(self, i: int) -> _Block:
+        """The block holding call ``i`` (0-based), read from the file unless kept."""
+        for kept in self._cache:
+            if kept.first <= i < kept.first + len(kept.shape):
+                return kept
+        at = int(np.searchsorted(self._firsts, i, side="right")) - 1
+        offset, first, n = self._blocks[at]
+        block = self._decode(offset, first, n)
+        self._cache = [block, *self._cache[:1]]
+        return block
+
+    def _decode(self, offset: int, first: int, n: int) -> _Block:
+        source = self._source
+        frame = BLOCK.unpack(source.read(offset, BLOCK.size))
+        codec, stored = frame[1], frame[3]
+        payload = source.read(offset + BLOCK.size, stored)
+        raw = memoryview(zlib.decompress(payload) if codec == 1 else payload)
+        *widths, _ntext, _nkeys, _text, _keys = PAYLOAD.unpack_from(raw, 0)
+        if any(w not in WIDTHS for w in widths):
+            raise TraceError(f"{source.path}: the recording changed while it was replayed")
+        at = PAYLOAD.size
+        columns = []
+        for width in widths:
+            column, at = _column(raw, at, n, width)
+            columns.append(column)
+        key, gap, dur, base = columns
+        n = min(n, self._n - first)  # (a log read up to its last whole call)
+        key, gap, dur, base = key[:n], gap[:n], dur[:n], base[:n]
+        result = self._unit_result[key]
+        return _Block(first, self._unit_shape[key], result, gap * 1e-9,
+                      np.where(result >= 0, dur, 0) * 1e-9, base)
+
+    def _blockwise(self) -> Iterator[_Block]:
+        for offset, first, n in self._blocks:
+            if first < self._n:
+                yield self._decode(offset, first, n)
+
+    def strides(self, size: int = 4096) -> Iterator[tuple[int, list[int], list[int],
+                                                          list[float]]]:
+        for block in self._blockwise():
+            n = len(block.shape)
+            for lo in range(0, n, size):
+                hi = lo + size
+                yield (block.first + lo, block.shape[lo:hi].tolist(),
+                       block.result[lo:hi].tolist(), block.gap[lo:hi].tolist())
+
+    # -- a call ----------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return self._n
+
+    def call(self, i: int) -> Call:
+        b = self.block(i)
+        j = i - b.first
+        shape = self.shapes[b.shape[j]]
+        site = self.sites.get(shape.site) if shape.site is not None else None
+        call = Call(i + 1, shape.name, float(b.gap[j]), dict(shape.args), i + 1, site)
+        r = int(b.result[j])
+        if r >= 0:
+            res = self.results[r]
+            call.returned, call.error = True, res.error
+            call.duration = float(b.duration[j])
+            call.out = {k: (list(v) if isinstance(v, list) else v) for k, v in res.out.items()}
+        base = int(b.base[j])
+        if base:
+            if "r" in call.args:
+                call.args["r"] = [_absolute(v, base) for v in call.args["r"]]
+            if "r" in call.out:
+                call.out["r"] = _absolute(call.out["r"], base)
+        return call
+
+    def name(self, i: int) -> str:
+        b = self.block(i)
+        return self.shapes[b.shape[i - b.first]].name
+
+    def request_id(self, i: int) -> int:
+        b = self.block(i)
+        j = i - b.first
+        return _absolute(self.results[b.result[j]].out["r"], int(b.base[j]))
+
+    def returned(self, i: int) -> bool:
+        b = self.block(i)
+        return bool(b.result[i - b.first] >= 0)
+
+    def errors(self) -> np.ndarray:
+        return self._errors
+
+    # -- sums ------------------------------------------------------------------------------
+    def used(self) -> tuple[np.ndarray, np.ndarray]:
+        counts = self._counts
+        shapes = np.bincount(self._unit_shape, weights=counts, minlength=len(self.shapes))
+        results = np.bincount(self._unit_result[:-1] + 1, weights=counts,
+                              minlength=len(self.results) + 1)
+        return shapes.astype(np.int64), results.astype(np.int64)
+
+    def total_time(self) -> float:
+        return self._total[0] + self._total[1]
+
+    def longest(self, kind: str) -> float:
+        return self._longest[0] if kind == "g" else self._longest[1]
+
+    # -- whole columns (read whole: for what needs them) --------------------------------------
+    def _whole(self, name: str) -> np.ndarray:
+        parts = [getattr(b, name) for b in self._blockwise()]
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    @property
+    def shape(self) -> np.ndarray:  # type: ignore[override]
+        return self._whole("shape")
+
+    @property
+    def result(self) -> np.ndarray:  # type: ignore[override]
+        return self._whole("result")
+
+    @property
+    def gap(self) -> np.ndarray:  # type: ignore[override]
+        return self._whole("gap")
+
+    @property
+    def duration(self) -> np.ndarray:  # type: ignore[override]
+        return self._whole("duration")
+
+    @property
+    def base(self) -> np.ndarray | None:  # type: ignore[override]
+        return self._whole("base")
+
+    @property
+    def line(self) -> np.ndarray:  # type: ignore[override]
+        return np.arange(1, self._n + 1, dtype=np.int64)
+
+
+class _Scan(_Stream):
+    """One process's stream read through, keeping its sums instead of its columns."""
+
+    def __init__(self, path: str, data: Any, start: int) -> None:
+        super().__init__(path, data, start)
+        self.sizes: list[int] = []
+        self.key_counts = np.zeros(0, dtype=np.int64)
+        self.failed: list[int] = []
+        self.first_open: int | None = None
+        self.gap_s = self.dur_s = 0.0
+        self.longest_gap = self.longest_dur = 0
+
+    def _block(self, pos: int) -> int:
+        end = super()._block(pos)
+        if isinstance(self.data, mmap.mmap):  # its pages given back (module)
+            lo = pos - pos % _PAGE
+            self.data.madvise(mmap.MADV_DONTNEED, lo, end - lo)
+        return end
+
+    def _keep(self, columns: list[np.ndarray]) -> None:
+        key, gap, dur, _base = columns
+        n, first = len(key), self.calls
+        self.sizes.append(n)
+        if not n:
+            return
+        unit_result = np.array(self.unit_result, dtype=np.int32)
+        result = unit_result[key]
+        opened = np.flatnonzero(result < 0)
+        if len(opened) and self.first_open is None:
+            self.first_open = first + int(opened[0])
+        keys = len(self.unit_shape)
+        if len(self.key_counts) < keys:
+            self.key_counts = np.concatenate(
+                [self.key_counts, np.zeros(keys - len(self.key_counts), dtype=np.int64)])
+        self.key_counts += np.bincount(key, minlength=keys)
+        failed = np.array([r.error is not None for r in self.results] + [False], dtype=bool)
+        self.failed.extend((first + np.flatnonzero(failed[result])).tolist())
+        done = result >= 0
+        self.gap_s += float((gap * 1e-9).sum())
+        self.dur_s += float((np.where(done, dur, 0) * 1e-9).sum())
+        skip = 1 if first == 0 else 0  # (MPI_Init's own times are not the program's)
+        self.longest_gap = max(self.longest_gap, int(gap[skip:].max(initial=0)))
+        self.longest_dur = max(self.longest_dur, int(dur[skip:][done[skip:]].max(initial=0)))
+
+    def _finish(self) -> RankLog:
+        cut = self.first_open is not None and self.first_open < self.calls - 1
+        if cut and self.end.broken is None:
+            raise _Whole
+        calls = StreamedCalls(self, self.source)
+        return finish_log(self.where, 0, self.path, self.end, calls, self.types, self.sites,
+                          self.comms)
+
+    source: _Source
+
+
+def read_streamed(path: str) -> list[RankLog]:
+    """Every process's log in the compact recording ``path``, in its order, each log's calls
+    read from the file as they are asked for (:class:`StreamedCalls`)."""
+    with open(path, "rb") as f:
+        if os.fstat(f.fileno()).st_size == 0:
+            raise TraceError(f"{path}:1: not a compact recording (expected "
+                             f"{MAGIC.decode()!r})")
+        data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    source = _Source(path)
+    try:
+        if data[:len(MAGIC)] != MAGIC:
+            raise TraceError(f"{path}:1: not a compact recording (expected "
+                             f"{MAGIC.decode()!r})")
+        logs: list[RankLog] = []
+        pos = 0
+        while pos < len(data):
+            scan = _Scan(path, data, pos)
+            scan.source = source
+            try:
+                log, pos = scan.read()
+            except _Whole:
+                log, pos = _Stream(path, cast(bytes, data), pos).read()
+            logs.append(log)
+        return logs
+    finally:
+        with contextlib.suppress(BufferError):  # a view of it still held: closed with it
+            data.close()
+
