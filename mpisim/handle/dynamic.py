@@ -293,7 +293,13 @@ class DynamicCalls(HandleBase):
         parent.calls += 1
         where = self._site()
         rounds = self._comms.rounds_time
-        comms = self._comms
+        comms, tp = self._comms, self._tp
+
+        def connect(a: Side, c: Side) -> tuple[CommInfo, CommInfo]:
+            if tp.order is not None:  # (a race exploration: both groups learn each other's
+                everyone = (*a.group, *c.group)  # past, as the connection orders them)
+                tp.order.meet(everyone, everyone)
+            return comms.intercomm(a.group, c.group, f"accept({a.port})")
 
         def make(args: dict[int, Any]) -> dict[int, Any]:
             side = Side(args[parent.world(root)], tuple(parent.group), accepting)
@@ -310,8 +316,7 @@ class DynamicCalls(HandleBase):
             at_port.append(side)
             side.join(me, joined)
             if parent.world(root) == me:
-                ports.arrive(side, lambda a, c: comms.intercomm(
-                    a.group, c.group, f"accept({a.port})"))
+                ports.arrive(side, connect)
         entered: list[bool] = []
         at_port: list[Side] = []
         waiting = self._comms.agree(key, call, parent.group, me,

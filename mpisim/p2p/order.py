@@ -12,12 +12,19 @@ instead of the one it did when
 - it was not sent causally after *W* (its clock's entry for *r* is below *W*'s);
 - it was not matched at *r* before *W* (unmatched, or matched by a later receive).
 
+Messages are not the only edges: a spawned process starts knowing what its parents did
+before their MPI_Comm_spawn (MPI 4.1 §11.8.2: the spawn is collective over the parents and
+the children's MPI_Init), and the two groups an MPI_Comm_accept/MPI_Comm_connect joins
+learn each other's past (§11.9.2), so a message sent after such a call never looks
+concurrent with what came before it (:meth:`Order.meet`).
+
 :class:`Order` is hung on the transport only by a race exploration (``Transport.order``);
 an ordinary run pays one ``is None`` test per send and per match.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ..mpi.constants import ANY_TAG
@@ -57,6 +64,19 @@ class Order:
             clock.extend([0] * count)
         self.size += count
         self.clocks.extend([0] * self.size for _ in range(count))
+
+    def meet(self, knowers: Sequence[int], learners: Sequence[int]) -> None:
+        """A call that joins processes orders what ``knowers`` did before it ahead of
+        what ``learners`` do after it: each learner's clock takes in every knower's.
+        MPI_Comm_spawn (the parents' calls before the children's start, MPI 4.1 §11.8.2),
+        MPI_Comm_accept/MPI_Comm_connect (both groups, each way, §11.9.2)."""
+        clocks = self.clocks
+        known = [max(column) for column in zip(*(clocks[k] for k in knowers), strict=True)]
+        for r in learners:
+            clock = clocks[r]
+            for i, v in enumerate(known):
+                if v > clock[i]:
+                    clock[i] = v
 
     def sent(self, msg: Any) -> None:
         """A send: its sender's clock ticks; the message carries a copy."""
