@@ -62,7 +62,6 @@ from ..msgbuffer.membuffer import buffer
 from ..msgbuffer.p2p import located
 from ..msgbuffer.pickle import Pickle
 from ..util import dtlib, pkl5
-from . import mpifutures
 
 __all__ = ["MPI_VERSION", "modules", "submodules"]
 
@@ -340,10 +339,11 @@ def modules() -> dict[str, types.ModuleType]:
 
 
 def submodules() -> dict[str, types.ModuleType]:
-    """The stand-in's submodules a script imports on demand: ``mpi4py.util`` and its
-    ``pkl5`` and ``dtlib``, ``mpi4py.futures``."""
+    """The stand-in's submodules of ``mpi4py.MPI``'s level a script imports on demand:
+    ``mpi4py.util`` and its ``pkl5`` and ``dtlib`` (``mpi4py.futures``, which stands on
+    them, adds its own: :func:`.futures.modules`)."""
     return {"mpi4py.util": _util_package(), "mpi4py.util.pkl5": pkl5,
-            "mpi4py.util.dtlib": dtlib, **mpifutures.modules()}
+            "mpi4py.util.dtlib": dtlib}
 
 
 _UTIL: list[types.ModuleType] = []

@@ -29,9 +29,10 @@ from ...mpi.errors import MPIError
 from ..bridge import RankContext, Scope, bridge, check_threads
 from .clock import time_module
 from .exits import Handlers, atexit_module, finish
+from .futures import MODULES as _RUN_MODULES
+from .futures import modules as mpi4py_futures_modules
+from .futures import run_module
 from .module import init_level, modules, submodules
-from .mpifutures import MODULES as _RUN_MODULES
-from .mpifutures import run_module
 from .simfutures import futures_modules
 from .simthreads import join_threads, queue_module, thread_module, threading_module
 
@@ -136,7 +137,8 @@ class Script:
         # functions and classes in it (mpi4py.futures' workers know it as __worker__)
         scope = Scope(modules() | {"time": time_module(), "atexit": atexit_module(handlers),
                                    "__main__": main, "__worker__": main},
-                      list(self.argv), directory, self.output, submodules(), scoped())
+                      list(self.argv), directory, self.output,
+                      submodules() | mpi4py_futures_modules(), scoped())
         scope.init = lambda: init_level(ctx)
         return bridge(ctx, lambda: _execute(ctx, code, main, handlers, self.module), scope)
 
@@ -150,7 +152,7 @@ def scoped() -> dict[str, Any]:
 
 def _execute(ctx: RankContext, code: Any, main: types.ModuleType, handlers: Handlers,
              module: str | None = None) -> None:
-    """The script in a fresh ``__main__`` (under ``python -m module``: :func:`.mpifutures.
+    """The script in a fresh ``__main__`` (under ``python -m module``: :func:`.futures.
     run_module`), then the end of the process before MPI_Finalize: its non-daemon threads
     joined (:func:`.simthreads.join_threads`), then :func:`.exits.finish` (atexit handlers,
     finalizers)."""

@@ -17,6 +17,7 @@ import types
 from collections import defaultdict
 from typing import Any
 
+from .futures import modules as mpi4py_futures_modules
 from .module import modules, submodules
 
 __all__ = ["BEGIN", "END", "markdown", "names", "on_page"]
@@ -80,9 +81,9 @@ def names() -> dict[str, Any]:
             prefix = name.split("_")[0] + "_*" if "_" in name else "other"
             out["constants"][prefix].append(name)
     out["util"] = {name: sorted(n for n in getattr(module, "__all__", ()))
-                   for name, module in submodules().items()
+                   for name, module in (submodules() | mpi4py_futures_modules()).items()
                    if name.startswith(("mpi4py.util.", "mpi4py.futures")) and "._" not in name}
-    futures = submodules()["mpi4py.futures"]
+    futures = mpi4py_futures_modules()["mpi4py.futures"]
     out["util"].update({f"mpi4py.futures.{name}": _members(getattr(futures, name))
                         for name in ("MPIPoolExecutor",)})
     return out
