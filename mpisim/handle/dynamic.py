@@ -374,7 +374,9 @@ class DynamicCalls(HandleBase):
         an intercommunicator; MPI 4.1 §11.10.4): returns once every member has called it
         and this process's nonblocking operations on it have completed (MPI waits for its
         pending communication), then the handle is freed (MPI_ERR_COMM afterwards); on the
-        parent intercommunicator ``comm_get_parent`` gives None from then on.
+        parent intercommunicator ``comm_get_parent`` gives None from then on. It no longer
+        connects its members: MPI_Finalize does not wait across it (§11.10.4;
+        ``comm_free`` leaves them connected).
 
         Parameters
         ----------
