@@ -113,3 +113,24 @@ def test_11_10_4_a_merged_communicator_connects_after_its_intercomm_is_disconnec
 
     r = ms.run(program, ranks=1)
     assert (0, "MPI_Finalize", [1]) in _blocked(r)
+
+
+def test_11_10_4_two_disconnected_sets_deadlock_apart():
+    """The run's ranks and their children, disconnected, each deadlock on their own: two
+    cycles and two knots, each set's MPI_Finalize waiting only inside it."""
+    def child(mpi):
+        yield mpi.comm_disconnect(mpi.comm_get_parent())
+        if mpi.comm_rank() == 0:
+            yield mpi.recv(count=1, datatype=ms.INT, source=1, tag=0)
+
+    def program(mpi):
+        inter = yield mpi.comm_spawn(child, maxprocs=2)
+        yield mpi.comm_disconnect(inter)
+        if mpi.rank == 1:
+            yield mpi.recv(count=1, datatype=ms.INT, source=0, tag=5)
+
+    r = ms.run(program, ranks=2)
+    assert _blocked(r) == [(1, "MPI_Recv", [0]), (2, "MPI_Recv", [3]),
+                           (0, "MPI_Finalize", [1]), (3, "MPI_Finalize", [2])]
+    assert r.deadlock.cycles == [[0, 1], [2, 3]]
+    assert r.deadlock.knots == [[0, 1], [2, 3]]
