@@ -145,6 +145,7 @@ class StreamedCalls(CallList):
     def strides(self, size: int = 4096) -> Iterator[tuple[int, list[int], list[int],
                                                           list[float]]]:
         for block in self._blockwise():
+            self._cache = [block]  # (a call of it asked for is this one: not read twice)
             n = len(block.shape)
             for lo in range(0, n, size):
                 hi = lo + size

@@ -72,6 +72,18 @@ class ReplayScenario:
     def __repr__(self) -> str:
         return f"<replay of {os.path.basename(self.path)} ({self.ranks} ranks)>"
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled as the recording's path, never its calls: a what-if worker reads the
+        recording itself (once per process, :func:`.program.load`), as it replays it."""
+        state = dict(self.__dict__)
+        del state["trace"]
+        state.update(_last=None, last_result=None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.trace = load(self.path)
+
     def run_kwargs(self) -> dict[str, Any]:
         kwargs = self.settings.run_kwargs()
         if kwargs.get("max_events") is None and kwargs.get("until") is None:

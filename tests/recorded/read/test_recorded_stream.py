@@ -111,3 +111,18 @@ def test_a_replay_takes_its_calls_a_block_at_a_time_and_replays_as_a_whole_read(
     for _ in calls.strides():
         pass
     assert len(calls._cache) <= 2
+
+
+def test_a_replay_scenario_reaches_a_what_if_worker_as_its_path(tmp_path):
+    """Issue 41: --min-buffer, --check, --vary and --profiles send each worker the
+    recording's path, never its calls; the worker reads the recording itself."""
+    import pickle
+
+    path = tmp_path / "halo.trace"
+    syn.write(path, "halo3d", 8, 200, fmt="compact")
+    scenario = replay_scenario(path)
+    pickled = pickle.dumps(scenario)
+    assert len(pickled) < 4096 < path.stat().st_size
+    again = pickle.loads(pickled)
+    assert again.trace.size == 8 and again.event_bound() == scenario.event_bound()
+    assert again.run().to_json() == scenario.run().to_json()
