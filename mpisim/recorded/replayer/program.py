@@ -49,8 +49,6 @@ import os
 from collections.abc import Generator
 from typing import Any
 
-import numpy as np
-
 from ...engine.clock import done, fire_at, pending
 from ...handle.access import finalize, port_of
 from ...handle.base import ZeroTimeLoop
@@ -65,6 +63,7 @@ from .objects import OBJECTS, caught
 from .onesided import ONE_SIDED
 from .p2p import P2P, RECV, SEND
 from .state import RankReplay
+from .threads import is_threaded, run_threads
 
 __all__ = ["ReplayProgram", "Stopped", "Unsupported"]
 
@@ -159,13 +158,14 @@ class ReplayRank(RankReplay):
         described: dict[int | None, str] = {i: f", {site.describe()}"
                                             for i, site in log.sites.items()}
         suffix = [described.get(s.site, "") for s in shapes]  # each call site described once
-        self.again = (_repeated(calls.shape, len(shapes)),  # ops kept only for those
-                      _repeated(calls.result + 1, len(results) + 1))  # seen again
-        for lo in range(0, len(calls), _STRIDE):
-            hi = lo + _STRIDE
-            for number, s, res, gap in zip(range(lo + 1, hi + 1), calls.shape[lo:hi].tolist(),
-                                           calls.result[lo:hi].tolist(),
-                                           calls.gap[lo:hi].tolist(), strict=False):
+        used_shapes, used_results = calls.used()  # ops kept only for those seen again
+        self.again = (used_shapes > 1, used_results > 1)
+        if is_threaded(self):  # each recorded thread a simulated one (MPI 4.1 §11.6)
+            yield from run_threads(self, _STRIDE)
+            return
+        for lo, shape_ids, result_ids, gaps in calls.strides(_STRIDE):  # (a block at a time)
+            for number, s, res, gap in zip(range(lo + 1, lo + _STRIDE + 1), shape_ids,
+                                           result_ids, gaps, strict=False):
                 reached[rank] = ("in", number)
                 shape = shapes[s]
                 op = self.ops.get((s, res))
@@ -348,6 +348,17 @@ def _comm(r: ReplayRank, call: Call) -> Generator[Any, Any, None]:
         r.comms[new] = made
 
 
+def _init(r: ReplayRank, call: Call) -> Generator[Any, Any, None]:
+    """MPI_Init[_thread]: the thread level the recorded library provided (MPI 4.1
+    §11.2.1), so that the thread-level rules apply; plain MPI_Init's (SINGLE) is the
+    replay's already."""
+    level = call.args.get("thread", 0)
+    if isinstance(level, int) and level > 0:
+        r.mpi.init_thread(level)
+    return
+    yield
+
+
 def _finalize(r: ReplayRank, call: Call) -> Generator[Any, Any, None]:
     """MPI_Finalize: its own part here (the buffered messages); the wait for the other
     processes (collective, MPI 4.1 §11.2.2, unless the profile's ``finalize`` is local) is
@@ -373,16 +384,9 @@ def _abort(r: ReplayRank, call: Call) -> Generator[Any, Any, None]:
     yield
 
 
-def _repeated(column: Any, n: int) -> Any:
-    """Whether each of ``n`` values occurs more than once in ``column`` (a numpy array of
-    indices; a byte each): a call whose shape or result is its own (a new request id in
-    each) gets its op made for it, not kept for calls that never come."""
-    return np.bincount(column, minlength=n) > 1
-
-
 _CALLS: dict[str, Any] = {
     # the recorder's own: calls the handle has none for
-    "Init": _none, "Comm_set_errhandler": _none, "Finalize": _finalize, "Abort": _abort,
+    "Init": _init, "Comm_set_errhandler": _none, "Finalize": _finalize, "Abort": _abort,
     **dict.fromkeys(MADE_AS_SPLIT, _comm), **dict.fromkeys(COMMS, _comm),
     # point-to-point, completion, persistent, buffers, collectives (mpisim.recorded.replayer.p2p)
     **P2P,
