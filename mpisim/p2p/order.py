@@ -55,6 +55,9 @@ class Order:
         self.sends: dict[int, tuple[int, int, int, int, tuple[int, ...]]] = {}
         self.matched_at: dict[int, int] = {}   # message id -> receiver's clock at its match
         self.wildcards: list[Wildcard] = []     # in the order the matches happened
+        # the exploration's forced senders, (process, wildcard number) -> sender: what a
+        # process spawned during the run is told at its start (the ranks' are told first)
+        self.forced: dict[tuple[int, int], int] = {}
 
     def grow(self, count: int) -> None:
         """``count`` processes join the run (spawned, MPI 4.1 §11.8): a clock entry for

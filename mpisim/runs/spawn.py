@@ -20,7 +20,7 @@ from typing import Any
 from ..buffered.mode import BufferedMode
 from ..engine.clock import fire_at, pending
 from ..engine.process import RankProcess
-from ..handle.access import bind_process
+from ..handle.access import bind_process, explore_races
 from ..handle.dynamic import spawned_state
 from ..handle.lifecycle import Lifecycle
 from ..handle.spawned import SpawnedRank
@@ -146,4 +146,7 @@ class Spawns:
         proc = RankProcess(sim.env, number, sim)
         bind_process(handle, proc)
         sim._procs.append(proc)
+        order = sim.transport.order
+        if order is not None:  # a race exploration: the child's wildcard receives count too
+            explore_races(handle, {k: s for (p, k), s in order.forced.items() if p == number})
         return proc

@@ -63,6 +63,7 @@ class Explored:
         self.handles.append(mpi)
         self.order = explore_races(mpi, {k: s for (r, k), s in self.forced.items()
                                          if r == mpi.rank})
+        self.order.forced = self.forced  # (for the processes the ranks spawn)
         program = self.program
         if isinstance(program, list | tuple):
             program = program[mpi.rank]

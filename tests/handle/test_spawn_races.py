@@ -82,3 +82,25 @@ def test_11_9_2_accept_and_connect_order_what_came_before_them():
     races = ms.check_races(_ported, ranks=3)
     assert races.tried[0].result.returned[0] == [2, 1]
     assert races.alternatives == 0 and not races.racy
+
+
+def test_3_5_a_spawned_processs_wildcard_receives_are_explored_too():
+    """The children's own wildcard receives count and are forced as the ranks' are: child
+    0 receives from its two siblings (processes 2 and 3) in either order, and one order
+    makes it wait for a message never sent."""
+    def child(mpi):
+        if mpi.comm_rank() == 0:
+            first = yield mpi.recv(count=1, datatype=ms.INT, source=ms.ANY_SOURCE, tag=0)
+            yield mpi.recv(count=1, datatype=ms.INT, source=ms.ANY_SOURCE, tag=0)
+            if first.source == 2:
+                yield mpi.recv(count=1, datatype=ms.INT, source=1, tag=9)  # never sent
+        else:
+            yield mpi.send(count=1, datatype=ms.INT, dest=0, tag=0)
+
+    def program(mpi):
+        yield mpi.comm_spawn(child, maxprocs=3, comm=mpi.comm_self)
+
+    races = ms.check_races(program, ranks=1)
+    assert races.wildcards == 2 and races.racy and races.exhausted
+    assert [t.forced for t in races.tried] == [{}, {(1, 0): 3}]
+    assert races.tried[1].result.deadlock.blocked[0].rank == 1
