@@ -13,8 +13,9 @@ instead of the one it did when
 - it was not matched at *r* before *W* (unmatched, or matched by a later receive).
 
 Messages are not the only edges: a spawned process starts knowing what its parents did
-before their MPI_Comm_spawn (MPI 4.1 §11.8.2: the spawn is collective over the parents and
-the children's MPI_Init), and the two groups an MPI_Comm_accept/MPI_Comm_connect joins
+before their MPI_Comm_spawn, and each parent returns from it knowing the others' past
+(MPI 4.1 §11.8.2: the spawn is collective over the parents and the children's MPI_Init),
+and the two groups an MPI_Comm_accept/MPI_Comm_connect joins
 learn each other's past (§11.9.2), so a message sent after such a call never looks
 concurrent with what came before it (:meth:`Order.meet`).
 
@@ -71,8 +72,11 @@ class Order:
     def meet(self, knowers: Sequence[int], learners: Sequence[int]) -> None:
         """A call that joins processes orders what ``knowers`` did before it ahead of
         what ``learners`` do after it: each learner's clock takes in every knower's.
-        MPI_Comm_spawn (the parents' calls before the children's start, MPI 4.1 §11.8.2),
-        MPI_Comm_accept/MPI_Comm_connect (both groups, each way, §11.9.2)."""
+        MPI_Comm_spawn: the children's MPI_Init returns only once every parent has called
+        it, and no parent returns before the children's MPI_Init (MPI 4.1 §11.8.2: "a
+        collective operation over the union of parent and child processes"), so the
+        parents' calls come before the children's start and every parent's return;
+        MPI_Comm_accept/MPI_Comm_connect: both groups, each way (§11.9.2)."""
         clocks = self.clocks
         known = [max(column) for column in zip(*(clocks[k] for k in knowers), strict=True)]
         for r in learners:

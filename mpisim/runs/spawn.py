@@ -88,9 +88,9 @@ class Spawns:
         first = len(sim.handles)
         group = tuple(range(first, first + total))
         sim.transport.grow(total)
-        order = sim.transport.order  # a race exploration's: the children know the parents'
-        if order is not None:        # past (their start follows every parent's call)
-            order.meet(parents, group)
+        order = sim.transport.order  # a race exploration's: the children, and the parents
+        if order is not None:        # once back, know every parent's past (see meet)
+            order.meet(parents, (*parents, *group))
         world = sim.comms.spawned_world(group)
         self.spawns += 1
         mine, theirs = sim.comms.intercomm(parents, group, f"spawn#{self.spawns}")

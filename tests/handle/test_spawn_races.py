@@ -104,3 +104,30 @@ def test_3_5_a_spawned_processs_wildcard_receives_are_explored_too():
     assert races.wildcards == 2 and races.racy and races.exhausted
     assert [t.forced for t in races.tried] == [{}, {(1, 0): 3}]
     assert races.tried[1].result.deadlock.blocked[0].rank == 1
+
+
+def test_11_8_2_a_parent_returns_from_spawn_after_every_parents_call():
+    """MPI_Comm_spawn and the children's MPI_Init are one collective over parents and
+    children (§11.8.2): rank 1's send after the spawn cannot match rank 0's receive made
+    before rank 0 called it."""
+    def child(mpi):
+        yield mpi.barrier()
+
+    def program(mpi):
+        got = []
+        if mpi.rank == 0:
+            got.append((yield mpi.recv(count=1, datatype=ms.INT, source=ms.ANY_SOURCE,
+                                       tag=0)).source)
+        if mpi.rank == 2:
+            yield mpi.send(count=1, datatype=ms.INT, dest=0, tag=0)
+        yield mpi.comm_spawn(child)
+        if mpi.rank == 1:
+            yield mpi.send(count=1, datatype=ms.INT, dest=0, tag=0)
+        if mpi.rank == 0:
+            got.append((yield mpi.recv(count=1, datatype=ms.INT, source=ms.ANY_SOURCE,
+                                       tag=0)).source)
+        return got
+
+    races = ms.check_races(program, ranks=3)
+    assert races.tried[0].result.returned[0] == [2, 1]
+    assert races.alternatives == 0 and not races.racy
