@@ -8,6 +8,7 @@ reads back as the same calls.
 
 from __future__ import annotations
 
+import io
 import os
 import tempfile
 import zlib
@@ -23,7 +24,8 @@ from ..read.lines import MAGIC as TEXT_MAGIC
 from ..read.records import TraceError
 from ..read.trace import read_trace
 
-__all__ = ["BLOCK_CALLS", "StreamWriter", "TextToCompact", "convert", "whole"]
+__all__ = ["BLOCK_CALLS", "StreamWriter", "TextToCompact", "convert", "text_as_compact",
+           "whole"]
 
 BLOCK_CALLS = 1 << 16
 """Calls a block holds (the recorder's blocks are smaller: its memory is static)."""
@@ -190,6 +192,16 @@ class TextToCompact:
             self._unreturned(self.stream)
             self.stream.close()
         self.stream, self.header = None, None
+
+
+def text_as_compact(data: bytes) -> bytes:
+    """A text log's bytes as a compact stream (a last line without its newline dropped)."""
+    out = io.BytesIO()
+    writer = TextToCompact(out)
+    for line in data.decode("utf-8", "replace").split("\n")[:-1]:
+        writer.line(line)
+    writer.close()
+    return out.getvalue()
 
 
 def whole(data: bytes) -> int:

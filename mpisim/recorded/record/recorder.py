@@ -57,7 +57,7 @@ from ...report.export import held_signals
 from ..read.compact import MAGIC as COMPACT_MAGIC
 from ..read.records import TraceError
 from ..read.trace import read_trace
-from .compact import whole
+from .compact import text_as_compact, whole
 from .mpilib import Launch, linked_libmpi, mismatch, mpicc_candidates, own_mpicc, parse_command
 from .stall import StallWatch
 from .unlogged import note as unlogged_note
@@ -301,7 +301,8 @@ def _compile(mpicc: str, src: Path, out: Path) -> None:
 
 def merge_logs(directory: str | os.PathLike[str], out: str | os.PathLike[str]) -> int:
     """Join the ``rank.N.log`` files of ``directory`` into ``out`` (whole or not at all);
-    the number of logs."""
+    the number of logs. When some are compact, the text ones are made compact too (a process
+    on a host the launcher did not give ``MPISIM_TRACE_FORMAT``)."""
     files = sorted((int(p.name.split(".")[1]), p) for p in Path(directory).glob("rank.*.log")
                    if p.name.split(".")[1].isdigit())
     if not files:
@@ -310,8 +311,11 @@ def merge_logs(directory: str | os.PathLike[str], out: str | os.PathLike[str]) -
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent or ".")
     try:
         with os.fdopen(fd, "wb") as f:
+            compact = any(_head(path).startswith(COMPACT_MAGIC) for _, path in files)
             for _, path in files:
                 data = path.read_bytes()
+                if compact and data and not data.startswith(COMPACT_MAGIC):
+                    data = text_as_compact(data)  # a process that wrote text (remote, no -x)
                 if data.startswith(COMPACT_MAGIC):
                     data = data[:whole(data)]  # a block cut by a kill: dropped
                 elif data and not data.endswith(b"\n"):
@@ -322,6 +326,11 @@ def merge_logs(directory: str | os.PathLike[str], out: str | os.PathLike[str]) -
         os.unlink(tmp)
         raise
     return len(files)
+
+
+def _head(path: Path) -> bytes:
+    with open(path, "rb") as f:
+        return f.read(len(COMPACT_MAGIC))
 
 
 def _stop(proc: subprocess.Popen, logs: str) -> None:

@@ -92,3 +92,17 @@ def test_whole_is_nothing_without_a_whole_header_and_all_of_a_whole_stream(tmp_p
     synthetic.write(tmp_path / "logs", "pingpong", 2, 10, fmt="compact")
     data = (tmp_path / "logs" / "rank.1.log").read_bytes()
     assert whole(data) == len(data)
+
+
+def test_merge_makes_a_text_log_compact_beside_compact_ones(tmp_path):
+    """A process on a host that was not given MPISIM_TRACE_FORMAT writes text: the merged
+    recording is compact throughout, its calls those of the text log."""
+    compact, text = tmp_path / "c", tmp_path / "t"
+    synthetic.write(compact, "pingpong", 2, 20, fmt="compact")
+    synthetic.write(text, "pingpong", 2, 20)
+    (compact / "rank.1.log").write_bytes((text / "rank.1.log").read_bytes())
+    out = tmp_path / "merged.trace"
+    assert merge_logs(compact, out) == 2
+    assert out.read_bytes().count(MAGIC) == 2
+    merged, original = read_trace(out, sources=False), read_trace(text, sources=False)
+    assert [c.args for c in merged.ranks[1].calls] == [c.args for c in original.ranks[1].calls]
