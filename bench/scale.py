@@ -11,7 +11,10 @@ in a new interpreter per size (so that each peak is its own):
 - **replay**: ``ms.replay`` of the recording already read, ``trace=False`` (and with
   ``--trace``, also trace on), in calls a second of CPU time;
 - **peak RSS**: the child's peak resident size (VmHWM) less its size before reading: the
-  reader's columns and the replay together.
+  reader's columns and the replay together (a compact recording is read as it is replayed,
+  :mod:`mpisim.recorded.read.stream`: its growth is a window per rank, not the calls);
+- **/native** (``--native``): the replay's CPU time over the pattern's native generator
+  program (:data:`NATIVE`: the same calls written by hand, after the recorded gaps).
 
 Each figure is printed beside the smallest size's, so that the growth shows: memory that
 grows in proportion to the calls shows as a ratio equal to the sizes' ratio.
@@ -24,6 +27,7 @@ blocking one.
     python -m bench.scale --sizes 1e5 1e6 1e7 --json scale.json
     python -m bench.scale --patterns halo3d --sizes 1e5 --trace
     python -m bench.scale --format compact               # the recordings compact
+    python -m bench.scale --format compact --native --sizes 1e6 1e7 --keep recs
 """
 
 from __future__ import annotations
@@ -54,8 +58,9 @@ def _peak() -> int:
     return peak if sys.platform == "darwin" else peak * 1024
 
 
-def _child(path: str, trace: bool) -> None:
-    """In a new interpreter: read, then replay, ``path``; print the figures as JSON."""
+def _child(path: str, trace: bool, pattern: str | None = None) -> None:
+    """In a new interpreter: read, then replay, ``path``; with ``pattern``, then run its
+    native program (:func:`native`) on the recorded gaps; print the figures as JSON."""
     import mpisim as ms
     from mpisim.recorded.replayer.program import load
 
@@ -68,30 +73,88 @@ def _child(path: str, trace: bool) -> None:
     result = ms.replay(path, trace=trace)
     replay, replay_cpu = time.perf_counter() - start, time.process_time() - cpu
     assert result.outcome is ms.Outcome.COMPLETED, result.report()
-    print(json.dumps({"calls": calls, "read_seconds": read, "read_cpu": read_cpu,
-                      "replay_seconds": replay, "replay_cpu": replay_cpu,
-                      "peak_growth": _peak() - before, "before": before}))
+    figures = {"calls": calls, "read_seconds": read, "read_cpu": read_cpu,
+               "replay_seconds": replay, "replay_cpu": replay_cpu,
+               "peak_growth": _peak() - before, "before": before}
+    if pattern is not None:
+        gaps = {r.rank: r.calls.gap.tolist() for r in recording.ranks}
+        cpu = time.process_time()
+        written = ms.run(NATIVE[pattern], ranks=recording.size, trace=trace,
+                         mpi={"profile": "mpich-5.0"}, params={"gaps": gaps})
+        figures["native_cpu"] = time.process_time() - cpu
+        assert written.outcome is ms.Outcome.COMPLETED, written.report()
+        figures["same_sim_time"] = abs(written.sim_time - result.sim_time) <= \
+            1e-9 * max(1.0, result.sim_time)
+    print(json.dumps(figures))
 
 
-def measure(pattern: str, calls: int, tmp: Path, trace: bool, fmt: str = "text") -> dict:
-    """Write the recording, measure it in a child (two with ``trace``), delete it."""
+def native_pingpong(mpi, gaps):
+    """The synthetic ping-pong written by hand: its calls, each after its recorded gap."""
+    import mpisim as ms
+
+    mine, peer = gaps[mpi.rank], mpi.rank ^ 1
+    order = (True, False) if mpi.rank % 2 == 0 else (False, True)
+    for i in range(1, len(mine) - 1, 2):  # (MPI_Init's and MPI_Finalize's gaps aside)
+        for gap, sending in zip(mine[i:i + 2], order, strict=True):
+            yield mpi.compute(gap)
+            if sending:
+                yield mpi.send(count=8, datatype=ms.BYTE, dest=peer, tag=0)
+            else:
+                yield mpi.recv(count=8, datatype=ms.BYTE, source=peer, tag=0)
+    yield mpi.compute(mine[-1])
+
+
+def native_halo3d(mpi, gaps):
+    """The synthetic 3-D halo exchange written by hand (6 irecv, 6 isend, a waitall and an
+    allreduce a step), each call after its recorded gap."""
+    import mpisim as ms
+    from mpisim.recorded.record.synthetic import FACE, _neighbours
+
+    mine, pairs = gaps[mpi.rank], _neighbours(mpi.rank, mpi.size)
+    for i in range(1, len(mine) - 1, 14):
+        step, reqs = mine[i:i + 14], []
+        for d, (src, _) in enumerate(pairs):
+            yield mpi.compute(step[d])
+            reqs.append((yield mpi.irecv(count=FACE, datatype=ms.DOUBLE, source=src, tag=d)))
+        for d, (_, dest) in enumerate(pairs):
+            yield mpi.compute(step[6 + d])
+            reqs.append((yield mpi.isend(count=FACE, datatype=ms.DOUBLE, dest=dest, tag=d)))
+        yield mpi.compute(step[12])
+        yield mpi.waitall(reqs)
+        yield mpi.compute(step[13])
+        yield mpi.allreduce(count=1, datatype=ms.DOUBLE, op=ms.SUM)
+    yield mpi.compute(mine[-1])
+
+
+NATIVE = {"pingpong": native_pingpong, "halo3d": native_halo3d}
+"""Each pattern's native generator program: what the replay's cost is set beside."""
+
+
+def measure(pattern: str, calls: int, tmp: Path, trace: bool, fmt: str = "text",
+            native: bool = False, keep: Path | None = None) -> dict:
+    """Write the recording, measure it in a child (two with ``trace``), delete it; with
+    ``keep``, the recording is kept in that directory and taken from there next time."""
     from mpisim.recorded.record import synthetic as syn
 
     shape, ranks, kind = PATTERNS[pattern]
-    path = tmp / f"{pattern}-{calls}.trace"
+    path = (keep or tmp) / f"{pattern}-{calls}.{fmt}.trace"
     start = time.perf_counter()
-    written = syn.write(path, shape, ranks, syn.steps_for(shape, ranks, calls), fmt=fmt)
+    steps = syn.steps_for(shape, ranks, calls)
+    if keep is None or not path.exists():
+        syn.write(path, shape, ranks, steps, fmt=fmt)
+    written = syn.total_calls(shape, ranks, steps)
     row: dict = {"pattern": pattern, "kind": kind, "ranks": ranks, "calls": written,
                  "bytes": path.stat().st_size, "write_seconds": time.perf_counter() - start}
     for on in (False, True) if trace else (False,):
         done = subprocess.run([sys.executable, "-m", "bench.scale", "--child",
-                               json.dumps([str(path), on])],
+                               json.dumps([str(path), on, pattern if native else None])],
                               capture_output=True, text=True, cwd=HERE.parent)
         if done.returncode != 0:
             raise SystemExit(f"bench.scale: the replay of {path.name} failed:\n{done.stderr}")
         figures = json.loads(done.stdout.splitlines()[-1])
         row["trace" if on else "no_trace"] = figures
-    path.unlink()
+    if keep is None:
+        path.unlink()
     return row
 
 
@@ -101,15 +164,16 @@ def _line(row: dict, base: dict, key: str) -> str:
     read, bread = n / m["read_cpu"], nb / b["read_cpu"]
     rate, brate = n / m["replay_cpu"], nb / b["replay_cpu"]
     mem, bmem = m["peak_growth"], b["peak_growth"]
+    ratio = f"{m['replay_cpu'] / m['native_cpu']:6.2f}x" if "native_cpu" in m else f"{'-':>7}"
     return (f"{row['calls']:>12,} {row['bytes'] / n:7.1f} B "
             f"{read:>11,.0f} ({read / bread:4.2f}x) {rate:>9,.0f} ({rate / brate:4.2f}x) "
-            f"{mem / 1e6:>9,.1f} MB ({mem / max(bmem, 1):6.1f}x) {mem / n:7.0f} B  "
+            f"{ratio} {mem / 1e6:>9,.1f} MB ({mem / max(bmem, 1):6.1f}x) {mem / n:7.1f} B  "
             f"x{n / nb:,.0f} calls")
 
 
 def report(rows: list[dict]) -> None:
     head = (f"{'calls':>12} {'on disk':>9} {'read calls/s CPU':>18} {'replay calls/s':>16} "
-            f"{'peak RSS growth':>20} {'a call':>7}")
+            f"{'/native':>10} {'peak RSS growth':>20} {'a call':>9}")
     for pattern in dict.fromkeys(r["pattern"] for r in rows):
         mine = [r for r in rows if r["pattern"] == pattern]
         for key, label in (("no_trace", "trace off"), ("trace", "trace on")):
@@ -136,6 +200,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="also replay with the trace on (a second child per size)")
     p.add_argument("--dir", type=Path, help="where to write the recordings (default: a "
                    "temporary directory; each is deleted once measured)")
+    p.add_argument("--native", action="store_true",
+                   help="also run each pattern's native generator program on the recorded "
+                   "gaps: the replay's CPU time over it (the /native column)")
+    p.add_argument("--keep", type=Path, help="keep the recordings in this directory and "
+                   "measure those already there (writing 10^7 calls takes minutes)")
     p.add_argument("--json", type=Path, help="also write the figures to this file")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -146,7 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="mpisim-scale-", dir=args.dir) as tmp:
         for pattern in args.patterns:
             for size in sorted(args.sizes):
-                rows.append(measure(pattern, int(size), Path(tmp), args.trace, args.format))
+                rows.append(measure(pattern, int(size), Path(tmp), args.trace, args.format,
+                                    args.native, args.keep))
                 print(f"  measured {pattern} at {rows[-1]['calls']:,} calls", file=sys.stderr,
                       flush=True)
                 if args.json:
