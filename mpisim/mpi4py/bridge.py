@@ -180,7 +180,7 @@ def where(frame: Any = None) -> str | None:
     if known is not None:  # a line of the script's own, seen before (site, inlined: a
         return known[0]    # loop's call asks for the same one again and again)
     while frame is not None and frame.f_code.co_filename.startswith(_HERE):
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     if frame is None:
         return None
     return site(frame)
@@ -394,7 +394,7 @@ def bridge(ctx: RankContext, body: Callable[[], Any], scope: Scope) -> Generator
     g.ctx = ctx
     ctx.greenlet = g
     ctx.root = g.parent
-    ctx.back = g.parent.switch  # type: ignore[union-attr]
+    ctx.back = g.parent.switch
     ctx.scope = scope
     return (yield from drive(g, ctx, scope))
 

@@ -364,6 +364,7 @@ class CollectiveMethods:
             return self._p2p(call, True, sendbuf=send.buf, count=send.count,
                              datatype=send.datatype, root=root)
         recv = None if _in_place(recvbuf, at_root) else simple(recvbuf, 1, writable=True)
+        count: int | None
         if at_root:
             send = simple(sendbuf, self.Get_size())
             buf, count, datatype = send.buf, send.count, send.datatype
@@ -384,9 +385,9 @@ class CollectiveMethods:
             return self._p2p(call, True, sendbuf=None, root=root)
         at_root = self._is_root(root)
         if at_root and self.Is_inter():  # MPI.ROOT: sends only
-            send = vector(sendbuf, self._blocks())
-            return self._p2p(call, True, sendbuf=send.buf, datatype=send.datatype, root=root,
-                             sendcounts=send.counts, displs=send.displs)
+            sends = vector(sendbuf, self._blocks())
+            return self._p2p(call, True, sendbuf=sends.buf, datatype=sends.datatype, root=root,
+                             sendcounts=sends.counts, displs=sends.displs)
         recv = None if _in_place(recvbuf, at_root) else simple(recvbuf, 1, writable=True)
         send = vector(sendbuf, self.Get_size()) if at_root else None
         datatype = send.datatype if send else recv.datatype if recv else None
@@ -407,7 +408,7 @@ class CollectiveMethods:
         recv = simple(recvbuf, self._blocks(), writable=True)
         send = IN_PLACE if _in_place(sendbuf, self._may_be_in_place()) \
             else simple(sendbuf, self._blocks())
-        sent = recv if send is IN_PLACE else send
+        sent = send if isinstance(send, Simple) else recv
         return self._p2p(call, True, sendbuf=IN_PLACE if send is IN_PLACE else sent.buf,
                          count=sent.count, datatype=sent.datatype, recvbuf=recv.buf)
 
@@ -446,12 +447,14 @@ class CollectiveMethods:
         recv = wvector(recvbuf, size, writable=True)
         finish: Any = bottom.nothing
         if recv.buf is BOTTOM:
+            assert recv.counts is not None and recv.displs is not None  # (wvector: BOTTOM's)
             packed, finish = bottom.receiving(recv.counts, recv.displs, recv.datatype)
             recv = Vector(packed.buf, packed.counts, packed.displs, packed.types)
         kwargs: dict[str, Any] = {"sendbuf": IN_PLACE}
         if not _in_place(sendbuf, self._may_be_in_place()):
             send = wvector(sendbuf, size)
             if send.buf is BOTTOM:
+                assert send.counts is not None and send.displs is not None  # (as above)
                 sent = bottom.gathered(send.counts, send.displs, send.datatype)
                 send = Vector(sent.buf, sent.counts, sent.displs, sent.types)
             kwargs = {"sendbuf": send.buf, "sendcounts": send.counts, "sdispls": send.displs,

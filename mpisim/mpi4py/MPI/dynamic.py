@@ -172,7 +172,7 @@ class DisconnectMethods:
         ctx = current()
         handle = self._c(ctx.mpi)  # type: ignore[attr-defined]
         ctx.call(lambda: ctx.mpi.comm_disconnect(handle), self._key())  # type: ignore[attr-defined]
-        self._kind, self._handle = "null", None  # type: ignore[attr-defined]
+        self._kind, self._handle = "null", None
 
     @classmethod
     def Join(cls, fd: int) -> Any:

@@ -42,7 +42,7 @@ class Errhandler(metaclass=Unsupporting):
         if errhandler is not None and not isinstance(errhandler, Errhandler):
             raise TypeError(f"Argument 'errhandler' has incorrect type (expected "
                             f"mpi4py.MPI.Errhandler, got {type(errhandler).__name__})")
-        self._name = "ERRHANDLER_NULL" if errhandler is None else errhandler._name
+        self._name: str = "ERRHANDLER_NULL" if errhandler is None else errhandler._name
         self._const = False
 
     @property

@@ -102,7 +102,7 @@ class Request(metaclass=Unsupporting):
     def _engine(self) -> _EngineRequest:
         if not self:
             return _null(current().mpi.rank)
-        return self._r  # type: ignore[return-value]
+        return self._r
 
     def _done(self, st: Any) -> Any:
         """After the engine reported completion: nullify (non-persistent), the value."""
@@ -171,8 +171,8 @@ class Request(metaclass=Unsupporting):
         if not self:
             return _empty()
         r = self._r
-        if r.done_at is not None and r.done_at <= current().mpi.now:  # type: ignore[union-attr]
-            st = r.status  # type: ignore[union-attr]
+        if r.done_at is not None and r.done_at <= current().mpi.now:
+            st = r.status
             return st if st is not None else _empty()  # a send's: the empty status
         return None
 
@@ -243,12 +243,12 @@ class Request(metaclass=Unsupporting):
         r = self._r
         ctx = current()
         posted = posted_receives(ctx.mpi)
-        if r.kind == "recv" and r in posted:  # type: ignore[union-attr]
+        if r.kind == "recv" and r in posted:
             posted.remove(r)
             st = _empty()
             st.cancelled = True
-            r.status = st  # type: ignore[union-attr]
-            r.known(ctx.mpi.now)  # type: ignore[union-attr]
+            r.status = st
+            r.known(ctx.mpi.now)
 
     def cancel(self) -> None:
         self.Cancel()
@@ -390,8 +390,8 @@ def _poll() -> None:
 
 def _complete(reqs: list[Request], active: list[int]) -> list[int]:
     now = current().mpi.now
-    return [i for i in active if reqs[i]._r.done_at is not None  # type: ignore[union-attr]
-            and reqs[i]._r.done_at <= now]  # type: ignore[union-attr]
+    return [i for i in active if reqs[i]._r.done_at is not None
+            and reqs[i]._r.done_at <= now]
 
 
 def _some(reqs: list[Request], statuses: Any, count: int | None
@@ -434,10 +434,10 @@ def _carry_errors(reqs: list[Request], started: list[bool]) -> bool:
 def _completed(r: Request) -> Status:
     """Complete a request the call completed: its status, with its error or MPI_SUCCESS."""
     status = reported(r._r)
-    if r._r.error is not None:  # type: ignore[union-attr]
+    if r._r.error is not None:
         r._null = not r._persistent
     else:
-        r._done(r._r.status)  # type: ignore[union-attr]
+        r._done(r._r.status)
     return status
 
 
@@ -451,10 +451,10 @@ def _report_all(reqs: list[Request], started: list[bool], statuses: Any, stop: b
         if not a:
             made.append(fresh())
         elif stopped:
-            r._r.active = True  # type: ignore[union-attr]  # a later wait completes it
+            r._r.active = True  # a later wait completes it
             made.append(pending())
         else:
-            stopped = stop and r._r.error is not None  # type: ignore[union-attr]
+            stopped = stop and r._r.error is not None
             made.append(_completed(r))
     statuses_into(statuses, made, len(reqs))
 

@@ -180,62 +180,62 @@ class NeighborMethods:
 
     # -- uppercase: buffer specs ----------------------------------------------------------
     def Neighbor_allgather(self, sendbuf: Any, recvbuf: Any) -> None:
-        self._allgather("neighbor_allgather", sendbuf, recvbuf, False)
+        self._neighbor_allgather("neighbor_allgather", sendbuf, recvbuf, False)
 
     def Ineighbor_allgather(self, sendbuf: Any, recvbuf: Any) -> Request:
-        return Request(self._allgather("ineighbor_allgather", sendbuf, recvbuf, False))
+        return Request(self._neighbor_allgather("ineighbor_allgather", sendbuf, recvbuf, False))
 
     def Neighbor_allgatherv(self, sendbuf: Any, recvbuf: Any) -> None:
-        self._allgather("neighbor_allgatherv", sendbuf, recvbuf, True)
+        self._neighbor_allgather("neighbor_allgatherv", sendbuf, recvbuf, True)
 
     def Ineighbor_allgatherv(self, sendbuf: Any, recvbuf: Any) -> Request:
-        return Request(self._allgather("ineighbor_allgatherv", sendbuf, recvbuf, True))
+        return Request(self._neighbor_allgather("ineighbor_allgatherv", sendbuf, recvbuf, True))
 
-    def _allgather(self, call: str, sendbuf: Any, recvbuf: Any, v: bool) -> Any:
+    def _neighbor_allgather(self, call: str, sendbuf: Any, recvbuf: Any, v: bool) -> Any:
         indegree = self.degrees[0]
         send = simple(sendbuf)
         data = np.array(send.buf, copy=True).reshape(-1)
         if v:
-            recv = vector(recvbuf, indegree, writable=True)
-            return self._p2p(call, True, sendbuf=data, recvbuf=recv.buf,  # type: ignore[attr-defined]
-                             recvcounts=recv.counts, rdispls=recv.displs)
+            recv_v = vector(recvbuf, indegree, writable=True)
+            return self._p2p(call, True, sendbuf=data, recvbuf=recv_v.buf,  # type: ignore[attr-defined]
+                             recvcounts=recv_v.counts, rdispls=recv_v.displs)
         recv = simple(recvbuf, indegree, writable=True)
         return self._p2p(call, True, sendbuf=data, recvbuf=recv.buf)  # type: ignore[attr-defined]
 
     def Neighbor_alltoall(self, sendbuf: Any, recvbuf: Any) -> None:
-        self._alltoall("neighbor_alltoall", sendbuf, recvbuf, False)
+        self._neighbor_alltoall("neighbor_alltoall", sendbuf, recvbuf, False)
 
     def Ineighbor_alltoall(self, sendbuf: Any, recvbuf: Any) -> Request:
-        return Request(self._alltoall("ineighbor_alltoall", sendbuf, recvbuf, False))
+        return Request(self._neighbor_alltoall("ineighbor_alltoall", sendbuf, recvbuf, False))
 
     def Neighbor_alltoallv(self, sendbuf: Any, recvbuf: Any) -> None:
-        self._alltoall("neighbor_alltoallv", sendbuf, recvbuf, True)
+        self._neighbor_alltoall("neighbor_alltoallv", sendbuf, recvbuf, True)
 
     def Ineighbor_alltoallv(self, sendbuf: Any, recvbuf: Any) -> Request:
-        return Request(self._alltoall("ineighbor_alltoallv", sendbuf, recvbuf, True))
+        return Request(self._neighbor_alltoall("ineighbor_alltoallv", sendbuf, recvbuf, True))
 
-    def _alltoall(self, call: str, sendbuf: Any, recvbuf: Any, v: bool) -> Any:
+    def _neighbor_alltoall(self, call: str, sendbuf: Any, recvbuf: Any, v: bool) -> Any:
         indegree, outdegree = self.degrees
         if v:
-            send = vector(sendbuf, outdegree)
-            items = _blocks(send.buf, send.counts, send.displs)
-            recv = vector(recvbuf, indegree, writable=True)
-            return self._p2p(call, True, sendbuf=items, recvbuf=recv.buf,  # type: ignore[attr-defined]
-                             recvcounts=recv.counts, rdispls=recv.displs)
+            send_v = vector(sendbuf, outdegree)
+            items = _blocks(send_v.buf, send_v.counts, send_v.displs)
+            recv_v = vector(recvbuf, indegree, writable=True)
+            return self._p2p(call, True, sendbuf=items, recvbuf=recv_v.buf,  # type: ignore[attr-defined]
+                             recvcounts=recv_v.counts, rdispls=recv_v.displs)
         send = simple(sendbuf, outdegree)
         items = _blocks(send.buf, [send.count] * outdegree, None)
         recv = simple(recvbuf, indegree, writable=True)
         return self._p2p(call, True, sendbuf=items, recvbuf=recv.buf)  # type: ignore[attr-defined]
 
     def Neighbor_alltoallw(self, sendbuf: Any, recvbuf: Any) -> None:
-        _, finish = self._alltoallw("neighbor_alltoallw", sendbuf, recvbuf)
+        _, finish = self._neighbor_alltoallw("neighbor_alltoallw", sendbuf, recvbuf)
         finish()
 
     def Ineighbor_alltoallw(self, sendbuf: Any, recvbuf: Any) -> Request:
-        engine, finish = self._alltoallw("ineighbor_alltoallw", sendbuf, recvbuf)
+        engine, finish = self._neighbor_alltoallw("ineighbor_alltoallw", sendbuf, recvbuf)
         return Request(engine, result=lambda _r: finish())
 
-    def _alltoallw(self, call: str, sendbuf: Any, recvbuf: Any) -> tuple[Any, Any]:
+    def _neighbor_alltoallw(self, call: str, sendbuf: Any, recvbuf: Any) -> tuple[Any, Any]:
         """The call's value and the step that completes it (MPI.BOTTOM receive blocks are
         written through their addresses then, :mod:`..msgbuffer.bottom`)."""
         indegree, outdegree = self.degrees

@@ -63,7 +63,7 @@ class _NoMemory(buffer):
     window): no bytes, at address 0 (MPI_BOTTOM), as MPI.Get_address reports it."""
 
     @property
-    def __array_interface__(self) -> dict[str, Any]:  # type: ignore[override]
+    def __array_interface__(self) -> dict[str, Any]:
         return {"data": (0, False), "shape": (0,), "typestr": "|u1", "version": 3}
 
 

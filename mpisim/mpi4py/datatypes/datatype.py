@@ -552,9 +552,10 @@ _MATCH = {(4, 4): "LOGICAL", **{(2, n): f"INTEGER{n}" for n in (1, 2, 4, 8, 16)}
           **{(3, n): f"COMPLEX{n}" for n in (4, 8, 16, 32)}}
 """(typeclass, size) -> the named type MPI_Type_match_size gives."""
 
-_PAIRS = {("FLOAT", "INT"): "FLOAT_INT", ("DOUBLE", "INT"): "DOUBLE_INT",
-          ("LONG", "INT"): "LONG_INT", ("SHORT", "INT"): "SHORT_INT",
-          ("INT", "INT"): "INT_INT", ("LONG_DOUBLE", "INT"): "LONG_DOUBLE_INT"}
+_PAIRS: dict[tuple[str | None, str | None], str] = {
+    ("FLOAT", "INT"): "FLOAT_INT", ("DOUBLE", "INT"): "DOUBLE_INT",
+    ("LONG", "INT"): "LONG_INT", ("SHORT", "INT"): "SHORT_INT",
+    ("INT", "INT"): "INT_INT", ("LONG_DOUBLE", "INT"): "LONG_DOUBLE_INT"}
 """(value, index) -> the predefined pair type (Get_value_index)."""
 
 _WRAPPED: dict[int, Datatype] = {}

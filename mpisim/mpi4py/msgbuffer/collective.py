@@ -29,6 +29,7 @@ caller's buffer), a count and a datatype.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -48,8 +49,10 @@ __all__ = ["Simple", "Vector", "message", "simple", "vector", "wvector"]
 _UINT8 = np.dtype(np.uint8)
 
 
-class Simple(NamedTuple):
-    """A buffer of ``blocks`` blocks of ``count`` elements of ``datatype``."""
+@dataclass(slots=True)
+class Simple:
+    """A buffer of ``blocks`` blocks of ``count`` elements of ``datatype``. (A class, not a
+    named tuple: a field ``count`` would hide ``tuple.count`` from the type checker.)"""
 
     buf: Any            # numpy view (the datatype's elements), or None
     count: int          # elements per block

@@ -61,7 +61,7 @@ class buffer(np.ndarray):
     def format(self) -> str:
         return "B"
 
-    def tobytes(self, order: str | None = None) -> bytes:  # type: ignore[override]
+    def tobytes(self, order: str | None = None) -> bytes:
         """The bytes (``order`` is ignored, as in mpi4py)."""
         return np.ndarray.tobytes(self)
 
@@ -79,7 +79,8 @@ class buffer(np.ndarray):
         return self.nbytes > 0
 
     def cast(self, format: str, shape: Any = None) -> memoryview:
-        view = memoryview(self).cast("B").cast(format)
+        # numpy's stubs: no __buffer__ before 3.12; typeshed's cast takes literal formats
+        view = memoryview(self).cast("B").cast(format)  # type: ignore[arg-type, call-overload]
         return view if shape is None else view.cast("B").cast(format, shape)
 
     def __repr__(self) -> str:

@@ -108,7 +108,8 @@ def _format(dtype: np.dtype) -> str:
     """The PEP 3118 format string numpy gives for ``dtype`` (cached)."""
     fmt = _FORMATS.get(dtype)
     if fmt is None:
-        fmt = _FORMATS[dtype] = memoryview(np.zeros(1, dtype)).format
+        # numpy's stubs: no __buffer__ before 3.12
+        fmt = _FORMATS[dtype] = memoryview(np.zeros(1, dtype)).format  # type: ignore[arg-type]
     return fmt
 
 
@@ -160,7 +161,7 @@ def _unpack(msg: Any) -> tuple[Any, Any, Any, Any]:
                 return buf, count, displ, datatype
             return buf, count, None, datatype
         if len(msg) == 4:
-            return tuple(msg)  # type: ignore[return-value]
+            return tuple(msg)
         raise ValueError("message: expecting 2 to 4 items")
     if _device(msg):
         raise unsupported("buffer", f"{type(msg).__name__} (GPU/DLPack buffers)")

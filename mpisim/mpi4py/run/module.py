@@ -330,7 +330,7 @@ def modules() -> dict[str, types.ModuleType]:
         # (a directory that does not exist, as mpi4py's tests read ``mpi4py.__path__[0]``;
         # nothing is ever found there)
         pkg.__path__.append(os.path.join(os.path.dirname(__file__), "mpi4py-stand-in"))
-        pkg.__version__ = "4.1.2"
+        pkg.__dict__["__version__"] = "4.1.2"
         pkg.MPI = mpi  # type: ignore[attr-defined]
         pkg.util = _util_package()  # type: ignore[attr-defined]
         pkg.rc = Rc()  # type: ignore[attr-defined]
@@ -355,7 +355,7 @@ def _util_package() -> types.ModuleType:
     by name)."""
     if not _UTIL:
         package = types.ModuleType("mpi4py.util", _util.__doc__)
-        package.__path__ = []  # type: ignore[attr-defined]
+        package.__path__ = []
         package.pkl5, package.dtlib = pkl5, dtlib  # type: ignore[attr-defined]
         _UTIL.append(package)
     return _UTIL[0]

@@ -16,7 +16,7 @@ import itertools
 import types
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import _base
-from typing import Any
+from typing import Any, Literal
 
 from ..exceptions import unsupported
 from .simthreads import Event, Queue, Semaphore, Thread, _now, _register_atexit
@@ -141,7 +141,7 @@ def _call_back(fn: Callable[[Future], Any], future: Future) -> None:
 
 
 def wait(fs: Iterable[Future], timeout: float | None = None,
-         return_when: str = ALL_COMPLETED) -> Any:
+         return_when: str = ALL_COMPLETED) -> tuple[set[Future], set[Future]]:
     """``concurrent.futures.wait`` in simulated time: (done, not_done)."""
     fs = set(fs)
     end = None if timeout is None else _now() + timeout
@@ -157,7 +157,8 @@ def wait(fs: Iterable[Future], timeout: float | None = None,
         if left is not None and left <= 0:
             break
         _wait_any(not_done, left)
-    return _base.DoneAndNotDoneFutures(done, not_done)
+    # the stdlib's named tuple, as CPython's wait returns (its stubs want its own Futures)
+    return _base.DoneAndNotDoneFutures(done, not_done)  # type: ignore[arg-type, return-value]
 
 
 def _wait_any(fs: Iterable[Future], timeout: float | None) -> None:
@@ -300,7 +301,7 @@ class ThreadPoolExecutor:
     def __enter__(self) -> ThreadPoolExecutor:
         return self
 
-    def __exit__(self, *exc: object) -> bool:
+    def __exit__(self, *exc: object) -> Literal[False]:
         self.shutdown(wait=True)
         return False
 
@@ -326,14 +327,14 @@ def futures_modules() -> dict[str, types.ModuleType]:
         futures.__dict__.update({k: getattr(_futures, k) for k in _futures.__all__
                                  if k not in _NAMES})
         futures.__dict__.update(_NAMES)
-        futures.__path__ = []  # type: ignore[attr-defined]
+        futures.__path__ = []
         thread = types.ModuleType("concurrent.futures.thread", "The simulated thread pool.")
         thread.ThreadPoolExecutor = ThreadPoolExecutor  # type: ignore[attr-defined]
         thread.BrokenThreadPool = BrokenThreadPool  # type: ignore[attr-defined]
         futures.thread = thread  # type: ignore[attr-defined]
         package = types.ModuleType("concurrent", "The concurrent package, with the "
                                    "simulated futures.")
-        package.__path__ = []  # type: ignore[attr-defined]
+        package.__path__ = []
         package.futures = futures  # type: ignore[attr-defined]
         _MODULES.update({"concurrent": package, "concurrent.futures": futures,
                          "concurrent.futures.thread": thread})

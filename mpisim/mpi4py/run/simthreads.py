@@ -235,7 +235,7 @@ def _rank_state(ctx: RankContext) -> dict[str, Any]:
         state = ctx.state["threading"] = {"threads": [], "count": itertools.count(1),
                                           "atexit": [], "main": None}
         state["main"] = _MainThread(ctx)
-    return state  # type: ignore[no-any-return]
+    return state
 
 
 class Thread:

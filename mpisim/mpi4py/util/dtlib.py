@@ -14,12 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..datatypes.datatype import COMBINERS, DATATYPES, Datatype, typealign, typecode
+from numpy import dtype as _np_dtype
 
-try:
-    from numpy import dtype as _np_dtype
-except ImportError:  # pragma: no cover - numpy is a dependency of mpisim
-    _np_dtype = None
+from ..datatypes.datatype import COMBINERS, DATATYPES, Datatype, typealign, typecode
 
 __all__ = ["from_numpy_dtype", "to_numpy_dtype"]
 
@@ -47,8 +44,6 @@ def _is_aligned(datatype: Datatype, offset: int = 0) -> bool:
 
 def from_numpy_dtype(dtype: Any) -> Datatype:
     """The MPI datatype of a numpy dtype (see the module)."""
-    if _np_dtype is None:
-        raise RuntimeError("NumPy is not available") from None
     dtype = _np_dtype(dtype)
     if dtype.hasobject:
         raise ValueError("NumPy datatype with object entries")
@@ -107,9 +102,7 @@ def to_numpy_dtype(datatype: Datatype) -> Any:
     raise ValueError("cannot convert MPI datatype to NumPy")
 
 
-def _np(spec: Any, **kwargs: Any) -> Any:
-    if _np_dtype is None:
-        return spec if not kwargs else (spec, kwargs)
+def _np(spec: Any, **kwargs: Any) -> _np_dtype[Any]:
     return _np_dtype(spec, **kwargs)
 
 

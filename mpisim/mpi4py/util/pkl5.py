@@ -364,6 +364,7 @@ def _check_root(comm: Any, root: int) -> None:
 
 def _bcast(comm: Any, obj: Any, root: int) -> Any:
     rank = comm.Get_rank()
+    data: bytes | bytearray
     data, bufs = dumps(obj if rank == root else None)
     dup, _tag = _commctx(comm)
     infotype = _info_type()
@@ -449,7 +450,11 @@ def _alltoall(comm: Any, objs: Any) -> list[Any]:
 
 # -- the communicators -------------------------------------------------------------------------
 class Comm(_Comm):
-    """mpi4py's ``pkl5.Comm``: the lowercase calls with pkl5's messages."""
+    """mpi4py's ``pkl5.Comm``: the lowercase calls with pkl5's messages.
+
+    Its signatures are mpi4py's, which differ from ``MPI.Comm``'s (a pkl5 Request or
+    Message is not an MPI one; ``bcast``'s and ``scatter``'s object has no default): the
+    ``override`` ignores below are those of mpi4py's own stubs."""
 
     def Dup(self, info: Any = None) -> Comm:
         """A duplicate, of this class (as mpi4py's Dup makes ``type(self)``)."""
@@ -469,13 +474,13 @@ class Comm(_Comm):
     def ssend(self, obj: Any, dest: int, tag: int = 0) -> None:
         _Request.Waitall(list(_isend(self, _Comm.Issend, obj, dest, tag)))
 
-    def isend(self, obj: Any, dest: int, tag: int = 0) -> Request:
+    def isend(self, obj: Any, dest: int, tag: int = 0) -> Request:  # type: ignore[override]
         return _isend(self, _Comm.Isend, obj, dest, tag)
 
-    def ibsend(self, obj: Any, dest: int, tag: int = 0) -> Request:
+    def ibsend(self, obj: Any, dest: int, tag: int = 0) -> Request:  # type: ignore[override]
         return _isend(self, _Comm.Ibsend, obj, dest, tag)
 
-    def issend(self, obj: Any, dest: int, tag: int = 0) -> Request:
+    def issend(self, obj: Any, dest: int, tag: int = 0) -> Request:  # type: ignore[override]
         return _isend(self, _Comm.Issend, obj, dest, tag)
 
     def recv(self, buf: Any = None, source: int = ANY_SOURCE, tag: int = ANY_TAG,
@@ -495,21 +500,21 @@ class Comm(_Comm):
         _Request.Waitall(list(sreq))
         return obj
 
-    def mprobe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
+    def mprobe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,  # type: ignore[override]
                status: Status | None = None) -> Message:
         return _mprobe(self, _Comm.Mprobe, source, tag, status)  # type: ignore[return-value]
 
-    def improbe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,
+    def improbe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG,  # type: ignore[override]
                 status: Status | None = None) -> Message | None:
         return _mprobe(self, _Comm.Improbe, source, tag, status)
 
-    def bcast(self, obj: Any, root: int = 0) -> Any:
+    def bcast(self, obj: Any, root: int = 0) -> Any:  # type: ignore[override]
         return _bcast(self, obj, root)
 
     def gather(self, sendobj: Any, root: int = 0) -> list[Any] | None:
         return _gather(self, sendobj, root)
 
-    def scatter(self, sendobj: Any, root: int = 0) -> Any:
+    def scatter(self, sendobj: Any, root: int = 0) -> Any:  # type: ignore[override]
         return _scatter(self, sendobj, root)
 
     def allgather(self, sendobj: Any) -> list[Any]:

@@ -216,3 +216,32 @@ def test_in_place_at_a_non_root_is_err_buffer(tmp_path, capsys):
     result = ms.run_mpi4py(path, ranks=2)
     assert "rank 1: True" in capsys.readouterr().out
     assert result.outcome is ms.Outcome.DEADLOCK  # the root waits for rank 1's part
+
+
+# -- a topology communicator's plain collectives -------------------------------------------------
+def test_8_6_a_cartesian_communicators_alltoall_is_the_full_exchange(tmp_path, capsys):
+    """8.6: a communicator with a topology is an intracommunicator; its MPI_Alltoall and
+    MPI_Alltoallw exchange with every process (§6.8), not only with the neighbours (the
+    neighbourhood collectives of §8.6 are other calls)."""
+    path = script(tmp_path, """
+        import numpy as np
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        n = comm.size
+        cart = comm.Create_cart([n], periods=[False])
+        send = np.arange(n, dtype="i") + 10 * comm.rank
+        recv = np.zeros(n, dtype="i")
+        cart.Alltoall(send, recv)
+        print(f"rank {comm.rank}: alltoall {recv.tolist()}")
+        recv[:] = 0
+        size = MPI.INT.Get_size()
+        displs = [k * size for k in range(n)]
+        cart.Alltoallw([send, [1] * n, displs, [MPI.INT] * n],
+                       [recv, [1] * n, displs, [MPI.INT] * n])
+        print(f"rank {comm.rank}: alltoallw {recv.tolist()}")
+    """)
+    lines = run(path, 4, capsys)
+    for rank in range(4):
+        full = [rank + 10 * k for k in range(4)]
+        assert f"rank {rank}: alltoall {full}" in lines
+        assert f"rank {rank}: alltoallw {full}" in lines

@@ -24,7 +24,7 @@ import collections
 import functools
 import itertools
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, Literal
 
 from ...bridge import current
 from ...MPI import comm as _comm
@@ -103,7 +103,8 @@ class MPIPoolExecutor:
             pool.ready.wait()
         return self
 
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any
+               ) -> _futures.Future:  # (here "Future" would be the class attribute)
         if self._broken:
             raise _futures.BrokenExecutor(self._broken)
         if self._shutdown:
@@ -155,7 +156,7 @@ class MPIPoolExecutor:
     def __enter__(self) -> MPIPoolExecutor:
         return self
 
-    def __exit__(self, *exc: object) -> bool:
+    def __exit__(self, *exc: object) -> Literal[False]:
         self.shutdown(wait=True)
         return False
 
@@ -253,7 +254,7 @@ class MPICommExecutor:
             return None
         executor = MPIPoolExecutor(**self._options)
         if SHARED not in current().state:
-            executor._link = comm_link(comm, root)  # type: ignore[method-assign]
+            executor._link = comm_link(comm, root)
             executor._bootstrap()  # the manager starts now, as mpi4py's
         self._executor = executor
         return executor

@@ -106,7 +106,7 @@ class ThreadLink(Link):
     def fetch(self) -> tuple[int, Any]:
         pid, (result, exception) = self.outbox.get()
         if isinstance(exception, Raised):  # (as if it had been pickled and back)
-            exception = unwrap(*exception.args)  # type: ignore[arg-type]
+            exception = unwrap(*exception.args)
         return pid, (result, exception)
 
     def close(self) -> None:

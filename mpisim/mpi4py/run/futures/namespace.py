@@ -51,15 +51,15 @@ def modules() -> dict[str, types.ModuleType]:
     """``mpi4py.futures``, its ``_core`` and its ``aplus`` as a script imports them, by
     name."""
     mod = module()
-    return {"mpi4py.futures": mod, "mpi4py.futures._core": mod._core,  # type: ignore[attr-defined]
-            "mpi4py.futures.aplus": mod.aplus}  # type: ignore[attr-defined]
+    return {"mpi4py.futures": mod, "mpi4py.futures._core": mod._core,
+            "mpi4py.futures.aplus": mod.aplus}
 
 
 def module() -> types.ModuleType:
     """``mpi4py.futures`` as a script imports it (one per process)."""
     if not _MODULE:
         mod = types.ModuleType("mpi4py.futures", _executors.__doc__)
-        mod.__path__ = []  # type: ignore[attr-defined]  # a package: mpi4py.futures._core
+        mod.__path__ = []  # a package: mpi4py.futures._core
         mod._core = _core()  # type: ignore[attr-defined]
         mod.aplus = _aplus_module()  # type: ignore[attr-defined]
         mod.__dict__.update({name: getattr(_futures, name) for name in _NAMES})

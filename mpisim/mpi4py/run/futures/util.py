@@ -28,8 +28,8 @@ def collect(fs: Iterable[Future]) -> Future:
             return
         if item.cancelled():
             future.cancel()
-        elif item.exception() is not None:
-            future.set_exception(item.exception())
+        elif (error := item.exception()) is not None:
+            future.set_exception(error)
         else:
             results[index] = item.result()
             left[0] -= 1
