@@ -101,8 +101,9 @@ def load(args: argparse.Namespace) -> Any:
 def add_check_options(p: argparse.ArgumentParser, when: str = "") -> None:
     """``--races`` and ``--max-orders`` (the message-race exploration of ``check``)."""
     p.add_argument("--races", action="store_true",
-                   help=f"{when}explore the matching orders of wildcard receives (message "
-                        "races): exit 0 race-free, 8 racy")
+                   help=("--check --races: " if when else "") +
+                        "explore the matching orders of wildcard receives (message races) "
+                        "and the orders of threads: exit 0 race-free, 8 racy")
     p.add_argument("--max-orders", type=int, default=None, metavar="N",
                    help=f"{when}with --races: run at most N orders (default 32)")
 

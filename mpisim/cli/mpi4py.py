@@ -19,6 +19,7 @@ from ..runs.estimate import WallClockLimit, wall_clock_limit
 from ..runs.settings import assignment
 from .common import Command, UsageError
 from .options import add_run_options
+from .run import RUN
 from .shipped import shipped
 from .whatif import mode_of, run_mode
 
@@ -78,7 +79,7 @@ def load_script(args: argparse.Namespace) -> ScriptScenario:
     if not os.path.isfile(args.script):
         raise ValueError(f"{args.script}: no such script")
     try:
-        output = ("discard" if args.check or args.min_buffer or args.vary else
+        output = ("discard" if mode_of(args) is not RUN else
                   "stderr" if args.json and not args.report else "stdout")
         return script_scenario(args.script, list(args.args), args.np, args.settings,
                                overrides, output, getattr(args, "module", None))

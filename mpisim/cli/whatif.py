@@ -236,9 +236,11 @@ MIN_BUFFER = Command(
 
 # -- the modes of a program given outside a scenario file ------------------------------------
 def mode_of(args: argparse.Namespace) -> Command:
-    """The command ``--check``, ``--min-buffer`` or ``--vary`` choose (else ``run``)."""
-    return (CHECK if args.check else MIN_BUFFER if args.min_buffer else
-            SWEEP if args.vary else RUN)
+    """The command ``--check``, ``--min-buffer`` or ``--vary`` choose (else ``run``);
+    ``--races`` alone is ``--check --races``."""
+    return (CHECK if args.check or (getattr(args, "races", False) and not args.min_buffer
+                                    and not args.vary) else
+            MIN_BUFFER if args.min_buffer else SWEEP if args.vary else RUN)
 
 
 def run_mode(command: Command, args: argparse.Namespace, program: str) -> int:
