@@ -154,14 +154,16 @@ def test_a_process_stopped_in_finalize_beside_one_still_computing_is_the_same_po
 # -- recording them (a real MPI) ---------------------------------------------------------------
 def record(source: Path, out: Path, mpicc: str, mpiexec: str, build: Path
            ) -> subprocess.CompletedProcess:
-    """Compile ``source`` in ``build`` and record it (stopped after TIMEOUT s) into ``out``,
-    its machine-specific header lines made neutral (``#exe ./name``, ``#pid 0``)."""
+    """Compile ``source`` in ``build`` and record it (stopped after TIMEOUT s) into ``out``
+    in the text format, as the stored recordings are, its machine-specific header lines made
+    neutral (``#exe ./name``, ``#pid 0``)."""
     _, size = expected(source)
     build.mkdir(parents=True, exist_ok=True)
     subprocess.run([mpicc, "-g", "-O0", "-o", str(build / source.stem), str(source)],
                    check=True, timeout=120)
-    run = subprocess.run([sys.executable, "-m", "mpisim", "record", "--out", str(out),
-                          "--timeout", str(TIMEOUT), "--", mpiexec, "-n", str(size),
+    run = subprocess.run([sys.executable, "-m", "mpisim", "record", "--format", "text",
+                          "--out", str(out), "--timeout", str(TIMEOUT), "--", mpiexec, "-n",
+                          str(size),
                           f"./{source.stem}"], capture_output=True, text=True,
                          timeout=180, cwd=build)
     if out.exists():

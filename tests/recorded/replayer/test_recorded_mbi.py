@@ -136,15 +136,16 @@ def test_replay_strict_exits_8_on_an_erroneous_recording_and_0_on_its_twin(capsy
 # -- recording the set (a real MPI) -----------------------------------------------------------
 def record(source: Path, out: Path, mpicc: str, mpiexec: str, build: Path
            ) -> subprocess.CompletedProcess:
-    """Compile ``source`` in ``build`` and record it on 2 processes into ``out``, its
-    program's paths made relative (``#exe ./name``) so that the recording is the same
+    """Compile ``source`` in ``build`` and record it on 2 processes into ``out`` (in the text
+    format, as the stored recordings are), its program's paths made relative (``#exe ./name``) so that the recording is the same
     wherever it was made."""
     work = build / source.stem
     work.mkdir(parents=True, exist_ok=True)
     subprocess.run([mpicc, "-g", "-O0", "-o", str(work / source.stem), str(source)],
                    check=True, timeout=120)
-    run = subprocess.run([sys.executable, "-m", "mpisim", "record", "--out", str(out),
-                          "--timeout", str(HANG_AFTER), "--", mpiexec, "-n", "2",
+    run = subprocess.run([sys.executable, "-m", "mpisim", "record", "--format", "text",
+                          "--out", str(out), "--timeout", str(HANG_AFTER), "--", mpiexec,
+                          "-n", "2",
                           f"./{source.stem}"], capture_output=True, text=True,
                          timeout=180, cwd=work)
     if out.exists():
