@@ -137,8 +137,8 @@ def test_replay_strict_exits_8_on_an_erroneous_recording_and_0_on_its_twin(capsy
 def record(source: Path, out: Path, mpicc: str, mpiexec: str, build: Path
            ) -> subprocess.CompletedProcess:
     """Compile ``source`` in ``build`` and record it on 2 processes into ``out`` (in the text
-    format, as the stored recordings are), its program's paths made relative (``#exe ./name``) so that the recording is the same
-    wherever it was made."""
+    format, as the stored recordings are), its program's paths made relative
+    (``#exe ./name``) so that the recording is the same wherever it was made."""
     work = build / source.stem
     work.mkdir(parents=True, exist_ok=True)
     subprocess.run([mpicc, "-g", "-O0", "-o", str(work / source.stem), str(source)],
