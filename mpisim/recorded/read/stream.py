@@ -72,11 +72,11 @@ class _Block:
     """A block's calls as the replay takes them: shape and result indices, the times (s)
     and request bases; ``first`` its first call (0-based)."""
 
-    __slots__ = ("base", "duration", "first", "gap", "result", "shape")
+    __slots__ = ("base", "duration", "first", "gap", "n", "result", "shape")
 
     def __init__(self, first: int, shape: np.ndarray, result: np.ndarray, gap: np.ndarray,
                  duration: np.ndarray, base: np.ndarray) -> None:
-        self.first, self.shape, self.result = first, shape, result
+        self.first, self.shape, self.result, self.n = first, shape, result, len(shape)
         self.gap, self.duration, self.base = gap, duration, base
 
 
@@ -107,6 +107,10 @@ class StreamedCalls(CallList):
     # -- blocks ----------------------------------------------------------------------------
     def block(self, i: int) -> _Block:
         """The block holding call ``i`` (0-based), read from the file unless kept."""
+        if self._cache:  # (the replay's: the block it is in)
+            kept = self._cache[0]
+            if 0 <= i - kept.first < kept.n:
+                return kept
         for kept in self._cache:
             if kept.first <= i < kept.first + len(kept.shape):
                 return kept
@@ -183,7 +187,9 @@ class StreamedCalls(CallList):
     def request_id(self, i: int) -> int:
         b = self.block(i)
         j = i - b.first
-        return _absolute(self.results[b.result[j]].out["r"], int(b.base[j]))
+        rid = self.results[b.result[j]].out["r"]
+        base = int(b.base[j])
+        return rid + base - 1 if base and rid is not None and rid > 0 else rid  # (_absolute)
 
     def returned(self, i: int) -> bool:
         b = self.block(i)
