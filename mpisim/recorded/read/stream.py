@@ -37,6 +37,7 @@ from .records import Call, CallList, RankLog, TraceError, _absolute
 __all__ = ["StreamedCalls", "read_streamed"]
 
 _PAGE = mmap.PAGESIZE
+_DONTNEED: int | None = getattr(mmap, "MADV_DONTNEED", None)  # (not on every platform)
 
 
 class _Whole(Exception):
@@ -256,9 +257,9 @@ class _Scan(_Stream):
 
     def _block(self, pos: int) -> int:
         end = super()._block(pos)
-        if isinstance(self.data, mmap.mmap):  # its pages given back (module)
+        if isinstance(self.data, mmap.mmap) and _DONTNEED is not None:  # (module)
             lo = pos - pos % _PAGE
-            self.data.madvise(mmap.MADV_DONTNEED, lo, end - lo)
+            self.data.madvise(_DONTNEED, lo, end - lo)  # its pages given back
         return end
 
     def _keep(self, columns: list[np.ndarray]) -> None:
