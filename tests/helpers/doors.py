@@ -86,12 +86,14 @@ _NOT_RECORDED: list[tuple[tuple[str, ...], str]] = [
     (_names("query_thread", "is_thread_main"),
      "a local query of the thread level: the recording's Init line holds the level given"),
     (_names("spawn_thread", "current_thread"),
-     "not an MPI function: a program's own threads (pthreads, OpenMP) are not recorded yet"),
+     "not an MPI function: a program's own threads (pthreads, OpenMP) are recorded as the "
+     "thread of each call (t=), and replayed as simulated threads"),
     (_names("comm_spawn", "comm_spawn_multiple", "comm_get_parent", "comm_disconnect",
             "comm_accept", "comm_connect", "comm_join", "open_port", "close_port",
             "publish_name", "unpublish_name", "lookup_name"),
      "dynamic processes (MPI 4.1 §11.8): not recorded yet (a recording is of the processes "
-     "mpiexec started)"),
+     "mpiexec started: a spawned child's log would be numbered by its own MPI_COMM_WORLD "
+     "rank, as its parents' are, and joining them needs a numbering across worlds)"),
 ]
 """Calls the recorder does not log, so neither its Fortran binding, the replayer nor the
 YAML writer can have them."""
@@ -119,9 +121,9 @@ EXCLUDED: dict[str, list[tuple[tuple[str, ...], str]]] = {
          "whose Fortran calls PMPI directly, its time counts as time outside MPI"),
     ],
     "replayer": [
-        (_names("init_thread"), "the level is read from the recording's Init line; a "
-                                "replay runs each process's calls as one thread (a "
-                                "program's threads are not recorded yet)"),
+        (_names("init_thread"), "replayed as the recording's Init line, whose thread= "
+                                "(the level MPI_Init_thread provided) the replay asks for; "
+                                "each recorded thread (t=) runs as a simulated thread"),
     ],
     "scenario op": [
         (tuple(n for n in _QUERIES if n != "cart_shift"),

@@ -60,6 +60,7 @@ import numpy as np
 from .lines import (
     LogEnd,
     Where,
+    after_open,
     call_shape,
     comm_line,
     finish_log,
@@ -330,8 +331,14 @@ class _Stream:
         unit_result = np.array([*self.unit_result, -1], dtype=np.int32)
         result = unit_result[keys] if len(keys) else np.zeros(0, dtype=np.int32)
         open_calls = np.flatnonzero(result < 0)
-        if len(open_calls) and open_calls[0] < len(keys) - 1 and self.end.broken is None:
-            cut = int(open_calls[0]) + 1
+        cut_at = None
+        if len(open_calls) and open_calls[0] < len(keys) - 1:
+            first = int(open_calls[0])  # (a threaded log ends with one open call per thread)
+            threads = [self.shapes[self.unit_shape[k]].args.get("t", 0)
+                       for k in keys[first:].tolist()]
+            cut_at = after_open(threads, (result[first:] < 0).tolist())
+        if cut_at is not None and self.end.broken is None:
+            cut = first + cut_at
             name = self.shapes[self.unit_shape[keys[cut]]].name
             self.end.broken = (f"call {cut + 1} starts another call (MPI_{name}) before call "
                                f"{cut} returned; the log's {len(keys) - cut} calls from there "

@@ -101,6 +101,7 @@ def parse_log(path: str, lines: list[str], start: int, stop: int, base: int = 0)
     durations: list[float] = []
     numbers: list[int] = []
     returned: list[int] = []
+    open_threads: set[int] = set()  # threads whose call in progress the log ends inside
     for index in range(start + 1, stop):
         text = lines[index]
         number = base + index + 1
@@ -129,7 +130,7 @@ def parse_log(path: str, lines: list[str], start: int, stop: int, base: int = 0)
             shape, gap = call_shape(where, number, text)
             if shape.site is not None and shape.site not in sites:  # not described yet
                 shape = CallShape(shape.name, shape.args, None)
-            if shapes and returned[-1] < 0:  # the log ends inside the call before
+            if _reopened(shape, shapes, returned, open_threads):  # ends inside its call
                 end.broken = (f"line {number} starts another call (MPI_{shape.name}) before "
                               f"it returned; the log's {stop - index} lines from there are "
                               "not read")
@@ -144,6 +145,29 @@ def parse_log(path: str, lines: list[str], start: int, stop: int, base: int = 0)
                      np.array(durations, dtype=np.float64), np.array(numbers, dtype=np.int64),
                      sites)
     return finish_log(where, base + start + 2, path, end, calls, types, sites, comms)
+
+
+def _reopened(shape: CallShape, shapes: list[CallShape], returned: list[int],
+              open_threads: set[int]) -> bool:
+    """Whether ``shape``'s thread has a call in progress before it (kept in
+    ``open_threads``: a call without its result followed by another call, of another
+    thread under MPI_THREAD_MULTIPLE, MPI 4.1 §11.6)."""
+    if shapes and returned[-1] < 0:
+        open_threads.add(shapes[-1].args.get("t", 0))
+    return shape.args.get("t", 0) in open_threads
+
+
+def after_open(threads: list[int], open_calls: list[bool]) -> int | None:
+    """The index of the first call whose thread has a call in progress before it (the log
+    then goes on past that call: it is read up to there), None when every call in progress
+    is its thread's last (MPI 4.1 §11.6: one per thread at a threaded log's end)."""
+    busy: set[int] = set()
+    for i, (thread, still_open) in enumerate(zip(threads, open_calls, strict=True)):
+        if thread in busy:
+            return i
+        if still_open:
+            busy.add(thread)
+    return None
 
 
 def finish_log(where: Where, rank_line: int, path: str, end: LogEnd, calls: CallList,
@@ -246,7 +270,7 @@ def site_line(where: Where, line: int, text: str) -> Site:
 _KINDS = {"dest": "peer", "src": "peer", "tag": "tag", "rtag": "tag", "comm": "int",
           "n": "int", "T": "int", "rn": "int", "rT": "int", "pk": "int", "root": "int",
           "r": "reqs", "ns": "ints", "Ts": "ints", "key": "int", "code": "int",
-          "thread": "int",
+          "thread": "int", "t": "int",
           # communicator makers (MPI 4.1 §7, §8): topologies, groups, intercommunicators
           "dims": "ints", "periods": "ints", "reorder": "int", "remain": "ints",
           "index": "ints", "edges": "ints", "ins": "ints", "outs": "ints", "sw": "ints",

@@ -99,9 +99,16 @@ class Call:
     def statuses(self) -> list[Status | None]:
         return self.out.get("st", [])
 
+    @property
+    def thread(self) -> int:
+        """The thread that made it (``t=``, MPI 4.1 §11.6): 0 the one that called MPI_Init,
+        then 1, 2... in the order of each thread's first call."""
+        return int(self.args.get("t", 0))
+
     def where(self) -> str:
         site = f", {self.site.describe()}" if self.site is not None else ""
-        return f"call {self.number}{site}"
+        thread = f" (thread {self.thread})" if self.thread else ""
+        return f"call {self.number}{thread}{site}"
 
     def split(self) -> tuple[int, int]:
         """(color, key) of the MPI_Comm_split that makes the communicator this call made: its
@@ -316,9 +323,29 @@ class RankLog:
 
     @property
     def blocked(self) -> Call | None:
-        """The call in progress when the process ended (None if it ended between calls)."""
+        """The call in progress when the process ended (None if it ended between calls);
+        of a threaded process, its last thread's (:attr:`in_progress` has them all)."""
         calls = self.calls
         return calls[-1] if len(calls) and not calls.returned(len(calls) - 1) else None
+
+    @property
+    def in_progress(self) -> list[Call]:
+        """Every call in progress when the process ended, one per thread at most (MPI 4.1
+        §11.6): the calls without a result at the log's end, in the log's order."""
+        calls, found = self.calls, []
+        for i in range(len(calls) - 1, -1, -1):
+            if calls.returned(i):
+                break
+            found.append(calls[i])
+        return found[::-1]
+
+    @property
+    def threads(self) -> list[int]:
+        """The threads that made calls (``[0]`` for a single-threaded process)."""
+        seen = {0}
+        for shape in self.calls.shapes:
+            seen.add(int(shape.args.get("t", 0)))
+        return sorted(seen)
 
 
 @dataclass
@@ -367,7 +394,8 @@ class Trace:
         return "killed"
 
     def blocked(self) -> list[tuple[int, Call]]:
-        return [(r.rank, b) for r in self.ranks if (b := r.blocked) is not None]
+        """Each process's calls in progress when it ended (a threaded one's, every thread's)."""
+        return [(r.rank, b) for r in self.ranks for b in r.in_progress]
 
 
 @overload

@@ -19,14 +19,18 @@ by single spaces; ``mpisim record`` concatenates the processes' logs in rank ord
 - ``@ ID OBJECT OFFSET [SYMBOL+OFF]``: a call site (the caller's return address, its
   object file and offset in it, the symbol dladdr found). Reading looks up its source line
   (:mod:`.sources`).
-- A call: ``NAME g=NS [@=SITE] key=value...``, written when the call is entered. ``NAME`` is
-  the MPI name without ``MPI_``; ``g`` is the wall time in nanoseconds spent outside MPI since
-  the previous call returned. Peers are ranks of the call's communicator, ``A`` for
-  MPI_ANY_SOURCE and ``N`` for MPI_PROC_NULL; tags ``A`` for MPI_ANY_TAG; ``comm`` is a
-  communicator id (0 world, 1 self, then in creation order); ``n`` a count and ``T`` a
-  datatype id; ``pk`` MPI_Pack_size (buffered sends); ``r`` request ids; ``ns`` a count per
-  rank of the communicator (the v forms' send or receive counts) and ``Ts`` a datatype id per
-  rank (Alltoallw).
+- A call: ``NAME g=NS [t=N] [@=SITE] key=value...``, written when the call is entered.
+  ``NAME`` is the MPI name without ``MPI_``; ``g`` is the wall time in nanoseconds spent
+  outside MPI since the previous call of its thread returned; ``t`` the thread that made it
+  (MPI 4.1 §11.6: left out for thread 0, the one that called MPI_Init; then 1, 2... in the
+  order of each thread's first call). Under MPI_THREAD_MULTIPLE a call is written with its
+  result when it returns, and a log ends with the calls still in progress, one per thread at
+  most; a compact log's keys carry the same ``t=``. Peers are ranks of the call's
+  communicator, ``A`` for MPI_ANY_SOURCE and ``N`` for MPI_PROC_NULL; tags ``A`` for
+  MPI_ANY_TAG; ``comm`` is a communicator id (0 world, 1 self, then in creation order);
+  ``n`` a count and ``T`` a datatype id; ``pk`` MPI_Pack_size (buffered sends); ``r``
+  request ids; ``ns`` a count per rank of the communicator (the v forms' send or receive
+  counts) and ``Ts`` a datatype id per rank (Alltoallw).
 - ``= RC d=NS key=value...``: the result of the call on the line before it, written when it
   returns: RC is ``0`` or an MPI error class (``MPI_ERR_BUFFER``); ``d`` the nanoseconds it
   took; ``st=SOURCE:TAG:BYTES`` the status of each completed receive or probe (``-`` for a

@@ -521,14 +521,14 @@ def _report_blocked(out_path: Path) -> None:
     except TraceError:
         return
     for rank in trace.ranks:
-        call = rank.blocked
-        if call is None:
+        if rank.blocked is None:
             print(f"  rank {rank.rank}: {rank.end_text()}", file=sys.stderr)
             continue
-        args = " ".join(f"{k}={call.args[k]}" for k in ("dest", "src", "tag", "comm")
-                        if k in call.args and (k != "comm" or call.args[k] != 0))
-        print(f"  rank {rank.rank}: blocked in MPI_{call.name}{' ' + args if args else ''} "
-              f"({call.where()})", file=sys.stderr)
+        for call in rank.in_progress:  # (one per thread blocked, MPI 4.1 §11.6)
+            args = " ".join(f"{k}={call.args[k]}" for k in ("dest", "src", "tag", "comm")
+                            if k in call.args and (k != "comm" or call.args[k] != 0))
+            print(f"  rank {rank.rank}: blocked in MPI_{call.name}{' ' + args if args else ''}"
+                  f" ({call.where()})", file=sys.stderr)
 
 
 def _no_log(logs: str, status: int | None, cc: str, shim: Path, launch: Launch) -> str:

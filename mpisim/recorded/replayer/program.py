@@ -63,6 +63,7 @@ from .objects import OBJECTS, caught
 from .onesided import ONE_SIDED
 from .p2p import P2P, RECV, SEND
 from .state import RankReplay
+from .threads import is_threaded, run_threads
 
 __all__ = ["ReplayProgram", "Stopped", "Unsupported"]
 
@@ -138,6 +139,8 @@ class ReplayProgram:
         replay = ReplayRank(mpi, trace.ranks[mpi.rank], float(compute_scale),
                             bool(as_matched), notes, self.quirks[mpi.rank])
         replay.program = self
+        if is_threaded(replay):  # each recorded thread a simulated one (MPI 4.1 §11.6)
+            return run_threads(replay, _STRIDE)
         return replay.run()
 
 
@@ -344,6 +347,17 @@ def _comm(r: ReplayRank, call: Call) -> Generator[Any, Any, None]:
         r.comms[new] = made
 
 
+def _init(r: ReplayRank, call: Call) -> Generator[Any, Any, None]:
+    """MPI_Init[_thread]: the thread level the recorded library provided (MPI 4.1
+    §11.2.1), so that the thread-level rules apply; plain MPI_Init's (SINGLE) is the
+    replay's already."""
+    level = call.args.get("thread", 0)
+    if isinstance(level, int) and level > 0:
+        r.mpi.init_thread(level)
+    return
+    yield
+
+
 def _finalize(r: ReplayRank, call: Call) -> Generator[Any, Any, None]:
     """MPI_Finalize: its own part here (the buffered messages); the wait for the other
     processes (collective, MPI 4.1 §11.2.2, unless the profile's ``finalize`` is local) is
@@ -371,7 +385,7 @@ def _abort(r: ReplayRank, call: Call) -> Generator[Any, Any, None]:
 
 _CALLS: dict[str, Any] = {
     # the recorder's own: calls the handle has none for
-    "Init": _none, "Comm_set_errhandler": _none, "Finalize": _finalize, "Abort": _abort,
+    "Init": _init, "Comm_set_errhandler": _none, "Finalize": _finalize, "Abort": _abort,
     **dict.fromkeys(MADE_AS_SPLIT, _comm), **dict.fromkeys(COMMS, _comm),
     # point-to-point, completion, persistent, buffers, collectives (mpisim.recorded.replayer.p2p)
     **P2P,

@@ -99,8 +99,9 @@ def describe(trace: Trace, library: LibraryProfile, profile: str | None,
                          f"library would choose {library.profile}")
     for log in trace.ranks:
         if log.ended != "finalized":
-            where = f" at {log.blocked.where()}" if log.blocked is not None else ""
-            inside = f" was in MPI_{log.blocked.name}{where} and" if log.blocked else ""
+            inside = " and".join(f" was in MPI_{c.name} at {c.where()}"
+                                 for c in log.in_progress)
+            inside += " and" if inside else ""
             lines.append(f"  rank {log.rank}{inside} {log.end_text()}")
     errors = [(r.rank, i) for r in trace.ranks for i in r.calls.errors().tolist()]
     for rank, i in errors[:5]:
@@ -162,16 +163,21 @@ def _deadlocked(trace: Trace, result: Any, reached: dict[int, tuple[str, int]],
     """A stopped recording whose replay deadlocked: judged on the blocked calls. Each
     process the recording shows inside a call must be blocked in the replay at that call
     (MPI_Finalize included: it waits for the others, MPI 4.1 §11.2.2), and no other."""
-    blocked = {b.rank: (b.call, _number(b.where)) for b in result.deadlock.blocked}
+    blocked: dict[int, list[tuple[str, int | None]]] = {}
+    for b in result.deadlock.blocked:  # (a thread joining another is in no MPI call)
+        if not b.call.startswith("join "):
+            blocked.setdefault(b.rank, []).append((b.call, _number(b.where)))
     same, wrong = [], []
-    for log in trace.ranks:
-        recorded = log.blocked if log.ended != "finalized" else None
-        call, number = blocked.get(log.rank, (None, None))
-        if recorded is not None and number == recorded.number:
-            same.append(f"rank {log.rank} in MPI_{recorded.name} at call {number}")
-        elif recorded is not None or call is not None:
-            wrong.append(_blocked_apart(log, recorded, call, number,
-                                        reached.get(log.rank)))
+    for log in trace.ranks:  # a threaded process's calls: one per blocked thread (§11.6)
+        recorded = log.in_progress if log.ended != "finalized" else []
+        got = blocked.get(log.rank, [])
+        if recorded and {n for _, n in got} == {c.number for c in recorded}:
+            same += [f"rank {log.rank} in MPI_{c.name} at call {c.number}"
+                     + (f" (thread {c.thread})" if c.thread else "") for c in recorded]
+        elif recorded or got:
+            call, number = got[0] if got else (None, None)
+            wrong.append(_blocked_apart(log, recorded[-1] if recorded else None, call,
+                                        number, reached.get(log.rank)))
     if not wrong:
         return f"agrees with the recording: the same calls are blocked ({', '.join(same)})"
     return _differs(f"{'; '.join(wrong)} (the replay ended in deadlock{_detail(result)})",

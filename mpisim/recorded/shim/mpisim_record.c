@@ -16,8 +16,15 @@
  *
  * Every call writes its entry line before it enters the library and a result line ("=")
  * when it returns, so a call still blocked when the process died has no result line.
- * Single-threaded use (MPI_THREAD_SINGLE/FUNNELED/SERIALIZED): calls made concurrently by
- * several threads would interleave their lines.
+ * Threads (MPI 4.1 §11.6): each call carries its thread, a small index kept in a thread-local
+ * variable (0 for the thread that called MPI_Init/MPI_Init_thread, then 1, 2... in the order
+ * of each thread's first logged call), as ` t=N` after its g= when N is not 0, and its g= is
+ * the time since that thread's previous call returned (a thread's first: since MPI_Init
+ * returned). Under MPI_THREAD_MULTIPLE (the level provided) a recursive mutex is held while
+ * a call's entry and its result are made (never while it is in the library), and a text
+ * log's call is written whole (entry and result lines) when it returns, the calls still in
+ * progress (one per thread at most) at the log's end; at any other level no lock is taken
+ * and nothing changes (one thread at a time calls MPI).
  *
  * Two blocks of this file are generated, each between its marker lines: the regular C
  * wrappers (sends, receives, counted and neighbourhood collectives in all their forms, the
@@ -32,6 +39,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -54,9 +62,15 @@
 static char out[OUT_SIZE];
 static size_t used;
 static int fd = -1;
-static int depth;            /* > 0 inside a logged call: nested MPI calls are not logged */
-static uint64_t last_exit;   /* when the previous MPI call returned (ns) */
-static uint64_t entered;     /* when the current call was entered (ns) */
+/* Per thread (initial-exec: a few words each, no lookup call on the logging path). */
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+static TLS int depth;        /* > 0 inside a logged call: nested MPI calls are not logged */
+static TLS uint64_t last_exit;  /* when the thread's previous MPI call returned (ns) */
+static TLS uint64_t entered;    /* when the thread's current call was entered (ns) */
+static int threaded;         /* MPI_THREAD_MULTIPLE provided: logging takes the lock */
+static pthread_mutex_t log_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+#define LOCK() do { if (threaded) pthread_mutex_lock(&log_lock); } while (0)
+#define UNLOCK() do { if (threaded) pthread_mutex_unlock(&log_lock); } while (0)
 static int world_rank = -1;
 static int world_size = 0;
 static char log_dir[4096];   /* $MPISIM_TRACE_DIR */
@@ -201,10 +215,26 @@ static uint32_t c_rows, c_ntext, c_nnew, c_nkeys, c_tpos[C_TEXTS];
 static char c_text[C_TEXT], c_new[C_KEYS];
 static size_t c_text_len, c_text_done, c_new_len;
 static uint64_t c_calls, c_offset;        /* calls in blocks written; bytes of the stream */
-static char c_call[C_KEY_MAX];             /* the entry of the call in progress */
-static size_t c_call_len;
-static int c_pending, c_flushing, c_index_ok = 1;
-static uint64_t c_pending_gap, c_dur_now;
+/* A thread's call in progress: its entry, kept until it returns (the compact format's, and
+ * the text format's under MPI_THREAD_MULTIPLE); written without a result if the log ends
+ * first. Thread 0's is static, the others' allocated at their first call. */
+typedef struct {
+    int tid, pending;
+    size_t len;
+    uint64_t gap, dur;
+    char call[C_KEY_MAX];
+} pend_t;
+#define MAX_THREADS 256      /* threads whose call in progress is written at the log's end */
+static pend_t pend0, *pends[MAX_THREADS] = {&pend0};
+static int n_threads = 1;
+static uint64_t init_exit;   /* when MPI_Init returned: a new thread's first g= counts from it */
+static TLS pend_t *pend;     /* the calling thread's (NULL: its first logged call is to come) */
+#define c_call (pend->call)
+#define c_call_len (pend->len)
+#define c_pending (pend->pending)
+#define c_pending_gap (pend->gap)
+#define c_dur_now (pend->dur)
+static int c_flushing, c_index_ok = 1;
 static uint64_t *c_index;                  /* (offset, first call) of each block */
 static size_t c_nindex, c_index_cap;
 static unsigned char c_raw[C_RAW];
@@ -460,9 +490,34 @@ static void c_flush(int zip) {
 
 /* The call in progress as a row without a result (a process that ends inside it). */
 static void c_unreturned(void) {
-    if (!c_pending) return;
-    c_pending = 0;
-    c_row(c_call, c_call_len, c_pending_gap, 0);
+    for (int i = 0; i < n_threads && i < MAX_THREADS; i++) {
+        pend_t *p = pends[i];
+        if (!p || !p->pending) continue;
+        p->pending = 0;
+        c_row(p->call, p->len, p->gap, 0);
+    }
+}
+
+/* The text format under MPI_THREAD_MULTIPLE: each thread's call in progress as an entry line
+ * without its result (the log ends inside it). */
+static void t_unreturned(void) {
+    for (int i = 0; i < n_threads && i < MAX_THREADS; i++) {
+        pend_t *p = pends[i];
+        if (!p || !p->pending) continue;
+        p->pending = 0;
+        put(p->call, p->len);
+        put("\n", 1);
+    }
+}
+
+/* A thread's first logged call numbers it (under the lock): 1, 2... in that order. */
+static void new_thread(void) {
+    pend_t *p = calloc(1, sizeof *p);
+    if (!p) p = &pend0;  /* out of memory: shares thread 0's (its lines may mix) */
+    else p->tid = n_threads++;
+    if (p->tid < MAX_THREADS) pends[p->tid] = p;
+    pend = p;
+    last_exit = init_exit;
 }
 
 /* The stream's end: the last block, the index, the end line ("# exit g=NS"...; NULL: none). */
@@ -917,36 +972,44 @@ __attribute__((constructor)) static void mark_loaded(void) {
 #define LOGGING (fd >= 0 && depth == 0)
 
 static void enter(const char *call, void *caller) {
+    LOCK();
+    if (!pend) new_thread();
     entered = now_ns();
     if (now_at) {
         strncpy(now_at->call, call, sizeof now_at->call - 1);
-        now_at->inside = 1;
+        now_at->inside++;  /* the threads inside a call (one when single-threaded) */
         now_at->seq++;
     }
     int site = site_id(caller);
     in_line = 1;
     if (compact) {  /* the numbers go to the block's columns, the rest is the call's key */
-        c_unreturned();
+        if (c_pending) {  /* this thread's call before never returned (its error handler) */
+            c_pending = 0;
+            c_row(c_call, c_call_len, c_pending_gap, 0);
+        }
         c_pending_gap = entered - last_exit;
         puts_(call);
     } else {
         putf("%s g=%lu", call, (unsigned long)(entered - last_exit));
     }
+    if (pend->tid) putf(" t=%d", pend->tid);
     if (site) putf(" @=%d", site);
     depth++;
 }
 
 static void end_entry(void) {
-    if (!compact) { line_end(); return; }
+    if (!compact && !threaded) { line_end(); return; }
     in_line = 0;
     memcpy(c_call, line, line_used);
     c_call_len = line_used;
     c_pending = 1;
     line_used = 0;
+    UNLOCK();
 }
 
 static void result(int rc) {
     uint64_t t = now_ns();
+    LOCK();
     in_line = 1;
     if (compact) {
         c_dur_now = t - entered;
@@ -961,7 +1024,7 @@ static void result(int rc) {
 }
 
 static void done(void) {
-    if (now_at) now_at->inside = 0;
+    if (now_at && now_at->inside) now_at->inside--;
     if (compact) {
         in_line = 0;
         if (c_pending && c_call_len + 1 + line_used <= sizeof c_call) {
@@ -972,13 +1035,21 @@ static void done(void) {
         }
         line_used = 0;
     } else {
+        if (threaded && c_pending) {  /* the entry kept until now: the call's two lines */
+            c_pending = 0;
+            in_line = 0;
+            put(c_call, c_call_len);
+            put("\n", 1);
+            in_line = 1;
+        }
         line_end();
     }
     last_exit = now_ns();
+    UNLOCK();
 }
 
 /* A call made through the Fortran layer below is located at the Fortran caller. */
-static void *fortran_caller;
+static TLS void *fortran_caller;
 #define CALLER (fortran_caller ? fortran_caller : __builtin_return_address(0))
 
 /* ---- flushing at exit and on fatal signals ---------------------------------------------- */
@@ -1066,6 +1137,7 @@ static void on_signal(int sig) {
     }
     line[n++] = '\n';
     if (fd >= 0 && !compact) {
+        t_unreturned();
         if (used + (size_t)n <= OUT_SIZE) { memcpy(out + used, line, (size_t)n); used += (size_t)n; }
         flush_out();
     }
@@ -1084,6 +1156,7 @@ static void at_exit(void) {
         snprintf(end, sizeof end, "# exit%s", tail);
         c_finish(end, 1);
     } else {
+        t_unreturned();
         puts_("# exit");
         put(tail, (size_t)n);
         puts_("\n");
@@ -1126,6 +1199,8 @@ static void start_log(const char *how, int provided) {
     snprintf(path, sizeof path, "%s/rank.%d.log", dir, world_rank);
     fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return;
+    pend = &pend0;  /* this thread is thread 0 */
+    threaded = provided == MPI_THREAD_MULTIPLE;
     PMPI_Get_library_version(lib, &len);
     for (char *p = lib; *p; p++) if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -1164,7 +1239,7 @@ static void start_log(const char *how, int provided) {
         putf("%s g=0 thread=%d\n= 0 d=0\n", how, provided);
         flush_out();  /* the header at once: mpisim record finds this process by its #pid */
     }
-    last_exit = now_ns();
+    last_exit = init_exit = now_ns();
 }
 
 /* ===== the calls ========================================================================= */
@@ -1184,13 +1259,17 @@ int MPI_Finalize(void) {
     if (!LOGGING) return PMPI_Finalize();
     enter("Finalize", CALLER);
     end_entry();
+    LOCK();
     if (compact) c_flush(1);  /* the calls so far on disk, should MPI_Finalize hang */
     else flush_out();
+    UNLOCK();
     int rc = PMPI_Finalize();
     result(rc);
     done();
+    LOCK();
     if (compact) c_flush(1);
     else flush_out();
+    UNLOCK();
     return rc;
 }
 
