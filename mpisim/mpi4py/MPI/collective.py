@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ...collectives import ops as _ops
+from ...mpi import datatypes as _dt
 from ...mpi.constants import BOTTOM, IN_PLACE, PROC_NULL, ROOT
 from ..datatypes.integers import c_int, index
 from ..msgbuffer import bottom
@@ -365,6 +366,7 @@ class CollectiveMethods:
                              datatype=send.datatype, root=root)
         recv = None if _in_place(recvbuf, at_root) else simple(recvbuf, 1, writable=True)
         count: int | None
+        datatype: _dt.Datatype | None
         if at_root:
             send = simple(sendbuf, self.Get_size())
             buf, count, datatype = send.buf, send.count, send.datatype

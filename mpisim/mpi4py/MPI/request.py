@@ -15,6 +15,7 @@ waitany does); when none is, one poll of simulated time passes, as with ``Test``
 from __future__ import annotations
 
 import pickle
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,7 @@ import numpy as np
 from ...handle.access import posted_receives
 from ...mpi.constants import PROC_NULL, TAG_UB, UNDEFINED
 from ...p2p.requests import Request as _EngineRequest
+from ...p2p.requests import Status as _EngineStatus
 from ..bridge import current
 from ..exceptions import Exception as MPIException
 from ..exceptions import Unsupporting, unsupported
@@ -31,7 +33,7 @@ from .status import Status, empty, fill
 __all__ = ["REQUEST_NULL", "Prequest", "Request", "Status", "fill", "received"]
 
 
-def received(st: Any) -> Any:
+def received(st: _EngineStatus | None) -> Any:
     """The object a lowercase receive returns: the sender's object, unpickled."""
     data = None if st is None else st.data
     if data is None:
@@ -57,11 +59,12 @@ class Request(metaclass=Unsupporting):
 
     _persistent = False
 
-    def __init__(self, r: Any = None, objects: bool = False, result: Any = None) -> None:
+    def __init__(self, r: _EngineRequest | Request | None = None, objects: bool = False,
+                 result: Callable[[_EngineRequest | None], object] | None = None) -> None:
         if isinstance(r, Request):  # MPI.Request(other): the same request
             self.__dict__.update(r.__dict__)
             return
-        self._r = r
+        self._r: _EngineRequest | None = r
         self._objects = objects      # made by a lowercase call: wait returns the object
         self._result = result        # a collective's value handler (uppercase forms)
         self._null = r is None
@@ -99,12 +102,19 @@ class Request(metaclass=Unsupporting):
     def __hash__(self) -> int:
         return id(self)
 
+    @property
+    def _live(self) -> _EngineRequest:
+        """The engine's request of a request that is not null (its callers checked that
+        first: a request is false while ``_r`` is None)."""
+        assert self._r is not None
+        return self._r
+
     def _engine(self) -> _EngineRequest:
         if not self:
             return _null(current().mpi.rank)
-        return self._r
+        return self._live
 
-    def _done(self, st: Any) -> Any:
+    def _done(self, st: _EngineStatus | None) -> Any:
         """After the engine reported completion: nullify (non-persistent), the value."""
         if self._result is not None:
             self._result(self._r)
@@ -165,19 +175,20 @@ class Request(metaclass=Unsupporting):
 
     get_status = Get_status
 
-    def _complete_now(self) -> Any:
+    def _complete_now(self) -> _EngineStatus | None:
         """The engine's status if complete at the current time (without completing it),
         else None; an inactive request is complete with an empty status."""
         if not self:
             return _empty()
-        r = self._r
+        r = self._live
         if r.done_at is not None and r.done_at <= current().mpi.now:
             st = r.status
             return st if st is not None else _empty()  # a send's: the empty status
         return None
 
     @classmethod
-    def Get_status_any(cls, requests: Any, status: Status | None = None) -> tuple[int, bool]:
+    def Get_status_any(cls, requests: Sequence[Request],
+                       status: Status | None = None) -> tuple[int, bool]:
         """MPI_Request_get_status_any (MPI 4.1): (index, flag) of a complete request,
         which stays as it is; (UNDEFINED, True) when none is active."""
         reqs = list(requests)
@@ -196,7 +207,8 @@ class Request(metaclass=Unsupporting):
     get_status_any = Get_status_any
 
     @classmethod
-    def Get_status_all(cls, requests: Any, statuses: Any = None) -> bool:
+    def Get_status_all(cls, requests: Sequence[Request],
+                       statuses: list[Status] | None = None) -> bool:
         """MPI_Request_get_status_all (MPI 4.1): whether every request is complete (their
         statuses filled then), none of them freed."""
         reqs = list(requests)
@@ -210,7 +222,8 @@ class Request(metaclass=Unsupporting):
     get_status_all = Get_status_all
 
     @classmethod
-    def Get_status_some(cls, requests: Any, statuses: Any = None) -> list[int] | None:
+    def Get_status_some(cls, requests: Sequence[Request],
+                        statuses: list[Status] | None = None) -> list[int] | None:
         """MPI_Request_get_status_some (MPI 4.1): the indices of the complete active
         requests (None when none is active), none of them freed."""
         reqs = list(requests)
@@ -240,7 +253,7 @@ class Request(metaclass=Unsupporting):
         allows either, and MPI 4.1 deprecates cancelling sends)."""
         if not self:
             return
-        r = self._r
+        r = self._live
         ctx = current()
         posted = posted_receives(ctx.mpi)
         if r.kind == "recv" and r in posted:
@@ -255,12 +268,13 @@ class Request(metaclass=Unsupporting):
 
     # -- on lists ------------------------------------------------------------------------
     @classmethod
-    def Waitall(cls, requests: Any, statuses: list | None = None) -> bool:
+    def Waitall(cls, requests: Sequence[Request], statuses: list[Status] | None = None) -> bool:
         cls.waitall(requests, statuses)
         return True
 
     @classmethod
-    def waitall(cls, requests: Any, statuses: list | None = None) -> list[Any]:
+    def waitall(cls, requests: Sequence[Request],
+                statuses: list[Status] | None = None) -> list[Any]:
         ctx = current()
         reqs = list(requests)
         alive = [bool(r) for r in reqs]
@@ -276,18 +290,18 @@ class Request(metaclass=Unsupporting):
         return [r._done(st) if a else None for r, a, st in zip(reqs, alive, sts, strict=True)]
 
     @classmethod
-    def Waitany(cls, requests: Any, status: Status | None = None) -> int:
+    def Waitany(cls, requests: Sequence[Request], status: Status | None = None) -> int:
         return cls.waitany(requests, status)[0]
 
     @classmethod
-    def waitany(cls, requests: Any, status: Status | None = None) -> tuple[int, Any]:
+    def waitany(cls, requests: Sequence[Request], status: Status | None = None) -> tuple[int, Any]:
         ctx = current()
         reqs = list(requests)
         started = _started(reqs)
         try:
             index, st = ctx.call(lambda: ctx.mpi.waitany([r._engine() for r in reqs]))
         except MPIException:
-            done = [r for r, a in zip(reqs, started, strict=True) if a and not r._r.active]
+            done = [r for r, a in zip(reqs, started, strict=True) if a and not r._live.active]
             if done:
                 _failed_one(status, done[0]._r)
             raise
@@ -297,20 +311,21 @@ class Request(metaclass=Unsupporting):
         return index, reqs[index]._done(st)
 
     @classmethod
-    def Waitsome(cls, requests: Any, statuses: list | None = None) -> list[int] | None:
+    def Waitsome(cls, requests: Sequence[Request],
+                 statuses: list[Status] | None = None) -> list[int] | None:
         return cls.waitsome(requests, statuses)[0]
 
     @classmethod
-    def waitsome(cls, requests: Any, statuses: list | None = None
+    def waitsome(cls, requests: Sequence[Request], statuses: list[Status] | None = None
                  ) -> tuple[list[int] | None, list[Any] | None]:
         return _some(list(requests), statuses, None)
 
     @classmethod
-    def Testall(cls, requests: Any, statuses: list | None = None) -> bool:
+    def Testall(cls, requests: Sequence[Request], statuses: list[Status] | None = None) -> bool:
         return cls.testall(requests, statuses)[0]
 
     @classmethod
-    def testall(cls, requests: Any, statuses: list | None = None
+    def testall(cls, requests: Sequence[Request], statuses: list[Status] | None = None
                 ) -> tuple[bool, list[Any] | None]:
         ctx = current()
         reqs = list(requests)
@@ -332,12 +347,13 @@ class Request(metaclass=Unsupporting):
                       for r, a, st in zip(reqs, alive, sts, strict=True)]
 
     @classmethod
-    def Testany(cls, requests: Any, status: Status | None = None) -> tuple[int, bool]:
+    def Testany(cls, requests: Sequence[Request], status: Status | None = None) -> tuple[int, bool]:
         index, flag, _obj = cls.testany(requests, status)
         return index, flag
 
     @classmethod
-    def testany(cls, requests: Any, status: Status | None = None) -> tuple[int, bool, Any]:
+    def testany(cls, requests: Sequence[Request],
+                status: Status | None = None) -> tuple[int, bool, Any]:
         reqs = list(requests)
         active = [i for i, r in enumerate(reqs) if r]
         if not active:
@@ -350,11 +366,12 @@ class Request(metaclass=Unsupporting):
         return i, True, reqs[i].wait(status)
 
     @classmethod
-    def Testsome(cls, requests: Any, statuses: list | None = None) -> list[int] | None:
+    def Testsome(cls, requests: Sequence[Request],
+                 statuses: list[Status] | None = None) -> list[int] | None:
         return cls.testsome(requests, statuses)[0]
 
     @classmethod
-    def testsome(cls, requests: Any, statuses: list | None = None
+    def testsome(cls, requests: Sequence[Request], statuses: list[Status] | None = None
                  ) -> tuple[list[int] | None, list[Any] | None]:
         reqs = list(requests)
         active = [i for i, r in enumerate(reqs) if r]
@@ -390,11 +407,10 @@ def _poll() -> None:
 
 def _complete(reqs: list[Request], active: list[int]) -> list[int]:
     now = current().mpi.now
-    return [i for i in active if reqs[i]._r.done_at is not None
-            and reqs[i]._r.done_at <= now]
+    return [i for i in active if (at := reqs[i]._live.done_at) is not None and at <= now]
 
 
-def _some(reqs: list[Request], statuses: Any, count: int | None
+def _some(reqs: list[Request], statuses: list[Status] | None, count: int | None
           ) -> tuple[list[int] | None, list[Any] | None]:
     """MPI_Waitsome on ``reqs``; ``count``: the requests the script gave (Testsome passes
     the complete ones only), whose statuses mpi4py copies back."""
@@ -406,7 +422,7 @@ def _some(reqs: list[Request], statuses: Any, count: int | None
     except MPIException:
         if not _carry_errors(reqs, started):
             raise
-        done = [i for i, a in enumerate(started) if a and not reqs[i]._r.active]
+        done = [i for i, a in enumerate(started) if a and not reqs[i]._live.active]
         made = [_completed(reqs[i]) for i in done]
         statuses_into(statuses, made, count, len(made))
         raise failed() from None
@@ -428,20 +444,21 @@ def _started(reqs: list[Request]) -> list[bool]:
 def _carry_errors(reqs: list[Request], started: list[bool]) -> bool:
     """Whether the error a call raised is a request's own (a truncated receive...), to be
     reported in its status, rather than the call's (an invalid argument)."""
-    return any(a and r._r.error is not None for r, a in zip(reqs, started, strict=True))
+    return any(a and r._live.error is not None for r, a in zip(reqs, started, strict=True))
 
 
 def _completed(r: Request) -> Status:
     """Complete a request the call completed: its status, with its error or MPI_SUCCESS."""
     status = reported(r._r)
-    if r._r.error is not None:
+    if r._live.error is not None:
         r._null = not r._persistent
     else:
-        r._done(r._r.status)
+        r._done(r._live.status)
     return status
 
 
-def _report_all(reqs: list[Request], started: list[bool], statuses: Any, stop: bool) -> None:
+def _report_all(reqs: list[Request], started: list[bool],
+                statuses: list[Status] | None, stop: bool) -> None:
     """A Waitall or Testall that completed every request, some failing (MPI_ERR_IN_STATUS):
     each status with its error; with ``stop`` (MPICH's Waitall), the requests after the
     first failing one are left active, their statuses MPI_ERR_PENDING."""
@@ -451,10 +468,10 @@ def _report_all(reqs: list[Request], started: list[bool], statuses: Any, stop: b
         if not a:
             made.append(fresh())
         elif stopped:
-            r._r.active = True  # a later wait completes it
+            r._live.active = True  # a later wait completes it
             made.append(pending())
         else:
-            stopped = stop and r._r.error is not None
+            stopped = stop and r._live.error is not None
             made.append(_completed(r))
     statuses_into(statuses, made, len(reqs))
 
@@ -466,7 +483,7 @@ def _report_some_failed(reqs: list[Request], started: list[bool], statuses: Any)
     if library_completes_all():
         return
     ready = [a and r._complete_now() is not None for r, a in zip(reqs, started, strict=True)]
-    if not any(d and r._r.error is not None for r, d in zip(reqs, ready, strict=True)):
+    if not any(d and r._live.error is not None for r, d in zip(reqs, ready, strict=True)):
         return
     made = [reported(r._r) if d else pending() if a else fresh()
             for r, a, d in zip(reqs, started, ready, strict=True)]
@@ -474,7 +491,7 @@ def _report_some_failed(reqs: list[Request], started: list[bool], statuses: Any)
     raise failed()
 
 
-def _failed_one(status: Status | None, engine: Any) -> None:
+def _failed_one(status: Status | None, engine: _EngineRequest | None) -> None:
     """A Wait, Test or Waitany whose request failed raises the request's error; its status
     is filled but for the error field, which these calls leave alone (§3.7.3)."""
     if status is None or engine is None or engine.error is None or engine.status is None:
@@ -492,7 +509,7 @@ def _complete_after_poll(reqs: list[Request], active: list[int]) -> list[int]:
     return _complete(reqs, active)
 
 
-def _fill_all(statuses: Any, sts: list[Any]) -> None:
+def _fill_all(statuses: list[Status] | None, sts: Sequence[_EngineStatus | None]) -> None:
     """Fill the statuses given (a list shorter than the requests is extended, as mpi4py
     does; a tuple fills what it holds)."""
     if statuses is None:
@@ -520,7 +537,7 @@ class Prequest(Request):
         ctx.call(lambda: ctx.mpi.start(self._r))
 
     @classmethod
-    def Startall(cls, requests: Any) -> None:
+    def Startall(cls, requests: Sequence[Request]) -> None:
         ctx = current()
         reqs = list(requests)
         ctx.call(lambda: ctx.mpi.startall([r._r for r in reqs]))

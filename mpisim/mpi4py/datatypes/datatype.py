@@ -52,8 +52,9 @@ class _Handle:
 
     __slots__ = ("combiner", "freed", "key", "name", "old", "params", "t")
 
-    def __init__(self, t: Any, combiner: str, params: dict[str, Any] | None = None,
-                 old: Any = None, name: str = "", key: str | None = None) -> None:
+    def __init__(self, t: _dt.Datatype | None, combiner: str,
+                 params: dict[str, Any] | None = None, old: _Handle | None = None,
+                 name: str = "", key: str | None = None) -> None:
         self.t = t                # the mpisim datatype
         self.combiner = combiner  # a key of COMBINERS
         self.params = params or {}  # decode()'s parameters (struct: with "datatypes")
@@ -104,7 +105,7 @@ class Datatype(LocalAttributeMethods, metaclass=Unsupporting):
         self._type()
         return self._h
 
-    def _type(self) -> Any:
+    def _type(self) -> _dt.Datatype:
         t = self._h.t
         if t is None:
             raise MPIException("invalid datatype (MPI_DATATYPE_NULL)", None, "MPI_ERR_TYPE")
@@ -271,7 +272,7 @@ class Datatype(LocalAttributeMethods, metaclass=Unsupporting):
         handle = _F90.get(key)
         if handle is None:
             named = DATATYPES[base]._h
-            t = named.t
+            t = DATATYPES[base]._type()  # (a named type: never null)
             copy = _dt.Datatype(t.name, t.size, t.numpy_dtype, t._align)
             handle = _F90[key] = _Handle(copy, combiner, params, None, "", named.key)
         return cls._of(handle)

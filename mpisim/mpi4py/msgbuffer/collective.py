@@ -56,7 +56,7 @@ class Simple:
 
     buf: Any            # numpy view (the datatype's elements), or None
     count: int          # elements per block
-    datatype: Any       # mpisim datatype
+    datatype: _dt.Datatype
 
 
 class Vector(NamedTuple):
@@ -68,7 +68,7 @@ class Vector(NamedTuple):
     datatype: Any       # mpisim datatype (Alltoallw: a list of them)
 
 
-def _entries(arr: np.ndarray, datatype: Any, infer: bool = False) -> int:
+def _entries(arr: np.ndarray, datatype: _dt.Datatype, infer: bool = False) -> int:
     """Elements of ``datatype`` the buffer holds; ``infer``: the count is read from them, and
     a buffer that is not a whole number of elements is mpi4py's ValueError."""
     if datatype.numpy_dtype is not None and arr.dtype == datatype.numpy_dtype:
@@ -88,7 +88,7 @@ def _blocks_of(total: int, blocks: int) -> int:
     return total // blocks if blocks else 0
 
 
-def _view(arr: np.ndarray, elements: int, datatype: Any) -> np.ndarray:
+def _view(arr: np.ndarray, elements: int, datatype: _dt.Datatype) -> np.ndarray:
     """The first ``elements`` elements of ``datatype`` in ``arr``, as the datatype's numpy
     elements (bytes for a datatype numpy has no dtype for); a 0-d array of one element
     stays 0-d."""
@@ -101,7 +101,7 @@ def _view(arr: np.ndarray, elements: int, datatype: Any) -> np.ndarray:
     return seen
 
 
-def _inferred(spec: Any, arr: Any, datatype: Any) -> Any:
+def _inferred(spec: Any, arr: Any, datatype: _dt.Datatype | None) -> _dt.Datatype:
     """The datatype mpi4py infers from a buffer's typecode when the spec names none: a
     uint8 array ('B') is MPI_UNSIGNED_CHAR, an integer (MPI_SUM applies), not MPI_BYTE."""
     named = isinstance(spec, list | tuple) and any(isinstance(x, Datatype | str)
@@ -224,7 +224,7 @@ def wvector(spec: Any, size: int, writable: bool = False) -> Vector:
 
 
 # -- buffer specs ------------------------------------------------------------------------
-def message(spec: Any, writable: bool = False) -> tuple[Any, int | None, Any]:
+def message(spec: Any, writable: bool = False) -> tuple[Any, int | None, _dt.Datatype | None]:
     """(numpy view or None/BOTTOM, count or None, mpisim datatype) of an mpi4py buffer spec."""
     if spec is None:
         return None, 0, _dt.BYTE
@@ -272,7 +272,7 @@ def _spec_parts(spec: list[Any] | tuple[Any, ...]) -> tuple[Any, int | None, int
     return buf, count, displ, datatype
 
 
-def _typecode(code: str) -> Any:
+def _typecode(code: str) -> _dt.Datatype:
     """A buffer spec's typecode, looked up as mpi4py looks it up (its table of typecodes:
     an unknown one is KeyError "cannot map 'x' to MPI datatype")."""
     return lookup(code)._type()
@@ -296,7 +296,7 @@ def _array(buf: Any, writable: bool) -> np.ndarray:
     return arr
 
 
-def _datatype_of(arr: np.ndarray) -> Any:
+def _datatype_of(arr: np.ndarray) -> _dt.Datatype:
     try:
         return _dt.datatype_of(arr.dtype)
     except MPIError:
