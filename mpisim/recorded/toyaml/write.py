@@ -104,6 +104,9 @@ def _ops(log: RankLog, scale: float) -> list[_Op]:
     ops: list[_Op] = []
     comms = {0: None, 1: "self"}
     for call in log.calls:
+        if call.thread:  # (the writer writes a rank's calls as one sequence of ops)
+            raise refuse(call, "was made by a second thread of its process: a threaded "
+                         "recording is not written as a scenario yet")
         if call.gap * scale > 0 and call.name != "Init":
             if ops and ops[-1].name == "compute":  # a call with no op between: one compute
                 ops[-1].args += call.gap * scale

@@ -190,3 +190,16 @@ def test_11_6_a_deadlock_between_pthreads_recorded_on_mpich_replays_as_deadlock(
     result = sc.run()
     assert result.outcome is ms.Outcome.DEADLOCK
     assert sc.compare(result).startswith("agrees")
+
+
+def test_to_yaml_refuses_a_threaded_recording_naming_the_call(tmp_path):
+    """--to-yaml writes a rank's calls as one sequence: a call of a second thread is
+    refused in one line naming it, and nothing is written."""
+    out = tmp_path / "t.yaml"
+    run = subprocess.run([sys.executable, "-m", "mpisim", "replay",
+                          str(STORED / "two-threads.trace"), "--to-yaml", str(out)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert "call 2 (thread 1)" in run.stderr and "second thread" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert not out.exists()
