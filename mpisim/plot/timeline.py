@@ -316,7 +316,8 @@ def _decorate(ax: Axes, result: Any, lanes: list[int], end: float, notes: list[s
     outcome = getattr(result.outcome, "value", str(result.outcome))
     title = f"{result.scenario}: {outcome} at t = {format_time(result.sim_time)}"
     if result.deadlock is not None:
-        title += f"; {len(result.deadlock.blocked)} rank(s) blocked (hatched)"
+        ranks = len({b.rank for b in result.deadlock.blocked})  # (a rank's threads: one)
+        title += f"; {ranks} rank(s) blocked (hatched)"
     if result.error is not None:
         err = result.error
         title += f"; rank {err.rank} {err.call or ''}: {err.error_class}"

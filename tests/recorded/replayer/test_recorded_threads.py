@@ -203,3 +203,14 @@ def test_to_yaml_refuses_a_threaded_recording_naming_the_call(tmp_path):
     assert "call 2 (thread 1)" in run.stderr and "second thread" in run.stderr
     assert "Traceback" not in run.stderr
     assert not out.exists()
+
+
+def test_the_timeline_of_a_deadlock_between_threads_counts_ranks():
+    """Four threads of two ranks blocked: the timeline's title says 2 ranks, not 4 (a
+    rank's threads share its lane)."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from mpisim.plot.timeline import plot_timeline
+    result = replay_scenario(STORED / "two-threads-deadlock.trace").run(trace=True)
+    title = plot_timeline(result).axes[0].get_title()
+    assert "2 rank(s) blocked" in title
