@@ -23,7 +23,7 @@ MPI_ERR_TRUNCATE there).
 from __future__ import annotations
 
 import pickle
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from ..datatypes.integers import c_int, index
 from ..msgbuffer import bottom
 from ..msgbuffer.collective import Simple, Vector, message, simple, vector, wvector
 from .op import OPS, Op, python_op
+
+if TYPE_CHECKING:  # for the annotations (the code imports it where it is used)
+    from .request import Request
 
 __all__ = ["IN_PLACE", "CollectiveMethods"]
 
@@ -63,7 +66,7 @@ def _engine_op(op: Any) -> Any:
     return engine
 
 
-def _request(event: Any) -> Any:
+def _request(event: Any) -> Request:
     from .request import Request
 
     return Request(event)
@@ -111,7 +114,7 @@ class CollectiveMethods:
     def barrier(self) -> None:
         self._p2p("barrier", True)
 
-    def Ibarrier(self) -> Any:
+    def Ibarrier(self) -> Request:
         return _request(self._p2p("ibarrier", True))
 
     # -- lowercase -----------------------------------------------------------------------
@@ -162,7 +165,7 @@ class CollectiveMethods:
     def Bcast(self, buf: Any, root: int = 0) -> None:
         self._bcast("bcast", buf, root)
 
-    def Ibcast(self, buf: Any, root: int = 0) -> Any:
+    def Ibcast(self, buf: Any, root: int = 0) -> Request:
         return _request(self._bcast("ibcast", buf, root))
 
     def _bcast(self, call: str, buf: Any, root: Any) -> Any:
@@ -180,25 +183,25 @@ class CollectiveMethods:
         self._reduce("reduce", sendbuf, recvbuf, op, c_int(root))
 
     def Ireduce(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"],
-                root: int = 0) -> Any:
+                root: int = 0) -> Request:
         return _request(self._reduce("ireduce", sendbuf, recvbuf, op, c_int(root)))
 
     def Allreduce(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> None:
         self._reduce("allreduce", sendbuf, recvbuf, op)
 
-    def Iallreduce(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> Any:
+    def Iallreduce(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> Request:
         return _request(self._reduce("iallreduce", sendbuf, recvbuf, op))
 
     def Scan(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> None:
         self._reduce("scan", sendbuf, recvbuf, op)
 
-    def Iscan(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> Any:
+    def Iscan(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> Request:
         return _request(self._reduce("iscan", sendbuf, recvbuf, op))
 
     def Exscan(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> None:
         self._reduce("exscan", sendbuf, recvbuf, op)
 
-    def Iexscan(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> Any:
+    def Iexscan(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> Request:
         return _request(self._reduce("iexscan", sendbuf, recvbuf, op))
 
     def _reduce(self, call: str, sendbuf: Any, recvbuf: Any, op: Any,
@@ -226,7 +229,7 @@ class CollectiveMethods:
                              op: Any = OPS["SUM"]) -> None:
         self._reduce_scatter_block("reduce_scatter_block", sendbuf, recvbuf, op)
 
-    def Ireduce_scatter_block(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> Any:
+    def Ireduce_scatter_block(self, sendbuf: Any, recvbuf: Any, op: Any = OPS["SUM"]) -> Request:
         return _request(self._reduce_scatter_block("ireduce_scatter_block", sendbuf, recvbuf,
                                                    op))
 
@@ -248,7 +251,7 @@ class CollectiveMethods:
         self._reduce_scatter("reduce_scatter", sendbuf, recvbuf, recvcounts, op)
 
     def Ireduce_scatter(self, sendbuf: Any, recvbuf: Any, recvcounts: Any = None,
-                        op: Any = OPS["SUM"]) -> Any:
+                        op: Any = OPS["SUM"]) -> Request:
         return _request(self._reduce_scatter("ireduce_scatter", sendbuf, recvbuf, recvcounts,
                                              op))
 
@@ -288,13 +291,13 @@ class CollectiveMethods:
     def Gather(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> None:
         self._gather("gather", sendbuf, recvbuf, c_int(root))
 
-    def Igather(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> Any:
+    def Igather(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> Request:
         return _request(self._gather("igather", sendbuf, recvbuf, c_int(root)))
 
     def Allgather(self, sendbuf: Any, recvbuf: Any) -> None:
         self._gather("allgather", sendbuf, recvbuf)
 
-    def Iallgather(self, sendbuf: Any, recvbuf: Any) -> Any:
+    def Iallgather(self, sendbuf: Any, recvbuf: Any) -> Request:
         return _request(self._gather("iallgather", sendbuf, recvbuf))
 
     def _gather(self, call: str, sendbuf: Any, recvbuf: Any, root: int | None = None) -> Any:
@@ -315,13 +318,13 @@ class CollectiveMethods:
     def Gatherv(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> None:
         self._gatherv("gatherv", sendbuf, recvbuf, c_int(root))
 
-    def Igatherv(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> Any:
+    def Igatherv(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> Request:
         return _request(self._gatherv("igatherv", sendbuf, recvbuf, c_int(root)))
 
     def Allgatherv(self, sendbuf: Any, recvbuf: Any) -> None:
         self._gatherv("allgatherv", sendbuf, recvbuf)
 
-    def Iallgatherv(self, sendbuf: Any, recvbuf: Any) -> Any:
+    def Iallgatherv(self, sendbuf: Any, recvbuf: Any) -> Request:
         return _request(self._gatherv("iallgatherv", sendbuf, recvbuf))
 
     def _gatherv(self, call: str, sendbuf: Any, recvbuf: Any, root: int | None = None) -> Any:
@@ -353,7 +356,7 @@ class CollectiveMethods:
     def Scatter(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> None:
         self._scatter("scatter", sendbuf, recvbuf, c_int(root))
 
-    def Iscatter(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> Any:
+    def Iscatter(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> Request:
         return _request(self._scatter("iscatter", sendbuf, recvbuf, c_int(root)))
 
     def _scatter(self, call: str, sendbuf: Any, recvbuf: Any, root: int) -> Any:
@@ -379,7 +382,7 @@ class CollectiveMethods:
     def Scatterv(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> None:
         self._scatterv("scatterv", sendbuf, recvbuf, c_int(root))
 
-    def Iscatterv(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> Any:
+    def Iscatterv(self, sendbuf: Any, recvbuf: Any, root: int = 0) -> Request:
         return _request(self._scatterv("iscatterv", sendbuf, recvbuf, c_int(root)))
 
     def _scatterv(self, call: str, sendbuf: Any, recvbuf: Any, root: int) -> Any:
@@ -403,7 +406,7 @@ class CollectiveMethods:
     def Alltoall(self, sendbuf: Any, recvbuf: Any) -> None:
         self._alltoall("alltoall", sendbuf, recvbuf)
 
-    def Ialltoall(self, sendbuf: Any, recvbuf: Any) -> Any:
+    def Ialltoall(self, sendbuf: Any, recvbuf: Any) -> Request:
         return _request(self._alltoall("ialltoall", sendbuf, recvbuf))
 
     def _alltoall(self, call: str, sendbuf: Any, recvbuf: Any) -> Any:
@@ -417,7 +420,7 @@ class CollectiveMethods:
     def Alltoallv(self, sendbuf: Any, recvbuf: Any) -> None:
         self._alltoallv("alltoallv", sendbuf, recvbuf)
 
-    def Ialltoallv(self, sendbuf: Any, recvbuf: Any) -> Any:
+    def Ialltoallv(self, sendbuf: Any, recvbuf: Any) -> Request:
         return _request(self._alltoallv("ialltoallv", sendbuf, recvbuf))
 
     def _alltoallv(self, call: str, sendbuf: Any, recvbuf: Any) -> Any:
@@ -436,7 +439,7 @@ class CollectiveMethods:
         _, finish = self._alltoallw("alltoallw", sendbuf, recvbuf)
         finish()
 
-    def Ialltoallw(self, sendbuf: Any, recvbuf: Any) -> Any:
+    def Ialltoallw(self, sendbuf: Any, recvbuf: Any) -> Request:
         from .request import Request
 
         engine, finish = self._alltoallw("ialltoallw", sendbuf, recvbuf)

@@ -135,7 +135,7 @@ def get_errhandler(key: Any) -> Errhandler:
     return Errhandler.fromhandle(_HANDLES[_in_force().get(key, "ERRORS_RETURN")])
 
 
-def set_errhandler(key: Any, errhandler: Any) -> None:
+def set_errhandler(key: Any, errhandler: Errhandler) -> None:
     """MPI_{Comm,Win,File}_set_errhandler: a TypeError for what is not an Errhandler (as
     mpi4py's argument check), MPI_ERR_ERRHANDLER for ERRHANDLER_NULL."""
     if not isinstance(errhandler, Errhandler):
@@ -165,7 +165,7 @@ class ErrhandlerMethods:
     def Get_errhandler(self) -> Errhandler:
         return get_errhandler(self._key())  # type: ignore[attr-defined]
 
-    def Set_errhandler(self, errhandler: Any) -> None:
+    def Set_errhandler(self, errhandler: Errhandler) -> None:
         """MPI_ERRORS_RETURN (mpi4py's default: errors raise MPI.Exception) or
         MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT (an MPI error ends the run, even if the
         script would catch it)."""

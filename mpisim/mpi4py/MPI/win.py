@@ -28,6 +28,7 @@ from ...mpi.constants import BOTTOM, PROC_NULL
 from ...mpi.errors import MPIError
 from ...rma import accumulate as _acc
 from ...rma import constants as _c
+from ...rma.window import Window as _Window
 from ..bridge import current
 from ..datatypes.datatype import Datatype
 from ..datatypes.integers import c_int
@@ -80,10 +81,10 @@ class Win(Held, ErrhandlerMethods, LocalAttributeMethods, metaclass=Unsupporting
     _NULL = "WIN_NULL"
     _held = property(lambda self: self._w)
 
-    _w: Any = None   # the handle's Window (None: MPI_WIN_NULL)
+    _w: _Window | None = None   # the handle's Window (None: MPI_WIN_NULL)
     _ATTR_KIND = "win"
 
-    def __init__(self, win: Any = None) -> None:
+    def __init__(self, win: Win | None = None) -> None:
         if win is None:
             return
         if not isinstance(win, Win):
@@ -91,12 +92,12 @@ class Win(Held, ErrhandlerMethods, LocalAttributeMethods, metaclass=Unsupporting
         self._w = win._w
 
     @classmethod
-    def _of(cls, w: Any) -> Win:
+    def _of(cls, w: _Window | None) -> Win:
         made = cls.__new__(cls)
         made._w = w
         return made
 
-    def _win(self) -> Any:
+    def _win(self) -> _Window:
         if self._w is None:
             raise MPIException("invalid window (MPI_WIN_NULL)", None, "MPI_ERR_WIN")
         return self._w
