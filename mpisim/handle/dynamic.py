@@ -68,7 +68,7 @@ class DynamicCalls(HandleBase):
     _appnum = 0
 
     # -- starting processes (§11.8) --------------------------------------------------------
-    def comm_spawn(self, program: Callable[..., Any], args: Sequence[Any] = (),
+    def comm_spawn(self, program: Callable[..., Any] | None, args: Sequence[Any] = (),
                    maxprocs: int = 1, root: int = 0, comm: Comm | None = None,
                    info: Any = None) -> Event:
         """MPI_Comm_spawn (collective over ``comm``, MPI 4.1 §11.8.2): start ``maxprocs``

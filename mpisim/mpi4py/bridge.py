@@ -37,7 +37,9 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Generator
-from typing import Any
+from importlib.machinery import ModuleSpec
+from types import CodeType, FrameType, ModuleType
+from typing import TYPE_CHECKING, Any
 
 from greenlet import GreenletExit, getcurrent, greenlet
 
@@ -45,6 +47,9 @@ from ..engine.process import _copy
 from ..handle.access import driven, port_of
 from ..mpi.errors import MPIError
 from .exceptions import as_exception, unsupported
+
+if TYPE_CHECKING:  # for the annotations (a script's rank is the handle's)
+    from ..handle.rank import Rank
 
 __all__ = ["SITES", "THREAD_CALLS", "RankContext", "RankGreenlet", "Scope", "ThreadGreenlet",
            "bridge", "check_threads", "current", "drive", "own_code", "site", "thread_program",
@@ -57,7 +62,7 @@ _MISSING = object()
 class RankContext:
     """One rank's state in the stand-in: its ``mpi`` handle and the script's view of MPI."""
 
-    def __init__(self, mpi: Any, script: str) -> None:
+    def __init__(self, mpi: Rank, script: str) -> None:
         self.mpi = mpi
         self.port = port_of(mpi)  # where each call is made (``port.where``)
         driven(mpi)  # the stand-in takes each call's event itself (it answers one that has
@@ -84,7 +89,7 @@ class RankContext:
         self.start(sys._getframe(1))
         return self.wait(make(), comm)
 
-    def start(self, frame: Any) -> None:
+    def start(self, frame: FrameType) -> None:
         """Before a blocking call: a closed run unwinds the rank, a thread's call is
         reported, and the handle learns the script's line (:func:`where`, looked for from
         ``frame``: the stand-in's method's caller saves walking the stand-in's frames)."""
@@ -117,7 +122,7 @@ class RankContext:
                 raise Fatal(e) from None
             raise as_exception(e) from None
 
-    def plain(self) -> Any:
+    def plain(self) -> Rank:
         """The handle, for a call that takes no simulated time; records where it is made."""
         self.port.where = where()
         return self.mpi
@@ -170,7 +175,7 @@ def check_threads() -> None:
                            "(threading.Thread)")
 
 
-def where(frame: Any = None) -> str | None:
+def where(frame: FrameType | None = None) -> str | None:
     """The script's line making the current call: the innermost frame outside this package
     (from ``frame``, by default the caller's), as ``file.py:line (function)``
     (:func:`site`)."""
@@ -186,7 +191,7 @@ def where(frame: Any = None) -> str | None:
     return site(frame)
 
 
-def site(frame: Any) -> str:
+def site(frame: FrameType) -> str:
     """``file.py:line (function)`` of ``frame``'s current instruction. Each one's text is
     made once, found again by its code and instruction offset (a loop's call asks for the
     same one again and again; its line number would cost a scan of the line table)."""
@@ -201,7 +206,7 @@ def site(frame: Any) -> str:
     return known[0]
 
 
-SITES: dict[tuple[int, int], tuple[str, Any]] = {}
+SITES: dict[tuple[int, int], tuple[str, CodeType]] = {}
 """The text of each (code's id, instruction offset) a script called MPI from, with the code
 (see :func:`site`)."""
 SITES_MAX = 100_000
@@ -210,13 +215,13 @@ SITES_MAX = 100_000
 class _Provided(importlib.abc.Loader):
     """Loads a stand-in module that already exists (``mpi4py.util.pkl5``)."""
 
-    def __init__(self, module: Any) -> None:
+    def __init__(self, module: ModuleType) -> None:
         self.module = module
 
-    def create_module(self, spec: Any) -> Any:
+    def create_module(self, spec: ModuleSpec) -> ModuleType:
         return self.module
 
-    def exec_module(self, module: Any) -> None:
+    def exec_module(self, module: ModuleType) -> None:
         return None
 
 
@@ -229,7 +234,7 @@ class _Submodules:
     def __init__(self, lazy: dict[str, Any]) -> None:
         self.lazy = lazy
 
-    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
         if name.startswith("mpi4py.") and name != "mpi4py.MPI":
             module = self.lazy.get(name)
             if module is None:

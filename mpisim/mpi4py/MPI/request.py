@@ -134,7 +134,7 @@ class Request(metaclass=Unsupporting):
             fill(status, _empty())
             return None
         try:
-            st = ctx.call(lambda: ctx.mpi.wait(self._r))
+            st = ctx.call(lambda: ctx.mpi.wait(self._live))
         except MPIException:
             _failed_one(status, self._r)
             raise
@@ -150,7 +150,7 @@ class Request(metaclass=Unsupporting):
             fill(status, _empty())
             return True, None
         try:
-            flag, st = ctx.call(lambda: ctx.mpi.test(self._r))
+            flag, st = ctx.call(lambda: ctx.mpi.test(self._live))
         except MPIException:
             _failed_one(status, self._r)
             raise
@@ -241,7 +241,7 @@ class Request(metaclass=Unsupporting):
     def Free(self) -> None:
         ctx = current()
         if self:
-            ctx.call(lambda: ctx.mpi.request_free(self._r))
+            ctx.call(lambda: ctx.mpi.request_free(self._live))
         self._null = True
 
     def free(self) -> None:
