@@ -28,9 +28,9 @@ def validate_command(args: argparse.Namespace) -> int:
 
 def _resolve_settings(scenario: Any) -> None:
     """Build (not run) the simulation so that every setting is checked."""
-    import mpisim as ms
+    from ..runs.simulation import Simulation
 
-    ms.Simulation(**scenario.run_kwargs())
+    Simulation(**scenario.run_kwargs())
 
 
 def profiles_options(p: argparse.ArgumentParser) -> None:

@@ -49,12 +49,12 @@ def run_options(p: argparse.ArgumentParser) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    import mpisim as ms
+    from ..runs.simulation import Simulation
 
     scenario = load(args)
     if args.profiles:
         return _run_profiles(args, scenario)
-    sim = settings_error(lambda: ms.Simulation(**scenario.run_kwargs()))
+    sim = settings_error(lambda: Simulation(**scenario.run_kwargs()))
     result = scenario.annotate(sim.run(progress=progress()))
     disagreement = scenario.check_expect(result)
     written = write_outputs(result, args, scenario.name)

@@ -18,7 +18,7 @@ import mpisim as ms
 from mpisim.cli.main import main
 from mpisim.report.export import write_files
 
-LAUNCHER = ROOT / "bin" / "mpisim"  # the command as installed (a script: see mpisim._launch)
+LAUNCHER = ROOT / "bin" / "mpisim"  # the command as installed (a script: see mpisim.__main__)
 
 LONG = textwrap.dedent("""\
     name: long
