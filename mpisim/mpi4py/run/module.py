@@ -35,7 +35,7 @@ from ...mpi.errors import MPIError
 from ...mpi.group import CONGRUENT, IDENT, SIMILAR, UNEQUAL
 from ...mpi.topology import CART, DIST_GRAPH, GRAPH
 from .. import util as _util
-from ..bridge import current
+from ..bridge import RankContext, current
 from ..datatypes.datatype import CONSTANTS as _DATATYPE_CONSTANTS
 from ..datatypes.datatype import DATATYPES, Datatype, typealign, typecode
 from ..exceptions import CODES, ERR_LASTCODE, Exception, as_exception, error_string, unsupported
@@ -97,7 +97,7 @@ _DEFERRED = "deferred"
 MPI.Init or MPI.Init_thread itself."""
 
 
-def init_level(ctx: Any) -> int:
+def init_level(ctx: RankContext) -> int:
     """MPI_Init_thread as mpi4py calls it when a rank's script first imports
     ``mpi4py.MPI``: the level ``mpi4py.rc.thread_level`` names (``"multiple"`` unless the
     script set another; ``rc.threads = False``: MPI_Init, ``MPI_THREAD_SINGLE``), given as
@@ -119,7 +119,7 @@ def init_level(ctx: Any) -> int:
     return int(provided)
 
 
-def _initialize(ctx: Any, level: int) -> int:
+def _initialize(ctx: RankContext, level: int) -> int:
     """The rank's MPI_Init_thread(``level``): the level provided, kept."""
     try:
         provided = ctx.mpi.init_thread(level)

@@ -104,7 +104,7 @@ def _new_buffer(size: int) -> Any:
 
 
 # -- point-to-point --------------------------------------------------------------------------
-def _send_raw(comm: Any, send: Any, data: Any, bufs: list[Any], dest: int, tag: int) -> None:
+def _send_raw(comm: _Comm, send: Any, data: Any, bufs: list[Any], dest: int, tag: int) -> None:
     info = [len(data), *(memoryview(b).nbytes for b in bufs)]
     send(comm, [_info_pack(info), _info_type()], dest, tag)
     with _bigmpi as bigmpi:
@@ -112,7 +112,7 @@ def _send_raw(comm: Any, send: Any, data: Any, bufs: list[Any], dest: int, tag: 
             send(comm, bigmpi(part), dest, tag)
 
 
-def _send(comm: Any, send: Any, obj: Any, dest: int, tag: int) -> None:
+def _send(comm: _Comm, send: Any, obj: Any, dest: int, tag: int) -> None:
     if dest == PROC_NULL:
         send(comm, [None, 0, _BYTE], dest, tag)
         return
@@ -120,13 +120,13 @@ def _send(comm: Any, send: Any, obj: Any, dest: int, tag: int) -> None:
     _send_raw(comm, send, data, bufs, dest, tag)
 
 
-def _isend(comm: Any, isend: Any, obj: Any, dest: int, tag: int) -> Request:
+def _isend(comm: _Comm, isend: Any, obj: Any, dest: int, tag: int) -> Request:
     reqs: list[Any] = []
     _send(comm, lambda c, b, d, t: reqs.append(isend(c, b, d, t)), obj, dest, tag)
     return Request(reqs)
 
 
-def _recv_raw(comm: Any, recv: Any, buf: Any, source: int, tag: int,
+def _recv_raw(comm: _Comm, recv: Any, buf: Any, source: int, tag: int,
               status: Status | None = None) -> tuple[Any, list[Any]]:
     status = Status() if status is None else status
     _Comm.Probe(comm, source, tag, status)
@@ -146,7 +146,7 @@ def _recv_raw(comm: Any, recv: Any, buf: Any, source: int, tag: int,
     return data, bufs
 
 
-def _recv(comm: Any, recv: Any, buf: Any, source: int, tag: int, status: Any) -> Any:
+def _recv(comm: _Comm, recv: Any, buf: Any, source: int, tag: int, status: Status | None) -> Any:
     if source == PROC_NULL:
         recv(comm, [None, 0, _BYTE], source, tag, status)
         return None
@@ -154,7 +154,8 @@ def _recv(comm: Any, recv: Any, buf: Any, source: int, tag: int, status: Any) ->
     return loads(data, bufs)
 
 
-def _mprobe(comm: Any, mprobe: Any, source: int, tag: int, status: Any) -> Message | None:
+def _mprobe(comm: _Comm, mprobe: Any, source: int, tag: int,
+            status: Status | None) -> Message | None:
     """The header and every part, each taken by a matched probe."""
     if source == PROC_NULL:
         return Message([_Comm.Mprobe(comm, source, tag, status)])
@@ -172,7 +173,8 @@ def _mprobe(comm: Any, mprobe: Any, source: int, tag: int, status: Any) -> Messa
     return Message(parts)
 
 
-def _mrecv_data(message: Message, mrecv: Any, status: Any = None) -> tuple[Any, list[Any]]:
+def _mrecv_data(message: Message, mrecv: Any, status: Status | None = None
+                ) -> tuple[Any, list[Any]]:
     head, *rest = message
     if head == MESSAGE_NO_PROC:
         _Message.Recv(head, [bytearray(0), _info_type()], status)
@@ -270,7 +272,7 @@ def _load(request: Request) -> Any:
     return loads(*data_bufs)
 
 
-def _test(request: Request, test: Any, status: Any) -> tuple[bool, Any]:
+def _test(request: Request, test: Any, status: Status | None) -> tuple[bool, Any]:
     if test(list(request), None if status is None else [status]):
         return True, _load(request)
     return False, None
@@ -330,18 +332,18 @@ class Message(tuple):
         return request
 
     @classmethod
-    def probe(cls, comm: Any, source: int = ANY_SOURCE, tag: int = ANY_TAG,
+    def probe(cls, comm: _Comm, source: int = ANY_SOURCE, tag: int = ANY_TAG,
               status: Status | None = None) -> Message:
         return _mprobe(comm, _Comm.Mprobe, source, tag, status)  # type: ignore[return-value]
 
     @classmethod
-    def iprobe(cls, comm: Any, source: int = ANY_SOURCE, tag: int = ANY_TAG,
+    def iprobe(cls, comm: _Comm, source: int = ANY_SOURCE, tag: int = ANY_TAG,
                status: Status | None = None) -> Message | None:
         return _mprobe(comm, _Comm.Improbe, source, tag, status)
 
 
 # -- collectives ------------------------------------------------------------------------------
-def _commctx(comm: Any) -> tuple[Any, int]:
+def _commctx(comm: _Comm) -> tuple[_Comm, int]:
     """The communicator's duplicate (made on first use, collectively) and the next tag,
     as mpi4py's ``_commctx_intra``: one duplicate per communicator per rank."""
     if comm.Is_inter():
@@ -355,14 +357,14 @@ def _commctx(comm: Any) -> tuple[Any, int]:
     return dup, tag
 
 
-def _check_root(comm: Any, root: int) -> None:
+def _check_root(comm: _Comm, root: int) -> None:
     if not 0 <= root < comm.Get_size():
         from ..exceptions import Exception as MPIException
 
         raise MPIException("invalid root", None, "MPI_ERR_ROOT")
 
 
-def _bcast(comm: Any, obj: Any, root: int) -> Any:
+def _bcast(comm: _Comm, obj: Any, root: int) -> Any:
     rank = comm.Get_rank()
     data: bytes | bytearray
     data, bufs = dumps(obj if rank == root else None)
@@ -392,7 +394,7 @@ def _p2p() -> tuple[list[Any], Any, Any]:
             lambda c, b, s, t: _Comm.Recv(c, b, s, t))
 
 
-def _gather(comm: Any, obj: Any, root: int) -> list[Any] | None:
+def _gather(comm: _Comm, obj: Any, root: int) -> list[Any] | None:
     reqs, send, recv = _p2p()
     dup, tag = _commctx(comm)
     size = dup.Get_size()
@@ -406,7 +408,7 @@ def _gather(comm: Any, obj: Any, root: int) -> list[Any] | None:
     return objs
 
 
-def _scatter(comm: Any, objs: Any, root: int) -> Any:
+def _scatter(comm: _Comm, objs: Any, root: int) -> Any:
     reqs, send, recv = _p2p()
     dup, tag = _commctx(comm)
     size = dup.Get_size()
@@ -422,7 +424,7 @@ def _scatter(comm: Any, objs: Any, root: int) -> Any:
     return obj
 
 
-def _allgather(comm: Any, obj: Any) -> list[Any]:
+def _allgather(comm: _Comm, obj: Any) -> list[Any]:
     reqs, send, recv = _p2p()
     dup, tag = _commctx(comm)
     size = dup.Get_size()
@@ -434,7 +436,7 @@ def _allgather(comm: Any, obj: Any) -> list[Any]:
     return objs
 
 
-def _alltoall(comm: Any, objs: Any) -> list[Any]:
+def _alltoall(comm: _Comm, objs: Any) -> list[Any]:
     reqs, send, recv = _p2p()
     dup, tag = _commctx(comm)
     size = dup.Get_size()

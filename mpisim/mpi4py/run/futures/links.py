@@ -73,7 +73,7 @@ class Link:
             self._close()
 
 
-def _stop(comm: Any, pids: Iterable[int], end: Callable[[], Any]) -> Callable[[], None]:
+def _stop(comm: _comm.Comm, pids: Iterable[int], end: Callable[[], Any]) -> Callable[[], None]:
     """How a link to workers of its own ends: None to each, then ``end()``."""
     def close() -> None:
         for pid in pids:
@@ -155,7 +155,7 @@ class Shared:
     """Rank 0's shared pool (``-m mpi4py.futures``): the tasks' communicator, the idle
     workers (None, None: a world of one process), a tag per executor."""
 
-    def __init__(self, comm: Any, idle: Idle | None) -> None:
+    def __init__(self, comm: _comm.Comm | None, idle: Idle | None) -> None:
         self.comm, self.idle = comm, idle
         self.tags = itertools.count(1)
 
@@ -172,7 +172,7 @@ def pool_link(options: dict[str, Any], name: str) -> Link:
     return Link(shared.comm, shared.idle, next(shared.tags))
 
 
-def split(comm: Any, root: int) -> tuple[Any, Any]:
+def split(comm: _comm.Comm, root: int) -> tuple[_comm.Comm, _comm.Comm]:
     """(a duplicate of ``comm`` for the tasks, the workers' intracommunicator): two
     collectives over ``comm``; the root's team is freed (it is the root alone)."""
     dup = comm.Dup()
@@ -182,7 +182,7 @@ def split(comm: Any, root: int) -> tuple[Any, Any]:
     return dup, team
 
 
-def comm_link(comm: Any, root: int) -> Callable[..., Link]:
+def comm_link(comm: _comm.Comm, root: int) -> Callable[..., Link]:
     """MPICommExecutor's workers: the other ranks of ``comm`` (a thread if it is one
     process)."""
     def connect(options: dict[str, Any], name: str) -> Link:
