@@ -28,13 +28,12 @@ from __future__ import annotations
 
 import ast
 import math
-import operator
 import re
-from collections.abc import Callable
 from typing import Any
 
 from ..mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED
 from ..values.units import QUANTITY, UnitError, parse_quantity
+from .evaluate import ExprError, Unset, closure
 
 __all__ = ["CONSTANTS", "FUNCTIONS", "RESERVED", "Expr", "ExprError", "constant", "parse_expr"]
 
@@ -46,21 +45,13 @@ RESERVED = frozenset({"rank", "size", "BSEND_OVERHEAD", *CONSTANTS, *FUNCTIONS,
 """Names a param, loop variable or status variable may not take."""
 
 MAX_LENGTH = 500
-_INT_BITS = 256
 
 
-class ExprError(ValueError):
-    """An expression that cannot be read or evaluated; the message quotes it."""
-
-
-_BINARY = {ast.Add: ("+", operator.add), ast.Sub: ("-", operator.sub),
-           ast.Mult: ("*", operator.mul), ast.Div: ("/", operator.truediv),
-           ast.FloorDiv: ("//", operator.floordiv), ast.Mod: ("%", operator.mod),
-           ast.Pow: ("**", operator.pow)}
-_COMPARE = {ast.Eq: ("==", operator.eq), ast.NotEq: ("!=", operator.ne),
-            ast.Lt: ("<", operator.lt), ast.LtE: ("<=", operator.le),
-            ast.Gt: (">", operator.gt), ast.GtE: (">=", operator.ge)}
-_OPS = {sym: fn for sym, fn in [*_BINARY.values(), *_COMPARE.values()]}
+_BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+           ast.Mod: "%", ast.Pow: "**"}
+_COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
+            ast.GtE: ">="}
+"""The operators allowed, by their symbol (what each computes: :data:`.evaluate.OPS`)."""
 _REFUSED = {ast.Attribute: "attribute access", ast.Subscript: "indexing",
             ast.Lambda: "lambda", ast.ListComp: "comprehensions",
             ast.GeneratorExp: "comprehensions", ast.DictComp: "comprehensions",
@@ -102,10 +93,10 @@ class Expr:
         """The value with ``env`` giving the names; ExprError on failure."""
         fn = self.fn
         if fn is None:
-            fn = self.fn = _closure(self.tree)
+            fn = self.fn = closure(self.tree)
         try:
             return fn(env)
-        except _Unset as e:
+        except Unset as e:
             where = "" if self.source == e.args[0] else f" in {self.source!r}"
             raise ExprError(f"name {e.args[0]!r} has no value yet{where}") from None
         except ExprError as e:
@@ -116,10 +107,6 @@ class Expr:
             raise ExprError(f"number too large in {self.source!r}") from None
         except TypeError as e:
             raise ExprError(f"{e} in {self.source!r}") from None
-
-
-class _Unset(Exception):
-    """A name with no value in the environment (a status variable not yet set)."""
 
 
 def constant(value: Any, source: str | None = None) -> Expr:
@@ -174,7 +161,7 @@ def _comparison(node: ast.Compare, names: set[str]) -> tuple:
         cmp = _COMPARE.get(type(op))
         if cmp is None:
             raise ExprError(f"the comparison {_symbol(op)} is not allowed")
-        pairs.append((cmp[0], _convert(right, names)))
+        pairs.append((cmp, _convert(right, names)))
     return ("cmp", _convert(node.left, names), tuple(pairs))
 
 
@@ -188,7 +175,7 @@ def _convert(node: ast.AST, names: set[str]) -> tuple:
         op = _BINARY.get(type(node.op))
         if op is None:
             raise ExprError(f"the operator {_symbol(node.op)} is not allowed")
-        return ("b", op[0], _convert(node.left, names), _convert(node.right, names))
+        return ("b", op, _convert(node.left, names), _convert(node.right, names))
     if isinstance(node, ast.UnaryOp):
         kind = {ast.USub: "-", ast.UAdd: "+", ast.Not: "not"}.get(type(node.op))
         if kind is None:
@@ -226,128 +213,3 @@ def _symbol(op: ast.AST) -> str:
     return {ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|",
             ast.BitXor: "^", ast.MatMult: "@", ast.In: "in", ast.NotIn: "not in",
             ast.Is: "is", ast.IsNot: "is not"}.get(type(op), type(op).__name__)
-
-
-def _number(value: Any, op: str) -> Any:
-    if isinstance(value, int | float):
-        return value
-    raise ExprError(f"{op} needs numbers, got {value!r}")
-
-
-def _checked(value: Any) -> Any:
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > _INT_BITS:
-        raise ExprError("a whole number beyond 2**256")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ExprError("the result is not a finite number")
-    return value
-
-
-def _power(base: Any, exp: Any) -> Any:
-    if isinstance(base, int) and isinstance(exp, int) and exp > 0 and abs(base) > 1 \
-            and (abs(base).bit_length() - 1) * exp > _INT_BITS:
-        raise ExprError("a whole number beyond 2**256")
-    if isinstance(exp, float) or isinstance(base, float):
-        try:
-            result = math.pow(base, exp)
-        except ValueError:
-            raise ExprError("the result is not a real number") from None
-    else:
-        result = base ** exp
-    if isinstance(result, complex):
-        raise ExprError("the result is not a real number")
-    return result
-
-
-_FUNCS: dict[str, Callable[..., Any]] = {"min": min, "max": max, "abs": abs}
-_BIG = 1 << _INT_BITS
-
-
-def _closure(tree: tuple) -> Any:
-    """A function env -> value computing ``tree`` with the checks above."""
-    kind = tree[0]
-    if kind == "c":
-        value = tree[1]
-        return lambda env: value
-    if kind == "n":
-        return _name(tree[1])
-    if kind == "b":
-        return _binary(tree[1], _closure(tree[2]), _closure(tree[3]))
-    if kind == "u":
-        return _unary(tree[1], _closure(tree[2]))
-    if kind in ("and", "or"):
-        return _boolean(kind, [_closure(t) for t in tree[1]])
-    if kind == "cmp":
-        return _compare(_closure(tree[1]), [(_OPS[op], _closure(t)) for op, t in tree[2]])
-    if kind == "if":
-        test, body, orelse = _closure(tree[1]), _closure(tree[2]), _closure(tree[3])
-        return lambda env: body(env) if test(env) else orelse(env)
-    return _function(tree[1], [_closure(t) for t in tree[2]])
-
-
-def _name(name: str) -> Any:
-    def get(env: dict[str, Any]) -> Any:
-        try:
-            return env[name]
-        except KeyError:
-            raise _Unset(name) from None
-    return get
-
-
-def _binary(op: str, left: Any, right: Any) -> Any:
-    fn = _OPS[op]
-    if op == "**":
-        return lambda env: _checked(_power(_number(left(env), op), _number(right(env), op)))
-
-    def binary(env: dict[str, Any]) -> Any:
-        a, b = left(env), right(env)
-        if type(a) is int and type(b) is int:
-            result = fn(a, b)
-            if -_BIG < result < _BIG:
-                return result
-        return _checked(fn(_number(a, op), _number(b, op)))
-    return binary
-
-
-def _unary(op: str, operand: Any) -> Any:
-    if op == "not":
-        return lambda env: not operand(env)
-    if op == "-":
-        return lambda env: -_number(operand(env), op)
-    return lambda env: +_number(operand(env), op)
-
-
-def _boolean(kind: str, items: list[Any]) -> Any:
-    def all_of(env: dict[str, Any]) -> Any:
-        value: Any = True
-        for item in items:
-            value = item(env)
-            if not value:
-                return value
-        return value
-
-    def any_of(env: dict[str, Any]) -> Any:
-        value: Any = False
-        for item in items:
-            value = item(env)
-            if value:
-                return value
-        return value
-    return all_of if kind == "and" else any_of
-
-
-def _compare(first: Any, pairs: list[tuple[Any, Any]]) -> Any:
-    def compare(env: dict[str, Any]) -> bool:
-        left = first(env)
-        for fn, right_fn in pairs:
-            right = right_fn(env)
-            if not fn(left, right):
-                return False
-            left = right
-        return True
-    return compare
-
-
-def _function(name: str, args: list[Any]) -> Any:
-    fn = _FUNCS[name]
-    label = f"{name}()"
-    return lambda env: fn(*[_number(a(env), label) for a in args])
