@@ -140,7 +140,7 @@ class ReplayProgram:
                             bool(as_matched), notes, self.quirks[mpi.rank])
         replay.program = self
         if is_threaded(replay):  # each recorded thread a simulated one (MPI 4.1 §11.6)
-            return run_threads(replay, _STRIDE)
+            return run_threads(replay, _STRIDE, _GENERIC)
         return replay.run()
 
 

@@ -41,9 +41,12 @@ def is_threaded(replay: ReplayRank) -> bool:
     return any(shape.args.get("t", 0) for shape in replay.log.calls.shapes)
 
 
-def run_threads(replay: ReplayRank, stride: int) -> Generator[Any, Any, None]:
+def run_threads(replay: ReplayRank, stride: int, generic: object
+                ) -> Generator[Any, Any, None]:
     """The rank's program of a threaded recording: MPI_Init, the other threads started,
-    thread 0's calls, the others joined before its MPI_Finalize, then the rank's end."""
+    thread 0's calls, the others joined before its MPI_Finalize, then the rank's end.
+    ``stride``: calls read at a time; ``generic``: the ``after`` of an op given the Call
+    (:meth:`.program.ReplayRank.op`)."""
     mpi, calls = replay.mpi, replay.log.calls
     used_shapes, used_results = calls.used()  # ops kept only for those seen again
     replay.again = (used_shapes > 1, used_results > 1)
@@ -55,25 +58,26 @@ def run_threads(replay: ReplayRank, stride: int) -> Generator[Any, Any, None]:
             by_thread.setdefault(int(shapes[s].args.get("t", 0)), []).append(
                 (number, s, res, gap))
     own = by_thread.pop(0, [])
-    stopped = yield from replay_calls(replay, own[:1])  # MPI_Init (its thread level)
-    threads = [mpi.spawn_thread(replay_calls, replay, items, name=f"thread {t}")
+    stopped = yield from replay_calls(replay, own[:1], generic)  # MPI_Init (its level)
+    threads = [mpi.spawn_thread(replay_calls, replay, items, generic, name=f"thread {t}")
                for t, items in sorted(by_thread.items())]
     last = own[-1] if len(own) > 1 else None
     if not stopped:
         finalize = last is not None and shapes[last[1]].name == "Finalize"
-        stopped = yield from replay_calls(replay, own[1:-1] if finalize else own[1:])
+        stopped = yield from replay_calls(replay, own[1:-1] if finalize else own[1:],
+                                          generic)
         if not stopped:
             for thread in threads:  # noqa: UP028 (each joined: the engine sends its value)
                 yield thread
             if finalize and last is not None:
-                stopped = yield from replay_calls(replay, [last])
+                stopped = yield from replay_calls(replay, [last], generic)
     yield from replay.end()
 
 
-def replay_calls(replay: ReplayRank, items: Iterable[Item]) -> Generator[Any, Any, bool]:
+def replay_calls(replay: ReplayRank, items: Iterable[Item], generic: object
+                 ) -> Generator[Any, Any, bool]:
     """One thread's calls in order, each after its recorded gap; True when it stopped in a
     call the recording shows in progress at the process's end."""
-    from .program import _GENERIC  # (the module that imports this one)
     mpi, log = replay.mpi, replay.log
     port, reached, rank = port_of(mpi), replay.program.reached, mpi.rank
     calls, shapes, results = log.calls, log.calls.shapes, log.calls.results
@@ -92,7 +96,7 @@ def replay_calls(replay: ReplayRank, items: Iterable[Item]) -> Generator[Any, An
         failed = results[res].error if res >= 0 else None
         try:
             make, after = replay.kept_op(s, res, shape, number - 1)
-            if after is _GENERIC:
+            if after is generic:
                 yield from make(replay, calls.call(number - 1))
             else:
                 value = yield make()
