@@ -38,6 +38,7 @@ from collections.abc import Callable
 from typing import Any
 
 from greenlet import getcurrent
+from simpy.events import Event as _EngineEvent
 
 from ...engine import sync
 from ..bridge import RankContext, current, thread_program
@@ -46,7 +47,7 @@ __all__ = ["Thread", "join_threads", "queue_module", "thread_module", "threading
 
 
 # -- waiting ---------------------------------------------------------------------------------
-def wait(ev: Any) -> Any:
+def wait(ev: _EngineEvent) -> Any:
     """Block the calling simulated thread until ``ev`` happens: its value (or its error,
     raised here). One that has happened already is answered at once."""
     if ev.callbacks is None:
@@ -410,7 +411,7 @@ class Timer(Thread):
         self.finished.set()
 
 
-def current_thread() -> Any:
+def current_thread() -> Thread | _threading.Thread:
     """The simulated thread running now (the real one outside a simulated rank)."""
     g = getcurrent()
     thread = getattr(g, "thread", None)
@@ -422,17 +423,18 @@ def current_thread() -> Any:
     return _rank_state(ctx)["main"]
 
 
-def main_thread() -> Any:
+def main_thread() -> Thread | _threading.Thread:
     ctx = getattr(getcurrent(), "ctx", None)
     return _threading.main_thread() if ctx is None else _rank_state(ctx)["main"]
 
 
 def get_ident() -> int:
     ident = current_thread().ident
+    assert ident is not None  # (the running thread has started)
     return int(ident)
 
 
-def enumerate() -> list[Any]:
+def enumerate() -> list[Thread] | list[_threading.Thread]:
     ctx = getattr(getcurrent(), "ctx", None)
     if ctx is None:
         return _threading.enumerate()
@@ -502,7 +504,7 @@ class local:
         object.__delattr__(self, name)
 
 
-def _key() -> Any:
+def _key() -> Thread | _threading.Thread:
     return current_thread()
 
 
