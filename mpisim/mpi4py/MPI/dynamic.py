@@ -16,16 +16,13 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...mpi.dynamic import ErrSpawn
 from ...mpi.errors import MPIError
 from ..bridge import current
 from ..exceptions import as_exception
 from .info import handle_info
-
-if TYPE_CHECKING:  # for the annotations (comm.py's classes are made of these mixins)
-    from .comm import Comm
 
 __all__ = ["Close_port", "DisconnectMethods", "Lookup_name", "Open_port", "Publish_name",
            "SpawnMethods", "Unpublish_name"]
@@ -101,7 +98,7 @@ class SpawnMethods:
     """Intracomm.Spawn, Spawn_multiple, Accept and Connect."""
 
     def Spawn(self, command: str, args: Any = None, maxprocs: int = 1, info: Any = None,
-              root: int = 0, errcodes: Any = None) -> Comm:
+              root: int = 0, errcodes: Any = None) -> Any:
         """MPI_Comm_spawn (collective): the intercommunicator to ``maxprocs`` new
         processes running the script ``args[0]`` (``command``: ``sys.executable``)."""
         ctx = current()
@@ -114,7 +111,7 @@ class SpawnMethods:
         return self._wrap(made)  # type: ignore[attr-defined]
 
     def Spawn_multiple(self, command: Any, args: Any = None, maxprocs: Any = None,
-                       info: Any = None, root: int = 0, errcodes: Any = None) -> Comm:
+                       info: Any = None, root: int = 0, errcodes: Any = None) -> Any:
         """MPI_Comm_spawn_multiple (collective): one script per command, the children in
         one MPI_COMM_WORLD (MPI_APPNUM: the command's index)."""
         ctx = current()
@@ -134,13 +131,13 @@ class SpawnMethods:
             errcodes[:] = [[0] * n for n in counts]
         return self._wrap(made)  # type: ignore[attr-defined]
 
-    def Accept(self, port_name: str, info: Any = None, root: int = 0) -> Comm:
+    def Accept(self, port_name: str, info: Any = None, root: int = 0) -> Any:
         """MPI_Comm_accept (collective): the intercommunicator to the group that
         connects to the root's port."""
         made = self._p2p("comm_accept", True, port_name=port_name, root=int(root))  # type: ignore[attr-defined]
         return self._wrap(made)  # type: ignore[attr-defined]
 
-    def Connect(self, port_name: str, info: Any = None, root: int = 0) -> Comm:
+    def Connect(self, port_name: str, info: Any = None, root: int = 0) -> Any:
         """MPI_Comm_connect (collective): the intercommunicator to the group accepting at
         the root's port."""
         made = self._p2p("comm_connect", True, port_name=port_name, root=int(root))  # type: ignore[attr-defined]
@@ -155,7 +152,7 @@ class DisconnectMethods:
     """Comm.Get_parent, Disconnect and Join."""
 
     @classmethod
-    def Get_parent(cls) -> Comm:
+    def Get_parent(cls) -> Any:
         """MPI_Comm_get_parent: the intercommunicator to the parents, or a null one
         (equal to MPI.COMM_NULL) in a process the run started."""
         ctx = current()

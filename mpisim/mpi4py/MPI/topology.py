@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -29,9 +29,6 @@ from ..msgbuffer import bottom
 from ..msgbuffer.collective import simple, vector
 from ..msgbuffer.p2p import located
 from .request import Request
-
-if TYPE_CHECKING:  # for the annotations (comm.py's classes are made of these mixins)
-    from .comm import Comm
 
 __all__ = ["UNWEIGHTED", "WEIGHTS_EMPTY", "CartQueries", "Compute_dims", "DistGraphQueries",
            "GraphQueries", "NeighborMethods", "TopologyMaker"]
@@ -108,21 +105,21 @@ class TopologyMaker:
     """Intracomm's topology constructors (MPI 4.1 §8.5) and the map queries."""
 
     def Create_cart(self, dims: Sequence[int], periods: Any = None,
-                    reorder: bool = False) -> Comm:
+                    reorder: bool = False) -> Any:
         dims = _ints(dims)
         made = self._p2p("cart_create", True, dims=dims,  # type: ignore[attr-defined]
                          periods=_periods(periods, len(dims)), reorder=bool(reorder))
         return self._wrap(made)  # type: ignore[attr-defined]
 
     def Create_graph(self, index: Sequence[int], edges: Sequence[int],
-                     reorder: bool = False) -> Comm:
+                     reorder: bool = False) -> Any:
         made = self._p2p("graph_create", True, index=_index(index),  # type: ignore[attr-defined]
                          edges=_ints(edges), reorder=bool(reorder))
         return self._wrap(made)  # type: ignore[attr-defined]
 
     def Create_dist_graph_adjacent(self, sources: Any, destinations: Any,
                                    sourceweights: Any = None, destweights: Any = None,
-                                   info: Any = None, reorder: bool = False) -> Comm:
+                                   info: Any = None, reorder: bool = False) -> Any:
         sources = _ints(sources or ())
         destinations = _ints(destinations or ())
         made = self._p2p(  # type: ignore[attr-defined]
@@ -133,7 +130,7 @@ class TopologyMaker:
         return self._wrap(made)  # type: ignore[attr-defined]
 
     def Create_dist_graph(self, sources: Any, degrees: Any, destinations: Any,
-                          weights: Any = None, info: Any = None, reorder: bool = False) -> Comm:
+                          weights: Any = None, info: Any = None, reorder: bool = False) -> Any:
         sources = _ints(sources or ())
         destinations = _ints(destinations or ())
         made = self._p2p(  # type: ignore[attr-defined]
@@ -333,7 +330,7 @@ class CartQueries:
         return self._local("cart_shift", direction=c_int(direction),  # type: ignore[attr-defined]
                            disp=c_int(disp))
 
-    def Sub(self, remain_dims: Sequence[bool]) -> Comm:
+    def Sub(self, remain_dims: Sequence[bool]) -> Any:
         made = self._p2p("cart_sub", True,  # type: ignore[attr-defined]
                          remain_dims=[bool(r) for r in _ints(remain_dims)])
         return self._wrap(made)  # type: ignore[attr-defined]
