@@ -92,8 +92,9 @@ _NOT_RECORDED: list[tuple[tuple[str, ...], str]] = [
             "comm_accept", "comm_connect", "comm_join", "open_port", "close_port",
             "publish_name", "unpublish_name", "lookup_name"),
      "dynamic processes (MPI 4.1 §11.8): not recorded yet (a recording is of the processes "
-     "mpiexec started: a spawned child's log would be numbered by its own MPI_COMM_WORLD "
-     "rank, as its parents' are, and joining them needs a numbering across worlds)"),
+     "mpiexec started; a spawned child writes no log: numbered by its own MPI_COMM_WORLD "
+     "rank, it would be one of its parents', and joining them needs a numbering across "
+     "worlds)"),
 ]
 """Calls the recorder does not log, so neither its Fortran binding, the replayer nor the
 YAML writer can have them."""

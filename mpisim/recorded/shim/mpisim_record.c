@@ -1190,6 +1190,11 @@ static void start_log(const char *how, int provided) {
     char exe[4096] = "";
     int len = 0;
     if (!dir || !*dir) return;
+    MPI_Comm parent = MPI_COMM_NULL;
+    PMPI_Comm_get_parent(&parent);
+    if (parent != MPI_COMM_NULL) return;  /* spawned (MPI 4.1 §11.8.2): not recorded yet, its
+                                           * rank.N.log, numbered in its own world, would be
+                                           * one of its parents' */
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
     world_size = size;
