@@ -2068,7 +2068,11 @@ int MPI_Type_free(MPI_Datatype *t) {
     MPI_Datatype before = *t;
     if (!LOGGING) {
         int rc = PMPI_Type_free(t);
-        if (rc == MPI_SUCCESS) forget(types, KEY(before));  /* the handle may be reused */
+        if (rc == MPI_SUCCESS && fd >= 0) {  /* the handle may be reused */
+            LOCK();
+            forget(types, KEY(before));
+            UNLOCK();
+        }
         return rc;
     }
     enter("Type_free", CALLER);
