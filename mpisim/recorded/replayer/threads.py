@@ -19,17 +19,33 @@ single-threaded one's a block at a time).
 from __future__ import annotations
 
 from collections.abc import Generator, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ...handle.access import port_of
 from ...mpi.errors import MPIError
 from ..calls import Unsupported
 from .objects import caught
 
-if TYPE_CHECKING:
-    from .program import ReplayRank
+__all__ = ["ReplayRank", "is_threaded", "run_threads"]
 
-__all__ = ["is_threaded", "run_threads"]
+
+class ReplayRank(Protocol):
+    """What a thread's replay asks of its rank's (:class:`.program.ReplayRank`, which stands
+    above this module: the rank's loop hands its threads to it)."""
+
+    mpi: Any
+    log: Any
+    program: Any
+    scale: float
+    again: Any
+
+    def end(self) -> Generator[Any, Any, None]: ...
+
+    def kept_op(self, s: int, res: int, shape: Any, index: int) -> tuple[Any, Any]: ...
+
+    def note(self, call: Any, text: str) -> None: ...
+
+    def ended_in(self, call: Any) -> None: ...
 
 Item = tuple[int, int, int, float]
 """A call to replay: its number on the rank (1 = MPI_Init), shape id, result id (-1: it
