@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from numpy import dtype as _np_dtype
+import numpy as np
 
 from ..datatypes.datatype import COMBINERS, DATATYPES, Datatype, typealign, typecode
+
+_np_dtype: type[np.dtype[Any]] | None = np.dtype
+"""NumPy's dtype; None as if NumPy were missing (mpi4py's own tests set it so)."""
 
 __all__ = ["from_numpy_dtype", "to_numpy_dtype"]
 
@@ -44,6 +47,8 @@ def _is_aligned(datatype: Datatype, offset: int = 0) -> bool:
 
 def from_numpy_dtype(dtype: Any) -> Datatype:
     """The MPI datatype of a numpy dtype (see the module)."""
+    if _np_dtype is None:
+        raise RuntimeError("NumPy is not available") from None
     dtype = _np_dtype(dtype)
     if dtype.hasobject:
         raise ValueError("NumPy datatype with object entries")
@@ -102,7 +107,10 @@ def to_numpy_dtype(datatype: Datatype) -> Any:
     raise ValueError("cannot convert MPI datatype to NumPy")
 
 
-def _np(spec: Any, **kwargs: Any) -> _np_dtype[Any]:
+def _np(spec: Any, **kwargs: Any) -> Any:
+    """A numpy dtype of ``spec`` (without NumPy: the spec itself, as mpi4py's dtlib)."""
+    if _np_dtype is None:
+        return spec if not kwargs else (spec, kwargs)
     return _np_dtype(spec, **kwargs)
 
 
