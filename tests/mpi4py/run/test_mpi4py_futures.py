@@ -10,7 +10,6 @@ simulated times worked out by hand, errors named.
 from __future__ import annotations
 
 import re
-
 import subprocess
 import sys
 import textwrap
