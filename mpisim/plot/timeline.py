@@ -266,19 +266,24 @@ def _draw_rma(ax: Axes, ops: np.ndarray, lane_of: dict[int, int]) -> list[Any]:
 
 def _annotate_blocked(ax: Axes, blocked: list[Any], calls: np.ndarray,
                       lane_of: dict[int, int]) -> None:
-    """Label the call each deadlocked rank is stuck in, above its bar."""
+    """Label the call each deadlocked rank is stuck in, above its bar; a rank whose threads
+    are blocked too gets one label, its threads' calls after its own, each named."""
+    texts: dict[int, list[str]] = {}
     for b in blocked:
-        if b.rank not in lane_of:
-            continue
-        mine = calls[(calls["rank"] == b.rank) & ~np.isfinite(calls["end"])]
-        if not len(mine):
-            continue
         waits = ", ".join(str(w) for w in b.waits_for[:6])
         waits += ", ..." if len(b.waits_for) > 6 else ""
         text = f"{b.call}" + (f" waits for {waits}" if waits else "")
-        ax.text(float(mine["start"][0]), lane_of[b.rank] - _BAR - 0.04, text, ha="left",
-                va="bottom", fontsize="x-small", color="#d62728", clip_on=True, zorder=6,
-                gid=f"blocked-label:{b.rank}")
+        thread = getattr(b, "thread", None)
+        texts.setdefault(b.rank, []).append(text if thread is None else f"{thread}: {text}")
+    for rank, parts in texts.items():
+        if rank not in lane_of:
+            continue
+        mine = calls[(calls["rank"] == rank) & ~np.isfinite(calls["end"])]
+        if not len(mine):
+            continue
+        ax.text(float(mine["start"][0]), lane_of[rank] - _BAR - 0.04, "; ".join(parts),
+                ha="left", va="bottom", fontsize="x-small", color="#d62728", clip_on=True,
+                zorder=6, gid=f"blocked-label:{rank}")
 
 
 def _modes(msgs: np.ndarray) -> list[str]:
