@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers.programs import thread_senders
 
 import mpisim as ms
 from mpisim.engine.threads import MAIN, SimThread
@@ -498,34 +499,16 @@ def test_11_6_2_two_threads_probing_one_message_race_where_matched_probes_do_not
     assert all("(_probe_then_receive)" in c.where for c in race.calls)
 
 
-def _two_senders(mpi):
-    """Rank 0's threads a (1 B) and b (2 B) send to rank 1 at the same instant; rank 1's
-    first receive gets whichever ran first."""
-    def send(mpi, nbytes):
-        yield mpi.send(count=nbytes, dest=1, tag=0)
-
-    mpi.init_thread("multiple")
-    if mpi.rank == 0:
-        a = mpi.spawn_thread(send, mpi, 1, name="a")
-        b = mpi.spawn_thread(send, mpi, 2, name="b")
-        yield a
-        yield b
-        return None
-    first = yield mpi.recv(count=2, source=0, tag=0)
-    yield mpi.recv(count=2, source=0, tag=0)
-    return first.count
-
-
 def test_threads_runnable_at_one_instant_run_in_spawn_order_with_seed_0():
-    assert ms.run(_two_senders, ranks=2).returned[1] == 1
+    assert ms.run(thread_senders, ranks=2).returned[1] == 1
 
 
 def test_a_seed_names_one_interleaving_of_threads_and_others_give_others():
     """The order of threads runnable at one instant is drawn from the run's seed: the same
     seed gives the same run byte for byte; among seeds, both orders of a and b occur."""
-    firsts = {seed: ms.run(_two_senders, ranks=2, seed=seed).returned[1]
+    firsts = {seed: ms.run(thread_senders, ranks=2, seed=seed).returned[1]
               for seed in range(1, 17)}
     assert set(firsts.values()) == {1, 2}
     for seed in (3, 11):
-        assert ms.run(_two_senders, ranks=2, seed=seed).to_json() == \
-            ms.run(_two_senders, ranks=2, seed=seed).to_json()
+        assert ms.run(thread_senders, ranks=2, seed=seed).to_json() == \
+            ms.run(thread_senders, ranks=2, seed=seed).to_json()

@@ -60,3 +60,22 @@ def fallback(mpi, n=100_000):
         yield mpi.compute(1e-3)
         yield mpi.recv(count=n, source=0, tag=0)
         yield mpi.recv(count=n, source=0, tag=1)
+
+
+def thread_senders(mpi):
+    """MPI 4.1 §11.6: rank 0's threads a (1 B) and b (2 B) send to rank 1 at one instant;
+    rank 1 returns the size of the first message it receives: the threads' order decides
+    it (the seed's order of threads runnable at one instant)."""
+    def send(mpi, nbytes):
+        yield mpi.send(count=nbytes, dest=1, tag=0)
+
+    mpi.init_thread("multiple")
+    if mpi.rank == 0:
+        a = mpi.spawn_thread(send, mpi, 1, name="a")
+        b = mpi.spawn_thread(send, mpi, 2, name="b")
+        yield a
+        yield b
+        return None
+    first = yield mpi.recv(count=2, source=0, tag=0)
+    yield mpi.recv(count=2, source=0, tag=0)
+    return first.count

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers.programs import thread_senders
 
 import mpisim as ms
 from mpisim.cli.main import main
@@ -100,29 +101,11 @@ def test_check_races_on_the_command_line(tmp_path, capsys):
     assert main(["check", "--max-orders", "2", str(scenario)]) == 2
 
 
-def _thread_senders(mpi):
-    """Rank 0's threads a (1 B) and b (2 B) send to rank 1 at one instant; rank 1 returns
-    the size of the first message it receives: the threads' order decides it."""
-    def send(mpi, nbytes):
-        yield mpi.send(count=nbytes, dest=1, tag=0)
-
-    mpi.init_thread("multiple")
-    if mpi.rank == 0:
-        a = mpi.spawn_thread(send, mpi, 1, name="a")
-        b = mpi.spawn_thread(send, mpi, 2, name="b")
-        yield a
-        yield b
-        return None
-    first = yield mpi.recv(count=2, source=0, tag=0)
-    yield mpi.recv(count=2, source=0, tag=0)
-    return first.count
-
-
 def test_thread_orders_are_explored_and_one_that_changes_the_result_is_a_race():
     """MPI 4.1 §11.6: calls from several threads interleave in an order the program does
     not fix. The exploration draws thread orders from seeds after the program as written
     and names the seed whose order changes what rank 1 returns."""
-    races = ms.check_races(_thread_senders, ranks=2, max_orders=8)
+    races = ms.check_races(thread_senders, ranks=2, max_orders=8)
     assert races.racy and races.exit_code == 8
     a, b = races.differing
     assert (races.tried[a].seed, races.tried[a].result.returned) == (0, [None, 1])
