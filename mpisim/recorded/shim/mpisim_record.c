@@ -75,6 +75,10 @@ static int world_rank = -1;
 static int world_size = 0;
 static char log_dir[4096];   /* $MPISIM_TRACE_DIR */
 static char host[256];       /* gethostname(): the #host of this process's log */
+/* Dynamic processes (MPI 4.1 §11.8): a process MPI_Comm_spawn started logs as
+ * spawn.<ID>.rank.<its world rank>.log, ID the spawn that started it (see spawn_id_of). */
+static char spawn_id[200];   /* "" in the processes mpiexec started */
+static char log_prefix[224]; /* "" or "spawn.<ID>." before each file name */
 
 static uint64_t now_ns(void) {
     struct timespec ts;
@@ -940,7 +944,7 @@ static now_t *now_at;
 
 static void start_now(const char *dir) {
     char path[4200];
-    snprintf(path, sizeof path, "%s/rank.%d.now", dir, world_rank);
+    snprintf(path, sizeof path, "%s/%srank.%d.now", dir, log_prefix, world_rank);
     int f = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (f < 0) return;
     if (ftruncate(f, sizeof(now_t)) == 0) {
@@ -1088,7 +1092,7 @@ static int read_head(const char *path, char *buf, size_t n, off_t from_end) {
 /* The #pid of rank r's log when its #host is this one (0 otherwise). */
 static long pid_of(int r, char *path, size_t n) {
     char head[1024];
-    snprintf(path, n, "%s/rank.%d.log", log_dir, r);
+    snprintf(path, n, "%s/%srank.%d.log", log_dir, log_prefix, r);
     if (!read_head(path, head, sizeof head, 0)) return 0;
     const char *h = strstr(head, "\n#host "), *p = strstr(head, "\n#pid ");
     if (!h || !p) return 0;
@@ -1183,6 +1187,57 @@ static void put_args(void) {
     puts_("\n\n");
 }
 
+/* ---- dynamic processes (MPI 4.1 §11.8): which spawn started a process ------------------------
+ * The root of a spawn names it <its world rank>.<k> (its k-th spawn as root; a spawned
+ * root puts its own world's ID and '-' before it: 0.1-1.1) and tells every child over a
+ * duplicate of the intercommunicator (PMPI_Comm_dup, collective over both groups, done by
+ * the parents right after MPI_Comm_spawn and by the children inside MPI_Init): the
+ * program's own matching never sees it. It goes as an MPI_MAX reduction over the
+ * intercommunicator (each group gets the other's: the children the root's ID, the others'
+ * zeros; a collective, where a message sent at once was seen lost with MPICH 5.0.2); the
+ * other parents get it by a broadcast. */
+static int spawns_rooted;
+
+static int spawn_id_of(MPI_Comm parent) {
+    MPI_Comm dup;
+    unsigned char zero[sizeof spawn_id] = {0}, id[sizeof spawn_id];
+    if (PMPI_Comm_dup(parent, &dup) != MPI_SUCCESS) return 0;
+    int rc = PMPI_Allreduce(zero, id, (int)sizeof id, MPI_UNSIGNED_CHAR, MPI_MAX, dup);
+    PMPI_Comm_free(&dup);
+    if (rc != MPI_SUCCESS || !id[0] || memchr(id, '\0', sizeof id) == NULL) return 0;
+    memcpy(spawn_id, id, sizeof id);
+    return 1;
+}
+
+static void spawn_id_give(MPI_Comm inter, int root, MPI_Comm comm, char *id, size_t size) {
+    MPI_Comm dup;
+    unsigned char mine[sizeof spawn_id] = {0}, theirs[sizeof spawn_id];
+    int me = 0;
+    id[0] = '\0';
+    if (PMPI_Comm_dup(inter, &dup) != MPI_SUCCESS) return;
+    PMPI_Comm_rank(comm, &me);
+    if (me == root)
+        snprintf((char *)mine, sizeof mine - 1, "%s%s%d.%d", spawn_id, spawn_id[0] ? "-" : "",
+                 world_rank, ++spawns_rooted);
+    PMPI_Allreduce(mine, theirs, (int)sizeof mine, MPI_UNSIGNED_CHAR, MPI_MAX, dup);
+    PMPI_Comm_free(&dup);
+    PMPI_Bcast(mine, (int)sizeof mine, MPI_UNSIGNED_CHAR, root, comm);
+    snprintf(id, size, "%s", (char *)mine);
+}
+
+/* A spawned process's header: its spawn, its parents' world ("0": the processes mpiexec
+ * started) and how many parents, its command's index in a spawn_multiple (MPI_APPNUM). */
+static void put_spawned(int parents) {
+    const char *dash = strrchr(spawn_id, '-');
+    int *appnum = NULL, flag = 0;
+    putf("#spawn %s\n#parent-world ", spawn_id);
+    if (dash) put(spawn_id, (size_t)(dash - spawn_id));
+    else puts_("0");
+    putf("\n#parents %d\n", parents);
+    PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag);
+    if (flag && appnum) putf("#appnum %d\n", *appnum);
+}
+
 static void start_log(const char *how, int provided) {
     const char *dir = getenv("MPISIM_TRACE_DIR");
     int size = 0;
@@ -1191,17 +1246,20 @@ static void start_log(const char *how, int provided) {
     int len = 0;
     if (!dir || !*dir) return;
     MPI_Comm parent = MPI_COMM_NULL;
+    int parents = 0;
     PMPI_Comm_get_parent(&parent);
-    if (parent != MPI_COMM_NULL) return;  /* spawned (MPI 4.1 §11.8.2): not recorded yet, its
-                                           * rank.N.log, numbered in its own world, would be
-                                           * one of its parents' */
+    if (parent != MPI_COMM_NULL) {  /* spawned (MPI 4.1 §11.8.2): its spawn's ID first */
+        if (!spawn_id_of(parent)) return;
+        PMPI_Comm_remote_size(parent, &parents);
+        snprintf(log_prefix, sizeof log_prefix, "spawn.%s.", spawn_id);
+    }
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
     world_size = size;
     snprintf(log_dir, sizeof log_dir, "%s", dir);
     if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
     for (char *p = host; *p; p++) if (*p == '\n' || *p == ' ') *p = '_';
-    snprintf(path, sizeof path, "%s/rank.%d.log", dir, world_rank);
+    snprintf(path, sizeof path, "%s/%srank.%d.log", dir, log_prefix, world_rank);
     fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return;
     pend = &pend0;  /* this thread is thread 0 */
@@ -1222,6 +1280,7 @@ static void start_log(const char *how, int provided) {
     puts_("#library ");
     put(lib, strnlen(lib, sizeof lib));
     puts_("\n");
+    if (parents) put_spawned(parents);
     if (compact) put_args();
     for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
         struct sigaction sa;
@@ -2049,6 +2108,121 @@ int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *newcomm) {
     end_entry();
     int rc = PMPI_Intercomm_merge(inter, high, newcomm);
     return inter_end(rc, *newcomm);
+}
+
+/* ---- dynamic processes (MPI 4.1 §11.8, §11.10.4) -------------------------------------------
+ * MPI_Comm_spawn[_multiple]: comm, root and, at the root, the command(s) and maxprocs (np);
+ * the result's new intercommunicator (size, rank, rsize: the children), spawn=ID (the
+ * children's logs are spawn.ID.rank.N.log) and errs=, each child's error class (0: started),
+ * when the program asked for them. */
+static void put_word(const char *key, const char *s);
+
+static int known_comm(MPI_Comm c) {  /* an id without a description: the call gives it */
+    slot_t *s = lookup(comms, KEY(c), 1);
+    if (!s) return -2;
+    if (s->id == 0) s->id = next_comm++;
+    return s->id;
+}
+
+static int spawn_end(int rc, MPI_Comm comm, int root, MPI_Comm inter, int n, const int *errs) {
+    char id[sizeof spawn_id] = "";
+    if (rc == MPI_SUCCESS && inter != MPI_COMM_NULL && log_dir[0])
+        spawn_id_give(inter, root, comm, id, sizeof id);
+    result(rc);
+    if (rc == MPI_SUCCESS && inter != MPI_COMM_NULL) {
+        int size = 0, rank = 0, remote = 0;
+        PMPI_Comm_size(inter, &size);
+        PMPI_Comm_rank(inter, &rank);
+        PMPI_Comm_remote_size(inter, &remote);
+        putf(" new=%d size=%d rank=%d rsize=%d", new_comm(inter), size, rank, remote);
+        if (id[0]) putf(" spawn=%s", id);
+    }
+    if (errs != MPI_ERRCODES_IGNORE && n > 0) {
+        puts_(" errs=");
+        for (int i = 0; i < n; i++) {
+            if (i) puts_(",");
+            puts_(errs[i] == MPI_SUCCESS ? "0" : error_name(errs[i]));
+        }
+    }
+    done();
+    return rc;
+}
+
+int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
+                   MPI_Comm comm, MPI_Comm *intercomm, int errcodes[]) {
+    if (!LOGGING) {
+        int rc = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, errcodes);
+        char id[sizeof spawn_id];  /* (the children still wait for their spawn's ID) */
+        if (rc == MPI_SUCCESS && *intercomm != MPI_COMM_NULL && log_dir[0])
+            spawn_id_give(*intercomm, root, comm, id, sizeof id);
+        return rc;
+    }
+    int at_root = rank_in_comm(comm) == root;
+    enter("Comm_spawn", CALLER);
+    putf(" comm=%d root=%d", comm_id(comm), root);
+    if (at_root) {
+        put_word("cmd", command);
+        putf(" np=%d", maxprocs);
+    }
+    end_entry();
+    int rc = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, errcodes);
+    return spawn_end(rc, comm, root, *intercomm, at_root ? maxprocs : 0, errcodes);
+}
+
+int MPI_Comm_spawn_multiple(int count, char *commands[], char **argvs[], const int maxprocs[],
+                            const MPI_Info infos[], int root, MPI_Comm comm, MPI_Comm *intercomm,
+                            int errcodes[]) {
+    if (!LOGGING) {
+        int rc = PMPI_Comm_spawn_multiple(count, commands, argvs, maxprocs, infos, root, comm,
+                                          intercomm, errcodes);
+        char id[sizeof spawn_id];
+        if (rc == MPI_SUCCESS && *intercomm != MPI_COMM_NULL && log_dir[0])
+            spawn_id_give(*intercomm, root, comm, id, sizeof id);
+        return rc;
+    }
+    int at_root = rank_in_comm(comm) == root, total = 0;
+    enter("Comm_spawn_multiple", CALLER);
+    putf(" comm=%d root=%d", comm_id(comm), root);
+    if (at_root && count > 0) {
+        put_word("cmds", commands[0]);
+        for (int i = 1; i < count; i++) {  /* the others after commas, as put_word writes */
+            puts_(",");
+            for (const char *c = commands[i]; c && *c; c++) {
+                char ch = (*c == ' ' || *c == '=' || *c == '\n' || *c == ',') ? '_' : *c;
+                put(&ch, 1);
+            }
+        }
+        for (int i = 0; i < count; i++) total += maxprocs[i] > 0 ? maxprocs[i] : 0;
+        put_ints("np", count, maxprocs);
+    }
+    end_entry();
+    int rc = PMPI_Comm_spawn_multiple(count, commands, argvs, maxprocs, infos, root, comm,
+                                      intercomm, errcodes);
+    return spawn_end(rc, comm, root, *intercomm, total, errcodes);
+}
+
+int MPI_Comm_get_parent(MPI_Comm *parent) {
+    if (!LOGGING) return PMPI_Comm_get_parent(parent);
+    enter("Comm_get_parent", CALLER);
+    end_entry();
+    int rc = PMPI_Comm_get_parent(parent);
+    result(rc);
+    if (rc == MPI_SUCCESS) putf(" new=%d", *parent == MPI_COMM_NULL ? -1 : known_comm(*parent));
+    done();
+    return rc;
+}
+
+int MPI_Comm_disconnect(MPI_Comm *comm) {
+    if (!LOGGING) return PMPI_Comm_disconnect(comm);
+    MPI_Comm before = *comm;
+    enter("Comm_disconnect", CALLER);
+    putf(" comm=%d", comm_id(*comm));
+    end_entry();
+    int rc = PMPI_Comm_disconnect(comm);
+    result(rc);
+    if (rc == MPI_SUCCESS) forget(comms, KEY(before));
+    done();
+    return rc;
 }
 
 /* ---- a datatype's life (MPI 4.1 §5.1.9): committed, then freed; a replay finds the derived
