@@ -15,6 +15,7 @@ import numpy as np
 
 from ...mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from .records import (
+    MAX_DATA,
     CallList,
     CallShape,
     RankLog,
@@ -102,6 +103,7 @@ def parse_log(path: str, lines: list[str], start: int, stop: int, base: int = 0)
     numbers: list[int] = []
     returned: list[int] = []
     open_threads: set[int] = set()  # threads whose call in progress the log ends inside
+    data: dict[int, str] = {}
     for index in range(start + 1, stop):
         text = lines[index]
         number = base + index + 1
@@ -117,15 +119,8 @@ def parse_log(path: str, lines: list[str], start: int, stop: int, base: int = 0)
             returned[-1] = len(results)
             results.append(result)
             durations[-1] = duration
-        elif head == "T" and text.startswith("T "):
-            t = type_line(where, number, text)
-            types[t.id] = t
-        elif head == "@" and text.startswith("@ "):
-            s = site_line(where, number, text)
-            sites[s.id] = s
-        elif head == "C" and text.startswith("C "):
-            cid, fields = comm_line(where, number, text)
-            comms[cid] = fields
+        elif head in "T@CH" and text[1:2] == " ":
+            _described(where, number, text, (types, sites, comms, data), len(shapes) - 1)
         else:
             shape, gap = call_shape(where, number, text)
             if shape.site is not None and shape.site not in sites:  # not described yet
@@ -144,7 +139,27 @@ def parse_log(path: str, lines: list[str], start: int, stop: int, base: int = 0)
                      np.array(returned, dtype=np.int32), np.array(gaps, dtype=np.float64),
                      np.array(durations, dtype=np.float64), np.array(numbers, dtype=np.int64),
                      sites)
-    return finish_log(where, base + start + 2, path, end, calls, types, sites, comms)
+    log = finish_log(where, base + start + 2, path, end, calls, types, sites, comms)
+    log.data = data
+    return log
+
+
+def _described(where: Where, number: int, text: str, into: tuple[dict, dict, dict, dict],
+               last: int) -> None:
+    """A ``T``, ``@``, ``C`` or ``H`` line (``H``: the data of the call before it, ``last``)."""
+    types, sites, comms, data = into
+    head = text[0]
+    if head == "T":
+        t = type_line(where, number, text)
+        types[t.id] = t
+    elif head == "@":
+        s = site_line(where, number, text)
+        sites[s.id] = s
+    elif head == "C":
+        cid, fields = comm_line(where, number, text)
+        comms[cid] = fields
+    elif last >= 0 and len(data) < MAX_DATA:
+        data[last] = text[2:]
 
 
 def _reopened(shape: CallShape, shapes: list[CallShape], returned: list[int],

@@ -430,7 +430,7 @@ def _ended(log: Path) -> bool:
 
 def record(command: list[str], out: str, timeout: float | None = None,
            mpicc: str | None = None, stall: float | None = STALL,
-           fmt: str = "compact") -> int:
+           fmt: str = "compact", hash_data: bool = True) -> int:
     """Run ``command`` with the recorder; write the recording to ``out``, in the format
     ``fmt`` ("compact", the default: binary columns in compressed blocks; "text": a line a
     call; :mod:`mpisim.recorded.read.compact`, :mod:`mpisim.recorded.read.trace`).
@@ -439,7 +439,9 @@ def record(command: list[str], out: str, timeout: float | None = None,
     0 or None: never) stops it once every process has waited inside MPI, in one call, that
     long (a likely deadlock, whose blocked calls are reported). Returns the command's exit
     status, EXIT_TIMEOUT when the timeout stopped it, EXIT_DEADLOCK when the stall watch
-    did. Interrupted (KeyboardInterrupt), it stops the run, keeps what the processes wrote
+    did. ``hash_data`` (default True): the recorder hashes the bytes of each send and
+    receive (MPI 4.1 §3.7.2; False sets ``MPISIM_NO_HASH=1``). Interrupted
+    (KeyboardInterrupt), it stops the run, keeps what the processes wrote
     in ``out`` and re-raises with ``kept`` set to the words that say so (None: nothing)."""
     if not command:
         raise RecordError("record: no command (mpisim record [--out run.trace] -- mpiexec "
@@ -452,6 +454,8 @@ def record(command: list[str], out: str, timeout: float | None = None,
     cc, shim, launch = recorder_for(command, mpicc)
     with tempfile.TemporaryDirectory(prefix="mpisim-record-") as logs:
         env = dict(os.environ, MPISIM_TRACE_DIR=logs, MPISIM_TRACE_FORMAT=fmt)
+        if not hash_data:
+            env["MPISIM_NO_HASH"] = "1"
         env["LD_PRELOAD"] = " ".join(p for p in (str(shim), env.get("LD_PRELOAD", "")) if p)
         started = time.monotonic()
         proc = subprocess.Popen(command, env=env, start_new_session=True)
