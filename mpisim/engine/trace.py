@@ -50,16 +50,27 @@ A Result of a run that is over builds its trace when the trace is first read (so
 whose trace nobody reads never pays for it), one array at a time, releasing each array's
 recorded bytes as soon as the array is made; a Result of a run that goes on builds it at
 once, the recorded bytes kept for the rest of the run.
+
+On disk (``trace="disk"`` or ``trace_dir=DIR``, a :class:`~mpisim.engine.spill.TraceStore`):
+each stream's bytes are a file mapped into memory instead of a ``bytearray``, written the
+same way, only its latest rows kept in memory (:mod:`mpisim.engine.spill`); when the run
+ends the directory is sealed (:meth:`Recorder.seal`: an index naming what it holds), the
+arrays are built into ``.npy`` files when first read and mapped back from them, the same
+bytes as in memory. :meth:`Trace.open` reads such a directory back.
 """
 
 from __future__ import annotations
 
+import os
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .spill import RAW, SIDE, Spilled, TraceStore, map_rows
 
 __all__ = ["BUFFER_DTYPE", "CALL_DTYPE", "ENTRY_DTYPE", "EPOCH_DTYPE", "MESSAGE_DTYPE",
            "NAMED_BUFFER_DTYPE", "NAMED_ENTRY_DTYPE", "RMA_DTYPE", "Recorder", "Trace"]
@@ -196,11 +207,52 @@ class Trace:
     epochs: np.ndarray = field(default_factory=lambda: np.empty(0, EPOCH_DTYPE))
 
     @classmethod
-    def later(cls, build: Callable[[], Trace]) -> Trace:
-        """A Trace whose arrays ``build()`` makes when one of them is first read."""
+    def later(cls, build: Callable[[], Trace], store: TraceStore | None = None) -> Trace:
+        """A Trace whose arrays ``build()`` makes when one of them is first read (written
+        into ``store``'s directory, which it keeps while it lives, when given)."""
         trace = object.__new__(cls)
         object.__setattr__(trace, "_build", build)
+        object.__setattr__(trace, "_store", store)
         return trace
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> Trace:
+        """The trace a run wrote to the directory ``path`` (``trace_dir=``; ``mpisim run
+        --trace-dir``), its arrays mapped read-only from their files: a trace larger than
+        memory opens, its pages read as they are used.
+
+        Parameters
+        ----------
+        path
+            The directory (``"trace/"``). A trace not built yet (its run's trace never
+            read) is built first, into that directory when it is writable.
+
+        Raises
+        ------
+        ValueError
+            The directory holds no trace (a ``TraceStoreError`` naming it: missing, no
+            ``index.json``, or another version's).
+
+        Examples
+        --------
+        >>> import mpisim as ms
+        >>> trace = ms.Trace.open("trace")  # doctest: +SKIP
+        >>> trace.messages["bytes"].sum()  # doctest: +SKIP
+        """
+        store = TraceStore.existing(path)
+        index = store.read_index()
+        if index.get("state") == "built":
+            trace = cls(*(store.load(name) for name in _TRACE_FIELDS))
+            object.__setattr__(trace, "_store", store)
+            return trace
+        return Recorder.reopened(store, index).build(_end_times(index), release=True)
+
+    @property
+    def directory(self) -> Path | None:
+        """The directory the trace is written in (``trace="disk"``, ``trace_dir=``), or None
+        for a trace in memory. A temporary one lives as long as this Trace."""
+        store = self.__dict__.get("_store")
+        return None if store is None else store.path
 
     def __getattr__(self, name: str) -> Any:
         """Only called for an attribute not set: a field of a Trace not built yet."""
@@ -250,11 +302,11 @@ class Rows:
 
     __slots__ = ("codes", "data", "pack", "record", "vocab")
 
-    def __init__(self, record: np.dtype, text: Sequence[str] = ()) -> None:
+    def __init__(self, record: np.dtype, text: Sequence[str] = (), data: Any = None) -> None:
         self.record = record
         self.pack = struct.Struct("=" + "".join(_PACKED[record[n].str[1:]]
                                                 for n in names_of(record))).pack
-        self.data = bytearray()
+        self.data: Any = bytearray() if data is None else data  # (or a file: spill.Spilled)
         self.vocab: dict[str, dict[str, int]] = {n: {} for n in text}
         self.codes = self.vocab[text[0]] if text else {}  # its first text column's
 
@@ -284,21 +336,39 @@ class Rows:
 
     def release(self) -> None:
         """Free the recorded bytes (the arrays are built)."""
-        self.data.clear()
+        data = self.data
+        if isinstance(data, bytearray):
+            data.clear()
+            return
+        self.data = bytearray()
+        try:
+            if isinstance(data, Spilled):
+                data.discard()
+            else:
+                data.close()
+        except BufferError:  # (an array still reads it: closed when that one goes)
+            pass
 
 
 class Recorder:
     """The run's trace while it is recorded: a message's or buffer entry's row is packed
     into its typed columns when it is posted and its later times are written into it in
     place, so that nothing of a finished message stays alive. ``enabled=False`` records
-    nothing new."""
+    nothing new. ``store``: the directory the rows are written to as the run goes (see
+    :mod:`mpisim.engine.spill`); None keeps them in memory."""
 
-    def __init__(self, enabled: bool = True) -> None:
+    def __init__(self, enabled: bool = True, store: TraceStore | None = None) -> None:
         self.enabled = enabled
-        self.buffer = Rows(_BUFFER_RECORD, ("event",))
-        self.entries = Rows(_ENTRY_RECORD)
-        self.messages = Rows(_MESSAGE_RECORD, ("mode", "protocol"))
-        self.calls = Rows(_CALL_RECORD, ("call",))
+        self.store = store
+        self._sealed = False  # (a final seal done: the run is over)
+        self._side: dict[str, np.ndarray] = {}  # rma, epochs of a trace read back
+
+        def stream(name: str) -> Any:
+            return None if store is None else store.stream(name)
+        self.buffer = Rows(_BUFFER_RECORD, ("event",), stream("buffer"))
+        self.entries = Rows(_ENTRY_RECORD, (), stream("entries"))
+        self.messages = Rows(_MESSAGE_RECORD, ("mode", "protocol"), stream("messages"))
+        self.calls = Rows(_CALL_RECORD, ("call",), stream("calls"))
         self.named_rows: list[tuple[Any, ...]] = []
         self.named_entry_records: list[Any] = []  # communicators' and sessions' entries
         self.rma_rows: list[list[Any]] = []    # one-sided operations (RMA_DTYPE's fields)
@@ -396,26 +466,111 @@ class Recorder:
             return self._built
         n_buffer, n_entries, n_messages, n_calls = sizes or self.sizes()
         named, named_entries = self._named or self._named_arrays()
+        store = self.store if release else None  # (a run that goes on: built in memory)
+        new = _in_memory if store is None else store.new_array
         # one array at a time, the largest temporaries first, each stream freed once used
-        buffer = self._buffer(n_buffer, n_entries)
+        buffer = self._buffer(n_buffer, n_entries, new)
         if release:
             self.buffer.release()
-        messages = self._messages(n_messages)
+        messages = self._messages(n_messages, new)
         if release:
             self.messages.release()
-        entries = _fields_of(self.entries.rows(n_entries), ENTRY_DTYPE)
+        entries = _fields_of(self.entries.rows(n_entries), new("entries", n_entries,
+                                                                ENTRY_DTYPE))
         if release:
             self.entries.release()
-        calls = self._calls_array(n_calls, end_times)
-        rma = np.array([tuple(row) for row in self.rma_rows], dtype=RMA_DTYPE)
-        epochs = np.array([tuple(row) for row in self.epoch_rows], dtype=EPOCH_DTYPE)
+        calls = self._calls_array(n_calls, end_times, new)
+        rma, epochs = self._one_sided()
         trace = Trace(buffer, entries, messages, calls, named, named_entries, rma, epochs)
         if release:
             self.calls.release()
             self.named_rows, self.named_entry_records = [], []
             self.rma_rows, self.epoch_rows = [], []
+            if store is not None:
+                del buffer, entries, messages, calls
+                trace = self._stored(trace, store)
             self._built = trace
         return trace
+
+    def _one_sided(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._side:
+            return self._side["rma"], self._side["epochs"]
+        return (np.array([tuple(row) for row in self.rma_rows], dtype=RMA_DTYPE),
+                np.array([tuple(row) for row in self.epoch_rows], dtype=EPOCH_DTYPE))
+
+    @staticmethod
+    def _stored(built: Trace, store: TraceStore) -> Trace:
+        """The Trace of arrays just built into ``store``'s files: each flushed, closed and
+        mapped back read-only; the index says so, then the raw streams go."""
+        for name in _TRACE_FIELDS:
+            array = getattr(built, name)
+            if isinstance(array, np.memmap):
+                array.flush()
+            else:
+                store.save(name, array)
+        del built, array
+        arrays = {name: store.load(name) for name in _TRACE_FIELDS}
+        store.write_index({"state": "built"})
+        store.remove_raw()
+        trace = Trace(**arrays)
+        object.__setattr__(trace, "_store", store)
+        return trace
+
+    # -- on disk: the directory made readable, and read back -------------------------------
+    def seal(self, end_times: Sequence[float | None], final: bool = True) -> None:
+        """Make the trace directory (if the rows go to one) a readable trace of what was
+        recorded so far: each stream's header (its dtype and rows), the arrays kept in
+        memory, then the index, written last and whole. ``final``: the run is over (the
+        streams' files cut to their rows); otherwise it may go on, and seal again."""
+        store = self.store
+        if store is None or self._sealed:
+            return
+        self._sealed = final
+        sizes = self.sizes()
+        streams = {}
+        for name, n in zip(RAW, sizes, strict=True):
+            rows: Rows = getattr(self, name)
+            if isinstance(rows.data, Spilled):
+                rows.data.seal(rows.record, n, final)
+            streams[name] = {"rows": n, "vocab": {c: list(v) for c, v in rows.vocab.items()}}
+        named = self._named or self._named_arrays()
+        for name, array in zip(SIDE, (*named, *self._one_sided()), strict=True):
+            store.save(name, array)
+        store.write_index({
+            "state": "recorded", "complete": final,
+            "end_times": [None if t is None else float(t) for t in end_times],
+            "in_entries": self.in_entries, "ids": sorted(self._ids.items()),
+            "streams": streams})
+
+    @classmethod
+    def reopened(cls, store: TraceStore, index: dict[str, Any]) -> Recorder:
+        """The recorder of a sealed trace directory (``state: recorded``), its streams
+        mapped read-only from their files, to build the arrays from."""
+        writable = os.access(store.path, os.W_OK)
+        recorder = cls(False)
+        recorder.store = store if writable else None
+        try:
+            for name in RAW:
+                rows: Rows = getattr(recorder, name)
+                stream = index["streams"][name]
+                n = int(stream["rows"])
+                rows.data = map_rows(store.raw(name), rows.record, n)
+                if len(rows.data) < n * rows.record.itemsize:
+                    raise ValueError(f"{store.raw(name)} holds fewer than {n} rows")
+                rows.vocab = {c: {w: i for i, w in enumerate(words)}
+                              for c, words in stream["vocab"].items()}
+            recorder.in_entries = int(index["in_entries"])
+            recorder._ids = {int(r): int(i) for r, i in index["ids"]}
+            side = {name: np.load(store.array_path(name)) for name in SIDE}
+        except (OSError, KeyError, TypeError, ValueError) as e:
+            from .spill import TraceStoreError
+
+            raise TraceStoreError(f"trace directory {store.path}: cannot read it back "
+                                  f"({e})") from None
+        recorder._named = (side["named_buffers"], side["named_entries"])
+        recorder._side = {"rma": side["rma"], "epochs": side["epochs"]}
+        recorder.event_codes = {e: recorder.buffer.vocab["event"][e] for e in BUFFER_EVENTS}
+        return recorder
 
     def close(self) -> None:
         """The run is over: record nothing more, and keep nothing of the run but the rows
@@ -433,10 +588,10 @@ class Recorder:
                                   for e in self.named_entry_records], dtype=NAMED_ENTRY_DTYPE)
         return named, named_entries
 
-    def _messages(self, n: int) -> np.ndarray:
+    def _messages(self, n: int, new: _New) -> np.ndarray:
         rows = self.messages
         raw = rows.rows(n)
-        out = np.empty(n, MESSAGE_DTYPE)
+        out = new("messages", n, MESSAGE_DTYPE)
         ids = np.arange(n, dtype="i8")
         for row, mid in self._ids.items():
             if row < n:
@@ -451,12 +606,12 @@ class Recorder:
                 out[name] = column
         return out
 
-    def _calls_array(self, n: int, end_times: Sequence[float | None]) -> np.ndarray:
+    def _calls_array(self, n: int, end_times: Sequence[float | None], new: _New) -> np.ndarray:
         """Each rank's calls in order, rank by rank. A call ends when the rank's next one
         starts (programs take no simulated time between calls); the last one when the
         program finished (NaN: it did not)."""
         raw = self.calls.rows(n)
-        out = np.empty(n, dtype=CALL_DTYPE)
+        out = new("calls", n, CALL_DTYPE)
         if not n:
             return out
         perm = np.argsort(raw["rank"], kind="stable")
@@ -471,7 +626,7 @@ class Recorder:
         end[last] = finished[rank[last]]
         return out
 
-    def _buffer(self, n_state: int, n_entries: int) -> np.ndarray:
+    def _buffer(self, n_state: int, n_entries: int, new: _New) -> np.ndarray:
         """The process buffers' rows: the recorded ones (attach, overflow, detach) and the
         bsends and completions kept in their entries' rows, in the order they were
         recorded, then sorted by (time, order) (stable: the rows of one event as they were
@@ -507,7 +662,7 @@ class Recorder:
         codes = self.event_codes
         time = merged("time", "alloc", "done")
         perm = np.lexsort((merged("order", "b_order", "c_order"), time))
-        out = np.empty(n, BUFFER_DTYPE)
+        out = new("buffer", n, BUFFER_DTYPE)
         out["time"] = time[perm]
         del time
         out["rank"] = merged("rank", "rank", "rank")[perm]
@@ -553,9 +708,20 @@ def _gather(dest: np.ndarray, source: np.ndarray, index: np.ndarray) -> None:
         dest[i:i + _CHUNK] = source[index[i:i + _CHUNK]]
 
 
-def _fields_of(rows: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """The fields of ``dtype`` of ``rows`` (a subset of its fields), as a new array."""
-    out = np.empty(len(rows), dtype)
-    for name in names_of(dtype):
+def _fields_of(rows: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """The fields of ``out``'s dtype of ``rows`` (a subset of its fields), into ``out``."""
+    for name in names_of(out.dtype):
         out[name] = rows[name]
     return out
+
+
+_New = Callable[[str, int, np.dtype], np.ndarray]
+"""``new(name, n, dtype)``: the array of the Trace named ``name`` to build into."""
+
+
+def _in_memory(_name: str, n: int, dtype: np.dtype) -> np.ndarray:
+    return np.empty(n, dtype)
+
+
+def _end_times(index: dict[str, Any]) -> list[float | None]:
+    return [None if t is None else float(t) for t in index.get("end_times", [])]

@@ -52,6 +52,7 @@ from ..engine.clock import Clock, ClockOverflow
 from ..engine.collector import collector_paused
 from ..engine.process import RankProcess, start_all
 from ..engine.sites import PACKAGE, file_line, place
+from ..engine.spill import store_for
 from ..engine.threads import joined
 from ..engine.trace import Recorder, Trace
 from ..engine.yields import NotYielded, discarded_generators, method_name, site_in_code, unyielded
@@ -141,7 +142,13 @@ class Simulation:
         The run's name in reports. Default: the program's function name.
     trace
         Whether to record the trace that plots and ``Result.trace`` read (default True);
-        False keeps the summaries only, in much less memory.
+        False keeps the summaries only, in much less memory; ``"disk"`` writes it to a
+        temporary directory as the run goes (see ``trace_dir``), removed with the Result.
+    trace_dir
+        A directory to write the trace to as the run goes, instead of keeping it in
+        memory (``"trace/"``; created if missing, a trace there before replaced, kept
+        after the run: ``mpisim.Trace.open(trace_dir)`` reads it back). On disk the whole
+        run is recorded (in memory, its first 1,000,000 events). Default: None.
 
     Raises
     ------
@@ -175,8 +182,11 @@ class Simulation:
                  params: dict[str, Any] | None = None, seed: int = 0,
                  until: float | str | None = None, max_events: int | None = None,
                  buffer: int | str | None = None, name: str | None = None,
-                 trace: bool = True) -> None:
+                 trace: bool | str = True,
+                 trace_dir: str | os.PathLike[str] | None = None) -> None:
         ranks = RUN["ranks"](ranks)
+        store = store_for(trace, trace_dir)  # (a directory that cannot be written: refused)
+        trace = trace is not False
         check_memory(ranks, trace)  # refused before anything is built
         seed = RUN["seed"](seed)
         self.size = ranks
@@ -193,7 +203,7 @@ class Simulation:
         self.net = given_net.resolve(ranks=ranks, seed=seed, defaults=self.config.profile)
         self.settings = settings_in_force(given_mpi, self.config, given_net, self.net)
         self.env = Clock()
-        self.recorder = Recorder(trace)
+        self.recorder = Recorder(trace, store)
         self.findings = Findings()  # the run's correctness findings (runs.findings)
         self.transport = Transport(self.env, self.net, ranks, self._ready_error, self.recorder,
                                    findings=self.findings, locate=self._where,
@@ -463,22 +473,28 @@ class Simulation:
             self._timeout = None  # an earlier stop at a time limit: go on from there
         cap, why = self._cap(limit)
         forecast = Forecast(cap, limit, self.events, self.env._now)
-        while not self._done and self._timeout is None:
-            stop = min(cap, self.events + PROGRESS_EVERY)
-            if self.trace_stopped is None and self.events < TRACE_EVENTS:
-                stop = min(stop, TRACE_EVENTS)
-            try:
-                more = self._loop(limit, stop)
-            except WallClockLimit as e:  # in the engine, not in a rank's code
-                self._timeout, self._done, more = self._wall_clock(e), True, False
-            if progress is not None:
-                progress(self.events, self.env._now)
-            if more:
-                forecast.update(self.events, self.env._now)
-            if self.trace_stopped is None and self.events >= TRACE_EVENTS and more:
-                self._stop_trace()
-            if more and self.events >= cap:
-                self._timeout = why
+        bounded = self.recorder.store is None  # (a trace on disk records the whole run)
+        try:
+            while not self._done and self._timeout is None:
+                stop = min(cap, self.events + PROGRESS_EVERY)
+                if bounded and self.trace_stopped is None and self.events < TRACE_EVENTS:
+                    stop = min(stop, TRACE_EVENTS)
+                try:
+                    more = self._loop(limit, stop)
+                except WallClockLimit as e:  # in the engine, not in a rank's code
+                    self._timeout, self._done, more = self._wall_clock(e), True, False
+                if progress is not None:
+                    progress(self.events, self.env._now)
+                if more:
+                    forecast.update(self.events, self.env._now)
+                if bounded and self.trace_stopped is None and self.events >= TRACE_EVENTS \
+                        and more:
+                    self._stop_trace()
+                if more and self.events >= cap:
+                    self._timeout = why
+        except BaseException:  # Ctrl-C: a trace on disk is left readable, up to here
+            self.recorder.seal(list(self.end_times), final=False)
+            raise
         result = self.result()
         if self._done:
             self._final = result  # kept: the programs are released below
@@ -632,10 +648,13 @@ class Simulation:
         frees the recorded rows then); one that goes on builds it at once."""
         recorder, end_times = self.recorder, list(self.end_times)
         if not self._done:
+            recorder.seal(end_times, final=False)  # (on disk: readable as of now)
             return recorder.build(end_times)
         recorder.close()  # (nothing a program's finally block might do is recorded)
         sizes = recorder.sizes()
-        return Trace.later(lambda: recorder.build(end_times, release=True, sizes=sizes))
+        recorder.seal(end_times)
+        return Trace.later(lambda: recorder.build(end_times, release=True, sizes=sizes),
+                           recorder.store)
 
     def _outcome(self) -> tuple[Outcome, Any]:
         if self.error is not None:
@@ -659,7 +678,8 @@ def run(program: Callable[..., Any] | Sequence[Callable[..., Any]], ranks: int,
         network: Network | dict[str, Any] | None = None,
         mpi: MPIConfig | dict[str, Any] | None = None, params: dict[str, Any] | None = None,
         seed: int = 0, until: float | str | None = None, max_events: int | None = None,
-        buffer: int | str | None = None, name: str | None = None, trace: bool = True) -> Result:
+        buffer: int | str | None = None, name: str | None = None, trace: bool | str = True,
+        trace_dir: str | os.PathLike[str] | None = None) -> Result:
     """Run ``program(mpi, **params)`` on ``ranks`` ranks and return the Result.
 
     Each rank runs its own copy of the program, a generator function whose first argument
@@ -709,7 +729,16 @@ def run(program: Callable[..., Any] | Sequence[Callable[..., Any]], ranks: int,
     trace
         Whether to record the trace of calls, messages and buffer events that plots and
         ``Result.trace`` read (default True). False keeps only the summaries (outcome,
-        buffer peaks, counts), in much less memory, for very large runs.
+        buffer peaks, counts), in much less memory, for very large runs. ``"disk"``
+        writes the trace to a temporary directory as the run goes, only its latest rows in
+        memory, and maps its arrays back from their files when read (removed when the
+        Result is dropped, or at exit).
+    trace_dir
+        The directory to write the trace to as the run goes (``"trace/"``: created if
+        missing, a trace written there before replaced, kept after the run; read it back
+        with ``mpisim.Trace.open("trace/")``). Default: None (``trace`` decides). A
+        directory that cannot be written is a ValueError naming it. On disk the whole run
+        is recorded (in memory only its first 1,000,000 events).
 
     Returns
     -------
@@ -745,7 +774,7 @@ def run(program: Callable[..., Any] | Sequence[Callable[..., Any]], ranks: int,
     """
     return Simulation(program, ranks, network=network, mpi=mpi, params=params, seed=seed,
                       until=until, max_events=max_events, buffer=buffer, name=name,
-                      trace=trace).run()
+                      trace=trace, trace_dir=trace_dir).run()
 
 
 def _abort(_event: Any) -> None:
