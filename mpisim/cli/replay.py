@@ -67,6 +67,12 @@ def record_options(p: argparse.ArgumentParser) -> None:
                         "blocks, written as the program runs: 2 to 8 bytes a call; the "
                         "default) or text (a line a call, 50 to 60 bytes; any editor reads "
                         "it); every command that takes a recording reads both")
+    p.add_argument("--no-hash", dest="hash_data", action="store_false",
+                   help="do not hash the data of sends and receives (the recording then "
+                        "holds no data lines: no buffer-modified finding, no RACY (data); "
+                        "the buffers' addresses are still logged). Default: hashed, a few "
+                        "nanoseconds a call plus about one per 8 bytes sent or received; "
+                        "the same as MPISIM_NO_HASH=1 in the recorded processes' environment")
     p.add_argument("--convert", metavar="TRACE", default=None,
                    help="write the text recording TRACE in the compact format to --out "
                         "instead of running a command (e.g. mpisim record --convert "
@@ -156,7 +162,7 @@ def record_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--stall {args.stall:g}: must be 0 (never) or more seconds")
     try:
         return record(command, args.out, timeout=args.timeout, mpicc=args.mpicc,
-                      stall=args.stall, fmt=args.format)
+                      stall=args.stall, fmt=args.format, hash_data=args.hash_data)
     except RecordError as e:
         raise UsageError(str(e)) from None
     except KeyboardInterrupt as e:

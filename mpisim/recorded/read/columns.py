@@ -39,7 +39,16 @@ from .lines import (
     site_line,
     type_line,
 )
-from .records import CallList, CallShape, RankLog, ResultShape, Site, TraceError, TypeInfo
+from .records import (
+    MAX_DATA,
+    CallList,
+    CallShape,
+    RankLog,
+    ResultShape,
+    Site,
+    TraceError,
+    TypeInfo,
+)
 
 __all__ = ["BLOCK", "read_logs", "relative_requests"]
 
@@ -47,7 +56,7 @@ BLOCK = 1 << 22
 """Bytes read at a time (4 MiB): the reader's memory beyond the columns is a few times this."""
 _MAGIC = MAGIC.encode()
 _NL, _SP, _HASH, _EQ = 10, 32, ord("#"), ord("=")
-_DESCRIBED = np.array([ord("T"), ord("@"), ord("C")], dtype=np.uint8)
+_DESCRIBED = np.array([ord("T"), ord("@"), ord("C"), ord("H")], dtype=np.uint8)
 _MAX_DIGITS = 18  # below 2**63: longer numbers go to the line reader
 _FRESH = 1 << 40  # a unit's id while a block is read: the count where its key first came
 
@@ -63,6 +72,7 @@ class _Log:
         self.sites: dict[int, Site] = {}
         self.site_lines: dict[int, int] = {}
         self.comms: dict[int, dict[str, Any]] = {}
+        self.data: list[tuple[int, str]] = []  # the data lines (H), by line
         self.units: dict[bytes, int] = {}      # a call's key (and its result's) -> unit
         self.unit_shape: list[int] = []
         self.unit_result: list[int] = []
@@ -92,6 +102,9 @@ class _Log:
                 s = site_line(self.where, line, text)
                 self.sites[s.id] = s
                 self.site_lines.setdefault(s.id, line)
+            elif text[0] == "H":
+                if len(self.data) < MAX_DATA:
+                    self.data.append((line, text[2:]))
             else:
                 cid, fields = comm_line(self.where, line, text)
                 self.comms[cid] = fields
@@ -173,8 +186,13 @@ class _Log:
                          cat["gap"].astype(np.float64), cat["dur"].astype(np.float64),
                          lines.astype(np.int64), self.sites,
                          base if base.any() else None)
-        return finish_log(self.where, self.line + 1, self.path, self.end, calls, self.types,
-                          self.sites, self.comms)
+        log = finish_log(self.where, self.line + 1, self.path, self.end, calls, self.types,
+                         self.sites, self.comms)
+        if self.data:  # each after its call: the call on the line before it
+            after = np.searchsorted(lines, [line for line, _ in self.data]) - 1
+            log.data = {int(i): text for i, (_, text) in zip(after.tolist(), self.data,
+                                                             strict=True) if i >= 0}
+        return log
 
     def _by_line(self, source: BinaryIO, stop: int) -> RankLog:
         source.seek(self.offset)

@@ -69,7 +69,16 @@ from .lines import (
     site_line,
     type_line,
 )
-from .records import CallList, CallShape, RankLog, ResultShape, Site, TraceError, TypeInfo
+from .records import (
+    MAX_DATA,
+    CallList,
+    CallShape,
+    RankLog,
+    ResultShape,
+    Site,
+    TraceError,
+    TypeInfo,
+)
 
 __all__ = ["BLOCK", "INDEX", "MAGIC", "PAYLOAD", "VERSION", "Damaged", "is_compact",
            "read_compact"]
@@ -138,6 +147,7 @@ class _Stream:
         self.sites: dict[int, Site] = {}
         self.site_at: dict[int, int] = {}
         self.comms: dict[int, dict[str, Any]] = {}
+        self.data_lines: dict[int, str] = {}  # the data lines (H), by the call before each
         self.shape_ids: dict[tuple[bytes, bool], int] = {}
         self.shapes: list[CallShape] = []
         self.result_ids: dict[bytes, int] = {}
@@ -284,6 +294,9 @@ class _Stream:
         elif text.startswith("C "):
             cid, fields = comm_line(self.where, number, text)
             self.comms[cid] = fields
+        elif text.startswith("H "):
+            if before > 0 and len(self.data_lines) < MAX_DATA:
+                self.data_lines[before - 1] = text[2:]
         elif text:
             raise self.where.error(number, text.split(" ")[0], "not a description line")
 
@@ -351,8 +364,10 @@ class _Stream:
                          cat["gap"] * 1e-9, np.where(result >= 0, cat["dur"], 0) * 1e-9,
                          np.arange(1, len(keys) + 1, dtype=np.int64), self.sites,
                          base if base.any() else None)
-        return finish_log(self.where, 0, self.path, self.end, calls, self.types, self.sites,
-                          self.comms)
+        log = finish_log(self.where, 0, self.path, self.end, calls, self.types, self.sites,
+                         self.comms)
+        log.data = {i: t for i, t in self.data_lines.items() if i < len(keys)}
+        return log
 
 
 def _inflate(payload: memoryview, size: int) -> bytes:

@@ -21,8 +21,8 @@ import numpy as np
 
 from ...mpi.constants import UNDEFINED
 
-__all__ = ["Call", "CallList", "CallShape", "RankLog", "ResultShape", "Site", "Status", "Trace",
-           "TraceError", "TypeInfo"]
+__all__ = ["MAX_DATA", "Call", "CallList", "CallShape", "RankLog", "ResultShape", "Site",
+           "Status", "Trace", "TraceError", "TypeInfo", "data_fields"]
 
 _SIGNALS = {"1": "SIGHUP", "2": "SIGINT", "3": "SIGQUIT", "6": "SIGABRT", "7": "SIGBUS",
             "11": "SIGSEGV", "15": "SIGTERM"}
@@ -257,6 +257,21 @@ class CallList(Sequence[Call]):
         return float(self.duration[1:][self.result[1:] >= 0].max(initial=0.0))
 
 
+MAX_DATA = 1 << 20
+"""Data lines a process's log keeps at most (a longer recording's later ones are not
+checked: their memory would outgrow a streamed replay's)."""
+
+
+def data_fields(text: str) -> dict[str, list[str | None]]:
+    """A data line's fields: ``h`` (the send buffer's hash at the call), ``w`` (one hash a
+    completed request, None where none was taken), each as hex text."""
+    out: dict[str, list[str | None]] = {}
+    for part in text.split():
+        key, _, value = part.partition("=")
+        out[key] = [None if v in ("", "-") else v for v in value.split(",")]
+    return out
+
+
 @dataclass
 class RankLog:
     """One process's log."""
@@ -278,6 +293,16 @@ class RankLog:
     """Why a log is read only up to its call in progress, when it goes on past it (a call
     logged before the one in progress returned: an error handler that never returned, a
     result line lost); its process is then treated as stopped inside that call ("cut")."""
+    data: dict[int, str] = field(default_factory=dict)
+    """The data lines (``H h=HEX w=HEX,...``: hashes of the bytes a call sent and of those
+    its completions found, MPI 4.1 §3.7.2) by the index of the call they follow, as
+    written but their ``H``; at most :data:`MAX_DATA` a process (:func:`data_fields`)."""
+
+    @property
+    def spawn(self) -> str | None:
+        """The spawn that started the process (its ID, MPI 4.1 §11.8.2); None for one
+        mpiexec started."""
+        return self.header.get("spawn")
 
     @property
     def stopped(self) -> bool:
@@ -364,10 +389,20 @@ class Trace:
 
     path: str
     ranks: list[RankLog]
+    spawns: dict[str, list[RankLog]] = field(default_factory=dict)
+    """The logs of the processes MPI_Comm_spawn started (MPI 4.1 §11.8.2), by spawn ID
+    (the parents' call gives it as ``spawn=``), each spawn's by rank in its own
+    MPI_COMM_WORLD; empty for a run without spawns."""
 
     @property
     def size(self) -> int:
+        """The processes mpiexec started (those a replay starts with)."""
         return len(self.ranks)
+
+    @property
+    def processes(self) -> list[RankLog]:
+        """Every process's log: mpiexec's, then each spawn's."""
+        return [*self.ranks, *(log for logs in self.spawns.values() for log in logs)]
 
     @property
     def library(self) -> str:
@@ -383,19 +418,20 @@ class Trace:
         logs cut: a deadlock, an endless or a slow run that was stopped); "error" (a process
         exited or aborted in a call); "unfinalized" (every process ended its program, some
         without MPI_Finalize: erroneous, MPI 4.1 §11.2.2)."""
-        ends = {r.ended for r in self.ranks}
+        processes = self.processes
+        ends = {r.ended for r in processes}
         if ends == {"finalized"}:
             return "completed"
         if any(e == "abort" or (e == "exit" and not r.unfinalized)
-               for r in self.ranks for e in (r.ended,)):
+               for r in processes for e in (r.ended,)):
             return "error"
-        if all(r.ended == "finalized" or r.unfinalized for r in self.ranks):
+        if all(r.ended == "finalized" or r.unfinalized for r in processes):
             return "unfinalized"
         return "killed"
 
     def blocked(self) -> list[tuple[int, Call]]:
         """Each process's calls in progress when it ended (a threaded one's, every thread's)."""
-        return [(r.rank, b) for r in self.ranks for b in r.in_progress]
+        return [(r.rank, b) for r in self.processes for b in r.in_progress]
 
 
 @overload

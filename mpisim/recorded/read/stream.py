@@ -292,8 +292,10 @@ class _Scan(_Stream):
         if cut and self.end.broken is None:
             raise _Whole
         calls = StreamedCalls(self, self.source)
-        return finish_log(self.where, 0, self.path, self.end, calls, self.types, self.sites,
-                          self.comms)
+        log = finish_log(self.where, 0, self.path, self.end, calls, self.types, self.sites,
+                         self.comms)
+        log.data = self.data_lines
+        return log
 
     source: _Source
 

@@ -82,6 +82,11 @@ _SENDRECV = ("const void *sbuf, {n} scount, MPI_Datatype stype, int dest, int st
 _REPLACE = ("void *buf, int count, MPI_Datatype dt, int dest, int stag, int source, int rtag, "
             "MPI_Comm comm")
 _PUT_STATUS = ("put_status(st)",)
+# buffers (MPI 4.1 §3.7.2, §12.7): the memory each spans, a send's data hashed (the shim's
+# put_buf), a blocking receive's bytes hashed when it returns (recv_hash)
+_SEND_BUF = 'put_buf("sb", buf, count, dt, 1)'
+_RECV_BUF = 'put_buf("rb", buf, count, dt, 0)'
+_RECV_HASH = "recv_hash(st)"
 
 
 def _sends(c: str = "") -> list[Wrapper]:
@@ -92,22 +97,25 @@ def _sends(c: str = "") -> list[Wrapper]:
     send, recv = _SEND.format(n=n), _RECV.format(n=n)
     rows = []
     for mode, pack in (("", 0), ("b", 1), ("s", 0), ("r", 0)):
-        logs = f"send_args{c}(count, dt, dest, tag, comm, {pack})"
+        logs = (f"send_args{c}(count, dt, dest, tag, comm, {pack})", _SEND_BUF)
         blocking = f"{mode.upper()}send" if mode else "Send"
-        rows += [_w(f"{blocking}{c}", send, logs, logged=blocking, guard=guard),
-                 _w(f"I{mode}send{c}", send + _REQ, logs, request="s", logged=f"I{mode}send",
+        rows += [_w(f"{blocking}{c}", send, *logs, logged=blocking, guard=guard),
+                 _w(f"I{mode}send{c}", send + _REQ, *logs, request="s", logged=f"I{mode}send",
                     guard=guard),
-                 _w(f"{blocking}_init{c}", send + _REQ, logs, request="S",
+                 _w(f"{blocking}_init{c}", send + _REQ, *logs, request="S",
                     logged=f"{blocking}_init", guard=guard)]
-    logs = f"recv_args{c}(count, dt, source, tag, comm)"
-    rows += [_w(f"Recv{c}", recv + _STATUS, logs, out=_PUT_STATUS, logged="Recv", guard=guard),
-             _w(f"Irecv{c}", recv + _REQ, logs, request="r", logged="Irecv", guard=guard),
-             _w(f"Recv_init{c}", recv + _REQ, logs, request="R", logged="Recv_init",
+    logs = (f"recv_args{c}(count, dt, source, tag, comm)", _RECV_BUF)
+    rows += [_w(f"Recv{c}", recv + _STATUS, *logs, out=(*_PUT_STATUS, _RECV_HASH),
+                logged="Recv", guard=guard),
+             _w(f"Irecv{c}", recv + _REQ, *logs, request="r", logged="Irecv", guard=guard),
+             _w(f"Recv_init{c}", recv + _REQ, *logs, request="R", logged="Recv_init",
                 guard=guard)]
     rn = '" rn=%lld rT=%d", (long long)rcount' if c else '" rn=%d rT=%d", rcount'
     rows.append(_w(f"Sendrecv{c}", _SENDRECV.format(n=n) + _STATUS,
                    f"send_args{c}(scount, stype, dest, stag, comm, 0)", 'put_peer("src", source)',
-                   'put_tag("rtag", rtag)', f"putf({rn}, type_id(rtype))", out=_PUT_STATUS,
+                   'put_tag("rtag", rtag)', f"putf({rn}, type_id(rtype))",
+                   'put_buf("sb", sbuf, scount, stype, 1)', 'put_buf("rb", rbuf, rcount, rtype, 0)',
+                   out=(*_PUT_STATUS, _RECV_HASH),
                    logged="Sendrecv", guard=guard))
     return rows
 
@@ -194,10 +202,28 @@ _NEIGHBORS: tuple[tuple[str, str, str], ...] = (
 a count and type per out-neighbour); the replay finds the neighbours from the topology."""
 
 
+_COLLECTIVE_BUFFERS: dict[str, tuple[str, ...]] = {
+    "Bcast": ('put_buf("rb", buf, count, dt, 2)',),
+    **dict.fromkeys(("Reduce", "Allreduce", "Scan", "Exscan"),
+                    ('put_buf("sb", s, count, dt, 2)', 'put_buf("rb", r, count, dt, 2)')),
+    "Gather": ('put_buf("sb", s, sc, st, 2)',
+               'if (rank_in(comm) == root) put_buf("rb", r, (long long)rc_ * comm_size_of(comm), '
+               'rt, 2)'),
+    "Allgather": ('put_buf("sb", s, sc, st, 2)',
+                  'put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2)'),
+    "Scatter": ('if (rank_in(comm) == root) put_buf("sb", s, (long long)sc * comm_size_of(comm), '
+                'st, 2)', 'put_buf("rb", r, rc_, rt, 2)'),
+    "Alltoall": ('put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2)',
+                 'put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2)'),
+}
+"""The buffers a collective's call logs, as memory ranges (MPI 4.1 §3.7.2: a nonblocking
+collective's receive buffer overlapping a pending receive); the v and w forms' are not."""
+
+
 def _collective(name: str, before: str, logs: tuple[str, ...]) -> list[Wrapper]:
     """One collective's three forms."""
     head = f"{before}, MPI_Comm comm" if before else "MPI_Comm comm"
-    logs = ('putf(" comm=%d", comm_id(comm))', *logs)
+    logs = ('putf(" comm=%d", comm_id(comm))', *logs, *_COLLECTIVE_BUFFERS.get(name, ()))
     return [_w(name, head, *logs),
             _w(f"I{name[0].lower()}{name[1:]}", head + _REQ, *logs, request="c"),
             _w(f"{name}_init", f"{head}, MPI_Info info{_REQ}", *logs, request="P",
@@ -223,27 +249,30 @@ _GACC = ("const void *o, int n, MPI_Datatype t, void *r, int rn, MPI_Datatype rt
          "MPI_Aint disp, int tn, MPI_Datatype tt, MPI_Op op, MPI_Win win")
 _ASSERT = "put_assert(a)"
 _TARGET = 'put_peer("tgt", target)'
+_ORIGIN = 'put_buf("sb", o, n, t, 2)'  # an RMA operation's origin buffer, read
+_RESULT = 'put_buf("rb", o, n, t, 2)'  # a get's origin buffer, written
 
 
 def _one_sided() -> list[Wrapper]:
     """The RMA operations (§12.3), their request-based forms (kind ``o``, §12.3.5) and the
     window synchronizations (§12.5), each after ``win=``."""
     put, get = _RMA.format(const="const "), _RMA.format(const="")
-    rows = [_w("Put", f"{put}, MPI_Win win", _RMA_LOG),
-            _w("Get", f"{get}, MPI_Win win", _RMA_LOG),
+    rows = [_w("Put", f"{put}, MPI_Win win", _RMA_LOG, _ORIGIN),
+            _w("Get", f"{get}, MPI_Win win", _RMA_LOG, _RESULT),
             _w("Accumulate", f"{put}, MPI_Op op, MPI_Win win", _RMA_LOG,
-               'putf(" op=%s", op_name(op))'),
+               'putf(" op=%s", op_name(op))', _ORIGIN),
             _w("Get_accumulate", _GACC, _RMA_LOG,
-               'putf(" rn=%d rT=%d op=%s", rn, type_id(rt), op_name(op))'),
+               'putf(" rn=%d rT=%d op=%s", rn, type_id(rt), op_name(op))', _ORIGIN,
+               'put_buf("rb", r, rn, rt, 2)'),
             _w("Fetch_and_op", "const void *o, void *r, MPI_Datatype t, int target, "
                "MPI_Aint disp, MPI_Op op, MPI_Win win", "rma_args(win, 1, t, target, disp, 1, t)",
                'putf(" op=%s", op_name(op))'),
             _w("Compare_and_swap", "const void *o, const void *c, void *r, MPI_Datatype t, "
                "int target, MPI_Aint disp, MPI_Win win",
                "rma_args(win, 1, t, target, disp, 1, t)"),
-            _w("Rput", f"{put}, MPI_Win win{_REQ}", _RMA_LOG, request="o"),
-            _w("Rget", f"{get}, MPI_Win win{_REQ}", _RMA_LOG, request="o"),
-            _w("Raccumulate", f"{put}, MPI_Op op, MPI_Win win{_REQ}", _RMA_LOG, _OP,
+            _w("Rput", f"{put}, MPI_Win win{_REQ}", _RMA_LOG, _ORIGIN, request="o"),
+            _w("Rget", f"{get}, MPI_Win win{_REQ}", _RMA_LOG, _RESULT, request="o"),
+            _w("Raccumulate", f"{put}, MPI_Op op, MPI_Win win{_REQ}", _RMA_LOG, _OP, _ORIGIN,
                request="o"),
             _w("Rget_accumulate", _GACC + _REQ, _RMA_LOG,
                'putf(" rn=%d rT=%d", rn, type_id(rt))', _OP, request="o")]

@@ -780,7 +780,15 @@ static int n_twins;
 
 static int is_persistent(char k);
 
+static void buf_keep(int id);
+static int req_number(MPI_Request r, char kind);
 static int req_new(MPI_Request r, char kind) {
+    int id = req_number(r, kind);
+    if (id > 0 && (kind == 's' || kind == 'r')) buf_keep(id);
+    return id;
+}
+
+static int req_number(MPI_Request r, char kind) {
     if (r == MPI_REQUEST_NULL) return 0;
     slot_t *s = lookup(reqs, KEY(r), 1);
     if (!s) return -1;
@@ -972,6 +980,147 @@ __attribute__((constructor)) static void mark_loaded(void) {
     close(f);
 }
 
+/* ---- buffers and data (MPI 4.1 §3.7.2, §12.7) -------------------------------------------
+ * A buffer argument is logged as the memory its count and datatype span, " sb=ADDR:BYTES"
+ * (a send or origin buffer), " rb=" (a receive, result or collective receive buffer),
+ * " wb=" (a window's base and size): ADDR in hex at the datatype's true lower bound, BYTES
+ * to its true upper bound (MPI 4.1 §5.1.8). A loop's buffers repeat, so they stay in the
+ * call's key. Data are hashed, a word-wise 64-bit mix of the bytes, when the datatype is
+ * contiguous (a type map with holes is not hashed: the holes may change legally): a send's
+ * buffer at the call ("h=") and, for a nonblocking one, again when a wait or test completes
+ * its request; a receive's bytes when it completes ("w=", one per completed request, in the
+ * order of the result's st=, "-" when not hashed). Hashes differ every call: they go to a
+ * line of their own after the call, "H h=HEX w=HEX,-", never into its key. Persistent,
+ * MPI_Isendrecv and collective requests are not hashed. $MPISIM_NO_HASH=1 (mpisim record
+ * --no-hash) turns hashing off; the addresses are still logged. */
+static int hashing = 1;
+typedef struct { const unsigned char *at; long long bytes; int dense; } span_t;
+#define BUFS 4096
+static struct { int id, send; span_t s; } bufs[BUFS];  /* by request id (a ring) */
+static TLS span_t cur;           /* the call's p2p buffer, kept by the request it makes */
+static TLS int cur_set, cur_send;
+static TLS char hx[4096];          /* the call's H line, written after it */
+static TLS size_t hx_len;
+#define SEEN_IDS 64
+static TLS int seen_ids[SEEN_IDS]; /* the request ids a completion call named (put_req_ids) */
+
+static uint64_t data_hash(const unsigned char *p, long long n) {
+    uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)n, w;
+    long long i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The memory `count` elements of `dt` at `buf` span (0: none: MPI_IN_PLACE, no data, an
+ * address no buffer has). */
+static int span_of(const void *buf, long long count, MPI_Datatype dt, span_t *s) {
+    MPI_Aint lb, extent, tlb, textent;
+    int size = 0;
+    if (buf == MPI_IN_PLACE || count <= 0 || dt == MPI_DATATYPE_NULL) return 0;
+    if (PMPI_Type_size(dt, &size) != MPI_SUCCESS || size <= 0 ||
+        PMPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(dt, &tlb, &textent) != MPI_SUCCESS) return 0;
+    s->at = (const unsigned char *)buf + tlb;
+    s->bytes = (count - 1) * (long long)extent + (long long)textent;
+    s->dense = (MPI_Aint)size == textent && textent == extent;
+    return (uintptr_t)s->at >= 4096 && s->bytes > 0;
+}
+
+static char *hex(char *o, uint64_t v) {
+    static const char digits[] = "0123456789abcdef";
+    char t[16];
+    int n = 0;
+    do { t[n++] = digits[v & 15]; v >>= 4; } while (v);
+    while (n) *o++ = t[--n];
+    return o;
+}
+
+static void hx_word(const char *key, const char *text, size_t n) {
+    if (hx_len + strlen(key) + n + 3 > sizeof hx) return;
+    hx_len += (size_t)sprintf(hx + hx_len, " %s=", key);
+    memcpy(hx + hx_len, text, n);
+    hx_len += n;
+}
+
+/* " KEY=ADDR:BYTES"; kept as the call's buffer (send: 1 a send's, hashed now; 0 a
+ * receive's; 2 a collective's or an RMA origin's, only logged). */
+static void put_buf(const char *key, const void *buf, long long count, MPI_Datatype dt,
+                    int send) {
+    span_t s;
+    char text[96], *o = text;
+    if (!span_of(buf, count, dt, &s)) return;
+    *o++ = ' ';
+    while (*key) *o++ = *key++;
+    *o++ = '=';
+    o = hex(o, (uint64_t)(uintptr_t)s.at);
+    *o++ = ':';
+    o = fmt_unsigned(o, (unsigned long long)s.bytes, 0);
+    put(text, (size_t)(o - text));
+    if (send == 2) return;
+    cur = s, cur_set = 1, cur_send = send;
+    if (send && hashing && s.dense) {
+        o = hex(text, data_hash(s.at, s.bytes));
+        hx_word("h", text, (size_t)(o - text));
+    }
+}
+
+/* A window's base and size (" wb="). */
+static void put_window(const void *base, MPI_Aint size) {
+    char text[64] = " wb=", *o = hex(text + 4, (uint64_t)(uintptr_t)base);
+    if (!base || size <= 0) return;
+    *o++ = ':';
+    o = fmt_unsigned(o, (unsigned long long)size, 0);
+    put(text, (size_t)(o - text));
+}
+
+/* The received bytes' hash as text ("-": not hashed). */
+static size_t recv_hash_text(const span_t *s, const MPI_Status *st, char *text) {
+    int got = MPI_UNDEFINED;
+    if (!hashing || !s->dense || PMPI_Get_count(st, MPI_BYTE, &got) != MPI_SUCCESS ||
+        got == MPI_UNDEFINED || got < 0) { text[0] = '-'; return 1; }
+    return (size_t)(hex(text, data_hash(s->at, got < s->bytes ? got : s->bytes)) - text);
+}
+
+/* A blocking receive's bytes, hashed when it returns (" w="). */
+static void recv_hash(const MPI_Status *st) {
+    char text[24];
+    if (!cur_set || cur_send || !hashing) return;
+    size_t n = recv_hash_text(&cur, st, text);
+    if (text[0] != '-') hx_word("w", text, n);
+}
+
+/* A nonblocking send's or receive's buffer kept under its request's id. */
+static void buf_keep(int id) {
+    int i = id % BUFS;
+    if (!cur_set) return;
+    bufs[i].id = id, bufs[i].send = cur_send, bufs[i].s = cur;
+}
+
+/* A completed request's hash as text: a send's buffer now, a receive's bytes. */
+static size_t buf_done(int id, const MPI_Status *st, char *text) {
+    int i = id > 0 ? id % BUFS : 0;
+    text[0] = '-';
+    if (id <= 0 || bufs[i].id != id) return 1;
+    bufs[i].id = 0;
+    if (!hashing || !bufs[i].s.dense) return 1;
+    if (!bufs[i].send) return recv_hash_text(&bufs[i].s, st, text);
+    return (size_t)(hex(text, data_hash(bufs[i].s.at, bufs[i].s.bytes)) - text);
+}
+
+/* The call's H line, after its own lines (under the log's lock). */
+static void put_data_line(void) {
+    if (!hx_len) return;
+    put("H", 1);
+    put(hx, hx_len);
+    put("\n", 1);
+    hx_len = 0;
+}
+
 /* ---- entry and result lines ------------------------------------------------------------ */
 #define LOGGING (fd >= 0 && depth == 0)
 
@@ -979,6 +1128,7 @@ static void enter(const char *call, void *caller) {
     LOCK();
     if (!pend) new_thread();
     entered = now_ns();
+    cur_set = 0, hx_len = 0;
     if (now_at) {
         strncpy(now_at->call, call, sizeof now_at->call - 1);
         now_at->inside++;  /* the threads inside a call (one when single-threaded) */
@@ -1048,6 +1198,7 @@ static void done(void) {
         }
         line_end();
     }
+    put_data_line();
     last_exit = now_ns();
     UNLOCK();
 }
@@ -1270,6 +1421,8 @@ static void start_log(const char *how, int provided) {
     exe[n > 0 ? n : 0] = '\0';
     const char *format = getenv("MPISIM_TRACE_FORMAT");
     compact = format && strcmp(format, "compact") == 0 && c_room();
+    const char *no_hash = getenv("MPISIM_NO_HASH");
+    hashing = !(no_hash && *no_hash && strcmp(no_hash, "0") != 0);
     c_header = compact;
     putf("%s 1\n#rank %d %d\n#pid %ld\n#mpi %d.%d\n",
          compact ? "#mpisim-compact" : "#mpisim-trace", world_rank, size,
@@ -1277,6 +1430,7 @@ static void start_log(const char *how, int provided) {
     putf("#bsend-overhead %d\n#any-source %d\n#proc-null %d\n", (int)MPI_BSEND_OVERHEAD,
          MPI_ANY_SOURCE, MPI_PROC_NULL);
     putf("#exe %s\n#host %s\n", exe, host);
+    puts_(hashing ? "#data-hash mix64\n" : "#data-hash off\n");
     puts_("#library ");
     put(lib, strnlen(lib, sizeof lib));
     puts_("\n");
@@ -1512,6 +1666,7 @@ static void put_req_ids(const char *key, int n, const MPI_Request *rs, char *kin
             for (int j = 0; j < i; j++) again += KEY(rs[j]) == KEY(rs[i]);
         if (again) id = req_twin(KEY(rs[i]), again, &kinds[i]);
         if (i) puts_(",");
+        if (i < SEEN_IDS) seen_ids[i] = rs[i] == MPI_REQUEST_NULL ? 0 : id;
         if (rs[i] == MPI_REQUEST_NULL) puts_("0");
         else if (id >= 0) putf("%d", id);
         else puts_("?");
@@ -1521,6 +1676,9 @@ static void put_req_ids(const char *key, int n, const MPI_Request *rs, char *kin
 /* After completion: statuses of the completed receives, requests that became NULL. */
 static void completed(int n, const MPI_Request *before, const int *which, int nwhich,
                       const char *kinds, const MPI_Status *sts) {
+    char w[2048];
+    size_t wn = 0;
+    int hashed = 0;
     puts_(" st=");
     for (int j = 0; j < nwhich; j++) {
         int i = which ? which[j] : j;
@@ -1528,7 +1686,13 @@ static void completed(int n, const MPI_Request *before, const int *which, int nw
         if (gives_status(kinds[i])) put_status_body(&sts[j]);
         else puts_("-");
         if (!is_persistent(kinds[i]) && before[i] != MPI_REQUEST_NULL) req_done(before[i]);
+        if (wn + 24 > sizeof w) { hashed = 0; continue; }  /* too many: none written */
+        if (j) w[wn++] = ',';
+        size_t k = buf_done(i < SEEN_IDS ? seen_ids[i] : -1, &sts[j], w + wn);
+        hashed |= w[wn] != '-';
+        wn += k;
     }
+    if (hashed && wn + 24 <= sizeof w) hx_word("w", w, wn);
     (void)n;
 }
 
@@ -2284,6 +2448,16 @@ static int rank_in(MPI_Comm comm) {
     return me;
 }
 
+/* The processes a collective's buffers hold a block for (an intercommunicator's remote
+ * group). */
+static int comm_size_of(MPI_Comm comm) {
+    int size = 0, inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter) PMPI_Comm_remote_size(comm, &size);
+    else PMPI_Comm_size(comm, &size);
+    return size;
+}
+
 /* One collective: its name, the logging of its arguments, then the PMPI call (REQ: its new
  * request, NULL for a blocking one). */
 static void rooted(int count, MPI_Datatype dt, int root) {
@@ -2535,9 +2709,14 @@ static void put_assert(int a) {
 }
 
 
+static TLS void *allocated;     /* MPI_Win_allocate's memory, for its result's wb= */
+static TLS MPI_Aint allocated_size;
+
 static int win_made(int rc, MPI_Win *win) {
     result(rc);
     if (rc == MPI_SUCCESS) putf(" win=%d", new_id(wins, KEY(*win), &next_win));
+    if (rc == MPI_SUCCESS && allocated) put_window(allocated, allocated_size);
+    allocated = NULL;
     done();
     return rc;
 }
@@ -2547,6 +2726,7 @@ int MPI_Win_create(void *base, MPI_Aint size, int du, MPI_Info info, MPI_Comm co
     if (!LOGGING) return PMPI_Win_create(base, size, du, info, comm, win);
     enter("Win_create", CALLER);
     putf(" comm=%d size=%lld du=%d", comm_id(comm), (long long)size, du);
+    put_window(base, size);
     end_entry();
     return win_made(PMPI_Win_create(base, size, du, info, comm, win), win);
 }
@@ -2557,7 +2737,9 @@ int MPI_Win_allocate(MPI_Aint size, int du, MPI_Info info, MPI_Comm comm, void *
     enter("Win_allocate", CALLER);
     putf(" comm=%d size=%lld du=%d", comm_id(comm), (long long)size, du);
     end_entry();
-    return win_made(PMPI_Win_allocate(size, du, info, comm, base, win), win);
+    int rc = PMPI_Win_allocate(size, du, info, comm, base, win);
+    if (rc == MPI_SUCCESS) allocated = *(void **)base, allocated_size = size;
+    return win_made(rc, win);
 }
 
 int MPI_Win_free(MPI_Win *win) {
@@ -2805,6 +2987,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
     if (!LOGGING) return PMPI_Send(buf, count, dt, dest, tag, comm);
     enter("Send", CALLER);
     send_args(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Send(buf, count, dt, dest, tag, comm);
     result(rc);
@@ -2817,6 +3000,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     if (!LOGGING) return PMPI_Isend(buf, count, dt, dest, tag, comm, req);
     enter("Isend", CALLER);
     send_args(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Isend(buf, count, dt, dest, tag, comm, req);
     result(rc);
@@ -2830,6 +3014,7 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag
     if (!LOGGING) return PMPI_Send_init(buf, count, dt, dest, tag, comm, req);
     enter("Send_init", CALLER);
     send_args(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Send_init(buf, count, dt, dest, tag, comm, req);
     result(rc);
@@ -2842,6 +3027,7 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     if (!LOGGING) return PMPI_Bsend(buf, count, dt, dest, tag, comm);
     enter("Bsend", CALLER);
     send_args(count, dt, dest, tag, comm, 1);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Bsend(buf, count, dt, dest, tag, comm);
     result(rc);
@@ -2854,6 +3040,7 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
     if (!LOGGING) return PMPI_Ibsend(buf, count, dt, dest, tag, comm, req);
     enter("Ibsend", CALLER);
     send_args(count, dt, dest, tag, comm, 1);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Ibsend(buf, count, dt, dest, tag, comm, req);
     result(rc);
@@ -2867,6 +3054,7 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int ta
     if (!LOGGING) return PMPI_Bsend_init(buf, count, dt, dest, tag, comm, req);
     enter("Bsend_init", CALLER);
     send_args(count, dt, dest, tag, comm, 1);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Bsend_init(buf, count, dt, dest, tag, comm, req);
     result(rc);
@@ -2879,6 +3067,7 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     if (!LOGGING) return PMPI_Ssend(buf, count, dt, dest, tag, comm);
     enter("Ssend", CALLER);
     send_args(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Ssend(buf, count, dt, dest, tag, comm);
     result(rc);
@@ -2891,6 +3080,7 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
     if (!LOGGING) return PMPI_Issend(buf, count, dt, dest, tag, comm, req);
     enter("Issend", CALLER);
     send_args(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Issend(buf, count, dt, dest, tag, comm, req);
     result(rc);
@@ -2904,6 +3094,7 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int ta
     if (!LOGGING) return PMPI_Ssend_init(buf, count, dt, dest, tag, comm, req);
     enter("Ssend_init", CALLER);
     send_args(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Ssend_init(buf, count, dt, dest, tag, comm, req);
     result(rc);
@@ -2916,6 +3107,7 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     if (!LOGGING) return PMPI_Rsend(buf, count, dt, dest, tag, comm);
     enter("Rsend", CALLER);
     send_args(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Rsend(buf, count, dt, dest, tag, comm);
     result(rc);
@@ -2928,6 +3120,7 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
     if (!LOGGING) return PMPI_Irsend(buf, count, dt, dest, tag, comm, req);
     enter("Irsend", CALLER);
     send_args(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Irsend(buf, count, dt, dest, tag, comm, req);
     result(rc);
@@ -2941,6 +3134,7 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int ta
     if (!LOGGING) return PMPI_Rsend_init(buf, count, dt, dest, tag, comm, req);
     enter("Rsend_init", CALLER);
     send_args(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Rsend_init(buf, count, dt, dest, tag, comm, req);
     result(rc);
@@ -2956,10 +3150,14 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     enter("Recv", CALLER);
     recv_args(count, dt, source, tag, comm);
+    put_buf("rb", buf, count, dt, 0);
     end_entry();
     int rc = PMPI_Recv(buf, count, dt, source, tag, comm, st);
     result(rc);
-    if (rc == MPI_SUCCESS) put_status(st);
+    if (rc == MPI_SUCCESS) {
+        put_status(st);
+        recv_hash(st);
+    }
     done();
     return rc;
 }
@@ -2969,6 +3167,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
     if (!LOGGING) return PMPI_Irecv(buf, count, dt, source, tag, comm, req);
     enter("Irecv", CALLER);
     recv_args(count, dt, source, tag, comm);
+    put_buf("rb", buf, count, dt, 0);
     end_entry();
     int rc = PMPI_Irecv(buf, count, dt, source, tag, comm, req);
     result(rc);
@@ -2982,6 +3181,7 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MP
     if (!LOGGING) return PMPI_Recv_init(buf, count, dt, source, tag, comm, req);
     enter("Recv_init", CALLER);
     recv_args(count, dt, source, tag, comm);
+    put_buf("rb", buf, count, dt, 0);
     end_entry();
     int rc = PMPI_Recv_init(buf, count, dt, source, tag, comm, req);
     result(rc);
@@ -3002,11 +3202,16 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
     put_peer("src", source);
     put_tag("rtag", rtag);
     putf(" rn=%d rT=%d", rcount, type_id(rtype));
+    put_buf("sb", sbuf, scount, stype, 1);
+    put_buf("rb", rbuf, rcount, rtype, 0);
     end_entry();
     int rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
         comm, st);
     result(rc);
-    if (rc == MPI_SUCCESS) put_status(st);
+    if (rc == MPI_SUCCESS) {
+        put_status(st);
+        recv_hash(st);
+    }
     done();
     return rc;
 }
@@ -3070,6 +3275,7 @@ int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int 
     if (!LOGGING) return PMPI_Send_c(buf, count, dt, dest, tag, comm);
     enter("Send", CALLER);
     send_args_c(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Send_c(buf, count, dt, dest, tag, comm);
     result(rc);
@@ -3082,6 +3288,7 @@ int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
     if (!LOGGING) return PMPI_Isend_c(buf, count, dt, dest, tag, comm, req);
     enter("Isend", CALLER);
     send_args_c(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Isend_c(buf, count, dt, dest, tag, comm, req);
     result(rc);
@@ -3095,6 +3302,7 @@ int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
     if (!LOGGING) return PMPI_Send_init_c(buf, count, dt, dest, tag, comm, req);
     enter("Send_init", CALLER);
     send_args_c(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Send_init_c(buf, count, dt, dest, tag, comm, req);
     result(rc);
@@ -3108,6 +3316,7 @@ int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
     if (!LOGGING) return PMPI_Bsend_c(buf, count, dt, dest, tag, comm);
     enter("Bsend", CALLER);
     send_args_c(count, dt, dest, tag, comm, 1);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Bsend_c(buf, count, dt, dest, tag, comm);
     result(rc);
@@ -3120,6 +3329,7 @@ int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
     if (!LOGGING) return PMPI_Ibsend_c(buf, count, dt, dest, tag, comm, req);
     enter("Ibsend", CALLER);
     send_args_c(count, dt, dest, tag, comm, 1);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Ibsend_c(buf, count, dt, dest, tag, comm, req);
     result(rc);
@@ -3133,6 +3343,7 @@ int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
     if (!LOGGING) return PMPI_Bsend_init_c(buf, count, dt, dest, tag, comm, req);
     enter("Bsend_init", CALLER);
     send_args_c(count, dt, dest, tag, comm, 1);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Bsend_init_c(buf, count, dt, dest, tag, comm, req);
     result(rc);
@@ -3146,6 +3357,7 @@ int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
     if (!LOGGING) return PMPI_Ssend_c(buf, count, dt, dest, tag, comm);
     enter("Ssend", CALLER);
     send_args_c(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Ssend_c(buf, count, dt, dest, tag, comm);
     result(rc);
@@ -3158,6 +3370,7 @@ int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
     if (!LOGGING) return PMPI_Issend_c(buf, count, dt, dest, tag, comm, req);
     enter("Issend", CALLER);
     send_args_c(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Issend_c(buf, count, dt, dest, tag, comm, req);
     result(rc);
@@ -3171,6 +3384,7 @@ int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
     if (!LOGGING) return PMPI_Ssend_init_c(buf, count, dt, dest, tag, comm, req);
     enter("Ssend_init", CALLER);
     send_args_c(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Ssend_init_c(buf, count, dt, dest, tag, comm, req);
     result(rc);
@@ -3184,6 +3398,7 @@ int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
     if (!LOGGING) return PMPI_Rsend_c(buf, count, dt, dest, tag, comm);
     enter("Rsend", CALLER);
     send_args_c(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Rsend_c(buf, count, dt, dest, tag, comm);
     result(rc);
@@ -3196,6 +3411,7 @@ int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
     if (!LOGGING) return PMPI_Irsend_c(buf, count, dt, dest, tag, comm, req);
     enter("Irsend", CALLER);
     send_args_c(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Irsend_c(buf, count, dt, dest, tag, comm, req);
     result(rc);
@@ -3209,6 +3425,7 @@ int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
     if (!LOGGING) return PMPI_Rsend_init_c(buf, count, dt, dest, tag, comm, req);
     enter("Rsend_init", CALLER);
     send_args_c(count, dt, dest, tag, comm, 0);
+    put_buf("sb", buf, count, dt, 1);
     end_entry();
     int rc = PMPI_Rsend_init_c(buf, count, dt, dest, tag, comm, req);
     result(rc);
@@ -3224,10 +3441,14 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     enter("Recv", CALLER);
     recv_args_c(count, dt, source, tag, comm);
+    put_buf("rb", buf, count, dt, 0);
     end_entry();
     int rc = PMPI_Recv_c(buf, count, dt, source, tag, comm, st);
     result(rc);
-    if (rc == MPI_SUCCESS) put_status(st);
+    if (rc == MPI_SUCCESS) {
+        put_status(st);
+        recv_hash(st);
+    }
     done();
     return rc;
 }
@@ -3237,6 +3458,7 @@ int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag
     if (!LOGGING) return PMPI_Irecv_c(buf, count, dt, source, tag, comm, req);
     enter("Irecv", CALLER);
     recv_args_c(count, dt, source, tag, comm);
+    put_buf("rb", buf, count, dt, 0);
     end_entry();
     int rc = PMPI_Irecv_c(buf, count, dt, source, tag, comm, req);
     result(rc);
@@ -3250,6 +3472,7 @@ int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int
     if (!LOGGING) return PMPI_Recv_init_c(buf, count, dt, source, tag, comm, req);
     enter("Recv_init", CALLER);
     recv_args_c(count, dt, source, tag, comm);
+    put_buf("rb", buf, count, dt, 0);
     end_entry();
     int rc = PMPI_Recv_init_c(buf, count, dt, source, tag, comm, req);
     result(rc);
@@ -3270,11 +3493,16 @@ int MPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int d
     put_peer("src", source);
     put_tag("rtag", rtag);
     putf(" rn=%lld rT=%d", (long long)rcount, type_id(rtype));
+    put_buf("sb", sbuf, scount, stype, 1);
+    put_buf("rb", rbuf, rcount, rtype, 0);
     end_entry();
     int rc = PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
         comm, st);
     result(rc);
-    if (rc == MPI_SUCCESS) put_status(st);
+    if (rc == MPI_SUCCESS) {
+        put_status(st);
+        recv_hash(st);
+    }
     done();
     return rc;
 }
@@ -3322,6 +3550,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
     enter("Bcast", CALLER);
     putf(" comm=%d", comm_id(comm));
     rooted(count, dt, root);
+    put_buf("rb", buf, count, dt, 2);
     end_entry();
     int rc = PMPI_Bcast(buf, count, dt, root, comm);
     result(rc);
@@ -3335,6 +3564,7 @@ int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
     enter("Ibcast", CALLER);
     putf(" comm=%d", comm_id(comm));
     rooted(count, dt, root);
+    put_buf("rb", buf, count, dt, 2);
     end_entry();
     int rc = PMPI_Ibcast(buf, count, dt, root, comm, req);
     result(rc);
@@ -3350,6 +3580,7 @@ int MPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
     enter("Bcast_init", CALLER);
     putf(" comm=%d", comm_id(comm));
     rooted(count, dt, root);
+    put_buf("rb", buf, count, dt, 2);
     end_entry();
     int rc = PMPI_Bcast_init(buf, count, dt, root, comm, info, req);
     result(rc);
@@ -3366,6 +3597,8 @@ int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, in
     putf(" comm=%d", comm_id(comm));
     rooted(count, dt, root);
     put_op(op);
+    put_buf("sb", s, count, dt, 2);
+    put_buf("rb", r, count, dt, 2);
     end_entry();
     int rc = PMPI_Reduce(s, r, count, dt, op, root, comm);
     result(rc);
@@ -3380,6 +3613,8 @@ int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, i
     putf(" comm=%d", comm_id(comm));
     rooted(count, dt, root);
     put_op(op);
+    put_buf("sb", s, count, dt, 2);
+    put_buf("rb", r, count, dt, 2);
     end_entry();
     int rc = PMPI_Ireduce(s, r, count, dt, op, root, comm, req);
     result(rc);
@@ -3396,6 +3631,8 @@ int MPI_Reduce_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op o
     putf(" comm=%d", comm_id(comm));
     rooted(count, dt, root);
     put_op(op);
+    put_buf("sb", s, count, dt, 2);
+    put_buf("rb", r, count, dt, 2);
     end_entry();
     int rc = PMPI_Reduce_init(s, r, count, dt, op, root, comm, info, req);
     result(rc);
@@ -3412,6 +3649,8 @@ int MPI_Allreduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
     putf(" comm=%d", comm_id(comm));
     sized(count, dt);
     put_op(op);
+    put_buf("sb", s, count, dt, 2);
+    put_buf("rb", r, count, dt, 2);
     end_entry();
     int rc = PMPI_Allreduce(s, r, count, dt, op, comm);
     result(rc);
@@ -3426,6 +3665,8 @@ int MPI_Iallreduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op
     putf(" comm=%d", comm_id(comm));
     sized(count, dt);
     put_op(op);
+    put_buf("sb", s, count, dt, 2);
+    put_buf("rb", r, count, dt, 2);
     end_entry();
     int rc = PMPI_Iallreduce(s, r, count, dt, op, comm, req);
     result(rc);
@@ -3442,6 +3683,8 @@ int MPI_Allreduce_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_O
     putf(" comm=%d", comm_id(comm));
     sized(count, dt);
     put_op(op);
+    put_buf("sb", s, count, dt, 2);
+    put_buf("rb", r, count, dt, 2);
     end_entry();
     int rc = PMPI_Allreduce_init(s, r, count, dt, op, comm, info, req);
     result(rc);
@@ -3457,6 +3700,8 @@ int MPI_Scan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_
     putf(" comm=%d", comm_id(comm));
     sized(count, dt);
     put_op(op);
+    put_buf("sb", s, count, dt, 2);
+    put_buf("rb", r, count, dt, 2);
     end_entry();
     int rc = PMPI_Scan(s, r, count, dt, op, comm);
     result(rc);
@@ -3471,6 +3716,8 @@ int MPI_Iscan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI
     putf(" comm=%d", comm_id(comm));
     sized(count, dt);
     put_op(op);
+    put_buf("sb", s, count, dt, 2);
+    put_buf("rb", r, count, dt, 2);
     end_entry();
     int rc = PMPI_Iscan(s, r, count, dt, op, comm, req);
     result(rc);
@@ -3487,6 +3734,8 @@ int MPI_Scan_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
     putf(" comm=%d", comm_id(comm));
     sized(count, dt);
     put_op(op);
+    put_buf("sb", s, count, dt, 2);
+    put_buf("rb", r, count, dt, 2);
     end_entry();
     int rc = PMPI_Scan_init(s, r, count, dt, op, comm, info, req);
     result(rc);
@@ -3502,6 +3751,8 @@ int MPI_Exscan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MP
     putf(" comm=%d", comm_id(comm));
     sized(count, dt);
     put_op(op);
+    put_buf("sb", s, count, dt, 2);
+    put_buf("rb", r, count, dt, 2);
     end_entry();
     int rc = PMPI_Exscan(s, r, count, dt, op, comm);
     result(rc);
@@ -3516,6 +3767,8 @@ int MPI_Iexscan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, M
     putf(" comm=%d", comm_id(comm));
     sized(count, dt);
     put_op(op);
+    put_buf("sb", s, count, dt, 2);
+    put_buf("rb", r, count, dt, 2);
     end_entry();
     int rc = PMPI_Iexscan(s, r, count, dt, op, comm, req);
     result(rc);
@@ -3532,6 +3785,8 @@ int MPI_Exscan_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op o
     putf(" comm=%d", comm_id(comm));
     sized(count, dt);
     put_op(op);
+    put_buf("sb", s, count, dt, 2);
+    put_buf("rb", r, count, dt, 2);
     end_entry();
     int rc = PMPI_Exscan_init(s, r, count, dt, op, comm, info, req);
     result(rc);
@@ -3642,6 +3897,8 @@ int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Dat
     enter("Gather", CALLER);
     putf(" comm=%d", comm_id(comm));
     gathered(s, sc, st, rc_, rt, root, comm);
+    put_buf("sb", s, sc, st, 2);
+    if (rank_in(comm) == root) put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
     end_entry();
     int rc = PMPI_Gather(s, sc, st, r, rc_, rt, root, comm);
     result(rc);
@@ -3655,6 +3912,8 @@ int MPI_Igather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Da
     enter("Igather", CALLER);
     putf(" comm=%d", comm_id(comm));
     gathered(s, sc, st, rc_, rt, root, comm);
+    put_buf("sb", s, sc, st, 2);
+    if (rank_in(comm) == root) put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
     end_entry();
     int rc = PMPI_Igather(s, sc, st, r, rc_, rt, root, comm, req);
     result(rc);
@@ -3670,6 +3929,8 @@ int MPI_Gather_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MP
     enter("Gather_init", CALLER);
     putf(" comm=%d", comm_id(comm));
     gathered(s, sc, st, rc_, rt, root, comm);
+    put_buf("sb", s, sc, st, 2);
+    if (rank_in(comm) == root) put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
     end_entry();
     int rc = PMPI_Gather_init(s, sc, st, r, rc_, rt, root, comm, info, req);
     result(rc);
@@ -3731,6 +3992,8 @@ int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_
     enter("Allgather", CALLER);
     putf(" comm=%d", comm_id(comm));
     own(s, sc, st, rc_, rt);
+    put_buf("sb", s, sc, st, 2);
+    put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
     end_entry();
     int rc = PMPI_Allgather(s, sc, st, r, rc_, rt, comm);
     result(rc);
@@ -3744,6 +4007,8 @@ int MPI_Iallgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI
     enter("Iallgather", CALLER);
     putf(" comm=%d", comm_id(comm));
     own(s, sc, st, rc_, rt);
+    put_buf("sb", s, sc, st, 2);
+    put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
     end_entry();
     int rc = PMPI_Iallgather(s, sc, st, r, rc_, rt, comm, req);
     result(rc);
@@ -3759,6 +4024,8 @@ int MPI_Allgather_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_,
     enter("Allgather_init", CALLER);
     putf(" comm=%d", comm_id(comm));
     own(s, sc, st, rc_, rt);
+    put_buf("sb", s, sc, st, 2);
+    put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
     end_entry();
     int rc = PMPI_Allgather_init(s, sc, st, r, rc_, rt, comm, info, req);
     result(rc);
@@ -3818,6 +4085,8 @@ int MPI_Scatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Da
     enter("Scatter", CALLER);
     putf(" comm=%d", comm_id(comm));
     scattered(sc, st, rc_, rt, root, comm);
+    if (rank_in(comm) == root) put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
+    put_buf("rb", r, rc_, rt, 2);
     end_entry();
     int rc = PMPI_Scatter(s, sc, st, r, rc_, rt, root, comm);
     result(rc);
@@ -3831,6 +4100,8 @@ int MPI_Iscatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_D
     enter("Iscatter", CALLER);
     putf(" comm=%d", comm_id(comm));
     scattered(sc, st, rc_, rt, root, comm);
+    if (rank_in(comm) == root) put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
+    put_buf("rb", r, rc_, rt, 2);
     end_entry();
     int rc = PMPI_Iscatter(s, sc, st, r, rc_, rt, root, comm, req);
     result(rc);
@@ -3846,6 +4117,8 @@ int MPI_Scatter_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_, M
     enter("Scatter_init", CALLER);
     putf(" comm=%d", comm_id(comm));
     scattered(sc, st, rc_, rt, root, comm);
+    if (rank_in(comm) == root) put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
+    put_buf("rb", r, rc_, rt, 2);
     end_entry();
     int rc = PMPI_Scatter_init(s, sc, st, r, rc_, rt, root, comm, info, req);
     result(rc);
@@ -3906,6 +4179,8 @@ int MPI_Alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_D
     enter("Alltoall", CALLER);
     putf(" comm=%d", comm_id(comm));
     own(s, sc, st, rc_, rt);
+    put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
+    put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
     end_entry();
     int rc = PMPI_Alltoall(s, sc, st, r, rc_, rt, comm);
     result(rc);
@@ -3919,6 +4194,8 @@ int MPI_Ialltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_
     enter("Ialltoall", CALLER);
     putf(" comm=%d", comm_id(comm));
     own(s, sc, st, rc_, rt);
+    put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
+    put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
     end_entry();
     int rc = PMPI_Ialltoall(s, sc, st, r, rc_, rt, comm, req);
     result(rc);
@@ -3934,6 +4211,8 @@ int MPI_Alltoall_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_, 
     enter("Alltoall_init", CALLER);
     putf(" comm=%d", comm_id(comm));
     own(s, sc, st, rc_, rt);
+    put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
+    put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
     end_entry();
     int rc = PMPI_Alltoall_init(s, sc, st, r, rc_, rt, comm, info, req);
     result(rc);
@@ -4315,6 +4594,7 @@ int MPI_Put(const void *o, int n, MPI_Datatype t, int target, MPI_Aint disp, int
     if (!LOGGING) return PMPI_Put(o, n, t, target, disp, tn, tt, win);
     enter("Put", CALLER);
     rma_args(win, n, t, target, disp, tn, tt);
+    put_buf("sb", o, n, t, 2);
     end_entry();
     int rc = PMPI_Put(o, n, t, target, disp, tn, tt, win);
     result(rc);
@@ -4327,6 +4607,7 @@ int MPI_Get(void *o, int n, MPI_Datatype t, int target, MPI_Aint disp, int tn, M
     if (!LOGGING) return PMPI_Get(o, n, t, target, disp, tn, tt, win);
     enter("Get", CALLER);
     rma_args(win, n, t, target, disp, tn, tt);
+    put_buf("rb", o, n, t, 2);
     end_entry();
     int rc = PMPI_Get(o, n, t, target, disp, tn, tt, win);
     result(rc);
@@ -4340,6 +4621,7 @@ int MPI_Accumulate(const void *o, int n, MPI_Datatype t, int target, MPI_Aint di
     enter("Accumulate", CALLER);
     rma_args(win, n, t, target, disp, tn, tt);
     putf(" op=%s", op_name(op));
+    put_buf("sb", o, n, t, 2);
     end_entry();
     int rc = PMPI_Accumulate(o, n, t, target, disp, tn, tt, op, win);
     result(rc);
@@ -4354,6 +4636,8 @@ int MPI_Get_accumulate(const void *o, int n, MPI_Datatype t, void *r, int rn, MP
     enter("Get_accumulate", CALLER);
     rma_args(win, n, t, target, disp, tn, tt);
     putf(" rn=%d rT=%d op=%s", rn, type_id(rt), op_name(op));
+    put_buf("sb", o, n, t, 2);
+    put_buf("rb", r, rn, rt, 2);
     end_entry();
     int rc = PMPI_Get_accumulate(o, n, t, r, rn, rt, target, disp, tn, tt, op, win);
     result(rc);
@@ -4391,6 +4675,7 @@ int MPI_Rput(const void *o, int n, MPI_Datatype t, int target, MPI_Aint disp, in
     if (!LOGGING) return PMPI_Rput(o, n, t, target, disp, tn, tt, win, req);
     enter("Rput", CALLER);
     rma_args(win, n, t, target, disp, tn, tt);
+    put_buf("sb", o, n, t, 2);
     end_entry();
     int rc = PMPI_Rput(o, n, t, target, disp, tn, tt, win, req);
     result(rc);
@@ -4404,6 +4689,7 @@ int MPI_Rget(void *o, int n, MPI_Datatype t, int target, MPI_Aint disp, int tn, 
     if (!LOGGING) return PMPI_Rget(o, n, t, target, disp, tn, tt, win, req);
     enter("Rget", CALLER);
     rma_args(win, n, t, target, disp, tn, tt);
+    put_buf("rb", o, n, t, 2);
     end_entry();
     int rc = PMPI_Rget(o, n, t, target, disp, tn, tt, win, req);
     result(rc);
@@ -4418,6 +4704,7 @@ int MPI_Raccumulate(const void *o, int n, MPI_Datatype t, int target, MPI_Aint d
     enter("Raccumulate", CALLER);
     rma_args(win, n, t, target, disp, tn, tt);
     put_op(op);
+    put_buf("sb", o, n, t, 2);
     end_entry();
     int rc = PMPI_Raccumulate(o, n, t, target, disp, tn, tt, op, win, req);
     result(rc);

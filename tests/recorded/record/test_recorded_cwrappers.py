@@ -32,7 +32,7 @@ def test_a_wrapper_passes_every_parameter_through_and_logs_its_status():
     c = render_one(recv)
     assert "return PMPI_Recv(buf, count, dt, source, tag, comm, status);" in c
     assert "int rc = PMPI_Recv(buf, count, dt, source, tag, comm, st);" in c
-    assert "if (rc == MPI_SUCCESS) put_status(st);" in c
+    assert "if (rc == MPI_SUCCESS) {\n        put_status(st);\n        recv_hash(st);" in c
 
 
 def test_the_large_count_forms_log_as_their_int_forms():
