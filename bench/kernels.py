@@ -23,6 +23,8 @@ kernel:
   run) so that the machine's other load falls on both alike; **overhead** = recorded /
   plain - 1 (the issue's target for synthetic programs: within 5 %). Each run must print the
   kernel's "Solution validates";
+- **its run**: the recorded run's own wall time, as ``mpisim record`` reports it (the rest
+  of the recorded time is the command's start and its work after the run);
 - **B/call**: the recording's size on disk over its calls;
 - **replay**: ``mpisim replay REC -q`` in a new interpreter: its exit status and verdict
   (agrees with the recording, exit 0; a ``DIFFERS`` line is exit 6), its CPU time and calls a
@@ -37,6 +39,7 @@ of its error output, and the benchmark goes on to the next kernel.
     python -m bench.kernels --prk ~/Kernels                        # 10^7 calls each
     python -m bench.kernels --prk ~/Kernels --calls 1e6 --kernels stencil --runs 1
     python -m bench.kernels --prk ~/Kernels --calls 1e6 1e7 --json kernels.json
+    python -m bench.kernels --table kernels.json                   # its table again
 
 Without ``--prk`` (or without MPICH beside this Python) it prints why it measured nothing
 and exits 0.
@@ -258,7 +261,7 @@ def measure(name: str, exe: Path, mpiexec: str, calls: int, runs: int, tmp: Path
 
 
 HEAD = (f"{'kernel':>9} {'calls':>11} {'iter.':>8} {'plain s':>8} {'recorded s':>10} "
-        f"{'overhead':>9} {'B/call':>7} {'replay':>8} {'replay s CPU':>12} "
+        f"{'overhead':>9} {'its run s':>9} {'B/call':>7} {'replay':>8} {'replay s CPU':>12} "
         f"{'calls/s CPU':>11} {'/plain':>7} {'peak RSS':>9}")
 
 
@@ -271,15 +274,18 @@ def line(row: dict) -> str:
     rate = f"{n / cpu:>11,.0f}" if cpu else f"{'-':>11}"
     ratio = f"{r['wall'] / plain:6.1f}x" if cpu else f"{'-':>7}"
     peak = f"{r['peak'] / 1e6:6.1f} MB" if cpu else f"{'-':>9}"
+    runs = [t for t in row.get("recorded_run", []) if t is not None]
+    inside = f"{statistics.median(runs):>9.2f}" if runs else f"{'-':>9}"
     return (f"{row['kernel']:>9} {n:>11,} {row['iterations']:>8,} {plain:>8.2f} "
-            f"{recorded:>10.2f} {100 * (recorded / plain - 1):>+8.1f}% "
+            f"{recorded:>10.2f} {100 * (recorded / plain - 1):>+8.1f}% {inside} "
             f"{row['bytes'] / n:>7.2f} {agrees:>8} {cpu or 0:>12.1f} {rate} {ratio} {peak}")
 
 
 def report(rows: list[dict]) -> None:
     """The table, then each replay that did not agree, with its verdict and error output."""
-    print(f"PRK kernels over {PROCESSES} processes (median of the interleaved runs; replay "
-          "rates in CPU time; /plain = the replay's wall time over the plain run's)")
+    print(f"PRK kernels over {PROCESSES} processes (median of the interleaved runs; its run "
+          "= the recorded run's own wall time, as mpisim record reports it; replay rates in "
+          "CPU time; /plain = the replay's wall time over the plain run's)")
     print(HEAD)
     for row in rows:
         print(line(row))
@@ -292,6 +298,15 @@ def report(rows: list[dict]) -> None:
                 print(f"    {text}")
         if not row["validates"]:
             print(f"{row['kernel']}: a run did not print 'Solution validates'")
+
+
+def _rows(path: Path) -> list[dict]:
+    """The rows of an earlier ``--json`` file (one line naming it when it cannot be read)."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        why = getattr(e, "strerror", None) or e
+        raise SystemExit(f"bench.kernels: --table {path}: {why}") from None
 
 
 def parser() -> argparse.ArgumentParser:
@@ -310,6 +325,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--dir", type=Path, help="where to build and record (default: a "
                    "temporary directory, removed at the end)")
     p.add_argument("--json", type=Path, help="also write the figures to this file")
+    p.add_argument("--table", nargs="+", type=Path, metavar="JSON",
+                   help="print the table of earlier --json files instead of measuring")
     p.add_argument("--child", help=argparse.SUPPRESS)
     return p
 
@@ -319,6 +336,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.child:
         _child(args.child)
+        return 0
+    if args.table:
+        report([row for path in args.table for row in _rows(path)])
         return 0
     if args.runs < 1 or any(c < 1 for c in args.calls):
         raise SystemExit("bench.kernels: --runs and --calls must be at least 1")

@@ -3,6 +3,7 @@ with, its errors on bad input, the iterations it picks and the table it prints."
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -85,13 +86,14 @@ def test_the_command_runs_the_kernel_over_4_processes_with_its_arguments():
 def _row(exit_code: int | None, verdict: str) -> dict:
     return {"kernel": "stencil", "calls": 1_000_000, "iterations": 31_248, "bytes": 3_000_000,
             "plain_median": 10.0, "recorded_median": 10.5, "validates": True,
+            "recorded_run": [10.2],
             "replay": {"exit": exit_code, "verdict": verdict, "cpu": 25.0, "wall": 40.0,
                        "peak": 62_000_000, "stderr_tail": ["mpisim: the last words"]}}
 
 
 def test_a_row_gives_overhead_bytes_a_call_rate_and_memory():
     text = kernels.line(_row(0, "x: completed; agrees with the recording: both completed"))
-    assert text.split() == ["stencil", "1,000,000", "31,248", "10.00", "10.50", "+5.0%",
+    assert text.split() == ["stencil", "1,000,000", "31,248", "10.00", "10.50", "+5.0%", "10.20",
                             "3.00", "agrees", "25.0", "40,000", "4.0x", "62.0", "MB"]
 
 
@@ -106,3 +108,16 @@ def test_a_replay_that_differs_is_reported_with_its_verdict_and_error_output(cap
            "blocked in MPI_Wait at call 9\n    mpisim: the last words" in out
     assert "replay exit None: the replay's process failed" in out
     assert "a run did not print 'Solution validates'" in out
+
+
+def test_table_prints_an_earlier_json_and_names_one_it_cannot_read(tmp_path):
+    saved = tmp_path / "kernels.json"
+    saved.write_text(json.dumps([_row(0, "x: completed; agrees with the recording")]))
+    done = _bench("--table", str(saved))
+    assert done.returncode == 0, done.stderr
+    assert kernels.line(_row(0, "agrees")) in done.stdout.splitlines()
+    (tmp_path / "cut.json").write_text("[{")
+    done = _bench("--table", str(tmp_path / "cut.json"))
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"bench.kernels: --table {tmp_path / 'cut.json'}: ")
+    assert len(done.stderr.splitlines()) == 1
