@@ -9,7 +9,9 @@ in a new interpreter per size (so that each peak is its own):
 - **read**: ``read_trace`` alone, in calls a second of CPU time (a shared machine's other
   load does not inflate it; the JSON has the wall times too);
 - **replay**: ``ms.replay`` of the recording already read, ``trace=False`` (and with
-  ``--trace``, also trace on), in calls a second of CPU time;
+  ``--trace``, also trace on; with ``--trace disk``, also the trace written to a directory
+  as the replay goes, ``trace="disk"``, and its bytes a call there), in calls a second of
+  CPU time;
 - **peak RSS**: the child's peak resident size (VmHWM) less its size before reading: the
   reader's columns and the replay together (a compact recording is read as it is replayed,
   :mod:`mpisim.recorded.read.stream`: its growth is a window per rank, not the calls);
@@ -26,6 +28,7 @@ blocking one.
     python -m bench.scale                               # 10^5 and 10^6 calls
     python -m bench.scale --sizes 1e5 1e6 1e7 --json scale.json
     python -m bench.scale --patterns halo3d --sizes 1e5 --trace
+    python -m bench.scale --format compact --trace disk  # the trace in memory vs on disk
     python -m bench.scale --format compact               # the recordings compact
     python -m bench.scale --format compact --native --sizes 1e6 1e7 --keep recs
 """
@@ -58,7 +61,7 @@ def _peak() -> int:
     return peak if sys.platform == "darwin" else peak * 1024
 
 
-def _child(path: str, trace: bool, pattern: str | None = None) -> None:
+def _child(path: str, trace: bool | str, pattern: str | None = None) -> None:
     """In a new interpreter: read, then replay, ``path``; with ``pattern``, then run its
     native program (:func:`native`) on the recorded gaps; print the figures as JSON."""
     import mpisim as ms
@@ -76,6 +79,9 @@ def _child(path: str, trace: bool, pattern: str | None = None) -> None:
     figures = {"calls": calls, "read_seconds": read, "read_cpu": read_cpu,
                "replay_seconds": replay, "replay_cpu": replay_cpu,
                "peak_growth": _peak() - before, "before": before}
+    if result.trace.directory is not None:  # (trace="disk": what it holds, not read)
+        figures["trace_bytes"] = sum(f.stat().st_size for f in
+                                     result.trace.directory.iterdir())
     if pattern is not None:
         gaps = {r.rank: r.calls.gap.tolist() for r in recording.ranks}
         cpu = time.process_time()
@@ -130,10 +136,11 @@ NATIVE = {"pingpong": native_pingpong, "halo3d": native_halo3d}
 """Each pattern's native generator program: what the replay's cost is set beside."""
 
 
-def measure(pattern: str, calls: int, tmp: Path, trace: bool, fmt: str = "text",
+def measure(pattern: str, calls: int, tmp: Path, trace: bool | str, fmt: str = "text",
             native: bool = False, keep: Path | None = None) -> dict:
-    """Write the recording, measure it in a child (two with ``trace``), delete it; with
-    ``keep``, the recording is kept in that directory and taken from there next time."""
+    """Write the recording, measure it in a child (two with ``trace``, three with ``trace
+    == "disk"``), delete it; with ``keep``, the recording is kept in that directory and
+    taken from there next time."""
     from mpisim.recorded.record import synthetic as syn
 
     shape, ranks, kind = PATTERNS[pattern]
@@ -145,14 +152,14 @@ def measure(pattern: str, calls: int, tmp: Path, trace: bool, fmt: str = "text",
     written = syn.total_calls(shape, ranks, steps)
     row: dict = {"pattern": pattern, "kind": kind, "ranks": ranks, "calls": written,
                  "bytes": path.stat().st_size, "write_seconds": time.perf_counter() - start}
-    for on in (False, True) if trace else (False,):
+    for on in (False, True, "disk")[:1 + bool(trace) + (trace == "disk")]:
         done = subprocess.run([sys.executable, "-m", "bench.scale", "--child",
                                json.dumps([str(path), on, pattern if native else None])],
                               capture_output=True, text=True, cwd=HERE.parent)
         if done.returncode != 0:
             raise SystemExit(f"bench.scale: the replay of {path.name} failed:\n{done.stderr}")
         figures = json.loads(done.stdout.splitlines()[-1])
-        row["trace" if on else "no_trace"] = figures
+        row[{False: "no_trace", True: "trace", "disk": "trace_disk"}[on]] = figures
     if keep is None:
         path.unlink()
     return row
@@ -176,7 +183,8 @@ def report(rows: list[dict]) -> None:
             f"{'/native':>10} {'peak RSS growth':>20} {'a call':>9}")
     for pattern in dict.fromkeys(r["pattern"] for r in rows):
         mine = [r for r in rows if r["pattern"] == pattern]
-        for key, label in (("no_trace", "trace off"), ("trace", "trace on")):
+        for key, label in (("no_trace", "trace off"), ("trace", "trace on"),
+                           ("trace_disk", "trace on disk")):
             if key not in mine[0]:
                 continue
             first = mine[0]
@@ -185,6 +193,9 @@ def report(rows: list[dict]) -> None:
             print(head)
             for row in mine:
                 print(_line(row, first, key))
+                if "trace_bytes" in row[key]:
+                    print(f"{'':>12} the trace's directory: {row[key]['trace_bytes'] / 1e6:,.1f}"
+                          f" MB, {row[key]['trace_bytes'] / row['calls']:.1f} B a call")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -196,8 +207,10 @@ def main(argv: list[str] | None = None) -> int:
                    default=["pingpong", "halo3d"], help="default: both")
     p.add_argument("--format", choices=("text", "compact"), default="text",
                    help="the recordings' format (default text; compact: mpisim record's)")
-    p.add_argument("--trace", action="store_true",
-                   help="also replay with the trace on (a second child per size)")
+    p.add_argument("--trace", nargs="?", const=True, choices=("disk",), default=False,
+                   help="also replay with the trace on (a second child per size); "
+                        "--trace disk: and with the trace written to disk as it goes (a "
+                        "third), the peak memory of both side by side")
     p.add_argument("--dir", type=Path, help="where to write the recordings (default: a "
                    "temporary directory; each is deleted once measured)")
     p.add_argument("--native", action="store_true",
