@@ -1,0 +1,249 @@
+"""The recorder's cost per MPI call, in instructions, by part, against the call's own and a floor.
+
+Wall-time overhead (``python -m bench.compact``) needs an idle machine: a ping-pong's two
+processes poll, and on a shared machine the other load decides their times. Instructions do
+not depend on the load. This benchmark builds the recorder as ``mpisim record`` builds it
+(the shipped source, ``-O2``, zlib), a C ping-pong of 8-byte MPI_Send/MPI_Recv, and runs it
+with ``mpiexec -n 2`` under ``valgrind --tool=callgrind`` at two lengths (``--calls`` and
+twice as many per process). What grows with the calls, over the calls added, is a call's
+cost, without MPI_Init's and MPI_Finalize's fixed work:
+
+- **recorder**: instructions in the recorder's own functions and in zlib (the compact
+  format's codec), by part: *text key* (formatting the call's key: ``putf``, ``put`` and the
+  argument writers), *key table* (``c_row``: request ids made relative, the key interned),
+  *compression* (zlib, ``c_flush``, the block's columns and checksum), *the rest* (the
+  wrappers, ``enter``/``done``, handle tables, call sites);
+- **MPI_Send**: MPICH's own instructions for an 8-byte ``MPI_Send`` (``PMPI_Send``,
+  inclusive; a receive's count depends on how long it polls, so it is not a yardstick);
+- **floor**: a C loop doing per call only what a recorder must (two clock reads, the call's
+  binary arguments hashed into a table of keys seen, four column values stored), counted
+  the same way: what a recorder that writes binary arguments could cost at best, before
+  compression.
+
+Targets (issue 41): the recorded program within 5 % of the plain run's wall time. The
+figures say how far instructions put that: the recorder's per call over MPI_Send's.
+
+    python -m bench.recorder                  # needs MPICH's mpicc/mpiexec beside this
+                                              # Python, and valgrind
+    python -m bench.recorder --calls 20000 --json recorder.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from mpisim.recorded.record.recorder import shim_source
+
+PINGPONG = r"""
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int rank, n = atoi(argv[1]);
+    double x = 1;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int i = 0; i < n / 2; i++) {
+        if (rank == 0) {
+            MPI_Send(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+            MPI_Recv(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+        }
+    }
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+FLOOR = r"""
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+/* Per call: the clock read at entry and at exit, the call's binary arguments (call, peer,
+ * tag, communicator, count, datatype, site) hashed into an open-addressing table of the keys
+ * seen (a loop's calls hit), and four column values stored (key id, time outside MPI, time
+ * inside, request base). */
+#define ROWS 32768
+#define TABLE 4096
+static uint64_t keys[TABLE][7]; static uint32_t ids[TABLE]; static uint32_t n_keys;
+static uint32_t c_key[ROWS]; static uint64_t c_gap[ROWS], c_dur[ROWS], c_base[ROWS];
+static uint32_t rows; static uint64_t last; volatile uint64_t sink;
+static uint64_t now(void) {
+    struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+static __attribute__((noinline)) void call(const uint64_t a[7]) {
+    uint64_t in = now(), h = 1469598103934665603u;
+    for (int i = 0; i < 7; i++) h = (h ^ a[i]) * 1099511628211u;
+    uint32_t s = (uint32_t)h & (TABLE - 1);
+    for (;;) {
+        if (!ids[s]) { for (int i = 0; i < 7; i++) keys[s][i] = a[i]; ids[s] = ++n_keys; break; }
+        int same = 1;
+        for (int i = 0; i < 7; i++) same &= keys[s][i] == a[i];
+        if (same) break;
+        s = (s + 1) & (TABLE - 1);
+    }
+    uint64_t out = now();
+    c_key[rows] = ids[s]; c_gap[rows] = in - last; c_dur[rows] = out - in; c_base[rows] = 0;
+    rows = (rows + 1) & (ROWS - 1);
+    last = out;
+}
+int main(int argc, char **argv) {
+    long n = atol(argv[1]);
+    uint64_t send[7] = {1, 1, 0, 0, 1, 2, 1}, recv[7] = {2, 1, 0, 0, 1, 2, 2};
+    for (long i = 0; i < n / 2; i++) { call(send); call(recv); }
+    sink = c_key[0] + c_gap[1];  /* the columns are used */
+    return 0;
+}
+"""
+
+PARTS = {
+    "text key": ("putf", "put", "puts_", "fmt_unsigned", "line_end", "send_args",
+                 "recv_args", "put_status_body", "put_status", "result", "put_op",
+                 "put_signature", "c_put_text"),
+    "key table": ("c_row", "c_relative", "c_intern", "c_id", "c_room"),
+    "compression": ("c_flush", "c_column", "c_crc32", "c_write", "c_put32", "c_put64",
+                    "c_finish"),
+}
+LINE = re.compile(r"^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?(?:\S*?):?([\w.@]+) \[([^\]]+)\]")
+
+
+def _self_costs(out_file: Path) -> dict[tuple[str, str], int]:
+    """(object, function) -> instructions spent in it (self), from a callgrind file."""
+    text = subprocess.run(["callgrind_annotate", "--threshold=100", str(out_file)],
+                          capture_output=True, text=True, check=True).stdout
+    costs: dict[tuple[str, str], int] = {}
+    for line in text.splitlines():
+        m = LINE.match(line)
+        if m:
+            key = (Path(m.group(3)).name, m.group(2))
+            costs[key] = costs.get(key, 0) + int(m.group(1).replace(",", ""))
+    return costs
+
+
+def _inclusive(out_file: Path, function: str) -> int:
+    text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100",
+                           str(out_file)], capture_output=True, text=True, check=True).stdout
+    for line in text.splitlines():
+        m = LINE.match(line)
+        if m and m.group(2) == function:
+            return int(m.group(1).replace(",", ""))
+    return 0
+
+
+def _parts(costs: dict[tuple[str, str], int]) -> dict[str, int]:
+    """The recorder's self costs grouped by part (zlib counts as compression)."""
+    parts = dict.fromkeys([*PARTS, "the rest"], 0)
+    for (obj, fn), n in costs.items():
+        if obj.startswith("libz"):
+            parts["compression"] += n
+        elif obj.startswith("librec"):
+            part = next((p for p, fns in PARTS.items() if fn.split(".")[0] in fns),
+                        "the rest")
+            parts[part] += n
+    return parts
+
+
+def _run(tmp: Path, launcher: str, calls: int, recorded: bool) -> list[Path]:
+    """The ping-pong under callgrind, both processes; their output files."""
+    out = tmp / f"cg.{calls}.{int(recorded)}"
+    out.mkdir()
+    env = dict(os.environ)
+    cmd = [launcher, "-n", "2"]
+    if recorded:
+        logs = tmp / f"logs.{calls}"
+        logs.mkdir()
+        env.update(MPISIM_TRACE_DIR=str(logs), MPISIM_TRACE_FORMAT="compact")
+        cmd += ["-genv", "LD_PRELOAD", str(tmp / "librec.so")]
+    cmd += ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.%p",
+            str(tmp / "pingpong"), str(calls)]
+    subprocess.run(cmd, env=env, capture_output=True, check=True, timeout=3600)
+    return sorted(out.iterdir())
+
+
+def measure(mpicc: str, launcher: str, calls: int) -> dict[str, object]:
+    """The figures at ``calls`` and ``2 * calls`` calls a process (see the module)."""
+    with tempfile.TemporaryDirectory(prefix="bench-recorder.") as name:
+        tmp = Path(name)
+        (tmp / "pingpong.c").write_text(PINGPONG)
+        (tmp / "floor.c").write_text(FLOOR)
+        subprocess.run([mpicc, "-shared", "-fPIC", "-O2", "-o", str(tmp / "librec.so"),
+                        str(shim_source()), "-ldl", "-lz"], check=True, capture_output=True)
+        subprocess.run([mpicc, "-O2", "-o", str(tmp / "pingpong"), str(tmp / "pingpong.c")],
+                       check=True, capture_output=True)
+        subprocess.run(["cc", "-O2", "-o", str(tmp / "floor"), str(tmp / "floor.c")],
+                       check=True, capture_output=True)
+        by_length = {}
+        for n in (calls, 2 * calls):
+            files = _run(tmp, launcher, n, recorded=True)
+            costs = [_parts(_self_costs(f)) for f in files]
+            send = sum(_inclusive(f, "PMPI_Send") for f in files)
+            by_length[n] = ({p: sum(c[p] for c in costs) for p in costs[0]}, send)
+        (small, send_small), (large, send_large) = by_length[calls], by_length[2 * calls]
+        added = 2 * calls  # both processes' calls added by doubling the length
+        per_call = {p: (large[p] - small[p]) / added for p in small}
+        send_each = (send_large - send_small) / calls  # half the added calls are sends
+        floor = _floor(tmp, calls)
+    recorder = sum(per_call.values())
+    return {"calls_per_process": [calls, 2 * calls],
+            "recorder_per_call": round(recorder, 1),
+            "parts_per_call": {p: round(v, 1) for p, v in per_call.items()},
+            "mpi_send": round(send_each, 1),
+            "recorder_over_mpi_send": round(recorder / send_each, 3),
+            "floor_per_call": round(floor, 1),
+            "floor_over_mpi_send": round(floor / send_each, 3)}
+
+
+def _floor(tmp: Path, calls: int) -> float:
+    """The floor loop's instructions a call (the slope between two lengths)."""
+    totals = []
+    for n in (calls, 2 * calls):
+        out = tmp / f"floor.{n}"
+        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                        str(tmp / "floor"), str(n)], check=True, capture_output=True)
+        totals.append(_inclusive(out, "main"))
+    return (totals[1] - totals[0]) / calls
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.recorder", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--calls", type=int, default=20_000,
+                   help="calls a process at the shorter length (default 20000; the longer "
+                        "is twice as many)")
+    p.add_argument("--json", help="also write the figures to this file")
+    args = p.parse_args(argv)
+    here = Path(sys.executable).parent
+    mpicc, launcher = here / "mpicc", here / "mpiexec"
+    missing = [str(t) for t in (mpicc, launcher) if not t.exists()]
+    missing += [t for t in ("valgrind", "callgrind_annotate", "cc") if not shutil.which(t)]
+    if missing:
+        print(f"bench.recorder: skipped: not found: {', '.join(missing)} (pip install "
+              "mpich beside this Python; apt-get install valgrind)")
+        return 0
+    if args.calls < 1000 or args.calls % 2:
+        p.error(f"--calls: {args.calls} is not an even number >= 1000")
+    figures = measure(str(mpicc), str(launcher), args.calls)
+    print(f"recorder: {figures['recorder_per_call']:,} instructions a call "
+          f"({figures['recorder_over_mpi_send']:.2f}x an 8-byte MPI_Send's "
+          f"{figures['mpi_send']:,})")
+    for part, n in figures["parts_per_call"].items():  # type: ignore[attr-defined]
+        print(f"  {part:12} {n:>9,.1f}")
+    print(f"floor: {figures['floor_per_call']:,} instructions a call "
+          f"({figures['floor_over_mpi_send']:.3f}x MPI_Send)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
