@@ -285,6 +285,9 @@ def site_line(where: Where, line: int, text: str) -> Site:
 _KINDS = {"dest": "peer", "src": "peer", "tag": "tag", "rtag": "tag", "comm": "int",
           "n": "int", "T": "int", "rn": "int", "rT": "int", "pk": "int", "root": "int",
           "r": "reqs", "ns": "ints", "Ts": "ints", "key": "int", "code": "int",
+          # the v and w collectives' blocks (§6.5 to §6.8): send displacements, a receiving
+          # rank's counts, displacements and types per rank, its own part MPI_IN_PLACE
+          "ds": "ints", "rns": "ints", "rds": "ints", "rTs": "ints", "ip": "int",
           "thread": "int", "t": "int",
           # communicator makers (MPI 4.1 §7, §8): topologies, groups, intercommunicators
           "dims": "ints", "periods": "ints", "reorder": "int", "remain": "ints",

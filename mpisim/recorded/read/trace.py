@@ -31,6 +31,14 @@ by single spaces; ``mpisim record`` concatenates the processes' logs in rank ord
   ``n`` a count and ``T`` a datatype id; ``pk`` MPI_Pack_size (buffered sends); ``r``
   request ids; ``ns`` a count per rank of the communicator (the v forms' send or receive
   counts) and ``Ts`` a datatype id per rank (Alltoallw).
+- The v and w collectives' blocks (MPI 4.1 §6.5 to §6.8): a rank that receives blocks (a
+  ``Gatherv``'s root, every rank of an ``Allgatherv``, ``Alltoallv``, ``Alltoallw`` and their
+  ``I`` and ``_init`` forms) adds its receive datatype ``rT`` (``rTs``: one per rank, the w
+  form), counts ``rns`` and displacements ``rds`` (in elements of ``rT``; bytes for the w
+  form), left out for communicators of more than 128 processes; a ``Scatterv``'s root adds
+  its send displacements ``ds`` and its own receive ``rn``/``rT``; ``ip=1`` says the rank's
+  own part is MPI_IN_PLACE (its block stays where it is). The replay checks the own block's
+  type signature and overlapping receive blocks with them.
 - ``= RC d=NS key=value...``: the result of the call on the line before it, written when it
   returns: RC is ``0`` or an MPI error class (``MPI_ERR_BUFFER``); ``d`` the nanoseconds it
   took; ``st=SOURCE:TAG:BYTES`` the status of each completed receive or probe (``-`` for a

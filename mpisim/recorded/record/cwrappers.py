@@ -158,14 +158,15 @@ _COLLECTIVES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Reduce_scatter", "const void *s, void *r, const int rcs[], MPI_Datatype dt, MPI_Op op",
      _COUNTS_T),
     ("Gather", f"{_ROOTED}, int root", ("gathered(s, sc, st, rc_, rt, root, comm)",)),
-    ("Gatherv", f"{_GATHERV}, int root", ("gatheredv(s, sc, st, rcs, rt, root, comm)",)),
+    ("Gatherv", f"{_GATHERV}, int root", ("gatheredv(s, sc, st, rcs, displs, rt, root, comm)",)),
     ("Allgather", _ROOTED, ("own(s, sc, st, rc_, rt)",)),
-    ("Allgatherv", _GATHERV, ("own(s, sc, st, rcs[rank_in(comm)], rt)",)),
+    ("Allgatherv", _GATHERV, ("allgatheredv(s, sc, st, rcs, displs, rt, comm)",)),
     ("Scatter", f"{_ROOTED}, int root", ("scattered(sc, st, rc_, rt, root, comm)",)),
-    ("Scatterv", f"{_SCATTERV}, int root", ("scatteredv(scs, st, rc_, rt, root, comm)",)),
+    ("Scatterv", f"{_SCATTERV}, int root",
+     ("scatteredv(scs, displs, st, r, rc_, rt, root, comm)",)),
     ("Alltoall", _ROOTED, ("own(s, sc, st, rc_, rt)",)),
-    ("Alltoallv", _ALLTOALLV, ("ownv(s, scs, st, rcs, rt, comm)",)),
-    ("Alltoallw", _ALLTOALLW, ("ownw(s, scs, sts, rcs, rts, comm)",)),
+    ("Alltoallv", _ALLTOALLV, ("ownv(s, scs, st, rcs, rd, rt, comm)",)),
+    ("Alltoallw", _ALLTOALLW, ("ownw(s, scs, sts, rcs, rd, rts, comm)",)),
 )
 """Every counted collective: its name, its parameters before ``comm``, and what it logs."""
 

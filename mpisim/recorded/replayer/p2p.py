@@ -34,6 +34,7 @@ from ..calls import (
 from ..read.records import Call
 from .objects import nonblocking_of, op_of
 from .state import RankReplay
+from .vblocks import check_blocks
 
 __all__ = ["P2P", "RECORDED_COLLECTIVES", "RECV", "SEND"]
 
@@ -243,6 +244,7 @@ def _collective(r: RankReplay, call: Call) -> Generator[Any, Any, None]:
             _per_rank(r, call, name, kwargs)
     if "op" in call.args:  # a reduction's op (recordings made before: the handle's SUM)
         kwargs["op"] = op_of(r, call)
+    check_blocks(r, call)  # the v and w forms' own and receive blocks (§6.5 to §6.8)
     result = yield getattr(mpi, name)(**kwargs)
     if "r" in call.out:
         r.reqs[call.out["r"]] = result

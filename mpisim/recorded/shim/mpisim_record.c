@@ -2473,17 +2473,47 @@ static void gathered(const void *s, int sc, MPI_Datatype st, int rc, MPI_Datatyp
     else rooted(sc, st, root);
 }
 
-static void gatheredv(const void *s, int sc, MPI_Datatype st, const int rcs[], MPI_Datatype rt,
-                      int root, MPI_Comm comm) {
+/* A receiving rank's blocks of a v or w form (MPI 4.1 §6.5 to §6.8): its receive counts
+ * (rns), displacements (rds, in elements of rT; bytes for the w form) and receive datatype
+ * (rT, or rTs one per rank), with ip=1 when its own part is MPI_IN_PLACE; so that a replay
+ * receives each block as the program did and checks them (overlapping blocks, the own
+ * block's type signature). Left out beyond V_LOGGED processes (the line's room). */
+#define V_LOGGED 128
+static int v_logged(MPI_Comm comm) {
+    int size = 0;
+    PMPI_Comm_size(comm, &size);
+    return size <= V_LOGGED;
+}
+
+static void received_v(int in_place, const int rcs[], const int rd[], MPI_Datatype rt,
+                       const MPI_Datatype rts[], MPI_Comm comm) {
+    if (in_place) puts_(" ip=1");
+    if (!v_logged(comm)) return;
+    if (rts) type_ids("rTs", rts, comm);
+    else putf(" rT=%d", type_id(rt));
+    counts("rns", rcs, comm);
+    counts("rds", rd, comm);
+}
+
+static void gatheredv(const void *s, int sc, MPI_Datatype st, const int rcs[],
+                      const int displs[], MPI_Datatype rt, int root, MPI_Comm comm) {
     int me = rank_in(comm);
     if (s == MPI_IN_PLACE && me == root) rooted(rcs[me], rt, root);
     else rooted(sc, st, root);
+    if (me == root) received_v(s == MPI_IN_PLACE, rcs, displs, rt, NULL, comm);
 }
 
 /* An allgather's or all-to-all's part: the send count, or with MPI_IN_PLACE the receive's. */
 static void own(const void *s, int sc, MPI_Datatype st, int rc, MPI_Datatype rt) {
     if (s == MPI_IN_PLACE) sized(rc, rt);
     else sized(sc, st);
+}
+
+/* An allgatherv's part: its own (as own()), then every block it receives. */
+static void allgatheredv(const void *s, int sc, MPI_Datatype st, const int rcs[],
+                         const int displs[], MPI_Datatype rt, MPI_Comm comm) {
+    own(s, sc, st, rcs[rank_in(comm)], rt);
+    received_v(s == MPI_IN_PLACE, rcs, displs, rt, NULL, comm);
 }
 
 /* A scatter's part: at the root its send blocks, elsewhere what it receives. */
@@ -2493,25 +2523,34 @@ static void scattered(int sc, MPI_Datatype st, int rc, MPI_Datatype rt, int root
     else rooted(rc, rt, root);
 }
 
-static void scatteredv(const int scs[], MPI_Datatype st, int rc, MPI_Datatype rt, int root,
-                       MPI_Comm comm) {
+/* A scatterv's part: at the root its send blocks (T, ns, and their displacements ds) and
+ * its own receive (rn, rT; ip=1 for MPI_IN_PLACE: its block stays where it is, §6.6),
+ * elsewhere what it receives. */
+static void scatteredv(const int scs[], const int displs[], MPI_Datatype st, const void *r,
+                       int rc, MPI_Datatype rt, int root, MPI_Comm comm) {
     putf(" root=%d", root);
-    if (rank_in(comm) == root) { putf(" T=%d", type_id(st)); counts("ns", scs, comm); }
-    else sized(rc, rt);
+    if (rank_in(comm) != root) { sized(rc, rt); return; }
+    putf(" T=%d", type_id(st));
+    counts("ns", scs, comm);
+    if (v_logged(comm)) counts("ds", displs, comm);
+    if (r == MPI_IN_PLACE) puts_(" ip=1");
+    else putf(" rn=%d rT=%d", rc, type_id(rt));
 }
 
 /* An all-to-all's counts per rank: the send counts, or with MPI_IN_PLACE the receive ones. */
 static void ownv(const void *s, const int scs[], MPI_Datatype st, const int rcs[],
-                 MPI_Datatype rt, MPI_Comm comm) {
+                 const int rd[], MPI_Datatype rt, MPI_Comm comm) {
     if (s == MPI_IN_PLACE) { putf(" T=%d", type_id(rt)); counts("ns", rcs, comm); }
     else { putf(" T=%d", type_id(st)); counts("ns", scs, comm); }
+    received_v(s == MPI_IN_PLACE, rcs, rd, rt, NULL, comm);
 }
 
 static void ownw(const void *s, const int scs[], const MPI_Datatype sts[], const int rcs[],
-                 const MPI_Datatype rts[], MPI_Comm comm) {
+                 const int rd[], const MPI_Datatype rts[], MPI_Comm comm) {
     int in_place = s == MPI_IN_PLACE;
     counts("ns", in_place ? rcs : scs, comm);
     type_ids("Ts", in_place ? rts : sts, comm);
+    received_v(in_place, rcs, rd, MPI_DATATYPE_NULL, rts, comm);
 }
 
 /* ---- neighbourhood collectives (MPI 4.1 §8.6): what this process sends; the replay finds
@@ -3945,7 +3984,7 @@ int MPI_Gatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[]
     if (!LOGGING) return PMPI_Gatherv(s, sc, st, r, rcs, displs, rt, root, comm);
     enter("Gatherv", CALLER);
     putf(" comm=%d", comm_id(comm));
-    gatheredv(s, sc, st, rcs, rt, root, comm);
+    gatheredv(s, sc, st, rcs, displs, rt, root, comm);
     end_entry();
     int rc = PMPI_Gatherv(s, sc, st, r, rcs, displs, rt, root, comm);
     result(rc);
@@ -3959,7 +3998,7 @@ int MPI_Igatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[
     if (!LOGGING) return PMPI_Igatherv(s, sc, st, r, rcs, displs, rt, root, comm, req);
     enter("Igatherv", CALLER);
     putf(" comm=%d", comm_id(comm));
-    gatheredv(s, sc, st, rcs, rt, root, comm);
+    gatheredv(s, sc, st, rcs, displs, rt, root, comm);
     end_entry();
     int rc = PMPI_Igatherv(s, sc, st, r, rcs, displs, rt, root, comm, req);
     result(rc);
@@ -3976,7 +4015,7 @@ int MPI_Gatherv_init(const void *s, int sc, MPI_Datatype st, void *r, const int 
         req);
     enter("Gatherv_init", CALLER);
     putf(" comm=%d", comm_id(comm));
-    gatheredv(s, sc, st, rcs, rt, root, comm);
+    gatheredv(s, sc, st, rcs, displs, rt, root, comm);
     end_entry();
     int rc = PMPI_Gatherv_init(s, sc, st, r, rcs, displs, rt, root, comm, info, req);
     result(rc);
@@ -4040,7 +4079,7 @@ int MPI_Allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rc
     if (!LOGGING) return PMPI_Allgatherv(s, sc, st, r, rcs, displs, rt, comm);
     enter("Allgatherv", CALLER);
     putf(" comm=%d", comm_id(comm));
-    own(s, sc, st, rcs[rank_in(comm)], rt);
+    allgatheredv(s, sc, st, rcs, displs, rt, comm);
     end_entry();
     int rc = PMPI_Allgatherv(s, sc, st, r, rcs, displs, rt, comm);
     result(rc);
@@ -4053,7 +4092,7 @@ int MPI_Iallgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int r
     if (!LOGGING) return PMPI_Iallgatherv(s, sc, st, r, rcs, displs, rt, comm, req);
     enter("Iallgatherv", CALLER);
     putf(" comm=%d", comm_id(comm));
-    own(s, sc, st, rcs[rank_in(comm)], rt);
+    allgatheredv(s, sc, st, rcs, displs, rt, comm);
     end_entry();
     int rc = PMPI_Iallgatherv(s, sc, st, r, rcs, displs, rt, comm, req);
     result(rc);
@@ -4069,7 +4108,7 @@ int MPI_Allgatherv_init(const void *s, int sc, MPI_Datatype st, void *r, const i
     if (!LOGGING) return PMPI_Allgatherv_init(s, sc, st, r, rcs, displs, rt, comm, info, req);
     enter("Allgatherv_init", CALLER);
     putf(" comm=%d", comm_id(comm));
-    own(s, sc, st, rcs[rank_in(comm)], rt);
+    allgatheredv(s, sc, st, rcs, displs, rt, comm);
     end_entry();
     int rc = PMPI_Allgatherv_init(s, sc, st, r, rcs, displs, rt, comm, info, req);
     result(rc);
@@ -4133,7 +4172,7 @@ int MPI_Scatterv(const void *s, const int scs[], const int displs[], MPI_Datatyp
     if (!LOGGING) return PMPI_Scatterv(s, scs, displs, st, r, rc_, rt, root, comm);
     enter("Scatterv", CALLER);
     putf(" comm=%d", comm_id(comm));
-    scatteredv(scs, st, rc_, rt, root, comm);
+    scatteredv(scs, displs, st, r, rc_, rt, root, comm);
     end_entry();
     int rc = PMPI_Scatterv(s, scs, displs, st, r, rc_, rt, root, comm);
     result(rc);
@@ -4146,7 +4185,7 @@ int MPI_Iscatterv(const void *s, const int scs[], const int displs[], MPI_Dataty
     if (!LOGGING) return PMPI_Iscatterv(s, scs, displs, st, r, rc_, rt, root, comm, req);
     enter("Iscatterv", CALLER);
     putf(" comm=%d", comm_id(comm));
-    scatteredv(scs, st, rc_, rt, root, comm);
+    scatteredv(scs, displs, st, r, rc_, rt, root, comm);
     end_entry();
     int rc = PMPI_Iscatterv(s, scs, displs, st, r, rc_, rt, root, comm, req);
     result(rc);
@@ -4163,7 +4202,7 @@ int MPI_Scatterv_init(const void *s, const int scs[], const int displs[], MPI_Da
         req);
     enter("Scatterv_init", CALLER);
     putf(" comm=%d", comm_id(comm));
-    scatteredv(scs, st, rc_, rt, root, comm);
+    scatteredv(scs, displs, st, r, rc_, rt, root, comm);
     end_entry();
     int rc = PMPI_Scatterv_init(s, scs, displs, st, r, rc_, rt, root, comm, info, req);
     result(rc);
@@ -4227,7 +4266,7 @@ int MPI_Alltoallv(const void *s, const int scs[], const int sd[], MPI_Datatype s
     if (!LOGGING) return PMPI_Alltoallv(s, scs, sd, st, r, rcs, rd, rt, comm);
     enter("Alltoallv", CALLER);
     putf(" comm=%d", comm_id(comm));
-    ownv(s, scs, st, rcs, rt, comm);
+    ownv(s, scs, st, rcs, rd, rt, comm);
     end_entry();
     int rc = PMPI_Alltoallv(s, scs, sd, st, r, rcs, rd, rt, comm);
     result(rc);
@@ -4241,7 +4280,7 @@ int MPI_Ialltoallv(const void *s, const int scs[], const int sd[], MPI_Datatype 
     if (!LOGGING) return PMPI_Ialltoallv(s, scs, sd, st, r, rcs, rd, rt, comm, req);
     enter("Ialltoallv", CALLER);
     putf(" comm=%d", comm_id(comm));
-    ownv(s, scs, st, rcs, rt, comm);
+    ownv(s, scs, st, rcs, rd, rt, comm);
     end_entry();
     int rc = PMPI_Ialltoallv(s, scs, sd, st, r, rcs, rd, rt, comm, req);
     result(rc);
@@ -4257,7 +4296,7 @@ int MPI_Alltoallv_init(const void *s, const int scs[], const int sd[], MPI_Datat
     if (!LOGGING) return PMPI_Alltoallv_init(s, scs, sd, st, r, rcs, rd, rt, comm, info, req);
     enter("Alltoallv_init", CALLER);
     putf(" comm=%d", comm_id(comm));
-    ownv(s, scs, st, rcs, rt, comm);
+    ownv(s, scs, st, rcs, rd, rt, comm);
     end_entry();
     int rc = PMPI_Alltoallv_init(s, scs, sd, st, r, rcs, rd, rt, comm, info, req);
     result(rc);
@@ -4273,7 +4312,7 @@ int MPI_Alltoallw(const void *s, const int scs[], const int sd[], const MPI_Data
     if (!LOGGING) return PMPI_Alltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm);
     enter("Alltoallw", CALLER);
     putf(" comm=%d", comm_id(comm));
-    ownw(s, scs, sts, rcs, rts, comm);
+    ownw(s, scs, sts, rcs, rd, rts, comm);
     end_entry();
     int rc = PMPI_Alltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm);
     result(rc);
@@ -4287,7 +4326,7 @@ int MPI_Ialltoallw(const void *s, const int scs[], const int sd[], const MPI_Dat
     if (!LOGGING) return PMPI_Ialltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm, req);
     enter("Ialltoallw", CALLER);
     putf(" comm=%d", comm_id(comm));
-    ownw(s, scs, sts, rcs, rts, comm);
+    ownw(s, scs, sts, rcs, rd, rts, comm);
     end_entry();
     int rc = PMPI_Ialltoallw(s, scs, sd, sts, r, rcs, rd, rts, comm, req);
     result(rc);
@@ -4303,7 +4342,7 @@ int MPI_Alltoallw_init(const void *s, const int scs[], const int sd[], const MPI
     if (!LOGGING) return PMPI_Alltoallw_init(s, scs, sd, sts, r, rcs, rd, rts, comm, info, req);
     enter("Alltoallw_init", CALLER);
     putf(" comm=%d", comm_id(comm));
-    ownw(s, scs, sts, rcs, rts, comm);
+    ownw(s, scs, sts, rcs, rd, rts, comm);
     end_entry();
     int rc = PMPI_Alltoallw_init(s, scs, sd, sts, r, rcs, rd, rts, comm, info, req);
     result(rc);
