@@ -24,6 +24,7 @@ from .collectives.ops import (
     SUM,
     Op,
 )
+from .engine.trace import Trace
 from .mpi.attributes import KEYVAL_INVALID
 from .mpi.comm import Comm, Session
 from .mpi.constants import (
@@ -242,6 +243,8 @@ __all__ = [  # grouped as the imports above, in their order; then what is import
     # .collectives.ops
     "BAND", "BOR", "BXOR", "LAND", "LOR", "LXOR", "MAX", "MAXLOC", "MIN", "MINLOC", "PROD", "SUM",
     "Op",
+    # .engine.trace
+    "Trace",
     # .mpi.attributes
     "KEYVAL_INVALID",
     # .mpi.comm

@@ -63,6 +63,10 @@ def add_output_options(p: argparse.ArgumentParser, program: str, *,
     p.add_argument("--plot", action="store_true", help="also write occupancy.png and "
                    f"timeline.png (into --out, default out/<{program}>)")
     p.add_argument("--trace", choices=["chrome"], help="also write trace.json (Perfetto)")
+    p.add_argument("--trace-dir", metavar="DIR", default=None,
+                   help="write the run's trace to DIR as the run goes instead of keeping it "
+                        "in memory (the whole run, however long; read it back with "
+                        "mpisim.Trace.open(DIR))")
     p.add_argument("--ranks", metavar="R,R,...", help="ranks the plots show" + (
         ": 0,3,40 or 0..7 (default: the failing ranks, then the others)" if examples else ""))
     p.add_argument("--window", metavar="T0..T1", help="time span of the timeline plot"

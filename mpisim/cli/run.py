@@ -53,8 +53,10 @@ def run_command(args: argparse.Namespace) -> int:
 
     scenario = load(args)
     if args.profiles:
+        if args.trace_dir:
+            raise UsageError("--trace-dir writes the trace of one run: not with --profiles")
         return _run_profiles(args, scenario)
-    sim = settings_error(lambda: Simulation(**scenario.run_kwargs()))
+    sim = settings_error(lambda: Simulation(**scenario.run_kwargs(), trace_dir=args.trace_dir))
     result = scenario.annotate(sim.run(progress=progress()))
     disagreement = scenario.check_expect(result)
     written = write_outputs(result, args, scenario.name)

@@ -246,6 +246,9 @@ def mode_of(args: argparse.Namespace) -> Command:
 def run_mode(command: Command, args: argparse.Namespace, program: str) -> int:
     """Run ``command`` with ``args`` (``mpisim mpi4py``'s, ``mpisim replay``'s), its other
     options at their defaults, ``program`` in place of its scenario."""
+    if getattr(args, "trace_dir", None) and command.name != "run":
+        mode = "--vary" if command.name == "sweep" else f"--{command.name}"
+        raise UsageError(f"--trace-dir writes the trace of one run: not with {mode}")
     own = argparse.ArgumentParser(prog=f"mpisim {command.name}")
     command.options(own)
     for key, value in vars(own.parse_args([program])).items():

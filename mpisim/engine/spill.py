@@ -224,9 +224,11 @@ class TraceStore:
                                   f"({e.strerror or e})") from None
 
     def raw(self, name: str) -> Path:
+        """The file of the recorded stream ``name``."""
         return self.path / f"raw-{name}.npy"
 
     def array_path(self, name: str) -> Path:
+        """The file of the Trace's array ``name``."""
         return self.path / f"{name}.npy"
 
     def save(self, name: str, array: np.ndarray) -> None:

@@ -227,6 +227,11 @@ class Trace:
             The directory (``"trace/"``). A trace not built yet (its run's trace never
             read) is built first, into that directory when it is writable.
 
+        Returns
+        -------
+        Trace
+            The same arrays, byte for byte, as the run's ``Result.trace``.
+
         Raises
         ------
         ValueError
@@ -302,11 +307,13 @@ class Rows:
 
     __slots__ = ("codes", "data", "pack", "record", "vocab")
 
-    def __init__(self, record: np.dtype, text: Sequence[str] = (), data: Any = None) -> None:
+    def __init__(self, record: np.dtype, text: Sequence[str] = (),
+                 data: bytearray | Spilled | None = None) -> None:
         self.record = record
         self.pack = struct.Struct("=" + "".join(_PACKED[record[n].str[1:]]
                                                 for n in names_of(record))).pack
-        self.data: Any = bytearray() if data is None else data  # (or a file: spill.Spilled)
+        self.data: bytearray | Spilled = bytearray() if data is None else data  # (a file:
+        # on disk, see mpisim.engine.spill; a trace read back: its file mapped read-only)
         self.vocab: dict[str, dict[str, int]] = {n: {} for n in text}
         self.codes = self.vocab[text[0]] if text else {}  # its first text column's
 
@@ -445,7 +452,7 @@ class Recorder:
         return row
 
     @property
-    def message_rows(self) -> bytearray:
+    def message_rows(self) -> bytearray | Spilled:
         """The messages' rows (a message's times: :func:`put_time` at its row + MATCH,
         SEND_DONE or RECV_DONE)."""
         return self.messages.data

@@ -8,13 +8,14 @@ import json
 
 import numpy as np
 import pytest
+from helpers.paths import ROOT, SCENARIOS
 
 import mpisim as ms
+from mpisim.cli.main import main
 from mpisim.engine import spill
 from mpisim.engine.spill import TraceStoreError
 from mpisim.engine.trace import Trace
 from mpisim.runs import simulation
-from tests.helpers.paths import ROOT, SCENARIOS
 
 FIELDS = ("buffer", "entries", "messages", "calls", "named_buffers", "named_entries", "rma",
           "epochs")
@@ -216,3 +217,32 @@ def test_a_directory_without_a_trace_is_named(tmp_path):
 def test_a_trace_setting_that_means_nothing_is_refused(trace, trace_dir, says):
     with pytest.raises(ValueError, match=says):
         ms.run(collective, ranks=2, trace=trace, trace_dir=trace_dir)
+
+
+def test_the_cli_writes_the_trace_of_a_replay_where_it_is_told(tmp_path, capsys):
+    where = tmp_path / "trace"
+    code = main(["replay", str(REPLAYS / "bsend-burst.trace"), "--trace-dir", str(where),
+                 "--out", str(tmp_path / "out"), "-q"])
+    assert code == 0
+    assert_same_trace(ms.replay(REPLAYS / "bsend-burst.trace").trace, ms.Trace.open(where))
+    with_memory = tmp_path / "memory"
+    assert main(["replay", str(REPLAYS / "bsend-burst.trace"), "--out", str(with_memory),
+                 "-q"]) == 0
+    for name in ("messages.csv", "buffer.csv", "result.json"):
+        assert (tmp_path / "out" / name).read_bytes() == (with_memory / name).read_bytes()
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["run", str(SCENARIOS / "ring-bsend.yaml")], "trace directory {}: cannot write there"),
+    (["replay", str(REPLAYS / "bsend-burst.trace"), "--check"], "not with --check"),
+    (["run", str(SCENARIOS / "ring-bsend.yaml"), "--profiles", "standard,mpich"],
+     "not with --profiles"),
+])
+def test_the_cli_refuses_a_trace_dir_it_cannot_use_in_one_line(args, says, tmp_path, capsys):
+    blocked = tmp_path / "file" / "trace"
+    (tmp_path / "file").write_text("")
+    assert main([*args, "--trace-dir", str(blocked)]) == 2
+    err = capsys.readouterr().err
+    assert says.format(blocked) in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
