@@ -225,7 +225,8 @@ class Trace:
         ----------
         path
             The directory (``"trace/"``). A trace not built yet (its run's trace never
-            read) is built first, into that directory when it is writable.
+            read) is built first: into that directory when it is writable and its run is
+            over, else in memory (a run interrupted, or still going).
 
         Returns
         -------
@@ -552,10 +553,12 @@ class Recorder:
     @classmethod
     def reopened(cls, store: TraceStore, index: dict[str, Any]) -> Recorder:
         """The recorder of a sealed trace directory (``state: recorded``), its streams
-        mapped read-only from their files, to build the arrays from."""
-        writable = os.access(store.path, os.W_OK)
+        mapped read-only from their files, to build the arrays from (into the directory if
+        its run is over and it is writable, else in memory)."""
+        over = bool(index.get("complete")) and os.access(store.path, os.W_OK)
         recorder = cls(False)
-        recorder.store = store if writable else None
+        recorder.store = store if over else None  # (built into it only when nothing else
+        # writes there: the run is over)
         try:
             for name in RAW:
                 rows: Rows = getattr(recorder, name)

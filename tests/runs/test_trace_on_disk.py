@@ -181,16 +181,23 @@ def test_an_interrupted_run_leaves_a_readable_trace_of_what_ran(tmp_path):
     assert index["state"] == "recorded" and not index["complete"]
     calls = Trace.open(tmp_path).calls
     assert list(calls["call"]).count("MPI_Barrier") == 10
+    assert json.loads((tmp_path / "index.json").read_text())["state"] == "recorded"
 
 
-def test_a_run_that_goes_on_keeps_its_directory_readable(tmp_path):
-    sim = ms.Simulation(late_receives, ranks=2, params={"n": 20}, trace_dir=tmp_path)
+def test_a_run_that_goes_on_keeps_its_directory_readable(tmp_path, monkeypatch):
+    """Looked at midway (its trace built from the streams as they are), the run goes on
+    writing them (a window of one page: they grow past it after the look)."""
+    monkeypatch.setattr(spill, "WINDOW", 4096)
+    sim = ms.Simulation(late_receives, ranks=2, trace_dir=tmp_path)
     early = sim.run(until="10us")
     assert early.outcome is ms.Outcome.TIMEOUT
-    assert len(Trace.open(tmp_path).messages) == len(early.trace.messages) == 20
+    assert len(Trace.open(tmp_path).messages) == len(early.trace.messages) == 600
+    assert np.isnan(early.trace.messages["match"]).all()
+    assert len(list(tmp_path.glob("raw-*.npy"))) == 4  # (read back, not built there)
     done = sim.run()
     assert done.outcome is ms.Outcome.COMPLETED
-    assert_same_trace(ms.run(late_receives, ranks=2, params={"n": 20}).trace, done.trace)
+    assert_same_trace(ms.run(late_receives, ranks=2).trace, done.trace)
+    assert_same_trace(done.trace, Trace.open(tmp_path))
 
 
 def test_a_directory_that_cannot_be_written_is_named(tmp_path):
