@@ -476,18 +476,20 @@ class Recorder:
         named, named_entries = self._named or self._named_arrays()
         store = self.store if release else None  # (a run that goes on: built in memory)
         new = _in_memory if store is None else store.new_array
+        done = _as_built if store is None else _mapped_back
         # one array at a time, the largest temporaries first, each stream freed once used
-        buffer = self._buffer(n_buffer, n_entries, new)
+        # (on disk, each array written to its file and mapped back read-only once made)
+        buffer = done(self._buffer(n_buffer, n_entries, new), store)
         if release:
             self.buffer.release()
-        messages = self._messages(n_messages, new)
+        messages = done(self._messages(n_messages, new), store)
         if release:
             self.messages.release()
-        entries = _fields_of(self.entries.rows(n_entries), new("entries", n_entries,
-                                                                ENTRY_DTYPE))
+        entries = done(_fields_of(self.entries.rows(n_entries),
+                                  new("entries", n_entries, ENTRY_DTYPE)), store)
         if release:
             self.entries.release()
-        calls = self._calls_array(n_calls, end_times, new)
+        calls = done(self._calls_array(n_calls, end_times, new), store)
         rma, epochs = self._one_sided()
         trace = Trace(buffer, entries, messages, calls, named, named_entries, rma, epochs)
         if release:
@@ -495,7 +497,6 @@ class Recorder:
             self.named_rows, self.named_entry_records = [], []
             self.rma_rows, self.epoch_rows = [], []
             if store is not None:
-                del buffer, entries, messages, calls
                 trace = self._stored(trace, store)
             self._built = trace
         return trace
@@ -508,15 +509,12 @@ class Recorder:
 
     @staticmethod
     def _stored(built: Trace, store: TraceStore) -> Trace:
-        """The Trace of arrays just built into ``store``'s files: each flushed, closed and
-        mapped back read-only; the index says so, then the raw streams go."""
-        for name in _TRACE_FIELDS:
-            array = getattr(built, name)
-            if isinstance(array, np.memmap):
-                array.flush()
-            else:
-                store.save(name, array)
-        del built, array
+        """The Trace whose four large arrays were just built into ``store``'s files, with
+        its others saved beside them and mapped back too; the index then says it is built,
+        and the raw streams go."""
+        for name in SIDE:
+            store.save(name, getattr(built, name))
+        del built
         arrays = {name: store.load(name) for name in _TRACE_FIELDS}
         store.write_index({"state": "built"})
         store.remove_raw()
@@ -731,6 +729,19 @@ _New = Callable[[str, int, np.dtype], np.ndarray]
 
 def _in_memory(_name: str, n: int, dtype: np.dtype) -> np.ndarray:
     return np.empty(n, dtype)
+
+
+def _as_built(array: np.ndarray, _store: TraceStore | None) -> np.ndarray:
+    return array
+
+
+def _mapped_back(array: np.ndarray, store: TraceStore | None) -> np.ndarray:
+    """An array just built into its file (``store.new_array``), written out and mapped
+    back read-only (the writable mapping goes with the caller's reference: its pages are
+    not kept in memory while the next array is built)."""
+    assert store is not None and isinstance(array, np.memmap) and array.filename
+    array.flush()
+    return store.load(Path(array.filename).stem)
 
 
 def _end_times(index: dict[str, Any]) -> list[float | None]:
