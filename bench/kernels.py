@@ -21,8 +21,9 @@ kernel:
   --format compact`` of it (the whole command: the run with the recorder preloaded, and the
   merge and summary after it), ``--runs`` of each, interleaved (the order alternating run by
   run) so that the machine's other load falls on both alike; **overhead** = recorded /
-  plain - 1 (the issue's target for synthetic programs: within 5 %). Each run must print the
-  kernel's "Solution validates";
+  plain - 1 (the issue's target for synthetic programs: within 5 %). ``--runs 0`` makes the
+  recording alone (no overhead measured: at 10^7 calls a run can take many minutes). Each
+  run must print the kernel's "Solution validates";
 - **its run**: the recorded run's own wall time, as ``mpisim record`` reports it (the rest
   of the recorded time is the command's start and its work after the run);
 - **B/call**: the recording's size on disk over its calls;
@@ -239,8 +240,10 @@ def measure(name: str, exe: Path, mpiexec: str, calls: int, runs: int, tmp: Path
     times: dict[str, list[float]] = {"plain": [], "recorded": []}
     inside: list[float | None] = []
     valid = True
-    for i in range(runs):
-        for how in ("plain", "recorded") if i % 2 == 0 else ("recorded", "plain"):
+    order = [("plain", "recorded") if i % 2 == 0 else ("recorded", "plain")
+             for i in range(runs)] or [("recorded",)]  # --runs 0: the recording alone
+    for hows in order:
+        for how in hows:
             if how == "plain":
                 took, ok = run_plain(command)
             else:
@@ -253,7 +256,7 @@ def measure(name: str, exe: Path, mpiexec: str, calls: int, runs: int, tmp: Path
                  "calls": written, "bytes": out.stat().st_size, "runs": runs,
                  "validates": valid, "plain": times["plain"], "recorded": times["recorded"],
                  "recorded_run": inside,
-                 "plain_median": statistics.median(times["plain"]),
+                 "plain_median": statistics.median(times["plain"]) if runs else None,
                  "recorded_median": statistics.median(times["recorded"])}
     row["replay"] = replay(out)
     out.unlink()
@@ -272,12 +275,13 @@ def line(row: dict) -> str:
     agrees = "agrees" if r.get("exit") == 0 and "agrees" in r.get("verdict", "") else "DIFFERS"
     cpu = r.get("cpu")
     rate = f"{n / cpu:>11,.0f}" if cpu else f"{'-':>11}"
-    ratio = f"{r['wall'] / plain:6.1f}x" if cpu else f"{'-':>7}"
+    ratio = f"{r['wall'] / plain:6.1f}x" if cpu and plain else f"{'-':>7}"
     peak = f"{r['peak'] / 1e6:6.1f} MB" if cpu else f"{'-':>9}"
     runs = [t for t in row.get("recorded_run", []) if t is not None]
     inside = f"{statistics.median(runs):>9.2f}" if runs else f"{'-':>9}"
-    return (f"{row['kernel']:>9} {n:>11,} {row['iterations']:>8,} {plain:>8.2f} "
-            f"{recorded:>10.2f} {100 * (recorded / plain - 1):>+8.1f}% {inside} "
+    over = f"{100 * (recorded / plain - 1):>+8.1f}%" if plain else f"{'-':>9}"
+    return (f"{row['kernel']:>9} {n:>11,} {row['iterations']:>8,} "
+            f"{f'{plain:.2f}' if plain else '-':>8} {recorded:>10.2f} {over} {inside} "
             f"{row['bytes'] / n:>7.2f} {agrees:>8} {cpu or 0:>12.1f} {rate} {ratio} {peak}")
 
 
@@ -321,7 +325,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--kernels", nargs="+", choices=list(KERNELS), default=list(KERNELS),
                    help="default: all three")
     p.add_argument("--runs", type=int, default=3,
-                   help="interleaved runs of the plain and the recorded program (default 3)")
+                   help="interleaved runs of the plain and the recorded program (default 3; "
+                   "0: only the recording the replay needs, no overhead measured)")
     p.add_argument("--dir", type=Path, help="where to build and record (default: a "
                    "temporary directory, removed at the end)")
     p.add_argument("--json", type=Path, help="also write the figures to this file")
@@ -340,8 +345,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.table:
         report([row for path in args.table for row in _rows(path)])
         return 0
-    if args.runs < 1 or any(c < 1 for c in args.calls):
-        raise SystemExit("bench.kernels: --runs and --calls must be at least 1")
+    if args.runs < 0 or any(c < 1 for c in args.calls):
+        raise SystemExit("bench.kernels: --calls must be at least 1, --runs at least 0")
     if args.json and not args.json.resolve().parent.is_dir():
         raise SystemExit(f"bench.kernels: --json {args.json}: its directory does not exist")
     try:

@@ -41,8 +41,8 @@ def test_a_directory_that_is_not_prk_is_named_with_its_missing_file(tmp_path):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (("--calls", "0"), "--runs and --calls must be at least 1"),
-    (("--runs", "0"), "--runs and --calls must be at least 1"),
+    (("--calls", "0"), "--calls must be at least 1, --runs at least 0"),
+    (("--runs", "-1"), "--calls must be at least 1, --runs at least 0"),
     (("--json", "no/such/dir/k.json"), "--json no/such/dir/k.json: its directory does not exist"),
 ])
 def test_bad_numbers_and_paths_are_refused_before_any_work(tmp_path, args, message):
@@ -121,3 +121,10 @@ def test_table_prints_an_earlier_json_and_names_one_it_cannot_read(tmp_path):
     assert done.returncode == 1
     assert done.stderr.startswith(f"bench.kernels: --table {tmp_path / 'cut.json'}: ")
     assert len(done.stderr.splitlines()) == 1
+
+
+def test_with_runs_0_a_row_has_the_recording_alone_and_no_overhead():
+    row = {**_row(0, "agrees"), "plain_median": None, "runs": 0}
+    text = kernels.line(row).split()
+    assert text[3:6] == ["-", "10.50", "-"]
+    assert text[-3:] == ["-", "62.0", "MB"]
