@@ -30,7 +30,7 @@ import numpy as np
 from ...collectives import ops as _ops
 from ...mpi import datatypes as _dt
 from ...mpi.constants import BOTTOM, IN_PLACE, PROC_NULL, ROOT
-from ..datatypes.integers import c_int, index
+from ..datatypes.integers import c_int, c_ints, index, typed
 from ..msgbuffer import bottom
 from ..msgbuffer.collective import Simple, Vector, message, simple, vector, wvector
 from .op import OPS, Op, python_op
@@ -57,9 +57,10 @@ def _copy(obj: Any) -> Any:
 
 def _engine_op(op: Any) -> Any:
     """The handle's op of an mpi4py op; a non-commutative one (``MPI.REPLACE``,
-    ``Op.Create(f, commute=False)``) combined in rank order (6.9.5)."""
-    if not isinstance(op, Op):
-        return op
+    ``Op.Create(f, commute=False)``) combined in rank order (6.9.5). Anything but an
+    MPI.Op is refused as mpi4py's typed argument is (``TypeError: Argument 'op' has
+    incorrect type``)."""
+    typed(op, Op, "op")
     engine = op._engine
     if engine is not None and not op.Is_commutative() and getattr(engine, "commutative", False):
         engine = _ops.Op(engine.name, engine.fn, engine.ufunc, commutative=False)
@@ -485,7 +486,8 @@ def _in_place(buf: Any, allowed: bool = True) -> bool:
 
 
 def _counts_of(counts: Any) -> list[int]:
-    return [index(c) for c in (counts.tolist() if isinstance(counts, np.ndarray) else counts)]
+    """Reduce_scatter's recvcounts: an integer array (``len`` first, then each item)."""
+    return c_ints(counts.tolist() if isinstance(counts, np.ndarray) else counts)
 
 
 def _agree(send: Simple, recv: Simple) -> None:

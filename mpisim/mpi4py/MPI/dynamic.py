@@ -21,6 +21,7 @@ from typing import Any
 from ...mpi.dynamic import ErrSpawn
 from ...mpi.errors import MPIError
 from ..bridge import current
+from ..datatypes.integers import c_int, c_str
 from ..exceptions import as_exception
 from .info import handle_info
 
@@ -47,7 +48,7 @@ def _program(command: Any, args: Any) -> Any:
     """The rank program a command runs: a Python interpreter's script (the first of
     ``args``), or a Python script itself, as mpiexec would start it; MPI_ERR_SPAWN
     otherwise."""
-    argv = [str(a) for a in (args or ())]
+    argv = _argv(args)
     name = os.path.basename(str(command))
     if _python_script(str(command)):
         argv = [str(command), *argv]
@@ -64,6 +65,16 @@ def _program(command: Any, args: Any) -> Any:
         return child(argv[0], argv[1:])
     except ValueError as e:  # a missing script, a syntax error (ScriptError)
         raise as_exception(ErrSpawn(f"Spawn: {e}")) from None
+
+
+def _argv(args: Any) -> list[str]:
+    """A spawned command's arguments as mpi4py converts them: None none, a str one, else
+    each item a str or bytes (``TypeError: expected bytes, int found``)."""
+    if args is None:
+        return []
+    if isinstance(args, str | bytes):
+        args = [args]
+    return [c_str(a) for a in args]
 
 
 def _multiple(command: Any, args: Any, maxprocs: Any, info: Any
@@ -101,13 +112,13 @@ class SpawnMethods:
               root: int = 0, errcodes: Any = None) -> Any:
         """MPI_Comm_spawn (collective): the intercommunicator to ``maxprocs`` new
         processes running the script ``args[0]`` (``command``: ``sys.executable``)."""
-        ctx = current()
+        ctx, maxprocs, root = current(), c_int(maxprocs), c_int(root)
         mpi = ctx.mpi
         comm = self._c(mpi)  # type: ignore[attr-defined]
         program = _program(command, args) if self._rank(mpi) == root else None
-        made = ctx.call(lambda: mpi.comm_spawn(program, (), int(maxprocs), int(root), comm,
+        made = ctx.call(lambda: mpi.comm_spawn(program, (), maxprocs, root, comm,
                                                handle_info(info)), self._key())  # type: ignore[attr-defined]
-        _errcodes(errcodes, int(maxprocs))
+        _errcodes(errcodes, maxprocs)
         return self._wrap(made)  # type: ignore[attr-defined]
 
     def Spawn_multiple(self, command: Any, args: Any = None, maxprocs: Any = None,

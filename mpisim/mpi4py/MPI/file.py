@@ -23,6 +23,7 @@ from ...io import constants as _c
 from ...mpi.errors import MPIError
 from ..bridge import current
 from ..datatypes.datatype import DATATYPES, Datatype, wrapped
+from ..datatypes.integers import c_aint, c_int
 from ..datatypes.typecodes import lookup
 from ..exceptions import Exception as MPIException
 from ..exceptions import Unsupporting, as_exception
@@ -107,11 +108,11 @@ class File(Held, ErrhandlerMethods, metaclass=Unsupporting):
     def Open(cls, comm: Any, filename: Any, amode: int = _c.MODE_RDONLY,
              info: Any = None) -> File:
         """MPI_File_open (collective over ``comm``)."""
-        ctx = current()
+        ctx, mode = current(), c_int(amode)
         mpi = ctx.mpi
         handle = comm._c(mpi)
         hints = handle_info(info)
-        f = ctx.call(lambda: mpi.file_open(filename, int(amode), hints, handle), _NULL_KEY)
+        f = ctx.call(lambda: mpi.file_open(filename, mode, hints, handle), _NULL_KEY)
         return cls._of(f)
 
     def Close(self) -> None:
@@ -127,10 +128,10 @@ class File(Held, ErrhandlerMethods, metaclass=Unsupporting):
 
     # -- the file (§14.2.4 to §14.2.8) -----------------------------------------------------
     def Set_size(self, size: int) -> None:
-        self._call("file_set_size", int(size))
+        self._call("file_set_size", c_aint(size))
 
     def Preallocate(self, size: int) -> None:
-        self._call("file_preallocate", int(size))
+        self._call("file_preallocate", c_aint(size))
 
     def Get_size(self) -> int:
         return _local("file_get_size", self._file())
@@ -169,7 +170,7 @@ class File(Held, ErrhandlerMethods, metaclass=Unsupporting):
         """MPI_File_set_view (collective); filetype None: the etype."""
         etype = DATATYPES["BYTE"] if etype is None else etype
         filetype = etype if filetype is None else filetype
-        self._call("file_set_view", int(disp), _datatype(etype), _datatype(filetype),
+        self._call("file_set_view", c_aint(disp), _datatype(etype), _datatype(filetype),
                    str(datarep), handle_info(info))
         self._types = (etype, filetype)
 
@@ -193,28 +194,28 @@ class File(Held, ErrhandlerMethods, metaclass=Unsupporting):
         return Request(self._io(method, buf, readonly, None, *before))
 
     def Read_at(self, offset: int, buf: Any, status: Status | None = None) -> None:
-        self._io("file_read_at", buf, False, status, int(offset))
+        self._io("file_read_at", buf, False, status, c_aint(offset))
 
     def Read_at_all(self, offset: int, buf: Any, status: Status | None = None) -> None:
-        self._io("file_read_at_all", buf, False, status, int(offset))
+        self._io("file_read_at_all", buf, False, status, c_aint(offset))
 
     def Write_at(self, offset: int, buf: Any, status: Status | None = None) -> None:
-        self._io("file_write_at", buf, True, status, int(offset))
+        self._io("file_write_at", buf, True, status, c_aint(offset))
 
     def Write_at_all(self, offset: int, buf: Any, status: Status | None = None) -> None:
-        self._io("file_write_at_all", buf, True, status, int(offset))
+        self._io("file_write_at_all", buf, True, status, c_aint(offset))
 
     def Iread_at(self, offset: int, buf: Any) -> Request:
-        return self._ireq("file_iread_at", buf, False, int(offset))
+        return self._ireq("file_iread_at", buf, False, c_aint(offset))
 
     def Iread_at_all(self, offset: int, buf: Any) -> Request:
-        return self._ireq("file_iread_at_all", buf, False, int(offset))
+        return self._ireq("file_iread_at_all", buf, False, c_aint(offset))
 
     def Iwrite_at(self, offset: int, buf: Any) -> Request:
-        return self._ireq("file_iwrite_at", buf, True, int(offset))
+        return self._ireq("file_iwrite_at", buf, True, c_aint(offset))
 
     def Iwrite_at_all(self, offset: int, buf: Any) -> Request:
-        return self._ireq("file_iwrite_at_all", buf, True, int(offset))
+        return self._ireq("file_iwrite_at_all", buf, True, c_aint(offset))
 
     def Read(self, buf: Any, status: Status | None = None) -> None:
         self._io("file_read", buf, False, status)
@@ -241,13 +242,13 @@ class File(Held, ErrhandlerMethods, metaclass=Unsupporting):
         return self._ireq("file_iwrite_all", buf, True)
 
     def Seek(self, offset: int, whence: int = _c.SEEK_SET) -> None:
-        _local("file_seek", self._file(), int(offset), int(whence))
+        _local("file_seek", self._file(), c_aint(offset), c_int(whence))
 
     def Get_position(self) -> int:
         return _local("file_get_position", self._file())
 
     def Get_byte_offset(self, offset: int) -> int:
-        return _local("file_get_byte_offset", self._file(), int(offset))
+        return _local("file_get_byte_offset", self._file(), c_aint(offset))
 
     def Read_shared(self, buf: Any, status: Status | None = None) -> None:
         self._io("file_read_shared", buf, False, status)
@@ -268,7 +269,7 @@ class File(Held, ErrhandlerMethods, metaclass=Unsupporting):
         self._io("file_write_ordered", buf, True, status)
 
     def Seek_shared(self, offset: int, whence: int = _c.SEEK_SET) -> None:
-        self._call("file_seek_shared", int(offset), int(whence))
+        self._call("file_seek_shared", c_aint(offset), c_int(whence))
 
     def Get_position_shared(self) -> int:
         return _local("file_get_position_shared", self._file())
@@ -278,13 +279,13 @@ class File(Held, ErrhandlerMethods, metaclass=Unsupporting):
         fill(status, self._call(method))
 
     def Read_at_all_begin(self, offset: int, buf: Any) -> None:
-        self._io("file_read_at_all_begin", buf, False, None, int(offset))
+        self._io("file_read_at_all_begin", buf, False, None, c_aint(offset))
 
     def Read_at_all_end(self, buf: Any, status: Status | None = None) -> None:
         self._end("file_read_at_all_end", status)
 
     def Write_at_all_begin(self, offset: int, buf: Any) -> None:
-        self._io("file_write_at_all_begin", buf, True, None, int(offset))
+        self._io("file_write_at_all_begin", buf, True, None, c_aint(offset))
 
     def Write_at_all_end(self, buf: Any, status: Status | None = None) -> None:
         self._end("file_write_at_all_end", status)

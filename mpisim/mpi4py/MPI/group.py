@@ -18,6 +18,7 @@ from ...mpi.errors import MPIError
 from ...mpi.group import EMPTY
 from ...mpi.group import Group as _Group
 from ..bridge import current
+from ..datatypes.integers import c_int, c_ints
 from ..exceptions import Exception as MPIException
 from ..exceptions import as_exception, unsupported
 
@@ -100,7 +101,7 @@ class Group:
         """The rank in ``group`` of each of ``ranks`` (default: all) of this group; without
         ``group``, their ranks in MPI_COMM_WORLD's group."""
         mine = self._g()
-        ranks = list(range(mine.size)) if ranks is None else [int(r) for r in ranks]
+        ranks = list(range(mine.size)) if ranks is None else c_ints(ranks)
         other = _Group(range(current().mpi.size), mine.me) if group is None else group._g()
         return _local("group_translate_ranks", mine, ranks, other)
 
@@ -124,10 +125,10 @@ class Group:
         return Group._of(_local("group_difference", self._g(), group._g()))
 
     def Incl(self, ranks: Sequence[int]) -> Group:
-        return Group._of(_local("group_incl", self._g(), [int(r) for r in ranks]))
+        return Group._of(_local("group_incl", self._g(), c_ints(ranks)))
 
     def Excl(self, ranks: Sequence[int]) -> Group:
-        return Group._of(_local("group_excl", self._g(), [int(r) for r in ranks]))
+        return Group._of(_local("group_excl", self._g(), c_ints(ranks)))
 
     def Range_incl(self, ranks: Sequence[Sequence[int]]) -> Group:
         return Group._of(_local("group_range_incl", self._g(), [tuple(r) for r in ranks]))
@@ -173,7 +174,7 @@ class GroupMethods:
     def Create_group(self, group: Group, tag: int = 0) -> Any:
         """MPI_Comm_create_group: collective over ``group``'s members only."""
         made = self._p2p("comm_create_group", True,  # type: ignore[attr-defined]
-                         group=group._g(), tag=int(tag))
+                         group=group._g(), tag=c_int(tag))
         return self._wrap(made)  # type: ignore[attr-defined]
 
     @classmethod

@@ -20,6 +20,7 @@ from typing import Any
 
 from ...mpi.errors import ErrInfo, MPIError
 from ...mpi.info import Info as _Info
+from ..datatypes.integers import c_str, pair
 from ..exceptions import as_exception, unsupported
 
 __all__ = ["INFO_ENV", "INFO_NULL", "Info", "handle_info"]
@@ -55,10 +56,6 @@ class Info:
     @classmethod
     def Create(cls, items: Any = None) -> Info:
         """MPI_Info_create, filled with ``items`` (a mapping or (key, value) pairs)."""
-        if items is not None and not hasattr(items, "keys") and not isinstance(
-                items, list | tuple):
-            raise TypeError(f"expecting a mapping or a sequence of pairs, got "
-                            f"{type(items).__name__}")
         info = cls._of(_Info())
         if items is not None:
             info.update(items)
@@ -113,7 +110,7 @@ class Info:
         return _call(self._g().get, key)
 
     def Set(self, key: str, value: str) -> None:
-        _call(self._g().set, key, value)
+        _call(self._g().set, c_str(key), c_str(value))
 
     def Delete(self, key: str) -> None:
         _call(self._g().delete, key)
@@ -146,7 +143,7 @@ class Info:
         return value
 
     def __setitem__(self, key: str, value: str) -> None:
-        _call(self._live().set, key, value)
+        _call(self._live().set, c_str(key), c_str(value))
 
     def __delitem__(self, key: str) -> None:
         info = self._live()
@@ -177,9 +174,13 @@ class Info:
 
     def update(self, other: Any = (), **kwargs: Any) -> None:
         info = self._live()
-        pairs = other.items() if hasattr(other, "items") else other
+        if hasattr(other, "keys"):
+            keys = other.keys()  # a mapping, an Info
+            pairs = [(k, other[k]) for k in keys]
+        else:  # (key, value) pairs, unpacked as mpi4py does
+            pairs = [pair(item) for item in other]
         for key, value in [*pairs, *kwargs.items()]:
-            _call(info.set, key, value)
+            _call(info.set, c_str(key), c_str(value))
 
     def pop(self, key: str, default: Any = _MISSING) -> Any:
         value = None if self._info is None else self._info.get(key)

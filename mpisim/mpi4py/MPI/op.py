@@ -10,7 +10,6 @@ import numpy as np
 
 from ...collectives import ops as _ops
 from ..datatypes.datatype import _call
-from ..exceptions import Exception as MPIException
 from ..msgbuffer.collective import message
 
 __all__ = ["OPS", "Op", "python_op"]
@@ -104,4 +103,7 @@ def python_op(op: Any) -> Any:
         return op
     if callable(op):
         return op
-    raise MPIException(f"{op!r} is not an MPI.Op", None, "MPI_ERR_OP")
+
+    def applied(a: Any, b: Any) -> Any:  # mpi4py 4.1.2 calls op(a, b) as given: one process
+        return op(a, b)  # never calls it; more raise "'int' object is not callable" here
+    return applied

@@ -25,6 +25,7 @@ from ...mpi.constants import PROC_NULL, TAG_UB, UNDEFINED
 from ...p2p.requests import Request as _EngineRequest
 from ...p2p.requests import Status as _EngineStatus
 from ..bridge import current
+from ..datatypes.integers import converted, sized
 from ..exceptions import Exception as MPIException
 from ..exceptions import Unsupporting, unsupported
 from .instatus import failed, fresh, library_completes_all, pending, reported, statuses_into
@@ -191,7 +192,7 @@ class Request(metaclass=Unsupporting):
                        status: Status | None = None) -> tuple[int, bool]:
         """MPI_Request_get_status_any (MPI 4.1): (index, flag) of a complete request,
         which stays as it is; (UNDEFINED, True) when none is active."""
-        reqs = list(requests)
+        reqs = _listed(requests)
         active = [i for i, r in enumerate(reqs) if r]
         if not active:
             fill(status, _empty())
@@ -211,7 +212,7 @@ class Request(metaclass=Unsupporting):
                        statuses: list[Status] | None = None) -> bool:
         """MPI_Request_get_status_all (MPI 4.1): whether every request is complete (their
         statuses filled then), none of them freed."""
-        reqs = list(requests)
+        reqs = _listed(requests)
         sts = [r._complete_now() for r in reqs]
         if any(st is None for st in sts):
             _poll()
@@ -226,7 +227,7 @@ class Request(metaclass=Unsupporting):
                         statuses: list[Status] | None = None) -> list[int] | None:
         """MPI_Request_get_status_some (MPI 4.1): the indices of the complete active
         requests (None when none is active), none of them freed."""
-        reqs = list(requests)
+        reqs = _listed(requests)
         active = [i for i, r in enumerate(reqs) if r]
         if not active:
             return None
@@ -276,7 +277,7 @@ class Request(metaclass=Unsupporting):
     def waitall(cls, requests: Sequence[Request],
                 statuses: list[Status] | None = None) -> list[Any]:
         ctx = current()
-        reqs = list(requests)
+        reqs = _listed(requests)
         alive = [bool(r) for r in reqs]
         started = _started(reqs)
         try:
@@ -296,7 +297,7 @@ class Request(metaclass=Unsupporting):
     @classmethod
     def waitany(cls, requests: Sequence[Request], status: Status | None = None) -> tuple[int, Any]:
         ctx = current()
-        reqs = list(requests)
+        reqs = _listed(requests)
         started = _started(reqs)
         try:
             index, st = ctx.call(lambda: ctx.mpi.waitany([r._engine() for r in reqs]))
@@ -318,7 +319,7 @@ class Request(metaclass=Unsupporting):
     @classmethod
     def waitsome(cls, requests: Sequence[Request], statuses: list[Status] | None = None
                  ) -> tuple[list[int] | None, list[Any] | None]:
-        return _some(list(requests), statuses, None)
+        return _some(_listed(requests), statuses, None)
 
     @classmethod
     def Testall(cls, requests: Sequence[Request], statuses: list[Status] | None = None) -> bool:
@@ -328,7 +329,7 @@ class Request(metaclass=Unsupporting):
     def testall(cls, requests: Sequence[Request], statuses: list[Status] | None = None
                 ) -> tuple[bool, list[Any] | None]:
         ctx = current()
-        reqs = list(requests)
+        reqs = _listed(requests)
         alive = [bool(r) for r in reqs]
         started = _started(reqs)
         try:
@@ -354,7 +355,7 @@ class Request(metaclass=Unsupporting):
     @classmethod
     def testany(cls, requests: Sequence[Request],
                 status: Status | None = None) -> tuple[int, bool, Any]:
-        reqs = list(requests)
+        reqs = _listed(requests)
         active = [i for i, r in enumerate(reqs) if r]
         if not active:
             fill(status, _empty())
@@ -373,7 +374,7 @@ class Request(metaclass=Unsupporting):
     @classmethod
     def testsome(cls, requests: Sequence[Request], statuses: list[Status] | None = None
                  ) -> tuple[list[int] | None, list[Any] | None]:
-        reqs = list(requests)
+        reqs = _listed(requests)
         active = [i for i, r in enumerate(reqs) if r]
         if not active:
             return None, None
@@ -539,5 +540,13 @@ class Prequest(Request):
     @classmethod
     def Startall(cls, requests: Sequence[Request]) -> None:
         ctx = current()
-        reqs = list(requests)
+        reqs = _listed(requests)
         ctx.call(lambda: ctx.mpi.startall([r._r for r in reqs]))
+
+
+def _listed(requests: Any) -> list[Request]:
+    """A request list as mpi4py reads one: its length first (``TypeError: object of type
+    'NoneType' has no len()``), then each item a Request (``TypeError: Cannot convert int to
+    mpi4py.MPI.Request``)."""
+    sized(requests)
+    return [converted(r, Request) for r in requests]

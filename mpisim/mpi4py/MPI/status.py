@@ -197,9 +197,10 @@ def _size(datatype: Any) -> int:
 
 
 def _count(count: Any) -> int:
-    import operator
+    """An MPI_Count as mpi4py converts it (a C integer: a float is truncated)."""
+    from ..datatypes.integers import c_aint
 
-    return operator.index(count)
+    return c_aint(count)
 
 
 def _basic_sizes(t: Any, limit: int = 1 << 16) -> list[int]:

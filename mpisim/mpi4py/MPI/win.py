@@ -31,7 +31,7 @@ from ...rma import constants as _c
 from ...rma.window import Window as _Window
 from ..bridge import current
 from ..datatypes.datatype import Datatype
-from ..datatypes.integers import c_int
+from ..datatypes.integers import c_aint, c_int
 from ..datatypes.objattrs import LocalAttributeMethods, delete_local_attributes
 from ..datatypes.typecodes import lookup
 from ..exceptions import Exception as MPIException
@@ -149,14 +149,14 @@ class Win(Held, ErrhandlerMethods, LocalAttributeMethods, metaclass=Unsupporting
     def Allocate(cls, size: int, disp_unit: int = 1, info: Any = None,
                  comm: Any = None) -> Win:
         """MPI_Win_allocate: ``size`` bytes MPI allocates (``tomemory()`` gives them)."""
-        return cls._made("win_allocate", comm, int(size), c_int(disp_unit),
+        return cls._made("win_allocate", comm, c_aint(size), c_int(disp_unit),
                          handle_info(info))
 
     @classmethod
     def Allocate_shared(cls, size: int, disp_unit: int = 1, info: Any = None,
                         comm: Any = None) -> Win:
         """MPI_Win_allocate_shared (``Shared_query`` gives any member's part)."""
-        return cls._made("win_allocate_shared", comm, int(size), c_int(disp_unit),
+        return cls._made("win_allocate_shared", comm, c_aint(size), c_int(disp_unit),
                          handle_info(info))
 
     @classmethod
@@ -381,7 +381,7 @@ def _target(target: Any, count: int, datatype: Any) -> tuple[int, int, Any]:
     """(displacement, count, datatype) of mpi4py's target spec (``_p_msg_rma.for_rma``)."""
     if target is None:
         return 0, count, datatype
-    if isinstance(target, int | np.integer) and not isinstance(target, bool):
+    if isinstance(target, int | np.integer):  # a bool too (mpi4py 4.1.2: an integral)
         return int(target), count, datatype
     if isinstance(target, list | tuple):
         if len(target) > 3:

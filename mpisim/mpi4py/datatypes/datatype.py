@@ -19,6 +19,7 @@ from ...mpi.errors import MPIError
 from ..exceptions import Exception as MPIException
 from ..exceptions import Unsupporting, as_exception, unsupported
 from . import darray
+from .integers import c_aint, c_int, converted, sized
 from .objattrs import LocalAttributeMethods, copy_local_attributes, delete_local_attributes
 from .predefined import ALIASES, NULL, TABLE, backing
 from .typecodes import TABLE as _TYPECODES
@@ -159,17 +160,19 @@ class Datatype(LocalAttributeMethods, metaclass=Unsupporting):
     Create_dup = Dup
 
     def Create_contiguous(self, count: int) -> Datatype:
-        t = self._type()
+        t, count = self._type(), c_int(count)
         return self._derived(lambda: t.create_contiguous(count), "CONTIGUOUS",
                              {"count": count})
 
     def Create_vector(self, count: int, blocklength: int, stride: int) -> Datatype:
         t = self._type()
+        count, blocklength, stride = c_int(count), c_int(blocklength), c_int(stride)
         return self._derived(lambda: t.create_vector(count, blocklength, stride), "VECTOR",
                              {"count": count, "blocklength": blocklength, "stride": stride})
 
     def Create_hvector(self, count: int, blocklength: int, stride: int) -> Datatype:
         t = self._type()
+        count, blocklength, stride = c_int(count), c_int(blocklength), c_aint(stride)
         return self._derived(lambda: t.create_hvector(count, blocklength, stride), "HVECTOR",
                              {"count": count, "blocklength": blocklength, "stride": stride})
 
@@ -186,21 +189,21 @@ class Datatype(LocalAttributeMethods, metaclass=Unsupporting):
                              {"blocklengths": lengths, "displacements": disps})
 
     def Create_indexed_block(self, blocklength: int, displacements: Any) -> Datatype:
-        t = self._type()
+        t, blocklength = self._type(), c_int(blocklength)
         disps = _list(displacements)
         return self._derived(lambda: t.create_indexed_block(blocklength, disps),
                              "INDEXED_BLOCK", {"blocklength": blocklength,
                                                "displacements": disps})
 
     def Create_hindexed_block(self, blocklength: int, displacements: Any) -> Datatype:
-        t = self._type()
+        t, blocklength = self._type(), c_int(blocklength)
         disps = _list(displacements)
         return self._derived(lambda: t.create_hindexed_block(blocklength, disps),
                              "HINDEXED_BLOCK", {"blocklength": blocklength,
                                                 "displacements": disps})
 
     def Create_resized(self, lb: int, extent: int) -> Datatype:
-        t = self._type()
+        t, lb, extent = self._type(), c_aint(lb), c_aint(extent)
         return self._derived(lambda: _made(("resized", lb, extent), (t,),
                                            lambda: t.create_resized(lb, extent)),
                              "RESIZED", {"lb": lb, "extent": extent})
@@ -210,6 +213,7 @@ class Datatype(LocalAttributeMethods, metaclass=Unsupporting):
         t = self._type()
         sizes = _list(sizes)
         subsizes, starts = _list(subsizes, len(sizes)), _list(starts, len(sizes))
+        order = c_int(order)
         return self._derived(lambda: t.create_subarray(sizes, subsizes, starts, order),
                              "SUBARRAY", {"sizes": sizes, "subsizes": subsizes,
                                           "starts": starts, "order": order})
@@ -233,10 +237,7 @@ class Datatype(LocalAttributeMethods, metaclass=Unsupporting):
     def Create_struct(cls, blocklengths: Any, displacements: Any, datatypes: Any) -> Datatype:
         lengths = _list(blocklengths)
         disps = _list(displacements, len(lengths))
-        types = _list(datatypes, len(lengths), convert=False)
-        for d in types:
-            if not isinstance(d, Datatype):
-                raise TypeError(f"expected an MPI.Datatype, got {type(d).__name__}")
+        types = [converted(d, Datatype) for d in _list(datatypes, len(lengths), convert=False)]
         ts = [d._type() for d in types]
         t = _call(lambda: _made(("struct", tuple(lengths), tuple(disps)), tuple(ts),
                                 lambda: _dt.Datatype.create_struct(lengths, disps, ts)))
@@ -529,10 +530,10 @@ def _copy(t: Any) -> Any:
 
 
 def _list(values: Any, expected: int | None = None, convert: bool = True) -> list[Any]:
-    """A sequence argument as mpi4py reads one: integers through ``operator.index``, and
-    as many items as the first sequence gave (``ValueError: expecting N items, got M``)."""
-    if isinstance(values, Datatype | int):
-        values = [values]
+    """A sequence argument as mpi4py reads one: measured (``len``: a scalar is a TypeError),
+    integers through ``operator.index``, and as many items as the first sequence gave
+    (``ValueError: expecting N items, got M``)."""
+    sized(values)
     items = [operator.index(v) for v in values] if convert else list(values)
     if expected is not None and len(items) != expected:
         raise ValueError(f"expecting {expected} items, got {len(items)}")

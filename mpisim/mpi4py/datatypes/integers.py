@@ -13,6 +13,17 @@ MPICH 5.0.2; docs/guide/facts-collectives.md):
   displacements) goes through ``operator.index``: Python and numpy integers, not numpy
   bools nor floats (``TypeError: 'float' object cannot be interpreted as an integer``).
   :func:`index` does the same.
+- an integer array (a Group's ranks, a datatype constructor's blocklengths and
+  displacements, Reduce_scatter's recvcounts) is measured with ``len`` first (``TypeError:
+  object of type 'float' has no len()``), then read item by item through ``operator.index``:
+  :func:`c_ints`. An MPI_Aint or MPI_Offset (a window's size, a file offset, a datatype's
+  stride or extent) converts as a C int does, over 64 bits: :func:`c_aint`.
+- an object argument of a given class (an op, a request in a list, a datatype in a list)
+  is refused by its type: ``TypeError: Argument 'op' has incorrect type (expected
+  mpi4py.MPI.Op, got int)`` (:func:`typed`), ``TypeError: Cannot convert int to
+  mpi4py.MPI.Request`` (:func:`converted`); a string argument (an Info key or value, a
+  spawned command's argument) takes str or bytes: ``TypeError: expected bytes, int found``
+  (:func:`c_str`). The messages name a type as CPython's C code does (:func:`tp_name`).
 """
 
 from __future__ import annotations
@@ -20,15 +31,17 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-__all__ = ["INT_MAX", "INT_MIN", "c_int", "index"]
+__all__ = ["INT_MAX", "INT_MIN", "c_aint", "c_int", "c_ints", "c_str", "converted", "index",
+           "pair", "sized", "tp_name", "typed"]
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 """A C int's range."""
 _INT_MIN, _INT_MAX = INT_MIN, INT_MAX
 
 
-def c_int(value: Any) -> int:
-    """``value`` as mpi4py passes it to a C ``int`` parameter (see the module)."""
+def c_int(value: Any, bits: int = 32) -> int:
+    """``value`` as mpi4py passes it to a C ``int`` parameter (see the module); ``bits``
+    64 for an MPI_Aint, MPI_Offset or MPI_Count."""
     if not isinstance(value, int):
         convert = getattr(type(value), "__int__", None)
         if convert is None or isinstance(value, str | bytes | bytearray):
@@ -37,11 +50,80 @@ def c_int(value: Any) -> int:
         if not isinstance(value, int):
             raise TypeError("an integer is required")
     value = int(value)
-    if not _INT_MIN <= value <= _INT_MAX:
+    if not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
         raise OverflowError("value too large to convert to int")
     return value
+
+
+def c_aint(value: Any) -> int:
+    """``value`` as mpi4py passes it to an MPI_Aint, MPI_Offset or MPI_Count parameter."""
+    return c_int(value, 64)
+
+
+def tp_name(value: Any) -> str:
+    """The name CPython's C code gives ``value``'s type: a class written in Python by its
+    name, a built-in one bare, another (numpy's) with its module; the stand-in's classes as
+    mpi4py's (``mpi4py.MPI.Request``)."""
+    t = type(value)
+    module = t.__module__
+    if module.startswith(("mpisim.mpi4py", "mpi4py")):
+        return f"mpi4py.MPI.{t.__name__}"
+    if t.__flags__ & (1 << 9) or module == "builtins":  # Py_TPFLAGS_HEAPTYPE
+        return t.__name__
+    return f"{module}.{t.__qualname__}"
+
+
+def sized(values: Any) -> int:
+    """``len(values)``, as mpi4py measures an array argument before reading it."""
+    try:
+        return len(values)
+    except TypeError:
+        raise TypeError(f"object of type '{tp_name(values)}' has no len()") from None
+
+
+def c_ints(values: Any) -> list[int]:
+    """An integer array argument as mpi4py reads one (see the module)."""
+    sized(values)
+    return [operator.index(v) for v in values]
+
+
+def typed(value: Any, cls: type, name: str, none: bool = False) -> Any:
+    """``value`` if it is a ``cls`` (or None where ``none``); else the TypeError of a typed
+    Cython argument ``name``."""
+    if isinstance(value, cls) or (none and value is None):
+        return value
+    raise TypeError(f"Argument '{name}' has incorrect type (expected mpi4py.MPI."
+                    f"{cls.__name__}, got {tp_name(value)})")
+
+
+def converted(value: Any, cls: type) -> Any:
+    """``value`` if it is a ``cls``; else the TypeError of Cython's conversion of an item."""
+    if isinstance(value, cls):
+        return value
+    raise TypeError(f"Cannot convert {tp_name(value)} to mpi4py.MPI.{cls.__name__}")
+
+
+def c_str(value: Any) -> str:
+    """A string argument as mpi4py converts one: a str (numpy's too) or bytes."""
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, bytes):
+        return value.decode()
+    raise TypeError(f"expected bytes, {tp_name(value)} found")
 
 
 def index(value: Any) -> int:
     """``value`` as mpi4py reads a count of a buffer spec: ``operator.index``."""
     return operator.index(value)
+
+
+def pair(item: Any) -> tuple[Any, Any]:
+    """``a, b = item`` with Cython's messages (``ValueError: need more than 1 value to
+    unpack``), as mpi4py unpacks a (key, value) pair or a (count, displacement) pair."""
+    items = tuple(item)
+    if len(items) < 2:
+        raise ValueError(f"need more than {len(items)} value{'' if len(items) == 1 else 's'} "
+                         "to unpack")
+    if len(items) > 2:
+        raise ValueError("too many values to unpack (expected 2)")
+    return items[0], items[1]

@@ -39,7 +39,7 @@ from ...mpi import datatypes as _dt
 from ...mpi.constants import BOTTOM
 from ...mpi.errors import MPIError
 from ..datatypes.datatype import Datatype
-from ..datatypes.integers import index
+from ..datatypes.integers import index, pair, sized
 from ..datatypes.typecodes import lookup
 from ..exceptions import Exception as MPIException
 from ..exceptions import unsupported
@@ -140,8 +140,9 @@ def _ints(values: Any, size: int | None = None) -> list[int] | None:
     is one integer for every process."""
     if values is None:
         return None
-    if np.ndim(values) == 0:
+    if _integral(values):
         return [index(values)] * (size or 1)
+    sized(values)  # a float: "object of type 'float' has no len()", as mpi4py says
     if isinstance(values, np.ndarray):
         values = values.tolist()
     values = list(values)
@@ -175,7 +176,7 @@ def vector(spec: Any, size: int, writable: bool = False) -> Vector:
 
 def _displs(displs: Any, size: int) -> list[int] | None:
     """Displacements as given; an integer is a stride (process k's block at k times it)."""
-    if displs is not None and np.ndim(displs) == 0:
+    if displs is not None and _integral(displs):
         return [k * index(displs) for k in range(size)]
     return _ints(displs, size)
 
@@ -184,9 +185,15 @@ def _counts(counts: Any, size: int, total: int) -> list[int]:
     """Counts as given (an integer: the same for every process), else equal blocks."""
     if counts is None:
         return [_blocks_of(total, size)] * size
-    if np.ndim(counts) == 0:  # an integer (a 0-d array too): every process's count
+    if _integral(counts):  # an integer (a 0-d array too): every process's count
         return [index(counts)] * size
     return _ints(counts, size)  # type: ignore[return-value]
+
+
+def _integral(value: Any) -> bool:
+    """An integer where a v spec takes one for every process (mpi4py: an object with
+    ``__index__``; a float is read as a sequence, and refused for its missing ``len``)."""
+    return hasattr(type(value), "__index__") and np.ndim(value) == 0
 
 
 def wvector(spec: Any, size: int, writable: bool = False) -> Vector:
@@ -262,7 +269,7 @@ def _spec_parts(spec: list[Any] | tuple[Any, ...]) -> tuple[Any, int | None, int
     elif rest and isinstance(rest[-1], str):  # a typecode: "d", "i", "B"...
         datatype = _typecode(rest.pop())
     if len(rest) == 1 and isinstance(rest[0], tuple | list):
-        count, displ = rest[0]
+        count, displ = pair(rest[0])  # Cython's message: "need more than 1 value to unpack"
     elif len(rest) == 1:
         count = rest[0]
     elif len(rest) == 2:
