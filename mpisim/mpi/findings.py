@@ -65,6 +65,9 @@ RULES: dict[str, Rule] = {
                                      "should never be freed\")"),
     "buffer-modified": Rule("3.7.2", ERROR, "the buffer of a pending nonblocking operation was "
                             "modified before the operation completed"),
+    "recv-overlap": Rule("3.7.2", ERROR, "two pending receives (or a receive and a "
+                         "nonblocking collective's receive buffer) write overlapping memory: "
+                         "a receive buffer must not be accessed until its receive completes"),
     "message-race": Rule("3.5", WARNING, "a wildcard receive matched different senders in "
                          "different valid orders, and the program's outcome differs"),
     # collectives (chapter 6)
@@ -83,6 +86,9 @@ RULES: dict[str, Rule] = {
     # one-sided (chapter 12)
     "rma-conflict": Rule("12.7", ERROR, "conflicting accesses to one window location in one "
                          "epoch"),
+    "rma-local-overlap": Rule("12.7, 3.7.2", ERROR, "an RMA operation and a send or receive "
+                              "at its target access the same window bytes in one epoch, one "
+                              "of them writing"),
     "rma-target-finalized": Rule("11.2.2, 12.2.5", ERROR, "a process was asked for one-sided "
                                  "communication after it called MPI_Finalize (its window was "
                                  "never freed)"),

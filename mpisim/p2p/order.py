@@ -45,6 +45,7 @@ class Wildcard(NamedTuple):
     clock: int            # the receiver's own clock entry at the match
     call: str
     where: str | None
+    sent_at: Any = None   # the send's place (its message's ``where``): which send it was
 
 
 class Order:
@@ -104,7 +105,7 @@ class Order:
         self.matched_at[msg.id] = clock[r]
         if req.wild is not None:
             self.wildcards.append(Wildcard(r, req.wild, msg.src, req.tag, msg.ctx, clock[r],
-                                           req.call, where))
+                                           req.call, where, msg.where))
 
     def alternatives(self, w: Wildcard) -> list[int]:
         """The other senders whose message could have matched ``w`` (see the module)."""

@@ -24,6 +24,14 @@ report names the two orders, the wildcard receives whose choice decides between 
 call, place, the sender in each), and what differs. Orders that only change which receive
 gets which message, with the same outcome and results, are benign (a reduction of
 values received in any order is race-free).
+
+A recording (``check --races run.trace``) replays without its data, so two orders that
+deliver different bytes to a wildcard receive look alike; but the recorder hashed each
+message's bytes at its send (MPI 4.1 §3.7.2's buffers, unless recorded with ``--no-hash``).
+Orders whose outcomes agree are then compared on those hashes: a wildcard receive that gets
+the bytes of one sender in one order and other bytes from another sender in the other makes
+the program ``RACY (data)`` (it may depend on which), the receive and the two senders named;
+senders of the same bytes leave it ``RACE-FREE``.
 """
 
 from __future__ import annotations
@@ -125,6 +133,12 @@ class Races:
     deciding
         The wildcard receives whose choice decides between those two orders, in words
         (rank, call, place, the sender in each).
+    data
+        Whether what differs is the bytes a wildcard receive gets (a recording's hashes),
+        the outcomes being the same: ``RACY (data)``.
+    blind
+        Whether the orders were explored on a recording that holds no data hashes (made
+        with ``--no-hash``): orders that deliver different bytes cannot be told apart.
     """
 
     name: str
@@ -134,6 +148,8 @@ class Races:
     exhausted: bool             # every order found was tried (the bound was not reached)
     differing: tuple[int, int] | None = None  # indices into tried
     deciding: list[str] = field(default_factory=list)
+    data: bool = False          # the orders differ only in the bytes a receive gets
+    blind: bool = False         # a recording without the data's hashes (--no-hash)
 
     @property
     def racy(self) -> bool:
@@ -155,12 +171,16 @@ class Races:
             return None
         a, b = (self.tried[i] for i in self.differing)
         calls = [Call(w.rank, w.call, w.where) for w in _decided(a, b)]
+        if self.data:
+            return Finding("message-race", "the orders deliver different bytes to a wildcard "
+                           "receive: " + "; ".join(self.deciding), calls)
         return Finding("message-race", f"order {self.differing[0] + 1}: {a.describe()}; "
                        f"order {self.differing[1] + 1}: {b.describe()}", calls)
 
     def to_dict(self) -> dict[str, Any]:
         found = self.finding()
-        return {"scenario": self.name, "racy": self.racy, "orders_tried": len(self.tried),
+        return {"scenario": self.name, "racy": self.racy, "data": self.data,
+                "orders_tried": len(self.tried),
                 "max_orders": self.max_orders, "exhausted": self.exhausted,
                 "wildcard_receives": self.wildcards, "alternatives": self.alternatives,
                 "orders": [{"forced": [{"rank": r, "receive": k, "source": s}
@@ -173,7 +193,7 @@ class Races:
                 "as_written": self.tried[0].result.to_dict() if self.tried else None}
 
     def report(self) -> str:
-        head = "RACY" if self.racy else "RACE-FREE"
+        head = ("RACY (data)" if self.data else "RACY") if self.racy else "RACE-FREE"
         bound = ("every order found" if self.exhausted else
                  f"stopped at the bound, max_orders = {self.max_orders}")
         threads = sum(1 for t in self.tried if t.seed)
@@ -183,7 +203,7 @@ class Races:
                  + (f"; {threads} thread order(s)" if threads else "") + ")"]
         if self.racy and self.differing is not None:  # (racy: two orders differ)
             a, b = self.differing
-            same = self.tried[a].describe() == self.tried[b].describe()
+            same = self.tried[a].describe() == self.tried[b].describe() and not self.data
             for i in (a, b):
                 lines.append(f"  order {i + 1}: {_choices(self.tried[i])}")
                 lines.append(f"      -> {self.tried[i].describe()}")
@@ -192,7 +212,10 @@ class Races:
             lines += ["  decided by:"] + [f"    {d}" for d in self.deciding]
         elif self.alternatives:
             lines.append("  the orders differ only in which receive gets which message: "
-                         "same outcome, findings and results")
+                         "same outcome, findings and results"
+                         + ("; the recording holds no data hashes (recorded with --no-hash): "
+                            "whether the messages' bytes differ is not known" if self.blind
+                            else ""))
         elif threads:
             lines.append("  the threads' orders tried give the same outcome, findings and "
                          "results")
@@ -264,17 +287,61 @@ def check_races(scenario: Any, *, max_orders: int = MAX_ORDERS, **run_kwargs: An
     sampled = any(t.seed for t in tried)  # (thread orders are drawn, never exhausted)
     races = Races(target.name if hasattr(target, "name") else _name(tried), tried,
                   alternatives, max_orders, not frontier and not sampled)
+    _judge(races, program)
+    return races
+
+
+def _judge(races: Races, program: Any) -> None:
+    """The two orders that differ, if any (outcomes first, then the bytes a recording's
+    wildcard receives get), and the choices that decide between them."""
+    tried = races.tried
     base = tried[0].digest()
     other = next((i for i, t in enumerate(tried[1:], 1) if t.digest() != base), None)
-    if other is not None:
-        races.differing = (0, other)
-        races.deciding = [_decision(w, tried[0], tried[other])
-                          for w in _decided(tried[0], tried[other])]
-        if tried[other].seed:
-            races.deciding.append(
-                "the order in which a rank's threads runnable at one instant run: as "
-                f"written, against the thread order of seed {tried[other].seed}")
-    return races
+    if other is None:
+        races.blind = callable(getattr(program, "holds_data", None)) and \
+            not program.holds_data()
+        data = _data_race(program, tried)
+        if data is not None:
+            races.differing, races.deciding, races.data = (0, data[0]), data[1], True
+        return
+    races.differing = (0, other)
+    races.deciding = [_decision(w, tried[0], tried[other])
+                      for w in _decided(tried[0], tried[other])]
+    if tried[other].seed:
+        races.deciding.append(
+            "the order in which a rank's threads runnable at one instant run: as "
+            f"written, against the thread order of seed {tried[other].seed}")
+
+
+def _data_race(program: Any, tried: list[Tried]) -> tuple[int, list[str]] | None:
+    """The first order that delivers other bytes than the order as written to one of its
+    wildcard receives (a recording's hashes, :meth:`ReplayProgram.sent_data`), and the
+    receives that get them, in words; None when every order delivers the same bytes, or
+    the bytes are not known."""
+    sent_data = getattr(program, "sent_data", None)
+    if sent_data is None or not tried:
+        return None
+    first = {(w.rank, w.number): w for w in tried[0].wildcards}
+    for i, t in enumerate(tried[1:], 1):
+        words = []
+        for w in t.wildcards:
+            mine = first.get((w.rank, w.number))
+            if mine is None or mine.source == w.source:
+                continue
+            a, b = sent_data(mine.source, mine.sent_at), sent_data(w.source, w.sent_at)
+            if a is not None and b is not None and a != b:
+                words.append(_bytes_decision(w, mine, a, b))
+        if words:
+            return i, words
+    return None
+
+
+def _bytes_decision(w: Wildcard, mine: Wildcard, a: str, b: str) -> str:
+    where = f" at {w.where}" if w.where else ""
+    return (f"rank {w.rank}'s wildcard receive #{w.number + 1} ({w.call}{where}) gets "
+            f"rank {mine.source}'s bytes (hash {a}, sent at {mine.sent_at}) in one order, "
+            f"rank {w.source}'s (hash {b}, sent at {w.sent_at}) in the other: the program "
+            "may depend on which")
 
 
 def _short(value: Any) -> str:

@@ -57,6 +57,7 @@ from ...mpi.errors import MPIError
 from ..calls import COMMS, HANDLE, Unsupported, handle_name
 from ..read.records import Call, CallShape, RankLog, Status, Trace, TraceError
 from ..read.trace import MADE_AS_SPLIT, read_trace
+from .buffers import hashed, report_buffers, sent_hash
 from .comms import REPLAYED
 from .files import FILES
 from .objects import OBJECTS, caught
@@ -127,12 +128,23 @@ class ReplayProgram:
     def __repr__(self) -> str:
         return f"<replay of {os.path.basename(self.path)}>"
 
+    def sent_data(self, rank: int, where: Any) -> str | None:
+        """The hash of the bytes a replayed send (``rank``, its place ``where``) gave in the
+        recording, None when not recorded: what a race exploration compares (§3.5)."""
+        return sent_hash(load(self.path), rank, where)
+
+    def holds_data(self) -> bool:
+        """Whether the recording holds the data's hashes (not made with ``--no-hash``)."""
+        return hashed(load(self.path))
+
     def __call__(self, mpi: Any, compute_scale: float = 1.0, as_matched: bool = False
                  ) -> Generator[Any, Any, None]:
         trace = load(self.path)
         if mpi.size != trace.size:
             raise ValueError(f"{self.__name__}: recorded with {trace.size} processes, cannot "
                              f"replay on {mpi.size} ranks")
+        if mpi.rank == 0:  # (what the recording shows of buffers and data, §3.7.2, §12.7)
+            report_buffers(mpi, trace)
         notes: list[str] = []
         self.divergences[mpi.rank] = notes
         self.quirks[mpi.rank] = []

@@ -1,0 +1,23 @@
+/* mbi: error recv-overlap */
+/* Two irecvs into the same buffer, both pending (MPI 4.1 §3.7.2: a receive buffer must not
+ * be accessed until its receive completes, and the other receive writes it). MPICH
+ * completes the run; which message ends in the buffer depends on timing. */
+#include <mpi.h>
+
+int main(int argc, char **argv) {
+    int rank, buf[2] = {0, 0}, a = 1, b = 2;
+    MPI_Request reqs[2];
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+        MPI_Send(&a, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+        MPI_Send(&b, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
+    }
+    if (rank == 1) {
+        MPI_Irecv(&buf[0], 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &reqs[0]);
+        MPI_Irecv(&buf[0], 1, MPI_INT, 0, 1, MPI_COMM_WORLD, &reqs[1]);
+        MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+    }
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,251 @@
+"""What the recorder sees of buffers and data (MPI 4.1 §3.7.2, §12.7, §3.5).
+
+The recorder logs each buffer argument's memory range (``sb=``/``rb=``/``wb=``) and hashes
+the bytes of sends and receives (the ``H`` data lines); a replay judges the recording's
+buffers (:mod:`mpisim.recorded.replayer.buffers`) and a race exploration compares the bytes
+two orders deliver (``RACY (data)``). The C codes are in tests/data/mbi_c/ (one pair per
+rule, recorded on MPICH 5.0.2 with 2 processes: ``python tests/recorded/replayer/
+test_recorded_mbi.py NAME`` records one again) and tests/data/races_c/ (3 processes,
+recorded by :func:`record_races`). The stored recordings are judged without any MPI; the
+real_mpi tests record them again and skip cleanly without MPICH.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers.paths import DATA
+
+import mpisim as ms
+from mpisim.recorded import read_trace, replay_scenario
+from mpisim.recorded.read.columns import read_logs
+from mpisim.recorded.read.lines import parse_log
+from mpisim.recorded.read.records import data_fields
+from mpisim.recorded.record.compact import convert
+from mpisim.recorded.replayer.buffers import Span, buffer_findings, span_of
+from mpisim.whatif.races import check_races
+
+MBI_C = DATA / "mbi_c"
+RACES_C = DATA / "races_c"
+
+
+def rules_of(trace: Path) -> dict[str, list]:
+    found: dict[str, list] = {}
+    for f in ms.replay(trace).findings:
+        found.setdefault(f.rule, []).append(f)
+    return found
+
+
+# -- the rules, on the stored recordings ------------------------------------------------------
+def test_an_isend_buffer_written_before_its_wait_is_buffer_modified():
+    """§3.7.2: the send buffer's hash at MPI_Isend differs from its hash at the MPI_Wait that
+    completed it; the finding names both calls."""
+    (found,) = rules_of(MBI_C / "buf_modified_bad.trace")["buffer-modified"]
+    assert found.section == "3.7.2" and found.kind == "error"
+    assert [(c.rank, c.call) for c in found.calls] == [(0, "MPI_Isend"), (0, "MPI_Wait")]
+    assert found.calls[0].where.startswith("call 2, ")
+    assert found.calls[1].where.startswith("call 3, ")
+    assert "changed before MPI_Wait (call 3) completed it" in found.message
+    assert rules_of(MBI_C / "buf_modified_ok.trace") == {}
+
+
+def test_two_pending_irecvs_into_one_buffer_are_recv_overlap():
+    """§3.7.2: a receive posted into bytes a pending receive also writes."""
+    (found,) = rules_of(MBI_C / "recv_overlap_bad.trace")["recv-overlap"]
+    assert found.section == "3.7.2"
+    assert [(c.rank, c.call) for c in found.calls] == [(1, "MPI_Irecv"), (1, "MPI_Irecv")]
+    assert "overlapping by 4" in found.message
+    assert rules_of(MBI_C / "recv_overlap_ok.trace") == {}
+
+
+def test_a_put_into_window_bytes_an_irecv_writes_in_one_epoch_is_rma_local_overlap():
+    """§12.7: MPI_Put to rank 1's window at the bytes its pending MPI_Irecv writes, in one
+    fence epoch (the target's window base from its MPI_Win_create's wb=)."""
+    (found,) = rules_of(MBI_C / "rma_recv_bad.trace")["rma-local-overlap"]
+    assert found.section == "12.7, 3.7.2"
+    assert [(c.rank, c.call) for c in found.calls] == [(0, "MPI_Put"), (1, "MPI_Irecv")]
+    assert rules_of(MBI_C / "rma_recv_ok.trace") == {}
+
+
+def test_a_recording_made_before_buffers_were_logged_gives_no_buffer_finding():
+    trace = read_trace(MBI_C / "req_wait_ok.trace")
+    assert not any(log.data for log in trace.ranks)
+    assert buffer_findings(trace) == []
+
+
+# -- the format: ranges and data lines, read alike by every reader ----------------------------
+def test_buffers_are_logged_as_ranges_and_the_data_as_lines_after_their_call():
+    """Each buffer as ``ADDR:BYTES``; a send's hash at the call (``h``), again at the
+    completion (``w``); a receive's bytes at its completion, equal to the send's."""
+    trace = read_trace(MBI_C / "buf_modified_ok.trace")
+    sender, receiver = trace.ranks
+    isend, wait = sender.calls[1], sender.calls[2]
+    span = span_of(isend.args["sb"])
+    assert isend.name == "Isend" and wait.name == "Wait" and span.hi - span.lo == 16
+    sent = data_fields(sender.data[1])["h"]
+    assert data_fields(sender.data[2])["w"] == sent  # unchanged at its wait
+    recv = receiver.calls[1]
+    assert recv.name == "Recv" and "rb" in recv.args
+    assert data_fields(receiver.data[1])["w"] == sent  # the bytes it got are those sent
+    assert "#data-hash mix64" in (MBI_C / "buf_modified_ok.trace").read_text()
+
+
+@pytest.mark.parametrize("name", ["buf_modified_bad", "rma_recv_bad"])
+def test_the_data_lines_read_the_same_from_text_compact_and_line_by_line(name, tmp_path):
+    path = MBI_C / f"{name}.trace"
+    text = read_trace(path)
+    compact = tmp_path / "run.trace"
+    convert(path, compact)
+    fast = read_trace(compact)
+    lines = path.read_text().split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith("#mpisim-trace")]
+    slow = [parse_log(str(path), lines, a, b) for a, b in
+            zip(starts, [*starts[1:], len(lines)], strict=True)]
+    with open(path, "rb") as f:
+        columns = read_logs(str(path), f)
+    for logs in (fast.ranks, slow, columns):
+        assert [log.data for log in logs] == [log.data for log in text.ranks]
+    assert any(log.data for log in text.ranks)
+
+
+def test_hashes_stay_out_of_the_compact_keys(tmp_path):
+    """A loop whose send data change every call is one key, whatever its hashes: they are
+    lines of their own, not part of the call's key."""
+    header = ("#mpisim-trace 1\n#rank 0 1\n#mpi 4.1\n#library test\n#data-hash mix64\n"
+              "T 1 size=4 extent=4 lb=0 kind=named name=MPI_INT\n"
+              "Init g=0 thread=0\n= 0 d=0\n")
+    body = "".join(f"Send g=100 dest=N tag=0 comm=0 n=1 T=1 sb=7ff000:4\n= 0 d=50\n"
+                   f"H h={i * 7919 + 1:x}\n" for i in range(200))
+    src = tmp_path / "loop.trace"
+    src.write_text(header + body + "Finalize g=1\n= 0 d=1\n")
+    out = tmp_path / "loop-compact.trace"
+    convert(src, out)
+    (log,) = read_trace(out).ranks
+    assert len(log.calls.shapes) == 3  # Init, Send, Finalize
+    assert len(log.data) == 200 and data_fields(log.data[200])["h"] == [f"{199 * 7919 + 1:x}"]
+    assert out.stat().st_size < src.stat().st_size / 2
+
+
+def test_a_range_is_a_hex_address_and_a_byte_count():
+    assert span_of("7ffe90c8ab50:16") == Span(0x7FFE90C8AB50, 0x7FFE90C8AB60)
+    assert span_of("10:0") is None and span_of("zz:4") is None and span_of(None) is None
+    assert Span(0, 8).meets(Span(4, 12)) and not Span(0, 8).meets(Span(8, 12))
+    assert data_fields("h=ab w=-,cd") == {"h": ["ab"], "w": [None, "cd"]}
+
+
+# -- races on the data ------------------------------------------------------------------------
+def test_a_wildcard_receive_whose_senders_send_different_bytes_is_racy_data():
+    """§3.5: the two orders complete alike, but rank 0's first wildcard receive gets rank
+    1's bytes in one and rank 2's, other bytes, in the other."""
+    races = check_races(replay_scenario(RACES_C / "wildcard_data_differ.trace"))
+    assert races.racy and races.data and races.exit_code == 8
+    report = races.report()
+    assert report.splitlines()[0].startswith("wildcard_data_differ: RACY (data)")
+    assert "rank 0's wildcard receive #1 (MPI_Recv at call 2," in report
+    assert "gets rank 1's bytes" in report and "rank 2's (hash" in report
+    assert races.finding().rule == "message-race"
+    assert races.to_dict()["data"] is True
+
+
+def test_a_wildcard_receive_whose_senders_send_the_same_bytes_stays_race_free():
+    races = check_races(replay_scenario(RACES_C / "wildcard_data_same.trace"))
+    assert not races.racy and races.alternatives == 1
+    assert "RACE-FREE" in races.report() and "no data hashes" not in races.report()
+
+
+def test_a_recording_without_hashes_says_that_the_bytes_are_not_known(tmp_path):
+    """Recorded with --no-hash (no data lines): RACE-FREE, and the report says the bytes
+    could not be compared."""
+    blind = tmp_path / "blind.trace"
+    text = (RACES_C / "wildcard_data_differ.trace").read_text()
+    blind.write_text(re.sub(r"(?m)^H .*\n", "", text).replace("#data-hash mix64",
+                                                                 "#data-hash off"))
+    races = check_races(replay_scenario(blind))
+    assert not races.racy and races.blind
+    assert "recorded with --no-hash" in races.report()
+
+
+# -- recorded again on MPICH ------------------------------------------------------------------
+def _mpich() -> tuple[str, str]:
+    bindir = Path(sys.executable).parent
+    mpicc, mpiexec = bindir / "mpicc", bindir / "mpiexec"
+    if not (mpicc.exists() and mpiexec.exists()):
+        pytest.skip("no MPICH mpicc/mpiexec: pip install mpi4py mpich in this venv")
+    return str(mpicc), str(mpiexec)
+
+
+def record_races(source: Path, out: Path, build: Path, *flags: str, n: int = 3
+                 ) -> subprocess.CompletedProcess:
+    """Compile ``source`` and record it on ``n`` processes into ``out`` (text, its paths
+    made relative as the stored recordings' are)."""
+    mpicc, mpiexec = _mpich()
+    build.mkdir(parents=True, exist_ok=True)
+    subprocess.run([mpicc, "-g", "-O0", "-o", str(build / source.stem), str(source)],
+                   check=True, timeout=120)
+    env = dict(os.environ, XDG_CACHE_HOME=str(build / "cache"))
+    run = subprocess.run([sys.executable, "-m", "mpisim", "record", "--format", "text",
+                          *flags, "--out", str(out), "--timeout", "20", "--", mpiexec, "-n",
+                          str(n), f"./{source.stem}"], capture_output=True, text=True,
+                         timeout=300, cwd=build, env=env)
+    if out.exists():
+        text = re.sub(r"^#exe .*/", "#exe ./", out.read_text(), flags=re.M)
+        text = re.sub(r"^#pid \d+", "#pid 0", text, flags=re.M)
+        text = re.sub(r"^#host .*", "#host recorder", text, flags=re.M)
+        out.write_text(text.replace(f"{build}/", "./"))
+    return run
+
+
+@pytest.mark.real_mpi
+@pytest.mark.parametrize("name,rule", [("buf_modified_bad", "buffer-modified"),
+                                       ("buf_modified_ok", None),
+                                       ("recv_overlap_bad", "recv-overlap"),
+                                       ("recv_overlap_ok", None),
+                                       ("rma_recv_bad", "rma-local-overlap"),
+                                       ("rma_recv_ok", None)])
+def test_a_fresh_recording_under_mpich_is_judged_by_its_rule(name, rule, tmp_path):
+    """§3.7.2, §12.7: recorded now on MPICH, each code gives its rule's finding, its twin
+    none."""
+    out = tmp_path / f"{name}.trace"
+    run = record_races(MBI_C / f"{name}.c", out, tmp_path / "build", n=2)
+    assert run.returncode == 0, run.stderr
+    assert sorted(rules_of(out)) == ([rule] if rule else [])
+
+
+@pytest.mark.real_mpi
+def test_no_hash_keeps_the_ranges_and_drops_the_data(tmp_path):
+    """``mpisim record --no-hash``: the buffers' ranges still logged, no data line, so no
+    buffer-modified finding (§3.7.2 cannot be judged without the data)."""
+    out = tmp_path / "run.trace"
+    run = record_races(MBI_C / "buf_modified_bad.c", out, tmp_path / "build", "--no-hash",
+                       n=2)
+    assert run.returncode == 0, run.stderr
+    text = out.read_text()
+    assert "#data-hash off" in text and " sb=" in text and " rb=" in text
+    assert not re.search(r"(?m)^H ", text)
+    assert rules_of(out) == {}
+
+
+@pytest.mark.real_mpi
+@pytest.mark.parametrize("name,racy", [("wildcard_data_differ", True),
+                                       ("wildcard_data_same", False)])
+def test_a_fresh_wildcard_recording_is_judged_on_its_data(name, racy, tmp_path):
+    """§3.5: RACY (data) when the senders' bytes differ, RACE-FREE when they are the same."""
+    out = tmp_path / f"{name}.trace"
+    run = record_races(RACES_C / f"{name}.c", out, tmp_path / "build")
+    assert run.returncode == 0, run.stderr
+    races = check_races(replay_scenario(out))
+    assert (races.racy, races.data) == (racy, racy)
+
+
+if __name__ == "__main__":  # record the races again: python tests/recorded/replayer/test_...
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in sorted(RACES_C.glob("*.c")):
+            done = record_races(path, path.with_suffix(".trace"), Path(tmp) / path.stem)
+            print(path.stem, done.returncode, done.stderr.strip().splitlines()[-1:])
