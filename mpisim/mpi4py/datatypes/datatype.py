@@ -160,19 +160,19 @@ class Datatype(LocalAttributeMethods, metaclass=Unsupporting):
     Create_dup = Dup
 
     def Create_contiguous(self, count: int) -> Datatype:
-        t, count = self._type(), c_int(count)
+        t, count = self._type(), c_aint(count)  # an MPI_Count (mpi4py 4: the _c forms)
         return self._derived(lambda: t.create_contiguous(count), "CONTIGUOUS",
                              {"count": count})
 
     def Create_vector(self, count: int, blocklength: int, stride: int) -> Datatype:
         t = self._type()
-        count, blocklength, stride = c_int(count), c_int(blocklength), c_int(stride)
+        count, blocklength, stride = c_aint(count), c_aint(blocklength), c_aint(stride)
         return self._derived(lambda: t.create_vector(count, blocklength, stride), "VECTOR",
                              {"count": count, "blocklength": blocklength, "stride": stride})
 
     def Create_hvector(self, count: int, blocklength: int, stride: int) -> Datatype:
         t = self._type()
-        count, blocklength, stride = c_int(count), c_int(blocklength), c_aint(stride)
+        count, blocklength, stride = c_aint(count), c_aint(blocklength), c_aint(stride)
         return self._derived(lambda: t.create_hvector(count, blocklength, stride), "HVECTOR",
                              {"count": count, "blocklength": blocklength, "stride": stride})
 
@@ -189,14 +189,14 @@ class Datatype(LocalAttributeMethods, metaclass=Unsupporting):
                              {"blocklengths": lengths, "displacements": disps})
 
     def Create_indexed_block(self, blocklength: int, displacements: Any) -> Datatype:
-        t, blocklength = self._type(), c_int(blocklength)
+        t, blocklength = self._type(), c_aint(blocklength)
         disps = _list(displacements)
         return self._derived(lambda: t.create_indexed_block(blocklength, disps),
                              "INDEXED_BLOCK", {"blocklength": blocklength,
                                                "displacements": disps})
 
     def Create_hindexed_block(self, blocklength: int, displacements: Any) -> Datatype:
-        t, blocklength = self._type(), c_int(blocklength)
+        t, blocklength = self._type(), c_aint(blocklength)
         disps = _list(displacements)
         return self._derived(lambda: t.create_hindexed_block(blocklength, disps),
                              "HINDEXED_BLOCK", {"blocklength": blocklength,
