@@ -88,13 +88,11 @@ _NOT_RECORDED: list[tuple[tuple[str, ...], str]] = [
     (_names("spawn_thread", "current_thread"),
      "not an MPI function: a program's own threads (pthreads, OpenMP) are recorded as the "
      "thread of each call (t=), and replayed as simulated threads"),
-    (_names("comm_spawn", "comm_spawn_multiple", "comm_get_parent", "comm_disconnect",
-            "comm_accept", "comm_connect", "comm_join", "open_port", "close_port",
+    (_names("comm_accept", "comm_connect", "comm_join", "open_port", "close_port",
             "publish_name", "unpublish_name", "lookup_name"),
-     "dynamic processes (MPI 4.1 §11.8): not recorded yet (a recording is of the processes "
-     "mpiexec started; a spawned child writes no log: numbered by its own MPI_COMM_WORLD "
-     "rank, it would be one of its parents', and joining them needs a numbering across "
-     "worlds)"),
+     "ports and names (MPI 4.1 §11.9): not recorded yet (the processes that connect are "
+     "started apart, so their logs would need a numbering across the runs; a spawn's "
+     "children are recorded)"),
 ]
 """Calls the recorder does not log, so neither its Fortran binding, the replayer nor the
 YAML writer can have them."""
@@ -117,7 +115,8 @@ EXCLUDED: dict[str, list[tuple[tuple[str, ...], str]]] = {
         (_names("waitany", "waitsome", "testall", "sendrecv_replace", *_BUFFERS_41,
                 "comm_create_from_group", "comm_create_group", "intercomm_create",
                 "intercomm_merge", "graph_create", "dist_graph_create_adjacent",
-                "dist_graph_create", "session_init", *_NEIGHBOR),
+                "dist_graph_create", "session_init", *_NEIGHBOR, "comm_spawn",
+                "comm_spawn_multiple", "comm_get_parent", "comm_disconnect"),
          "no binding of its own: MPICH's Fortran calls reach the C wrapper; under Open MPI, "
          "whose Fortran calls PMPI directly, its time counts as time outside MPI"),
     ],

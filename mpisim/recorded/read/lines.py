@@ -294,6 +294,8 @@ _KINDS = {"dest": "peer", "src": "peer", "tag": "tag", "rtag": "tag", "comm": "i
           "index": "ints", "edges": "ints", "ins": "ints", "outs": "ints", "sw": "ints",
           "dw": "ints", "srcs": "ints", "degs": "ints", "dsts": "ints", "wts": "ints",
           "grp": "ints", "ll": "int", "peer": "int", "rl": "int", "high": "int",
+          # dynamic processes (§11.8): the root's maxprocs, one per command
+          "np": "ints",
           # matched probes (MPI 4.1 §3.8.2): the message a probe took, received by id
           "m": "message",
           # groups, sessions (§7.3, §11.3); windows and their operations (§12)

@@ -251,10 +251,15 @@ class CallList(Sequence[Call]):
 
     def longest(self, kind: str) -> float:
         """The longest time (s) outside MPI before a call (``kind`` ``"g"``), or in a call
-        that returned (``"in"``), MPI_Init's own left out."""
+        that returned (``"in"``), MPI_Init's own left out, and MPI_Comm_spawn's (starting
+        processes is no wait for another process)."""
         if kind == "g":
             return float(self.gap[1:].max(initial=0.0))
-        return float(self.duration[1:][self.result[1:] >= 0].max(initial=0.0))
+        waits = self.result[1:] >= 0
+        spawns = [i for i, shape in enumerate(self.shapes) if shape.name.startswith("Comm_spawn")]
+        if spawns:
+            waits &= ~np.isin(self.shape[1:], spawns)
+        return float(self.duration[1:][waits].max(initial=0.0))
 
 
 MAX_DATA = 1 << 20

@@ -285,7 +285,12 @@ class _Scan(_Stream):
         self.dur_s += float((np.where(done, dur, 0) * 1e-9).sum())
         skip = 1 if first == 0 else 0  # (MPI_Init's own times are not the program's)
         self.longest_gap = max(self.longest_gap, int(gap[skip:].max(initial=0)))
-        self.longest_dur = max(self.longest_dur, int(dur[skip:][done[skip:]].max(initial=0)))
+        waited = done  # (MPI_Comm_spawn's time starts processes: no wait for another)
+        spawning = [k for k, s in enumerate(self.unit_shape)
+                    if self.shapes[s].name.startswith("Comm_spawn")]
+        if spawning:
+            waited = done & ~np.isin(key, spawning)
+        self.longest_dur = max(self.longest_dur, int(dur[skip:][waited[skip:]].max(initial=0)))
 
     def _finish(self) -> RankLog:
         cut = self.first_open is not None and self.first_open < self.calls - 1

@@ -141,9 +141,11 @@ from .records import RankLog, Trace, TraceError
 from .sources import locate, object_path
 from .stream import read_streamed
 
-__all__ = ["MADE_AS_SPLIT", "MAGIC", "VERSION", "is_trace", "locate_sources", "read_trace"]
+__all__ = ["MADE_AS_SPLIT", "MAGIC", "VERSION", "is_trace", "locate_sources", "log_files",
+           "read_trace", "spawn_key"]
 
 _RANK_FILE = re.compile(r"^rank\.(\d+)\.log$")
+_SPAWN_FILE = re.compile(r"^spawn\.(\d+\.\d+(?:-\d+\.\d+)*)\.rank\.(\d+)\.log$")
 MADE_AS_SPLIT = ("Cart_create", "Cart_sub", "Graph_create", "Dist_graph_create",
                  "Dist_graph_create_adjacent", "Comm_create", "Comm_create_group",
                  "Comm_split_type")
@@ -168,7 +170,7 @@ def is_trace(path: str | os.PathLike[str]) -> bool:
     """
     p = Path(path)
     if p.is_dir():
-        return any(_RANK_FILE.match(f.name) for f in p.iterdir())
+        return bool(log_files(p))
     try:
         with open(p, "rb") as f:
             head = f.read(len(COMPACT_MAGIC))
@@ -203,11 +205,10 @@ def read_trace(path: str | os.PathLike[str], sources: bool = True) -> Trace:
     p = Path(path)
     try:
         if p.is_dir():
-            files = sorted((int(m.group(1)), f) for f in p.iterdir()
-                           if (m := _RANK_FILE.match(f.name)))
+            files = log_files(p)
             if not files:
                 raise TraceError(f"{p}: no rank.N.log files (not a recording)")
-            logs = [log for _, f in files for log in _read_file(f)]
+            logs = [log for f in files for log in _read_file(f)]
         else:
             logs = _read_file(p)
     except OSError as e:
@@ -218,11 +219,32 @@ def read_trace(path: str | os.PathLike[str], sources: bool = True) -> Trace:
     return trace
 
 
+def log_files(directory: str | os.PathLike[str]) -> list[Path]:
+    """A recording directory's logs in the order a recording holds them: ``rank.N.log`` by
+    rank, then each spawn's ``spawn.ID.rank.N.log`` (MPI 4.1 §11.8.2), by spawn and rank."""
+    ranks, spawned = [], []
+    for f in Path(directory).iterdir():
+        if m := _RANK_FILE.match(f.name):
+            ranks.append((int(m.group(1)), f))
+        elif m := _SPAWN_FILE.match(f.name):
+            spawned.append((spawn_key(m.group(1)), int(m.group(2)), f))
+    return [f for _, f in sorted(ranks)] + [f for _, _, f in sorted(spawned)]
+
+
+def spawn_key(spawn: str) -> tuple[tuple[int, ...], ...]:
+    """A spawn ID (``0.1``, ``0.1-1.2``: the root's world rank and its count of spawns,
+    after its own world's ID) as numbers, for sorting."""
+    try:
+        return tuple(tuple(int(x) for x in part.split(".")) for part in spawn.split("-"))
+    except ValueError:
+        return ((1 << 30,),)
+
+
 def locate_sources(trace: Trace) -> None:
     """Give every call site of ``trace`` its source line where one can be found (once per
     site: the calls made there read their site from the log's table)."""
     placed = [(log, site, object_path(site.obj, log.header.get("exe")))
-              for log in trace.ranks for site in log.sites.values()]
+              for log in trace.processes for site in log.sites.values()]
     found = locate((path, site.offset) for _log, site, path in placed)
     for log, site, path in placed:
         where = found.get((path, site.offset))
@@ -241,8 +263,26 @@ def _read_file(path: Path) -> list[RankLog]:
 
 
 def _assemble(path: str, logs: list[RankLog]) -> Trace:
-    if not logs:
-        raise TraceError(f"{path}: no process logs in the recording")
+    """The logs as one run: mpiexec's processes (every rank of their world) and each
+    spawn's (every rank of its own world, MPI 4.1 §11.8.2), by spawn ID."""
+    first = [log for log in logs if log.spawn is None]
+    if not first:
+        raise TraceError(f"{path}: no process logs in the recording" if not logs else
+                         f"{path}: only spawned processes' logs (#spawn), none of the "
+                         "processes mpiexec started")
+    spawned: dict[str, list[RankLog]] = {}
+    for log in logs:
+        if log.spawn is not None:
+            spawned.setdefault(log.spawn, []).append(log)
+    return Trace(path, _world(path, first, "every process must have reached MPI_Init with "
+                              "the recorder loaded"),
+                 {sid: _world(path, spawned[sid], f"every process of spawn {sid} must have "
+                              "reached MPI_Init with the recorder loaded")
+                  for sid in sorted(spawned, key=spawn_key)})
+
+
+def _world(path: str, logs: list[RankLog], why: str) -> list[RankLog]:
+    """One MPI_COMM_WORLD's logs by rank: they agree on its size and none is missing."""
     size = logs[0].size
     by_rank: dict[int, RankLog] = {}
     for log in logs:
@@ -250,10 +290,11 @@ def _assemble(path: str, logs: list[RankLog]) -> Trace:
             raise TraceError(f"{log.path}: #rank: rank {log.rank} says {log.size} processes, "
                              f"rank {logs[0].rank} says {size}")
         if log.rank in by_rank:
-            raise TraceError(f"{log.path}: #rank: two logs of rank {log.rank}")
+            raise TraceError(f"{log.path}: #rank: two logs of rank {log.rank}"
+                             + (f" of spawn {log.spawn}" if log.spawn else ""))
         by_rank[log.rank] = log
     missing = [r for r in range(size) if r not in by_rank]
     if missing:
-        raise TraceError(f"{path}: no log of rank {missing[0]} (of {size}): every process must "
-                         "have reached MPI_Init with the recorder loaded")
-    return Trace(path, [by_rank[r] for r in range(size)])
+        spawn = f" of spawn {logs[0].spawn}" if logs[0].spawn else ""
+        raise TraceError(f"{path}: no log of rank {missing[0]}{spawn} (of {size}): {why}")
+    return [by_rank[r] for r in range(size)]

@@ -22,7 +22,7 @@ from ..read.columns import relative_requests
 from ..read.compact import BLOCK, INDEX, MAGIC, PAYLOAD, VERSION
 from ..read.lines import MAGIC as TEXT_MAGIC
 from ..read.records import TraceError
-from ..read.trace import read_trace
+from ..read.trace import log_files, read_trace
 
 __all__ = ["BLOCK_CALLS", "StreamWriter", "TextToCompact", "convert", "text_as_compact",
            "whole"]
@@ -229,8 +229,7 @@ def whole(data: bytes) -> int:
 
 
 def _text_lines(path: Path) -> Iterator[str]:
-    files = sorted(path.glob("rank.*.log"), key=lambda f: int(f.name.split(".")[1])) \
-        if path.is_dir() else [path]
+    files = log_files(path) if path.is_dir() else [path]
     for f in files:
         with open(f, encoding="utf-8", errors="replace", newline="\n") as lines:
             for line in lines:

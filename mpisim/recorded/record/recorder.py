@@ -56,7 +56,7 @@ from stat import S_IMODE, S_ISDIR
 from ...report.export import held_signals
 from ..read.compact import MAGIC as COMPACT_MAGIC
 from ..read.records import TraceError
-from ..read.trace import read_trace
+from ..read.trace import log_files, read_trace
 from .compact import text_as_compact, whole
 from .mpilib import Launch, linked_libmpi, mismatch, mpicc_candidates, own_mpicc, parse_command
 from .stall import StallWatch
@@ -300,11 +300,11 @@ def _compile(mpicc: str, src: Path, out: Path) -> None:
 
 
 def merge_logs(directory: str | os.PathLike[str], out: str | os.PathLike[str]) -> int:
-    """Join the ``rank.N.log`` files of ``directory`` into ``out`` (whole or not at all);
-    the number of logs. When some are compact, the text ones are made compact too (a process
-    on a host the launcher did not give ``MPISIM_TRACE_FORMAT``)."""
-    files = sorted((int(p.name.split(".")[1]), p) for p in Path(directory).glob("rank.*.log")
-                   if p.name.split(".")[1].isdigit())
+    """Join the ``rank.N.log`` files of ``directory`` into ``out`` (whole or not at all),
+    then the spawned processes' ``spawn.ID.rank.N.log`` (MPI 4.1 §11.8.2); the number of
+    logs. When some are compact, the text ones are made compact too (a process on a host
+    the launcher did not give ``MPISIM_TRACE_FORMAT``)."""
+    files = list(enumerate(log_files(directory)))
     if not files:
         return 0
     out = Path(out)
@@ -340,7 +340,7 @@ def _stop(proc: subprocess.Popen, logs: str) -> None:
     by killing the others at once (MPICH's with SIGKILL); then they get SIGCONT, and the
     launcher's group SIGTERM, SIGKILL GRACE seconds later."""
     tree = _descendants(proc.pid)
-    ranks = {log: pid for log in Path(logs).glob("rank.*.log")
+    ranks = {log: pid for log in log_files(logs)
              if (pid := _header_pid(log)) is not None and pid in tree}
     helpers = [proc.pid, *(tree - set(ranks.values()))]
     if ranks:
@@ -514,8 +514,9 @@ def _summary(out_path: Path) -> str:
         trace = read_trace(out_path, sources=False)
     except TraceError as e:
         return f"incomplete: {e}"
-    return (f"{trace.size} processes, {sum(len(r.calls) for r in trace.ranks)} calls, "
-            f"{trace.outcome()}")
+    spawned = len(trace.processes) - trace.size  # (MPI 4.1 §11.8.2: their own logs)
+    return (f"{trace.size} processes{f' and {spawned} spawned' if spawned else ''}, "
+            f"{sum(len(r.calls) for r in trace.processes)} calls, {trace.outcome()}")
 
 
 def _report_blocked(out_path: Path) -> None:
@@ -524,14 +525,15 @@ def _report_blocked(out_path: Path) -> None:
         trace = read_trace(out_path)
     except TraceError:
         return
-    for rank in trace.ranks:
+    for rank in trace.processes:
+        who = f"spawn {rank.spawn} rank {rank.rank}" if rank.spawn else f"rank {rank.rank}"
         if rank.blocked is None:
-            print(f"  rank {rank.rank}: {rank.end_text()}", file=sys.stderr)
+            print(f"  {who}: {rank.end_text()}", file=sys.stderr)
             continue
         for call in rank.in_progress:  # (one per thread blocked, MPI 4.1 §11.6)
             args = " ".join(f"{k}={call.args[k]}" for k in ("dest", "src", "tag", "comm")
                             if k in call.args and (k != "comm" or call.args[k] != 0))
-            print(f"  rank {rank.rank}: blocked in MPI_{call.name}{' ' + args if args else ''}"
+            print(f"  {who}: blocked in MPI_{call.name}{' ' + args if args else ''}"
                   f" ({call.where()})", file=sys.stderr)
 
 

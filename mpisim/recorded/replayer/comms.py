@@ -23,7 +23,7 @@ from ...mpi.constants import COMM_TYPE_SHARED, UNDEFINED
 from ..calls import Unsupported
 from ..read.records import Call
 
-__all__ = ["MAKERS", "NEIGHBORS", "REPLAYED"]
+__all__ = ["MAKERS", "NEIGHBORS", "REPLAYED", "registered"]
 
 Gen = Generator[Any, Any, None]
 
@@ -42,6 +42,10 @@ def _registered(r: Any, call: Call, made: Any) -> None:
             f"{what} {got} (the recording's: {recorded})" for what, got, recorded in differ))
     r.mpi.comm_set_name(made, f"comm{new}")
     r.comms[new] = made
+
+
+registered = _registered
+"""(public: the other call families' communicators are registered so too)"""
 
 
 def _as_split(r: Any, call: Call, parent: Any) -> Gen:

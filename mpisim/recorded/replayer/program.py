@@ -63,6 +63,7 @@ from .files import FILES
 from .objects import OBJECTS, caught
 from .onesided import ONE_SIDED
 from .p2p import P2P, RECV, SEND
+from .spawn import SPAWNED
 from .state import RankReplay
 from .threads import is_threaded, run_threads
 
@@ -116,11 +117,14 @@ class ReplayProgram:
         past it, ``("running", N)`` computing after its last call N (a process the
         recording shows stopped while running), ``("done", N)`` its program over."""
         self._parked: set[Any] = set()
+        self.spawned: dict[int, tuple[str, int]] = {}
+        """Each spawned process's (spawn ID, rank in its own world) by its number in the
+        replay (MPI 4.1 §11.8.2: numbered as they start, after the recording's ranks)."""
         load(self.path)
 
     def __getstate__(self) -> dict[str, Any]:
         return {"path": self.path, "__name__": self.__name__, "divergences": {}, "quirks": {},
-                "reached": {}, "_parked": set()}
+                "reached": {}, "_parked": set(), "spawned": {}}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -145,15 +149,43 @@ class ReplayProgram:
                              f"replay on {mpi.size} ranks")
         if mpi.rank == 0:  # (what the recording shows of buffers and data, §3.7.2, §12.7)
             report_buffers(mpi, trace)
+        return self._replay(mpi, trace.ranks[mpi.rank], float(compute_scale),
+                            bool(as_matched))
+
+    def _replay(self, mpi: Any, log: RankLog, scale: float, as_matched: bool
+                ) -> Generator[Any, Any, None]:
         notes: list[str] = []
         self.divergences[mpi.rank] = notes
         self.quirks[mpi.rank] = []
-        replay = ReplayRank(mpi, trace.ranks[mpi.rank], float(compute_scale),
-                            bool(as_matched), notes, self.quirks[mpi.rank])
+        replay = ReplayRank(mpi, log, scale, as_matched, notes, self.quirks[mpi.rank])
         replay.program = self
         if is_threaded(replay):  # each recorded thread a simulated one (MPI 4.1 §11.6)
             return run_threads(replay, _STRIDE, _GENERIC)
         return replay.run()
+
+    def spawned_logs(self, spawn: str | None) -> list[RankLog] | None:
+        """The logs of the processes the recorded spawn ``spawn`` started, None if none."""
+        return load(self.path).spawns.get(spawn) if spawn is not None else None
+
+    def child(self, mpi: Any, spawn: str | None, scale: float, as_matched: bool
+              ) -> Generator[Any, Any, None]:
+        """A spawned process's replay (MPI 4.1 §11.8.2): the log of its rank in its own
+        MPI_COMM_WORLD of the spawn that started it."""
+        logs = self.spawned_logs(spawn) or []
+        rank = mpi.comm_rank()
+        if rank >= len(logs):
+            raise Unsupported(f"spawn {spawn}: the recording holds {len(logs)} log(s) of its "
+                              f"processes; the replay started more (rank {rank})")
+        self.spawned[mpi.rank] = (str(spawn), rank)
+        return self._replay(mpi, logs[rank], scale, as_matched)
+
+    def log_of(self, process: int) -> RankLog:
+        """The log a process of the replay replays: a rank's, or a spawned process's."""
+        trace = load(self.path)
+        if process in self.spawned:
+            spawn, rank = self.spawned[process]
+            return trace.spawns[spawn][rank]
+        return trace.ranks[process]
 
 
 class ReplayRank(RankReplay):
@@ -314,11 +346,11 @@ class ReplayRank(RankReplay):
     def stopped_text(self) -> str:
         """Why the replay ends here: the ranks computing after their last recorded call
         (and those whose log ends abruptly inside it, past which nothing is known)."""
-        logs = load(self.program.path).ranks
+        log_of = self.program.log_of
         running = sorted(r for r, (state, _) in self.program.reached.items()
                          if state == "running")
-        cut = [r for r in running if logs[r].broken]
-        going = [r for r in running if not logs[r].broken]
+        cut = [r for r in running if log_of(r).broken]
+        going = [r for r in running if not log_of(r).broken]
         parts = []
         if going:
             parts.append(f"rank{'s' if len(going) > 1 else ''} {', '.join(map(str, going))} "
@@ -407,6 +439,8 @@ _CALLS: dict[str, Any] = {
     **ONE_SIDED,
     # MPI-IO (.files)
     **FILES,
+    # dynamic processes (.spawn)
+    **SPAWNED,
     # datatypes, ops, persistent collectives, cancel (.objects)
     **OBJECTS,
 }

@@ -21,7 +21,7 @@ from typing import Any
 from ..library import LibraryProfile, profile_for
 from ..read.records import Trace
 from .program import ReplayProgram, load
-from .verdict import compare, describe
+from .verdict import as_run, compare, describe
 
 __all__ = ["ReplayScenario", "replay", "replay_scenario"]
 
@@ -99,7 +99,7 @@ class ReplayScenario:
         :data:`EVENTS_PER_CALL` per recorded call (it grows with the recording)."""
         from ...runs import simulation
 
-        calls = sum(len(log.calls) for log in self.trace.ranks)
+        calls = sum(len(log.calls) for log in self.trace.processes)
         return simulation.DEFAULT_MAX_EVENTS + EVENTS_PER_CALL * calls
 
     def override_keys(self) -> list[str]:
@@ -180,7 +180,8 @@ class ReplayScenario:
     def recording(self) -> str:
         """One paragraph on the recorded run: library, processes, how each ended, and the
         profile the replay runs under and why (``mpisim.recorded.replayer.verdict``)."""
-        return describe(self.trace, self.library, self.profile(), self.recorded_profile)
+        return describe(as_run(self.trace), self.library, self.profile(),
+                        self.recorded_profile)
 
     def compare(self, result: Any) -> str:
         """Whether the replay ended as the recorded run did: one line (see
@@ -194,7 +195,8 @@ class ReplayScenario:
         last = self._last
         reached = last.reached if last is not None else {}
         diverged = last is not None and any(last.divergences.values())
-        return compare(self.trace, result, reached, self.library, diverged)
+        spawned = last.spawned if last is not None else {}
+        return compare(as_run(self.trace, spawned), result, reached, self.library, diverged)
 
 
 def _param(path: str, key: str, value: Any) -> Any:

@@ -27,16 +27,44 @@ decided it; ``--compute-scale 0`` when timing may have).
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Any
 
 from ..library import LibraryProfile, library_name
 from ..read.records import RankLog, Trace
 from ..read.records import seconds_text as _seconds
 
-__all__ = ["SLOW_FACTOR", "SLOW_MIN", "compare", "describe", "stop_kind"]
+__all__ = ["SLOW_FACTOR", "SLOW_MIN", "as_run", "compare", "describe", "stop_kind"]
 
 SLOW_FACTOR = 10.0
 SLOW_MIN = 0.01
+
+
+def as_run(trace: Trace, spawned: dict[int, tuple[str, int]] | None = None) -> Trace:
+    """The recording as a replay runs it: its ranks, then every spawned process (MPI 4.1
+    §11.8.2) under its number in the replay (``spawned``: the replay's (spawn, rank) of each;
+    one not started there, or without a replay, numbered after them in the recording's
+    order), so that the verdict compares each process with its own log."""
+    if not trace.spawns:
+        return trace
+    number = {where: n for n, where in (spawned or {}).items()}
+    logs = list(trace.ranks)
+    following = max([len(logs) - 1, *number.values()]) + 1
+    for spawn, children in trace.spawns.items():
+        for rank, log in enumerate(children):
+            n = number.get((spawn, rank))
+            if n is None:
+                n, following = following, following + 1
+            logs.append(replace(log, rank=n))
+    return Trace(trace.path, sorted(logs, key=lambda log: log.rank))
+
+
+def _who(log: RankLog) -> str:
+    """A process as the replay's reports name it: rank N, and a spawned one's spawn and
+    rank in its own MPI_COMM_WORLD."""
+    if log.spawn is None:
+        return f"rank {log.rank}"
+    return f"rank {log.rank} (spawn {log.spawn}, rank {log.header.get('rank', '?').split()[0]})"
 
 
 def stuck(log: RankLog) -> bool:
@@ -57,7 +85,7 @@ def stop_kind(trace: Trace) -> str:
     if broken and not (len(broken[0].calls) and broken[0].blocked is not None):
         return f"{broken[0].broken}; replayed up to there"  # a damaged compact recording
     if broken:
-        return (f"rank {broken[0].rank}'s log ends abruptly inside call "
+        return (f"{_who(broken[0])}'s log ends abruptly inside call "
                 f"{broken[0].calls[-1].number} (MPI_{broken[0].calls[-1].name}): replayed up "
                 "to that call")
     if any(r.ended == "cut" for r in stopped):
@@ -87,8 +115,10 @@ def describe(trace: Trace, library: LibraryProfile, profile: str | None,
     how = {"killed": f"stopped ({stop_kind(trace)})",
            "unfinalized": "ended without MPI_Finalize (erroneous, MPI 4.1 §11.2.2)",
            "error": "ended in an error"}.get(outcome, outcome)
+    spawned = sum(1 for log in trace.ranks if log.spawn is not None)
+    started = f" ({spawned} of them spawned)" if spawned else ""
     lines = [f"recording {os.path.basename(trace.path)}: {trace.size} "
-             f"process{'es' if trace.size != 1 else ''}, "
+             f"process{'es' if trace.size != 1 else ''}{started}, "
              f"{sum(len(r.calls) for r in trace.ranks)} calls, {library_name(trace.library)}; "
              f"{how}"]
     if profile is not None:
@@ -102,7 +132,7 @@ def describe(trace: Trace, library: LibraryProfile, profile: str | None,
             inside = " and".join(f" was in MPI_{c.name} at {c.where()}"
                                  for c in log.in_progress)
             inside += " and" if inside else ""
-            lines.append(f"  rank {log.rank}{inside} {log.end_text()}")
+            lines.append(f"  {_who(log)}{inside} {log.end_text()}")
     errors = [(r.rank, i) for r in trace.ranks for i in r.calls.errors().tolist()]
     for rank, i in errors[:5]:
         call = trace.ranks[rank].calls[i]
@@ -172,7 +202,7 @@ def _deadlocked(trace: Trace, result: Any, reached: dict[int, tuple[str, int]],
         recorded = log.in_progress if log.ended != "finalized" else []
         got = blocked.get(log.rank, [])
         if recorded and {n for _, n in got} == {c.number for c in recorded}:
-            same += [f"rank {log.rank} in MPI_{c.name} at call {c.number}"
+            same += [f"{_who(log)} in MPI_{c.name} at call {c.number}"
                      + (f" (thread {c.thread})" if c.thread else "") for c in recorded]
         elif recorded or got:
             call, number = got[0] if got else (None, None)
@@ -189,10 +219,10 @@ def _blocked_apart(log: RankLog, recorded: Any, call: str | None, number: int | 
     """Where rank ``log.rank`` is blocked in the replay (``call`` at ``number``, or not
     blocked) against where the recording has it, in words."""
     if call is None:
-        got = f"rank {log.rank} {_state(log, state or ('in', 0))}"
+        got = f"{_who(log)} {_state(log, state or ('in', 0))}"
     else:
         at = f" at call {number}" if number is not None else ""
-        got = f"rank {log.rank} was blocked in {call}{at}"
+        got = f"{_who(log)} was blocked in {call}{at}"
     if recorded is None:
         return f"{got}; the recorded process {log.end_text()}"
     return (f"{got}; the recorded process was in MPI_{recorded.name} at {recorded.where()} "
@@ -209,7 +239,7 @@ def _missed(log: RankLog, state: tuple[str, int] | None) -> str | None:
     last = log.calls[-1]
     if log.ended == "finalized":
         return None if kind == "done" else \
-            f"rank {log.rank} {_state(log, (kind, number))}; the recorded process finalized"
+            f"{_who(log)} {_state(log, (kind, number))}; the recorded process finalized"
     if not log.stopped:
         return None
     if kind == "done" and number == last.number and last.name == "Finalize":
@@ -219,12 +249,12 @@ def _missed(log: RankLog, state: tuple[str, int] | None) -> str | None:
     if number == last.number and (kind == "running" or (kind == "in" and log.blocked)):
         if kind == "in" or log.blocked is None or not stuck(log):
             return None
-        return (f"rank {log.rank} got past MPI_{last.name} at {last.where()}, where the "
+        return (f"{_who(log)} got past MPI_{last.name} at {last.where()}, where the "
                 "recorded process was stuck when stopped")
     if log.running:
-        return (f"rank {log.rank} {_state(log, (kind, number))}; the recorded process went on "
+        return (f"{_who(log)} {_state(log, (kind, number))}; the recorded process went on "
                 f"to call {last.number} (MPI_{last.name}) and was computing after it")
-    return (f"rank {log.rank} {_state(log, (kind, number))}; the recorded process was in "
+    return (f"{_who(log)} {_state(log, (kind, number))}; the recorded process was in "
             f"MPI_{last.name} at {last.where()} when stopped")
 
 
@@ -243,12 +273,12 @@ def _state(log: RankLog, state: tuple[str, int]) -> str:
 def _place(log: RankLog, state: tuple[str, int] | None) -> str:
     last = log.calls[-1]
     if log.broken:
-        return f"rank {log.rank} at MPI_{last.name} call {last.number}, where its log ends"
+        return f"{_who(log)} at MPI_{last.name} call {last.number}, where its log ends"
     if log.running:
-        return f"rank {log.rank} computing after call {last.number}"
+        return f"{_who(log)} computing after call {last.number}"
     if state is not None and state[0] == "running":
-        return f"rank {log.rank} past MPI_{last.name} call {last.number} (in it when stopped)"
-    return f"rank {log.rank} in MPI_{last.name} call {last.number}"
+        return f"{_who(log)} past MPI_{last.name} call {last.number} (in it when stopped)"
+    return f"{_who(log)} in MPI_{last.name} call {last.number}"
 
 
 def _detail(result: Any) -> str:

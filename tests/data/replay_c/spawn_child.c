@@ -1,7 +1,7 @@
 /* MPI_Comm_spawn (MPI 4.1 §11.8.2): the processes mpiexec started spawn one child together
  * (collective over MPI_COMM_WORLD, root 0: this program again, told by MPI_Comm_get_parent);
- * rank 0 sends it a message over the intercommunicator. The recorder records the parents only: a spawned process writes no log
- * (its rank.N.log, numbered in its own MPI_COMM_WORLD, would be one of its parents').
+ * rank 0 sends it a message over the intercommunicator. The child writes its own log,
+ * spawn.0.1.rank.0.log (spawn 0.1: the first rooted at rank 0), beside its parents'.
  * Usage: mpiexec -n 2 ./spawn_child */
 #include <mpi.h>
 #include <stdio.h>

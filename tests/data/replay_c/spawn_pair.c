@@ -2,9 +2,10 @@
  * started spawn two children of this program together (root 0 of MPI_COMM_WORLD). Each
  * parent sends its rank to the child of the same rank over the intercommunicator; the
  * children add what they got along a ring of their own MPI_COMM_WORLD (a Sendrecv) and
- * an Allreduce, then child 0 sends the sum back to parent 0. Both sides disconnect
+ * an Allreduce, then each child sends the sum back to its parent. Both sides disconnect
  * (§11.10.4). With "deadlock" as argument, each child first waits for a second message
- * its parent never sends: a deadlock across the intercommunicator.
+ * its parent never sends, while the parent waits for the sum: a deadlock across the
+ * intercommunicator.
  * Usage: mpiexec -n 2 ./spawn_pair [deadlock] */
 #include <mpi.h>
 #include <stdio.h>
@@ -23,10 +24,8 @@ int main(int argc, char **argv) {
                        MPI_ERRCODES_IGNORE);
         v = 10 + rank;
         MPI_Send(&v, 1, MPI_INT, rank, 1, children);
-        if (rank == 0) {
-            MPI_Recv(&sum, 1, MPI_INT, 0, 2, children, MPI_STATUS_IGNORE);
-            printf("parent got %d\n", sum);
-        }
+        MPI_Recv(&sum, 1, MPI_INT, rank, 2, children, MPI_STATUS_IGNORE);
+        printf("parent %d got %d\n", rank, sum);
         MPI_Comm_disconnect(&children);
     } else {
         if (lock) MPI_Recv(&v, 1, MPI_INT, rank, 3, parent, MPI_STATUS_IGNORE);
@@ -34,7 +33,7 @@ int main(int argc, char **argv) {
         MPI_Sendrecv(&v, 1, MPI_INT, (rank + 1) % size, 0, &got, 1, MPI_INT,
                      (rank + size - 1) % size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Allreduce(&got, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-        if (rank == 0) MPI_Send(&sum, 1, MPI_INT, 0, 2, parent);
+        MPI_Send(&sum, 1, MPI_INT, rank, 2, parent);
         MPI_Comm_disconnect(&parent);
     }
     MPI_Finalize();

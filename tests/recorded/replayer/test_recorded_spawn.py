@@ -1,0 +1,227 @@
+"""Recordings of spawning C programs replayed with their children (MPI 4.1 §11.8.2, §11.8.3).
+
+tests/data/replay_c/spawn_pair.c (two processes spawn two children of the same program, which
+exchange messages with their parents over the intercommunicator and among themselves on
+their own MPI_COMM_WORLD; with ``deadlock``, each child first waits for a message its parent
+never sends) and spawn_fail.c (a spawn with maxprocs -1: MPICH 5.0.2 fails it with
+MPI_ERR_ARG at the root, the other parent waits in it) were recorded under MPICH 5.0.2 in
+the text format into tests/data/replay/spawn-pair.trace, spawn-pair-deadlock.trace and
+spawn-fail.trace (``#exe``, ``#host`` and ``#pid`` made neutral; the children's logs after
+their parents', as ``mpisim record`` joins them). The stored recordings are replayed without
+any MPI; the real_mpi tests record the programs afresh (skipped without MPICH's mpicc).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers.paths import DATA
+
+import mpisim as ms
+from mpisim.recorded import read_trace, replay_scenario
+
+STORED = DATA / "replay"
+SOURCES = DATA / "replay_c"
+
+
+def _convert(source: Path, tmp_path: Path) -> Path:
+    """The text recording ``source`` in the compact format (``mpisim record --convert``)."""
+    out = tmp_path / f"{source.stem}.compact.trace"
+    run = subprocess.run([sys.executable, "-m", "mpisim", "record", "--convert", str(source),
+                          "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return out
+
+
+def _stored(name: str, fmt: str, tmp_path: Path) -> Path:
+    path = STORED / f"{name}.trace"
+    return _convert(path, tmp_path) if fmt == "compact" else path
+
+
+@pytest.mark.parametrize("fmt", ["text", "compact"])
+def test_11_8_2_the_children_are_read_with_their_spawn(fmt, tmp_path):
+    """§11.8.2: a recording holds the processes mpiexec started and, apart, each spawn's
+    children by their rank in their own MPI_COMM_WORLD; the parents' MPI_Comm_spawn names
+    the spawn, the children's headers say which spawn, parents' world and how many
+    parents; MPI_Comm_get_parent gives the children the intercommunicator's id."""
+    trace = read_trace(_stored("spawn-pair", fmt, tmp_path), sources=False)
+    assert trace.size == 2 and list(trace.spawns) == ["0.1"]
+    children = trace.spawns["0.1"]
+    assert [(c.rank, c.size) for c in children] == [(0, 2), (1, 2)]
+    for child in children:
+        assert child.spawn == "0.1"
+        assert child.header["parent-world"] == "0" and child.header["parents"] == "2"
+        parent = next(c for c in child.calls if c.name == "Comm_get_parent")
+        assert parent.out["new"] == 2
+    spawns = [next(c for c in log.calls if c.name == "Comm_spawn") for log in trace.ranks]
+    assert spawns[0].args["np"] == [2] and spawns[0].args["root"] == 0  # the root's
+    assert "np" not in spawns[1].args                                  # (not significant)
+    assert {c.out["spawn"] for c in spawns} == {"0.1"}
+    assert [(c.out["size"], c.out["rsize"]) for c in spawns] == [(2, 2), (2, 2)]
+    assert [log.calls[1].out["new"] for log in trace.ranks] == [-1, -1]  # no parent
+    assert trace.outcome() == "completed" and len(trace.processes) == 4
+
+
+@pytest.mark.parametrize("fmt", ["text", "compact"])
+def test_11_8_2_a_spawn_replays_its_children_and_agrees(fmt, tmp_path):
+    """§11.8.2: the parents' replay reaches MPI_Comm_spawn, the simulated spawn starts the
+    two children, each replaying its log: their messages with the parents over the
+    intercommunicator, their Sendrecv and Allreduce on their own MPI_COMM_WORLD, both
+    sides' MPI_Comm_disconnect (§11.10.4). It completes as recorded."""
+    sc = replay_scenario(_stored("spawn-pair", fmt, tmp_path))
+    assert "4 processes (2 of them spawned)" in sc.recording()
+    result = sc.run()
+    assert result.outcome is ms.Outcome.COMPLETED, result.report()
+    assert len(result.ranks) == 4
+    assert [r.spawned["world_rank"] for r in result.ranks[2:]] == [0, 1]
+    assert all(r.spawned["by"] == [0, 1] for r in result.ranks[2:])
+    report = result.report()
+    assert "2 ranks and 2 spawned" in report
+    assert not result.warnings, result.warnings  # no divergence from the recording
+    assert sc.compare(result) == "agrees with the recording: both completed"
+
+
+@pytest.mark.parametrize("fmt", ["text", "compact"])
+def test_11_8_2_a_deadlock_across_the_intercommunicator_names_the_childrens_calls(fmt,
+                                                                                 tmp_path):
+    """§11.8.2: each child waits for a message its parent never sends, each parent for the
+    child's answer. The replay is a DEADLOCK naming the children's MPI_Recv at their
+    recorded call and line, and agrees with the stopped recording call by call."""
+    sc = replay_scenario(_stored("spawn-pair-deadlock", fmt, tmp_path))
+    assert "a deadlock: every unfinished process was waiting inside MPI" in sc.recording()
+    result = sc.run()
+    assert result.outcome is ms.Outcome.DEADLOCK
+    blocked = {b.rank: (b.call, b.where) for b in result.deadlock.blocked}
+    assert set(blocked) == {0, 1, 2, 3}
+    assert blocked[2][0] == "MPI_Recv" and str(blocked[2][1]).startswith("call 3")
+    assert "rank 2 (spawned: rank 0 of its world): MPI_Recv" in result.report()
+    verdict = sc.compare(result)
+    assert verdict.startswith("agrees with the recording: the same calls are blocked")
+    assert "rank 2 (spawn 0.1, rank 0) in MPI_Recv at call 3" in verdict
+
+
+def test_11_8_2_a_spawn_that_failed_replays_with_the_same_error():
+    """§11.8.2: maxprocs -1 at the root: MPICH 5.0.2 returned MPI_ERR_ARG there at once
+    (MPI_ERRORS_RETURN; the program went on to a barrier) while the other parent waited in
+    the spawn. The simulated spawn fails the same way: the root's MPI_ERR_ARG is an
+    invalid-argument finding, and the two processes deadlock where the recorded ones
+    were stopped."""
+    sc = replay_scenario(STORED / "spawn-fail.trace")
+    result = sc.run()
+    assert result.outcome is ms.Outcome.DEADLOCK
+    assert {b.rank: b.call for b in result.deadlock.blocked} == {0: "MPI_Barrier",
+                                                                 1: "MPI_Comm_spawn"}
+    found = [f for f in result.findings if f.rule == "invalid-argument"]
+    assert len(found) == 1 and "MPI_ERR_ARG" in found[0].message
+    assert "maxprocs" in found[0].message and found[0].calls[0].rank == 0
+    assert sc.compare(result).startswith("agrees with the recording")
+
+
+def test_11_8_2_a_spawned_world_with_a_missing_log_is_refused_naming_it(tmp_path):
+    """A recording directory whose spawn lacks one child's log: one line naming the spawn
+    and the missing rank, not a replay that stops half-way."""
+    logs = tmp_path / "run"
+    logs.mkdir()
+    text = (STORED / "spawn-pair.trace").read_text()
+    parts = text.split("#mpisim-trace 1\n")[1:]
+    for i, part in enumerate(parts[:3]):  # the two parents and child 0 only
+        name = f"rank.{i}.log" if i < 2 else "spawn.0.1.rank.0.log"
+        (logs / name).write_text("#mpisim-trace 1\n" + part)
+    with pytest.raises(ValueError, match=r"no log of rank 1 of spawn 0\.1 \(of 2\)"):
+        read_trace(logs, sources=False)
+
+
+def test_a_directory_of_parents_and_children_reads_as_the_joined_file(tmp_path):
+    """The rank.N.log and spawn.ID.rank.N.log files of a recording directory read as the
+    file mpisim record joins them into (the parents, then each spawn's children)."""
+    logs = tmp_path / "run"
+    logs.mkdir()
+    parts = (STORED / "spawn-pair.trace").read_text().split("#mpisim-trace 1\n")[1:]
+    names = ["rank.0.log", "rank.1.log", "spawn.0.1.rank.0.log", "spawn.0.1.rank.1.log"]
+    for name, part in zip(names, parts, strict=True):
+        (logs / name).write_text("#mpisim-trace 1\n" + part)
+    trace = read_trace(logs, sources=False)
+    assert [log.spawn for log in trace.processes] == [None, None, "0.1", "0.1"]
+    assert replay_scenario(logs).run().outcome is ms.Outcome.COMPLETED
+
+
+def test_a_recording_made_before_children_were_recorded_still_stops_at_the_intercomm(
+        tmp_path):
+    """A recording whose parents show the spawn's intercommunicator only as a
+    communicator made by an unlogged call (the recorder before it logged MPI_Comm_spawn)
+    still reads, and its replay stops there saying why."""
+    old = ("#mpisim-trace 1\n#rank {r} 2\n#pid 1\n#mpi 5.0\n#any-source -2\n#proc-null -1\n"
+           "#library MPICH Version: 5.0.2\nInit g=0 thread=0\n= 0 d=0\n"
+           "C 2 size=2 rank={r} origin=unlogged\nBarrier g=10 comm=2\n= 0 d=10\n"
+           "Finalize g=10\n= 0 d=10\n")
+    path = tmp_path / "old.trace"
+    path.write_text(old.format(r=0) + old.format(r=1))
+    assert read_trace(path, sources=False).spawns == {}
+    result = replay_scenario(path).run()
+    assert result.outcome is ms.Outcome.ERROR
+    assert "made by a call the recorder does not log" in str(result.error)
+
+
+# -- recorded afresh on MPICH 5.0.2 ------------------------------------------------------------
+def _mpich() -> tuple[str, str]:
+    python = os.environ.get("MPISIM_ORACLE_PYTHON", sys.executable)
+    bindir = Path(python).parent
+    mpicc, mpiexec = bindir / "mpicc", bindir / "mpiexec"
+    if not (mpicc.exists() and mpiexec.exists()):
+        pytest.skip("no MPICH mpicc/mpiexec: pip install mpi4py mpich in this venv or in the "
+                    "one MPISIM_ORACLE_PYTHON names")
+    return str(mpicc), str(mpiexec)
+
+
+def _record(tmp_path: Path, name: str, *extra: str, args: tuple[str, ...] = ()
+            ) -> tuple[Path, subprocess.CompletedProcess]:
+    mpicc, mpiexec = _mpich()
+    exe = tmp_path / name
+    subprocess.run([mpicc, "-g", "-O1", "-o", str(exe), str(SOURCES / f"{name}.c")],
+                   check=True, timeout=120)
+    out = tmp_path / f"{name}.trace"
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    run = subprocess.run([sys.executable, "-m", "mpisim", "record", "--out", str(out), *extra,
+                          "--", mpiexec, "-n", "2", str(exe), *args], capture_output=True,
+                         text=True, env=env, timeout=300, cwd=tmp_path)
+    return out, run
+
+
+@pytest.mark.real_mpi
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", ["text", "compact"])
+def test_11_8_2_spawn_pair_recorded_on_mpich_replays_as_recorded(fmt, tmp_path):
+    """§11.8.2: spawn_pair.c recorded on MPICH 5.0.2: the children's logs are in the
+    recording (mpisim record counts them), and the replay agrees with it."""
+    out, run = _record(tmp_path, "spawn_pair", "--format", fmt)
+    assert run.returncode == 0, run.stderr
+    assert sorted(run.stdout.split("\n")) == ["", "parent 0 got 21", "parent 1 got 21"]
+    assert "2 processes and 2 spawned" in run.stderr
+    assert "does not log" not in run.stderr  # MPI_Comm_spawn and the rest are logged
+    trace = read_trace(out, sources=False)
+    assert list(trace.spawns) == ["0.1"] and trace.outcome() == "completed"
+    sc = replay_scenario(out)
+    result = sc.run()
+    assert result.outcome is ms.Outcome.COMPLETED
+    assert sc.compare(result).startswith("agrees")
+
+
+@pytest.mark.real_mpi
+@pytest.mark.slow
+def test_11_8_2_a_deadlock_with_children_recorded_on_mpich_replays_as_deadlock(tmp_path):
+    """§11.8.2: spawn_pair.c's deadlock stopped by mpisim record's stall watch: every
+    blocked call is named, the children's by their spawn; the replay is a DEADLOCK that
+    agrees with the recording."""
+    out, run = _record(tmp_path, "spawn_pair", "--stall", "2", args=("deadlock",))
+    assert run.returncode == 3, run.stderr
+    assert "spawn 0.1 rank 0: blocked in MPI_Recv src=0 tag=3" in run.stderr
+    assert "spawn 0.1 rank 1: blocked in MPI_Recv src=1 tag=3" in run.stderr
+    sc = replay_scenario(out)
+    result = sc.run()
+    assert result.outcome is ms.Outcome.DEADLOCK
+    assert sc.compare(result).startswith("agrees with the recording: the same calls are "
+                                         "blocked")
