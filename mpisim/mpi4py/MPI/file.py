@@ -23,7 +23,7 @@ from ...io import constants as _c
 from ...mpi.errors import MPIError
 from ..bridge import current
 from ..datatypes.datatype import DATATYPES, Datatype, wrapped
-from ..datatypes.integers import c_aint, c_int
+from ..datatypes.integers import c_aint, c_int, typed
 from ..datatypes.typecodes import lookup
 from ..exceptions import Exception as MPIException
 from ..exceptions import Unsupporting, as_exception
@@ -47,6 +47,10 @@ def _local(call: str, *args: Any) -> Any:
         return getattr(current().plain(), call)(*args)
     except MPIError as e:
         raise as_exception(e) from None
+
+
+_BYTE_DEFAULT = object()
+"""Set_view's etype when none is given (MPI.BYTE)."""
 
 
 def _datatype(dt: Any) -> Any:
@@ -165,11 +169,12 @@ class File(Held, ErrhandlerMethods, metaclass=Unsupporting):
     info = property(Get_info, Set_info)
 
     # -- views (§14.3) ---------------------------------------------------------------------
-    def Set_view(self, disp: int = 0, etype: Any = None, filetype: Any = None,
+    def Set_view(self, disp: int = 0, etype: Any = _BYTE_DEFAULT, filetype: Any = None,
                  datarep: str = "native", info: Any = None) -> None:
-        """MPI_File_set_view (collective); filetype None: the etype."""
-        etype = DATATYPES["BYTE"] if etype is None else etype
-        filetype = etype if filetype is None else filetype
+        """MPI_File_set_view (collective); filetype None: the etype. Each is an MPI.Datatype,
+        as mpi4py's typed arguments (an etype of None or a typecode is a TypeError)."""
+        etype = DATATYPES["BYTE"] if etype is _BYTE_DEFAULT else typed(etype, Datatype, "etype")
+        filetype = etype if filetype is None else typed(filetype, Datatype, "filetype")
         self._call("file_set_view", c_aint(disp), _datatype(etype), _datatype(filetype),
                    str(datarep), handle_info(info))
         self._types = (etype, filetype)

@@ -18,7 +18,7 @@ from ...mpi.errors import MPIError
 from ...mpi.group import EMPTY
 from ...mpi.group import Group as _Group
 from ..bridge import current
-from ..datatypes.integers import c_int, c_ints
+from ..datatypes.integers import c_int, c_ints, sized, unpacked
 from ..exceptions import Exception as MPIException
 from ..exceptions import as_exception, unsupported
 
@@ -131,10 +131,10 @@ class Group:
         return Group._of(_local("group_excl", self._g(), c_ints(ranks)))
 
     def Range_incl(self, ranks: Sequence[Sequence[int]]) -> Group:
-        return Group._of(_local("group_range_incl", self._g(), [tuple(r) for r in ranks]))
+        return Group._of(_local("group_range_incl", self._g(), _ranges(ranks)))
 
     def Range_excl(self, ranks: Sequence[Sequence[int]]) -> Group:
-        return Group._of(_local("group_range_excl", self._g(), [tuple(r) for r in ranks]))
+        return Group._of(_local("group_range_excl", self._g(), _ranges(ranks)))
 
     def Free(self) -> None:
         """MPI_Group_free: the object becomes MPI.GROUP_NULL (MPI.GROUP_EMPTY stays)."""
@@ -142,6 +142,14 @@ class Group:
             return
         _local("group_free", self._g())
         self._group = None
+
+
+def _ranges(ranks: Any) -> list[tuple[int, int, int]]:
+    """Range_incl's and Range_excl's (first, last, stride) triples as mpi4py converts them:
+    measured, each unpacked in three (Cython's "need more than 2 values to unpack"), each
+    value a C int."""
+    sized(ranks)
+    return [tuple(c_int(x) for x in unpacked(r, 3)) for r in ranks]  # type: ignore[misc]
 
 
 def _restored(empty: bool) -> Group:

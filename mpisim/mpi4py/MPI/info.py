@@ -107,7 +107,7 @@ class Info:
         self._info = None
 
     def Get(self, key: str) -> str | None:
-        return _call(self._g().get, key)
+        return _call(self._g().get, c_str(key))
 
     def Set(self, key: str, value: str) -> None:
         _call(self._g().set, c_str(key), c_str(value))

@@ -31,7 +31,7 @@ from ...rma import constants as _c
 from ...rma.window import Window as _Window
 from ..bridge import current
 from ..datatypes.datatype import Datatype
-from ..datatypes.integers import c_aint, c_int
+from ..datatypes.integers import c_aint, c_int, typed
 from ..datatypes.objattrs import LocalAttributeMethods, delete_local_attributes
 from ..datatypes.typecodes import lookup
 from ..exceptions import Exception as MPIException
@@ -411,10 +411,12 @@ def _one(count: int, what: str) -> None:
 
 
 def _engine_op(op: Any) -> Any:
-    """The handle's op for an mpi4py op (MPI.SUM, MPI.REPLACE...)."""
-    if isinstance(op, Op):
-        return op._engine
-    raise TypeError(f"expecting an MPI.Op, got {type(op).__name__}")
+    """The handle's op for an mpi4py op (MPI.SUM, MPI.REPLACE...): anything else is the
+    TypeError of mpi4py's typed argument, MPI.OP_NULL MPI_ERR_OP (as MPICH 5.0.2)."""
+    engine = typed(op, Op, "op")._engine
+    if engine is None:
+        raise MPIException("MPI.OP_NULL is not an operation", None, "MPI_ERR_OP")
+    return engine
 
 
 def _group(group: Any) -> Any:

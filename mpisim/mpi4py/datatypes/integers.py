@@ -32,7 +32,7 @@ import operator
 from typing import Any
 
 __all__ = ["INT_MAX", "INT_MIN", "c_aint", "c_int", "c_ints", "c_str", "converted", "index",
-           "pair", "sized", "tp_name", "typed"]
+           "pair", "sized", "tp_name", "typed", "unpacked"]
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 """A C int's range."""
@@ -117,13 +117,19 @@ def index(value: Any) -> int:
     return operator.index(value)
 
 
-def pair(item: Any) -> tuple[Any, Any]:
-    """``a, b = item`` with Cython's messages (``ValueError: need more than 1 value to
-    unpack``), as mpi4py unpacks a (key, value) pair or a (count, displacement) pair."""
+def unpacked(item: Any, n: int) -> tuple[Any, ...]:
+    """``item``'s ``n`` values, unpacked with Cython's messages (``ValueError: need more
+    than 1 value to unpack``), as mpi4py unpacks a pair or a range's triple."""
     items = tuple(item)
-    if len(items) < 2:
+    if len(items) < n:
         raise ValueError(f"need more than {len(items)} value{'' if len(items) == 1 else 's'} "
                          "to unpack")
-    if len(items) > 2:
-        raise ValueError("too many values to unpack (expected 2)")
-    return items[0], items[1]
+    if len(items) > n:
+        raise ValueError(f"too many values to unpack (expected {n})")
+    return items
+
+
+def pair(item: Any) -> tuple[Any, Any]:
+    """``a, b = item`` (a (key, value) or a (count, displacement) pair): see unpacked."""
+    first, second = unpacked(item, 2)
+    return first, second

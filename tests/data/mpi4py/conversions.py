@@ -5,7 +5,7 @@ its error class (the message is the library's). Run on one process
 (``mpiexec -n 1 python conversions.py``, or ``mpisim mpi4py -n 1 conversions.py``).
 
 The lines mpi4py 4.1.2 printed on MPICH 5.0.2 are conversions.txt beside this file;
-``python -m tests.helpers.conversions_table`` (from the project's root, where mpi4py and MPICH
+``python -m bench.mpi4py_conversions`` (from the project's root, where mpi4py and MPICH
 are installed) observes them again. Covered: the collectives' roots, ops and vector blocks
 (counts, displacements), Comm.Split's color and key, Create_group's tag, a Group's ranks,
 windows (sizes, disp_unit, a target rank and target spec, lock types), files (amode,
@@ -284,6 +284,14 @@ def info_set(key="k", value="v"):
         info.Free()
 
 
+def info_get(key):
+    info = MPI.Info.Create({"k": "v"})
+    try:
+        return info.Get(key)
+    finally:
+        info.Free()
+
+
 def info_create(v):
     info = MPI.Info.Create(v)
     try:
@@ -301,6 +309,12 @@ def status_set(name, v):
     status = MPI.Status()
     getattr(status, f"Set_{name}")(v)
     return getattr(status, f"Get_{name}")()
+
+
+def status_cancelled(v):
+    status = MPI.Status()
+    status.Set_cancelled(v)
+    return status.Is_cancelled()
 
 
 def status_elements(v):
@@ -353,6 +367,63 @@ def typelists():
     return {"list": [MPI.INT], "tuple": (MPI.INT,), "one datatype": MPI.INT, "None": None,
             "str": "i", "int": 1, "list of str": ["i"], "list with None": [None],
             "list of numpy dtypes": [np.dtype("i")]}
+
+
+def set_view_type(v):
+    def step(fh):
+        fh.Set_view(0, v, v)
+        return fh.Get_view()[1].Get_size()
+    return file_call(step)
+
+
+def win_accumulate_op(v):
+    memory = np.array([1], "i")
+    win = MPI.Win.Create(memory, disp_unit=4, comm=comm)
+    try:
+        win.Fence()
+        try:
+            win.Accumulate(np.array([2], "i"), 0, op=v)
+        finally:
+            win.Fence()
+        return memory.tolist()
+    finally:
+        win.Free()
+
+
+def win_get_target(v):
+    memory = np.array([4, 5, 6], "i")
+    out = ivec(1)
+    win = MPI.Win.Create(memory, disp_unit=4, comm=comm)
+    try:
+        win.Fence()
+        try:
+            win.Get(out, 0, v)
+        finally:
+            win.Fence()
+        return out.tolist()
+    finally:
+        win.Free()
+
+
+def split_type(v):
+    made = comm.Split_type(v)
+    try:
+        return made.Get_size() if made != MPI.COMM_NULL else "COMM_NULL"
+    finally:
+        if made != MPI.COMM_NULL:
+            made.Free()
+
+
+def ranges():
+    return {"list of triples": [(0, 0, 1)], "tuple of triples": ((0, 0, 1),),
+            "list of lists": [[0, 0, 1]], "one triple": (0, 0, 1), "None": None,
+            "int": 0, "list of pairs": [(0, 0)], "triple of floats": [(0.0, 0.0, 1.0)],
+            "triple with None": [(0, None, 1)], "numpy array": np.array([[0, 0, 1]])}
+
+
+def datatype_kinds():
+    return {"MPI.INT": MPI.INT, "None": None, "str": "i", "int": 1, "numpy dtype":
+            np.dtype("i"), "list": [MPI.INT]}
 
 
 # -- spawn -------------------------------------------------------------------------------
@@ -448,6 +519,19 @@ SITES = [
     ("Datatype.Create_subarray order", ints(MPI.ORDER_C), lambda v: subarray(order=v)),
     ("Datatype.Create_resized lb", ints(0), lambda v: made(MPI.INT.Create_resized(v, 8))),
     ("Datatype.Create_resized extent", ints(8), lambda v: made(MPI.INT.Create_resized(0, v))),
+    ("Comm.scatter root", ints(0), lambda v: comm.scatter([7], root=v)),
+    ("Comm.gather root", ints(0), lambda v: comm.gather(7, root=v)),
+    ("Comm.Split_type split_type", ints(MPI.COMM_TYPE_SHARED), split_type),
+    ("Group.Range_incl ranks", ranges(), group_call("Range_incl")),
+    ("Group.Range_excl ranks", ranges(), group_call("Range_excl")),
+    ("Win.Get target", targets(), win_get_target),
+    ("Win.Accumulate op", ops(), win_accumulate_op),
+    ("File.Set_view etype and filetype", datatype_kinds(), set_view_type),
+    ("Info.Get key", strs("k"), lambda v: info_get(v)),
+    ("Status.Set_cancelled flag", ints(1), status_cancelled),
+    ("Datatype.Create_subarray subsizes", seqs([1]), lambda v: subarray(subsizes=v)),
+    ("Datatype.Create_hindexed_block displacements", seqs([4]),
+     lambda v: made(MPI.INT.Create_hindexed_block(1, v))),
     ("Comm.Spawn maxprocs", ints(1), lambda v: spawn(maxprocs=v)),
     ("Comm.Spawn args", spawn_args(), lambda v: spawn(args=v)),
 ]
