@@ -61,6 +61,21 @@ by single spaces; ``mpisim record`` concatenates the processes' logs in rank ord
   arguments at the leaders) and ``Intercomm_merge comm=INTER high=0|1``: the result's
   ``new=ID size=S rank=R`` and, for an intercommunicator, ``rsize=`` its remote size. On an
   intercommunicator, peers are ranks of the remote group.
+- Dynamic processes (MPI 4.1 §11.8): ``Comm_spawn comm=C root=R [cmd=COMMAND np=N]`` and
+  ``Comm_spawn_multiple comm=C root=R [cmds=A,B np=N,M]`` (the commands and maxprocs at the
+  root only, where they are significant); the result's ``new=ID size=S rank=R rsize=K``
+  (K the children), ``spawn=SPAWN`` and, when the program asked for them, ``errs=`` each
+  child's error class (``0``: started). ``Comm_get_parent`` (the result's ``new=ID``, -1 for
+  MPI_COMM_NULL) and ``Comm_disconnect comm=C``.
+- A process MPI_Comm_spawn started writes its own log, ``spawn.SPAWN.rank.N.log`` (N its
+  rank in its own MPI_COMM_WORLD; ``mpisim record`` joins them after the parents', spawn by
+  spawn), whose header adds ``#spawn SPAWN``, ``#parent-world W`` (``0``: the processes
+  mpiexec started; else the spawn that started the parents), ``#parents N`` (the parents'
+  number) and ``#appnum K`` (its MPI_APPNUM). A spawn's ID is its root's rank in its own
+  world and the root's count of spawns (``0.1``: the first rooted at rank 0), after the
+  root's world's ID and ``-`` when the root was spawned itself (``0.1-1.2``). In a
+  recording made before spawned processes were recorded, the spawn's intercommunicator is a
+  ``C ... origin=unlogged`` line and no child has a log.
 - Neighbourhood collectives (``Neighbor_allgather[v]``, ``Neighbor_alltoall[v|w]`` and the
   ``I`` forms): ``n``/``T`` what the process sends to each neighbour, or ``ns`` (and ``Ts``)
   a count (and type) per out-neighbour.
@@ -100,6 +115,19 @@ by single spaces; ``mpisim record`` concatenates the processes' logs in rank ord
   ``File_[i]read|write[_at][_all|_shared|_ordered]`` and the split collectives'
   ``_begin`` with ``fh``, ``off`` (explicit offsets), ``n`` and ``T``; a blocking access's
   and an ``_end``'s result gives the bytes moved (``nb``), an ``i`` form's ``r=ID``.
+- Buffers (MPI 4.1 §3.7.2, §12.7): each buffer argument as the memory its count and datatype
+  span, ``ADDR:BYTES`` (hex address at the datatype's true lower bound, bytes to its true
+  upper bound): ``sb`` a send or RMA origin buffer, ``rb`` a receive buffer (a collective's,
+  a get's or a get-accumulate's result), ``wb`` a window's base and size (``Win_create``'s
+  call, ``Win_allocate``'s result); absent for MPI_IN_PLACE, no data, and the v and w
+  collectives. The header's ``#data-hash mix64`` (or ``off``: ``mpisim record --no-hash``)
+  says whether data were hashed.
+- ``H h=HEX w=HEX,...``: a data line, after the call it belongs to (after its result line):
+  ``h`` the hash of the bytes a send's buffer held at the call (a contiguous datatype's
+  only), ``w`` at a completion (a blocking receive, a wait or a test) one hash per completed
+  request in the order of its ``st=`` (a send's buffer again, a receive's bytes received),
+  ``-`` where none was taken. A 64-bit word-wise mix of the bytes; never part of a compact
+  key.
 - Handles as the program passed them, so that a replay raises the error class MPI names
   (§9.4): ``comm=-1`` is MPI_COMM_NULL, ``T=0`` MPI_DATATYPE_NULL, ``r=0``
   MPI_REQUEST_NULL, ``op=NULL`` MPI_OP_NULL. A reduction (``Reduce``, ``Allreduce``,

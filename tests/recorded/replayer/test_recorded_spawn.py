@@ -3,11 +3,13 @@
 tests/data/replay_c/spawn_pair.c (two processes spawn two children of the same program, which
 exchange messages with their parents over the intercommunicator and among themselves on
 their own MPI_COMM_WORLD; with ``deadlock``, each child first waits for a message its parent
-never sends) and spawn_fail.c (a spawn with maxprocs -1: MPICH 5.0.2 fails it with
-MPI_ERR_ARG at the root, the other parent waits in it) were recorded under MPICH 5.0.2 in
-the text format into tests/data/replay/spawn-pair.trace, spawn-pair-deadlock.trace and
-spawn-fail.trace (``#exe``, ``#host`` and ``#pid`` made neutral; the children's logs after
-their parents', as ``mpisim record`` joins them). The stored recordings are replayed without
+never sends), spawn_multiple.c (two commands of 1 and 2 processes in one spawned world),
+spawn_nested.c (children that spawn children) and spawn_fail.c (a spawn with maxprocs -1:
+MPICH 5.0.2 fails it with MPI_ERR_ARG at the root, the other parent waits in it) were
+recorded under MPICH 5.0.2 in the text format into tests/data/replay/spawn-pair.trace,
+spawn-pair-deadlock.trace, spawn-multiple.trace, spawn-nested.trace and spawn-fail.trace
+(``#exe``, ``#host`` and ``#pid`` made neutral; the children's logs after their parents',
+as ``mpisim record`` joins them). The stored recordings are replayed without
 any MPI; the real_mpi tests record the programs afresh (skipped without MPICH's mpicc).
 """
 
@@ -102,6 +104,44 @@ def test_11_8_2_a_deadlock_across_the_intercommunicator_names_the_childrens_call
     verdict = sc.compare(result)
     assert verdict.startswith("agrees with the recording: the same calls are blocked")
     assert "rank 2 (spawn 0.1, rank 0) in MPI_Recv at call 3" in verdict
+
+
+@pytest.mark.parametrize("fmt", ["text", "compact"])
+def test_11_8_3_spawn_multiple_replays_each_command_with_its_appnum(fmt, tmp_path):
+    """§11.8.3: MPI_Comm_spawn_multiple of two commands (1 and 2 processes) makes one
+    world of 3; each child's header gives its MPI_APPNUM (0, 1, 1), the root's call its
+    commands and maxprocs. The replay starts the three children in that order and agrees:
+    each parent receives its child's sum."""
+    path = _stored("spawn-multiple", fmt, tmp_path)
+    trace = read_trace(path, sources=False)
+    children = trace.spawns["0.1"]
+    assert [c.header["appnum"] for c in children] == ["0", "1", "1"]
+    root = next(c for c in trace.ranks[0].calls if c.name == "Comm_spawn_multiple")
+    assert root.args["np"] == [1, 2] and root.out["rsize"] == 3
+    assert root.args["cmds"] == "./spawn_multiple,./spawn_multiple"
+    sc = replay_scenario(path)
+    result = sc.run()
+    assert result.outcome is ms.Outcome.COMPLETED
+    assert [r.spawned["appnum"] for r in result.ranks[2:]] == [0, 1, 1]
+    assert sc.compare(result) == "agrees with the recording: both completed"
+
+
+def test_11_8_2_spawns_within_spawns_replay_with_their_own_ids():
+    """§11.8.2: spawn_nested.c: each of the two processes spawns a child from
+    MPI_COMM_SELF, which spawns a grandchild. The spawns are named by their root (0.1,
+    1.1) and a spawned root's by its world (0.1-0.1); a grandchild's header names its
+    parents' world. The replay starts all four, the two spawns at once included, and
+    agrees, each process compared with its own log."""
+    trace = read_trace(STORED / "spawn-nested.trace", sources=False)
+    assert list(trace.spawns) == ["0.1", "0.1-0.1", "1.1", "1.1-0.1"]
+    assert trace.spawns["1.1-0.1"][0].header["parent-world"] == "1.1"
+    sc = replay_scenario(STORED / "spawn-nested.trace")
+    assert "6 processes (4 of them spawned)" in sc.recording()
+    result = sc.run()
+    assert result.outcome is ms.Outcome.COMPLETED
+    assert sorted(sc._last.spawned.values()) == [("0.1", 0), ("0.1-0.1", 0), ("1.1", 0),
+                                                 ("1.1-0.1", 0)]
+    assert sc.compare(result) == "agrees with the recording: both completed"
 
 
 def test_11_8_2_a_spawn_that_failed_replays_with_the_same_error():
@@ -204,6 +244,21 @@ def test_11_8_2_spawn_pair_recorded_on_mpich_replays_as_recorded(fmt, tmp_path):
     assert "does not log" not in run.stderr  # MPI_Comm_spawn and the rest are logged
     trace = read_trace(out, sources=False)
     assert list(trace.spawns) == ["0.1"] and trace.outcome() == "completed"
+    sc = replay_scenario(out)
+    result = sc.run()
+    assert result.outcome is ms.Outcome.COMPLETED
+    assert sc.compare(result).startswith("agrees")
+
+
+@pytest.mark.real_mpi
+@pytest.mark.slow
+def test_11_8_3_spawn_multiple_recorded_on_mpich_replays_as_recorded(tmp_path):
+    """§11.8.3: spawn_multiple.c recorded on MPICH 5.0.2 (compact): three children of two
+    commands, and the replay agrees."""
+    out, run = _record(tmp_path, "spawn_multiple")
+    assert run.returncode == 0, run.stderr
+    assert "2 processes and 3 spawned" in run.stderr
+    assert sorted(run.stdout.split("\n")) == ["", "parent 0 got 2", "parent 1 got 2"]
     sc = replay_scenario(out)
     result = sc.run()
     assert result.outcome is ms.Outcome.COMPLETED
