@@ -218,6 +218,11 @@ class CallList(Sequence[Call]):
         rid = self.results[self.result[i]].out["r"]
         return _absolute(rid, int(self.base[i])) if self.base is not None else rid
 
+    def request_base(self, i: int) -> int:
+        """The request id the ``i``-th call's shape is relative to (0: its ids are as
+        recorded): what makes its relative ids the recorded ones (``_absolute``)."""
+        return int(self.base[i]) if self.base is not None else 0
+
     def returned(self, i: int) -> bool:
         return bool(self.result[i] >= 0)
 

@@ -73,12 +73,13 @@ class _Block:
     """A block's calls as the replay takes them: shape and result indices, the times (s)
     and request bases; ``first`` its first call (0-based)."""
 
-    __slots__ = ("base", "duration", "first", "gap", "n", "result", "shape")
+    __slots__ = ("base", "bases", "duration", "first", "gap", "n", "result", "shape")
 
     def __init__(self, first: int, shape: np.ndarray, result: np.ndarray, gap: np.ndarray,
                  duration: np.ndarray, base: np.ndarray) -> None:
         self.first, self.shape, self.result, self.n = first, shape, result, len(shape)
         self.gap, self.duration, self.base = gap, duration, base
+        self.bases: list[int] | None = None  # ``base`` as Python's ints, once asked for
 
 
 class StreamedCalls(CallList):
@@ -191,6 +192,13 @@ class StreamedCalls(CallList):
         rid = self.results[b.result[j]].out["r"]
         base = int(b.base[j])
         return rid + base - 1 if base and rid is not None and rid > 0 else rid  # (_absolute)
+
+    def request_base(self, i: int) -> int:
+        b = self.block(i)
+        bases = b.bases
+        if bases is None:  # (the replay asks for each call's in turn: made Python's once)
+            bases = b.bases = b.base.tolist()
+        return bases[i - b.first]
 
     def returned(self, i: int) -> bool:
         b = self.block(i)

@@ -36,7 +36,7 @@ from .objects import nonblocking_of, op_of
 from .state import RankReplay
 from .vblocks import check_blocks
 
-__all__ = ["P2P", "RECORDED_COLLECTIVES", "RECV", "SEND"]
+__all__ = ["P2P", "RECORDED_COLLECTIVES", "RECV", "SEND", "forget"]
 
 SEND = object()
 """The sends' entry in :data:`P2P`: the replay's loop makes their calls, one op per call
@@ -152,16 +152,16 @@ def _complete(r: RankReplay, call: Call) -> Generator[Any, Any, None]:
         return
     if len(active) == 1 and len(reqs) == 1:  # MPI_Wait (or a successful test): its own name
         status = yield mpi.wait(active[0])
-        _forget(r, ids, reqs)
+        forget(r, ids, reqs)
         r.status_check(call, status)
         return
     statuses = yield mpi.waitall(active)
-    _forget(r, ids, reqs)
+    forget(r, ids, reqs)
     for i, status in enumerate(statuses):
         r.status_check(call, status, i)
 
 
-def _forget(r: RankReplay, ids: list[int | None], reqs: list[Any]) -> None:
+def forget(r: RankReplay, ids: list[int | None], reqs: list[Any]) -> None:
     """The requests a wait completed, but persistent ones, forgotten: each is
     MPI_REQUEST_NULL now (MPI 4.1 §3.7.3) and the recorder never gives its id again, so a
     long replay keeps only the requests in flight, not every one it made."""

@@ -46,23 +46,24 @@ What cannot change in a replay, and what it does instead (decisions, as an MPI u
 from __future__ import annotations
 
 import os
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
+from itertools import chain
 from typing import Any
 
 from ...engine.clock import done, fire_at, pending
 from ...handle.access import finalize, port_of
 from ...handle.base import ZeroTimeLoop
-from ...mpi.constants import ANY_SOURCE
 from ...mpi.errors import MPIError
-from ..calls import COMMS, HANDLE, Unsupported, handle_name
-from ..read.records import Call, CallShape, RankLog, Status, Trace, TraceError
+from ..calls import COMMS, Unsupported
+from ..read.records import Call, CallShape, RankLog, Site, Trace, TraceError
 from ..read.trace import MADE_AS_SPLIT, read_trace
 from .buffers import hashed, report_buffers, sent_hash
 from .comms import REPLAYED
 from .files import FILES
 from .objects import OBJECTS, caught
 from .onesided import ONE_SIDED
-from .p2p import P2P, RECV, SEND
+from .p2p import P2P
+from .shaped import GENERIC, INDEXED, shaped_op
 from .spawn import SPAWNED
 from .state import RankReplay
 from .threads import is_threaded, run_threads
@@ -71,7 +72,6 @@ __all__ = ["ReplayProgram", "Stopped", "Unsupported"]
 
 _TRACES: dict[tuple[str, float], Trace] = {}
 _STRIDE = 4096  # calls whose numbers are made Python's at a time
-_GENERIC = object()  # an op given the Call: its function of _CALLS does the rest
 
 
 class Stopped(ZeroTimeLoop):
@@ -160,7 +160,7 @@ class ReplayProgram:
         replay = ReplayRank(mpi, log, scale, as_matched, notes, self.quirks[mpi.rank])
         replay.program = self
         if is_threaded(replay):  # each recorded thread a simulated one (MPI 4.1 §11.6)
-            return run_threads(replay, _STRIDE, _GENERIC)
+            return run_threads(replay, _STRIDE)
         return replay.run()
 
     def spawned_logs(self, spawn: str | None) -> list[RankLog] | None:
@@ -190,62 +190,94 @@ class ReplayProgram:
 
 class ReplayRank(RankReplay):
     """One rank's replay run: its recorded calls in order (:meth:`run`), each call's op made
-    once per call shape and result shape."""
+    once per call shape and result shape (:mod:`.shaped`)."""
 
     program: ReplayProgram
+    again: tuple[Any, Any]
+    """Whether each call shape, and each result shape (index ``res + 1``), comes again."""
+    suffix: list[str]
+    """Each call shape's place after its call's number (``", file.c:12 in main"``)."""
+    failures: list[str | None]
+    """Each result shape's error class (None: success)."""
+    computes: list[bool]
+    """Whether the time outside MPI before a call of each shape is replayed (not before
+    MPI_Init, whose gap is the process's start; none with a compute scale of 0)."""
+    threaded: bool
+    """Whether the recorded process made calls from more than one thread."""
 
-    def run(self) -> Generator[Any, Any, None]:
-        """Each recorded call in order: the time outside MPI before it, then the call (its
-        op made once per call shape and result shape, :meth:`op`)."""
-        mpi, log = self.mpi, self.log
-        port = port_of(mpi)  # where each call is made (reports name the recorded call)
-        rank, reached, calls = mpi.rank, self.program.reached, log.calls
-        shapes, results, scale = calls.shapes, calls.results, self.scale
-        described: dict[int | None, str] = {i: f", {site.describe()}"
-                                            for i, site in log.sites.items()}
-        suffix = [described.get(s.site, "") for s in shapes]  # each call site described once
+    def prepare(self) -> None:
+        """What every call of the rank's loop looks up: which shapes come again (their ops
+        are kept), each shape's place in words, each result shape's error."""
+        calls, sites = self.log.calls, self.log.sites
         used_shapes, used_results = calls.used()  # ops kept only for those seen again
         self.again = (used_shapes > 1, used_results > 1)
-        for lo, shape_ids, result_ids, gaps in calls.strides(_STRIDE):  # (a block at a time)
-            for number, s, res, gap in zip(range(lo + 1, lo + _STRIDE + 1), shape_ids,
-                                           result_ids, gaps, strict=False):
-                reached[rank] = ("in", number)
-                shape = shapes[s]
-                op = self.ops.get((s, res))
-                gap *= scale
-                where = f"call {number}{suffix[s]}"
-                if gap > 0 and shape.name != "Init":
-                    port.where = where
-                    yield mpi.compute(gap)
-                port.where = where
-                failed = results[res].error if res >= 0 else None
-                try:
-                    if op is None:  # (MPI errors of its arguments are the call's)
-                        op = self.kept_op(s, res, shape, number - 1)
-                    make, after = op
-                    if after is _GENERIC:
-                        yield from make(self, calls.call(number - 1))
-                    else:
-                        value = yield make()
-                        if after is not None:
-                            after(value, number - 1)
-                except MPIError as e:
-                    if failed is not None and not isinstance(e, Unsupported):
-                        caught(self, calls.call(number - 1), e)  # still a finding
-                        continue  # the recorded program went on after this call's error
-                    raise
-                else:
-                    if failed is not None:
-                        self.note(calls.call(number - 1), f"failed with {failed} in the "
-                                  "recording, succeeded in the replay")
-                reached[rank] = ("after", number)
-                if res < 0:
-                    self.ended_in(calls.call(number - 1))
-                    break
-            else:
-                continue
-            break
+        self.suffix = [_where(shape, sites) for shape in calls.shapes]
+        self.failures = [result.error for result in calls.results]
+        self.computes = [shape.name != "Init" and self.scale > 0 for shape in calls.shapes]
+        self.threaded = any(shape.args.get("t", 0) for shape in calls.shapes)
+
+    def run(self) -> Generator[Any, Any, None]:
+        """Each recorded call in order (:meth:`play`), read a block at a time, then the
+        rank's end (:meth:`end`)."""
+        self.prepare()
+        items = chain.from_iterable(
+            zip(range(lo + 1, lo + _STRIDE + 1), shape_ids, result_ids, gaps, strict=False)
+            for lo, shape_ids, result_ids, gaps in self.log.calls.strides(_STRIDE))
+        yield from self.play(items)
         yield from self.end()
+
+    def play(self, items: Iterable[tuple[int, int, int, float]]) -> Generator[Any, Any, bool]:
+        """These calls in order (``(number, shape id, result id, gap)``: the rank's, or one
+        of its threads', :mod:`.threads`), each after its recorded gap (times the compute
+        scale); True when it stopped in a call the recording shows in progress at the
+        process's end. The one loop of a replay: keep it lean, it runs once per call."""
+        mpi, calls = self.mpi, self.log.calls
+        port = port_of(mpi)  # where each call is made (reports name the recorded call)
+        rank, reached, ops, scale = mpi.rank, self.program.reached, self.ops, self.scale
+        shapes, suffix, failures, computes = calls.shapes, self.suffix, self.failures, \
+            self.computes
+        threaded = self.threaded  # (another thread may set the place while this computes)
+        for number, s, res, gap in items:
+            reached[rank] = ("in", number)
+            op = ops.get((s, res))
+            where = port.where = f"call {number}{suffix[s]}"
+            if gap > 0 and computes[s]:
+                yield mpi.compute(gap * scale)
+                if threaded:
+                    port.where = where
+            failed = failures[res] if res >= 0 else None
+            try:
+                if op is None:  # (MPI errors of its arguments are the call's)
+                    op = self.kept_op(s, res, shapes[s], number - 1)
+                make, after = op
+                if after is None:
+                    yield make()
+                elif after is INDEXED:
+                    yield from make(number - 1)
+                elif after is GENERIC:
+                    yield from make(self, calls.call(number - 1))
+                else:
+                    after((yield make()), number - 1)
+            except MPIError as e:
+                if self.went_on(e, failed, number - 1):
+                    continue  # the recorded program went on after this call's error
+                raise
+            if failed is not None:
+                self.note(calls.call(number - 1), f"failed with {failed} in the recording, "
+                          "succeeded in the replay")
+            reached[rank] = ("after", number)
+            if res < 0:
+                self.ended_in(calls.call(number - 1))
+                return True
+        return False
+
+    def went_on(self, error: MPIError, failed: str | None, index: int) -> bool:
+        """Whether the recorded program went on after this call's error (it failed in the
+        recording too, MPI_ERRORS_RETURN): the error is still a finding (:func:`caught`)."""
+        if failed is None or isinstance(error, Unsupported):
+            return False
+        caught(self, self.log.calls.call(index), error)
+        return True
 
     def end(self) -> Generator[Any, Any, None]:
         """Past the last recorded call: a process the recording shows stopped outside MPI,
@@ -273,46 +305,14 @@ class ReplayRank(RankReplay):
         return op
 
     def op(self, shape: CallShape, res: int, index: int) -> tuple[Any, Any]:
-        """What a call of this shape and result does: ``(make, after)``, the handle's call
-        (``make()`` gives the event to yield) and what to do with its value, for the sends
-        and receives, whose arguments are the same for every call of the shape; else the
-        call's function of ``_CALLS`` (``after`` is ``_GENERIC``), given each call."""
+        """What a call of this shape and result does: ``(make, after)``, made from the
+        shapes alone where it can be (:func:`.shaped.shaped_op`), else the call's function
+        of ``_CALLS`` given each call (``after`` is :data:`.shaped.GENERIC`)."""
         handler = _CALLS.get(shape.name)
         if handler is None:
             raise Unsupported(f"{self.log.calls[index].where()}: MPI_{shape.name} is not "
                               "modelled by mpisim")
-        if handler is not SEND and handler is not RECV:
-            return handler, _GENERIC
-        call = self.log.calls.call(index)
-        kwargs = self.handle_kwargs(call)
-        method = getattr(self.mpi, handle_name(shape.name))
-        out = call.out
-
-        def make() -> Any:
-            return method(**kwargs)
-        if handler is RECV and "request" not in HANDLE[shape.name].binds:
-            recorded = call.statuses[0] if call.statuses else None
-            return make, (None if recorded is None else self.checker(recorded))
-        if "r" in out:  # (the request's id is each call's: the ids of a shape are relative)
-            reqs, request_id = self.reqs, self.log.calls.request_id
-
-            def keep(request: Any, index: int) -> None:
-                reqs[request_id(index)] = request
-            return make, keep
-        return make, None
-
-    def checker(self, recorded: Status) -> Any:
-        """After a receive: the status it matched checked against the recording's (the
-        call made, and :meth:`status_check` asked, only when they differ)."""
-        calls = self.log.calls
-
-        def check(status: Any, index: int) -> None:
-            source = getattr(status, "source", None)
-            if source is None or source == ANY_SOURCE:
-                return
-            if source != recorded.source or status.tag != recorded.tag:
-                self.status_check(calls.call(index), status)
-        return check
+        return shaped_op(self, handler, shape, res, index) or (handler, GENERIC)
 
     def keep_running(self) -> Generator[Any, Any, None]:
         """A process stopped by a signal, past its last call (one it was stopped in that
@@ -419,6 +419,15 @@ def _in_finalize(log: RankLog) -> bool:
     """Whether the recorded process ended inside MPI_Finalize: its program was over."""
     blocked = log.blocked
     return blocked is not None and blocked.name == "Finalize"
+
+
+def _where(shape: CallShape, sites: dict[int, Site]) -> str:
+    """A call's place after its number, as :meth:`.records.Call.where` writes it: its thread
+    (when not the one of MPI_Init) and its call site."""
+    thread = shape.args.get("t", 0)
+    site = sites.get(shape.site) if shape.site is not None else None
+    return (f" (thread {thread})" if thread else "") + \
+        (f", {site.describe()}" if site is not None else "")
 
 
 def _abort(r: ReplayRank, call: Call) -> Generator[Any, Any, None]:
