@@ -19,8 +19,9 @@ after another, in rank order. Integers are little-endian. A stream is:
   **gap** (ns outside MPI before the call), **duration** (ns in it; 0 for a call that
   never returned), **base** (the smallest request id the call names; 0: none); then
   the positions (u32: the calls of the block before each) and the text of its
-  description lines (``T``, ``@``, ``C`` and ``#`` lines, as in the text format, each
-  ended by a newline), then its new keys, each ended by a newline.
+  description lines (``T``, ``@``, ``C``, ``#`` and the data lines ``H``, as in the text
+  format, each ended by a newline; a data line belongs to the call before its position),
+  then its new keys, each ended by a newline.
 - **A key** is what a call's two text lines say but their numbers: the call line without
   its ``g=`` field, then, for a call that returned, a NUL and its result line without its
   ``d=`` field; request ids made relative to ``base`` (``+1`` is the base: see

@@ -10,7 +10,9 @@ are judged on the recording itself, once per run, before the calls are replayed:
   that completed it differs from its hash at the call: the program wrote the buffer while
   the send was pending (what the receiver gets depends on timing).
 - ``recv-overlap`` (§3.7.2): a nonblocking receive (or a nonblocking collective's receive
-  buffer) posted while another pending one spans some of the same bytes.
+  buffer) posted while another pending one spans some of the same bytes. Ranges are
+  compared only for datatypes without holes (size = extent): a vector's range is its
+  bounding span, and two column types of one matrix overlap as spans, not as bytes.
 - ``rma-local-overlap`` (§12.7, §3.7.2): an RMA operation's target bytes (the target's
   window base from its ``Win_create``/``Win_allocate``, plus ``tdisp`` times its
   displacement unit, for ``tn`` elements of ``tT``) and a send or receive at the target on
@@ -156,7 +158,8 @@ class _Rank:
         """A send or receive (blocking or not), a nonblocking collective."""
         name = call.name
         sends = "sb" in call.args and "rb" not in call.args
-        span = span_of(call.args.get("rb" if not sends else "sb"))
+        span = span_of(call.args.get("rb" if not sends else "sb")) if self.dense(call) \
+            else None
         if span is not None and self.windows and self.fenced:
             touch = Touch(call, span, not sends, i)
             self.touches.append(touch)
@@ -174,6 +177,13 @@ class _Rank:
             self.pending[call.out["r"]] = Pending(call, name in _NONBLOCKING_SENDS, span,
                                                   hashed)
         return found
+
+    def dense(self, call: Call, key: str = "T") -> bool:
+        """Whether the call's datatype has no holes (size = extent), so that its range is
+        its bytes: a vector's range spans bytes it never touches (a matrix's columns
+        received at once overlap as ranges, never as bytes), not compared."""
+        t = self.log.types.get(call.args.get(key, 0))
+        return t is not None and t.size == t.extent
 
     def epoch_at(self, win: int, index: int) -> int:
         """The fence epoch of ``win`` at call ``index``: the fences on it before."""
@@ -260,7 +270,7 @@ def _rma_against(op: tuple[Call, dict[int, int], int], ranks: list[_Rank],
     base, unit, _ = theirs
     types = ranks[origin].log.types
     t = types.get(call.args.get("tT", 0))
-    if t is None:
+    if t is None or not ranks[origin].dense(call, "tT"):
         return []
     lo = base.lo + int(call.args.get("tdisp", 0)) * unit
     n = int(call.args.get("tn", 0))

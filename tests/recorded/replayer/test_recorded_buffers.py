@@ -72,6 +72,29 @@ def test_a_put_into_window_bytes_an_irecv_writes_in_one_epoch_is_rma_local_overl
     assert rules_of(MBI_C / "rma_recv_ok.trace") == {}
 
 
+def _two_irecvs(tmp_path: Path, type_line: str) -> Path:
+    """Two pending MPI_Irecv whose ranges overlap (one element apart), then a waitall."""
+    trace = tmp_path / "two.trace"
+    trace.write_text(
+        "#mpisim-trace 1\n#rank 0 2\n#mpi 4.1\n#library test\n#data-hash mix64\n"
+        f"{type_line}\nInit g=0 thread=0\n= 0 d=0\n"
+        "Irecv g=1 src=1 tag=0 comm=0 n=4 T=3 rb=10000:52\n= 0 d=1 r=1\n"
+        "Irecv g=1 src=1 tag=1 comm=0 n=4 T=3 rb=10004:52\n= 0 d=1 r=2\n"
+        "Waitall g=1 r=1,2\n= 0 d=1 st=1:0:16,1:1:16\n"
+        "#mpisim-trace 1\n#rank 1 2\n#mpi 4.1\n#library test\nInit g=0 thread=0\n= 0 d=0\n")
+    return trace
+
+
+def test_overlapping_ranges_of_types_with_holes_are_not_overlapping_bytes(tmp_path):
+    """§3.7.2 is about bytes: two columns of one matrix (vectors, size < extent) received at
+    once overlap as ranges, not as bytes: no finding; contiguous types: recv-overlap."""
+    vector = "T 3 size=4 extent=52 lb=0 kind=vector sig=MPI_INT*1"
+    assert buffer_findings(read_trace(_two_irecvs(tmp_path, vector))) == []
+    named = "T 3 size=4 extent=4 lb=0 kind=named name=MPI_INT"
+    (found,) = buffer_findings(read_trace(_two_irecvs(tmp_path, named)))
+    assert found[0] == "recv-overlap"
+
+
 def test_a_recording_made_before_buffers_were_logged_gives_no_buffer_finding():
     trace = read_trace(MBI_C / "req_wait_ok.trace")
     assert not any(log.data for log in trace.ranks)
