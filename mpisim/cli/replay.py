@@ -72,7 +72,8 @@ def record_options(p: argparse.ArgumentParser) -> None:
                         "holds no data lines: no buffer-modified finding, no RACY (data); "
                         "the buffers' addresses are still logged). Default: hashed, a few "
                         "nanoseconds a call plus about one per 8 bytes sent or received; "
-                        "the same as MPISIM_NO_HASH=1 in the recorded processes' environment")
+                        "the same as MPISIM_NO_HASH=1 in the recorded processes' environment; "
+                        "needed for a program that sends from GPU memory")
     p.add_argument("--convert", metavar="TRACE", default=None,
                    help="write the text recording TRACE in the compact format to --out "
                         "instead of running a command (e.g. mpisim record --convert "

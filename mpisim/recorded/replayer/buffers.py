@@ -9,8 +9,8 @@ are judged on the recording itself, once per run, before the calls are replayed:
 - ``buffer-modified`` (§3.7.2): a nonblocking send whose buffer's hash at the wait or test
   that completed it differs from its hash at the call: the program wrote the buffer while
   the send was pending (what the receiver gets depends on timing).
-- ``recv-overlap`` (§3.7.2): a nonblocking receive (or a nonblocking collective's receive
-  buffer) posted while another pending one spans some of the same bytes. Ranges are
+- ``recv-overlap`` (§3.7.2): a receive (or a collective's receive buffer) posted while a
+  pending nonblocking one spans some of the same bytes. Ranges are
   compared only for datatypes without holes (size = extent): a vector's range is its
   bounding span, and two column types of one matrix overlap as spans, not as bytes.
 - ``rma-local-overlap`` (§12.7, §3.7.2): an RMA operation's target bytes (the target's
@@ -165,13 +165,15 @@ class _Rank:
             self.touches.append(touch)
             if "r" in call.out:
                 self.touching[call.out["r"]] = touch
-        if not call.returned or call.error is not None or "r" not in call.out:
+        if not call.returned or call.error is not None:
             return []
+        found: list[Found] = []
+        if span is not None and not sends:  # (a blocking receive too writes there)
+            found += self._overlaps(call, span)
+        if "r" not in call.out:
+            return found
         data = data_fields(self.log.data.get(i, ""))
         hashed = (data.get("h") or [None])[0]
-        found: list[Found] = []
-        if span is not None and not sends:
-            found += self._overlaps(call, span)
         if name in _NONBLOCKING_SENDS or name in _NONBLOCKING_RECVS or \
                 name in _I_COLLECTIVES:
             self.pending[call.out["r"]] = Pending(call, name in _NONBLOCKING_SENDS, span,
