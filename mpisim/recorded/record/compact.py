@@ -278,4 +278,4 @@ def convert(source: str | os.PathLike[str], out: str | os.PathLike[str],
     except BaseException:
         os.unlink(tmp)
         raise
-    return sum(len(log.calls) for log in trace.ranks)
+    return sum(len(log.calls) for log in trace.processes)

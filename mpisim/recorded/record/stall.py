@@ -6,8 +6,11 @@ updates with plain stores at each call (the call's name, whether it is inside, a
 calls: see ``shim/mpisim_record.c``). :class:`StallWatch` reads them a few times a second; a
 process counts as waiting when it is inside a call and its count has not moved since the
 watch first saw it there; a process that has ended counts as waiting too (it can no longer
-free the others). Only processes on this host are seen: a run that has processes elsewhere
-(fewer files than the world's size) is never judged stalled; use ``--timeout`` there.
+free the others). The processes MPI_Comm_spawn started keep ``spawn.ID.rank.N.now``
+(MPI 4.1 §11.8.2): they are watched as well, once they have started, so that children still
+working keep a run whose parents wait going. Only processes on this host are seen: a run
+that has processes elsewhere (fewer files than the world's size) is never judged stalled;
+use ``--timeout`` there.
 """
 
 from __future__ import annotations
@@ -37,8 +40,8 @@ class StallWatch:
 
     logs: str
     seconds: float
-    seen: dict[int, _Seen] = field(default_factory=dict)
-    pids: dict[int, int | None] = field(default_factory=dict)
+    seen: dict[str, _Seen] = field(default_factory=dict)
+    pids: dict[str, int | None] = field(default_factory=dict)
     size: int | None = None
 
     def stalled(self, now: float | None = None) -> bool:
@@ -47,7 +50,8 @@ class StallWatch:
         if self.size is None:
             self.size = self._size()
         size = self.size
-        if not states or size is None or len(states) < size:
+        first = sum(1 for name in states if name.startswith("rank."))  # mpiexec's processes
+        if not states or size is None or first < size:
             return False
         waiting = 0
         for rank, state in states.items():
@@ -64,19 +68,22 @@ class StallWatch:
                 continue
             if now - seen.since >= self.seconds:
                 waiting += 1
-        return waiting == size and any(s is not None for s in states.values())
+        return waiting == len(states) and any(s is not None for s in states.values())
 
-    def blocked_for(self, rank: int, now: float | None = None) -> float | None:
-        """How long (s) the watch has seen ``rank`` waiting in its current call."""
-        seen = self.seen.get(rank)
+    def blocked_for(self, rank: int | str, now: float | None = None) -> float | None:
+        """How long (s) the watch has seen ``rank`` (a spawned process: ``spawn.ID.rank.N``)
+        waiting in its current call."""
+        seen = self.seen.get(f"rank.{rank}" if isinstance(rank, int) else rank)
         return None if seen is None else (time.monotonic() if now is None else now) - seen.since
 
-    def _read(self) -> dict[int, tuple[int, bool, str] | None]:
-        """Each process's (count, inside, call), None for a process that has ended."""
-        states: dict[int, tuple[int, bool, str] | None] = {}
-        for path in Path(self.logs).glob("rank.*.now"):
-            rank_text = path.name.split(".")[1]
-            if not rank_text.isdigit():
+    def _read(self) -> dict[str, tuple[int, bool, str] | None]:
+        """Each process's (count, inside, call) by its files' name (``rank.N``,
+        ``spawn.ID.rank.N``), None for a process that has ended."""
+        states: dict[str, tuple[int, bool, str] | None] = {}
+        for path in Path(self.logs).glob("*rank.*.now"):
+            rank = path.name[:-len(".now")]
+            if not rank.rpartition(".")[2].isdigit() or not (
+                    rank.startswith("rank.") or rank.startswith("spawn.")):
                 continue
             try:
                 data = path.read_bytes()
@@ -87,9 +94,8 @@ class StallWatch:
             magic, seq, inside, call = _NOW.unpack_from(data)
             if magic != _MAGIC:
                 continue
-            rank = int(rank_text)
             if rank not in self.pids or self.pids[rank] is None:
-                self.pids[rank] = _header_pid(Path(self.logs) / f"rank.{rank}.log")
+                self.pids[rank] = _header_pid(Path(self.logs) / f"{rank}.log")
             if not _running(self.pids[rank]):
                 states[rank] = None
                 continue

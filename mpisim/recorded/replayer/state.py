@@ -22,7 +22,9 @@ __all__ = ["REPLAYED_MAKERS", "RankReplay"]
 REPLAYED_MAKERS = ", ".join(f"MPI_{name}" for name in ("Comm_dup", "Comm_idup", "Comm_split",
                                                         *MADE_AS_SPLIT, "Intercomm_create",
                                                         "Intercomm_merge",
-                                                        "Comm_create_from_group"))
+                                                        "Comm_create_from_group",
+                                                        "Comm_spawn", "Comm_spawn_multiple",
+                                                        "Comm_get_parent"))
 """The communicator makers the recorder logs (a communicator made otherwise is refused)."""
 
 

@@ -16,6 +16,7 @@ any MPI; the real_mpi tests record the programs afresh (skipped without MPICH's 
 from __future__ import annotations
 
 import os
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -187,6 +188,69 @@ def test_a_directory_of_parents_and_children_reads_as_the_joined_file(tmp_path):
     trace = read_trace(logs, sources=False)
     assert [log.spawn for log in trace.processes] == [None, None, "0.1", "0.1"]
     assert replay_scenario(logs).run().outcome is ms.Outcome.COMPLETED
+
+
+def test_11_8_2_a_spawn_whose_children_left_no_log_stops_saying_why(tmp_path):
+    """The parents' logs without their children's (children the recorder never reached):
+    the replay stops at the spawn's root with one line naming the spawn."""
+    logs = tmp_path / "run"
+    logs.mkdir()
+    parts = (STORED / "spawn-pair.trace").read_text().split("#mpisim-trace 1\n")[1:]
+    for i in (0, 1):
+        (logs / f"rank.{i}.log").write_text("#mpisim-trace 1\n" + parts[i])
+    result = replay_scenario(logs).run()
+    assert result.outcome is ms.Outcome.ERROR
+    assert "holds no log of the processes this MPI_Comm_spawn started (spawn 0.1" in \
+        str(result.error)
+
+
+def test_mpisim_record_joins_the_childrens_logs_after_their_parents(tmp_path):
+    """merge_logs (what mpisim record writes at the end) puts each spawn's logs after the
+    parents', spawn by spawn and rank by rank, whatever the files' order on disk."""
+    from mpisim.recorded.record.recorder import merge_logs
+    logs = tmp_path / "run"
+    logs.mkdir()
+    parts = (STORED / "spawn-nested.trace").read_text().split("#mpisim-trace 1\n")[1:]
+    for part in parts:
+        header = dict(line[1:].split(" ", 1) for line in part.splitlines()
+                      if line.startswith("#") and " " in line)
+        rank = header["rank"].split()[0]
+        spawn = header.get("spawn")
+        name = f"spawn.{spawn}.rank.{rank}.log" if spawn else f"rank.{rank}.log"
+        (logs / name).write_text("#mpisim-trace 1\n" + part)
+    assert merge_logs(logs, tmp_path / "joined.trace") == 6
+    trace = read_trace(tmp_path / "joined.trace", sources=False)
+    assert [log.spawn for log in trace.processes] == [None, None, "0.1", "0.1-0.1", "1.1",
+                                                      "1.1-0.1"]
+    assert (tmp_path / "joined.trace").read_text() == (STORED / "spawn-nested.trace").read_text()
+
+
+def _now(logs: Path, name: str, seq: int, inside: bool, call: str, size: int) -> None:
+    """A process's ``NAME.now`` (as the recorder keeps it) and the head of its log."""
+    (logs / f"{name}.now").write_bytes(
+        struct.pack("=8sQQ40s", b"mpisim1\0", seq, int(inside), call.encode()))
+    rank = name.rpartition(".")[2]
+    (logs / f"{name}.log").write_text(f"#mpisim-trace 1\n#rank {rank} {size}\n"
+                                      f"#pid {os.getpid()}\n")
+
+
+def test_11_8_2_the_stall_watch_waits_for_working_children(tmp_path):
+    """mpisim record's stall watch: the two parents wait in MPI_Recv for their children's
+    answers while a child still computes (outside MPI): no stall. Once every child waits
+    too, the run is stalled."""
+    from mpisim.recorded.record.stall import StallWatch
+    for rank in (0, 1):
+        _now(tmp_path, f"rank.{rank}", 5, True, "Recv", 2)
+    _now(tmp_path, "spawn.0.1.rank.0", 3, True, "Recv", 2)
+    _now(tmp_path, "spawn.0.1.rank.1", 4, False, "Allreduce", 2)  # computing
+    watch = StallWatch(str(tmp_path), 1.0)
+    assert not watch.stalled(0.0)
+    assert not watch.stalled(10.0)
+    _now(tmp_path, "spawn.0.1.rank.1", 5, True, "Recv", 2)
+    assert not watch.stalled(11.0)  # (first seen there)
+    assert watch.stalled(12.0)
+    assert watch.blocked_for("spawn.0.1.rank.1", 12.0) == 1.0
+    assert watch.blocked_for(0, 12.0) == 12.0
 
 
 def test_a_recording_made_before_children_were_recorded_still_stops_at_the_intercomm(
