@@ -264,27 +264,45 @@ def measure(name: str, exe: Path, mpiexec: str, calls: int, runs: int, tmp: Path
     return row
 
 
-HEAD = (f"{'kernel':>9} {'calls':>11} {'iter.':>8} {'plain s':>8} {'recorded s':>10} "
-        f"{'overhead':>9} {'outside s':>9} {'B/call':>7} {'replay':>8} {'replay s CPU':>12} "
-        f"{'calls/s CPU':>11} {'/plain':>7} {'peak RSS':>9}")
+COLUMNS = (("kernel", 9), ("calls", 11), ("iter.", 8), ("plain s", 8), ("recorded s", 10),
+           ("overhead", 8), ("outside s", 9), ("B/call", 7), ("replay", 8),
+           ("replay s CPU", 12), ("calls/s CPU", 11), ("/plain", 7), ("peak RSS", 9))
+"""The table's columns and their widths."""
+HEAD = " ".join(f"{name:>{width}}" for name, width in COLUMNS)
+
+
+def cells(row: dict) -> list[str]:
+    """A row's figures, one a column of :data:`COLUMNS` ("-" where not measured)."""
+    r, n = row["replay"], row["calls"]
+    plain, recorded, cpu = row["plain_median"], row["recorded_median"], r.get("cpu")
+    agrees = r.get("exit") == 0 and "agrees" in r.get("verdict", "")
+    outside = [whole - run for whole, run in zip(row["recorded"], row.get("recorded_run", []),
+                                                 strict=False) if run is not None]
+    return [row["kernel"], f"{n:,}", f"{row['iterations']:,}",
+            f"{plain:.2f}" if plain else "-", f"{recorded:.2f}",
+            f"{100 * (recorded / plain - 1):+.1f}%" if plain else "-",
+            f"{statistics.median(outside):.2f}" if outside else "-",
+            f"{row['bytes'] / n:.2f}", "agrees" if agrees else "DIFFERS",
+            f"{cpu:.1f}" if cpu else "-", f"{n / cpu:,.0f}" if cpu else "-",
+            f"{r['wall'] / plain:.1f}x" if cpu and plain else "-",
+            f"{r['peak'] / 1e6:.1f} MB" if cpu else "-"]
 
 
 def line(row: dict) -> str:
     """A row of the table (:data:`HEAD`)."""
-    r, n = row["replay"], row["calls"]
-    plain, recorded = row["plain_median"], row["recorded_median"]
-    agrees = "agrees" if r.get("exit") == 0 and "agrees" in r.get("verdict", "") else "DIFFERS"
-    cpu = r.get("cpu")
-    rate = f"{n / cpu:>11,.0f}" if cpu else f"{'-':>11}"
-    ratio = f"{r['wall'] / plain:6.1f}x" if cpu and plain else f"{'-':>7}"
-    peak = f"{r['peak'] / 1e6:6.1f} MB" if cpu else f"{'-':>9}"
-    outside = [whole - run for whole, run in zip(row["recorded"], row.get("recorded_run", []),
-                                                 strict=False) if run is not None]
-    inside = f"{statistics.median(outside):>9.2f}" if outside else f"{'-':>9}"
-    over = f"{100 * (recorded / plain - 1):>+8.1f}%" if plain else f"{'-':>9}"
-    return (f"{row['kernel']:>9} {n:>11,} {row['iterations']:>8,} "
-            f"{f'{plain:.2f}' if plain else '-':>8} {recorded:>10.2f} {over} {inside} "
-            f"{row['bytes'] / n:>7.2f} {agrees:>8} {cpu or 0:>12.1f} {rate} {ratio} {peak}")
+    return " ".join(f"{cell:>{width}}" for cell, (_, width) in zip(cells(row), COLUMNS,
+                                                                   strict=True))
+
+
+def markdown(rows: list[dict]) -> None:
+    """The table in Markdown (for docs/contributing/performance.md), without the iterations
+    and /plain (the plain run is slowed by a shared machine's load as much as it measures)."""
+    keep = [i for i, (name, _) in enumerate(COLUMNS) if name not in ("iter.", "/plain")]
+    print("| " + " | ".join(COLUMNS[i][0] for i in keep) + " |")
+    print("|" + "---|" * len(keep))
+    for row in rows:
+        figures = cells(row)
+        print("| " + " | ".join(figures[i] for i in keep) + " |")
 
 
 def report(rows: list[dict]) -> None:
@@ -335,6 +353,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=Path, help="also write the figures to this file")
     p.add_argument("--table", nargs="+", type=Path, metavar="JSON",
                    help="print the table of earlier --json files instead of measuring")
+    p.add_argument("--markdown", action="store_true", help="with --table: as Markdown")
     p.add_argument("--child", help=argparse.SUPPRESS)
     return p
 
@@ -346,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
         _child(args.child)
         return 0
     if args.table:
-        report([row for path in args.table for row in _rows(path)])
+        (markdown if args.markdown else report)([r for path in args.table for r in _rows(path)])
         return 0
     if args.runs < 0 or any(c < 1 for c in args.calls):
         raise SystemExit("bench.kernels: --calls must be at least 1, --runs at least 0")

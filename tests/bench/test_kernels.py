@@ -128,3 +128,12 @@ def test_with_runs_0_a_row_has_the_recording_alone_and_no_overhead():
     text = kernels.line(row).split()
     assert text[3:6] == ["-", "10.50", "-"]
     assert text[-3:] == ["-", "62.0", "MB"]
+
+
+def test_markdown_leaves_out_the_iterations_and_the_ratio_to_the_loaded_plain_run(capsys):
+    kernels.markdown([_row(0, "agrees")])
+    head, rule, row = capsys.readouterr().out.splitlines()
+    assert head.count("|") == rule.count("|") == row.count("|") == 12
+    assert "iter." not in head and "/plain" not in head
+    assert row == ("| stencil | 1,000,000 | 10.00 | 10.50 | +5.0% | 0.30 | 3.00 | agrees | 25.0 "
+                   "| 40,000 | 62.0 MB |")
