@@ -309,6 +309,10 @@ def _hints(trace: Trace, result: Any, library: LibraryProfile, diverged: bool) -
                      "mpi.profile=FILE.yaml): the replay used " + library.profile)
     if diverged:
         hints.append("--as-matched (wildcard receives matched differently in the replay)")
+    error = getattr(result, "error", None)
+    if error is not None and error.error_class == "MPI_ERR_SPAWN":  # (MPI 4.1 §11.10.1)
+        hints.append(f"--set mpi.universe={trace.size} (the processes the recording ran, "
+                     "spawned ones included)")
     got, recorded = result.outcome.value, trace.outcome()
     if got == "deadlock" and recorded != "killed":
         hints.append("a larger network.eager_limit (the library buffered what the replay "

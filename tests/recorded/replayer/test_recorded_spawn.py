@@ -107,6 +107,20 @@ def test_11_8_2_a_deadlock_across_the_intercommunicator_names_the_childrens_call
     assert "rank 2 (spawn 0.1, rank 0) in MPI_Recv at call 3" in verdict
 
 
+def test_11_10_1_a_profile_that_limits_spawns_to_the_universe_says_how_to_widen_it():
+    """§11.10.1: replayed under Open MPI's profile, whose spawns stop at MPI_UNIVERSE_SIZE
+    (the 2 processes started), the spawn fails with MPI_ERR_SPAWN; the verdict names the
+    universe that holds every recorded process, and with it the replay agrees."""
+    sc = replay_scenario(STORED / "spawn-pair.trace", overrides={"mpi.profile": "openmpi-5.0"})
+    result = sc.run()
+    assert result.outcome is ms.Outcome.ERROR
+    assert result.error.error_class == "MPI_ERR_SPAWN"
+    verdict = sc.compare(result)
+    assert verdict.startswith("DIFFERS") and "--set mpi.universe=4" in verdict
+    wider = sc.with_overrides({"mpi.universe": 4})
+    assert wider.compare(wider.run()) == "agrees with the recording: both completed"
+
+
 @pytest.mark.parametrize("fmt", ["text", "compact"])
 def test_11_8_3_spawn_multiple_replays_each_command_with_its_appnum(fmt, tmp_path):
     """§11.8.3: MPI_Comm_spawn_multiple of two commands (1 and 2 processes) makes one
