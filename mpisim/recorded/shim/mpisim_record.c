@@ -1356,7 +1356,7 @@ static void put_args(void) {
  * intercommunicator (each group gets the other's: the children the root's ID, the others'
  * zeros; a collective, where a message sent at once was seen lost with MPICH 5.0.2); the
  * other parents get it by a broadcast. */
-static int spawns_rooted;
+static int spawns_rooted;  /* (atomic: two threads may each be a spawn's root) */
 
 static int spawn_id_of(MPI_Comm parent) {
     MPI_Comm dup;
@@ -1378,7 +1378,7 @@ static void spawn_id_give(MPI_Comm inter, int root, MPI_Comm comm, char *id, siz
     PMPI_Comm_rank(comm, &me);
     if (me == root)
         snprintf((char *)mine, sizeof mine - 1, "%s%s%d.%d", spawn_id, spawn_id[0] ? "-" : "",
-                 world_rank, ++spawns_rooted);
+                 world_rank, __atomic_add_fetch(&spawns_rooted, 1, __ATOMIC_RELAXED));
     PMPI_Allreduce(mine, theirs, (int)sizeof mine, MPI_UNSIGNED_CHAR, MPI_MAX, dup);
     PMPI_Comm_free(&dup);
     PMPI_Bcast(mine, (int)sizeof mine, MPI_UNSIGNED_CHAR, root, comm);
@@ -2330,7 +2330,7 @@ int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info inf
             spawn_id_give(*intercomm, root, comm, id, sizeof id);
         return rc;
     }
-    int at_root = rank_in_comm(comm) == root;
+    int at_root = comm != MPI_COMM_NULL && rank_in_comm(comm) == root;
     enter("Comm_spawn", CALLER);
     putf(" comm=%d root=%d", comm_id(comm), root);
     if (at_root) {
@@ -2353,7 +2353,7 @@ int MPI_Comm_spawn_multiple(int count, char *commands[], char **argvs[], const i
             spawn_id_give(*intercomm, root, comm, id, sizeof id);
         return rc;
     }
-    int at_root = rank_in_comm(comm) == root, total = 0;
+    int at_root = comm != MPI_COMM_NULL && rank_in_comm(comm) == root, total = 0;
     enter("Comm_spawn_multiple", CALLER);
     putf(" comm=%d root=%d", comm_id(comm), root);
     if (at_root && count > 0) {
