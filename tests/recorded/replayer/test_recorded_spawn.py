@@ -159,6 +159,24 @@ def test_11_8_2_spawns_within_spawns_replay_with_their_own_ids():
     assert sc.compare(result) == "agrees with the recording: both completed"
 
 
+def test_5_1_9_a_leak_in_a_spawned_process_is_a_finding_of_that_process(tmp_path):
+    """§5.1.9 in a child (§11.8.2): spawn-pair.trace with a derived type child 0 commits
+    and never frees, before its MPI_Finalize: the replay still agrees, and the leak is a
+    finding of child 0's process (rank 2 in the replay), at its call."""
+    parts = (STORED / "spawn-pair.trace").read_text().split("#mpisim-trace 1\n")
+    child = parts[3]
+    at = child.rfind("\n", 0, child.index("Finalize g=")) + 1
+    parts[3] = (child[:at] + "T 9 size=8 extent=8 lb=0 kind=contiguous\n"
+                "Type_commit g=10 T=9\n= 0 d=10\n" + child[at:])
+    path = tmp_path / "leak.trace"
+    path.write_text("#mpisim-trace 1\n".join(parts))
+    sc = replay_scenario(path)
+    result = sc.run()
+    leaks = [f for f in result.findings if f.rule == "leak-datatype"]
+    assert [(f.calls[0].rank, f.calls[0].call) for f in leaks] == [(2, "MPI_Type_commit")]
+    assert sc.compare(result) == "agrees with the recording: both completed"
+
+
 def test_11_8_2_a_spawn_that_failed_replays_with_the_same_error():
     """§11.8.2: maxprocs -1 at the root: MPICH 5.0.2 returned MPI_ERR_ARG there at once
     (MPI_ERRORS_RETURN; the program went on to a barrier) while the other parent waited in
