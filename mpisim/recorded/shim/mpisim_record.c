@@ -2486,12 +2486,14 @@ static void gathered(const void *s, int sc, MPI_Datatype st, int rc, MPI_Datatyp
  * (rns), displacements (rds, in elements of rT; bytes for the w form) and receive datatype
  * (rT, or rTs one per rank), with ip=1 when its own part is MPI_IN_PLACE; so that a replay
  * receives each block as the program did and checks them (overlapping blocks, the own
- * block's type signature). Left out beyond V_LOGGED processes (the line's room). */
+ * block's type signature). Left out beyond V_LOGGED processes (the line's room), and on an
+ * intercommunicator (its arrays count the remote group's processes). */
 #define V_LOGGED 128
 static int v_logged(MPI_Comm comm) {
-    int size = 0;
+    int size = 0, inter = 0;
     PMPI_Comm_size(comm, &size);
-    return size <= V_LOGGED;
+    PMPI_Comm_test_inter(comm, &inter);
+    return size <= V_LOGGED && !inter;
 }
 
 static void received_v(int in_place, const int rcs[], const int rd[], MPI_Datatype rt,
