@@ -147,6 +147,18 @@ class Clock(Environment):
         got = self.at[self.times[0]]
         return got if got.__class__ is tuple else got[0]
 
+    def mend(self, held: Any = None, when: float | None = None) -> None:
+        """Make the calendar whole after an interruption between two of its updates (a
+        signal such as the wall-clock limit, raised at any line of the run's loop): put
+        back ``held``, the deque of time ``when`` that the loop had taken out, drop deques
+        left empty, and make :attr:`times` the calendar's times again."""
+        cal = self.at
+        if held.__class__ is deque and held and when is not None and cal.get(when) is not held:
+            cal[when] = held
+        for t in [t for t, got in cal.items() if got.__class__ is deque and not got]:
+            del cal[t]
+        self.times[:] = sorted(cal)  # (a sorted list is a heap)
+
     def pop(self) -> Item:
         """Take the next queue item of the calendar (:attr:`then` aside); EmptySchedule
         when there is none."""

@@ -608,6 +608,9 @@ class Simulation:
         except ClockOverflow as e:
             self._overflowed(e)
             return False
+        except WallClockLimit:  # a signal, between any two lines above: the calendar mended
+            env.mend(locals().get("got"), when)
+            raise
         finally:
             self.events += n
 

@@ -6,6 +6,7 @@ calls MPI again as that rank's error, naming its line."""
 from __future__ import annotations
 
 import io
+import sys
 
 import pytest
 
@@ -143,6 +144,44 @@ def test_a_busy_run_ends_at_the_wall_clock_limit_wherever_it_is():
     assert result.outcome is ms.Outcome.TIMEOUT
     assert result.timeout_reason.startswith("the wall-clock limit of 0.5 s was reached")
     assert "endless)" in result.timeout_reason  # (where the ranks were)
+
+
+def _interrupted_at(line_event: int):
+    """A run of two ranks computing in step (two events at each time: the calendar holds
+    deques) in which WallClockLimit is raised at the ``line_event``-th line the engine's
+    loop executes, as the limit's signal can arrive between any two lines."""
+    from mpisim.runs.simulation import Simulation
+
+    def endless(mpi):
+        while True:
+            yield mpi.compute(1e-9)
+    count = 0
+
+    def local(frame, event, arg):
+        nonlocal count
+        if event == "line":
+            count += 1
+            if count == line_event:
+                raise WallClockLimit(0.5)
+        return local
+
+    def tracer(frame, event, arg):
+        return local if frame.f_code is Simulation._loop.__wrapped__.__code__ else None
+    sys.settrace(tracer)
+    try:
+        return ms.run(endless, ranks=2, until=1e-6)
+    finally:
+        sys.settrace(None)
+
+
+@pytest.mark.parametrize("line_event", range(1, 120, 1))
+def test_the_limit_leaves_the_event_calendar_whole_at_whichever_line_it_strikes(line_event):
+    """Between taking an item out of a time's deque and removing the emptied deque, or
+    between taking a time's deque out and putting it back: TIMEOUT all the same, never an
+    error of the engine's own."""
+    result = _interrupted_at(line_event)
+    assert result.outcome is ms.Outcome.TIMEOUT
+    assert result.timeout_reason.startswith("the wall-clock limit of 0.5 s was reached")
 
 
 def test_the_limit_is_lifted_afterwards():
