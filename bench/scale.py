@@ -11,7 +11,8 @@ in a new interpreter per size (so that each peak is its own):
 - **replay**: ``ms.replay`` of the recording already read, ``trace=False`` (and with
   ``--trace``, also trace on; with ``--trace disk``, also the trace written to a directory
   as the replay goes, ``trace="disk"``, and its bytes a call there), in calls a second of
-  CPU time;
+  CPU time; with the trace on, also the time and peak memory of reading it (its arrays
+  built) after the replay;
 - **peak RSS**: the child's peak resident size (VmHWM) less its size before reading: the
   reader's columns and the replay together (a compact recording is read as it is replayed,
   :mod:`mpisim.recorded.read.stream`: its growth is a window per rank, not the calls);
@@ -82,6 +83,11 @@ def _child(path: str, trace: bool | str, pattern: str | None = None) -> None:
     if result.trace.directory is not None:  # (trace="disk": what it holds, not read)
         figures["trace_bytes"] = sum(f.stat().st_size for f in
                                      result.trace.directory.iterdir())
+    if trace:  # then the trace read (its arrays built; on disk, into their files)
+        start = time.perf_counter()
+        len(result.trace.calls)
+        figures["read_back_seconds"] = time.perf_counter() - start
+        figures["read_back_growth"] = _peak() - before
     if pattern is not None:
         gaps = {r.rank: r.calls.gap.tolist() for r in recording.ranks}
         cpu = time.process_time()
@@ -193,9 +199,13 @@ def report(rows: list[dict]) -> None:
             print(head)
             for row in mine:
                 print(_line(row, first, key))
-                if "trace_bytes" in row[key]:
-                    print(f"{'':>12} the trace's directory: {row[key]['trace_bytes'] / 1e6:,.1f}"
-                          f" MB, {row[key]['trace_bytes'] / row['calls']:.1f} B a call")
+                m = row[key]
+                if "trace_bytes" in m:
+                    print(f"{'':>12} the trace's directory: {m['trace_bytes'] / 1e6:,.1f}"
+                          f" MB, {m['trace_bytes'] / row['calls']:.1f} B a call")
+                if "read_back_growth" in m:
+                    print(f"{'':>12} its trace read: {m['read_back_seconds']:.2f} s, peak RSS "
+                          f"growth then {m['read_back_growth'] / 1e6:,.1f} MB")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -38,6 +38,7 @@ import os
 import shutil
 import tempfile
 import weakref
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,7 @@ import numpy as np
 
 __all__ = ["HEADER", "RAW", "WINDOW", "Spilled", "TraceStore", "TraceStoreError", "store_for"]
 
-WINDOW = 4 << 20
+WINDOW = 1 << 20
 """Bytes of a stream's latest rows kept in memory; those behind are given back to the
 kernel (written to the file) each time the stream grows by this much."""
 HEADER = mmap.ALLOCATIONGRANULARITY if mmap.ALLOCATIONGRANULARITY >= 4096 else 4096
@@ -239,6 +240,23 @@ class TraceStore:
         """An array of ``n`` rows of ``dtype`` to build into, backed by its file."""
         return np.lib.format.open_memmap(self.array_path(name), mode="w+", dtype=dtype,
                                          shape=(n,))
+
+    def write(self, name: str, dtype: np.dtype, n: int, blocks: Iterable[np.ndarray]
+              ) -> np.ndarray:
+        """The array ``name`` of ``n`` rows of ``dtype``, written to its file a block at a
+        time (through the page cache: none of it kept in this process's memory), then
+        mapped back read-only."""
+        with open(self.array_path(name), "wb") as f:
+            np.lib.format.write_array_header_1_0(f, {
+                "descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
+                "shape": (n,)})
+            written = 0
+            for block in blocks:
+                f.write(block.data)
+                written += len(block)
+        if written != n:
+            raise RuntimeError(f"{name}: {written} rows written for {n}")
+        return self.load(name)
 
     def load(self, name: str) -> np.ndarray:
         """A built array, mapped read-only from its file."""

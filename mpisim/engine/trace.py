@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import os
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -475,21 +475,26 @@ class Recorder:
         n_buffer, n_entries, n_messages, n_calls = sizes or self.sizes()
         named, named_entries = self._named or self._named_arrays()
         store = self.store if release else None  # (a run that goes on: built in memory)
-        new = _in_memory if store is None else store.new_array
-        done = _as_built if store is None else _mapped_back
         # one array at a time, the largest temporaries first, each stream freed once used
-        # (on disk, each array written to its file and mapped back read-only once made)
-        buffer = done(self._buffer(n_buffer, n_entries, new), store)
+        # (on disk: written to its file a block of rows at a time, through the page cache,
+        # and mapped back read-only; the buffer's rows built in their file, mapped)
+        if store is None:
+            buffer = self._buffer(n_buffer, n_entries, _in_memory)
+        else:
+            buffer = _mapped_back(self._buffer(n_buffer, n_entries, store.new_array), store)
         if release:
             self.buffer.release()
-        messages = done(self._messages(n_messages, new), store)
+        messages = self._messages(n_messages) if store is None else store.write(
+            "messages", MESSAGE_DTYPE, n_messages, self._message_blocks(n_messages))
         if release:
             self.messages.release()
-        entries = done(_fields_of(self.entries.rows(n_entries),
-                                  new("entries", n_entries, ENTRY_DTYPE)), store)
+        entries = _fields_of(self.entries.rows(n_entries), np.empty(n_entries, ENTRY_DTYPE)) \
+            if store is None else store.write("entries", ENTRY_DTYPE, n_entries,
+                                              self._entry_blocks(n_entries))
         if release:
             self.entries.release()
-        calls = done(self._calls_array(n_calls, end_times, new), store)
+        calls = self._calls_array(n_calls, end_times) if store is None else store.write(
+            "calls", CALL_DTYPE, n_calls, self._call_blocks(n_calls, end_times))
         rma, epochs = self._one_sided()
         trace = Trace(buffer, entries, messages, calls, named, named_entries, rma, epochs)
         if release:
@@ -596,15 +601,20 @@ class Recorder:
                                   for e in self.named_entry_records], dtype=NAMED_ENTRY_DTYPE)
         return named, named_entries
 
-    def _messages(self, n: int, new: _New) -> np.ndarray:
-        rows = self.messages
-        raw = rows.rows(n)
-        out = new("messages", n, MESSAGE_DTYPE)
+    def _message_ids(self, n: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """The messages' ids in row order, and the order that sorts them (None: they are
+        the rows' indices, in order)."""
         ids = np.arange(n, dtype="i8")
         for row, mid in self._ids.items():
             if row < n:
                 ids[row] = mid
-        perm = np.argsort(ids, kind="stable") if self._ids else None
+        return ids, np.argsort(ids, kind="stable") if self._ids else None
+
+    def _messages(self, n: int) -> np.ndarray:
+        rows = self.messages
+        raw = rows.rows(n)
+        out = np.empty(n, MESSAGE_DTYPE)
+        ids, perm = self._message_ids(n)
         out["id"] = ids if perm is None else ids[perm]
         for name in names_of(_MESSAGE_RECORD):
             column = raw[name] if perm is None else raw[name][perm]
@@ -614,12 +624,12 @@ class Recorder:
                 out[name] = column
         return out
 
-    def _calls_array(self, n: int, end_times: Sequence[float | None], new: _New) -> np.ndarray:
+    def _calls_array(self, n: int, end_times: Sequence[float | None]) -> np.ndarray:
         """Each rank's calls in order, rank by rank. A call ends when the rank's next one
         starts (programs take no simulated time between calls); the last one when the
         program finished (NaN: it did not)."""
         raw = self.calls.rows(n)
-        out = new("calls", n, CALL_DTYPE)
+        out = np.empty(n, dtype=CALL_DTYPE)
         if not n:
             return out
         perm = np.argsort(raw["rank"], kind="stable")
@@ -633,6 +643,51 @@ class Recorder:
         finished = np.array([np.nan if t is None else t for t in end_times], dtype="f8")
         end[last] = finished[rank[last]]
         return out
+
+    # -- on disk, the same arrays a block of rows at a time (written to their files) -------
+    def _message_blocks(self, n: int) -> Iterator[np.ndarray]:
+        """:meth:`_messages`' rows, :data:`_CHUNK` at a time."""
+        rows = self.messages
+        raw = rows.rows(n)
+        ids, perm = self._message_ids(n)
+        words = {name: rows.words(name, MESSAGE_DTYPE[name]) for name in rows.vocab}
+        for i in range(0, n, _CHUNK):
+            j = min(n, i + _CHUNK)
+            at = slice(i, j) if perm is None else perm[i:j]
+            block = np.empty(j - i, MESSAGE_DTYPE)
+            block["id"] = ids[at]
+            for name in names_of(_MESSAGE_RECORD):
+                column = raw[name][at]
+                block[name] = words[name][column] if name in words else column
+            yield block
+
+    def _call_blocks(self, n: int, end_times: Sequence[float | None]) -> Iterator[np.ndarray]:
+        """:meth:`_calls_array`'s rows, :data:`_CHUNK` at a time."""
+        raw = self.calls.rows(n)
+        words = self.calls.words("call", CALL_DTYPE["call"])
+        finished = np.array([np.nan if t is None else t for t in end_times], dtype="f8")
+        perm = np.argsort(raw["rank"], kind="stable") if n else np.empty(0, np.intp)
+        for i in range(0, n, _CHUNK):
+            j = min(n, i + _CHUNK)
+            at = perm[i:j]
+            block = np.empty(j - i, CALL_DTYPE)
+            rank, start = raw["rank"][at], raw["start"][at]
+            block["rank"], block["call"], block["start"] = rank, words[raw["call"][at]], start
+            end = np.empty(j - i, dtype="f8")
+            end[:-1] = start[1:]
+            last = np.append(rank[1:] != rank[:-1],
+                             j == n or raw["rank"][perm[j]] != rank[-1])
+            if j < n:
+                end[-1] = raw["start"][perm[j]]
+            end[last] = finished[rank[last]]
+            block["end"] = end
+            yield block
+
+    def _entry_blocks(self, n: int) -> Iterator[np.ndarray]:
+        """The entries' rows, :data:`_CHUNK` at a time."""
+        raw = self.entries.rows(n)
+        for i in range(0, n, _CHUNK):
+            yield _fields_of(raw[i:i + _CHUNK], np.empty(min(n, i + _CHUNK) - i, ENTRY_DTYPE))
 
     def _buffer(self, n_state: int, n_entries: int, new: _New) -> np.ndarray:
         """The process buffers' rows: the recorded ones (attach, overflow, detach) and the
@@ -729,10 +784,6 @@ _New = Callable[[str, int, np.dtype], np.ndarray]
 
 def _in_memory(_name: str, n: int, dtype: np.dtype) -> np.ndarray:
     return np.empty(n, dtype)
-
-
-def _as_built(array: np.ndarray, _store: TraceStore | None) -> np.ndarray:
-    return array
 
 
 def _mapped_back(array: np.ndarray, store: TraceStore | None) -> np.ndarray:

@@ -13,6 +13,7 @@ from helpers.paths import ROOT, SCENARIOS
 import mpisim as ms
 from mpisim.cli.main import main
 from mpisim.engine import spill
+from mpisim.engine import trace as trace_module
 from mpisim.engine.spill import TraceStoreError
 from mpisim.engine.trace import Trace
 from mpisim.runs import simulation
@@ -100,6 +101,16 @@ def test_a_trace_on_disk_has_the_arrays_of_the_trace_in_memory(name):
     assert written.trace.directory is not None and kept.trace.directory is None
     assert_same_trace(kept.trace, written.trace)
     assert any(len(getattr(kept.trace, f)) for f in FIELDS)
+
+
+@pytest.mark.parametrize("name", ["bsend ring", "collective", "replay of a bsend burst",
+                                  "deadlock"])
+def test_arrays_written_in_blocks_join_at_their_edges(name, monkeypatch):
+    """On disk the arrays are written a block of rows at a time: blocks of 5 rows, so a
+    rank's last call (its end: when its program finished) falls at a block's edge too."""
+    kept = SCENARIO_RUNS[name]()
+    monkeypatch.setattr(trace_module, "_CHUNK", 5)
+    assert_same_trace(kept.trace, SCENARIO_RUNS[name](trace="disk").trace)
 
 
 @pytest.mark.parametrize("program", [late_receives, bsend_backlog])
