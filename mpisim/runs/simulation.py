@@ -24,9 +24,11 @@ Guards against endless programs, by default: a run given neither ``until`` nor
 once it has started and shows its progress (:mod:`mpisim.runs.estimate`), a run too large
 for the memory available is refused before it is built, and the trace records the first
 ``TRACE_EVENTS`` events only (the result says where it stopped recording), so memory
-stays bounded however long a run goes. Ctrl-C (KeyboardInterrupt) and SystemExit raised
-while a program runs end the run at once and propagate to the caller: they are never
-reported as an error of the program.
+stays bounded however long a run goes; a trace written to disk (``trace_dir=``,
+``trace="disk"``: :mod:`mpisim.engine.spill`) records the whole run in bounded memory.
+Ctrl-C (KeyboardInterrupt) and SystemExit raised while a program runs end the run at once
+and propagate to the caller: they are never reported as an error of the program (a trace
+on disk is left readable up to there).
 
 A program that ends with messages still in its attached buffer waits for them, as
 MPI_Finalize does, and then detaches. ``buffer=`` attaches that many bytes on every rank
