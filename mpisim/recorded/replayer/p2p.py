@@ -7,7 +7,7 @@ cannot.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 from ...handle.persistent import Persistent
@@ -36,7 +36,8 @@ from .objects import nonblocking_of, op_of
 from .state import RankReplay
 from .vblocks import check_blocks
 
-__all__ = ["P2P", "RECORDED_COLLECTIVES", "RECV", "SEND", "forget"]
+__all__ = ["COMPLETING", "P2P", "RECORDED_COLLECTIVES", "RECV", "SEND", "Completion", "complete",
+           "forget"]
 
 SEND = object()
 """The sends' entry in :data:`P2P`: the replay's loop makes their calls, one op per call
@@ -121,24 +122,52 @@ def _matched_recv(r: RankReplay, call: Call) -> Generator[Any, Any, None]:
     r.reqs[call.out.get("r", -1)] = yield r.mpi.imrecv(**kwargs)
 
 
+COMPLETING = (*COMPLETIONS, "Testany", "Testsome")
+"""The waits and tests a recording logs (:func:`complete` replays them)."""
+
+
+class Completion:
+    """What a wait or test of one shape does (see the module: a success is a wait), worked
+    out once from its name, its request count and its recorded result: which requests it
+    completes (``pick``: their indices, None for all), whether it only polls (a test that
+    found nothing), whether it was blocked for any of them when the process ended."""
+
+    __slots__ = ("blocked", "name", "pick", "polled", "recorded", "single")
+
+    def __init__(self, name: str, count: int, out: dict[str, Any], returned: bool) -> None:
+        self.name, self.single = name, count == 1
+        self.polled = (name.startswith("Test") and out.get("flag") != 1 and
+                       name != "Testsome") or \
+            (name == "Testsome" and returned and not out.get("done"))
+        self.pick: list[int] | None = None
+        if name in ("Waitany", "Testany") and returned:
+            index = out.get("index", -1)
+            self.pick = [index] if index is not None and 0 <= index < count else []
+        elif name in ("Waitsome", "Testsome") and returned and out.get("done"):
+            self.pick = [i for i in out["done"] if 0 <= i < count]
+        self.blocked = not returned and name in ("Waitany", "Waitsome")
+        self.recorded: list[Any] = list(out.get("st", []))
+
+
 def _complete(r: RankReplay, call: Call) -> Generator[Any, Any, None]:
-    """Wait/Test and their many-request forms (see the module: a success is a wait)."""
+    """Wait/Test and their many-request forms, of the Call (:func:`complete`)."""
     ids = call.args.get("r", [])
-    reqs = [r.request(call, rid) for rid in ids]
+    if any(rid is None for rid in ids):
+        r.request(call, None)  # (refused: a request made by a call the recorder does not log)
+    plan = Completion(call.name, len(ids), call.out, call.returned)
+    yield from complete(r, plan, ids, lambda _index: call, call.number - 1)
+
+
+def complete(r: RankReplay, plan: Completion, ids: list[int], call_of: Callable[[int], Call],
+             index: int) -> Generator[Any, Any, None]:
+    """The wait or test ``plan`` of the requests of recorded ids ``ids`` (the call's, of
+    index ``index``; ``call_of(index)`` gives its Call, made only for a status that differs
+    from the recording's). Completed requests are forgotten (:func:`forget`)."""
     mpi = r.mpi
-    name = call.name
-    polled = name.startswith("Test") and call.out.get("flag") != 1 and name != "Testsome"
-    if name == "Testsome" and call.returned and not call.out.get("done"):
-        polled = True
-    if name in ("Waitany", "Testany") and call.returned:
-        index = call.out.get("index", -1)
-        chosen = [reqs[index]] if index is not None and 0 <= index < len(reqs) else []
-    elif name in ("Waitsome", "Testsome") and call.returned and call.out.get("done"):
-        chosen = [reqs[i] for i in call.out["done"] if 0 <= i < len(reqs)]
-    else:
-        chosen = reqs
+    reqs = [r.reqs.get(rid) for rid in ids]
+    chosen = reqs if plan.pick is None else [reqs[i] for i in plan.pick]
     active = [q for q in chosen if q is not None]
-    if polled:
+    if plan.polled:
         live = [q for q in reqs if q is not None]
         if live:
             yield mpi.testall(live) if len(live) > 1 else mpi.test(live[0])
@@ -147,21 +176,25 @@ def _complete(r: RankReplay, call: Call) -> Generator[Any, Any, None]:
         return
     if not active:
         return
-    if not call.returned and name in ("Waitany", "Waitsome"):  # blocked: for any of them
-        yield getattr(mpi, handle_name(name))(active)
+    if plan.blocked:  # blocked: for any of them
+        yield getattr(mpi, handle_name(plan.name))(active)
         return
-    if len(active) == 1 and len(reqs) == 1:  # MPI_Wait (or a successful test): its own name
-        status = yield mpi.wait(active[0])
-        forget(r, ids, reqs)
-        r.status_check(call, status)
-        return
-    statuses = yield mpi.waitall(active)
+    if len(active) == 1 and plan.single:  # MPI_Wait (or a successful test): its own name
+        statuses = [(yield mpi.wait(active[0]))]
+    else:
+        statuses = yield mpi.waitall(active)
     forget(r, ids, reqs)
+    recorded = plan.recorded
     for i, status in enumerate(statuses):
-        r.status_check(call, status, i)
+        mine = recorded[i] if i < len(recorded) else None
+        source = getattr(status, "source", None)
+        if mine is None or source is None or source == ANY_SOURCE:
+            continue  # (as status_check: nothing to compare)
+        if source != mine.source or status.tag != mine.tag:
+            r.status_check(call_of(index), status, i)
 
 
-def forget(r: RankReplay, ids: list[int | None], reqs: list[Any]) -> None:
+def forget(r: RankReplay, ids: Sequence[int | None], reqs: list[Any]) -> None:
     """The requests a wait completed, but persistent ones, forgotten: each is
     MPI_REQUEST_NULL now (MPI 4.1 §3.7.3) and the recorder never gives its id again, so a
     long replay keeps only the requests in flight, not every one it made."""
@@ -268,8 +301,7 @@ P2P: dict[str, Any] = {
     **dict.fromkeys(SENDS, SEND), **dict.fromkeys(PERSISTENT, _persistent),
     **dict.fromkeys(RECEIVES, RECV), **dict.fromkeys(SENDRECVS, _sendrecv),
     **dict.fromkeys(ISENDRECVS, _isendrecv),
-    **dict.fromkeys(PROBES, _probe), **dict.fromkeys(COMPLETIONS, _complete),
-    "Testany": _complete, "Testsome": _complete,
+    **dict.fromkeys(PROBES, _probe), **dict.fromkeys(COMPLETING, _complete),
     "Mprobe": _matched_probe, "Improbe": _matched_probe, "Mrecv": _matched_recv,
     "Imrecv": _matched_recv,
     "Start": _start, "Startall": _start, "Request_free": _request_free,

@@ -9,9 +9,10 @@ index alone, with no :class:`~..read.records.Call` built and no argument re-read
 - sends and receives (:data:`.p2p.SEND`, :data:`.p2p.RECV`): the handle's call of the
   recorded arguments; a nonblocking one's request kept under the call's request id, a
   blocking receive's status checked against the recorded one;
-- ``MPI_Wait``/``MPI_Waitall`` (and a test that succeeded in the recording: a wait, see
-  :mod:`.program`): the requests found by id (a shape's ids are relative to the call's
-  first, :class:`~..read.records.CallList`), waited for, forgotten, their statuses checked;
+- the waits and tests (:func:`.p2p.complete`: a test that succeeded in the recording is a
+  wait, see :mod:`.program`): the requests found by id (a shape's ids are relative to the
+  call's first, :class:`~..read.records.CallList`), completed, forgotten, their statuses
+  checked;
 - a collective of fixed arguments (not a v or w form, a predefined op or none).
 
 Anything else, and any call whose check finds a difference from the recording, goes
@@ -32,7 +33,7 @@ from ...collectives.ops import OPS
 from ...mpi.constants import ANY_SOURCE
 from ..calls import DATA_ARGS, HANDLE, SPLIT, VECTORS, handle_name
 from ..read.records import CallShape, Status, _absolute
-from .p2p import RECORDED_COLLECTIVES, RECV, SEND, forget
+from .p2p import COMPLETING, RECORDED_COLLECTIVES, RECV, SEND, Completion, complete
 from .state import RankReplay
 
 __all__ = ["GENERIC", "INDEXED", "shaped_op"]
@@ -43,8 +44,6 @@ INDEXED = object()
 """The ``after`` of an op given the call's index: a generator of the call's events."""
 
 Op = tuple[Any, Any]
-_WAITS = ("Wait", "Waitall")
-_TESTS = ("Test", "Testall")  # a wait when it succeeded in the recording
 
 
 def shaped_op(r: RankReplay, handler: Any, shape: CallShape, res: int, index: int
@@ -54,8 +53,7 @@ def shaped_op(r: RankReplay, handler: Any, shape: CallShape, res: int, index: in
     if handler is SEND or handler is RECV:
         return _p2p(r, handler, shape, res, index)
     name = shape.name
-    if name in _WAITS or (name in _TESTS and res >= 0 and
-                          r.log.calls.results[res].out.get("flag") == 1):
+    if name in COMPLETING:
         return _completion(r, shape, res)
     if name in RECORDED_COLLECTIVES:
         return _collective(r, shape, res, index)
@@ -113,35 +111,21 @@ def _checker(r: RankReplay, recorded: Status) -> Callable[[Any, int], None]:
 
 
 def _completion(r: RankReplay, shape: CallShape, res: int) -> Op | None:
-    """MPI_Wait/MPI_Waitall (or a test that succeeded) of the requests the shape names: as
-    :func:`.p2p._complete` does it, from the call's request ids alone."""
+    """A wait or test of the requests the shape names (:func:`.p2p.complete`), from the
+    call's request ids alone (its shape's, relative to the call's first)."""
     rel = list(shape.args.get("r", []))
     if any(v is None for v in rel):
         return None  # a request the recorder does not log: refused at the call
-    calls, reqs, mpi = r.log.calls, r.reqs, r.mpi
-    recorded: list[Status | None] = list(calls.results[res].statuses) if res >= 0 else []
-    base_of, single = calls.request_base, len(rel) == 1
+    calls = r.log.calls
+    out = calls.results[res].out if res >= 0 else {}
+    plan, base_of, call_of = Completion(shape.name, len(rel), out, res >= 0), \
+        calls.request_base, calls.call
 
-    def complete(index: int) -> Generator[Any, Any, None]:
+    def completion(index: int) -> Generator[Any, Any, None]:
         base = base_of(index)
         ids = [_absolute(v, base) for v in rel] if base else rel
-        got = [reqs.get(rid) for rid in ids]
-        active = [q for q in got if q is not None]
-        if not active:
-            return
-        if single:  # MPI_Wait (or a successful test): its own name
-            statuses = [(yield mpi.wait(active[0]))]
-        else:
-            statuses = yield mpi.waitall(active)
-        forget(r, ids, got)
-        for i, status in enumerate(statuses):
-            mine = recorded[i] if i < len(recorded) else None
-            source = getattr(status, "source", None)
-            if mine is None or source is None or source == ANY_SOURCE:
-                continue
-            if source != mine.source or status.tag != mine.tag:  # (said by status_check)
-                r.status_check(calls.call(index), status, i)
-    return complete, INDEXED
+        return complete(r, plan, ids, call_of, index)
+    return completion, INDEXED
 
 
 def _collective(r: RankReplay, shape: CallShape, res: int, index: int) -> Op | None:
