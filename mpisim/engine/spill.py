@@ -32,6 +32,7 @@ object holding it (the Result, its Trace) is dropped, or when the process ends.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import mmap
 import os
@@ -144,13 +145,18 @@ class Spilled(mmap.mmap):
 
 
 def _reserve(fd: int, path: Path, offset: int, length: int) -> None:
+    """Make the file ``fd`` hold ``length`` more bytes from ``offset``, their disk space
+    reserved where the file system can (else the file only extended)."""
     try:
         os.posix_fallocate(fd, offset, length)
-    except OSError as e:
-        raise OSError(e.errno, f"cannot write the trace to {path.parent}: "
-                               f"{e.strerror or e}") from None
     except AttributeError:  # (no posix_fallocate on this system)
         os.ftruncate(fd, offset + length)
+    except OSError as e:
+        if e.errno in (errno.EINVAL, errno.EOPNOTSUPP, errno.ENOSYS):  # (not on this one)
+            os.ftruncate(fd, offset + length)
+            return
+        raise OSError(e.errno, f"cannot write the trace to {path.parent}: "
+                               f"{e.strerror or e}") from None
 
 
 def write_header(fd: int, record: np.dtype, rows: int) -> None:
