@@ -410,12 +410,14 @@ static void c_row(const char *k, size_t n, uint64_t gap, uint64_t dur) {
 
 /* Description lines (T, @, C, #) while a block fills: each before the calls to come. */
 static void c_put_text(const char *s, size_t n) {
-    if (c_text_len + n > C_TEXT) c_flush(!c_flushing);
-    if (c_text_len + n > C_TEXT) return;
+    size_t lines = 0;  /* room first, for the bytes and the lines this piece ends: a flush
+                        * keeps a line in progress, never one half copied */
+    for (size_t i = 0; i < n; i++) lines += s[i] == '\n';
+    if (c_text_len + n > C_TEXT || c_ntext + lines > C_TEXTS) c_flush(!c_flushing);
+    if (c_text_len + n > C_TEXT || c_ntext + lines > C_TEXTS) return;
     memcpy(c_text + c_text_len, s, n);
     for (size_t i = 0; i < n; i++) {
         if (s[i] != '\n') continue;
-        if (c_ntext == C_TEXTS) c_flush(!c_flushing);
         c_tpos[c_ntext++] = c_rows;
         c_text_done = c_text_len + i + 1;
     }

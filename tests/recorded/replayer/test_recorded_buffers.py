@@ -265,6 +265,58 @@ def test_a_fresh_wildcard_recording_is_judged_on_its_data(name, racy, tmp_path):
     assert (races.racy, races.data) == (racy, racy)
 
 
+PINGPONG = r"""
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int rank, n = atoi(argv[1]);
+    double x = 1;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int i = 0; i < n; i++) {
+        x += 1;
+        if (rank == 0) {
+            MPI_Send(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+            MPI_Recv(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+        }
+    }
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+
+@pytest.mark.real_mpi
+def test_data_lines_stay_with_their_calls_across_the_compact_blocks(tmp_path):
+    """A data line a call, 30000 calls a process: more lines than a compact block holds
+    (8192), so blocks end in the middle; each Send keeps its h, each Recv its w, and rank
+    0's Recv gets the bytes its Send sent (rank 1 sends them back)."""
+    mpicc, mpiexec = _mpich()
+    (tmp_path / "pp.c").write_text(PINGPONG)
+    subprocess.run([mpicc, "-O2", "-o", str(tmp_path / "pp"), str(tmp_path / "pp.c")],
+                   check=True, timeout=120)
+    out = tmp_path / "pp.trace"
+    run = subprocess.run([sys.executable, "-m", "mpisim", "record", "--out", str(out), "--",
+                          mpiexec, "-n", "2", str(tmp_path / "pp"), "15000"],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    trace = read_trace(out)
+    for log in trace.ranks:
+        names = [log.calls.name(i) for i in range(len(log.calls))]
+        assert names.count("Send") == 15000 and len(log.data) == 30000
+        for i, name in enumerate(names):
+            fields = data_fields(log.data.get(i, ""))
+            assert set(fields) == ({"h"} if name == "Send" else {"w"} if name == "Recv"
+                                   else set()), (log.rank, i, name)
+    rank0 = trace.ranks[0]
+    sends = [i for i in range(len(rank0.calls)) if rank0.calls.name(i) == "Send"]
+    assert all(data_fields(rank0.data[i])["h"] == data_fields(rank0.data[i + 1])["w"]
+               for i in sends)
+
+
 if __name__ == "__main__":  # record the races again: python tests/recorded/replayer/test_...
     import tempfile
 
