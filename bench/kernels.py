@@ -32,8 +32,9 @@ kernel:
   (agrees with the recording, exit 0; a ``DIFFERS`` line is exit 6), its CPU time and calls a
   second of CPU time (a shared machine's other load does not inflate it; the JSON has the
   wall time too), and its **peak RSS** (the child's VmHWM, as ``bench.scale`` measures it,
-  and its growth over the size after the imports): memory that does not grow with the
-  recording's length stays the same at 10^6 and 10^7 calls.
+  the replay's imports included; the JSON also has the size before them, ``before``):
+  memory that does not grow with the recording's length stays the same at 10^6 and 10^7
+  calls.
 
 A replay that disagrees with its recording or fails is printed with its verdict and the end
 of its error output, and the benchmark goes on to the next kernel.
