@@ -138,8 +138,14 @@ def test_an_interrupted_copy_leaves_nothing(tmp_path, monkeypatch):
             os.kill(os.getpid(), signal.SIGINT)
         return dst
     monkeypatch.setattr(ex.shutil, "copyfile", copy_then_interrupt)
-    with pytest.raises(KeyboardInterrupt):
-        ex.copy_examples(tmp_path / "out")
+    # SIGINT as a terminal gives it (a shell's background job, such as a CI script run
+    # with &, starts with it ignored)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            ex.copy_examples(tmp_path / "out")
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert list(tmp_path.iterdir()) == []
 
 

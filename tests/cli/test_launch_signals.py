@@ -35,10 +35,15 @@ PROBE = textwrap.dedent("""\
     """)
 
 
+def _terminal_sigint() -> None:
+    """SIGINT as a terminal gives it (a shell's background job would have it ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_the_command_takes_both_signals_before_importing_anything_heavy():
     """Its first statements: the package (numpy, SimPy) comes after both handlers."""
     proc = subprocess.run([sys.executable, "-c", PROBE, str(LAUNCHER)], capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, preexec_fn=_terminal_sigint)
     assert proc.stdout.startswith("mpisim ")  # --version ran to the end
     first_two = eval(proc.stderr.strip().splitlines()[-1])
     assert first_two == [(signal.SIGINT, []), (signal.SIGTERM, [])]
@@ -66,11 +71,6 @@ def _caught(pid: int, sig: int) -> bool:
     except (OSError, StopIteration):
         return False
     return bool(int(caught.split()[1], 16) >> (sig - 1) & 1)
-
-
-def _terminal_sigint() -> None:
-    """SIGINT as a terminal gives it (a shell's background job would have it ignored)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.mark.slow
