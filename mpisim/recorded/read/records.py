@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import chain, repeat
 from typing import Any, overload
 
 import numpy as np
@@ -218,11 +219,6 @@ class CallList(Sequence[Call]):
         rid = self.results[self.result[i]].out["r"]
         return _absolute(rid, int(self.base[i])) if self.base is not None else rid
 
-    def request_base(self, i: int) -> int:
-        """The request id the ``i``-th call's shape is relative to (0: its ids are as
-        recorded): what makes its relative ids the recorded ones (``_absolute``)."""
-        return int(self.base[i]) if self.base is not None else 0
-
     def returned(self, i: int) -> bool:
         return bool(self.result[i] >= 0)
 
@@ -237,12 +233,24 @@ class CallList(Sequence[Call]):
 
     def strides(self, size: int = 4096) -> Iterator[tuple[int, list[int], list[int],
                                                           list[float]]]:
-        """The calls in order, ``size`` at a time, as the replay takes them: (the first's
-        index, their shape and result indices, their gaps in s) as Python's numbers."""
+        """The calls in order, ``size`` at a time: (the first's index, their shape and
+        result indices, their gaps in s) as Python's numbers."""
         for lo in range(0, len(self), size):
             hi = lo + size
             yield (lo, self.shape[lo:hi].tolist(), self.result[lo:hi].tolist(),
                    self.gap[lo:hi].tolist())
+
+    def replayed(self, size: int = 4096) -> Iterator[tuple[int, int, int, float, int]]:
+        """Each call as the replay takes it, its columns read ``size`` calls at a time:
+        (its number, 1 = MPI_Init; its shape id; its result id, -1: it never returned; its
+        gap in s; the request id its shape's ids are relative to, 0: none)."""
+        n = len(self)
+        return chain.from_iterable(
+            zip(range(lo + 1, lo + size + 1), self.shape[lo:lo + size].tolist(),
+                self.result[lo:lo + size].tolist(), self.gap[lo:lo + size].tolist(),
+                self.base[lo:lo + size].tolist() if self.base is not None else
+                repeat(0), strict=False)
+            for lo in range(0, n, size))
 
     def used(self) -> tuple[np.ndarray, np.ndarray]:
         """How many calls use each shape, and each result shape (index ``r + 1``; 0: the

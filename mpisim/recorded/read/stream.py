@@ -26,6 +26,7 @@ import os
 import threading
 import zlib
 from collections.abc import Iterator
+from itertools import chain
 from typing import Any, cast
 
 import numpy as np
@@ -73,13 +74,12 @@ class _Block:
     """A block's calls as the replay takes them: shape and result indices, the times (s)
     and request bases; ``first`` its first call (0-based)."""
 
-    __slots__ = ("base", "bases", "duration", "first", "gap", "n", "result", "shape")
+    __slots__ = ("base", "duration", "first", "gap", "n", "result", "shape")
 
     def __init__(self, first: int, shape: np.ndarray, result: np.ndarray, gap: np.ndarray,
                  duration: np.ndarray, base: np.ndarray) -> None:
         self.first, self.shape, self.result, self.n = first, shape, result, len(shape)
         self.gap, self.duration, self.base = gap, duration, base
-        self.bases: list[int] | None = None  # ``base`` as Python's ints, once asked for
 
 
 class StreamedCalls(CallList):
@@ -158,6 +158,18 @@ class StreamedCalls(CallList):
                 yield (block.first + lo, block.shape[lo:hi].tolist(),
                        block.result[lo:hi].tolist(), block.gap[lo:hi].tolist())
 
+    def replayed(self, size: int = 4096) -> Iterator[tuple[int, int, int, float, int]]:
+        return chain.from_iterable(self._replayed(size))
+
+    def _replayed(self, size: int) -> Iterator[Iterator[tuple[int, int, int, float, int]]]:
+        for block in self._blockwise():
+            self._cache = [block]  # (a call of it asked for is this one: not read twice)
+            for lo in range(0, block.n, size):
+                hi, first = lo + size, block.first + lo
+                yield zip(range(first + 1, first + size + 1), block.shape[lo:hi].tolist(),
+                          block.result[lo:hi].tolist(), block.gap[lo:hi].tolist(),
+                          block.base[lo:hi].tolist(), strict=False)
+
     # -- a call ----------------------------------------------------------------------------
     def __len__(self) -> int:
         return self._n
@@ -192,13 +204,6 @@ class StreamedCalls(CallList):
         rid = self.results[b.result[j]].out["r"]
         base = int(b.base[j])
         return rid + base - 1 if base and rid is not None and rid > 0 else rid  # (_absolute)
-
-    def request_base(self, i: int) -> int:
-        b = self.block(i)
-        bases = b.bases
-        if bases is None:  # (the replay asks for each call's in turn: made Python's once)
-            bases = b.bases = b.base.tolist()
-        return bases[i - b.first]
 
     def returned(self, i: int) -> bool:
         b = self.block(i)

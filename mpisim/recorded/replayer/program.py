@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Generator, Iterable
-from itertools import chain
 from typing import Any
 
 from ...engine.clock import done, fire_at, pending
@@ -66,7 +65,7 @@ from .p2p import P2P
 from .shaped import GENERIC, INDEXED, shaped_op
 from .spawn import SPAWNED
 from .state import RankReplay
-from .threads import is_threaded, run_threads
+from .threads import Item, is_threaded, run_threads
 
 __all__ = ["ReplayProgram", "Stopped", "Unsupported"]
 
@@ -153,7 +152,7 @@ class ReplayProgram:
                             bool(as_matched))
 
     def _replay(self, mpi: Any, log: RankLog, scale: float, as_matched: bool
-                ) -> Generator[Any, Any, None]:
+                ) -> Generator[Any, Any, Any]:
         notes: list[str] = []
         self.divergences[mpi.rank] = notes
         self.quirks[mpi.rank] = []
@@ -198,12 +197,11 @@ class ReplayRank(RankReplay):
     suffix: list[str]
     """Each call shape's place after its call's number (``", file.c:12 in main"``)."""
     failures: list[str | None]
-    """Each result shape's error class (None: success)."""
-    computes: list[bool]
-    """Whether the time outside MPI before a call of each shape is replayed (not before
-    MPI_Init, whose gap is the process's start; none with a compute scale of 0)."""
-    threaded: bool
-    """Whether the recorded process made calls from more than one thread."""
+    """Each result shape's error class (None: success), and None last (a call that never
+    returned, result id -1)."""
+    scales: list[float]
+    """What the time outside MPI before a call of each shape is multiplied by: the compute
+    scale, 0 before MPI_Init (its gap is the process's start)."""
 
     def prepare(self) -> None:
         """What every call of the rank's loop looks up: which shapes come again (their ops
@@ -212,40 +210,37 @@ class ReplayRank(RankReplay):
         used_shapes, used_results = calls.used()  # ops kept only for those seen again
         self.again = (used_shapes > 1, used_results > 1)
         self.suffix = [_where(shape, sites) for shape in calls.shapes]
-        self.failures = [result.error for result in calls.results]
-        self.computes = [shape.name != "Init" and self.scale > 0 for shape in calls.shapes]
-        self.threaded = any(shape.args.get("t", 0) for shape in calls.shapes)
+        self.failures = [*(result.error for result in calls.results), None]  # ([-1]: none)
+        self.scales = [0.0 if shape.name == "Init" else self.scale for shape in calls.shapes]
 
-    def run(self) -> Generator[Any, Any, None]:
+    def run(self) -> Generator[Any, Any, bool]:
         """Each recorded call in order (:meth:`play`), read a block at a time, then the
-        rank's end (:meth:`end`)."""
+        rank's end (:meth:`end`). (The loop itself, not a generator around it: each event
+        the engine sends the rank goes straight to it.)"""
         self.prepare()
-        items = chain.from_iterable(
-            zip(range(lo + 1, lo + _STRIDE + 1), shape_ids, result_ids, gaps, strict=False)
-            for lo, shape_ids, result_ids, gaps in self.log.calls.strides(_STRIDE))
-        yield from self.play(items)
-        yield from self.end()
+        return self.play(self.log.calls.replayed(_STRIDE), end=True)
 
-    def play(self, items: Iterable[tuple[int, int, int, float]]) -> Generator[Any, Any, bool]:
-        """These calls in order (``(number, shape id, result id, gap)``: the rank's, or one
-        of its threads', :mod:`.threads`), each after its recorded gap (times the compute
-        scale); True when it stopped in a call the recording shows in progress at the
-        process's end. The one loop of a replay: keep it lean, it runs once per call."""
+    def play(self, items: Iterable[Item], end: bool = False) -> Generator[Any, Any, bool]:
+        """These calls in order (:data:`.threads.Item`: the rank's, or one of its threads'),
+        each after its recorded gap (times the compute scale), then, with ``end``, the
+        rank's end (:meth:`end`); True when it stopped in a call the recording shows in
+        progress at the process's end. The one loop of a replay: keep it lean, it runs once
+        per call."""
         mpi, calls = self.mpi, self.log.calls
         port = port_of(mpi)  # where each call is made (reports name the recorded call)
-        rank, reached, ops, scale = mpi.rank, self.program.reached, self.ops, self.scale
-        shapes, suffix, failures, computes = calls.shapes, self.suffix, self.failures, \
-            self.computes
-        threaded = self.threaded  # (another thread may set the place while this computes)
-        for number, s, res, gap in items:
+        rank, reached, ops = mpi.rank, self.program.reached, self.ops
+        shapes, suffix, failures, scales = calls.shapes, self.suffix, self.failures, \
+            self.scales
+        stopped = False
+        for number, s, res, gap, base in items:
             reached[rank] = ("in", number)
             op = ops.get((s, res))
             where = port.where = f"call {number}{suffix[s]}"
-            if gap > 0 and computes[s]:
-                yield mpi.compute(gap * scale)
-                if threaded:
-                    port.where = where
-            failed = failures[res] if res >= 0 else None
+            gap *= scales[s]
+            if gap > 0:
+                yield mpi.compute(gap)
+                port.where = where  # (another thread of the rank may have set its own)
+            failed = failures[res]
             try:
                 if op is None:  # (MPI errors of its arguments are the call's)
                     op = self.kept_op(s, res, shapes[s], number - 1)
@@ -253,11 +248,11 @@ class ReplayRank(RankReplay):
                 if after is None:
                     yield make()
                 elif after is INDEXED:
-                    yield from make(number - 1)
+                    yield from make(number - 1, base)
                 elif after is GENERIC:
                     yield from make(self, calls.call(number - 1))
                 else:
-                    after((yield make()), number - 1)
+                    after((yield make()), number - 1, base)
             except MPIError as e:
                 if self.went_on(e, failed, number - 1):
                     continue  # the recorded program went on after this call's error
@@ -268,8 +263,11 @@ class ReplayRank(RankReplay):
             reached[rank] = ("after", number)
             if res < 0:
                 self.ended_in(calls.call(number - 1))
-                return True
-        return False
+                stopped = True
+                break
+        if end:
+            yield from self.end()
+        return stopped
 
     def went_on(self, error: MPIError, failed: str | None, index: int) -> bool:
         """Whether the recorded program went on after this call's error (it failed in the

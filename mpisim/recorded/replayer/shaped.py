@@ -20,8 +20,9 @@ through its function of :data:`.program._CALLS` with the whole Call, as before: 
 paths make the same calls of the handle in the same order (a replay's result is the same).
 
 An op is ``(make, after)``: ``after`` None, ``yield make()``; ``after`` :data:`INDEXED`,
-``yield from make(index)``; ``after`` :data:`GENERIC`, ``yield from make(replay, call)``;
-else ``after((yield make()), index)``.
+``yield from make(index, base)``; ``after`` :data:`GENERIC`, ``yield from make(replay,
+call)``; else ``after((yield make()), index, base)``. ``index`` is the call's (0-based),
+``base`` the request id its shape's ids are relative to (0: none).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def _p2p(r: RankReplay, handler: Any, shape: CallShape, res: int, index: int) ->
     return make, None
 
 
-def _keeper(r: RankReplay, res: int) -> Callable[[Any, int], None]:
+def _keeper(r: RankReplay, res: int) -> Callable[[Any, int, int], None]:
     """Keeps the request a call made under the call's recorded request id (its result
     shape's, relative to the call's first id, :class:`~..read.records.CallList`)."""
     reqs, calls = r.reqs, r.log.calls
@@ -85,23 +86,21 @@ def _keeper(r: RankReplay, res: int) -> Callable[[Any, int], None]:
     if not isinstance(rid, int) or rid <= 0:  # (MPI_REQUEST_NULL, "?"): as recorded
         request_id = calls.request_id
 
-        def keep_as_recorded(request: Any, index: int) -> None:
+        def keep_as_recorded(request: Any, index: int, base: int) -> None:
             reqs[request_id(index)] = request
         return keep_as_recorded
-    base_of = calls.request_base
 
-    def keep(request: Any, index: int) -> None:
-        base = base_of(index)
+    def keep(request: Any, index: int, base: int) -> None:
         reqs[rid + base - 1 if base else rid] = request
     return keep
 
 
-def _checker(r: RankReplay, recorded: Status) -> Callable[[Any, int], None]:
+def _checker(r: RankReplay, recorded: Status) -> Callable[[Any, int, int], None]:
     """After a blocking receive: the status it matched checked against the recording's (the
     Call made, and :meth:`.state.RankReplay.status_check` asked, only when they differ)."""
     calls = r.log.calls
 
-    def check(status: Any, index: int) -> None:
+    def check(status: Any, index: int, base: int) -> None:
         source = getattr(status, "source", None)
         if source is None or source == ANY_SOURCE:
             return
@@ -118,11 +117,9 @@ def _completion(r: RankReplay, shape: CallShape, res: int) -> Op | None:
         return None  # a request the recorder does not log: refused at the call
     calls = r.log.calls
     out = calls.results[res].out if res >= 0 else {}
-    plan, base_of, call_of = Completion(shape.name, len(rel), out, res >= 0), \
-        calls.request_base, calls.call
+    plan, call_of = Completion(shape.name, len(rel), out, res >= 0), calls.call
 
-    def completion(index: int) -> Generator[Any, Any, None]:
-        base = base_of(index)
+    def completion(index: int, base: int) -> Generator[Any, Any, None]:
         ids = [_absolute(v, base) for v in rel] if base else rel
         return complete(r, plan, ids, call_of, index)
     return completion, INDEXED

@@ -24,9 +24,10 @@ from typing import Any, Protocol
 __all__ = ["Item", "ReplayRank", "is_threaded", "run_threads"]
 
 
-Item = tuple[int, int, int, float]
+Item = tuple[int, int, int, float, int]
 """A call to replay: its number on the rank (1 = MPI_Init), shape id, result id (-1: it
-never returned), the time outside MPI before it (s, recorded)."""
+never returned), the time outside MPI before it (s, recorded), the request id its shape's
+ids are relative to (0: none, :class:`~..read.records.CallList`)."""
 
 
 class ReplayRank(Protocol):
@@ -38,7 +39,7 @@ class ReplayRank(Protocol):
 
     def prepare(self) -> None: ...
 
-    def play(self, items: Iterable[Item]) -> Generator[Any, Any, bool]: ...
+    def play(self, items: Iterable[Item], end: bool = False) -> Generator[Any, Any, bool]: ...
 
     def end(self) -> Generator[Any, Any, None]: ...
 
@@ -57,11 +58,8 @@ def run_threads(replay: ReplayRank, stride: int) -> Generator[Any, Any, None]:
     replay.prepare()
     by_thread: dict[int, list[Item]] = {}
     shapes = calls.shapes
-    for lo, shape_ids, result_ids, gaps in calls.strides(stride):
-        for number, s, res, gap in zip(range(lo + 1, lo + stride + 1), shape_ids, result_ids,
-                                       gaps, strict=False):
-            by_thread.setdefault(int(shapes[s].args.get("t", 0)), []).append(
-                (number, s, res, gap))
+    for item in calls.replayed(stride):
+        by_thread.setdefault(int(shapes[item[1]].args.get("t", 0)), []).append(item)
     own = by_thread.pop(0, [])
     stopped = yield from replay.play(own[:1])  # MPI_Init (its level)
     threads = [mpi.spawn_thread(replay.play, items, name=f"thread {t}")
