@@ -152,10 +152,11 @@ def measure(calls: int, sizes: list[int], runs: int, before: str, tmp: Path) -> 
     for size in sizes:
         command = [mpiexec, "-n", "2", str(program), str(calls), str(size)]
         times: dict[str, list[float]] = {how: [] for how in HOWS}
-        logs = {how: tmp / f"logs-{size}-{how}" for how in HOWS}
-        for _ in range(runs):
-            for how in HOWS:
-                logs[how].mkdir(exist_ok=True)
+        logs: dict[str, Path] = {}
+        for run in range(runs):
+            for how in HOWS:  # (a fresh directory a run: a recorder finds no earlier logs)
+                logs[how] = tmp / f"logs-{size}-{how}-{run}"
+                logs[how].mkdir()
                 times[how].append(_timed(command, _env(how, shims, logs[how])))
         row: dict = {"bytes_per_message": size, "calls_per_process": calls, "runs": runs,
                      **{f"{how}_median_s": statistics.median(t) for how, t in times.items()}}
