@@ -45,7 +45,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["HEADER", "RAW", "WINDOW", "Spilled", "TraceStore", "TraceStoreError", "store_for"]
+__all__ = ["HEADER", "RAW", "WINDOW", "Spilled", "TraceStore", "TraceStoreError", "forget",
+           "store_for"]
 
 WINDOW = 1 << 20
 """Bytes of a stream's latest rows kept in memory; those behind are given back to the
@@ -171,6 +172,13 @@ def write_header(fd: int, record: np.dtype, rows: int) -> None:
     header = b"\x93NUMPY\x01\x00" + (HEADER - 10).to_bytes(2, "little") + body \
         + b" " * pad + b"\n"
     os.pwrite(fd, header, 0)
+
+
+def forget(data: Any) -> None:
+    """Hand the pages of a mapped stream (a :class:`Spilled`, or one read back) back to the
+    kernel: read again, they come from the file. Nothing for a ``bytearray``."""
+    if isinstance(data, mmap.mmap) and not data.closed and _DONTNEED is not None:
+        data.madvise(_DONTNEED)
 
 
 def map_rows(path: Path, record: np.dtype, rows: int) -> Any:

@@ -70,7 +70,7 @@ from typing import Any
 
 import numpy as np
 
-from .spill import RAW, SIDE, Spilled, TraceStore, map_rows
+from .spill import RAW, SIDE, Spilled, TraceStore, forget, map_rows
 
 __all__ = ["BUFFER_DTYPE", "CALL_DTYPE", "ENTRY_DTYPE", "EPOCH_DTYPE", "MESSAGE_DTYPE",
            "NAMED_BUFFER_DTYPE", "NAMED_ENTRY_DTYPE", "RMA_DTYPE", "Recorder", "Trace"]
@@ -659,6 +659,7 @@ class Recorder:
             for name in names_of(_MESSAGE_RECORD):
                 column = raw[name][at]
                 block[name] = words[name][column] if name in words else column
+            forget(rows.data)  # (the rows read: their pages not kept)
             yield block
 
     def _call_blocks(self, n: int, end_times: Sequence[float | None]) -> Iterator[np.ndarray]:
@@ -681,13 +682,16 @@ class Recorder:
                 end[-1] = raw["start"][perm[j]]
             end[last] = finished[rank[last]]
             block["end"] = end
+            forget(self.calls.data)
             yield block
 
     def _entry_blocks(self, n: int) -> Iterator[np.ndarray]:
         """The entries' rows, :data:`_CHUNK` at a time."""
         raw = self.entries.rows(n)
         for i in range(0, n, _CHUNK):
-            yield _fields_of(raw[i:i + _CHUNK], np.empty(min(n, i + _CHUNK) - i, ENTRY_DTYPE))
+            block = _fields_of(raw[i:i + _CHUNK], np.empty(min(n, i + _CHUNK) - i, ENTRY_DTYPE))
+            forget(self.entries.data)
+            yield block
 
     def _buffer(self, n_state: int, n_entries: int, new: _New) -> np.ndarray:
         """The process buffers' rows: the recorded ones (attach, overflow, detach) and the
