@@ -70,7 +70,7 @@ from typing import Any
 
 import numpy as np
 
-from .spill import RAW, SIDE, Spilled, TraceStore, forget, map_rows
+from .spill import RAW, SIDE, Spilled, TraceStore, TraceStoreError, forget, map_rows
 
 __all__ = ["BUFFER_DTYPE", "CALL_DTYPE", "ENTRY_DTYPE", "EPOCH_DTYPE", "MESSAGE_DTYPE",
            "NAMED_BUFFER_DTYPE", "NAMED_ENTRY_DTYPE", "RMA_DTYPE", "Recorder", "Trace"]
@@ -576,8 +576,6 @@ class Recorder:
             recorder._ids = {int(r): int(i) for r, i in index["ids"]}
             side = {name: np.load(store.array_path(name)) for name in SIDE}
         except (OSError, KeyError, TypeError, ValueError) as e:
-            from .spill import TraceStoreError
-
             raise TraceStoreError(f"trace directory {store.path}: cannot read it back "
                                   f"({e})") from None
         recorder._named = (side["named_buffers"], side["named_entries"])

@@ -228,6 +228,14 @@ def test_a_directory_without_a_trace_is_named(tmp_path):
         Trace.open(tmp_path)
 
 
+def test_a_directory_missing_a_stream_is_named(tmp_path):
+    ms.run(collective, ranks=4, trace_dir=tmp_path)
+    (tmp_path / "raw-calls.npy").unlink()
+    with pytest.raises(TraceStoreError, match=f"trace directory {tmp_path}: cannot read it "
+                                              "back .*raw-calls.npy"):
+        Trace.open(tmp_path)
+
+
 @pytest.mark.parametrize(("trace", "trace_dir", "says"), [
     ("memory", None, "trace: expected True, False or 'disk'"),
     (False, "somewhere", "given with trace=False"),
