@@ -275,9 +275,9 @@ class CallList(Sequence[Call]):
         return float(self.duration[1:][waits].max(initial=0.0))
 
 
-MAX_DATA = 1 << 20
-"""Data lines a process's log keeps at most (a longer recording's later ones are not
-checked: their memory would outgrow a streamed replay's)."""
+MAX_DATA = 1 << 16
+"""Data lines a process's log keeps at most, about 9 MB (a longer recording's later ones
+are not checked: a streamed replay's memory would grow with the calls, 135 bytes a line)."""
 
 
 def data_fields(text: str) -> dict[str, list[str | None]]:
