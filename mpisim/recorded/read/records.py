@@ -403,14 +403,15 @@ class Trace:
         The recording it was read from.
     ranks
         Each process's log (its header and calls), by rank.
+    spawns
+        The logs of the processes MPI_Comm_spawn started (MPI 4.1 §11.8.2), by spawn ID
+        (the parents' call gives it as ``spawn=``; e.g. ``"0.1"``), each spawn's by rank in
+        its own MPI_COMM_WORLD; empty (the default) for a run without spawns.
     """
 
     path: str
     ranks: list[RankLog]
     spawns: dict[str, list[RankLog]] = field(default_factory=dict)
-    """The logs of the processes MPI_Comm_spawn started (MPI 4.1 §11.8.2), by spawn ID
-    (the parents' call gives it as ``spawn=``), each spawn's by rank in its own
-    MPI_COMM_WORLD; empty for a run without spawns."""
 
     @property
     def size(self) -> int:
