@@ -209,15 +209,15 @@ class CallList(Sequence[Call]):
         base = int(self.base[i]) if self.base is not None else 0
         if base:
             if "r" in call.args:
-                call.args["r"] = [_absolute(v, base) for v in call.args["r"]]
+                call.args["r"] = [absolute_request(v, base) for v in call.args["r"]]
             if "r" in call.out:
-                call.out["r"] = _absolute(call.out["r"], base)
+                call.out["r"] = absolute_request(call.out["r"], base)
         return call
 
     def request_id(self, i: int) -> int:
         """The id of the request the ``i``-th call's result names (its ``r=``)."""
         rid = self.results[self.result[i]].out["r"]
-        return _absolute(rid, int(self.base[i])) if self.base is not None else rid
+        return absolute_request(rid, int(self.base[i])) if self.base is not None else rid
 
     def returned(self, i: int) -> bool:
         return bool(self.result[i] >= 0)
@@ -454,14 +454,14 @@ class Trace:
 
 
 @overload
-def _absolute(rid: int, base: int) -> int: ...
+def absolute_request(rid: int, base: int) -> int: ...
 
 
 @overload
-def _absolute(rid: None, base: int) -> None: ...
+def absolute_request(rid: None, base: int) -> None: ...
 
 
-def _absolute(rid: int | None, base: int) -> int | None:
+def absolute_request(rid: int | None, base: int) -> int | None:
     """A request id relative to ``base`` (see :class:`CallList`) as recorded."""
     return rid + base - 1 if base and rid is not None and rid > 0 else rid
 

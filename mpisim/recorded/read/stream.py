@@ -33,7 +33,7 @@ import numpy as np
 
 from .compact import BLOCK, MAGIC, PAYLOAD, WIDTHS, _column, _Stream
 from .lines import finish_log
-from .records import Call, CallList, RankLog, TraceError, _absolute
+from .records import Call, CallList, RankLog, TraceError, absolute_request
 
 __all__ = ["StreamedCalls", "read_streamed"]
 
@@ -189,9 +189,9 @@ class StreamedCalls(CallList):
         base = int(b.base[j])
         if base:
             if "r" in call.args:
-                call.args["r"] = [_absolute(v, base) for v in call.args["r"]]
+                call.args["r"] = [absolute_request(v, base) for v in call.args["r"]]
             if "r" in call.out:
-                call.out["r"] = _absolute(call.out["r"], base)
+                call.out["r"] = absolute_request(call.out["r"], base)
         return call
 
     def name(self, i: int) -> str:

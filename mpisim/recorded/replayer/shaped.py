@@ -33,7 +33,7 @@ from typing import Any
 from ...collectives.ops import OPS
 from ...mpi.constants import ANY_SOURCE
 from ..calls import DATA_ARGS, HANDLE, SPLIT, VECTORS, handle_name
-from ..read.records import CallShape, Status, _absolute
+from ..read.records import CallShape, Status, absolute_request
 from .p2p import COMPLETING, P2P, RECORDED_COLLECTIVES, RECV, SEND, Completion, complete
 from .state import RankReplay
 
@@ -122,7 +122,7 @@ def _completion(r: RankReplay, shape: CallShape, res: int) -> Op | None:
     plan, call_of = Completion(shape.name, len(rel), out, res >= 0), calls.call
 
     def completion(index: int, base: int) -> Generator[Any, Any, None]:
-        ids = [_absolute(v, base) for v in rel] if base else rel
+        ids = [absolute_request(v, base) for v in rel] if base else rel
         return complete(r, plan, ids, call_of, index)
     return completion, INDEXED
 
