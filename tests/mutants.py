@@ -283,4 +283,21 @@ MUTANTS = [
          file="mpisim/rma/progress.py",
          old="        if rank in self.gone:\n            return\n",
          new="        if False:\n            return\n"),
+    dict(id="recorded-buffer-modified-unchecked",
+         rule="§3.7.2: a recorded Isend whose bytes changed before its wait is buffer-modified",
+         file="mpisim/recorded/replayer/buffers.py",
+         old="            if now is not None and now != op.hashed:\n",
+         new="            if now is not None and now != op.hashed and False:\n"),
+    dict(id="recorded-spans-meet-only-inside",
+         rule="§3.7.2: two receive buffers overlap when each begins before the other ends "
+              "(recv-overlap, rma-local-overlap)",
+         file="mpisim/recorded/replayer/buffers.py",
+         old="        return self.lo < other.hi and other.lo < self.hi\n",
+         new="        return self.lo < other.lo and other.hi < self.hi\n"),
+    dict(id="races-data-unseen",
+         rule="a recording's wildcard receive that gets other bytes in another order is "
+              "RACY (data)",
+         file="mpisim/whatif/races.py",
+         old="            if a is not None and b is not None and a != b:\n",
+         new="            if a is not None and b is not None and a != b and False:\n"),
 ]
