@@ -40,29 +40,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench.compact import PROGRAM as PINGPONG  # its "pingpong N" mode
 from mpisim.recorded.record.recorder import shim_source
-
-PINGPONG = r"""
-#include <mpi.h>
-#include <stdlib.h>
-int main(int argc, char **argv) {
-    int rank, n = atoi(argv[1]);
-    double x = 1;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    for (int i = 0; i < n / 2; i++) {
-        if (rank == 0) {
-            MPI_Send(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
-            MPI_Recv(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        } else {
-            MPI_Recv(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
-        }
-    }
-    MPI_Finalize();
-    return 0;
-}
-"""
 
 FLOOR = r"""
 #include <stdint.h>
@@ -165,7 +144,7 @@ def _run(tmp: Path, launcher: str, calls: int, recorded: bool) -> list[Path]:
         env.update(MPISIM_TRACE_DIR=str(logs), MPISIM_TRACE_FORMAT="compact")
         cmd += ["-genv", "LD_PRELOAD", str(tmp / "librec.so")]
     cmd += ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.%p",
-            str(tmp / "pingpong"), str(calls)]
+            str(tmp / "pingpong"), "pingpong", str(calls)]
     subprocess.run(cmd, env=env, capture_output=True, check=True, timeout=3600)
     return sorted(out.iterdir())
 
