@@ -32,6 +32,7 @@ blocking one.
     python -m bench.scale --format compact --trace disk  # the trace in memory vs on disk
     python -m bench.scale --format compact               # the recordings compact
     python -m bench.scale --format compact --native --sizes 1e6 1e7 --keep recs
+    python -m bench.scale --format compact --patterns halo3d --ranks 1024 --sizes 1e6 1e7
 """
 
 from __future__ import annotations
@@ -143,14 +144,16 @@ NATIVE = {"pingpong": native_pingpong, "halo3d": native_halo3d}
 
 
 def measure(pattern: str, calls: int, tmp: Path, trace: bool | str, fmt: str = "text",
-            native: bool = False, keep: Path | None = None) -> dict:
+            native: bool = False, keep: Path | None = None, ranks: int | None = None) -> dict:
     """Write the recording, measure it in a child (two with ``trace``, three with ``trace
     == "disk"``), delete it; with ``keep``, the recording is kept in that directory and
-    taken from there next time."""
+    taken from there next time; ``ranks``, the processes (default: the pattern's)."""
     from mpisim.recorded.record import synthetic as syn
 
-    shape, ranks, kind = PATTERNS[pattern]
-    path = (keep or tmp) / f"{pattern}-{calls}.{fmt}.trace"
+    shape, default, kind = PATTERNS[pattern]
+    ranks = ranks or default
+    name = pattern if ranks == default else f"{pattern}-{ranks}"
+    path = (keep or tmp) / f"{name}-{calls}.{fmt}.trace"
     start = time.perf_counter()
     steps = syn.steps_for(shape, ranks, calls)
     if keep is None or not path.exists():
@@ -228,9 +231,13 @@ def main(argv: list[str] | None = None) -> int:
                    "gaps: the replay's CPU time over it (the /native column)")
     p.add_argument("--keep", type=Path, help="keep the recordings in this directory and "
                    "measure those already there (writing 10^7 calls takes minutes)")
+    p.add_argument("--ranks", type=int, help="processes of every pattern (default: 2 for "
+                   "pingpong, 8 for halo3d; e.g. 1024)")
     p.add_argument("--json", type=Path, help="also write the figures to this file")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.ranks is not None and args.ranks < 2:
+        p.error(f"--ranks: {args.ranks} is less than 2")
     if args.child:
         _child(*json.loads(args.child))
         return 0
@@ -239,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         for pattern in args.patterns:
             for size in sorted(args.sizes):
                 rows.append(measure(pattern, int(size), Path(tmp), args.trace, args.format,
-                                    args.native, args.keep))
+                                    args.native, args.keep, args.ranks))
                 print(f"  measured {pattern} at {rows[-1]['calls']:,} calls", file=sys.stderr,
                       flush=True)
                 if args.json:

@@ -24,13 +24,14 @@ from ..read.lines import MAGIC as TEXT_MAGIC
 from ..read.records import TraceError
 from ..read.trace import log_files, read_trace
 
-__all__ = ["BLOCK_CALLS", "StreamWriter", "TextToCompact", "convert", "text_as_compact",
-           "whole"]
+__all__ = ["BLOCK_CALLS", "StreamWriter", "TextToCompact", "call_key", "convert",
+           "text_as_compact", "whole"]
 
 BLOCK_CALLS = 1 << 16
 """Calls a block holds (the recorder's blocks are smaller: its memory is static)."""
 LEVEL = 6
 """zlib's level for converted recordings (the recorder uses 1: it runs beside the program)."""
+_NO_ROWS = np.zeros((0, 4), dtype=np.uint64)
 
 
 def _planes(values: np.ndarray) -> tuple[int, bytes]:
@@ -66,31 +67,56 @@ class StreamWriter:
         self.keys: dict[bytes, int] = {}
         self.new: list[bytes] = []
         self.rows: list[tuple[int, int, int, int]] = []
+        self.bulk = _NO_ROWS  # rows given as columns, before self.rows
         self.texts: list[tuple[int, str]] = []
         self.calls = 0
         self.index: list[tuple[int, int]] = []
 
     def describe(self, text: str) -> None:
         """A description line (``T``, ``@``, ``C``, ``#``) before the next call."""
-        self.texts.append((len(self.rows), text))
+        self.texts.append((len(self.bulk) + len(self.rows), text))
 
     def call(self, key: bytes, gap: int, duration: int, base: int) -> None:
         """A call: its key (see the format), the ns outside MPI before it and inside it, its
         request base (0: none)."""
+        self.rows.append((self._intern(key), gap, duration, base))
+        if len(self.bulk) + len(self.rows) >= BLOCK_CALLS:
+            self.flush()
+
+    def columns(self, keys: list[bytes], key: np.ndarray, gap: np.ndarray,
+                duration: np.ndarray, base: np.ndarray) -> None:
+        """Many calls at once, as columns: ``key`` indexes ``keys``; ``gap``, ``duration``
+        and ``base`` as :meth:`call`'s (the synthetic generator's bulk path: the same block
+        and the same key ids as a call at a time)."""
+        ids = np.array([self._intern(k) for k in keys], dtype=np.uint64)
+        rows = np.column_stack([ids[key], gap, duration, base]).astype(np.uint64)
+        if self.rows:
+            rows = np.concatenate([np.array(self.rows, dtype=np.uint64).reshape(-1, 4), rows])
+            self.rows = []
+        while len(rows):
+            room = BLOCK_CALLS - len(self.bulk)
+            self.bulk = rows[:room] if not len(self.bulk) else np.concatenate(
+                [self.bulk, rows[:room]])
+            rows = rows[room:]
+            if len(self.bulk) >= BLOCK_CALLS:
+                self.flush()
+
+    def _intern(self, key: bytes) -> int:
         kid = self.keys.get(key)
         if kid is None:
             kid = self.keys[key] = len(self.keys)
             self.new.append(key)
-        self.rows.append((kid, gap, duration, base))
-        if len(self.rows) >= BLOCK_CALLS:
-            self.flush()
+        return kid
 
     def flush(self) -> None:
         """Write the calls so far as a block (none: nothing)."""
-        if not self.rows and not self.texts:
+        if not self.rows and not self.texts and not len(self.bulk):
             return
-        n = len(self.rows)
-        cols = np.array(self.rows, dtype=np.uint64).reshape(n, 4).T
+        table = np.array(self.rows, dtype=np.uint64).reshape(len(self.rows), 4)
+        if len(self.bulk):
+            table = np.concatenate([self.bulk, table])
+        n = len(table)
+        cols = table.T
         planes = [_planes(c) for c in cols]
         texts = "".join(f"{t}\n" for _, t in self.texts).encode()
         keys = b"".join(k + b"\n" for k in self.new)
@@ -109,6 +135,7 @@ class StreamWriter:
         self.offset += len(frame) + len(stored)
         self.calls += n
         self.rows, self.texts, self.new = [], [], []
+        self.bulk = _NO_ROWS
 
     def close(self, end: Iterable[str] = ()) -> None:
         """The last block, the index and the end lines (``# signal N g=NS``...)."""
@@ -150,7 +177,7 @@ class TextToCompact:
         elif not text:
             return
         else:
-            stream = self._open()
+            stream = self.open_stream()
             if text[0] == "=":
                 self._result(stream, text)
             elif text[0] == "#" or text[:2] in ("T ", "@ ", "C ", "H "):
@@ -159,7 +186,8 @@ class TextToCompact:
                 self._unreturned(stream)
                 self.pending = _without(text, "g")
 
-    def _open(self) -> StreamWriter:
+    def open_stream(self) -> StreamWriter:
+        """The process's stream being written (begun now, after its header, if need be)."""
         if self.stream is None:
             if self.header is None:
                 raise TraceError(f"a text recording starts with {TEXT_MAGIC!r}")
@@ -172,8 +200,7 @@ class TextToCompact:
             raise TraceError("a result line without a call before it")
         call, gap = self.pending
         result, duration = _without(text, "d")
-        key = f"{call}\0{result}".encode()
-        key, base = relative_requests(key) if b" r=" in key else (key, 0)
+        key, base = _key(f"{call}\0{result}")
         stream.call(key, gap, duration, base)
         self.pending = None
 
@@ -187,11 +214,25 @@ class TextToCompact:
     def close(self) -> None:
         """End the process's stream being written (its end lines are its ``#`` lines)."""
         if self.stream is None and self.header is not None:
-            self._open()
+            self.open_stream()
         if self.stream is not None:
             self._unreturned(self.stream)
             self.stream.close()
         self.stream, self.header = None, None
+
+
+def _key(text: str) -> tuple[bytes, int]:
+    key = text.encode()
+    return relative_requests(key) if b" r=" in key else (key, 0)
+
+
+def call_key(call: str, result: str) -> tuple[bytes, int, int, int]:
+    """A returned call's key, gap, duration and request base, from its text lines (its
+    call line and result line, without their newlines), as a compact stream stores it."""
+    line, gap = _without(call, "g")
+    result, duration = _without(result, "d")
+    key, base = _key(f"{line}\0{result}")
+    return key, gap, duration, base
 
 
 def text_as_compact(data: bytes) -> bytes:

@@ -15,15 +15,20 @@ Shapes (each process's calls per step in brackets):
   round trip a step (an odd last rank only initialises and finalises) [2].
 
 Request ids grow by one for each new request, as the recorder numbers them. Times outside
-MPI (``g``) and inside calls (``d``) are seeded random nanoseconds; worker ``w`` computes
-as long as every other worker between tasks but starts 200 ns after worker ``w - 1``, so
-that the master's wildcard receives match in the same order in a replay as written. Every
-process ends with MPI_Finalize: a recording replays to COMPLETED.
+MPI (``g``) and inside calls (``d``) are seeded random nanoseconds (numpy's generator, drawn a
+chunk of steps at a time: both formats get the same); worker ``w`` computes as long as every
+other worker between tasks but starts 200 ns after worker ``w - 1``, so that the master's
+wildcard receives match in the same order in a replay as written. Every process ends with
+MPI_Finalize: a recording replays to COMPLETED.
 
-Writing streams: each process's lines are made and written a few thousand steps at a time,
-so a recording of 10^8 calls takes the memory of one chunk. ``PATH`` ending in ``.trace``
-is one file (the processes' logs in rank order, as ``mpisim record`` writes it); any other
-path is a directory of ``rank.N.log`` files.
+Each shape is a function giving a process's calls in one step (:class:`Slot`: its lines and
+its times' ranges); steps differ only in their request ids. Writing streams: a chunk of steps
+is made and written at a time, so a recording of 10^9 calls takes the memory of one chunk.
+The text format formats every line; the compact one derives each call's key and request base
+from steps 0 and 1 (:func:`.compact.call_key`) and writes the rest as columns, the very bytes
+the text recording converts to (about 10^6 calls a second, against 5 x 10^4 through text).
+``PATH`` ending in ``.trace`` is one file (the processes' logs in rank order, as ``mpisim
+record`` writes it); any other path is a directory of ``rank.N.log`` files.
 
     python -m mpisim.recorded.record.synthetic halo3d --ranks 8 --steps 1000 -o halo.trace
     python -m mpisim.recorded.record.synthetic master-worker --ranks 1024 --calls 10000000 -o mw
@@ -33,14 +38,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
-from .compact import TextToCompact
+import numpy as np
 
-__all__ = ["SHAPES", "calls_per_step", "grid", "steps_for", "write"]
+from .compact import TextToCompact, call_key
+
+__all__ = ["SHAPES", "Slot", "calls_per_step", "grid", "steps_for", "write"]
 
 LIBRARY = ("MPICH Version:      5.0.2 MPICH Release date: Fri Sep 25 20:45:26 UTC 2026 "
            "MPICH Device:       ch4:ofi")
@@ -51,7 +58,8 @@ _HEADER = ("#mpisim-trace 1\n#rank {rank} {size}\n#pid {pid}\n#mpi 5.0\n#bsend-o
            "T 1 size=1 extent=1 lb=0 kind=named name=MPI_BYTE\n"
            "T 2 size=8 extent=8 lb=0 kind=named name=MPI_DOUBLE\n")
 _FINALIZE = "@ 99 ./{exe} 0x1f00\nFinalize g={g} @=99\n= 0 d=21000\n"
-_CHUNK = 4096  # steps made and written at a time
+_CHUNK = 4096  # steps made and written at a time (at most)
+_CHUNK_CALLS = 1 << 16  # calls made and written at a time (at most)
 MAX_RANKS = 1 << 20
 FACE = 1024  # doubles a halo message carries (a 32 x 32 face)
 
@@ -91,81 +99,77 @@ def _neighbours(rank: int, size: int) -> list[tuple[int, int]]:
     return out
 
 
-def _halo3d(rank: int, size: int, steps: int, rng: random.Random) -> Iterator[str]:
-    yield "@ 1 ./halo3d 0x1200\n@ 2 ./halo3d 0x1240\n@ 3 ./halo3d 0x1280\n@ 4 ./halo3d 0x12c0\n"
+class Slot(NamedTuple):
+    """One call of a step: its lines (``{g}`` and ``{d}`` where its times go) and the ranges
+    its times are drawn from (ns, both ends included)."""
+
+    call: str
+    result: str
+    gap: tuple[int, int]
+    duration: tuple[int, int]
+
+
+Steps = Callable[[int, int, int], list[Slot]]
+
+
+def _halo3d(rank: int, size: int, step: int) -> list[Slot]:
     pairs = _neighbours(rank, size)
-    irecv = [f"Irecv g={{}} @=1 src={src} tag={d} comm=0 n={FACE} T=2\n= 0 d={{}} r={{}}\n"
+    first = 1 + 12 * step
+    slots = [Slot(f"Irecv g={{g}} @=1 src={src} tag={d} comm=0 n={FACE} T=2",
+                  f"= 0 d={{d}} r={first + d}", (60, 200), (300, 900))
              for d, (src, _) in enumerate(pairs)]
-    isend = [f"Isend g={{}} @=2 dest={dest} tag={d} comm=0 n={FACE} T=2\n= 0 d={{}} r={{}}\n"
-             for d, (_, dest) in enumerate(pairs)]
+    slots += [Slot(f"Isend g={{g}} @=2 dest={dest} tag={d} comm=0 n={FACE} T=2",
+                   f"= 0 d={{d}} r={first + 6 + d}", (60, 200), (400, 1500))
+              for d, (_, dest) in enumerate(pairs)]
     statuses = ",".join(f"{src}:{d}:{FACE * 8}" for d, (src, _) in enumerate(pairs))
-    waitall = "Waitall g={} @=3 r={}\n= 0 d={} st=" + statuses + ",-,-,-,-,-,-\n"
-    allreduce = "Allreduce g={} @=4 comm=0 n=1 T=2 op=SUM\n= 0 d={}\n"
-    ints, req = rng.randint, 1
-    for start in range(0, steps, _CHUNK):
-        lines = []
-        for _ in range(min(_CHUNK, steps - start)):
-            first = req
-            for template in irecv:
-                lines.append(template.format(ints(60, 200), ints(300, 900), req))
-                req += 1
-            for template in isend:
-                lines.append(template.format(ints(60, 200), ints(400, 1500), req))
-                req += 1
-            ids = ",".join(map(str, range(first, req)))
-            lines.append(waitall.format(ints(50, 150), ids, ints(2000, 20000)))
-            lines.append(allreduce.format(ints(20000, 60000), ints(3000, 12000)))
-        yield "".join(lines)
+    ids = ",".join(map(str, range(first, first + 12)))
+    slots.append(Slot(f"Waitall g={{g}} @=3 r={ids}", f"= 0 d={{d}} st={statuses}" +
+                      ",-" * 6, (50, 150), (2000, 20000)))
+    slots.append(Slot("Allreduce g={g} @=4 comm=0 n=1 T=2 op=SUM", "= 0 d={d}",
+                      (20000, 60000), (3000, 12000)))
+    return slots
 
 
-def _master_worker(rank: int, size: int, steps: int, rng: random.Random) -> Iterator[str]:
-    yield "@ 1 ./master_worker 0x1300\n@ 2 ./master_worker 0x1340\n"
-    ints = rng.randint
+def _master_worker(rank: int, size: int, step: int) -> list[Slot]:
     if rank == 0:
-        recv = "Recv g={} @=1 src=A tag=1 comm=0 n=64 T=2\n= 0 d={} st={}:1:512\n"
-        send = "Send g={} @=2 dest={} tag=2 comm=0 n=64 T=2\n= 0 d={}\n"
-        for start in range(0, steps, _CHUNK):
-            lines = []
-            for _ in range(min(_CHUNK, steps - start)):
-                for worker in range(1, size):
-                    lines.append(recv.format(ints(50, 150), ints(300, 5000), worker))
-                    lines.append(send.format(ints(50, 150), worker, ints(300, 900)))
-            yield "".join(lines)
-        return
-    send = "Send g={} @=1 dest=0 tag=1 comm=0 n=64 T=2\n= 0 d={}\n"
-    recv = "Recv g=100 @=2 src=0 tag=2 comm=0 n=64 T=2\n= 0 d={} st=0:2:512\n"
-    stagger = 200 * rank  # the first results arrive in rank order, and so every later one
-    for start in range(0, steps, _CHUNK):
-        lines = []
-        for _ in range(min(_CHUNK, steps - start)):
-            lines.append(send.format(20_000 + stagger, ints(300, 900)))
-            stagger = 0
-            lines.append(recv.format(ints(1000, 50000)))
-        yield "".join(lines)
+        return [slot for worker in range(1, size) for slot in (
+            Slot("Recv g={g} @=1 src=A tag=1 comm=0 n=64 T=2",
+                 f"= 0 d={{d}} st={worker}:1:512", (50, 150), (300, 5000)),
+            Slot(f"Send g={{g}} @=2 dest={worker} tag=2 comm=0 n=64 T=2", "= 0 d={d}",
+                 (50, 150), (300, 900)))]
+    # the first results arrive in rank order, and so every later one
+    first = 20_000 + (200 * rank if step == 0 else 0)
+    return [Slot("Send g={g} @=1 dest=0 tag=1 comm=0 n=64 T=2", "= 0 d={d}",
+                 (first, first), (300, 900)),
+            Slot("Recv g={g} @=2 src=0 tag=2 comm=0 n=64 T=2", "= 0 d={d} st=0:2:512",
+                 (100, 100), (1000, 50000))]
 
 
-def _pingpong(rank: int, size: int, steps: int, rng: random.Random) -> Iterator[str]:
-    yield "@ 1 ./pingpong 0x1300\n@ 2 ./pingpong 0x1340\n"
+def _pingpong(rank: int, size: int, step: int) -> list[Slot]:
     peer = rank ^ 1
     if peer >= size:
-        return
-    send = f"Send g={{}} @=1 dest={peer} tag=0 comm=0 n=8 T=1\n= 0 d={{}}\n"
-    recv = f"Recv g={{}} @=2 src={peer} tag=0 comm=0 n=8 T=1\n= 0 d={{}} st={peer}:0:8\n"
-    order = (send, recv) if rank % 2 == 0 else (recv, send)
-    ints = rng.randint
-    for start in range(0, steps, _CHUNK):
-        lines = []
-        for _ in range(min(_CHUNK, steps - start)):
-            for template in order:
-                lines.append(template.format(ints(80, 400), ints(300, 2000)))
-        yield "".join(lines)
+        return []
+    send = Slot(f"Send g={{g}} @=1 dest={peer} tag=0 comm=0 n=8 T=1", "= 0 d={d}",
+                (80, 400), (300, 2000))
+    recv = Slot(f"Recv g={{g}} @=2 src={peer} tag=0 comm=0 n=8 T=1",
+                f"= 0 d={{d}} st={peer}:0:8", (80, 400), (300, 2000))
+    return [send, recv] if rank % 2 == 0 else [recv, send]
 
 
-Writer = Callable[[int, int, int, random.Random], Iterator[str]]
-SHAPES: dict[str, Writer] = {"halo3d": _halo3d, "master-worker": _master_worker,
-                             "pingpong": _pingpong}
-"""The shapes by name: each a function (rank, size, steps, rng) giving a process's lines
-after its header, in chunks."""
+SHAPES: dict[str, Steps] = {"halo3d": _halo3d, "master-worker": _master_worker,
+                            "pingpong": _pingpong}
+"""The shapes by name: each a function (rank, size, step) giving a process's calls in that
+step. Its steps differ only in their request ids (a step's are the last one's plus a
+stride) and, in step 0, in their time ranges."""
+
+_SITES = {"halo3d": 4, "master-worker": 2, "pingpong": 2}
+_SITE_AT = {"halo3d": 0x1200, "master-worker": 0x1300, "pingpong": 0x1300}
+
+
+def _sites(shape: str) -> str:
+    exe = shape.replace("-", "_")
+    return "".join(f"@ {i + 1} ./{exe} {_SITE_AT[shape] + 0x40 * i:#x}\n"
+                   for i in range(_SITES[shape]))
 
 
 def calls_per_step(shape: str, size: int) -> int:
@@ -225,33 +229,80 @@ def write(path: str | os.PathLike[str], shape: str, ranks: int, steps: int,
     return total_calls(shape, ranks, steps)
 
 
+def _times(rng: np.random.Generator, slots0: list[Slot], slots: list[Slot], first: int,
+           n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The gaps and durations of steps ``first`` to ``first + n`` (n x slots, ns)."""
+    def ranges(which: int) -> tuple[np.ndarray, np.ndarray]:
+        low = np.array([[s[which][0] for s in slots]] * n, dtype=np.int64).reshape(n, -1)
+        high = np.array([[s[which][1] for s in slots]] * n, dtype=np.int64).reshape(n, -1)
+        if first == 0 and n:
+            low[0] = [s[which][0] for s in slots0]
+            high[0] = [s[which][1] for s in slots0]
+        return low, high + 1
+    gap = rng.integers(*ranges(2))
+    return gap, rng.integers(*ranges(3))
+
+
+def _chunks(shape: str, rank: int, size: int, steps: int,
+            rng: np.random.Generator) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """(first step, gaps, durations) a chunk of steps at a time."""
+    slots0, slots = SHAPES[shape](rank, size, 0), SHAPES[shape](rank, size, 1)
+    if not slots:
+        return
+    per = max(1, min(_CHUNK, _CHUNK_CALLS // len(slots)))
+    for first in range(0, steps, per):
+        n = min(per, steps - first)
+        yield (first, *_times(rng, slots0, slots, first, n))
+
+
 def _write_rank(f, shape: str, rank: int, size: int, steps: int, seed: int,
                 fmt: str = "text") -> None:
-    rng = random.Random(seed * 1_000_003 + rank)
+    rng = np.random.default_rng(seed * 1_000_003 + rank)
     exe = shape.replace("-", "_")
-    out = f
-    if fmt == "compact":  # the same lines, each process's made a compact stream
-        out = _Compact(TextToCompact(f))
-    out.write(_HEADER.format(rank=rank, size=size, pid=1000 + rank, exe=exe))
-    for chunk in SHAPES[shape](rank, size, steps, rng):
-        out.write(chunk)
-    out.write(_FINALIZE.format(exe=exe, g=rng.randint(1000, 2000)))
+    head = _HEADER.format(rank=rank, size=size, pid=1000 + rank, exe=exe) + _sites(shape)
     if fmt == "compact":
-        out.close()
+        _write_compact(f, shape, rank, size, steps, rng, head)
+        return
+    f.write(head)
+    steps_of = SHAPES[shape]
+    for first, gaps, durations in _chunks(shape, rank, size, steps, rng):
+        lines = []
+        for i in range(len(gaps)):
+            for slot, g, d in zip(steps_of(rank, size, first + i), gaps[i], durations[i],
+                                  strict=True):
+                lines.append(f"{slot.call.format(g=g)}\n{slot.result.format(d=d)}\n")
+        f.write("".join(lines))
+    f.write(_FINALIZE.format(exe=exe, g=rng.integers(1000, 2001)))
 
 
-class _Compact:
-    """Text written in chunks of whole lines, given to a compact stream's writer."""
-
-    def __init__(self, writer: TextToCompact) -> None:
-        self.writer = writer
-
-    def write(self, chunk: str) -> None:
-        for line in chunk.split("\n"):
-            self.writer.line(line)
-
-    def close(self) -> None:
-        self.writer.close()
+def _write_compact(f, shape: str, rank: int, size: int, steps: int,
+                   rng: np.random.Generator, head: str) -> None:
+    """A process's stream, its steps as columns: each call's key and request base are those
+    of its lines in step 0 and 1 (:func:`.compact.call_key`, as a text log converted would
+    have them), a later step's bases the last one's plus the stride between those two."""
+    writer = TextToCompact(f)
+    for line in head.split("\n"):
+        writer.line(line)
+    stream = writer.open_stream()
+    slots0, slots1 = SHAPES[shape](rank, size, 0), SHAPES[shape](rank, size, 1)
+    keys0 = [call_key(s.call.format(g=0), s.result.format(d=0)) for s in slots0]
+    keys1 = [call_key(s.call.format(g=0), s.result.format(d=0)) for s in slots1]
+    if [k[0] for k in keys0] != [k[0] for k in keys1]:
+        raise AssertionError(f"{shape}: steps 0 and 1 make calls of different keys")
+    keys = [k[0] for k in keys0]
+    base0 = np.array([k[3] for k in keys0], dtype=np.int64)
+    stride = np.array([k[3] for k in keys1], dtype=np.int64) - base0
+    which = np.arange(len(keys))
+    for first, gaps, durations in _chunks(shape, rank, size, steps, rng):
+        n = len(gaps)
+        at = np.arange(first, first + n, dtype=np.int64)[:, None]
+        bases = np.where(base0 > 0, base0 + at * stride, 0)
+        stream.columns(keys, np.tile(which, n), gaps.ravel(), durations.ravel(),
+                       bases.ravel())
+    for line in _FINALIZE.format(exe=shape.replace("-", "_"),
+                                 g=rng.integers(1000, 2001)).split("\n"):
+        writer.line(line)
+    writer.close()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -68,6 +68,23 @@ def test_synthetic_recordings_in_both_formats_hold_the_same_calls(tmp_path, shap
                                                             for c in y.calls]
 
 
+@pytest.mark.parametrize("shape, ranks", [("halo3d", 8), ("halo3d", 1),
+                                          ("master-worker", 5), ("pingpong", 3)])
+def test_synthetic_columns_are_byte_for_byte_the_text_converted(tmp_path, monkeypatch,
+                                                                shape, ranks):
+    """The generator writes a compact recording's steps as columns (keys and request bases
+    derived from two steps' lines); it is the very file its text recording converts to, over
+    several blocks and across block boundaries inside a step."""
+    from mpisim.recorded.record import compact
+
+    monkeypatch.setattr(compact, "BLOCK_CALLS", 97)
+    text, direct, converted = (tmp_path / f"{n}.trace" for n in ("t", "d", "c"))
+    synthetic.write(text, shape, ranks, 60)
+    synthetic.write(direct, shape, ranks, 60, fmt="compact")
+    compact.convert(text, converted)
+    assert direct.read_bytes() == converted.read_bytes()
+
+
 def test_merge_keeps_the_whole_blocks_of_a_stream_cut_by_a_kill(tmp_path, monkeypatch):
     from mpisim.recorded.record import compact
 
