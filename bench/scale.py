@@ -63,9 +63,11 @@ def _peak() -> int:
     return peak if sys.platform == "darwin" else peak * 1024
 
 
-def _child(path: str, trace: bool | str, pattern: str | None = None) -> None:
-    """In a new interpreter: read, then replay, ``path``; with ``pattern``, then run its
-    native program (:func:`native`) on the recorded gaps; print the figures as JSON."""
+def _child(path: str, trace: bool | str, pattern: str | None = None,
+           replay: bool = True) -> None:
+    """In a new interpreter: read, then replay, ``path`` (not with ``replay`` false); with
+    ``pattern``, then run its native program (:func:`native`) on the recorded gaps; print the
+    figures as JSON."""
     import mpisim as ms
     from mpisim.recorded.replayer.program import load
 
@@ -74,6 +76,10 @@ def _child(path: str, trace: bool | str, pattern: str | None = None) -> None:
     recording = load(path)  # read once, and kept: the replay takes it from there
     read, read_cpu = time.perf_counter() - start, time.process_time() - cpu
     calls = sum(len(r.calls) for r in recording.ranks)
+    if not replay:
+        print(json.dumps({"calls": calls, "read_seconds": read, "read_cpu": read_cpu,
+                          "peak_growth": _peak() - before, "before": before}))
+        return
     start, cpu = time.perf_counter(), time.process_time()
     result = ms.replay(path, trace=trace)
     replay, replay_cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -144,10 +150,12 @@ NATIVE = {"pingpong": native_pingpong, "halo3d": native_halo3d}
 
 
 def measure(pattern: str, calls: int, tmp: Path, trace: bool | str, fmt: str = "text",
-            native: bool = False, keep: Path | None = None, ranks: int | None = None) -> dict:
+            native: bool = False, keep: Path | None = None, ranks: int | None = None,
+            replay: bool = True) -> dict:
     """Write the recording, measure it in a child (two with ``trace``, three with ``trace
     == "disk"``), delete it; with ``keep``, the recording is kept in that directory and
-    taken from there next time; ``ranks``, the processes (default: the pattern's)."""
+    taken from there next time; ``ranks``, the processes (default: the pattern's); without
+    ``replay``, the recording is only read."""
     from mpisim.recorded.record import synthetic as syn
 
     shape, default, kind = PATTERNS[pattern]
@@ -163,7 +171,8 @@ def measure(pattern: str, calls: int, tmp: Path, trace: bool | str, fmt: str = "
                  "bytes": path.stat().st_size, "write_seconds": time.perf_counter() - start}
     for on in (False, True, "disk")[:1 + bool(trace) + (trace == "disk")]:
         done = subprocess.run([sys.executable, "-m", "bench.scale", "--child",
-                               json.dumps([str(path), on, pattern if native else None])],
+                               json.dumps([str(path), on, pattern if native else None,
+                                           replay])],
                               capture_output=True, text=True, cwd=HERE.parent)
         if done.returncode != 0:
             raise SystemExit(f"bench.scale: the replay of {path.name} failed:\n{done.stderr}")
@@ -178,11 +187,15 @@ def _line(row: dict, base: dict, key: str) -> str:
     m, b = row[key], base[key]
     n, nb = row["calls"], base["calls"]
     read, bread = n / m["read_cpu"], nb / b["read_cpu"]
-    rate, brate = n / m["replay_cpu"], nb / b["replay_cpu"]
     mem, bmem = m["peak_growth"], b["peak_growth"]
     ratio = f"{m['replay_cpu'] / m['native_cpu']:6.2f}x" if "native_cpu" in m else f"{'-':>7}"
+    if "replay_cpu" in m and "replay_cpu" in b:
+        rate, brate = n / m["replay_cpu"], nb / b["replay_cpu"]
+        replayed = f"{rate:>9,.0f} ({rate / brate:4.2f}x)"
+    else:
+        replayed = f"{'not replayed':>16}"
     return (f"{row['calls']:>12,} {row['bytes'] / n:7.1f} B "
-            f"{read:>11,.0f} ({read / bread:4.2f}x) {rate:>9,.0f} ({rate / brate:4.2f}x) "
+            f"{read:>11,.0f} ({read / bread:4.2f}x) {replayed} "
             f"{ratio} {mem / 1e6:>9,.1f} MB ({mem / max(bmem, 1):6.1f}x) {mem / n:7.1f} B  "
             f"x{n / nb:,.0f} calls")
 
@@ -233,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
                    "measure those already there (writing 10^7 calls takes minutes)")
     p.add_argument("--ranks", type=int, help="processes of every pattern (default: 2 for "
                    "pingpong, 8 for halo3d; e.g. 1024)")
+    p.add_argument("--read-only", action="store_true",
+                   help="write and read each recording, do not replay it (e.g. at 1e9 calls: "
+                   "bytes a call, the read rate and the reader's memory)")
     p.add_argument("--json", type=Path, help="also write the figures to this file")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -246,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
         for pattern in args.patterns:
             for size in sorted(args.sizes):
                 rows.append(measure(pattern, int(size), Path(tmp), args.trace, args.format,
-                                    args.native, args.keep, args.ranks))
+                                    args.native, args.keep, args.ranks,
+                                    not args.read_only))
                 print(f"  measured {pattern} at {rows[-1]['calls']:,} calls", file=sys.stderr,
                       flush=True)
                 if args.json:
