@@ -24,6 +24,7 @@ from typing import Any
 from ..engine.clock import done, failed
 from ..engine.port import RankPort
 from ..engine.sites import site_text
+from ..engine.steps import steps
 from ..mpi.errors import ErrArg, MPIError
 from ..mpi.findings import Call
 from ..p2p.requests import Request, Status
@@ -155,7 +156,7 @@ class Collectives:
             gen = _finished(alg(ch, args), deliver, self.meetings, key, ch.me)
             if self.synchronizing:
                 gen = _synchronized(gen, self.entered, env, ch)
-            proc = env.process(gen)
+            proc = steps(env, gen)
         if blocking:
             return proc
         req = Request("coll", call, ch.me, -1, -1, args.nbytes)

@@ -217,19 +217,35 @@ def _type_of(value: Any, datatype: Any) -> tuple[str, str] | None:
     that basic type (``contiguous(80, DOUBLE)`` is 80 doubles); any other by its signature's
     runs; one whose signature is unknown or too long is not compared (None)."""
     if isinstance(datatype, _dt.Datatype):
-        runs = signature(datatype)
-        if runs is None:
-            return None
-        basic = _dt.BASIC_TYPES.get(runs[0][0]) if len(runs) == 1 else None
-        if basic is not None or datatype._predefined:
-            of = basic if basic is not None else datatype
-            key = str(of.numpy_dtype) if of.numpy_dtype is not None else of.name
-        else:
-            key = "+".join(f"{name}*{k}" for name, k in runs)
-        return key, datatype.name
+        hit = _type_keys.get(id(datatype))  # (a call per collective: str of a numpy dtype is slow)
+        if hit is not None and hit[0] is datatype and hit[1] is datatype.name:
+            return hit[2]
+        types = _datatype_type(datatype)
+        if len(_type_keys) > 10_000:
+            _type_keys.clear()
+        _type_keys[id(datatype)] = (datatype, datatype.name, types)
+        return types
     if isinstance(value, np.ndarray | np.generic):
         return str(value.dtype), str(value.dtype)
     return None
+
+
+_type_keys: dict[int, tuple[Any, str, tuple[str, str] | None]] = {}
+"""id(datatype) -> (datatype, its name then, :func:`_type_of` its elements), as
+:func:`~mpisim.mpi.signature.signature` keeps its runs (a renamed type is read again)."""
+
+
+def _datatype_type(datatype: Any) -> tuple[str, str] | None:
+    runs = signature(datatype)
+    if runs is None:
+        return None
+    basic = _dt.BASIC_TYPES.get(runs[0][0]) if len(runs) == 1 else None
+    if basic is not None or datatype._predefined:
+        of = basic if basic is not None else datatype
+        key = str(of.numpy_dtype) if of.numpy_dtype is not None else of.name
+    else:
+        key = "+".join(f"{name}*{k}" for name, k in runs)
+    return key, datatype.name
 
 
 def _sign(a: Args, sends: Any, expects: Any, types: tuple[str, str] | None,
@@ -238,11 +254,21 @@ def _sign(a: Args, sends: Any, expects: Any, types: tuple[str, str] | None,
     elements' type (``types``: what is compared, what a report shows)."""
     name = getattr(op, "name", None)
     key, named = types if types is not None else (None, None)
-    parts = ([f"root={root}"] if root is not None else []) + ([name] if name else []) + \
-        ([shown] if shown else [f"{a.nbytes} B" + (f" of {named}" if named else "")])
-    a.sig = Signature(root=root, op=name, sends=sends, expects=expects, types=key,
-                      args=", ".join(parts))
+    shape = (root, name, shown, a.nbytes, named)
+    args = _args_shown.get(shape)  # (the same few texts, call after call)
+    if args is None:
+        parts = ([f"root={root}"] if root is not None else []) + ([name] if name else []) + \
+            ([shown] if shown else [f"{a.nbytes} B" + (f" of {named}" if named else "")])
+        args = ", ".join(parts)
+        if len(_args_shown) > 10_000:
+            _args_shown.clear()
+        _args_shown[shape] = args
+    a.sig = Signature(root=root, op=name, sends=sends, expects=expects, types=key, args=args)
     return a
+
+
+_args_shown: dict[tuple[Any, ...], str] = {}
+"""A call's arguments as a report shows them, by what they are made of."""
 
 
 def _width(datatype: Any, *buffers: Any) -> int:

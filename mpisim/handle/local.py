@@ -39,10 +39,11 @@ class LocalCalls(HandleBase):
             Yield it; its value is None.
         """
         self._enter("compute")
-        try:
-            seconds = parse_time(seconds)
-        except UnitError as e:
-            return failed(self._env, ErrArg(f"compute: {e}"))
+        if seconds.__class__ is not float or not 0.0 <= seconds < math.inf:  # (a float in
+            try:  # range is parse_time's answer as it is: a replay's every gap)
+                seconds = parse_time(seconds)
+            except UnitError as e:
+                return failed(self._env, ErrArg(f"compute: {e}"))
         end = self._env._now + seconds
         if end == math.inf:
             return failed(self._env, ErrArg(f"compute: the simulated clock would overflow "

@@ -22,6 +22,7 @@ from ..engine.clock import (
     Clock,
     at,
     callback_at,
+    callbacks_at,
     done,
     failed,
     fire_at,
@@ -117,21 +118,58 @@ def _wake_later(e: Event) -> None:
 def waitall(env: Clock, reqs: Sequence[Request]) -> Event:
     """MPI_Waitall: the list of Statuses once every request has completed."""
     reqs = list(reqs)
-    unknown = [r for r in reqs if r.active and r.done_at is None]
+    unknown = 0
+    for r in reqs:
+        if r.active and r.done_at is None:
+            unknown += 1
     if not unknown:
         return _at_latest(env, reqs)
-    ev = pending(env)
-    left = [len(unknown)]
-
-    def known(_r: Request) -> None:
-        left[0] -= 1
-        if left[0] == 0:
-            when = max((_known(r) for r in reqs if r.active), default=env._now)
-            callback_at(env, when, lambda _e: _fire_all(ev, reqs), None)
-
-    for r in unknown:
-        r.on_known(known)
+    ev = BuiltEvent()  # (pending(env), inlined: once per waitall)
+    ev.env, ev.callbacks, ev._value = env, [], PENDING
+    known = _AllKnown(ev, reqs, unknown).known  # one bound method for all its requests
+    for r in reqs:
+        if r.active and r.done_at is None:  # (r.on_known(known), inlined: not known yet)
+            if r.waiters is None:
+                r.waiters = [known]
+            else:
+                r.waiters.append(known)
     return ev
+
+
+class _AllKnown:
+    """A waitall whose requests' completion times are not all known yet: when the last
+    becomes known, the wait is due at the latest of them (an engine step then, which
+    finishes the requests and fires the wait's event: two events, in the places a
+    callback and the event it fires take)."""
+
+    __slots__ = ("ev", "left", "reqs")
+
+    def __init__(self, ev: Event, reqs: list[Request], left: int) -> None:
+        self.ev, self.reqs, self.left = ev, reqs, left
+
+    def known(self, _r: Request) -> None:
+        left = self.left - 1
+        self.left = left
+        if left:
+            return
+        env: Any = self.ev.env
+        when = env._now  # (max(_known(r) for the active ones, default now), unrolled)
+        first = True
+        for r in self.reqs:
+            if r.active:
+                t = r.done_at
+                assert t is not None, "a completion time not known yet"
+                if first or t > when:
+                    when, first = t, False
+        callbacks_at(env, when, _FIRE_ALL, self)
+
+
+def _fire_all_known(e: Event) -> None:
+    waiting: _AllKnown = e._value
+    _fire_all(waiting.ev, waiting.reqs)
+
+
+_FIRE_ALL = (_fire_all_known,)
 
 
 def _known(req: Request) -> float:
@@ -153,8 +191,14 @@ def _at_latest(env: Clock, reqs: list[Request]) -> Event:
 
 
 def _fire_all(ev: Event, reqs: list[Request]) -> None:
-    statuses = [_finish(r) for r in reqs]
-    error = next((r.error for r in reqs if r.error is not None), None)
+    statuses = []
+    error = None
+    for r in reqs:  # (_finish of each, and the first error, in one pass)
+        r.active = False
+        status = r.status
+        statuses.append(status if status is not None else Status(*EMPTY_STATUS_ARGS))
+        if error is None:
+            error = r.error
     if error is not None:
         fire_at(ev, ev.env._now, error, ok=False)
     else:
