@@ -46,7 +46,10 @@ class Wrapper:
     successful result adds; ``request``: the kind of request it makes in ``*req`` (see the
     shim's ``is_persistent``: ``s``, ``r``, ``S``, ``R``, ``c``, ``P``, ``o``, ``i``), empty
     for none; ``logged``: the name the log gives (the ``_c`` forms log as their int forms);
-    ``guard``: the preprocessor condition it needs."""
+    ``guard``: the preprocessor condition it needs; ``memo``: the call goes through the
+    shim's memo (a loop's calls: the key's text made once, see the shim's memo section),
+    which needs every argument it logs to be a scalar, a buffer or a handle, and its
+    result to add at most a status and a request."""
 
     name: str
     params: str
@@ -55,6 +58,7 @@ class Wrapper:
     request: str = ""
     logged: str = ""
     guard: str = ""
+    memo: bool = False
 
     @property
     def args(self) -> list[str]:
@@ -68,8 +72,8 @@ class Wrapper:
 
 
 def _w(name: str, params: str, *logs: str, out: tuple[str, ...] = (), request: str = "",
-       logged: str = "", guard: str = "") -> Wrapper:
-    return Wrapper(name, params, logs, out, request, logged or name, guard)
+       logged: str = "", guard: str = "", memo: bool = False) -> Wrapper:
+    return Wrapper(name, params, logs, out, request, logged or name, guard, memo)
 
 
 # ---- point-to-point (MPI 4.1 §3.4, §3.7, §3.9, §3.10): blocking, nonblocking, persistent
@@ -99,15 +103,16 @@ def _sends(c: str = "") -> list[Wrapper]:
     for mode, pack in (("", 0), ("b", 1), ("s", 0), ("r", 0)):
         logs = (f"send_args{c}(count, dt, dest, tag, comm, {pack})", _SEND_BUF)
         blocking = f"{mode.upper()}send" if mode else "Send"
-        rows += [_w(f"{blocking}{c}", send, *logs, logged=blocking, guard=guard),
+        rows += [_w(f"{blocking}{c}", send, *logs, logged=blocking, guard=guard, memo=True),
                  _w(f"I{mode}send{c}", send + _REQ, *logs, request="s", logged=f"I{mode}send",
-                    guard=guard),
+                    guard=guard, memo=True),
                  _w(f"{blocking}_init{c}", send + _REQ, *logs, request="S",
                     logged=f"{blocking}_init", guard=guard)]
     logs = (f"recv_args{c}(count, dt, source, tag, comm)", _RECV_BUF)
     rows += [_w(f"Recv{c}", recv + _STATUS, *logs, out=(*_PUT_STATUS, _RECV_HASH),
-                logged="Recv", guard=guard),
-             _w(f"Irecv{c}", recv + _REQ, *logs, request="r", logged="Irecv", guard=guard),
+                logged="Recv", guard=guard, memo=True),
+             _w(f"Irecv{c}", recv + _REQ, *logs, request="r", logged="Irecv", guard=guard,
+                memo=True),
              _w(f"Recv_init{c}", recv + _REQ, *logs, request="R", logged="Recv_init",
                 guard=guard)]
     rn = '" rn=%lld rT=%d", (long long)rcount' if c else '" rn=%d rT=%d", rcount'
@@ -116,7 +121,7 @@ def _sends(c: str = "") -> list[Wrapper]:
                    'put_tag("rtag", rtag)', f"putf({rn}, type_id(rtype))",
                    'put_buf("sb", sbuf, scount, stype, 1)', 'put_buf("rb", rbuf, rcount, rtype, 0)',
                    out=(*_PUT_STATUS, _RECV_HASH),
-                   logged="Sendrecv", guard=guard))
+                   logged="Sendrecv", guard=guard, memo=True))
     return rows
 
 
@@ -225,8 +230,9 @@ def _collective(name: str, before: str, logs: tuple[str, ...]) -> list[Wrapper]:
     """One collective's three forms."""
     head = f"{before}, MPI_Comm comm" if before else "MPI_Comm comm"
     logs = ('putf(" comm=%d", comm_id(comm))', *logs, *_COLLECTIVE_BUFFERS.get(name, ()))
-    return [_w(name, head, *logs),
-            _w(f"I{name[0].lower()}{name[1:]}", head + _REQ, *logs, request="c"),
+    memo = "[]" not in head  # the v and w forms log arrays
+    return [_w(name, head, *logs, memo=memo),
+            _w(f"I{name[0].lower()}{name[1:]}", head + _REQ, *logs, request="c", memo=memo),
             _w(f"{name}_init", f"{head}, MPI_Info info{_REQ}", *logs, request="P",
                guard=_MPI4)]
 
@@ -234,7 +240,8 @@ def _collective(name: str, before: str, logs: tuple[str, ...]) -> list[Wrapper]:
 def _collectives() -> list[Wrapper]:
     rows = [row for spec in _COLLECTIVES for row in _collective(*spec)]
     rows += [_w(f"{name}_c", f"{before}, MPI_Comm comm", 'putf(" comm=%d", comm_id(comm))',
-                *logs, logged=name, guard=_MPI4) for name, before, logs in _COLLECTIVES_C]
+                *logs, logged=name, guard=_MPI4, memo=True)
+             for name, before, logs in _COLLECTIVES_C]
     for verb, before, log in _NEIGHBORS:
         head, comm = f"{before}, MPI_Comm comm", 'putf(" comm=%d", comm_id(comm))'
         rows += [_w(f"Neighbor_{verb}", head, comm, log),
@@ -353,8 +360,64 @@ WRAPPERS: tuple[Wrapper, ...] = (*_sends(), *_sendrecvs(), *_sends("_c"), *_coll
 """Every generated wrapper, in the shim's order."""
 
 
+_HANDLES = {"MPI_Datatype": "memo_type({})", "MPI_Comm": "memo_comm({})", "MPI_Op": "KEY({})"}
+
+
+def _memo_words(w: Wrapper) -> list[str]:
+    """A memoized wrapper's words (the shim's memo_enter): its number, two words for its
+    thread and call site, then each argument it logs: a communicator or datatype by its id,
+    an operation by its bits, a buffer by its address, a count, rank or tag as itself."""
+    words = [str(WRAPPERS.index(w) + 1), "0", "0"]
+    for param in w.params.split(","):
+        ctype, name = param.rsplit(maxsplit=1)
+        if name in ("*status", "*req"):
+            continue
+        if "[]" in name or (name.startswith("*") and "void" not in ctype):
+            raise ValueError(f"MPI_{w.name}: {param.strip()} cannot be a memo's word")
+        if name.startswith("*"):
+            words.append(f"MEMO_P({name.lstrip('*')})")
+        elif ctype.split()[-1] in _HANDLES:
+            words.append(_HANDLES[ctype.split()[-1]].format(name))
+        else:
+            words.append(f"MEMO_I({name})")
+    return words
+
+
+def _memo_result(w: Wrapper) -> list[str]:
+    """A memoized wrapper's lines after its result: the request it made and the received
+    data's hash always, the result's text only when the memo does not know it."""
+    if set(w.out) - {*_PUT_STATUS, _RECV_HASH}:
+        raise ValueError(f"MPI_{w.name}: its result cannot be a memo's words")
+    if not w.out and not w.request:
+        return ["    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);"]
+    body, text, words, base = [], [], [], "0"
+    if w.request:
+        body.append(f"int id = req_new(*req, {w.request!r});")
+        words.append("MEMO_REQ(id)")
+        text.append('putf(" r=%d", id);')
+        base = "id > 0 ? (uint64_t)id : 0"
+    if _RECV_HASH in w.out:
+        body.append(f"{_RECV_HASH};")
+    if _PUT_STATUS[0] in w.out:
+        body += ["uint64_t rw[3];", "status_words(st, rw);"]
+        text.insert(0, f"{_PUT_STATUS[0]};")
+        n = 3
+    else:
+        body.append(f"uint64_t rw[] = {{{', '.join(words)}}};")
+        n = len(words)
+    lines = ["    if (rc == MPI_SUCCESS) {", *(f"        {b}" for b in body)]
+    if len(text) == 1:
+        lines.append(wrap(f"        if (!memo_result(rw, {n}, {base})) {text[0]}", " " * 12))
+    else:
+        lines += [f"        if (!memo_result(rw, {n}, {base})) {{",
+                  *(f"            {t}" for t in text), "        }"]
+    return [*lines, "    }"]
+
+
 def render_one(w: Wrapper) -> str:
     """The C of one wrapper."""
+    if w.memo:
+        return _render_memo(w)
     args = ", ".join(w.args)
     called = ", ".join("st" if a == "status" else a for a in w.args)
     lines = [wrap(f"int MPI_{w.name}({w.params}) {{", " " * (9 + len(w.name))),
@@ -372,6 +435,26 @@ def render_one(w: Wrapper) -> str:
     elif out:
         lines += ["    if (rc == MPI_SUCCESS) {", *(f"        {o};" for o in out), "    }"]
     lines += ["    done();", "    return rc;", "}"]
+    return "\n".join(lines)
+
+
+def _render_memo(w: Wrapper) -> str:
+    """The C of a wrapper that goes through the shim's memo: its arguments logged only when
+    the memo does not know them, its result's text only when the memo does not know it."""
+    args = ", ".join(w.args)
+    called = ", ".join("st" if a == "status" else a for a in w.args)
+    words = _memo_words(w)
+    lines = [wrap(f"int MPI_{w.name}({w.params}) {{", " " * (9 + len(w.name))),
+             wrap(f"    if (!LOGGING) return PMPI_{w.name}({args});", " " * 8)]
+    if w.has_status:
+        lines += ["    MPI_Status own;",
+                  "    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;"]
+    lines.append(f'    enter_begin("{w.logged}");')
+    lines.append(wrap(f"    uint64_t mw[] = {{{', '.join(words)}}};", " " * 8))
+    lines.append(f'    if (!enter_memo("{w.logged}", CALLER, mw, {len(words)})) {{')
+    lines += [wrap(f"        {log};", " " * 12) for log in w.logs]
+    lines += ["    }", "    end_entry();", wrap(f"    int rc = PMPI_{w.name}({called});", " " * 8),
+              "    result(rc);", *_memo_result(w), "    done();", "    return rc;", "}"]
     return "\n".join(lines)
 
 

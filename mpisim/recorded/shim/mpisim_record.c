@@ -226,6 +226,9 @@ typedef struct {
     int tid, pending;
     size_t len;
     uint64_t gap, dur;
+    const char *mtext;       /* an entry the memo gave (request ids relative to mbase), made */
+    size_t mlen;             /* into `call` only when needed (pend_text) */
+    uint64_t mbase;
     char call[C_KEY_MAX];
 } pend_t;
 #define MAX_THREADS 256      /* threads whose call in progress is written at the log's end */
@@ -386,7 +389,10 @@ static uint64_t c_relative(const char *k, size_t n, char *o, size_t *on) {
     return base;
 }
 
-static void c_row(const char *k, size_t n, uint64_t gap, uint64_t dur) {
+static uint64_t c_row_base;  /* the base of the row c_row stored last */
+
+/* A call's row from its key's text; the key's id (-1: not logged). */
+static long c_row(const char *k, size_t n, uint64_t gap, uint64_t dur) {
     static char rel[C_KEY_MAX * 2];
     size_t rn = n;
     uint64_t base = 0;
@@ -398,14 +404,62 @@ static void c_row(const char *k, size_t n, uint64_t gap, uint64_t dur) {
         k = rel;
     }
     long id = c_intern(k, rn);
-    if (id < 0) return;  /* no memory for the key: the call is not logged */
+    if (id < 0) return -1;  /* no memory for the key: the call is not logged */
     c_key[c_rows] = (uint32_t)id;
     c_gap[c_rows] = gap;
     c_dur[c_rows] = dur;
-    c_base[c_rows] = base;
+    c_base[c_rows] = c_row_base = base;
     c_rows++;
     if (c_rows == C_ROWS) c_flush(!c_flushing);
     if (!c_flushing) c_room();
+    return id;
+}
+
+/* A call's row from its key's id (the memo's hit: the key is interned already). */
+static void c_row_id(uint32_t id, uint64_t gap, uint64_t dur, uint64_t base) {
+    c_key[c_rows] = id;
+    c_gap[c_rows] = gap;
+    c_dur[c_rows] = dur;
+    c_base[c_rows] = base;
+    if (++c_rows == C_ROWS) {
+        c_flush(!c_flushing);
+        if (!c_flushing) c_room();
+    }
+}
+
+/* `k` with the relative request ids of its " r=" fields ("+N") made absolute again from
+ * `base` (c_relative's inverse) into `o` of `size` bytes; its length. No allocation, no
+ * stdio: it runs in a signal handler too. */
+static size_t c_absolute(const char *k, size_t n, uint64_t base, char *o, size_t size) {
+    size_t w = 0;
+    int field = 0;  /* inside an r= field */
+    for (size_t i = 0; i < n && w + 24 < size; i++) {
+        if (k[i] == ' ' || k[i] == '\0') field = 0;
+        if (i + 3 <= n && k[i] == ' ' && k[i + 1] == 'r' && k[i + 2] == '=') {
+            field = 1;
+            memcpy(o + w, k + i, 3);
+            w += 3, i += 2;
+            continue;
+        }
+        if (field && base && k[i] == '+' && (i == 0 || k[i - 1] == '=' || k[i - 1] == ',')) {
+            uint64_t v = 0;
+            size_t j = i + 1;
+            for (; j < n && k[j] >= '0' && k[j] <= '9'; j++) v = v * 10 + (uint64_t)(k[j] - '0');
+            o[w] = 0;
+            w = (size_t)(fmt_unsigned(o + w, (unsigned long long)(base + v - 1), 0) - o);
+            i = j - 1;
+            continue;
+        }
+        o[w++] = k[i];
+    }
+    return w;
+}
+
+/* A call in progress whose entry the memo gave: its text made, as the call would have. */
+static void pend_text(pend_t *p) {
+    if (!p->mtext) return;
+    p->len = c_absolute(p->mtext, p->mlen, p->mbase, p->call, sizeof p->call);
+    p->mtext = NULL;
 }
 
 /* Description lines (T, @, C, #) while a block fills: each before the calls to come. */
@@ -500,6 +554,7 @@ static void c_unreturned(void) {
         pend_t *p = pends[i];
         if (!p || !p->pending) continue;
         p->pending = 0;
+        pend_text(p);
         c_row(p->call, p->len, p->gap, 0);
     }
 }
@@ -579,9 +634,15 @@ static slot_t *lookup(slot_t *t, uint64_t key, int create) {
     return NULL;
 }
 
+static slot_t ops_t[TABLE];
+static void memo_clear(void);
+
+/* A handle forgotten (freed: its bits may come back as another object). The memo keys
+ * operations by their bits: it is cleared (communicators and datatypes it keys by id). */
 static void forget(slot_t *t, uint64_t key) {
     slot_t *s = lookup(t, key, 0);
     if (s) s->used = 2;
+    if (t == ops_t) memo_clear();
 }
 
 /* ---- communicators ------------------------------------------------------------------- */
@@ -749,7 +810,6 @@ static int type_id(MPI_Datatype t) {
 /* ---- reduction operations (MPI 4.1 §6.9.2): predefined ones by name, NULL for MPI_OP_NULL,
  * user ones numbered when MPI_Op_create made them (u1, u2...; "user" for one made before the
  * log started), so that a replay can compare the ops a collective's members gave ---------- */
-static slot_t ops_t[TABLE];
 static int next_op = 1;
 
 static const char *op_name(MPI_Op op) {
@@ -1058,6 +1118,19 @@ static void hx_word(const char *key, const char *text, size_t n) {
     hx_len += n;
 }
 
+static void memo_effect(const span_t *s, int send);
+
+/* What a p2p buffer's logging does besides its text (the memo does it again on a hit): kept
+ * as the call's buffer, a send's data hashed now. */
+static void buf_effect(const span_t *s, int send) {
+    memo_effect(s, send);
+    cur = *s, cur_set = 1, cur_send = send;
+    if (send && hashing && s->dense) {
+        char text[24], *o = hex(text, data_hash(s->at, s->bytes));
+        hx_word("h", text, (size_t)(o - text));
+    }
+}
+
 /* " KEY=ADDR:BYTES"; kept as the call's buffer (send: 1 a send's, hashed now; 0 a
  * receive's; 2 a collective's or an RMA origin's, only logged). */
 static void put_buf(const char *key, const void *buf, long long count, MPI_Datatype dt,
@@ -1072,12 +1145,7 @@ static void put_buf(const char *key, const void *buf, long long count, MPI_Datat
     *o++ = ':';
     o = fmt_unsigned(o, (unsigned long long)s.bytes, 0);
     put(text, (size_t)(o - text));
-    if (send == 2) return;
-    cur = s, cur_set = 1, cur_send = send;
-    if (send && hashing && s.dense) {
-        o = hex(text, data_hash(s.at, s.bytes));
-        hx_word("h", text, (size_t)(o - text));
-    }
+    if (send != 2) buf_effect(&s, send);
 }
 
 /* A window's base and size (" wb="). */
@@ -1132,24 +1200,305 @@ static void put_data_line(void) {
     hx_len = 0;
 }
 
+/* ---- the memo: a hot call's binary arguments to its key, the text made once a key ---------
+ * In the compact format a call's key is text made from its arguments, and a loop makes the
+ * same key over and over. The wrappers the generator marks (sends, receives, the counted
+ * collectives: cwrappers.py's `memo`) and MPI_Wait, MPI_Test and MPI_Waitall look their
+ * binary arguments up here first. An entry's words (the call, its thread, its call site,
+ * its arguments: communicators and datatypes by their ids, operations by their bits,
+ * buffers by their address, request ids relative to the smallest) give the text its entry line made (request ids relative) and what that made
+ * happen besides text (the p2p buffer kept, a send's data hashed: buf_effect); a result's
+ * words (its entry's serial, each status's source, tag and bytes, the request made) give
+ * the interned key's id. On a hit no text is made: the row is stored with that id, the data
+ * hashed as on a miss (the H line is the same). On a miss the text is made as without the
+ * memo and remembered. The words decide the text: a communicator or datatype not seen yet
+ * (its description line to come: T, C) makes the call's words unknown, never remembered; a
+ * handle freed and made again is seen anew, with a new id; an operation made or freed
+ * clears the memo (its name, uN, is by its bits); a call site's @ line comes at its first
+ * sight, which a hit cannot be; an error result is never remembered. Fixed memory, cleared when full; under the log's lock. $MPISIM_NO_MEMO=1
+ * turns it off (the recording is the same, byte for byte); $MPISIM_MEMO_CHECK=1 makes the
+ * text on every hit too and compares (rank.N.memo in the trace directory counts the hits
+ * checked and those that differed: the tests). */
+#define MEMO_SLOTS 8192             /* a power of two; at most 3/4 used, then cleared */
+#define MEMO_WORDS 48               /* a call's words at most (more: not remembered) */
+#define MEMO_ARENA (1 << 17)        /* words of all the remembered calls */
+#define MEMO_TEXT (1 << 20)         /* bytes of the remembered entries' texts */
+#define MEMO_SPANS 2                /* p2p buffers a call logs (MPI_Sendrecv: 2) */
+#define MEMO_REQS 12                /* requests a completion names, at most, to be remembered */
+#define MEMO_RESULT (~0ull)         /* a result's first word (an entry's: its call's number) */
+#define MEMO_I(x) ((uint64_t)(int64_t)(x))
+#define MEMO_P(p) ((uint64_t)(uintptr_t)(p))
+#define MEMO_REQ(id) ((id) > 0 ? 1ull << 62 : MEMO_I(id))  /* made: r=+1, its id the base */
+typedef struct {
+    uint64_t hash, value;           /* value: an entry's serial, a result's key id */
+    uint32_t epoch, n, words;       /* words: the offset of its n words in memo_words */
+    uint32_t text, len;             /* an entry's text in memo_texts */
+    int nfx;                        /* an entry's p2p buffers (buf_effect) */
+    char fx_send[MEMO_SPANS];
+    span_t fx[MEMO_SPANS];
+} memo_t;
+static memo_t memo[MEMO_SLOTS];
+static uint64_t memo_words[MEMO_ARENA];
+static char memo_texts[MEMO_TEXT];
+static uint32_t memo_epoch = 1, memo_used, memo_words_len, memo_text_len;
+static uint64_t memo_serials, memo_hits, memo_checked, memo_differed;
+static int memo_on, memo_check;
+static char memo_first[512];        /* the first difference the check found */
+enum { MEMO_OFF, MEMO_RECORD, MEMO_HIT, MEMO_KNOWN };
+static TLS int memo_st, memo_rst;   /* the call's entry's state, its result's */
+static TLS uint64_t memo_w[MEMO_WORDS], memo_h, memo_serial, memo_base, memo_key, memo_rbase;
+static TLS int memo_n, memo_nfx;
+static TLS char memo_fx_send[MEMO_SPANS];
+static TLS span_t memo_fx[MEMO_SPANS];
+static TLS const memo_t *memo_seen;  /* the check: the slot a hit would have used */
+static TLS int memo_unknown;         /* a handle of the call's words not seen yet */
+
+/* A communicator's word: its id (comm_id's), unknown before its first sight. */
+static uint64_t memo_comm(MPI_Comm c) {
+    if (c == MPI_COMM_WORLD) return 0;
+    if (c == MPI_COMM_SELF) return 1;
+    if (c == MPI_COMM_NULL) return MEMO_I(-1);
+    slot_t *s = lookup(comms, KEY(c), 0);
+    if (!s || s->id <= 0) memo_unknown = 1;
+    return s ? MEMO_I(s->id) : 0;
+}
+
+/* A datatype's word: its id (type_id's), unknown before its first sight. */
+static uint64_t memo_type(MPI_Datatype t) {
+    if (t == MPI_DATATYPE_NULL) return 0;
+    slot_t *s = lookup(types, KEY(t), 0);
+    if (!s || s->id <= 0) memo_unknown = 1;
+    return s ? MEMO_I(s->id) : 0;
+}
+
+static uint64_t memo_hash(const uint64_t *w, int n) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
+    for (int i = 0; i < n; i++) {
+        h = (h ^ w[i]) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    return h;
+}
+
+/* The slot of these words: theirs (*found) or the empty one they would take. */
+static memo_t *memo_find(const uint64_t *w, int n, uint64_t h, int *found) {
+    size_t j = h & (MEMO_SLOTS - 1);
+    for (;; j = (j + 1) & (MEMO_SLOTS - 1)) {
+        memo_t *m = &memo[j];
+        if (m->epoch != memo_epoch) { *found = 0; return m; }
+        if (m->hash == h && m->n == (uint32_t)n &&
+            memcmp(memo_words + m->words, w, sizeof *w * (size_t)n) == 0) {
+            *found = 1;
+            return m;
+        }
+    }
+}
+
+/* Everything forgotten; the calls in progress that a hit gave their entry keep its text. */
+static void memo_clear(void) {
+    for (int i = 0; i < n_threads && i < MAX_THREADS; i++)
+        if (pends[i]) pend_text(pends[i]);
+    memo_epoch++;
+    memo_used = memo_words_len = memo_text_len = 0;
+}
+
+/* A slot for the words of the call being made (NULL: no room). */
+static memo_t *memo_add(size_t text) {
+    int found;
+    if (4 * (memo_used + 1) > 3 * MEMO_SLOTS || memo_words_len + (size_t)memo_n > MEMO_ARENA ||
+        memo_text_len + text > MEMO_TEXT) memo_clear();
+    if (memo_words_len + (size_t)memo_n > MEMO_ARENA || memo_text_len + text > MEMO_TEXT)
+        return NULL;
+    memo_t *m = memo_find(memo_w, memo_n, memo_h, &found);
+    if (!found) memo_used++;
+    m->epoch = memo_epoch, m->hash = memo_h, m->n = (uint32_t)memo_n;
+    m->words = memo_words_len;
+    memcpy(memo_words + memo_words_len, memo_w, sizeof *memo_w * (size_t)memo_n);
+    memo_words_len += (uint32_t)memo_n;
+    return m;
+}
+
+/* The check found a hit's text, buffers or key other than the call's own. */
+static void memo_differs(const char *what, const char *kept, size_t kn, const char *made,
+                         size_t mn) {
+    if (memo_differed++) return;
+    size_t w = (size_t)snprintf(memo_first, sizeof memo_first, "%s: remembered [", what);
+    for (size_t i = 0; i < kn && w < 240; i++) memo_first[w++] = kept[i] ? kept[i] : '|';
+    memcpy(memo_first + w, "] made [", 8);
+    w += 8;
+    for (size_t i = 0; i < mn && w < 500; i++) memo_first[w++] = made[i] ? made[i] : '|';
+    memo_first[w++] = ']';
+    memo_first[w] = '\0';
+}
+
+/* A p2p buffer the entry being made logged (buf_effect), remembered with it. */
+static void memo_effect(const span_t *s, int send) {
+    if (memo_st != MEMO_RECORD) return;
+    if (memo_nfx >= MEMO_SPANS) { memo_st = MEMO_OFF; return; }
+    memo_fx[memo_nfx] = *s;
+    memo_fx_send[memo_nfx++] = (char)send;
+}
+
+static int same_span(const span_t *a, const span_t *b) {
+    return a->at == b->at && a->bytes == b->bytes && a->dense == b->dense;
+}
+
+/* The entry's words looked up (w[0] its call's number, w[1] and w[2] filled here: its thread
+ * and call site; base: the smallest request id its words name relatively, 0: none). A hit
+ * (1): the call's entry is the remembered one and its buffers' effects are done; a miss
+ * (0): its text is to be made, then remembered by end_entry. */
+static int memo_enter(uint64_t *w, int n, uint64_t base, void *caller) {
+    int found;
+    if (!memo_on || n > MEMO_WORDS || memo_unknown) return 0;
+    w[1] = (uint64_t)pend->tid;
+    w[2] = MEMO_P(caller);
+    uint64_t h = memo_hash(w, n);
+    memo_t *m = memo_find(w, n, h, &found);
+    memo_base = base;
+    if (found && !memo_check) {
+        if (c_pending) {  /* this thread's call before never returned (its error handler) */
+            c_pending = 0;
+            pend_text(pend);
+            c_row(c_call, c_call_len, c_pending_gap, 0);
+        }
+        c_pending_gap = entered - last_exit;
+        pend->mtext = memo_texts + m->text, pend->mlen = m->len, pend->mbase = base;
+        for (int i = 0; i < m->nfx; i++) buf_effect(&m->fx[i], m->fx_send[i]);
+        memo_serial = m->value;
+        memo_st = MEMO_HIT;
+        memo_hits++;
+        depth++;
+        return 1;
+    }
+    memo_seen = found ? m : NULL;
+    memcpy(memo_w, w, sizeof *w * (size_t)n);
+    memo_n = n, memo_h = h, memo_nfx = 0;
+    memo_st = MEMO_RECORD;
+    return 0;
+}
+
+/* The entry just made (c_call), remembered (or, checking, compared with the hit's). */
+static void memo_entry_made(void) {
+    static char rel[C_KEY_MAX * 2];
+    size_t rn = 0;
+    uint64_t base = c_relative(c_call, c_call_len, rel, &rn);
+    if (memo_st != MEMO_RECORD) return;  /* more buffers than kept */
+    memo_st = MEMO_OFF;
+    if (base != memo_base) {  /* the words' base is not the text's: never remembered */
+        if (memo_check) memo_differs("entry base", "", 0, rel, rn);
+        return;
+    }
+    if (memo_seen) {
+        const memo_t *m = memo_seen;
+        int same = m->len == rn && memcmp(memo_texts + m->text, rel, rn) == 0 &&
+                   m->nfx == memo_nfx;
+        for (int i = 0; same && i < memo_nfx; i++)
+            same = same_span(&m->fx[i], &memo_fx[i]) && m->fx_send[i] == memo_fx_send[i];
+        memo_checked++;
+        if (!same) memo_differs("entry", memo_texts + m->text, m->len, rel, rn);
+        memo_serial = m->value;
+        memo_st = MEMO_KNOWN;
+        return;
+    }
+    memo_t *m = memo_add(rn);
+    if (!m) return;
+    memcpy(memo_texts + memo_text_len, rel, rn);
+    m->text = memo_text_len, m->len = (uint32_t)rn;
+    memo_text_len += (uint32_t)rn;
+    m->nfx = memo_nfx;
+    for (int i = 0; i < memo_nfx; i++) m->fx[i] = memo_fx[i], m->fx_send[i] = memo_fx_send[i];
+    m->value = memo_serial = ++memo_serials;
+    memo_st = MEMO_KNOWN;
+}
+
+/* A successful result's words looked up (rbase: the request id it made, 0: none). A hit
+ * (1): done() stores the row with the remembered key; a miss (0): the result's text is to be
+ * made (its "= 0" is), then remembered by done(). */
+static int memo_result(const uint64_t *rw, int n, uint64_t rbase) {
+    int found;
+    if (memo_st != MEMO_KNOWN || n + 2 > MEMO_WORDS) return 0;
+    uint64_t w[MEMO_WORDS];
+    w[0] = MEMO_RESULT, w[1] = memo_serial;
+    if (n) memcpy(w + 2, rw, sizeof *w * (size_t)n);
+    uint64_t h = memo_hash(w, n + 2);
+    memo_t *m = memo_find(w, n + 2, h, &found);
+    memo_rbase = memo_base ? memo_base : rbase;
+    if (found && !memo_check) {
+        memo_key = m->value;
+        memo_rst = MEMO_HIT;
+        return 1;
+    }
+    memo_seen = found ? m : NULL;
+    memcpy(memo_w, w, sizeof *w * (size_t)(n + 2));
+    memo_n = n + 2, memo_h = h;
+    memo_rst = MEMO_RECORD;
+    return 0;
+}
+
+/* The key c_row just interned for the call, remembered (or compared with the hit's). */
+static void memo_result_made(long id) {
+    if (id < 0) return;
+    if (c_row_base != memo_rbase) {
+        if (memo_check) memo_differs("result base", "", 0, c_call, c_call_len);
+        return;
+    }
+    if (memo_seen) {
+        memo_checked++;
+        if ((long)memo_seen->value != id) memo_differs("key", "", 0, c_call, c_call_len);
+        return;
+    }
+    memo_t *m = memo_add(0);
+    if (m) m->value = (uint64_t)id;
+}
+
+/* A status's words: its source, tag and bytes (put_status_body's text). */
+static int status_words(const MPI_Status *st, uint64_t *w) {
+    int bytes = 0;
+    PMPI_Get_count(st, MPI_BYTE, &bytes);
+    w[0] = MEMO_I(st->MPI_SOURCE), w[1] = MEMO_I(st->MPI_TAG), w[2] = MEMO_I(bytes);
+    return 3;
+}
+
+/* The check's counts, at the log's end: rank.N.memo. */
+static void memo_report(void) {
+    char path[4400], text[800];
+    if (!memo_check || !log_dir[0]) return;
+    snprintf(path, sizeof path, "%s/%srank.%d.memo", log_dir, log_prefix, world_rank);
+    int f = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (f < 0) return;
+    int n = snprintf(text, sizeof text, "checked %llu differed %llu\n%s\n",
+                     (unsigned long long)memo_checked, (unsigned long long)memo_differed,
+                     memo_first);
+    if (write(f, text, (size_t)n) < 0) { /* best effort */ }
+    close(f);
+}
+
 /* ---- entry and result lines ------------------------------------------------------------ */
 #define LOGGING (fd >= 0 && depth == 0)
 
-static void enter(const char *call, void *caller) {
+/* A logged call begins: the lock, its thread, its entry time, the stall watch told. */
+static void enter_begin(const char *call) {
     LOCK();
     if (!pend) new_thread();
     entered = now_ns();
     cur_set = 0, hx_len = 0;
+    memo_st = memo_rst = MEMO_OFF;
+    memo_unknown = 0;
     if (now_at) {
         strncpy(now_at->call, call, sizeof now_at->call - 1);
         now_at->inside++;  /* the threads inside a call (one when single-threaded) */
         now_at->seq++;
     }
+}
+
+/* Its entry line's beginning: the call's name, thread and call site. */
+static void enter_text(const char *call, void *caller) {
     int site = site_id(caller);
     in_line = 1;
     if (compact) {  /* the numbers go to the block's columns, the rest is the call's key */
         if (c_pending) {  /* this thread's call before never returned (its error handler) */
             c_pending = 0;
+            pend_text(pend);
             c_row(c_call, c_call_len, c_pending_gap, 0);
         }
         c_pending_gap = entered - last_exit;
@@ -1162,13 +1511,34 @@ static void enter(const char *call, void *caller) {
     depth++;
 }
 
+static void enter(const char *call, void *caller) {
+    enter_begin(call);
+    enter_text(call, caller);
+}
+
+/* A memoized wrapper's entry, after enter_begin (w: its words, made under the lock, w[1]
+ * and w[2] left for memo_enter): 1 when the memo gave it (its arguments are not to be
+ * logged), 0 when they are to be. */
+static int enter_memo(const char *call, void *caller, uint64_t *w, int n) {
+    if (memo_enter(w, n, 0, caller)) return 1;
+    enter_text(call, caller);
+    return 0;
+}
+
 static void end_entry(void) {
     if (!compact && !threaded) { line_end(); return; }
     in_line = 0;
+    if (memo_st == MEMO_HIT) {
+        c_pending = 1;
+        memo_st = MEMO_KNOWN;
+        UNLOCK();
+        return;
+    }
     memcpy(c_call, line, line_used);
     c_call_len = line_used;
     c_pending = 1;
     line_used = 0;
+    if (memo_st == MEMO_RECORD) memo_entry_made();
     UNLOCK();
 }
 
@@ -1178,7 +1548,7 @@ static void result(int rc) {
     in_line = 1;
     if (compact) {
         c_dur_now = t - entered;
-        if (rc == MPI_SUCCESS) puts_("= 0");
+        if (rc == MPI_SUCCESS) put("= 0", 3);
         else putf("= %s", error_name(rc));
     } else if (rc == MPI_SUCCESS) {
         putf("= 0 d=%lu", (unsigned long)(t - entered));
@@ -1192,12 +1562,24 @@ static void done(void) {
     if (now_at && now_at->inside) now_at->inside--;
     if (compact) {
         in_line = 0;
-        if (c_pending && c_call_len + 1 + line_used <= sizeof c_call) {
-            c_call[c_call_len] = '\0';
-            memcpy(c_call + c_call_len + 1, line, line_used);
+        if (memo_rst == MEMO_HIT) {
             c_pending = 0;
-            c_row(c_call, c_call_len + 1 + line_used, c_pending_gap, c_dur_now);
+            pend->mtext = NULL;
+            c_row_id((uint32_t)memo_key, c_pending_gap, c_dur_now, memo_rbase);
+        } else {
+            pend_text(pend);
+            if (c_pending && c_call_len + 1 + line_used <= sizeof c_call) {
+                c_call[c_call_len] = '\0';
+                memcpy(c_call + c_call_len + 1, line, line_used);
+                c_pending = 0;
+                long id = c_row(c_call, c_call_len + 1 + line_used, c_pending_gap, c_dur_now);
+                if (memo_rst == MEMO_RECORD) {
+                    c_call_len += 1 + line_used;  /* the key, for the check's report */
+                    memo_result_made(id);
+                }
+            }
         }
+        memo_st = memo_rst = MEMO_OFF;
         line_used = 0;
     } else {
         if (threaded && c_pending) {  /* the entry kept until now: the call's two lines */
@@ -1321,6 +1703,7 @@ static void at_exit(void) {
         char end[80];
         snprintf(end, sizeof end, "# exit%s", tail);
         c_finish(end, 1);
+        memo_report();
     } else {
         t_unreturned();
         puts_("# exit");
@@ -1434,6 +1817,9 @@ static void start_log(const char *how, int provided) {
     compact = format && strcmp(format, "compact") == 0 && c_room();
     const char *no_hash = getenv("MPISIM_NO_HASH");
     hashing = !(no_hash && *no_hash && strcmp(no_hash, "0") != 0);
+    const char *no_memo = getenv("MPISIM_NO_MEMO"), *check = getenv("MPISIM_MEMO_CHECK");
+    memo_on = compact && !(no_memo && *no_memo && strcmp(no_memo, "0") != 0);
+    memo_check = memo_on && check && *check && strcmp(check, "0") != 0;
     c_header = compact;
     putf("%s 1\n#rank %d %d\n#pid %ld\n#mpi %d.%d\n",
          compact ? "#mpisim-compact" : "#mpisim-trace", world_rank, size,
@@ -1667,41 +2053,89 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Requ
 /* ---- completion ------------------------------------------------------------------------ */
 /* One request before the call: its id (0: MPI_REQUEST_NULL, ? unknown) and kind; a handle
  * named again in the same call is its next live request (see req_new). */
-static void put_req_ids(const char *key, int n, const MPI_Request *rs, char *kinds) {
-    putf(" %s=", key);
-    for (int i = 0; i < n; i++) {
-        slot_t *s = req_slot(rs[i]);
-        int id = s ? s->id : -1, again = 0;
-        kinds[i] = s ? s->kind : 0;
-        if (s && rs[i] != MPI_REQUEST_NULL)
-            for (int j = 0; j < i; j++) again += KEY(rs[j]) == KEY(rs[i]);
-        if (again) id = req_twin(KEY(rs[i]), again, &kinds[i]);
-        if (i) puts_(",");
-        if (i < SEEN_IDS) seen_ids[i] = rs[i] == MPI_REQUEST_NULL ? 0 : id;
-        if (rs[i] == MPI_REQUEST_NULL) puts_("0");
-        else if (id >= 0) putf("%d", id);
-        else puts_("?");
-    }
+static int req_id_at(const MPI_Request *rs, int i, char *kind) {
+    slot_t *s = req_slot(rs[i]);
+    int id = s ? s->id : -1, again = 0;
+    *kind = s ? s->kind : 0;
+    if (s && rs[i] != MPI_REQUEST_NULL)
+        for (int j = 0; j < i; j++) again += KEY(rs[j]) == KEY(rs[i]);
+    if (again) id = req_twin(KEY(rs[i]), again, kind);
+    id = rs[i] == MPI_REQUEST_NULL ? 0 : id;
+    if (i < SEEN_IDS) seen_ids[i] = id;
+    return id;
 }
 
-/* After completion: statuses of the completed receives, requests that became NULL. */
+static void put_req_id(int i, int id) {
+    if (i) puts_(",");
+    if (id >= 0) putf("%d", id);
+    else puts_("?");
+}
+
+static void put_req_ids(const char *key, int n, const MPI_Request *rs, char *kinds) {
+    putf(" %s=", key);
+    for (int i = 0; i < n; i++) put_req_id(i, req_id_at(rs, i, &kinds[i]));
+}
+
+/* The entry of MPI_Wait, MPI_Test, MPI_Waitall (code: their memo number): their requests'
+ * ids, through the memo when they are few (words: each id relative to the smallest, and
+ * its kind, which decides the result's text). */
+static void enter_reqs(const char *call, void *caller, int code, int n, const MPI_Request *rs,
+                       char *kinds) {
+    enter_begin(call);
+    if (!memo_on || n < 0 || n > MEMO_REQS) {
+        enter_text(call, caller);
+        put_req_ids("r", n, rs, kinds);
+        return;
+    }
+    int ids[MEMO_REQS];
+    uint64_t w[4 + MEMO_REQS], base = 0;
+    for (int i = 0; i < n; i++) {
+        ids[i] = req_id_at(rs, i, &kinds[i]);
+        if (ids[i] > 0 && (!base || (uint64_t)ids[i] < base)) base = (uint64_t)ids[i];
+    }
+    w[0] = (uint64_t)code, w[3] = (uint64_t)n;
+    for (int i = 0; i < n; i++)
+        w[4 + i] = (uint64_t)(unsigned char)kinds[i] << 32 |
+                   (uint32_t)(ids[i] > 0 ? (int)((uint64_t)ids[i] - base + 1) : ids[i]);
+    if (memo_enter(w, 4 + n, base, caller)) return;
+    enter_text(call, caller);
+    puts_(" r=");
+    for (int i = 0; i < n; i++) put_req_id(i, ids[i]);
+}
+
+/* After completion: statuses of the completed receives, requests that became NULL. head: 1
+ * writes " flag=1" first (MPI_Test's), 0 nothing (the caller wrote what comes first). */
 static void completed(int n, const MPI_Request *before, const int *which, int nwhich,
-                      const char *kinds, const MPI_Status *sts) {
+                      const char *kinds, const MPI_Status *sts, int head) {
     char w[2048];
     size_t wn = 0;
-    int hashed = 0;
-    puts_(" st=");
+    int hashed = 0, nw = 0;
+    uint64_t words[MEMO_WORDS];
+    words[nw++] = (uint64_t)head;
     for (int j = 0; j < nwhich; j++) {
         int i = which ? which[j] : j;
-        if (j) puts_(",");
-        if (gives_status(kinds[i])) put_status_body(&sts[j]);
-        else puts_("-");
+        if (memo_st == MEMO_KNOWN && nw + 3 <= MEMO_WORDS - 2) {
+            if (gives_status(kinds[i])) nw += status_words(&sts[j], words + nw);
+            else words[nw++] = MEMO_RESULT;
+        } else {
+            nw = MEMO_WORDS;  /* too many to remember */
+        }
         if (!is_persistent(kinds[i]) && before[i] != MPI_REQUEST_NULL) req_done(before[i]);
         if (wn + 24 > sizeof w) { hashed = 0; continue; }  /* too many: none written */
         if (j) w[wn++] = ',';
         size_t k = buf_done(i < SEEN_IDS ? seen_ids[i] : -1, &sts[j], w + wn);
         hashed |= w[wn] != '-';
         wn += k;
+    }
+    if (!memo_result(words, nw, 0)) {
+        if (head) puts_(" flag=1");
+        puts_(" st=");
+        for (int j = 0; j < nwhich; j++) {
+            int i = which ? which[j] : j;
+            if (j) puts_(",");
+            if (gives_status(kinds[i])) put_status_body(&sts[j]);
+            else puts_("-");
+        }
     }
     if (hashed && wn + 24 <= sizeof w) hx_word("w", w, wn);
     (void)n;
@@ -1721,12 +2155,11 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status) {
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     MPI_Request before = *req;
     char kind;
-    enter("Wait", CALLER);
-    put_req_ids("r", 1, req, &kind);
+    enter_reqs("Wait", CALLER, 1001, 1, req, &kind);
     end_entry();
     int rc = PMPI_Wait(req, st);
     result(rc);
-    if (rc == MPI_SUCCESS) completed(1, &before, NULL, 1, &kind, st);
+    if (rc == MPI_SUCCESS) completed(1, &before, NULL, 1, &kind, st, 0);
     done();
     return rc;
 }
@@ -1737,14 +2170,15 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     MPI_Request before = *req;
     char kind;
-    enter("Test", CALLER);
-    put_req_ids("r", 1, req, &kind);
+    enter_reqs("Test", CALLER, 1002, 1, req, &kind);
     end_entry();
     int rc = PMPI_Test(req, flag, st);
     result(rc);
-    if (rc == MPI_SUCCESS) {
-        putf(" flag=%d", *flag ? 1 : 0);
-        if (*flag) completed(1, &before, NULL, 1, &kind, st);
+    if (rc == MPI_SUCCESS && *flag) {
+        completed(1, &before, NULL, 1, &kind, st, 1);
+    } else if (rc == MPI_SUCCESS) {
+        uint64_t not_yet = 2;
+        if (!memo_result(&not_yet, 1, 0)) puts_(" flag=0");
     }
     done();
     return rc;
@@ -1755,12 +2189,11 @@ int MPI_Waitall(int n, MPI_Request rs[], MPI_Status sts[]) {
     ALLOC_REQS(n)
     MPI_Status *st = sts == MPI_STATUSES_IGNORE ? own : sts;
     memcpy(before, rs, sizeof(MPI_Request) * (size_t)n);
-    enter("Waitall", CALLER);
-    put_req_ids("r", n, rs, kinds);
+    enter_reqs("Waitall", CALLER, 1003, n, rs, kinds);
     end_entry();
     int rc = PMPI_Waitall(n, rs, st);
     result(rc);
-    if (rc == MPI_SUCCESS) completed(n, before, NULL, n, kinds, st);
+    if (rc == MPI_SUCCESS) completed(n, before, NULL, n, kinds, st, 0);
     done();
     FREE_REQS(n)
     return rc;
@@ -1778,7 +2211,7 @@ int MPI_Testall(int n, MPI_Request rs[], int *flag, MPI_Status sts[]) {
     result(rc);
     if (rc == MPI_SUCCESS) {
         putf(" flag=%d", *flag ? 1 : 0);
-        if (*flag) completed(n, before, NULL, n, kinds, st);
+        if (*flag) completed(n, before, NULL, n, kinds, st, 0);
     }
     done();
     FREE_REQS(n)
@@ -1797,7 +2230,7 @@ int MPI_Waitany(int n, MPI_Request rs[], int *index, MPI_Status *status) {
     result(rc);
     if (rc == MPI_SUCCESS) {
         putf(" index=%d", *index == MPI_UNDEFINED ? -1 : *index);
-        if (*index != MPI_UNDEFINED) completed(n, before, index, 1, kinds, st);
+        if (*index != MPI_UNDEFINED) completed(n, before, index, 1, kinds, st, 0);
     }
     done();
     FREE_REQS(n)
@@ -1816,7 +2249,7 @@ int MPI_Testany(int n, MPI_Request rs[], int *index, int *flag, MPI_Status *stat
     result(rc);
     if (rc == MPI_SUCCESS) {
         putf(" flag=%d index=%d", *flag ? 1 : 0, *index == MPI_UNDEFINED ? -1 : *index);
-        if (*flag && *index != MPI_UNDEFINED) completed(n, before, index, 1, kinds, st);
+        if (*flag && *index != MPI_UNDEFINED) completed(n, before, index, 1, kinds, st, 0);
     }
     done();
     FREE_REQS(n)
@@ -1829,7 +2262,7 @@ static void some_done(int n, int outcount, const int *idx, const MPI_Request *be
     puts_(" done=");
     for (int j = 0; j < outcount; j++) putf(j ? ",%d" : "%d", idx[j]);
     if (outcount == 0) puts_("-");
-    if (outcount > 0) completed(n, before, idx, outcount, kinds, st);
+    if (outcount > 0) completed(n, before, idx, outcount, kinds, st, 0);
 }
 
 int MPI_Waitsome(int n, MPI_Request rs[], int *outcount, int idx[], MPI_Status sts[]) {
@@ -2597,6 +3030,7 @@ static int next_group = 1, next_win = 1;
 static int new_id(slot_t *t, uint64_t key, int *next) {
     slot_t *s = lookup(t, key, 1);
     if (!s) return -1;
+    if (t == ops_t) memo_clear();  /* an operation's name changes (user -> uN) */
     s->id = (*next)++;
     return s->id;
 }
@@ -3037,12 +3471,17 @@ static void put_moved(const MPI_Status *st) {
 
 int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Send(buf, count, dt, dest, tag, comm);
-    enter("Send", CALLER);
-    send_args(count, dt, dest, tag, comm, 0);
-    put_buf("sb", buf, count, dt, 1);
+    enter_begin("Send");
+    uint64_t mw[] = {1, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(dest),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Send", CALLER, mw, 9)) {
+        send_args(count, dt, dest, tag, comm, 0);
+        put_buf("sb", buf, count, dt, 1);
+    }
     end_entry();
     int rc = PMPI_Send(buf, count, dt, dest, tag, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -3050,13 +3489,21 @@ int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
 int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
               MPI_Request *req) {
     if (!LOGGING) return PMPI_Isend(buf, count, dt, dest, tag, comm, req);
-    enter("Isend", CALLER);
-    send_args(count, dt, dest, tag, comm, 0);
-    put_buf("sb", buf, count, dt, 1);
+    enter_begin("Isend");
+    uint64_t mw[] = {2, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(dest),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Isend", CALLER, mw, 9)) {
+        send_args(count, dt, dest, tag, comm, 0);
+        put_buf("sb", buf, count, dt, 1);
+    }
     end_entry();
     int rc = PMPI_Isend(buf, count, dt, dest, tag, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 's'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 's');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -3077,12 +3524,17 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag
 
 int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Bsend(buf, count, dt, dest, tag, comm);
-    enter("Bsend", CALLER);
-    send_args(count, dt, dest, tag, comm, 1);
-    put_buf("sb", buf, count, dt, 1);
+    enter_begin("Bsend");
+    uint64_t mw[] = {4, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(dest),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Bsend", CALLER, mw, 9)) {
+        send_args(count, dt, dest, tag, comm, 1);
+        put_buf("sb", buf, count, dt, 1);
+    }
     end_entry();
     int rc = PMPI_Bsend(buf, count, dt, dest, tag, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -3090,13 +3542,21 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *req) {
     if (!LOGGING) return PMPI_Ibsend(buf, count, dt, dest, tag, comm, req);
-    enter("Ibsend", CALLER);
-    send_args(count, dt, dest, tag, comm, 1);
-    put_buf("sb", buf, count, dt, 1);
+    enter_begin("Ibsend");
+    uint64_t mw[] = {5, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(dest),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Ibsend", CALLER, mw, 9)) {
+        send_args(count, dt, dest, tag, comm, 1);
+        put_buf("sb", buf, count, dt, 1);
+    }
     end_entry();
     int rc = PMPI_Ibsend(buf, count, dt, dest, tag, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 's'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 's');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -3117,12 +3577,17 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int ta
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Ssend(buf, count, dt, dest, tag, comm);
-    enter("Ssend", CALLER);
-    send_args(count, dt, dest, tag, comm, 0);
-    put_buf("sb", buf, count, dt, 1);
+    enter_begin("Ssend");
+    uint64_t mw[] = {7, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(dest),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Ssend", CALLER, mw, 9)) {
+        send_args(count, dt, dest, tag, comm, 0);
+        put_buf("sb", buf, count, dt, 1);
+    }
     end_entry();
     int rc = PMPI_Ssend(buf, count, dt, dest, tag, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -3130,13 +3595,21 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
 int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *req) {
     if (!LOGGING) return PMPI_Issend(buf, count, dt, dest, tag, comm, req);
-    enter("Issend", CALLER);
-    send_args(count, dt, dest, tag, comm, 0);
-    put_buf("sb", buf, count, dt, 1);
+    enter_begin("Issend");
+    uint64_t mw[] = {8, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(dest),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Issend", CALLER, mw, 9)) {
+        send_args(count, dt, dest, tag, comm, 0);
+        put_buf("sb", buf, count, dt, 1);
+    }
     end_entry();
     int rc = PMPI_Issend(buf, count, dt, dest, tag, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 's'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 's');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -3157,12 +3630,17 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int ta
 
 int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Rsend(buf, count, dt, dest, tag, comm);
-    enter("Rsend", CALLER);
-    send_args(count, dt, dest, tag, comm, 0);
-    put_buf("sb", buf, count, dt, 1);
+    enter_begin("Rsend");
+    uint64_t mw[] = {10, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(dest),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Rsend", CALLER, mw, 9)) {
+        send_args(count, dt, dest, tag, comm, 0);
+        put_buf("sb", buf, count, dt, 1);
+    }
     end_entry();
     int rc = PMPI_Rsend(buf, count, dt, dest, tag, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -3170,13 +3648,21 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
 int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *req) {
     if (!LOGGING) return PMPI_Irsend(buf, count, dt, dest, tag, comm, req);
-    enter("Irsend", CALLER);
-    send_args(count, dt, dest, tag, comm, 0);
-    put_buf("sb", buf, count, dt, 1);
+    enter_begin("Irsend");
+    uint64_t mw[] = {11, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(dest),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Irsend", CALLER, mw, 9)) {
+        send_args(count, dt, dest, tag, comm, 0);
+        put_buf("sb", buf, count, dt, 1);
+    }
     end_entry();
     int rc = PMPI_Irsend(buf, count, dt, dest, tag, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 's'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 's');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -3200,15 +3686,21 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
     if (!LOGGING) return PMPI_Recv(buf, count, dt, source, tag, comm, status);
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-    enter("Recv", CALLER);
-    recv_args(count, dt, source, tag, comm);
-    put_buf("rb", buf, count, dt, 0);
+    enter_begin("Recv");
+    uint64_t mw[] = {13, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(source),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Recv", CALLER, mw, 9)) {
+        recv_args(count, dt, source, tag, comm);
+        put_buf("rb", buf, count, dt, 0);
+    }
     end_entry();
     int rc = PMPI_Recv(buf, count, dt, source, tag, comm, st);
     result(rc);
     if (rc == MPI_SUCCESS) {
-        put_status(st);
         recv_hash(st);
+        uint64_t rw[3];
+        status_words(st, rw);
+        if (!memo_result(rw, 3, 0)) put_status(st);
     }
     done();
     return rc;
@@ -3217,13 +3709,21 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
 int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
               MPI_Request *req) {
     if (!LOGGING) return PMPI_Irecv(buf, count, dt, source, tag, comm, req);
-    enter("Irecv", CALLER);
-    recv_args(count, dt, source, tag, comm);
-    put_buf("rb", buf, count, dt, 0);
+    enter_begin("Irecv");
+    uint64_t mw[] = {14, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(source),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Irecv", CALLER, mw, 9)) {
+        recv_args(count, dt, source, tag, comm);
+        put_buf("rb", buf, count, dt, 0);
+    }
     end_entry();
     int rc = PMPI_Irecv(buf, count, dt, source, tag, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'r'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 'r');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -3249,20 +3749,27 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
         source, rtag, comm, status);
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-    enter("Sendrecv", CALLER);
-    send_args(scount, stype, dest, stag, comm, 0);
-    put_peer("src", source);
-    put_tag("rtag", rtag);
-    putf(" rn=%d rT=%d", rcount, type_id(rtype));
-    put_buf("sb", sbuf, scount, stype, 1);
-    put_buf("rb", rbuf, rcount, rtype, 0);
+    enter_begin("Sendrecv");
+    uint64_t mw[] = {16, 0, 0, MEMO_P(sbuf), MEMO_I(scount), memo_type(stype), MEMO_I(dest),
+        MEMO_I(stag), MEMO_P(rbuf), MEMO_I(rcount), memo_type(rtype), MEMO_I(source),
+        MEMO_I(rtag), memo_comm(comm)};
+    if (!enter_memo("Sendrecv", CALLER, mw, 14)) {
+        send_args(scount, stype, dest, stag, comm, 0);
+        put_peer("src", source);
+        put_tag("rtag", rtag);
+        putf(" rn=%d rT=%d", rcount, type_id(rtype));
+        put_buf("sb", sbuf, scount, stype, 1);
+        put_buf("rb", rbuf, rcount, rtype, 0);
+    }
     end_entry();
     int rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
         comm, st);
     result(rc);
     if (rc == MPI_SUCCESS) {
-        put_status(st);
         recv_hash(st);
+        uint64_t rw[3];
+        status_words(st, rw);
+        if (!memo_result(rw, 3, 0)) put_status(st);
     }
     done();
     return rc;
@@ -3325,12 +3832,17 @@ int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int s
 int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                MPI_Comm comm) {
     if (!LOGGING) return PMPI_Send_c(buf, count, dt, dest, tag, comm);
-    enter("Send", CALLER);
-    send_args_c(count, dt, dest, tag, comm, 0);
-    put_buf("sb", buf, count, dt, 1);
+    enter_begin("Send");
+    uint64_t mw[] = {20, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(dest),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Send", CALLER, mw, 9)) {
+        send_args_c(count, dt, dest, tag, comm, 0);
+        put_buf("sb", buf, count, dt, 1);
+    }
     end_entry();
     int rc = PMPI_Send_c(buf, count, dt, dest, tag, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -3338,13 +3850,21 @@ int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int 
 int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm, MPI_Request *req) {
     if (!LOGGING) return PMPI_Isend_c(buf, count, dt, dest, tag, comm, req);
-    enter("Isend", CALLER);
-    send_args_c(count, dt, dest, tag, comm, 0);
-    put_buf("sb", buf, count, dt, 1);
+    enter_begin("Isend");
+    uint64_t mw[] = {21, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(dest),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Isend", CALLER, mw, 9)) {
+        send_args_c(count, dt, dest, tag, comm, 0);
+        put_buf("sb", buf, count, dt, 1);
+    }
     end_entry();
     int rc = PMPI_Isend_c(buf, count, dt, dest, tag, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 's'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 's');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -3366,12 +3886,17 @@ int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
 int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm) {
     if (!LOGGING) return PMPI_Bsend_c(buf, count, dt, dest, tag, comm);
-    enter("Bsend", CALLER);
-    send_args_c(count, dt, dest, tag, comm, 1);
-    put_buf("sb", buf, count, dt, 1);
+    enter_begin("Bsend");
+    uint64_t mw[] = {23, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(dest),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Bsend", CALLER, mw, 9)) {
+        send_args_c(count, dt, dest, tag, comm, 1);
+        put_buf("sb", buf, count, dt, 1);
+    }
     end_entry();
     int rc = PMPI_Bsend_c(buf, count, dt, dest, tag, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -3379,13 +3904,21 @@ int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
 int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                  MPI_Comm comm, MPI_Request *req) {
     if (!LOGGING) return PMPI_Ibsend_c(buf, count, dt, dest, tag, comm, req);
-    enter("Ibsend", CALLER);
-    send_args_c(count, dt, dest, tag, comm, 1);
-    put_buf("sb", buf, count, dt, 1);
+    enter_begin("Ibsend");
+    uint64_t mw[] = {24, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(dest),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Ibsend", CALLER, mw, 9)) {
+        send_args_c(count, dt, dest, tag, comm, 1);
+        put_buf("sb", buf, count, dt, 1);
+    }
     end_entry();
     int rc = PMPI_Ibsend_c(buf, count, dt, dest, tag, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 's'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 's');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -3407,12 +3940,17 @@ int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
 int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm) {
     if (!LOGGING) return PMPI_Ssend_c(buf, count, dt, dest, tag, comm);
-    enter("Ssend", CALLER);
-    send_args_c(count, dt, dest, tag, comm, 0);
-    put_buf("sb", buf, count, dt, 1);
+    enter_begin("Ssend");
+    uint64_t mw[] = {26, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(dest),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Ssend", CALLER, mw, 9)) {
+        send_args_c(count, dt, dest, tag, comm, 0);
+        put_buf("sb", buf, count, dt, 1);
+    }
     end_entry();
     int rc = PMPI_Ssend_c(buf, count, dt, dest, tag, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -3420,13 +3958,21 @@ int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
 int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                  MPI_Comm comm, MPI_Request *req) {
     if (!LOGGING) return PMPI_Issend_c(buf, count, dt, dest, tag, comm, req);
-    enter("Issend", CALLER);
-    send_args_c(count, dt, dest, tag, comm, 0);
-    put_buf("sb", buf, count, dt, 1);
+    enter_begin("Issend");
+    uint64_t mw[] = {27, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(dest),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Issend", CALLER, mw, 9)) {
+        send_args_c(count, dt, dest, tag, comm, 0);
+        put_buf("sb", buf, count, dt, 1);
+    }
     end_entry();
     int rc = PMPI_Issend_c(buf, count, dt, dest, tag, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 's'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 's');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -3448,12 +3994,17 @@ int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
 int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm) {
     if (!LOGGING) return PMPI_Rsend_c(buf, count, dt, dest, tag, comm);
-    enter("Rsend", CALLER);
-    send_args_c(count, dt, dest, tag, comm, 0);
-    put_buf("sb", buf, count, dt, 1);
+    enter_begin("Rsend");
+    uint64_t mw[] = {29, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(dest),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Rsend", CALLER, mw, 9)) {
+        send_args_c(count, dt, dest, tag, comm, 0);
+        put_buf("sb", buf, count, dt, 1);
+    }
     end_entry();
     int rc = PMPI_Rsend_c(buf, count, dt, dest, tag, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -3461,13 +4012,21 @@ int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
 int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                  MPI_Comm comm, MPI_Request *req) {
     if (!LOGGING) return PMPI_Irsend_c(buf, count, dt, dest, tag, comm, req);
-    enter("Irsend", CALLER);
-    send_args_c(count, dt, dest, tag, comm, 0);
-    put_buf("sb", buf, count, dt, 1);
+    enter_begin("Irsend");
+    uint64_t mw[] = {30, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(dest),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Irsend", CALLER, mw, 9)) {
+        send_args_c(count, dt, dest, tag, comm, 0);
+        put_buf("sb", buf, count, dt, 1);
+    }
     end_entry();
     int rc = PMPI_Irsend_c(buf, count, dt, dest, tag, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 's'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 's');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -3491,15 +4050,21 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
     if (!LOGGING) return PMPI_Recv_c(buf, count, dt, source, tag, comm, status);
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-    enter("Recv", CALLER);
-    recv_args_c(count, dt, source, tag, comm);
-    put_buf("rb", buf, count, dt, 0);
+    enter_begin("Recv");
+    uint64_t mw[] = {32, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(source),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Recv", CALLER, mw, 9)) {
+        recv_args_c(count, dt, source, tag, comm);
+        put_buf("rb", buf, count, dt, 0);
+    }
     end_entry();
     int rc = PMPI_Recv_c(buf, count, dt, source, tag, comm, st);
     result(rc);
     if (rc == MPI_SUCCESS) {
-        put_status(st);
         recv_hash(st);
+        uint64_t rw[3];
+        status_words(st, rw);
+        if (!memo_result(rw, 3, 0)) put_status(st);
     }
     done();
     return rc;
@@ -3508,13 +4073,21 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
 int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                 MPI_Request *req) {
     if (!LOGGING) return PMPI_Irecv_c(buf, count, dt, source, tag, comm, req);
-    enter("Irecv", CALLER);
-    recv_args_c(count, dt, source, tag, comm);
-    put_buf("rb", buf, count, dt, 0);
+    enter_begin("Irecv");
+    uint64_t mw[] = {33, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(source),
+        MEMO_I(tag), memo_comm(comm)};
+    if (!enter_memo("Irecv", CALLER, mw, 9)) {
+        recv_args_c(count, dt, source, tag, comm);
+        put_buf("rb", buf, count, dt, 0);
+    }
     end_entry();
     int rc = PMPI_Irecv_c(buf, count, dt, source, tag, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'r'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 'r');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -3540,20 +4113,27 @@ int MPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int d
         source, rtag, comm, status);
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-    enter("Sendrecv", CALLER);
-    send_args_c(scount, stype, dest, stag, comm, 0);
-    put_peer("src", source);
-    put_tag("rtag", rtag);
-    putf(" rn=%lld rT=%d", (long long)rcount, type_id(rtype));
-    put_buf("sb", sbuf, scount, stype, 1);
-    put_buf("rb", rbuf, rcount, rtype, 0);
+    enter_begin("Sendrecv");
+    uint64_t mw[] = {35, 0, 0, MEMO_P(sbuf), MEMO_I(scount), memo_type(stype), MEMO_I(dest),
+        MEMO_I(stag), MEMO_P(rbuf), MEMO_I(rcount), memo_type(rtype), MEMO_I(source),
+        MEMO_I(rtag), memo_comm(comm)};
+    if (!enter_memo("Sendrecv", CALLER, mw, 14)) {
+        send_args_c(scount, stype, dest, stag, comm, 0);
+        put_peer("src", source);
+        put_tag("rtag", rtag);
+        putf(" rn=%lld rT=%d", (long long)rcount, type_id(rtype));
+        put_buf("sb", sbuf, scount, stype, 1);
+        put_buf("rb", rbuf, rcount, rtype, 0);
+    }
     end_entry();
     int rc = PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
         comm, st);
     result(rc);
     if (rc == MPI_SUCCESS) {
-        put_status(st);
         recv_hash(st);
+        uint64_t rw[3];
+        status_words(st, rw);
+        if (!memo_result(rw, 3, 0)) put_status(st);
     }
     done();
     return rc;
@@ -3562,23 +4142,34 @@ int MPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int d
 
 int MPI_Barrier(MPI_Comm comm) {
     if (!LOGGING) return PMPI_Barrier(comm);
-    enter("Barrier", CALLER);
-    putf(" comm=%d", comm_id(comm));
+    enter_begin("Barrier");
+    uint64_t mw[] = {36, 0, 0, memo_comm(comm)};
+    if (!enter_memo("Barrier", CALLER, mw, 4)) {
+        putf(" comm=%d", comm_id(comm));
+    }
     end_entry();
     int rc = PMPI_Barrier(comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req) {
     if (!LOGGING) return PMPI_Ibarrier(comm, req);
-    enter("Ibarrier", CALLER);
-    putf(" comm=%d", comm_id(comm));
+    enter_begin("Ibarrier");
+    uint64_t mw[] = {37, 0, 0, memo_comm(comm)};
+    if (!enter_memo("Ibarrier", CALLER, mw, 4)) {
+        putf(" comm=%d", comm_id(comm));
+    }
     end_entry();
     int rc = PMPI_Ibarrier(comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 'c');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -3599,13 +4190,18 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *req) {
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Bcast(buf, count, dt, root, comm);
-    enter("Bcast", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    rooted(count, dt, root);
-    put_buf("rb", buf, count, dt, 2);
+    enter_begin("Bcast");
+    uint64_t mw[] = {39, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(root),
+        memo_comm(comm)};
+    if (!enter_memo("Bcast", CALLER, mw, 8)) {
+        putf(" comm=%d", comm_id(comm));
+        rooted(count, dt, root);
+        put_buf("rb", buf, count, dt, 2);
+    }
     end_entry();
     int rc = PMPI_Bcast(buf, count, dt, root, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -3613,14 +4209,22 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
 int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                MPI_Request *req) {
     if (!LOGGING) return PMPI_Ibcast(buf, count, dt, root, comm, req);
-    enter("Ibcast", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    rooted(count, dt, root);
-    put_buf("rb", buf, count, dt, 2);
+    enter_begin("Ibcast");
+    uint64_t mw[] = {40, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(root),
+        memo_comm(comm)};
+    if (!enter_memo("Ibcast", CALLER, mw, 8)) {
+        putf(" comm=%d", comm_id(comm));
+        rooted(count, dt, root);
+        put_buf("rb", buf, count, dt, 2);
+    }
     end_entry();
     int rc = PMPI_Ibcast(buf, count, dt, root, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 'c');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -3645,15 +4249,20 @@ int MPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
 int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root,
                MPI_Comm comm) {
     if (!LOGGING) return PMPI_Reduce(s, r, count, dt, op, root, comm);
-    enter("Reduce", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    rooted(count, dt, root);
-    put_op(op);
-    put_buf("sb", s, count, dt, 2);
-    put_buf("rb", r, count, dt, 2);
+    enter_begin("Reduce");
+    uint64_t mw[] = {42, 0, 0, MEMO_P(s), MEMO_P(r), MEMO_I(count), memo_type(dt), KEY(op),
+        MEMO_I(root), memo_comm(comm)};
+    if (!enter_memo("Reduce", CALLER, mw, 10)) {
+        putf(" comm=%d", comm_id(comm));
+        rooted(count, dt, root);
+        put_op(op);
+        put_buf("sb", s, count, dt, 2);
+        put_buf("rb", r, count, dt, 2);
+    }
     end_entry();
     int rc = PMPI_Reduce(s, r, count, dt, op, root, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -3661,16 +4270,24 @@ int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, in
 int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root,
                 MPI_Comm comm, MPI_Request *req) {
     if (!LOGGING) return PMPI_Ireduce(s, r, count, dt, op, root, comm, req);
-    enter("Ireduce", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    rooted(count, dt, root);
-    put_op(op);
-    put_buf("sb", s, count, dt, 2);
-    put_buf("rb", r, count, dt, 2);
+    enter_begin("Ireduce");
+    uint64_t mw[] = {43, 0, 0, MEMO_P(s), MEMO_P(r), MEMO_I(count), memo_type(dt), KEY(op),
+        MEMO_I(root), memo_comm(comm)};
+    if (!enter_memo("Ireduce", CALLER, mw, 10)) {
+        putf(" comm=%d", comm_id(comm));
+        rooted(count, dt, root);
+        put_op(op);
+        put_buf("sb", s, count, dt, 2);
+        put_buf("rb", r, count, dt, 2);
+    }
     end_entry();
     int rc = PMPI_Ireduce(s, r, count, dt, op, root, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 'c');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -3697,15 +4314,20 @@ int MPI_Reduce_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op o
 int MPI_Allreduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
                   MPI_Comm comm) {
     if (!LOGGING) return PMPI_Allreduce(s, r, count, dt, op, comm);
-    enter("Allreduce", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    sized(count, dt);
-    put_op(op);
-    put_buf("sb", s, count, dt, 2);
-    put_buf("rb", r, count, dt, 2);
+    enter_begin("Allreduce");
+    uint64_t mw[] = {45, 0, 0, MEMO_P(s), MEMO_P(r), MEMO_I(count), memo_type(dt), KEY(op),
+        memo_comm(comm)};
+    if (!enter_memo("Allreduce", CALLER, mw, 9)) {
+        putf(" comm=%d", comm_id(comm));
+        sized(count, dt);
+        put_op(op);
+        put_buf("sb", s, count, dt, 2);
+        put_buf("rb", r, count, dt, 2);
+    }
     end_entry();
     int rc = PMPI_Allreduce(s, r, count, dt, op, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -3713,16 +4335,24 @@ int MPI_Allreduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
 int MPI_Iallreduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                    MPI_Request *req) {
     if (!LOGGING) return PMPI_Iallreduce(s, r, count, dt, op, comm, req);
-    enter("Iallreduce", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    sized(count, dt);
-    put_op(op);
-    put_buf("sb", s, count, dt, 2);
-    put_buf("rb", r, count, dt, 2);
+    enter_begin("Iallreduce");
+    uint64_t mw[] = {46, 0, 0, MEMO_P(s), MEMO_P(r), MEMO_I(count), memo_type(dt), KEY(op),
+        memo_comm(comm)};
+    if (!enter_memo("Iallreduce", CALLER, mw, 9)) {
+        putf(" comm=%d", comm_id(comm));
+        sized(count, dt);
+        put_op(op);
+        put_buf("sb", s, count, dt, 2);
+        put_buf("rb", r, count, dt, 2);
+    }
     end_entry();
     int rc = PMPI_Iallreduce(s, r, count, dt, op, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 'c');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -3748,15 +4378,20 @@ int MPI_Allreduce_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_O
 
 int MPI_Scan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Scan(s, r, count, dt, op, comm);
-    enter("Scan", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    sized(count, dt);
-    put_op(op);
-    put_buf("sb", s, count, dt, 2);
-    put_buf("rb", r, count, dt, 2);
+    enter_begin("Scan");
+    uint64_t mw[] = {48, 0, 0, MEMO_P(s), MEMO_P(r), MEMO_I(count), memo_type(dt), KEY(op),
+        memo_comm(comm)};
+    if (!enter_memo("Scan", CALLER, mw, 9)) {
+        putf(" comm=%d", comm_id(comm));
+        sized(count, dt);
+        put_op(op);
+        put_buf("sb", s, count, dt, 2);
+        put_buf("rb", r, count, dt, 2);
+    }
     end_entry();
     int rc = PMPI_Scan(s, r, count, dt, op, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -3764,16 +4399,24 @@ int MPI_Scan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_
 int MPI_Iscan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
               MPI_Request *req) {
     if (!LOGGING) return PMPI_Iscan(s, r, count, dt, op, comm, req);
-    enter("Iscan", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    sized(count, dt);
-    put_op(op);
-    put_buf("sb", s, count, dt, 2);
-    put_buf("rb", r, count, dt, 2);
+    enter_begin("Iscan");
+    uint64_t mw[] = {49, 0, 0, MEMO_P(s), MEMO_P(r), MEMO_I(count), memo_type(dt), KEY(op),
+        memo_comm(comm)};
+    if (!enter_memo("Iscan", CALLER, mw, 9)) {
+        putf(" comm=%d", comm_id(comm));
+        sized(count, dt);
+        put_op(op);
+        put_buf("sb", s, count, dt, 2);
+        put_buf("rb", r, count, dt, 2);
+    }
     end_entry();
     int rc = PMPI_Iscan(s, r, count, dt, op, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 'c');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -3799,15 +4442,20 @@ int MPI_Scan_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
 
 int MPI_Exscan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Exscan(s, r, count, dt, op, comm);
-    enter("Exscan", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    sized(count, dt);
-    put_op(op);
-    put_buf("sb", s, count, dt, 2);
-    put_buf("rb", r, count, dt, 2);
+    enter_begin("Exscan");
+    uint64_t mw[] = {51, 0, 0, MEMO_P(s), MEMO_P(r), MEMO_I(count), memo_type(dt), KEY(op),
+        memo_comm(comm)};
+    if (!enter_memo("Exscan", CALLER, mw, 9)) {
+        putf(" comm=%d", comm_id(comm));
+        sized(count, dt);
+        put_op(op);
+        put_buf("sb", s, count, dt, 2);
+        put_buf("rb", r, count, dt, 2);
+    }
     end_entry();
     int rc = PMPI_Exscan(s, r, count, dt, op, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -3815,16 +4463,24 @@ int MPI_Exscan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MP
 int MPI_Iexscan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                 MPI_Request *req) {
     if (!LOGGING) return PMPI_Iexscan(s, r, count, dt, op, comm, req);
-    enter("Iexscan", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    sized(count, dt);
-    put_op(op);
-    put_buf("sb", s, count, dt, 2);
-    put_buf("rb", r, count, dt, 2);
+    enter_begin("Iexscan");
+    uint64_t mw[] = {52, 0, 0, MEMO_P(s), MEMO_P(r), MEMO_I(count), memo_type(dt), KEY(op),
+        memo_comm(comm)};
+    if (!enter_memo("Iexscan", CALLER, mw, 9)) {
+        putf(" comm=%d", comm_id(comm));
+        sized(count, dt);
+        put_op(op);
+        put_buf("sb", s, count, dt, 2);
+        put_buf("rb", r, count, dt, 2);
+    }
     end_entry();
     int rc = PMPI_Iexscan(s, r, count, dt, op, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 'c');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -3851,13 +4507,18 @@ int MPI_Exscan_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op o
 int MPI_Reduce_scatter_block(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
                              MPI_Comm comm) {
     if (!LOGGING) return PMPI_Reduce_scatter_block(s, r, count, dt, op, comm);
-    enter("Reduce_scatter_block", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    sized(count, dt);
-    put_op(op);
+    enter_begin("Reduce_scatter_block");
+    uint64_t mw[] = {54, 0, 0, MEMO_P(s), MEMO_P(r), MEMO_I(count), memo_type(dt), KEY(op),
+        memo_comm(comm)};
+    if (!enter_memo("Reduce_scatter_block", CALLER, mw, 9)) {
+        putf(" comm=%d", comm_id(comm));
+        sized(count, dt);
+        put_op(op);
+    }
     end_entry();
     int rc = PMPI_Reduce_scatter_block(s, r, count, dt, op, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -3865,14 +4526,22 @@ int MPI_Reduce_scatter_block(const void *s, void *r, int count, MPI_Datatype dt,
 int MPI_Ireduce_scatter_block(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
                               MPI_Comm comm, MPI_Request *req) {
     if (!LOGGING) return PMPI_Ireduce_scatter_block(s, r, count, dt, op, comm, req);
-    enter("Ireduce_scatter_block", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    sized(count, dt);
-    put_op(op);
+    enter_begin("Ireduce_scatter_block");
+    uint64_t mw[] = {55, 0, 0, MEMO_P(s), MEMO_P(r), MEMO_I(count), memo_type(dt), KEY(op),
+        memo_comm(comm)};
+    if (!enter_memo("Ireduce_scatter_block", CALLER, mw, 9)) {
+        putf(" comm=%d", comm_id(comm));
+        sized(count, dt);
+        put_op(op);
+    }
     end_entry();
     int rc = PMPI_Ireduce_scatter_block(s, r, count, dt, op, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 'c');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -3946,14 +4615,19 @@ int MPI_Reduce_scatter_init(const void *s, void *r, const int rcs[], MPI_Datatyp
 int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
                int root, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Gather(s, sc, st, r, rc_, rt, root, comm);
-    enter("Gather", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    gathered(s, sc, st, rc_, rt, root, comm);
-    put_buf("sb", s, sc, st, 2);
-    if (rank_in(comm) == root) put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
+    enter_begin("Gather");
+    uint64_t mw[] = {60, 0, 0, MEMO_P(s), MEMO_I(sc), memo_type(st), MEMO_P(r), MEMO_I(rc_),
+        memo_type(rt), MEMO_I(root), memo_comm(comm)};
+    if (!enter_memo("Gather", CALLER, mw, 11)) {
+        putf(" comm=%d", comm_id(comm));
+        gathered(s, sc, st, rc_, rt, root, comm);
+        put_buf("sb", s, sc, st, 2);
+        if (rank_in(comm) == root) put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
+    }
     end_entry();
     int rc = PMPI_Gather(s, sc, st, r, rc_, rt, root, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -3961,15 +4635,23 @@ int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Dat
 int MPI_Igather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
                 int root, MPI_Comm comm, MPI_Request *req) {
     if (!LOGGING) return PMPI_Igather(s, sc, st, r, rc_, rt, root, comm, req);
-    enter("Igather", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    gathered(s, sc, st, rc_, rt, root, comm);
-    put_buf("sb", s, sc, st, 2);
-    if (rank_in(comm) == root) put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
+    enter_begin("Igather");
+    uint64_t mw[] = {61, 0, 0, MEMO_P(s), MEMO_I(sc), memo_type(st), MEMO_P(r), MEMO_I(rc_),
+        memo_type(rt), MEMO_I(root), memo_comm(comm)};
+    if (!enter_memo("Igather", CALLER, mw, 11)) {
+        putf(" comm=%d", comm_id(comm));
+        gathered(s, sc, st, rc_, rt, root, comm);
+        put_buf("sb", s, sc, st, 2);
+        if (rank_in(comm) == root) put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
+    }
     end_entry();
     int rc = PMPI_Igather(s, sc, st, r, rc_, rt, root, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 'c');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -4041,14 +4723,19 @@ int MPI_Gatherv_init(const void *s, int sc, MPI_Datatype st, void *r, const int 
 int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
                   MPI_Comm comm) {
     if (!LOGGING) return PMPI_Allgather(s, sc, st, r, rc_, rt, comm);
-    enter("Allgather", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    own(s, sc, st, rc_, rt);
-    put_buf("sb", s, sc, st, 2);
-    put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
+    enter_begin("Allgather");
+    uint64_t mw[] = {66, 0, 0, MEMO_P(s), MEMO_I(sc), memo_type(st), MEMO_P(r), MEMO_I(rc_),
+        memo_type(rt), memo_comm(comm)};
+    if (!enter_memo("Allgather", CALLER, mw, 10)) {
+        putf(" comm=%d", comm_id(comm));
+        own(s, sc, st, rc_, rt);
+        put_buf("sb", s, sc, st, 2);
+        put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
+    }
     end_entry();
     int rc = PMPI_Allgather(s, sc, st, r, rc_, rt, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -4056,15 +4743,23 @@ int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_
 int MPI_Iallgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
                    MPI_Comm comm, MPI_Request *req) {
     if (!LOGGING) return PMPI_Iallgather(s, sc, st, r, rc_, rt, comm, req);
-    enter("Iallgather", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    own(s, sc, st, rc_, rt);
-    put_buf("sb", s, sc, st, 2);
-    put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
+    enter_begin("Iallgather");
+    uint64_t mw[] = {67, 0, 0, MEMO_P(s), MEMO_I(sc), memo_type(st), MEMO_P(r), MEMO_I(rc_),
+        memo_type(rt), memo_comm(comm)};
+    if (!enter_memo("Iallgather", CALLER, mw, 10)) {
+        putf(" comm=%d", comm_id(comm));
+        own(s, sc, st, rc_, rt);
+        put_buf("sb", s, sc, st, 2);
+        put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
+    }
     end_entry();
     int rc = PMPI_Iallgather(s, sc, st, r, rc_, rt, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 'c');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -4134,14 +4829,19 @@ int MPI_Allgatherv_init(const void *s, int sc, MPI_Datatype st, void *r, const i
 int MPI_Scatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
                 int root, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Scatter(s, sc, st, r, rc_, rt, root, comm);
-    enter("Scatter", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    scattered(sc, st, rc_, rt, root, comm);
-    if (rank_in(comm) == root) put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
-    put_buf("rb", r, rc_, rt, 2);
+    enter_begin("Scatter");
+    uint64_t mw[] = {72, 0, 0, MEMO_P(s), MEMO_I(sc), memo_type(st), MEMO_P(r), MEMO_I(rc_),
+        memo_type(rt), MEMO_I(root), memo_comm(comm)};
+    if (!enter_memo("Scatter", CALLER, mw, 11)) {
+        putf(" comm=%d", comm_id(comm));
+        scattered(sc, st, rc_, rt, root, comm);
+        if (rank_in(comm) == root) put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
+        put_buf("rb", r, rc_, rt, 2);
+    }
     end_entry();
     int rc = PMPI_Scatter(s, sc, st, r, rc_, rt, root, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -4149,15 +4849,23 @@ int MPI_Scatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Da
 int MPI_Iscatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
                  int root, MPI_Comm comm, MPI_Request *req) {
     if (!LOGGING) return PMPI_Iscatter(s, sc, st, r, rc_, rt, root, comm, req);
-    enter("Iscatter", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    scattered(sc, st, rc_, rt, root, comm);
-    if (rank_in(comm) == root) put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
-    put_buf("rb", r, rc_, rt, 2);
+    enter_begin("Iscatter");
+    uint64_t mw[] = {73, 0, 0, MEMO_P(s), MEMO_I(sc), memo_type(st), MEMO_P(r), MEMO_I(rc_),
+        memo_type(rt), MEMO_I(root), memo_comm(comm)};
+    if (!enter_memo("Iscatter", CALLER, mw, 11)) {
+        putf(" comm=%d", comm_id(comm));
+        scattered(sc, st, rc_, rt, root, comm);
+        if (rank_in(comm) == root) put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
+        put_buf("rb", r, rc_, rt, 2);
+    }
     end_entry();
     int rc = PMPI_Iscatter(s, sc, st, r, rc_, rt, root, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 'c');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -4228,14 +4936,19 @@ int MPI_Scatterv_init(const void *s, const int scs[], const int displs[], MPI_Da
 int MPI_Alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
                  MPI_Comm comm) {
     if (!LOGGING) return PMPI_Alltoall(s, sc, st, r, rc_, rt, comm);
-    enter("Alltoall", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    own(s, sc, st, rc_, rt);
-    put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
-    put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
+    enter_begin("Alltoall");
+    uint64_t mw[] = {78, 0, 0, MEMO_P(s), MEMO_I(sc), memo_type(st), MEMO_P(r), MEMO_I(rc_),
+        memo_type(rt), memo_comm(comm)};
+    if (!enter_memo("Alltoall", CALLER, mw, 10)) {
+        putf(" comm=%d", comm_id(comm));
+        own(s, sc, st, rc_, rt);
+        put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
+        put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
+    }
     end_entry();
     int rc = PMPI_Alltoall(s, sc, st, r, rc_, rt, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -4243,15 +4956,23 @@ int MPI_Alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_D
 int MPI_Ialltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
                   MPI_Comm comm, MPI_Request *req) {
     if (!LOGGING) return PMPI_Ialltoall(s, sc, st, r, rc_, rt, comm, req);
-    enter("Ialltoall", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    own(s, sc, st, rc_, rt);
-    put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
-    put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
+    enter_begin("Ialltoall");
+    uint64_t mw[] = {79, 0, 0, MEMO_P(s), MEMO_I(sc), memo_type(st), MEMO_P(r), MEMO_I(rc_),
+        memo_type(rt), memo_comm(comm)};
+    if (!enter_memo("Ialltoall", CALLER, mw, 10)) {
+        putf(" comm=%d", comm_id(comm));
+        own(s, sc, st, rc_, rt);
+        put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
+        put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
+    }
     end_entry();
     int rc = PMPI_Ialltoall(s, sc, st, r, rc_, rt, comm, req);
     result(rc);
-    if (rc == MPI_SUCCESS) putf(" r=%d", req_new(*req, 'c'));
+    if (rc == MPI_SUCCESS) {
+        int id = req_new(*req, 'c');
+        uint64_t rw[] = {MEMO_REQ(id)};
+        if (!memo_result(rw, 1, id > 0 ? (uint64_t)id : 0)) putf(" r=%d", id);
+    }
     done();
     return rc;
 }
@@ -4366,12 +5087,17 @@ int MPI_Alltoallw_init(const void *s, const int scs[], const int sd[], const MPI
 
 int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Bcast_c(buf, count, dt, root, comm);
-    enter("Bcast", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    rooted_c(count, dt, root);
+    enter_begin("Bcast");
+    uint64_t mw[] = {87, 0, 0, MEMO_P(buf), MEMO_I(count), memo_type(dt), MEMO_I(root),
+        memo_comm(comm)};
+    if (!enter_memo("Bcast", CALLER, mw, 8)) {
+        putf(" comm=%d", comm_id(comm));
+        rooted_c(count, dt, root);
+    }
     end_entry();
     int rc = PMPI_Bcast_c(buf, count, dt, root, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -4379,13 +5105,18 @@ int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm 
 int MPI_Reduce_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt, MPI_Op op, int root,
                  MPI_Comm comm) {
     if (!LOGGING) return PMPI_Reduce_c(s, r, count, dt, op, root, comm);
-    enter("Reduce", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    rooted_c(count, dt, root);
-    put_op(op);
+    enter_begin("Reduce");
+    uint64_t mw[] = {88, 0, 0, MEMO_P(s), MEMO_P(r), MEMO_I(count), memo_type(dt), KEY(op),
+        MEMO_I(root), memo_comm(comm)};
+    if (!enter_memo("Reduce", CALLER, mw, 10)) {
+        putf(" comm=%d", comm_id(comm));
+        rooted_c(count, dt, root);
+        put_op(op);
+    }
     end_entry();
     int rc = PMPI_Reduce_c(s, r, count, dt, op, root, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -4393,13 +5124,18 @@ int MPI_Reduce_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt, MPI_O
 int MPI_Allreduce_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                     MPI_Comm comm) {
     if (!LOGGING) return PMPI_Allreduce_c(s, r, count, dt, op, comm);
-    enter("Allreduce", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    sized_c(count, dt);
-    put_op(op);
+    enter_begin("Allreduce");
+    uint64_t mw[] = {89, 0, 0, MEMO_P(s), MEMO_P(r), MEMO_I(count), memo_type(dt), KEY(op),
+        memo_comm(comm)};
+    if (!enter_memo("Allreduce", CALLER, mw, 9)) {
+        putf(" comm=%d", comm_id(comm));
+        sized_c(count, dt);
+        put_op(op);
+    }
     end_entry();
     int rc = PMPI_Allreduce_c(s, r, count, dt, op, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -4407,13 +5143,18 @@ int MPI_Allreduce_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt, MP
 int MPI_Scan_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                MPI_Comm comm) {
     if (!LOGGING) return PMPI_Scan_c(s, r, count, dt, op, comm);
-    enter("Scan", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    sized_c(count, dt);
-    put_op(op);
+    enter_begin("Scan");
+    uint64_t mw[] = {90, 0, 0, MEMO_P(s), MEMO_P(r), MEMO_I(count), memo_type(dt), KEY(op),
+        memo_comm(comm)};
+    if (!enter_memo("Scan", CALLER, mw, 9)) {
+        putf(" comm=%d", comm_id(comm));
+        sized_c(count, dt);
+        put_op(op);
+    }
     end_entry();
     int rc = PMPI_Scan_c(s, r, count, dt, op, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -4421,13 +5162,18 @@ int MPI_Scan_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt, MPI_Op 
 int MPI_Exscan_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                  MPI_Comm comm) {
     if (!LOGGING) return PMPI_Exscan_c(s, r, count, dt, op, comm);
-    enter("Exscan", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    sized_c(count, dt);
-    put_op(op);
+    enter_begin("Exscan");
+    uint64_t mw[] = {91, 0, 0, MEMO_P(s), MEMO_P(r), MEMO_I(count), memo_type(dt), KEY(op),
+        memo_comm(comm)};
+    if (!enter_memo("Exscan", CALLER, mw, 9)) {
+        putf(" comm=%d", comm_id(comm));
+        sized_c(count, dt);
+        put_op(op);
+    }
     end_entry();
     int rc = PMPI_Exscan_c(s, r, count, dt, op, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -4435,13 +5181,18 @@ int MPI_Exscan_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt, MPI_O
 int MPI_Reduce_scatter_block_c(const void *s, void *r, MPI_Count count, MPI_Datatype dt,
                                MPI_Op op, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Reduce_scatter_block_c(s, r, count, dt, op, comm);
-    enter("Reduce_scatter_block", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    sized_c(count, dt);
-    put_op(op);
+    enter_begin("Reduce_scatter_block");
+    uint64_t mw[] = {92, 0, 0, MEMO_P(s), MEMO_P(r), MEMO_I(count), memo_type(dt), KEY(op),
+        memo_comm(comm)};
+    if (!enter_memo("Reduce_scatter_block", CALLER, mw, 9)) {
+        putf(" comm=%d", comm_id(comm));
+        sized_c(count, dt);
+        put_op(op);
+    }
     end_entry();
     int rc = PMPI_Reduce_scatter_block_c(s, r, count, dt, op, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -4449,12 +5200,17 @@ int MPI_Reduce_scatter_block_c(const void *s, void *r, MPI_Count count, MPI_Data
 int MPI_Allgather_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Count rc_,
                     MPI_Datatype rt, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Allgather_c(s, sc, st, r, rc_, rt, comm);
-    enter("Allgather", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    s == MPI_IN_PLACE ? sized_c(rc_, rt) : sized_c(sc, st);
+    enter_begin("Allgather");
+    uint64_t mw[] = {93, 0, 0, MEMO_P(s), MEMO_I(sc), memo_type(st), MEMO_P(r), MEMO_I(rc_),
+        memo_type(rt), memo_comm(comm)};
+    if (!enter_memo("Allgather", CALLER, mw, 10)) {
+        putf(" comm=%d", comm_id(comm));
+        s == MPI_IN_PLACE ? sized_c(rc_, rt) : sized_c(sc, st);
+    }
     end_entry();
     int rc = PMPI_Allgather_c(s, sc, st, r, rc_, rt, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -4462,12 +5218,17 @@ int MPI_Allgather_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_C
 int MPI_Alltoall_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Count rc_,
                    MPI_Datatype rt, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Alltoall_c(s, sc, st, r, rc_, rt, comm);
-    enter("Alltoall", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    s == MPI_IN_PLACE ? sized_c(rc_, rt) : sized_c(sc, st);
+    enter_begin("Alltoall");
+    uint64_t mw[] = {94, 0, 0, MEMO_P(s), MEMO_I(sc), memo_type(st), MEMO_P(r), MEMO_I(rc_),
+        memo_type(rt), memo_comm(comm)};
+    if (!enter_memo("Alltoall", CALLER, mw, 10)) {
+        putf(" comm=%d", comm_id(comm));
+        s == MPI_IN_PLACE ? sized_c(rc_, rt) : sized_c(sc, st);
+    }
     end_entry();
     int rc = PMPI_Alltoall_c(s, sc, st, r, rc_, rt, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -4475,13 +5236,18 @@ int MPI_Alltoall_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Co
 int MPI_Gather_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Count rc_,
                  MPI_Datatype rt, int root, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Gather_c(s, sc, st, r, rc_, rt, root, comm);
-    enter("Gather", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    s == MPI_IN_PLACE && rank_in(comm) == root ? rooted_c(rc_, rt, root) : rooted_c(sc, st,
-        root);
+    enter_begin("Gather");
+    uint64_t mw[] = {95, 0, 0, MEMO_P(s), MEMO_I(sc), memo_type(st), MEMO_P(r), MEMO_I(rc_),
+        memo_type(rt), MEMO_I(root), memo_comm(comm)};
+    if (!enter_memo("Gather", CALLER, mw, 11)) {
+        putf(" comm=%d", comm_id(comm));
+        s == MPI_IN_PLACE && rank_in(comm) == root ? rooted_c(rc_, rt, root) : rooted_c(sc, st,
+            root);
+    }
     end_entry();
     int rc = PMPI_Gather_c(s, sc, st, r, rc_, rt, root, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
@@ -4489,12 +5255,17 @@ int MPI_Gather_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Coun
 int MPI_Scatter_c(const void *s, MPI_Count sc, MPI_Datatype st, void *r, MPI_Count rc_,
                   MPI_Datatype rt, int root, MPI_Comm comm) {
     if (!LOGGING) return PMPI_Scatter_c(s, sc, st, r, rc_, rt, root, comm);
-    enter("Scatter", CALLER);
-    putf(" comm=%d", comm_id(comm));
-    rank_in(comm) == root ? rooted_c(sc, st, root) : rooted_c(rc_, rt, root);
+    enter_begin("Scatter");
+    uint64_t mw[] = {96, 0, 0, MEMO_P(s), MEMO_I(sc), memo_type(st), MEMO_P(r), MEMO_I(rc_),
+        memo_type(rt), MEMO_I(root), memo_comm(comm)};
+    if (!enter_memo("Scatter", CALLER, mw, 11)) {
+        putf(" comm=%d", comm_id(comm));
+        rank_in(comm) == root ? rooted_c(sc, st, root) : rooted_c(rc_, rt, root);
+    }
     end_entry();
     int rc = PMPI_Scatter_c(s, sc, st, r, rc_, rt, root, comm);
     result(rc);
+    if (rc == MPI_SUCCESS) memo_result(NULL, 0, 0);
     done();
     return rc;
 }
