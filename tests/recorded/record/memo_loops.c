@@ -3,8 +3,10 @@
  * buffered sends, waits and tests, Sendrecv, MPI_PROC_NULL, the counted collectives (with
  * MPI_IN_PLACE and a moving root), a datatype and a communicator made and freed every round
  * (their handles come back as other objects), errors returned, and with "all" the calls
- * whose order or count depends on timing (wildcard receives, a test polled until done).
- * usage: mpiexec -n 2..8 memo_loops ROUNDS [exact|all] */
+ * whose order or count depends on timing (wildcard receives, a test polled until done);
+ * with "stall" the last round's MPI_Ssend is left out: every process waits for ever in the
+ * MPI_Wait its loop made every round (a run to stop).
+ * usage: mpiexec -n 2..8 memo_loops ROUNDS [exact|all|stall] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 int main(int argc, char **argv) {
     int rank, size, rounds = argc > 1 ? atoi(argv[1]) : 20;
     int timing = argc > 2 && strcmp(argv[2], "all") == 0;
+    int stall = argc > 2 && strcmp(argv[2], "stall") == 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -40,7 +43,7 @@ int main(int argc, char **argv) {
             MPI_Send(out, n, MPI_INT, right, tag, MPI_COMM_WORLD);
         }
         MPI_Irecv(in, 64, MPI_INT, left, 5, MPI_COMM_WORLD, &rq[0]);
-        MPI_Ssend(out, 16, MPI_INT, right, 5, MPI_COMM_WORLD);
+        if (!stall || i < rounds - 1) MPI_Ssend(out, 16, MPI_INT, right, 5, MPI_COMM_WORLD);
         MPI_Wait(&rq[0], &st);
         MPI_Irecv(in, 64, MPI_INT, left, 6, MPI_COMM_WORLD, &rq[0]);
         MPI_Barrier(MPI_COMM_WORLD);
