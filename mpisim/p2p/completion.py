@@ -118,22 +118,22 @@ def _wake_later(e: Event) -> None:
 def waitall(env: Clock, reqs: Sequence[Request]) -> Event:
     """MPI_Waitall: the list of Statuses once every request has completed."""
     reqs = list(reqs)
-    unknown = 0
-    for r in reqs:
-        if r.active and r.done_at is None:
-            unknown += 1
-    if not unknown:
-        return _at_latest(env, reqs)
-    ev = BuiltEvent()  # (pending(env), inlined: once per waitall)
-    ev.env, ev.callbacks, ev._value = env, [], PENDING
-    known = _AllKnown(ev, reqs, unknown).known  # one bound method for all its requests
+    waiting: _AllKnown | None = None
     for r in reqs:
         if r.active and r.done_at is None:  # (r.on_known(known), inlined: not known yet)
+            if waiting is None:
+                ev = BuiltEvent()  # (pending(env), inlined: once per waitall)
+                ev.env, ev.callbacks, ev._value = env, [], PENDING
+                waiting = _AllKnown(ev, reqs, 0)
+                known = waiting.known  # one bound method for all its requests
+            waiting.left += 1
             if r.waiters is None:
                 r.waiters = [known]
             else:
                 r.waiters.append(known)
-    return ev
+    if waiting is None:
+        return _at_latest(env, reqs)
+    return waiting.ev
 
 
 class _AllKnown:

@@ -359,6 +359,8 @@ class Transport:
                 self._sequenced(msg)
             return
         progress.entered(rank)
+        if not progress.held.get(rank):  # nothing held for it: nothing to poll
+            return
         if wanted is not None and self._taken_already(rank, *wanted):
             msg = None
         else:
