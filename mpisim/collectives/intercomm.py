@@ -29,6 +29,7 @@ import numpy as np
 
 from ..engine.clock import done
 from ..engine.port import RankPort
+from ..engine.steps import steps
 from ..mpi.comm import Comm
 from ..mpi.constants import PROC_NULL, ROOT
 from ..mpi.errors import ErrComm
@@ -236,7 +237,7 @@ def start(colls: Any, port: RankPort, call: str, kind: str, comm: Comm, blocking
     sides = _Sides(env, colls.tp, comm, call, tag, colls.entered)
     port.enter(call, nbytes=args.nbytes, obj=sides.local(0))
     gen = algorithm(sides, args)
-    proc = env.process(gen if deliver is None else _delivered(gen, deliver))
+    proc = steps(env, gen if deliver is None else _delivered(gen, deliver))
     if blocking:
         return proc
     req = Request("coll", call, sides.remote.me, -1, -1, args.nbytes)

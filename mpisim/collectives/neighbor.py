@@ -29,6 +29,7 @@ import numpy as np
 
 from ..engine.clock import done, failed
 from ..engine.port import RankPort
+from ..engine.steps import steps
 from ..mpi.constants import PROC_NULL
 from ..mpi.errors import ErrTopology, MPIError
 from ..mpi.topology import CART
@@ -101,8 +102,8 @@ def start(port: RankPort, colls: Any, call: str, comm: Any, blocking: bool, make
     comm.colls += 1
     ch = Channel(env, colls.tp, comm, call, tag, colls.entered)
     port.enter(call, nbytes=args.nbytes, obj=ch)
-    proc = env.process(_delivered(exchange(ch, args), deliver) if deliver else
-                       exchange(ch, args))
+    proc = steps(env, _delivered(exchange(ch, args), deliver) if deliver else
+                 exchange(ch, args))
     if blocking:
         return proc
     req = Request("coll", call, ch.me, -1, -1, args.nbytes)
