@@ -10,9 +10,15 @@ cost, without MPI_Init's and MPI_Finalize's fixed work:
 
 - **recorder**: instructions in the recorder's own functions and in zlib (the compact
   format's codec), by part: *text key* (formatting the call's key: ``putf``, ``put`` and the
-  argument writers), *key table* (``c_row``: request ids made relative, the key interned),
-  *compression* (zlib, ``c_flush``, the block's columns and checksum), *the rest* (the
-  wrappers, ``enter``/``done``, handle tables, call sites);
+  argument writers), *key table* (``c_row``: request ids made relative, the key interned;
+  the memo: the call's binary arguments looked up), *compression* (zlib, ``c_flush``, the
+  block's columns and checksum), *the rest* (the wrappers, ``enter``/``done``, handle
+  tables, call sites, the data hashes);
+- **with libc**: the same and what it calls outside its own code (the C library's
+  ``memcpy``, ``strncpy``, ``clock_gettime``...): the wrappers' inclusive instructions but
+  the MPI library's (``MPI_Send``, ``MPI_Recv`` and ``MPI_Finalize`` of the recorder, less
+  their ``PMPI_`` calls), and the exit's last block; the floor counts its clock reads
+  too, so this is the figure to set beside it;
 - **MPI_Send**: MPICH's own instructions for an 8-byte ``MPI_Send`` (``PMPI_Send``,
   inclusive; a receive's count depends on how long it polls, so it is not a yardstick);
 - **floor**: a C loop doing per call only what a recorder must (two clock reads, the call's
@@ -20,12 +26,17 @@ cost, without MPI_Init's and MPI_Finalize's fixed work:
   the same way: what a recorder that writes binary arguments could cost at best, before
   compression.
 
+Each of four recorders: hashed (the default) and ``MPISIM_NO_HASH=1``, each with the memo
+(the default: a loop's keys looked up by their binary arguments, their text made once) and
+with ``MPISIM_NO_MEMO=1`` (every key made as text).
+
 Targets (issue 41): the recorded program within 5 % of the plain run's wall time. The
 figures say how far instructions put that: the recorder's per call over MPI_Send's.
 
     python -m bench.recorder                  # needs MPICH's mpicc/mpiexec beside this
-                                              # Python, and valgrind
+                                              # Python, and valgrind; about 3 minutes
     python -m bench.recorder --calls 20000 --json recorder.json
+    python -m bench.recorder --only hashed    # the default recorder alone
 """
 
 from __future__ import annotations
@@ -88,8 +99,13 @@ int main(int argc, char **argv) {
 PARTS = {
     "text key": ("putf", "put", "puts_", "fmt_unsigned", "line_end", "send_args",
                  "recv_args", "put_status_body", "put_status", "result", "put_op",
-                 "put_signature", "c_put_text"),
-    "key table": ("c_row", "c_relative", "c_intern", "c_id", "c_room"),
+                 "put_signature", "c_put_text", "put_req_id", "put_req_ids", "enter_text",
+                 "put_buf", "sized", "rooted", "put_peer", "put_tag"),
+    "key table": ("c_row", "c_relative", "c_intern", "c_id", "c_room", "c_row_id",
+                  "memo_enter", "memo_find", "memo_result", "memo_hash", "memo_same",
+                  "memo_comm", "memo_type", "memo_add", "memo_entry_made",
+                  "memo_result_made", "status_words", "enter_memo", "enter_reqs",
+                  "req_id_at"),
     "compression": ("c_flush", "c_column", "c_crc32", "c_write", "c_put32", "c_put64",
                     "c_finish"),
 }
@@ -109,14 +125,27 @@ def _self_costs(out_file: Path) -> dict[tuple[str, str], int]:
     return costs
 
 
-def _inclusive(out_file: Path, function: str) -> int:
+def _inclusive(out_file: Path, function: str, obj: str = "") -> int:
+    """A function's inclusive instructions (the first of that name in an object whose name
+    starts with ``obj``)."""
     text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100",
                            str(out_file)], capture_output=True, text=True, check=True).stdout
     for line in text.splitlines():
         m = LINE.match(line)
-        if m and m.group(2) == function:
+        if m and m.group(2) == function and Path(m.group(3)).name.startswith(obj):
             return int(m.group(1).replace(",", ""))
     return 0
+
+
+def _with_libc(out_file: Path, costs: dict[tuple[str, str], int]) -> int:
+    """The recorder's instructions with what it calls: its wrappers inclusive but MPI's own
+    (MPI_Finalize's writes the calls of the block not full yet), and outside them the exit's
+    last block."""
+    calls = ("Send", "Recv", "Finalize")
+    wrappers = sum(_inclusive(out_file, f"MPI_{c}", "librec") for c in calls)
+    mpi = sum(_inclusive(out_file, f"PMPI_{c}") for c in calls)
+    finish = _inclusive(out_file, "c_finish", "librec")
+    return wrappers - mpi + finish
 
 
 def _parts(costs: dict[tuple[str, str], int]) -> dict[str, int]:
@@ -132,25 +161,33 @@ def _parts(costs: dict[tuple[str, str], int]) -> dict[str, int]:
     return parts
 
 
-def _run(tmp: Path, launcher: str, calls: int, recorded: bool) -> list[Path]:
-    """The ping-pong under callgrind, both processes; their output files."""
-    out = tmp / f"cg.{calls}.{int(recorded)}"
+VARIANTS = {"hashed": {}, "hashed, no memo": {"MPISIM_NO_MEMO": "1"},
+            "no hash": {"MPISIM_NO_HASH": "1"},
+            "no hash, no memo": {"MPISIM_NO_HASH": "1", "MPISIM_NO_MEMO": "1"}}
+"""The recorders measured: their environment (hashed, with the memo: the default)."""
+
+
+def _run(tmp: Path, launcher: str, calls: int, variant: str) -> list[Path]:
+    """The ping-pong under callgrind, both processes, recorded; their output files."""
+    name = f"{calls}.{list(VARIANTS).index(variant)}"
+    out = tmp / f"cg.{name}"
     out.mkdir()
-    env = dict(os.environ)
-    cmd = [launcher, "-n", "2"]
-    if recorded:
-        logs = tmp / f"logs.{calls}"
-        logs.mkdir()
-        env.update(MPISIM_TRACE_DIR=str(logs), MPISIM_TRACE_FORMAT="compact")
-        cmd += ["-genv", "LD_PRELOAD", str(tmp / "librec.so")]
+    logs = tmp / f"logs.{name}"
+    logs.mkdir()
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MPISIM_NO_HASH", "MPISIM_NO_MEMO", "MPISIM_MEMO_CHECK")}
+    env.update(MPISIM_TRACE_DIR=str(logs), MPISIM_TRACE_FORMAT="compact", **VARIANTS[variant])
+    cmd = [launcher, "-n", "2", "-genv", "LD_PRELOAD", str(tmp / "librec.so")]
     cmd += ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.%p",
             str(tmp / "pingpong"), "pingpong", str(calls)]
     subprocess.run(cmd, env=env, capture_output=True, check=True, timeout=3600)
     return sorted(out.iterdir())
 
 
-def measure(mpicc: str, launcher: str, calls: int) -> dict[str, object]:
-    """The figures at ``calls`` and ``2 * calls`` calls a process (see the module)."""
+def measure(mpicc: str, launcher: str, calls: int,
+            variants: list[str] | None = None) -> dict[str, object]:
+    """The figures at ``calls`` and ``2 * calls`` calls a process, for each recorder of
+    ``variants`` (default: all of :data:`VARIANTS`; see the module)."""
     with tempfile.TemporaryDirectory(prefix="bench-recorder.") as name:
         tmp = Path(name)
         (tmp / "pingpong.c").write_text(PINGPONG)
@@ -161,25 +198,39 @@ def measure(mpicc: str, launcher: str, calls: int) -> dict[str, object]:
                        check=True, capture_output=True)
         subprocess.run(["cc", "-O2", "-o", str(tmp / "floor"), str(tmp / "floor.c")],
                        check=True, capture_output=True)
-        by_length = {}
-        for n in (calls, 2 * calls):
-            files = _run(tmp, launcher, n, recorded=True)
-            costs = [_parts(_self_costs(f)) for f in files]
-            send = sum(_inclusive(f, "PMPI_Send") for f in files)
-            by_length[n] = ({p: sum(c[p] for c in costs) for p in costs[0]}, send)
-        (small, send_small), (large, send_large) = by_length[calls], by_length[2 * calls]
-        added = 2 * calls  # both processes' calls added by doubling the length
-        per_call = {p: (large[p] - small[p]) / added for p in small}
-        send_each = (send_large - send_small) / calls  # half the added calls are sends
+        figures: dict[str, object] = {"calls_per_process": [calls, 2 * calls]}
+        sends = []
+        for variant in variants or list(VARIANTS):
+            per_call, libc, send_each = _variant(tmp, launcher, calls, variant)
+            sends.append(send_each)
+            recorder = sum(per_call.values())
+            figures[variant] = {"recorder_per_call": round(recorder, 1),
+                                "parts_per_call": {p: round(v, 1) for p, v in per_call.items()},
+                                "with_libc_per_call": round(libc, 1),
+                                "recorder_over_mpi_send": round(recorder / send_each, 3)}
         floor = _floor(tmp, calls)
-    recorder = sum(per_call.values())
-    return {"calls_per_process": [calls, 2 * calls],
-            "recorder_per_call": round(recorder, 1),
-            "parts_per_call": {p: round(v, 1) for p, v in per_call.items()},
-            "mpi_send": round(send_each, 1),
-            "recorder_over_mpi_send": round(recorder / send_each, 3),
-            "floor_per_call": round(floor, 1),
-            "floor_over_mpi_send": round(floor / send_each, 3)}
+    send_each = sum(sends) / len(sends)
+    figures.update(mpi_send=round(send_each, 1), floor_per_call=round(floor, 1),
+                   floor_over_mpi_send=round(floor / send_each, 3))
+    return figures
+
+
+def _variant(tmp: Path, launcher: str, calls: int,
+             variant: str) -> tuple[dict[str, float], float, float]:
+    """One recorder's per-call instructions: by part, with libc, and MPI_Send's own."""
+    by_length = {}
+    for n in (calls, 2 * calls):
+        files = _run(tmp, launcher, n, variant)
+        self_costs = [_self_costs(f) for f in files]
+        costs = [_parts(c) for c in self_costs]
+        send = sum(_inclusive(f, "PMPI_Send") for f in files)
+        libc = sum(_with_libc(f, c) for f, c in zip(files, self_costs, strict=True))
+        by_length[n] = ({p: sum(c[p] for c in costs) for p in costs[0]}, libc, send)
+    (small, libc_small, send_small) = by_length[calls]
+    (large, libc_large, send_large) = by_length[2 * calls]
+    added = 2 * calls  # both processes' calls added by doubling the length
+    per_call = {p: (large[p] - small[p]) / added for p in small}
+    return per_call, (libc_large - libc_small) / added, (send_large - send_small) / calls
 
 
 def _floor(tmp: Path, calls: int) -> float:
@@ -200,6 +251,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="calls a process at the shorter length (default 20000; the longer "
                         "is twice as many)")
     p.add_argument("--json", help="also write the figures to this file")
+    p.add_argument("--only", action="append", choices=list(VARIANTS),
+                   help="measure only this recorder (repeatable; default: all four)")
     args = p.parse_args(argv)
     here = Path(sys.executable).parent
     mpicc, launcher = here / "mpicc", here / "mpiexec"
@@ -211,14 +264,21 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.calls < 1000 or args.calls % 2:
         p.error(f"--calls: {args.calls} is not an even number >= 1000")
-    figures = measure(str(mpicc), str(launcher), args.calls)
-    print(f"recorder: {figures['recorder_per_call']:,} instructions a call "
-          f"({figures['recorder_over_mpi_send']:.2f}x an 8-byte MPI_Send's "
+    figures = measure(str(mpicc), str(launcher), args.calls, args.only)
+    print("instructions a call (an 8-byte MPI_Send of the MPI library: "
           f"{figures['mpi_send']:,})")
-    for part, n in figures["parts_per_call"].items():  # type: ignore[attr-defined]
-        print(f"  {part:12} {n:>9,.1f}")
-    print(f"floor: {figures['floor_per_call']:,} instructions a call "
-          f"({figures['floor_over_mpi_send']:.3f}x MPI_Send)")
+    parts = [*PARTS, "the rest"]
+    print(f"  {'recorder':18} {'a call':>8} " + " ".join(f"{p:>11}" for p in parts)
+          + f" {'with libc':>10} {'/ MPI_Send':>10}")
+    for variant in args.only or list(VARIANTS):
+        f = figures[variant]
+        assert isinstance(f, dict)
+        print(f"  {variant:18} {f['recorder_per_call']:>8,.0f} "
+              + " ".join(f"{f['parts_per_call'][p]:>11,.0f}" for p in parts)
+              + f" {f['with_libc_per_call']:>10,.0f} {f['recorder_over_mpi_send']:>9.2f}x")
+    print(f"  {'floor':18} {figures['floor_per_call']:>8,.0f} "
+          f"{'':>47} {figures['floor_per_call']:>10,.0f} "
+          f"{figures['floor_over_mpi_send']:>9.2f}x")
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
     return 0

@@ -1112,8 +1112,12 @@ static char *hex(char *o, uint64_t v) {
 }
 
 static void hx_word(const char *key, const char *text, size_t n) {
-    if (hx_len + strlen(key) + n + 3 > sizeof hx) return;
-    hx_len += (size_t)sprintf(hx + hx_len, " %s=", key);
+    size_t k = strlen(key);
+    if (hx_len + k + n + 3 > sizeof hx) return;
+    hx[hx_len++] = ' ';  /* " KEY=TEXT" (no sprintf: a call's hash is written every call) */
+    memcpy(hx + hx_len, key, k);
+    hx_len += k;
+    hx[hx_len++] = '=';
     memcpy(hx + hx_len, text, n);
     hx_len += n;
 }
@@ -1229,8 +1233,9 @@ static void put_data_line(void) {
 #define MEMO_I(x) ((uint64_t)(int64_t)(x))
 #define MEMO_P(p) ((uint64_t)(uintptr_t)(p))
 #define MEMO_REQ(id) ((id) > 0 ? 1ull << 62 : MEMO_I(id))  /* made: r=+1, its id the base */
-typedef struct {
+typedef struct memo_s {
     uint64_t hash, value;           /* value: an entry's serial, a result's key id */
+    struct memo_s *last;            /* an entry's result found last (a loop's is the same) */
     uint32_t epoch, n, words;       /* words: the offset of its n words in memo_words */
     uint32_t text, len;             /* an entry's text in memo_texts */
     int nfx;                        /* an entry's p2p buffers (buf_effect) */
@@ -1238,6 +1243,8 @@ typedef struct {
     span_t fx[MEMO_SPANS];
 } memo_t;
 static memo_t memo[MEMO_SLOTS];
+#define MEMO_LAST 1024
+static memo_t *memo_last[MEMO_LAST];  /* the entry found last by a call and call site */
 static uint64_t memo_words[MEMO_ARENA];
 static char memo_texts[MEMO_TEXT];
 static uint32_t memo_epoch = 1, memo_used, memo_words_len, memo_text_len;
@@ -1247,6 +1254,7 @@ static char memo_first[512];        /* the first difference the check found */
 enum { MEMO_OFF, MEMO_RECORD, MEMO_HIT, MEMO_KNOWN };
 static TLS int memo_st, memo_rst;   /* the call's entry's state, its result's */
 static TLS uint64_t memo_w[MEMO_WORDS], memo_h, memo_serial, memo_base, memo_key, memo_rbase;
+static TLS memo_t *memo_entry;      /* the call's entry's slot (its `last` result) */
 static TLS int memo_n, memo_nfx;
 static TLS char memo_fx_send[MEMO_SPANS];
 static TLS span_t memo_fx[MEMO_SPANS];
@@ -1271,23 +1279,27 @@ static uint64_t memo_type(MPI_Datatype t) {
     return s ? MEMO_I(s->id) : 0;
 }
 
+/* A multiply and an add a word (the words of a call differ in a few places; the slot is
+ * taken from the top bits, where every word has mixed). */
 static uint64_t memo_hash(const uint64_t *w, int n) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
-    for (int i = 0; i < n; i++) {
-        h = (h ^ w[i]) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-    }
-    return h;
+    uint64_t h = (uint64_t)n;
+    for (int i = 0; i < n; i++) h = (h + w[i]) * 0x9E3779B97F4A7C15ull;
+    return h ^ h >> 31;
+}
+
+static int memo_same(const uint64_t *a, const uint64_t *b, int n) {
+    uint64_t d = 0;
+    for (int i = 0; i < n; i++) d |= a[i] ^ b[i];
+    return !d;
 }
 
 /* The slot of these words: theirs (*found) or the empty one they would take. */
 static memo_t *memo_find(const uint64_t *w, int n, uint64_t h, int *found) {
-    size_t j = h & (MEMO_SLOTS - 1);
+    size_t j = (size_t)(h >> 40) & (MEMO_SLOTS - 1);
     for (;; j = (j + 1) & (MEMO_SLOTS - 1)) {
         memo_t *m = &memo[j];
         if (m->epoch != memo_epoch) { *found = 0; return m; }
-        if (m->hash == h && m->n == (uint32_t)n &&
-            memcmp(memo_words + m->words, w, sizeof *w * (size_t)n) == 0) {
+        if (m->hash == h && m->n == (uint32_t)n && memo_same(memo_words + m->words, w, n)) {
             *found = 1;
             return m;
         }
@@ -1352,9 +1364,18 @@ static int memo_enter(uint64_t *w, int n, uint64_t base, void *caller) {
     if (!memo_on || n > MEMO_WORDS || memo_unknown) return 0;
     w[1] = (uint64_t)pend->tid;
     w[2] = MEMO_P(caller);
-    uint64_t h = memo_hash(w, n);
-    memo_t *m = memo_find(w, n, h, &found);
+    memo_t **last = &memo_last[(w[0] ^ w[2] ^ w[2] >> 12) & (MEMO_LAST - 1)], *m = *last;
+    uint64_t h = 0;
     memo_base = base;
+    memo_entry = NULL;
+    if (m && m->epoch == memo_epoch && m->n == (uint32_t)n &&
+        memo_same(memo_words + m->words, w, n)) {
+        found = 1;  /* this call site's entry before: no hash, no search */
+    } else {
+        h = memo_hash(w, n);
+        m = memo_find(w, n, h, &found);
+        if (found) *last = m;
+    }
     if (found && !memo_check) {
         if (c_pending) {  /* this thread's call before never returned (its error handler) */
             c_pending = 0;
@@ -1365,6 +1386,7 @@ static int memo_enter(uint64_t *w, int n, uint64_t base, void *caller) {
         pend->mtext = memo_texts + m->text, pend->mlen = m->len, pend->mbase = base;
         for (int i = 0; i < m->nfx; i++) buf_effect(&m->fx[i], m->fx_send[i]);
         memo_serial = m->value;
+        memo_entry = m;
         memo_st = MEMO_HIT;
         memo_hits++;
         depth++;
@@ -1372,7 +1394,7 @@ static int memo_enter(uint64_t *w, int n, uint64_t base, void *caller) {
     }
     memo_seen = found ? m : NULL;
     memcpy(memo_w, w, sizeof *w * (size_t)n);
-    memo_n = n, memo_h = h, memo_nfx = 0;
+    memo_n = n, memo_h = h ? h : memo_hash(w, n), memo_nfx = 0;
     memo_st = MEMO_RECORD;
     return 0;
 }
@@ -1397,6 +1419,7 @@ static void memo_entry_made(void) {
         memo_checked++;
         if (!same) memo_differs("entry", memo_texts + m->text, m->len, rel, rn);
         memo_serial = m->value;
+        memo_entry = NULL;
         memo_st = MEMO_KNOWN;
         return;
     }
@@ -1408,6 +1431,8 @@ static void memo_entry_made(void) {
     m->nfx = memo_nfx;
     for (int i = 0; i < memo_nfx; i++) m->fx[i] = memo_fx[i], m->fx_send[i] = memo_fx_send[i];
     m->value = memo_serial = ++memo_serials;
+    m->last = NULL;
+    memo_entry = m;
     memo_st = MEMO_KNOWN;
 }
 
@@ -1419,10 +1444,18 @@ static int memo_result(const uint64_t *rw, int n, uint64_t rbase) {
     if (memo_st != MEMO_KNOWN || n + 2 > MEMO_WORDS) return 0;
     uint64_t w[MEMO_WORDS];
     w[0] = MEMO_RESULT, w[1] = memo_serial;
-    if (n) memcpy(w + 2, rw, sizeof *w * (size_t)n);
-    uint64_t h = memo_hash(w, n + 2);
-    memo_t *m = memo_find(w, n + 2, h, &found);
+    for (int i = 0; i < n; i++) w[2 + i] = rw[i];
     memo_rbase = memo_base ? memo_base : rbase;
+    memo_t *m = memo_entry ? memo_entry->last : NULL;
+    uint64_t h = 0;
+    if (m && m->epoch == memo_epoch && m->n == (uint32_t)n + 2 &&
+        memo_same(memo_words + m->words, w, n + 2)) {
+        found = 1;  /* the entry's result before */
+    } else {
+        h = memo_hash(w, n + 2);
+        m = memo_find(w, n + 2, h, &found);
+        if (found && memo_entry) memo_entry->last = m;
+    }
     if (found && !memo_check) {
         memo_key = m->value;
         memo_rst = MEMO_HIT;
@@ -1430,7 +1463,7 @@ static int memo_result(const uint64_t *rw, int n, uint64_t rbase) {
     }
     memo_seen = found ? m : NULL;
     memcpy(memo_w, w, sizeof *w * (size_t)(n + 2));
-    memo_n = n + 2, memo_h = h;
+    memo_n = n + 2, memo_h = h ? h : memo_hash(w, n + 2);
     memo_rst = MEMO_RECORD;
     return 0;
 }
@@ -1448,7 +1481,9 @@ static void memo_result_made(long id) {
         return;
     }
     memo_t *m = memo_add(0);
-    if (m) m->value = (uint64_t)id;
+    if (!m) return;
+    m->value = (uint64_t)id;
+    if (memo_entry && memo_entry->epoch == memo_epoch) memo_entry->last = m;
 }
 
 /* A status's words: its source, tag and bytes (put_status_body's text). */
