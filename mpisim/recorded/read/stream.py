@@ -71,15 +71,59 @@ class _Source:
 
 
 class _Block:
-    """A block's calls as the replay takes them: shape and result indices, the times (s)
-    and request bases; ``first`` its first call (0-based)."""
+    """A block's calls as stored: key indices, the times (ns) and request bases, each column
+    in the fewest bytes that hold it (8 to 9 bytes a call for a loop's; as the replay's
+    floats and indices, 32); ``first`` its first call (0-based). The replay's columns are
+    made a stride at a time (:meth:`shape`...)."""
 
-    __slots__ = ("base", "duration", "first", "gap", "n", "result", "shape")
+    __slots__ = ("_base", "_dur", "_gap", "_key", "_unit_result", "_unit_shape", "first", "n")
 
-    def __init__(self, first: int, shape: np.ndarray, result: np.ndarray, gap: np.ndarray,
-                 duration: np.ndarray, base: np.ndarray) -> None:
-        self.first, self.shape, self.result, self.n = first, shape, result, len(shape)
-        self.gap, self.duration, self.base = gap, duration, base
+    def __init__(self, first: int, key: np.ndarray, gap: np.ndarray, duration: np.ndarray,
+                 base: np.ndarray, unit_shape: np.ndarray, unit_result: np.ndarray) -> None:
+        self.first, self.n = first, len(key)
+        self._key, self._gap, self._dur, self._base = key, gap, duration, base
+        self._unit_shape, self._unit_result = unit_shape, unit_result
+
+    def shape(self, lo: int = 0, hi: int | None = None) -> np.ndarray:
+        """The calls' shape indices (int32)."""
+        return self._unit_shape[self._key[lo:hi]]
+
+    def result(self, lo: int = 0, hi: int | None = None) -> np.ndarray:
+        """The calls' result shape indices (int32; -1: the call did not return)."""
+        return self._unit_result[self._key[lo:hi]]
+
+    def gap(self, lo: int = 0, hi: int | None = None) -> np.ndarray:
+        """The time before each call outside MPI (s)."""
+        return self._gap[lo:hi] * 1e-9
+
+    def duration(self, lo: int = 0, hi: int | None = None) -> np.ndarray:
+        """The time in each call (s; 0 for a call that did not return)."""
+        return np.where(self.result(lo, hi) >= 0, self._dur[lo:hi], 0) * 1e-9
+
+    def base(self, lo: int = 0, hi: int | None = None) -> np.ndarray:
+        """The calls' request bases (0: none)."""
+        return self._base[lo:hi].astype(np.int64)
+
+    def at(self, j: int) -> tuple[int, int, float, float, int]:
+        """Call ``j`` of the block: its shape and result indices, gap, duration and base."""
+        key = self._key[j]
+        result = int(self._unit_result[key])
+        return (int(self._unit_shape[key]), result, float(self._gap[j] * 1e-9),
+                float(self._dur[j] * 1e-9) if result >= 0 else 0.0, int(self._base[j]))
+
+
+def _narrow(raw: memoryview, at: int, n: int, width: int) -> tuple[np.ndarray, int]:
+    """A column as stored (:func:`.compact._column`'s, not widened to int64)."""
+    if width == 0:
+        return np.zeros(n, dtype=np.uint8), at
+    if width == 1:
+        column, at = _column(raw, at, n, width)
+        return column.astype(np.uint8), at
+    size = n * width
+    if at + size > len(raw):
+        return _column(raw, at, n, width)  # (its error)
+    planes = np.frombuffer(raw, dtype=np.uint8, count=size, offset=at)
+    return planes.reshape(width, n).T.copy().view(f"<u{width}").ravel(), at + size
 
 
 class StreamedCalls(CallList):
@@ -114,7 +158,7 @@ class StreamedCalls(CallList):
             if 0 <= i - kept.first < kept.n:
                 return kept
         for kept in self._cache:
-            if kept.first <= i < kept.first + len(kept.shape):
+            if kept.first <= i < kept.first + kept.n:
                 return kept
         at = int(np.searchsorted(self._firsts, i, side="right")) - 1
         offset, first, n = self._blocks[at]
@@ -134,14 +178,12 @@ class StreamedCalls(CallList):
         at = PAYLOAD.size
         columns = []
         for width in widths:
-            column, at = _column(raw, at, n, width)
+            column, at = _narrow(raw, at, n, width)
             columns.append(column)
         key, gap, dur, base = columns
         n = min(n, self._n - first)  # (a log read up to its last whole call)
-        key, gap, dur, base = key[:n], gap[:n], dur[:n], base[:n]
-        result = self._unit_result[key]
-        return _Block(first, self._unit_shape[key], result, gap * 1e-9,
-                      np.where(result >= 0, dur, 0) * 1e-9, base)
+        return _Block(first, key[:n], gap[:n], dur[:n], base[:n], self._unit_shape,
+                      self._unit_result)
 
     def _blockwise(self) -> Iterator[_Block]:
         for offset, first, n in self._blocks:
@@ -152,11 +194,10 @@ class StreamedCalls(CallList):
                                                           list[float]]]:
         for block in self._blockwise():
             self._cache = [block]  # (a call of it asked for is this one: not read twice)
-            n = len(block.shape)
-            for lo in range(0, n, size):
+            for lo in range(0, block.n, size):
                 hi = lo + size
-                yield (block.first + lo, block.shape[lo:hi].tolist(),
-                       block.result[lo:hi].tolist(), block.gap[lo:hi].tolist())
+                yield (block.first + lo, block.shape(lo, hi).tolist(),
+                       block.result(lo, hi).tolist(), block.gap(lo, hi).tolist())
 
     def replayed(self, size: int = 4096) -> Iterator[tuple[int, int, int, float, int]]:
         return chain.from_iterable(self._replayed(size))
@@ -166,9 +207,9 @@ class StreamedCalls(CallList):
             self._cache = [block]  # (a call of it asked for is this one: not read twice)
             for lo in range(0, block.n, size):
                 hi, first = lo + size, block.first + lo
-                yield zip(range(first + 1, first + size + 1), block.shape[lo:hi].tolist(),
-                          block.result[lo:hi].tolist(), block.gap[lo:hi].tolist(),
-                          block.base[lo:hi].tolist(), strict=False)
+                yield zip(range(first + 1, first + size + 1), block.shape(lo, hi).tolist(),
+                          block.result(lo, hi).tolist(), block.gap(lo, hi).tolist(),
+                          block.base(lo, hi).tolist(), strict=False)
 
     # -- a call ----------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -176,17 +217,15 @@ class StreamedCalls(CallList):
 
     def call(self, i: int) -> Call:
         b = self.block(i)
-        j = i - b.first
-        shape = self.shapes[b.shape[j]]
+        s, r, gap, duration, base = b.at(i - b.first)
+        shape = self.shapes[s]
         site = self.sites.get(shape.site) if shape.site is not None else None
-        call = Call(i + 1, shape.name, float(b.gap[j]), dict(shape.args), i + 1, site)
-        r = int(b.result[j])
+        call = Call(i + 1, shape.name, gap, dict(shape.args), i + 1, site)
         if r >= 0:
             res = self.results[r]
             call.returned, call.error = True, res.error
-            call.duration = float(b.duration[j])
+            call.duration = duration
             call.out = {k: (list(v) if isinstance(v, list) else v) for k, v in res.out.items()}
-        base = int(b.base[j])
         if base:
             if "r" in call.args:
                 call.args["r"] = [absolute_request(v, base) for v in call.args["r"]]
@@ -196,18 +235,17 @@ class StreamedCalls(CallList):
 
     def name(self, i: int) -> str:
         b = self.block(i)
-        return self.shapes[b.shape[i - b.first]].name
+        return self.shapes[b.at(i - b.first)[0]].name
 
     def request_id(self, i: int) -> int:
         b = self.block(i)
-        j = i - b.first
-        rid = self.results[b.result[j]].out["r"]
-        base = int(b.base[j])
+        _, r, _, _, base = b.at(i - b.first)
+        rid = self.results[r].out["r"]
         return rid + base - 1 if base and rid is not None and rid > 0 else rid  # (_absolute)
 
     def returned(self, i: int) -> bool:
         b = self.block(i)
-        return bool(b.result[i - b.first] >= 0)
+        return b.at(i - b.first)[1] >= 0
 
     def errors(self) -> np.ndarray:
         return self._errors
@@ -228,7 +266,7 @@ class StreamedCalls(CallList):
 
     # -- whole columns (read whole: for what needs them) --------------------------------------
     def _whole(self, name: str) -> np.ndarray:
-        parts = [getattr(b, name) for b in self._blockwise()]
+        parts = [getattr(b, name)() for b in self._blockwise()]
         return np.concatenate(parts) if parts else np.zeros(0)
 
     @property
