@@ -184,24 +184,24 @@ def complete(r: RankReplay, plan: Completion, ids: list[int], call_of: Callable[
     else:
         statuses = yield mpi.waitall(active)
     forget(r, ids, reqs)
-    recorded = plan.recorded
-    for i, status in enumerate(statuses):
-        mine = recorded[i] if i < len(recorded) else None
-        source = getattr(status, "source", None)
-        if mine is None or source is None or source == ANY_SOURCE:
-            continue  # (as status_check: nothing to compare)
-        if source != mine.source or status.tag != mine.tag:
-            r.status_check(call_of(index), status, i)
+    recorded = plan.recorded  # (past the recorded statuses: nothing to compare)
+    for i, (status, mine) in enumerate(zip(statuses, recorded, strict=False)):
+        if mine is not None:
+            source = getattr(status, "source", None)
+            if source is not None and source != ANY_SOURCE and (  # (as status_check)
+                    source != mine.source or status.tag != mine.tag):
+                r.status_check(call_of(index), status, i)
 
 
 def forget(r: RankReplay, ids: Sequence[int | None], reqs: list[Any]) -> None:
     """The requests a wait completed, but persistent ones, forgotten: each is
     MPI_REQUEST_NULL now (MPI 4.1 §3.7.3) and the recorder never gives its id again, so a
     long replay keeps only the requests in flight, not every one it made."""
+    kept, pcolls = r.reqs, r.pcolls
     for rid, req in zip(ids, reqs, strict=False):
-        if rid is not None and req is not None and not req.active \
-                and not isinstance(req, Persistent) and rid not in r.pcolls:
-            r.reqs.pop(rid, None)
+        if req is not None and not req.active and rid is not None \
+                and not isinstance(req, Persistent) and (not pcolls or rid not in pcolls):
+            kept.pop(rid, None)
 
 
 def _start(r: RankReplay, call: Call) -> Generator[Any, Any, None]:
