@@ -6,7 +6,8 @@
  * mpisim/recorded/read/trace.py reads (its docstring is the specification), or, when
  * $MPISIM_TRACE_FORMAT is "compact", binary columns in compressed blocks
  * (mpisim/recorded/read/compact.py; the compact format's section below says how they are
- * written: a call's text is made as for a line, then kept as an interned key). In the text
+ * written: a call's text is made as for a line, then kept as an interned key; a loop's calls
+ * find their key by their binary arguments, the memo's section says how). In the text
  * format, lines are written into a 64 KiB buffer, flushed with
  * write(2) when it fills, at MPI_Finalize, at exit(), and on SIGTERM/SIGINT/SIGSEGV/SIGABRT/
  * SIGBUS/SIGHUP (then the previous disposition runs): a run that deadlocks and is killed
