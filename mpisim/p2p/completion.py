@@ -180,10 +180,19 @@ def _known(req: Request) -> float:
 
 
 def _at_latest(env: Clock, reqs: list[Request]) -> Event:
-    when = max((_known(r) for r in reqs if r.active), default=env._now)
-    if when <= env._now:
+    now = env._now
+    when, first, failing = now, True, False  # (max(_known(r) for the active ones, default
+    for r in reqs:  # now) and any(r.error is not None), in one pass)
+        if r.active:
+            t = r.done_at
+            assert t is not None, "a completion time not known yet"
+            if first or t > when:
+                when, first = t, False
+        if r.error is not None:
+            failing = True
+    if when <= now:
         return _result(env, reqs, [_finish(r) for r in reqs])
-    if any(r.error is not None for r in reqs):
+    if failing:
         ev = pending(env)
         callback_at(env, when, lambda _e: _fire_all(ev, reqs), None)
         return ev
