@@ -39,6 +39,7 @@ __all__ = ["StreamedCalls", "read_streamed"]
 
 _PAGE = mmap.PAGESIZE
 _DONTNEED: int | None = getattr(mmap, "MADV_DONTNEED", None)  # (not on every platform)
+_BEHIND = 1 << 18  # bytes before a block given back with it (4 times the fault-around)
 
 
 class _Whole(Exception):
@@ -309,8 +310,13 @@ class _Scan(_Stream):
     def _block(self, pos: int) -> int:
         end = super()._block(pos)
         if isinstance(self.data, mmap.mmap) and _DONTNEED is not None:  # (module)
-            lo = pos - pos % _PAGE
-            self.data.madvise(_DONTNEED, lo, end - lo)  # its pages given back
+            # its pages given back, and those behind it: a fault maps the pages around the
+            # one it reads (the kernel's fault-around, 64 KiB), so reading this block mapped
+            # again the last pages of the block before it (30 KB a block, left mapped, made
+            # the scan's memory grow with the recording's length)
+            lo = max(0, pos - _BEHIND)
+            lo -= lo % _PAGE
+            self.data.madvise(_DONTNEED, lo, end - lo)
         return end
 
     def _keep(self, columns: list[np.ndarray]) -> None:
