@@ -1012,6 +1012,7 @@ static const char *error_name(int rc) {
  * changed while `inside` stayed set has waited in that one call since. */
 typedef struct { char magic[8]; volatile uint64_t seq; volatile uint64_t inside; char call[40]; } now_t;
 static now_t *now_at;
+static const char *now_call;  /* the name now_at holds (the calls' names are literals) */
 
 static void start_now(const char *dir) {
     char path[4200];
@@ -1521,7 +1522,10 @@ static void enter_begin(const char *call) {
     memo_st = memo_rst = MEMO_OFF;
     memo_unknown = 0;
     if (now_at) {
-        strncpy(now_at->call, call, sizeof now_at->call - 1);
+        if (call != now_call) {  /* a loop's calls: the same name, not copied again */
+            strncpy(now_at->call, call, sizeof now_at->call - 1);
+            now_call = call;
+        }
         now_at->inside++;  /* the threads inside a call (one when single-threaded) */
         now_at->seq++;
     }
