@@ -1199,10 +1199,12 @@ static size_t buf_done(int id, const MPI_Status *st, char *text) {
 
 /* The call's H line, after its own lines (under the log's lock). */
 static void put_data_line(void) {
+    char l[sizeof hx + 2];
     if (!hx_len) return;
-    put("H", 1);
-    put(hx, hx_len);
-    put("\n", 1);
+    l[0] = 'H';  /* one piece: a call's H line is written every call */
+    memcpy(l + 1, hx, hx_len);
+    l[hx_len + 1] = '\n';
+    put(l, hx_len + 2);
     hx_len = 0;
 }
 
