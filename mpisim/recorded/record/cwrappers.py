@@ -367,7 +367,7 @@ def _memo_words(w: Wrapper) -> list[str]:
     """A memoized wrapper's words (the shim's memo_enter): its number, two words for its
     thread and call site, then each argument it logs: a communicator or datatype by its id,
     an operation by its bits, a buffer by its address, a count, rank or tag as itself."""
-    words = [str(WRAPPERS.index(w) + 1), "0", "0"]
+    words = []
     for param in w.params.split(","):
         ctype, name = param.rsplit(maxsplit=1)
         if name in ("*status", "*req"):
@@ -380,7 +380,7 @@ def _memo_words(w: Wrapper) -> list[str]:
             words.append(_HANDLES[ctype.split()[-1]].format(name))
         else:
             words.append(f"MEMO_I({name})")
-    return words
+    return [str(WRAPPERS.index(w) + 1), "0", "0", *words]
 
 
 def _memo_result(w: Wrapper) -> list[str]:
@@ -443,7 +443,7 @@ def _render_memo(w: Wrapper) -> str:
     the memo does not know them, its result's text only when the memo does not know it."""
     args = ", ".join(w.args)
     called = ", ".join("st" if a == "status" else a for a in w.args)
-    words = _memo_words(w)
+    after, words = _memo_result(w), _memo_words(w)
     lines = [wrap(f"int MPI_{w.name}({w.params}) {{", " " * (9 + len(w.name))),
              wrap(f"    if (!LOGGING) return PMPI_{w.name}({args});", " " * 8)]
     if w.has_status:
@@ -454,7 +454,7 @@ def _render_memo(w: Wrapper) -> str:
     lines.append(f'    if (!enter_memo("{w.logged}", CALLER, mw, {len(words)})) {{')
     lines += [wrap(f"        {log};", " " * 12) for log in w.logs]
     lines += ["    }", "    end_entry();", wrap(f"    int rc = PMPI_{w.name}({called});", " " * 8),
-              "    result(rc);", *_memo_result(w), "    done();", "    return rc;", "}"]
+              "    result(rc);", *after, "    done();", "    return rc;", "}"]
     return "\n".join(lines)
 
 

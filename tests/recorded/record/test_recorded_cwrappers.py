@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
+
+import pytest
 
 from mpisim.recorded.record.cwrappers import BEGIN, END, WRAPPERS, render, render_one
 from mpisim.recorded.record.recorder import shim_source
@@ -61,3 +64,16 @@ def test_isendrecv_makes_one_request_of_its_own_kind():
     for name in ("Isendrecv", "Isendrecv_replace"):
         w = next(w for w in WRAPPERS if w.name == name)
         assert w.request == "x" and "req_new(*req, 'x')" in render_one(w)
+
+
+def test_the_memo_refuses_a_call_whose_arguments_it_cannot_key():
+    """An array (MPI_Alltoallv's counts), an output argument (MPI_File_get_size's size) or a
+    result beyond a status and a request (MPI_File_read's bytes moved) cannot be a memo's
+    words: the generator says so."""
+    by_name = {w.name: w for w in WRAPPERS}
+    with pytest.raises(ValueError, match="cannot be a memo's word"):
+        render_one(dataclasses.replace(by_name["Alltoallv"], memo=True))
+    with pytest.raises(ValueError, match=r"\*size cannot be a memo's word"):
+        render_one(dataclasses.replace(by_name["File_get_size"], memo=True))
+    with pytest.raises(ValueError, match="its result cannot be a memo's words"):
+        render_one(dataclasses.replace(by_name["File_read"], memo=True))
