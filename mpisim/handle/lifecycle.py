@@ -29,6 +29,12 @@ __all__ = ["Lifecycle"]
 
 _UINT8 = np.dtype(np.uint8)
 
+# The requests a rank's list may hold before its completed ones are dropped (after, twice
+# the requests still active). Small: the list keeps a completed request alive, with its
+# buffer, status and call site, until then; at 1,024 a 1,024-process halo replay held a
+# million of them (366 MB resident; at 64, 179 MB; docs/contributing/performance.md).
+COMPACT_AT = 64
+
 LEAK_RULES = {"comm": "leak-comm", "group": "leak-group", "window": "leak-window",
               "datatype": "leak-datatype", "request": "leak-request"}
 
@@ -44,7 +50,7 @@ class Lifecycle:
         # (each list made by its first entry: most ranks of a large run never add one, and
         # two empty lists are 112 bytes a rank)
         self.requests: list[Any] | tuple[()] = ()  # nonblocking requests issued (compacted)
-        self._cap = 1024
+        self._cap = COMPACT_AT
         self.watched = 0                # requests whose buffer is watched (snapshot)
         self.made: list[tuple[str, Any, str, Any]] | tuple[()] = ()  # (kind, object, call, where)
 
@@ -57,7 +63,7 @@ class Lifecycle:
         reqs.append(req)
         if len(reqs) > self._cap:
             reqs[:] = [r for r in reqs if r.active]
-            self._cap = max(1024, 2 * len(reqs))
+            self._cap = max(COMPACT_AT, 2 * len(reqs))
         if isinstance(buf, np.ndarray) and buf.size:
             req.buf = buf
             req.snapshot = buf.copy()
