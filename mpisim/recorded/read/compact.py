@@ -122,19 +122,22 @@ class CompactWhere(Where):
         return TraceError(f"{self.path}: {rank}{at}: {key}: {problem}")
 
 
-def _column(raw: memoryview, at: int, n: int, width: int) -> tuple[np.ndarray, int]:
-    """A column of ``n`` unsigned values of ``width`` bytes stored as byte planes."""
+def _column(raw: memoryview, at: int, n: int, width: int, *, narrow: bool = False
+            ) -> tuple[np.ndarray, int]:
+    """A column of ``n`` unsigned values of ``width`` bytes stored as byte planes, as int64;
+    ``narrow``: as stored (``<u{width}``, uint8 for width 0), for a streamed replay's window
+    of a block, a byte or two a value where int64 would take eight. Either is a copy: it
+    holds none of ``raw``."""
     if width == 0:
-        return np.zeros(n, dtype=np.int64), at
+        return np.zeros(n, dtype=np.uint8 if narrow else np.int64), at
     size = n * width
     if at + size > len(raw):
         raise Damaged("its columns run past its end")
     planes = np.frombuffer(raw, dtype=np.uint8, count=size, offset=at)
     if width == 1:
-        values = planes.astype(np.int64)
-    else:
-        values = planes.reshape(width, n).T.copy().view(f"<u{width}").ravel().astype(np.int64)
-    return values, at + size
+        return (planes.copy() if narrow else planes.astype(np.int64)), at + size
+    values = planes.reshape(width, n).T.copy().view(f"<u{width}").ravel()
+    return (values if narrow else values.astype(np.int64)), at + size
 
 
 class _Stream:

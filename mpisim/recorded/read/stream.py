@@ -113,20 +113,6 @@ class _Block:
                 float(self._dur[j] * 1e-9) if result >= 0 else 0.0, int(self._base[j]))
 
 
-def _narrow(raw: memoryview, at: int, n: int, width: int) -> tuple[np.ndarray, int]:
-    """A column as stored (:func:`.compact._column`'s, not widened to int64)."""
-    if width == 0:
-        return np.zeros(n, dtype=np.uint8), at
-    if width == 1:
-        column, at = _column(raw, at, n, width)
-        return column.astype(np.uint8), at
-    size = n * width
-    if at + size > len(raw):
-        return _column(raw, at, n, width)  # (its error)
-    planes = np.frombuffer(raw, dtype=np.uint8, count=size, offset=at)
-    return planes.reshape(width, n).T.copy().view(f"<u{width}").ravel(), at + size
-
-
 class StreamedCalls(CallList):
     """A process's calls in a compact recording, read from the file a block at a time (see
     the module). Indexing, iterating and :meth:`strides` read the blocks they need; the
@@ -179,7 +165,7 @@ class StreamedCalls(CallList):
         at = PAYLOAD.size
         columns = []
         for width in widths:
-            column, at = _narrow(raw, at, n, width)
+            column, at = _column(raw, at, n, width, narrow=True)
             columns.append(column)
         key, gap, dur, base = columns
         n = min(n, self._n - first)  # (a log read up to its last whole call)
