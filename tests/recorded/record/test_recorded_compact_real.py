@@ -6,12 +6,12 @@ beside this Python (skipped without them)."""
 from __future__ import annotations
 
 import dataclasses
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers.mpi_tools import compiled, mpich
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -25,29 +25,16 @@ PROGRAMS = {"pingpong": ["2", "500", "8"], "cart_halo": ["4", "bsend", "100"],
             "matched_probe": ["2"], "collectives": ["4"]}
 
 
-def _mpich() -> tuple[str, str]:
-    bindir = Path(sys.executable).parent
-    mpicc, mpiexec = bindir / "mpicc", bindir / "mpiexec"
-    if not (mpicc.exists() and mpiexec.exists()):
-        pytest.skip("no MPICH mpicc/mpiexec beside this Python")
-    return str(mpicc), str(mpiexec)
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    mpicc, _ = _mpich()
-    out = tmp_path_factory.mktemp("apps")
-    for name in (*PROGRAMS, "example_3_10"):
-        subprocess.run([mpicc, "-O1", "-o", str(out / name),
-                        str(DATA / "replay_c" / f"{name}.c")], check=True, timeout=120)
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path_factory.mktemp("cache")))
-    return out, env
+    return compiled(tmp_path_factory, {name: DATA / "replay_c" / f"{name}.c"
+                                       for name in (*PROGRAMS, "example_3_10")})
 
 
 def _record(built, out: Path, fmt: str, program: str, n: str, *args: str,
             extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     apps, env = built
-    _, mpiexec = _mpich()
+    _, mpiexec = mpich()
     return subprocess.run([sys.executable, "-m", "mpisim", "record", "--format", fmt,
                            "--out", str(out), *extra, "--", mpiexec, "-n", n,
                            str(apps / program), *args],

@@ -7,7 +7,6 @@ programs recorded with it and without it (``MPISIM_NO_MEMO=1``) decode to the sa
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.mpi_tools import compiled, mpich
 from helpers.paths import DATA
 
 from mpisim.recorded import read_trace
@@ -42,32 +42,19 @@ LOOPS = {"memo_loops", "two_threads", "pingpong"}
 ADDRESS = re.compile(rb"( [srw]b=)([0-9a-f]+):")
 
 
-def _mpich() -> tuple[str, str]:
-    bindir = Path(sys.executable).parent
-    mpicc, mpiexec = bindir / "mpicc", bindir / "mpiexec"
-    if not (mpicc.exists() and mpiexec.exists()):
-        pytest.skip("no MPICH mpicc/mpiexec beside this Python")
-    return str(mpicc), str(mpiexec)
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    mpicc, _ = _mpich()
-    out = tmp_path_factory.mktemp("apps")
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path_factory.mktemp("cache")))
-    for name, source in SOURCES.items():
-        subprocess.run([mpicc, "-O1", "-pthread", "-o", str(out / name), str(source)],
-                       check=True, timeout=120)
+    apps, env = compiled(tmp_path_factory, SOURCES, "-pthread")
     with pytest.MonkeyPatch.context() as mp:  # built as mpisim record builds it
         mp.setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
-        shim = build_shim(mpicc)
-    return out, shim, env
+        shim = build_shim(mpich()[0])
+    return apps, shim, env
 
 
 def _run(built, logs: Path, program: str, n: str, *args: str, **env: str) -> Path:
     """The program run under the recorder (compact), its logs in ``logs``."""
     apps, shim, base = built
-    _, mpiexec = _mpich()
+    _, mpiexec = mpich()
     logs.mkdir()
     run = subprocess.run([mpiexec, "-n", n, "-genv", "LD_PRELOAD", str(shim),
                           str(apps / program), *args],
@@ -169,7 +156,7 @@ def test_a_run_stopped_inside_a_remembered_call_keeps_it(built, tmp_path):
     given by the memo, its request id made absolute again when the log ends) is in the
     recording as without the memo."""
     apps, _, env = built
-    _, mpiexec = _mpich()
+    _, mpiexec = mpich()
     traces = {}
     for memo in ("0", "1"):
         out = tmp_path / f"stall{memo}.trace"
