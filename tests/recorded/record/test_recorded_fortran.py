@@ -11,12 +11,11 @@ from __future__ import annotations
 import collections
 import os
 import re
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from helpers.mpi_tools import fortran_mpi
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -79,29 +78,10 @@ def test_the_fortran_recording_replays_to_agreement():
     assert (calls["MPI_Rget"], calls["MPI_Mrecv"], calls["MPI_File_write_at_al"]) == (2, 2, 2)
 
 
-def _fortran_mpi(library: str) -> tuple[list[str], str, str]:
-    """(launcher command, mpif90, mpicc) of a library, or skip saying why not."""
-    if library == "mpich":
-        python = os.environ.get("MPISIM_ORACLE_PYTHON", sys.executable)
-        mpifort = Path(python).parent / "mpifort"
-        if not mpifort.exists():
-            pytest.skip("the MPICH of this venv has no Fortran bindings (the mpich wheel ships "
-                        "no mpifort and no libmpifort)")
-        return [str(Path(python).parent / "mpiexec")], str(mpifort), str(
-            Path(python).parent / "mpicc")
-    mpif90, mpiexec = shutil.which("mpif90"), shutil.which("mpiexec")
-    show = subprocess.run(["mpicc", "--showme:version"], capture_output=True, text=True) \
-        if shutil.which("mpicc") else None
-    if not (mpif90 and mpiexec and show and "Open MPI" in show.stdout + show.stderr):
-        pytest.skip("no Open MPI with gfortran (apt-get install openmpi-bin libopenmpi-dev "
-                    "gfortran)")
-    return [mpiexec, "--allow-run-as-root", "--oversubscribe"], mpif90, shutil.which("mpicc")
-
-
 @pytest.mark.real_mpi
 @pytest.mark.parametrize("library", ["mpich", "openmpi"])
 def test_a_fresh_fortran_recording_replays_to_agreement(library, tmp_path):
-    launcher, mpif90, mpicc = _fortran_mpi(library)
+    launcher, mpif90, mpicc = fortran_mpi(library)
     app = tmp_path / "onesided_io"
     subprocess.run([mpif90, "-g", "-o", str(app), str(SOURCE)], check=True, timeout=120)
     trace = tmp_path / "onesided_io.trace"

@@ -4,18 +4,19 @@ them: the replay under the profile of the library that ran them gives what the l
 Needs MPICH's ``mpicc`` and ``mpiexec`` (``pip install mpi4py mpich``: the ``oracle`` extra in
 this venv, or a venv whose Python ``MPISIM_ORACLE_PYTHON`` names); skipped cleanly without
 them. The Open MPI and Fortran checks need Debian's ``openmpi-bin libopenmpi-dev gfortran``
-(``/usr/bin/mpicc`` answering ``--showme``) and skip without them.
+(Open MPI's ``mpicc``, ``mpif90`` and ``mpiexec`` all from one folder on PATH, whichever
+library comes first there: ``helpers.mpi_tools``) and skip without them.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers.mpi_tools import mpich, openmpi
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -28,13 +29,8 @@ HERE = DATA / "replay_c"
 
 
 def _mpich() -> tuple[str, str]:
-    python = os.environ.get("MPISIM_ORACLE_PYTHON", sys.executable)
-    bindir = Path(python).parent
-    mpicc, mpiexec = bindir / "mpicc", bindir / "mpiexec"
-    if not (mpicc.exists() and mpiexec.exists()):
-        pytest.skip("no MPICH mpicc/mpiexec: pip install mpi4py mpich in this venv or in the "
-                    "one MPISIM_ORACLE_PYTHON names")
-    return str(mpicc), str(mpiexec)
+    """MPICH beside the Python MPISIM_ORACLE_PYTHON names (this one if unset), or skip."""
+    return mpich(os.environ.get("MPISIM_ORACLE_PYTHON"))
 
 
 @pytest.fixture(scope="module")
@@ -193,24 +189,12 @@ def test_overflowing_burst_same_count_as_mpich(apps, env, tmp_path):
     assert result.outcome is ms.Outcome.COMPLETED
 
 
-def _openmpi() -> tuple[str, str]:
-    mpicc, mpiexec = shutil.which("mpicc"), shutil.which("mpiexec")
-    if not mpicc or not mpiexec:
-        pytest.skip("no mpicc/mpiexec on PATH")
-    show = subprocess.run([mpicc, "--showme"], capture_output=True, text=True)
-    if show.returncode != 0 or "openmpi" not in show.stdout:
-        pytest.skip("the mpicc on PATH is not Open MPI's (apt-get install openmpi-bin "
-                    "libopenmpi-dev)")
-    return mpicc, mpiexec
-
-
 def test_open_mpi_recorder_builds_and_records(env, tmp_path):
-    mpicc, mpiexec = _openmpi()
+    tools = openmpi()  # (its mpicc and mpiexec, not PATH's first)
     app = tmp_path / "ex"
-    subprocess.run([mpicc, "-O1", "-o", str(app), str(HERE / "example_3_10.c")], check=True)
+    subprocess.run([tools.mpicc, "-O1", "-o", str(app), str(HERE / "example_3_10.c")], check=True)
     trace = tmp_path / "ompi.trace"
-    run = _record(env, trace, mpiexec, "--allow-run-as-root", "--oversubscribe", "-n", "2",
-                  str(app), "bsend", "2000")
+    run = _record(env, trace, *tools.launcher, "-n", "2", str(app), "bsend", "2000")
     assert run.returncode == 0, run.stderr
     t = read_trace(trace)
     assert "Open MPI" in t.library and t.outcome() == "completed"
@@ -220,15 +204,11 @@ def test_open_mpi_recorder_builds_and_records(env, tmp_path):
 def test_fortran_program_is_recorded(env, tmp_path):
     """Open MPI's Fortran bindings call PMPI_ directly: the recorder's mpi_*_ definitions
     record them anyway."""
-    _, mpiexec = _openmpi()
-    mpif90 = shutil.which("mpif90")
-    if not mpif90:
-        pytest.skip("no mpif90 (apt-get install gfortran)")
+    tools = openmpi(fortran=True)
     app = tmp_path / "exf"
-    subprocess.run([mpif90, "-o", str(app), str(HERE / "example_3_10.f90")], check=True)
+    subprocess.run([tools.mpif90, "-o", str(app), str(HERE / "example_3_10.f90")], check=True)
     trace = tmp_path / "f.trace"
-    run = _record(env, trace, mpiexec, "--allow-run-as-root", "--oversubscribe", "-n", "2",
-                  str(app))
+    run = _record(env, trace, *tools.launcher, "-n", "2", str(app))
     assert run.returncode == 0, run.stderr
     t = read_trace(trace)
     names = [c.name for c in t.ranks[0].calls]
@@ -242,15 +222,11 @@ def test_fortran_topology_and_group_communicators_are_recorded(env, tmp_path):
     """The recorder's mpi_cart_create_, mpi_cart_sub_, mpi_comm_create_ and
     mpi_comm_split_type_ (LOGICAL arguments converted) log the Fortran calls as their splits;
     the replay completes and names the calls by their Fortran source lines (-g)."""
-    _, mpiexec = _openmpi()
-    mpif90 = shutil.which("mpif90")
-    if not mpif90:
-        pytest.skip("no mpif90 (apt-get install gfortran)")
+    tools = openmpi(fortran=True)
     app = tmp_path / "cartf"
-    subprocess.run([mpif90, "-g", "-o", str(app), str(HERE / "cart_halo.f90")], check=True)
+    subprocess.run([tools.mpif90, "-g", "-o", str(app), str(HERE / "cart_halo.f90")], check=True)
     trace = tmp_path / "cartf.trace"
-    run = _record(env, trace, mpiexec, "--allow-run-as-root", "--oversubscribe", "-n", "4",
-                  str(app))
+    run = _record(env, trace, *tools.launcher, "-n", "4", str(app))
     assert run.returncode == 0, run.stderr
     t = read_trace(trace)
     _assert_cart_halo_splits(t)

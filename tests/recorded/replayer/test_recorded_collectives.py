@@ -12,12 +12,12 @@ would read the wrong buffer) and skips without its library.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers.mpi_tools import fortran_mpi, mpich
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -106,16 +106,13 @@ def _roundtrip(trace: Path, profile: str, tmp_path: Path) -> None:
 
 @pytest.mark.real_mpi
 def test_every_c_collective_is_recorded_and_replays_as_mpich_ran_it(tmp_path):
-    python = os.environ.get("MPISIM_ORACLE_PYTHON", sys.executable)
-    mpicc, mpiexec = Path(python).parent / "mpicc", Path(python).parent / "mpiexec"
-    if not (mpicc.exists() and mpiexec.exists()):
-        pytest.skip("no MPICH mpicc/mpiexec (pip install mpi4py mpich)")
+    mpicc, mpiexec = mpich(os.environ.get("MPISIM_ORACLE_PYTHON"))
     app = tmp_path / "collectives"
-    subprocess.run([str(mpicc), "-g", "-O1", "-o", str(app), str(HERE / "collectives.c")],
+    subprocess.run([mpicc, "-g", "-O1", "-o", str(app), str(HERE / "collectives.c")],
                    check=True, timeout=120)
     trace = tmp_path / "c.trace"
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
-    run = _record(trace, str(mpiexec), "-n", "4", str(app), env=env)
+    run = _record(trace, mpiexec, "-n", "4", str(app), env=env)
     assert run.returncode == 0, run.stderr
     assert sorted(run.stdout.split("\n"))[1:] == [f"rank {r}: ok" for r in range(4)]
     names = {c.name for log in read_trace(trace).ranks for c in log.calls}
@@ -128,19 +125,13 @@ def test_fortran_collectives_with_in_place_are_recorded_and_replay(tmp_path):
     """Open MPI's Fortran bindings call PMPI_ directly: the recorder's mpi_*_ definitions
     of the collectives record them, Fortran's MPI_IN_PLACE made C's (the program's own
     checks pass under the recorder)."""
-    mpif90, mpiexec = shutil.which("mpif90"), shutil.which("mpiexec")
-    if not mpif90 or not mpiexec:
-        pytest.skip("no mpif90 (apt-get install openmpi-bin libopenmpi-dev gfortran)")
-    show = subprocess.run([mpif90, "--showme"], capture_output=True, text=True)
-    if show.returncode != 0 or "openmpi" not in show.stdout:
-        pytest.skip("the mpif90 on PATH is not Open MPI's")
+    launcher, mpif90, _ = fortran_mpi("openmpi")  # (its mpif90 and mpiexec, not PATH's first)
     app = tmp_path / "collectives_f"
     subprocess.run([mpif90, "-g", "-o", str(app), str(HERE / "collectives.f90")], check=True,
                    timeout=120)
     trace = tmp_path / "f.trace"
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"), OMPI_ALLOW_RUN_AS_ROOT="1",
-               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    run = _record(trace, mpiexec, "--oversubscribe", "-n", "4", str(app), env=env)
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    run = _record(trace, *launcher, "-n", "4", str(app), env=env)
     assert run.returncode == 0, run.stderr
     assert sorted(line.strip() for line in run.stdout.splitlines()) == [
         f"rank {r} ok" for r in range(4)]
