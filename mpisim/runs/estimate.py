@@ -13,6 +13,12 @@ Wall time. :class:`Forecast` watches a run's first events; when the run's own bo
 than ``LONG_RUN`` seconds of wall time away, it says so once, on stderr, with the estimate and
 how to bound the run, then prints a progress line every ``EVERY`` seconds. Ctrl-C ends such a
 run as any other (the caller sees KeyboardInterrupt).
+
+A run whose work is known (:class:`Work`: a replay's recorded calls) is forecast by that work
+instead: the units done so far against the total say how long it will take, not how long it
+could go on to its bound (which still stops it). Such a forecast is an estimate of the end,
+not an upper bound, so it is said once the run looks longer than ``LONG_KNOWN`` seconds, and
+the progress lines say how far through the work it is.
 """
 
 from __future__ import annotations
@@ -25,13 +31,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from ..values.readers import SettingError
 from ..values.units import SIZE_SCALES, UnitError, format_time, parse_size
 
-__all__ = ["EVERY", "LONG_RUN", "MESSAGE_TRACE_BYTES", "MIN_WATCH", "RANK_BYTES",
-           "RANK_BYTES_NO_TRACE", "Forecast", "WallClockLimit", "available_memory",
+__all__ = ["EVERY", "LONG_KNOWN", "LONG_RUN", "MESSAGE_TRACE_BYTES", "MIN_WATCH", "RANK_BYTES",
+           "RANK_BYTES_NO_TRACE", "Forecast", "WallClockLimit", "Work", "available_memory",
            "check_memory", "memory_needed", "wall_clock_limit"]
 
 RANK_BYTES = math.ceil(7.2 * 1024)
@@ -42,6 +49,9 @@ MESSAGE_TRACE_BYTES = 214
 """Trace memory per message recorded."""
 LONG_RUN = 120.0
 """Wall seconds beyond which a run says, at its start, how long it may take."""
+LONG_KNOWN = 30.0
+"""The same for a run whose work is known (:class:`Work`): its forecast is the run's likely
+length, not an upper bound, so it is worth saying for a shorter run (one progress line)."""
 EVERY = 30.0
 """Wall seconds between the progress lines of a long run."""
 MIN_WATCH = 1.0
@@ -103,53 +113,125 @@ def check_memory(ranks: int, trace: bool = True) -> None:
                        "(MPISIM_MEMORY sets the memory mpisim may use)")
 
 
+@dataclass(frozen=True)
+class Work:
+    """What a run is known to have to do, for its wall-time forecast (a hint: the engine
+    knows nothing of what the units are). With it, :class:`Forecast` goes by the units done
+    against ``total`` rather than by the run's bound.
+
+    Parameters
+    ----------
+    total
+        Units of work in the whole run, e.g. ``1_005_568`` recorded calls.
+    done
+        Called with no argument, the units done so far (it is called every 200,000 events:
+        keep it cheap).
+    unit
+        The units in words, plural: ``"recorded calls"``. Default ``"steps"``.
+    done_as
+        Doing one, in words: ``"replayed"``. Default ``"done"``.
+    run_as
+        The run, in words: ``"replay"``. Default ``"run"``.
+    """
+
+    total: int
+    done: Callable[[], int]
+    unit: str = "steps"
+    done_as: str = "done"
+    run_as: str = "run"
+
+
 class Forecast:
     """Says how long a run may take when that is long, then shows its progress (see the
-    module). ``update(events, now)`` after each batch of events."""
+    module). ``update(events, now)`` after each batch of events; ``work``, what the run is
+    known to have to do (None: the run's bound alone)."""
 
     def __init__(self, max_events: float, until: float | None, events: int, now: float,
                  out: TextIO | None = None, clock: Callable[[], float] = time.monotonic,
-                 long_run: float | None = None) -> None:
+                 long_run: float | None = None, work: Work | None = None,
+                 long_known: float | None = None) -> None:
         self.max_events, self.until = max_events, until
-        self.start = (clock(), events, now)
+        self.work = work if work is not None and work.total > 0 else None
+        self.start = (clock(), events, now, self.work.done() if self.work else 0)
         self.out, self.clock = out, clock
         self.long_run = LONG_RUN if long_run is None else long_run
+        self.long_known = LONG_KNOWN if long_known is None else long_known
         self.said = False
         self.last = 0.0
 
     def left(self, events: int, now: float) -> float | None:
         """Wall seconds the run may still take, at the pace so far (None: unknown yet)."""
+        found = self._left(events, now)
+        return None if found is None else found[0]
+
+    def _left(self, events: int, now: float) -> tuple[float, int | None] | None:
+        """:meth:`left`, and the units of work done when the work ends the run before its
+        bound does (None: the bound ends it first, or no work is known)."""
         wall = self.clock() - self.start[0]
-        done_events, done_time = events - self.start[1], now - self.start[2]
         if wall <= 0:
             return None
-        by_events = by_time = None
+        by_work, done = None, None
+        if self.work is not None:
+            done = self.work.done()
+            if done <= self.start[3]:
+                return None  # (its pace is not known yet: the bound would mislead)
+            by_work = max(0, self.work.total - done) * wall / (done - self.start[3])
+        by_bound = self._by_bound(events, now, wall)
+        if by_work is not None and (by_bound is None or by_work <= by_bound):
+            return by_work, done
+        return None if by_bound is None else (max(0.0, by_bound), None)
+
+    def _by_bound(self, events: int, now: float, wall: float) -> float | None:
+        done_events, done_time = events - self.start[1], now - self.start[2]
+        found = []
         if self.max_events != float("inf") and done_events > 0:
-            by_events = (self.max_events - events) * wall / done_events
+            found.append((self.max_events - events) * wall / done_events)
         if self.until is not None and done_time > 0:
-            by_time = (self.until - now) * wall / done_time
-        found = [t for t in (by_events, by_time) if t is not None]
-        return max(0.0, min(found)) if found else None
+            found.append((self.until - now) * wall / done_time)
+        return min(found) if found else None
 
     def update(self, events: int, now: float) -> None:
         """Say so once if the run looks long, then print progress every EVERY seconds."""
-        left = self.left(events, now)
-        if left is None:
+        found = self._left(events, now)
+        if found is None:
             return
+        left, done = found
         elapsed = self.clock() - self.start[0]
         if elapsed < MIN_WATCH:
             return
-        if not self.said and left + elapsed > self.long_run:
+        if not self.said and left + elapsed > (self.long_run if done is None
+                                               else self.long_known):
             self.said, self.last = True, elapsed
             rate = (events - self.start[1]) / max(elapsed, 1e-9)
-            self._print(f"this run could take up to {_duration(left + elapsed)} of wall time "
-                        f"if it goes on to its bound ({self._bound()}, at {rate:,.0f} "
-                        f"events/s so far); progress every {EVERY:.0f} s; Ctrl-C stops it; "
-                        "max_events or until bound it")
+            self._print(self._first(left + elapsed, rate, elapsed, events, done))
         elif self.said and elapsed - self.last >= EVERY:
             self.last = elapsed
-            self._print(f"{events:,} events, t = {format_time(now)}, {_duration(elapsed)} "
-                        f"elapsed, at most about {_duration(left)} left")
+            where = f"{events:,} events, t = {format_time(now)}, {_duration(elapsed)} elapsed"
+            if done is None:
+                self._print(f"{where}, at most about {_duration(left)} left")
+            else:
+                work = self.work
+                assert work is not None
+                self._print(f"{_percent(done, work.total)} of the {work.unit} {work.done_as} "
+                            f"({done:,} of {work.total:,}), {where}, about {_duration(left)} "
+                            "left")
+
+    def _first(self, total: float, rate: float, elapsed: float, events: int,
+               done: int | None) -> str:
+        """The line that says the run is long: by its bound, or by its known work."""
+        if done is None or self.work is None:
+            return (f"this run could take up to {_duration(total)} of wall time if it goes "
+                    f"on to its bound ({self._bound()}, at {rate:,.0f} events/s so far); "
+                    f"progress every {EVERY:.0f} s; Ctrl-C stops it; max_events or until "
+                    "bound it")
+        work, start_done, start_events = self.work, self.start[3], self.start[1]
+        expected = start_events + (events - start_events) * (work.total - start_done) \
+            / (done - start_done)
+        return (f"this {work.run_as} of {work.total:,} {work.unit} may take about "
+                f"{_duration(total)} of wall time ({_percent(done, work.total)} "
+                f"{work.done_as} in {_duration(elapsed)}: about {_rounded(expected)} events "
+                f"in all, at {rate:,.0f} events/s); progress every {EVERY:.0f} s; Ctrl-C "
+                "stops it")
 
     def _bound(self) -> str:
         parts = []
@@ -162,6 +244,20 @@ class Forecast:
     def _print(self, line: str) -> None:
         out: Any = self.out or sys.stderr
         print(f"mpisim: {line}", file=out, flush=True)
+
+
+def _percent(part: int, whole: int) -> str:
+    """A share in words: one decimal below 10 % (a first forecast is made early)."""
+    share = 100 * part / whole
+    return f"{share:.1f}%" if share < 10 else f"{share:.0f}%"
+
+
+def _rounded(count: float) -> str:
+    """A count to two significant digits, with its thousands separated (an estimate)."""
+    if count < 100:
+        return f"{count:.0f}"
+    digits = math.floor(math.log10(count)) - 1
+    return f"{round(count, -digits):,.0f}"
 
 
 def _size(nbytes: int) -> str:

@@ -83,7 +83,7 @@ from ..rma import OneSided
 from ..values.units import format_time
 from .connected import connections
 from .deadlock import PollWatch, analyse
-from .estimate import Forecast, WallClockLimit, check_memory
+from .estimate import Forecast, WallClockLimit, Work, check_memory
 from .findings import gather
 from .result import ErrorInfo, Outcome, RankSummary, Result, settings_in_force, unreceived_entry
 from .settings import RUN
@@ -151,6 +151,12 @@ class Simulation:
         memory (``"trace/"``; created if missing, a trace there before replaced, kept
         after the run: ``mpisim.Trace.open(trace_dir)`` reads it back). On disk the whole
         run is recorded (in memory, its first 1,000,000 events). Default: None.
+    work
+        What the run is known to have to do, for the wall-time forecast of a long run: a
+        :class:`~mpisim.runs.estimate.Work` (``Work(total=10**6, done=counter,
+        unit="recorded calls")``), by which the forecast says how long the run will take
+        and how far through it is, rather than how long it could go on to its bound (the
+        bound still stops it). A replay gives its recorded calls. Default: None.
 
     Raises
     ------
@@ -185,7 +191,8 @@ class Simulation:
                  until: float | str | None = None, max_events: int | None = None,
                  buffer: int | str | None = None, name: str | None = None,
                  trace: bool | str = True,
-                 trace_dir: str | os.PathLike[str] | None = None) -> None:
+                 trace_dir: str | os.PathLike[str] | None = None,
+                 work: Work | None = None) -> None:
         ranks = RUN["ranks"](ranks)
         store = store_for(trace, trace_dir)  # (a directory that cannot be written: refused)
         trace = trace is not False
@@ -198,6 +205,7 @@ class Simulation:
         self.name = RUN["name"](name) or getattr(self.programs[0], "__name__", "program")
         self.until = RUN["until"](until)
         self.max_events = RUN["max_events"](max_events)
+        self.work = work  # (a hint for the forecast of a long run: estimate.Work)
         self.buffer, comm_buffer = _buffer(RUN["buffer"](buffer))
         given_mpi = _mpi_config(mpi)
         given_net = Network.coerce(network)
@@ -474,7 +482,7 @@ class Simulation:
         if self._timeout is not None and self._timeout.startswith(UNTIL_REACHED):
             self._timeout = None  # an earlier stop at a time limit: go on from there
         cap, why = self._cap(limit)
-        forecast = Forecast(cap, limit, self.events, self.env._now)
+        forecast = Forecast(cap, limit, self.events, self.env._now, work=self.work)
         bounded = self.recorder.store is None  # (a trace on disk records the whole run)
         try:
             while not self._done and self._timeout is None:
@@ -684,7 +692,7 @@ def run(program: Callable[..., Any] | Sequence[Callable[..., Any]], ranks: int,
         mpi: MPIConfig | dict[str, Any] | None = None, params: dict[str, Any] | None = None,
         seed: int = 0, until: float | str | None = None, max_events: int | None = None,
         buffer: int | str | None = None, name: str | None = None, trace: bool | str = True,
-        trace_dir: str | os.PathLike[str] | None = None) -> Result:
+        trace_dir: str | os.PathLike[str] | None = None, work: Work | None = None) -> Result:
     """Run ``program(mpi, **params)`` on ``ranks`` ranks and return the Result.
 
     Each rank runs its own copy of the program, a generator function whose first argument
@@ -744,6 +752,13 @@ def run(program: Callable[..., Any] | Sequence[Callable[..., Any]], ranks: int,
         with ``mpisim.Trace.open("trace/")``). Default: None (``trace`` decides). A
         directory that cannot be written is a ValueError naming it. On disk the whole run
         is recorded (in memory only its first 1,000,000 events).
+    work
+        What the run is known to have to do, for the wall-time forecast a long run prints
+        on stderr: a :class:`mpisim.runs.estimate.Work` (``Work(total=10**6,
+        done=counter, unit="recorded calls")``, ``counter()`` the units done so far). The
+        forecast then says how long the run will take and how far through it is, rather
+        than how long it could go on to its bound (the bound still stops it); a replay
+        gives its recorded calls. Default: None, the forecast goes by the bound.
 
     Returns
     -------
@@ -779,7 +794,7 @@ def run(program: Callable[..., Any] | Sequence[Callable[..., Any]], ranks: int,
     """
     return Simulation(program, ranks, network=network, mpi=mpi, params=params, seed=seed,
                       until=until, max_events=max_events, buffer=buffer, name=name,
-                      trace=trace, trace_dir=trace_dir).run()
+                      trace=trace, trace_dir=trace_dir, work=work).run()
 
 
 def _abort(_event: Any) -> None:

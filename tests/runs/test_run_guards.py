@@ -99,6 +99,60 @@ def test_a_short_run_says_nothing_and_until_bounds_the_estimate():
     assert "until t = 3600 s" in out.getvalue() and "up to 8.0 h" in out.getvalue()
 
 
+class Counter:
+    """The units of work a run has done: set by the test, read by the forecast."""
+
+    def __init__(self):
+        self.done = 0
+
+    def __call__(self):
+        return self.done
+
+
+def test_a_run_whose_work_is_known_says_how_long_it_will_take_not_its_bound():
+    """A replay of 1,000,000 calls bound at 16,000,000 events makes about 4 events a call:
+    forecast by its calls it takes 100 s, by its bound it could take 400 s. The first line
+    says the former, and the events it will make; the progress lines how far through the
+    calls it is."""
+    clock, out, calls = FakeClock(), io.StringIO(), Counter()
+    work = estimate.Work(1_000_000, calls, unit="recorded calls", done_as="replayed",
+                         run_as="replay")
+    f = Forecast(max_events=16_000_000, until=None, events=0, now=0.0, out=out, clock=clock,
+                 work=work)
+    clock.now, calls.done = 2.0, 20_000
+    f.update(80_000, 1e-3)  # 2% of the calls in 2 s: 100 s in all (40,000 events/s)
+    clock.now, calls.done = 32.0, 320_000
+    f.update(1_280_000, 16e-3)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == ("mpisim: this replay of 1,000,000 recorded calls may take about 100 s "
+                        "of wall time (2.0% replayed in 2 s: about 4,000,000 events in all, "
+                        "at 40,000 events/s); progress every 30 s; Ctrl-C stops it")
+    assert lines[1] == ("mpisim: 32% of the recorded calls replayed (320,000 of 1,000,000), "
+                        "1,280,000 events, t = 16 ms, 32 s elapsed, about 68 s left")
+    assert len(lines) == 2
+
+
+def test_known_work_is_said_past_long_known_and_a_nearer_bound_still_wins():
+    """A forecast by known work is an estimate, not an upper bound: said for a run of more
+    than LONG_KNOWN seconds (here 40 s: less than LONG_RUN), not for one of 20 s; a bound
+    that ends the run before its work does is what the forecast goes by."""
+    def first_line(max_events, share):
+        clock, out, calls = FakeClock(), io.StringIO(), Counter()
+        f = Forecast(max_events=max_events, until=None, events=0, now=0.0, out=out,
+                     clock=clock, work=estimate.Work(1000, calls))
+        clock.now, calls.done = 2.0, share
+        f.update(1000, 1e-3)
+        return out.getvalue()
+    assert estimate.LONG_KNOWN < 40 < estimate.LONG_RUN
+    assert first_line(10**9, 50).startswith(  # 5% in 2 s
+        "mpisim: this run of 1,000 steps may take about 40 s of wall time (5.0% done in 2 s")
+    assert first_line(10**9, 100) == ""  # 10% in 2 s: 20 s
+    assert first_line(80_000, 10).startswith(  # 1% in 2 s: 200 s; 80,000 events: 160 s
+        "mpisim: this run could take up to 3 min of wall time if it goes on to its bound (up "
+        "to 80,000 events")
+    assert first_line(10**9, 0) == ""  # no unit done yet: its pace is not known
+
+
 def test_a_long_run_is_announced_from_a_real_run(monkeypatch, capsys):
     monkeypatch.setattr(estimate, "LONG_RUN", 0.0)
     monkeypatch.setattr(estimate, "MIN_WATCH", 0.0)

@@ -16,6 +16,7 @@ the same outcome, and for a killed run the same blocked calls.
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import Any
 
 from ..library import LibraryProfile, profile_for
@@ -30,7 +31,9 @@ EVENTS_PER_CALL = 16
 """Events a replay may make per recorded call, beyond the default guard, when neither
 ``max_events`` nor ``until`` is given: replays make 1 to 5 (a 512-process halo exchange with
 an allreduce per step about 4), so a complete recording, however long, ends at its end,
-never at a bound set for programs that might not end."""
+never at a bound set for programs that might not end. The wall-time forecast of a long replay
+goes by the calls replayed against the recording's, not by this bound
+(:meth:`ReplayScenario.work`)."""
 
 
 class ReplayScenario:
@@ -91,16 +94,29 @@ class ReplayScenario:
         self._last = ReplayProgram.__new__(ReplayProgram)
         self._last.__setstate__(self.program.__getstate__())
         kwargs.update(program=self._last, ranks=self.ranks, params=dict(self.params),
-                      name=self.name)
+                      name=self.name, work=self.work(self._last))
         return kwargs
+
+    def calls(self) -> int:
+        """The recorded calls of every process (the spawned ones' too)."""
+        return sum(len(log.calls) for log in self.trace.processes)
 
     def event_bound(self) -> int:
         """The replay's event bound when none is given: the default guard of a run plus
         :data:`EVENTS_PER_CALL` per recorded call (it grows with the recording)."""
         from ...runs import simulation
 
-        calls = sum(len(log.calls) for log in self.trace.processes)
-        return simulation.DEFAULT_MAX_EVENTS + EVENTS_PER_CALL * calls
+        return simulation.DEFAULT_MAX_EVENTS + EVENTS_PER_CALL * self.calls()
+
+    def work(self, program: ReplayProgram) -> Any:
+        """What the run of ``program`` is known to do, for its wall-time forecast: the
+        recording's calls, of which those ``program`` has reached so far are done (a
+        replay makes 1 to 5 events a call, so its end is known far better than its
+        bound's)."""
+        from ...runs.estimate import Work
+
+        return Work(self.calls(), partial(_calls_reached, program), unit="recorded calls",
+                    done_as="replayed", run_as="replay")
 
     def override_keys(self) -> list[str]:
         return [*PARAMS, *(k for k in self.settings.override_keys() if k != "ranks")]
@@ -197,6 +213,12 @@ class ReplayScenario:
         diverged = last is not None and any(last.divergences.values())
         spawned = last.spawned if last is not None else {}
         return compare(as_run(self.trace, spawned), result, reached, self.library, diverged)
+
+
+def _calls_reached(program: ReplayProgram) -> int:
+    """The calls a replay has reached, all processes together: each process's call number
+    (its calls are numbered from 1 in its log). Cheap: one sum over the processes."""
+    return sum(number for _, number in program.reached.values())
 
 
 def _param(path: str, key: str, value: Any) -> Any:
