@@ -116,7 +116,7 @@ def check_memory(ranks: int, trace: bool = True) -> None:
 @dataclass(frozen=True)
 class Work:
     """What a run is known to have to do, for its wall-time forecast (a hint: the engine
-    knows nothing of what the units are). With it, :class:`Forecast` goes by the units done
+    knows nothing of what the units are). With it, the forecast goes by the units done
     against ``total`` rather than by the run's bound.
 
     Parameters
@@ -132,6 +132,21 @@ class Work:
         Doing one, in words: ``"replayed"``. Default ``"done"``.
     run_as
         The run, in words: ``"replay"``. Default ``"run"``.
+
+    Examples
+    --------
+    A program of 100,000 steps says how many rank 0 has done; its first line on stderr,
+    should it run long, is then "this run of 100,000 steps may take about ...":
+
+    >>> import mpisim as ms
+    >>> done = [0]
+    >>> def program(mpi):
+    ...     for _ in range(100_000):
+    ...         yield mpi.barrier()
+    ...         done[0] += mpi.rank == 0
+    >>> work = Work(100_000, lambda: done[0])
+    >>> ms.run(program, ranks=2, work=work, max_events=10**8).outcome  # doctest: +SKIP
+    <Outcome.COMPLETED: 'completed'>
     """
 
     total: int

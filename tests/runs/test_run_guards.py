@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import mpisim as ms
-from mpisim.runs import estimate
+from mpisim.runs import estimate, simulation
 from mpisim.runs.estimate import (
     RANK_BYTES,
     RANK_BYTES_NO_TRACE,
@@ -151,6 +151,23 @@ def test_known_work_is_said_past_long_known_and_a_nearer_bound_still_wins():
         "mpisim: this run could take up to 3 min of wall time if it goes on to its bound (up "
         "to 80,000 events")
     assert first_line(10**9, 0) == ""  # no unit done yet: its pace is not known
+
+
+def test_a_program_that_says_its_work_is_forecast_by_it(monkeypatch, capsys):
+    """The hint is the engine's, not the replay's: any run may give it (Work's example)."""
+    monkeypatch.setattr(estimate, "LONG_KNOWN", 0.0)
+    monkeypatch.setattr(estimate, "MIN_WATCH", 0.0)
+    monkeypatch.setattr(simulation, "PROGRESS_EVERY", 1000)
+    done = [0]
+
+    def program(mpi):
+        for _ in range(2000):
+            yield mpi.barrier()
+            done[0] += mpi.rank == 0
+    result = ms.run(program, ranks=2, work=estimate.Work(2000, lambda: done[0]),
+                    trace=False)
+    assert result.outcome is ms.Outcome.COMPLETED and done[0] == 2000
+    assert capsys.readouterr().err.startswith("mpisim: this run of 2,000 steps may take about")
 
 
 def test_a_long_run_is_announced_from_a_real_run(monkeypatch, capsys):
