@@ -277,7 +277,9 @@ class CallList(Sequence[Call]):
 
 MAX_DATA = 1 << 16
 """Data lines a process's log keeps at most, about 9 MB (a longer recording's later ones
-are not checked: a streamed replay's memory would grow with the calls, 135 bytes a line)."""
+are not checked: a streamed replay's memory would grow with the calls, 135 bytes a line).
+The recorder is built with the same number (``-DMPISIM_MAX_DATA``): its hashes cover the
+first 65,536 data lines of each process, and it hashes no more after them."""
 
 
 def data_fields(text: str) -> dict[str, list[str | None]]:

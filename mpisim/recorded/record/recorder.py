@@ -55,15 +55,15 @@ from stat import S_IMODE, S_ISDIR
 
 from ...report.export import held_signals
 from ..read.compact import MAGIC as COMPACT_MAGIC
-from ..read.records import TraceError
+from ..read.records import MAX_DATA, TraceError
 from ..read.trace import log_files, read_trace
 from .compact import text_as_compact, whole
 from .mpilib import Launch, linked_libmpi, mismatch, mpicc_candidates, own_mpicc, parse_command
 from .stall import StallWatch
 from .unlogged import note as unlogged_note
 
-__all__ = ["RecordError", "build_key", "build_shim", "cache_dir", "find_mpicc", "merge_logs",
-           "record", "recorder_for"]
+__all__ = ["RecordError", "build_flags", "build_key", "build_shim", "cache_dir", "find_mpicc",
+           "merge_logs", "record", "recorder_for"]
 
 EXIT_DEADLOCK = 3
 EXIT_TIMEOUT = 5
@@ -232,12 +232,23 @@ def _tool_identity(flags: str) -> list[str]:
     return found
 
 
-def build_key(source: bytes, mpicc: str) -> str:
+def build_flags(max_data: int = MAX_DATA) -> list[str]:
+    """What the recorder is compiled with besides its source: ``-DMPISIM_MAX_DATA``, the data
+    lines (``H``, the buffers' hashes) a process writes at most, after which it hashes no
+    more: the reader's :data:`~mpisim.recorded.read.records.MAX_DATA` (default), lowered
+    only by tests and benchmarks (e.g. 100) to reach past it in a few calls."""
+    if max_data < 0:
+        raise ValueError(f"max_data: {max_data} is negative")
+    return [f"-DMPISIM_MAX_DATA={int(max_data)}"]
+
+
+def build_key(source: bytes, mpicc: str, defines: Iterable[str] = ()) -> str:
     """The recorder's name: a hash of the shim's source, the compiler wrapper (its path and
-    content), the flags it adds, the compiler and the MPI library they name."""
+    content), the flags it adds, the compiler and the MPI library they name, and the
+    ``defines`` it is built with (:func:`build_flags`)."""
     flags = _wrapper_flags(mpicc)
     parts = [source, os.path.realpath(mpicc).encode(), flags.encode(),
-             *(p.encode() for p in _tool_identity(flags))]
+             *(p.encode() for p in _tool_identity(flags)), *(d.encode() for d in defines)]
     with contextlib.suppress(OSError):
         parts.append(_file_digest(mpicc).encode())
     return hashlib.sha256(b"\0".join(parts)).hexdigest()[:32]
@@ -253,15 +264,18 @@ def _verified(target: Path) -> bool:
         return False
 
 
-def build_shim(mpicc: str) -> Path:
+def build_shim(mpicc: str, max_data: int = MAX_DATA) -> Path:
     """The recorder built with ``mpicc``: from the cache when a verified copy is there, else
     built now. The library is named by :func:`build_key`; it is compiled in a temporary
     directory of the cache, its digest written to ``<name>.sha256``, and both renamed into
     place (atomic), so a failed or interrupted build leaves nothing a later run would load;
-    a file whose digest does not match is rebuilt, never preloaded."""
+    a file whose digest does not match is rebuilt, never preloaded. ``max_data``: the data
+    lines a process hashes and writes at most (:func:`build_flags`; default the reader's
+    :data:`~mpisim.recorded.read.records.MAX_DATA`)."""
     source = shim_source().read_bytes()
     cache = cache_dir()
-    target = cache / f"libmpisim_record-{build_key(source, mpicc)}.so"
+    defines = build_flags(max_data)
+    target = cache / f"libmpisim_record-{build_key(source, mpicc, defines)}.so"
     if _verified(target):
         return target
     tmp = tempfile.mkdtemp(prefix=".build-", dir=cache)
@@ -269,7 +283,7 @@ def build_shim(mpicc: str) -> Path:
         src = Path(tmp) / "mpisim_record.c"
         src.write_bytes(source)
         out = Path(tmp) / "libmpisim_record.so"
-        _compile(mpicc, src, out)
+        _compile(mpicc, src, out, defines)
         seal = Path(tmp) / "seal"
         seal.write_text(_file_digest(out) + "\n")
         os.replace(out, target)
@@ -282,10 +296,12 @@ def build_shim(mpicc: str) -> Path:
     return target
 
 
-def _compile(mpicc: str, src: Path, out: Path) -> None:
-    """Build the recorder; with zlib (the compact format's codec) when it links, else
-    without it (its blocks are then stored, not compressed)."""
-    base = [mpicc, "-shared", "-fPIC", "-O2", "-o", str(out), str(src), "-ldl"]
+def _compile(mpicc: str, src: Path, out: Path, defines: Iterable[str] | None = None) -> None:
+    """Build the recorder (with ``defines``, default :func:`build_flags`'); with zlib (the
+    compact format's codec) when it links, else without it (its blocks are then stored,
+    not compressed)."""
+    flags = build_flags() if defines is None else list(defines)
+    base = [mpicc, "-shared", "-fPIC", "-O2", *flags, "-o", str(out), str(src), "-ldl"]
     try:
         built = subprocess.run([*base, "-lz"], capture_output=True, text=True, timeout=300)
         if built.returncode != 0:

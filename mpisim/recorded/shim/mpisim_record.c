@@ -1056,8 +1056,15 @@ __attribute__((constructor)) static void mark_loaded(void) {
  * order of the result's st=, "-" when not hashed). Hashes differ every call: they go to a
  * line of their own after the call, "H h=HEX w=HEX,-", never into its key. Persistent,
  * MPI_Isendrecv and collective requests are not hashed. $MPISIM_NO_HASH=1 (mpisim record
- * --no-hash) turns hashing off; the addresses are still logged. */
+ * --no-hash) turns hashing off; the addresses are still logged. A process hashes until it
+ * has written MPISIM_MAX_DATA data lines, then no more (the reader keeps no more: a longer
+ * run's later calls would pay for hashes nobody reads); a send hashed before that and
+ * completed after it has no w= and is not judged. */
+#ifndef MPISIM_MAX_DATA  /* mpisim.recorded.read.records.MAX_DATA: the build passes it */
+#define MPISIM_MAX_DATA 65536
+#endif
 static int hashing = 1;
+static unsigned long data_lines;  /* the H lines this process wrote (under the log's lock) */
 typedef struct { const unsigned char *at; long long bytes; int dense; } span_t;
 #define BUFS 4096
 static struct { int id, send; span_t s; } bufs[BUFS];  /* by request id (a ring) */
@@ -1197,10 +1204,13 @@ static size_t buf_done(int id, const MPI_Status *st, char *text) {
     return (size_t)(hex(text, data_hash(bufs[i].s.at, bufs[i].s.bytes)) - text);
 }
 
-/* The call's H line, after its own lines (under the log's lock). */
+/* The call's H line, after its own lines (under the log's lock); none past the
+ * MPISIM_MAX_DATA-th, and no more hashing after it. */
 static void put_data_line(void) {
     char l[sizeof hx + 2];
     if (!hx_len) return;
+    if (data_lines >= (unsigned long)MPISIM_MAX_DATA) { hx_len = 0; return; }
+    if (++data_lines >= (unsigned long)MPISIM_MAX_DATA) hashing = 0;
     l[0] = 'H';  /* one piece: a call's H line is written every call */
     memcpy(l + 1, hx, hx_len);
     l[hx_len + 1] = '\n';
