@@ -28,7 +28,14 @@ cost, without MPI_Init's and MPI_Finalize's fixed work:
 
 Each of four recorders: hashed (the default) and ``MPISIM_NO_HASH=1``, each with the memo
 (the default: a loop's keys looked up by their binary arguments, their text made once) and
-with ``MPISIM_NO_MEMO=1`` (every key made as text).
+with ``MPISIM_NO_MEMO=1`` (every key made as text); and the default recorder past the first
+data lines of its process: a process hashes its calls' data (the ``H`` lines) only until it
+has written ``MAX_DATA`` (65,536) of them, what a replay keeps, so a long run's later calls
+cost less. A ping-pong call writes one data line, and 65,536 calls a process under
+callgrind would take long, so that recorder ("hashed, past the cap") is built with the cap
+lowered (``-DMPISIM_MAX_DATA``, ``--max-data``, default a tenth of ``--calls``) and both
+lengths measured are past it; the other recorders keep the default cap, and their lengths
+should stay within it (``--calls`` at most 32,768: the output says when they do not).
 
 Targets (issue 41): the recorded program within 5 % of the plain run's wall time. The
 figures say how far instructions put that: the recorder's per call over MPI_Send's.
@@ -37,6 +44,7 @@ figures say how far instructions put that: the recorder's per call over MPI_Send
                                               # Python, and valgrind; about 3 minutes
     python -m bench.recorder --calls 20000 --json recorder.json
     python -m bench.recorder --only hashed    # the default recorder alone
+    python -m bench.recorder --only "hashed, past the cap" --max-data 500
 """
 
 from __future__ import annotations
@@ -52,7 +60,8 @@ import tempfile
 from pathlib import Path
 
 from bench.compact import PROGRAM as PINGPONG  # its "pingpong N" mode
-from mpisim.recorded.record.recorder import shim_source
+from mpisim.recorded.read.records import MAX_DATA
+from mpisim.recorded.record.recorder import build_flags, shim_source
 
 FLOOR = r"""
 #include <stdint.h>
@@ -161,10 +170,13 @@ def _parts(costs: dict[tuple[str, str], int]) -> dict[str, int]:
     return parts
 
 
-VARIANTS = {"hashed": {}, "hashed, no memo": {"MPISIM_NO_MEMO": "1"},
+VARIANTS = {"hashed": {}, "hashed, past the cap": {},
+            "hashed, no memo": {"MPISIM_NO_MEMO": "1"},
             "no hash": {"MPISIM_NO_HASH": "1"},
             "no hash, no memo": {"MPISIM_NO_HASH": "1", "MPISIM_NO_MEMO": "1"}}
 """The recorders measured: their environment (hashed, with the memo: the default)."""
+PAST_CAP = "hashed, past the cap"
+"""The recorder built with the data lines' cap lowered (``--max-data``), measured past it."""
 
 
 def _run(tmp: Path, launcher: str, calls: int, variant: str) -> list[Path]:
@@ -177,28 +189,34 @@ def _run(tmp: Path, launcher: str, calls: int, variant: str) -> list[Path]:
     env = {k: v for k, v in os.environ.items()
            if k not in ("MPISIM_NO_HASH", "MPISIM_NO_MEMO", "MPISIM_MEMO_CHECK")}
     env.update(MPISIM_TRACE_DIR=str(logs), MPISIM_TRACE_FORMAT="compact", **VARIANTS[variant])
-    cmd = [launcher, "-n", "2", "-genv", "LD_PRELOAD", str(tmp / "librec.so")]
+    lib = "librec_cap.so" if variant == PAST_CAP else "librec.so"
+    cmd = [launcher, "-n", "2", "-genv", "LD_PRELOAD", str(tmp / lib)]
     cmd += ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.%p",
             str(tmp / "pingpong"), "pingpong", str(calls)]
     subprocess.run(cmd, env=env, capture_output=True, check=True, timeout=3600)
     return sorted(out.iterdir())
 
 
-def measure(mpicc: str, launcher: str, calls: int,
-            variants: list[str] | None = None) -> dict[str, object]:
+def measure(mpicc: str, launcher: str, calls: int, variants: list[str] | None = None,
+            max_data: int | None = None) -> dict[str, object]:
     """The figures at ``calls`` and ``2 * calls`` calls a process, for each recorder of
-    ``variants`` (default: all of :data:`VARIANTS`; see the module)."""
+    ``variants`` (default: all of :data:`VARIANTS`; see the module); ``max_data``: the data
+    lines' cap of :data:`PAST_CAP`'s recorder (default ``calls // 10``)."""
+    cap = calls // 10 if max_data is None else max_data
     with tempfile.TemporaryDirectory(prefix="bench-recorder.") as name:
         tmp = Path(name)
         (tmp / "pingpong.c").write_text(PINGPONG)
         (tmp / "floor.c").write_text(FLOOR)
-        subprocess.run([mpicc, "-shared", "-fPIC", "-O2", "-o", str(tmp / "librec.so"),
-                        str(shim_source()), "-ldl", "-lz"], check=True, capture_output=True)
+        for lib, flags in (("librec.so", build_flags()), ("librec_cap.so", build_flags(cap))):
+            subprocess.run([mpicc, "-shared", "-fPIC", "-O2", *flags, "-o", str(tmp / lib),
+                            str(shim_source()), "-ldl", "-lz"], check=True,
+                           capture_output=True)
         subprocess.run([mpicc, "-O2", "-o", str(tmp / "pingpong"), str(tmp / "pingpong.c")],
                        check=True, capture_output=True)
         subprocess.run(["cc", "-O2", "-o", str(tmp / "floor"), str(tmp / "floor.c")],
                        check=True, capture_output=True)
-        figures: dict[str, object] = {"calls_per_process": [calls, 2 * calls]}
+        figures: dict[str, object] = {"calls_per_process": [calls, 2 * calls],
+                                      "max_data": MAX_DATA, "max_data_past_the_cap": cap}
         sends = []
         for variant in variants or list(VARIANTS):
             per_call, libc, send_each = _variant(tmp, launcher, calls, variant)
@@ -252,7 +270,11 @@ def main(argv: list[str] | None = None) -> int:
                         "is twice as many)")
     p.add_argument("--json", help="also write the figures to this file")
     p.add_argument("--only", action="append", choices=list(VARIANTS),
-                   help="measure only this recorder (repeatable; default: all four)")
+                   help="measure only this recorder (repeatable; default: all five)")
+    p.add_argument("--max-data", type=int,
+                   help="the data lines a process hashes at most, for the recorder measured "
+                        f"past that cap ({PAST_CAP!r}; default a tenth of --calls; the "
+                        f"shipped recorder's is {MAX_DATA:,})")
     args = p.parse_args(argv)
     here = Path(sys.executable).parent
     mpicc, launcher = here / "mpicc", here / "mpiexec"
@@ -264,19 +286,31 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.calls < 1000 or args.calls % 2:
         p.error(f"--calls: {args.calls} is not an even number >= 1000")
-    figures = measure(str(mpicc), str(launcher), args.calls, args.only)
+    if args.max_data is not None and not 0 <= args.max_data < args.calls:
+        p.error(f"--max-data: {args.max_data} is not in 0 to --calls ({args.calls}) less 1: "
+                "the calls measured would not be past it")
+    figures = measure(str(mpicc), str(launcher), args.calls, args.only, args.max_data)
     print("instructions a call (an 8-byte MPI_Send of the MPI library: "
           f"{figures['mpi_send']:,})")
+    measured = args.only or list(VARIANTS)
+    if PAST_CAP in measured:
+        print(f"  {PAST_CAP!r}: built with -DMPISIM_MAX_DATA={figures['max_data_past_the_cap']:,}"
+              f" (the shipped recorder: {MAX_DATA:,}), so that the calls measured, from "
+              f"{args.calls:,} to {2 * args.calls:,} a process, are past it: what the default "
+              f"recorder costs after a process's first {MAX_DATA:,} data lines")
+    if 2 * args.calls > MAX_DATA and set(measured) - {PAST_CAP}:
+        print(f"  (the others' longer length, {2 * args.calls:,} calls a process, is past "
+              f"their cap of {MAX_DATA:,} data lines: a hashed figure mixes both)")
     parts = [*PARTS, "the rest"]
-    print(f"  {'recorder':18} {'a call':>8} " + " ".join(f"{p:>11}" for p in parts)
+    print(f"  {'recorder':20} {'a call':>8} " + " ".join(f"{p:>11}" for p in parts)
           + f" {'with libc':>10} {'/ MPI_Send':>10}")
-    for variant in args.only or list(VARIANTS):
+    for variant in measured:
         f = figures[variant]
         assert isinstance(f, dict)
-        print(f"  {variant:18} {f['recorder_per_call']:>8,.0f} "
+        print(f"  {variant:20} {f['recorder_per_call']:>8,.0f} "
               + " ".join(f"{f['parts_per_call'][p]:>11,.0f}" for p in parts)
               + f" {f['with_libc_per_call']:>10,.0f} {f['recorder_over_mpi_send']:>9.2f}x")
-    print(f"  {'floor':18} {figures['floor_per_call']:>8,.0f} "
+    print(f"  {'floor':20} {figures['floor_per_call']:>8,.0f} "
           f"{'':>47} {figures['floor_per_call']:>10,.0f} "
           f"{figures['floor_over_mpi_send']:>9.2f}x")
     if args.json:
