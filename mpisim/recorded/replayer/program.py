@@ -70,7 +70,17 @@ from .threads import Item, is_threaded, run_threads
 __all__ = ["ReplayProgram", "Stopped", "Unsupported"]
 
 _TRACES: dict[tuple[str, float], Trace] = {}
-_STRIDE = 4096  # calls whose numbers are made Python's at a time
+_STRIDE = 4096  # calls of a rank whose numbers are made Python's at a time, at most
+_STRIDES = 1 << 19
+"""Calls of all ranks made Python's at a time, at most (about 90 bytes a call as Python's
+numbers: 45 MB): a rank of a replay of many processes takes a shorter stride (1,024 ranks:
+512 calls), so that the replay's window does not grow with the processes' count (a stride
+costs a few microseconds, far below its calls' replay)."""
+
+
+def stride(ranks: int) -> int:
+    """The calls a rank of a replay of ``ranks`` processes makes Python's at a time."""
+    return min(_STRIDE, max(256, _STRIDES // max(ranks, 1)))
 
 
 class Stopped(ZeroTimeLoop):
@@ -159,7 +169,7 @@ class ReplayProgram:
         replay = ReplayRank(mpi, log, scale, as_matched, notes, self.quirks[mpi.rank])
         replay.program = self
         if is_threaded(replay):  # each recorded thread a simulated one (MPI 4.1 §11.6)
-            return run_threads(replay, _STRIDE)
+            return run_threads(replay, stride(mpi.size))
         return replay.run()
 
     def spawned_logs(self, spawn: str | None) -> list[RankLog] | None:
@@ -218,7 +228,7 @@ class ReplayRank(RankReplay):
         rank's end (:meth:`end`). (The loop itself, not a generator around it: each event
         the engine sends the rank goes straight to it.)"""
         self.prepare()
-        return self.play(self.log.calls.replayed(_STRIDE), end=True)
+        return self.play(self.log.calls.replayed(stride(self.mpi.size)), end=True)
 
     def play(self, items: Iterable[Item], end: bool = False) -> Generator[Any, Any, bool]:
         """These calls in order (:data:`.threads.Item`: the rank's, or one of its threads'),
