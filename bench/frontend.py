@@ -28,16 +28,13 @@ counts over the difference of the message counts is one message's cost, start-up
 from __future__ import annotations
 
 import argparse
-import os
-import re
-import shutil
-import subprocess
 import sys
 import tempfile
 import textwrap
 import time
 from pathlib import Path
 
+from .cachegrind import counted, refused
 from .run import NBYTES, NET, bare_ring, bsend_ring
 
 SCRIPT = """
@@ -108,33 +105,19 @@ def child(name: str, ranks: int, iterations: int, slots: int) -> None:
 
 
 def instructions(name: str, ranks: int, iterations: int, slots: int) -> int:
-    """Instructions executed by one run of ``name`` under cachegrind (deterministic: one
-    BLAS thread, a fixed hash seed, no address randomisation where ``setarch -R`` exists;
-    the pattern of bench/instructions.py, whose child runs other workloads)."""
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
-    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-           sys.executable, "-m", "bench.frontend", "--child", name, str(ranks),
-           str(iterations), str(slots)]
-    if shutil.which("setarch"):
-        cmd = ["setarch", "-R", *cmd]
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                         cwd=Path(__file__).resolve().parent.parent)
-    found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
-    if out.returncode != 0 or found is None:
-        raise RuntimeError(f"{name}: cachegrind run failed\n{out.stderr[-2000:]}")
-    return int(found.group(1).replace(",", ""))
+    """Instructions executed by one run of ``name`` under cachegrind (deterministic, as
+    :mod:`bench.cachegrind` makes it)."""
+    return counted("bench.frontend", "--child", name, str(ranks), str(iterations), str(slots),
+                   what=name)[0]
 
 
 def count(ranks: int, counts: list[int], slots: int) -> int:
     """Instructions per message of each workload and the script's ratio to the native
     program moving the same data, printed."""
     small, large = counts
-    if not 0 < small < large:
-        print("--counts: SMALL must be positive and below LARGE", file=sys.stderr)
-        return 2
-    if shutil.which("valgrind") is None:
-        print("python -m bench.frontend: valgrind is not installed (apt-get install "
-              "valgrind)", file=sys.stderr)
+    why = refused("python -m bench.frontend", "--counts", small, large)
+    if why:
+        print(why, file=sys.stderr)
         return 2
     per = {}
     print(f"bsend ring: {ranks} ranks x {small} and {large} messages of {NBYTES} B, "

@@ -24,14 +24,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from .cachegrind import counted, refused
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results.json"
@@ -65,17 +63,8 @@ def run_workload(name: str, ranks: int, messages: int, compiled: str | None = No
 
 def instructions(name: str, ranks: int, messages: int, compiled: str = "") -> int:
     """Instructions executed by one run under cachegrind."""
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
-    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-           sys.executable, "-m", "bench.instructions", "--child", name, str(ranks),
-           str(messages), compiled]
-    if shutil.which("setarch"):
-        cmd = ["setarch", "-R", *cmd]
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=HERE.parent)
-    found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
-    if out.returncode != 0 or found is None:
-        raise RuntimeError(f"{name}: cachegrind run failed\n{out.stderr[-2000:]}")
-    return int(found.group(1).replace(",", ""))
+    return counted("bench.instructions", "--child", name, str(ranks), str(messages), compiled,
+                   what=name)[0]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,13 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         run_workload(args.child[0], int(args.child[1]), int(args.child[2]), args.child[3])
         return 0
-    if shutil.which("valgrind") is None:
-        print("python -m bench.instructions: valgrind is not installed (apt-get install "
-              "valgrind)", file=sys.stderr)
-        return 2
     small, large = args.messages
-    if not 0 < small < large:
-        print("--messages: SMALL must be positive and below LARGE", file=sys.stderr)
+    why = refused("python -m bench.instructions", "--messages", small, large)
+    if why:
+        print(why, file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="floor-") as build:
         workloads, compiled = _compiled(args.only or WORKLOADS, Path(build))

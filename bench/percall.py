@@ -14,22 +14,20 @@ the run) are given a call, since the cost of a call is, nearly, the cost of its 
     python -m bench.percall                          # both patterns, 5,000 and 25,000 calls
     python -m bench.percall --patterns halo3d --calls 2000 10000
 
-The runs are made deterministic as ``bench.instructions`` makes them (one BLAS thread, a
+The runs are made deterministic as ``bench.cachegrind`` makes them (one BLAS thread, a
 fixed hash seed, no address randomisation where ``setarch -R`` exists).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+from .cachegrind import counted, refused
+
 FACE = 1024  # doubles a halo message carries (the synthetic recording's)
 RUNS = {"pingpong": ("native", "replay"),
         "halo3d": ("native", "replay", "native-p2p", "native-allreduce")}
@@ -90,17 +88,12 @@ def run(path: str, how: str) -> int:
 
 def instructions(path: Path, how: str) -> tuple[int, int]:
     """Instructions executed by one run under cachegrind, and its events."""
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
-    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-           sys.executable, "-m", "bench.percall", "--child", str(path), how]
-    if shutil.which("setarch"):
-        cmd = ["setarch", "-R", *cmd]
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=HERE.parent)
-    found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
-    events = re.search(r"events (\d+)", out.stdout)
-    if out.returncode != 0 or found is None or events is None:
-        raise RuntimeError(f"{path.name} {how}: cachegrind run failed\n{out.stderr[-2000:]}")
-    return int(found.group(1).replace(",", "")), int(events.group(1))
+    what = f"{path.name} {how}"
+    count, out = counted("bench.percall", "--child", str(path), how, what=what)
+    events = re.search(r"events (\d+)", out)
+    if events is None:
+        raise RuntimeError(f"{what}: the run printed no count of its events\n{out[-2000:]}")
+    return count, int(events.group(1))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,13 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         print(f"events {run(*args.child)}")
         return 0
-    if shutil.which("valgrind") is None:
-        print("python -m bench.percall: valgrind is not installed (apt-get install valgrind)",
-              file=sys.stderr)
-        return 2
     small, large = args.calls
-    if not 0 < small < large:
-        print("--calls: SMALL must be positive and below LARGE", file=sys.stderr)
+    why = refused("python -m bench.percall", "--calls", small, large)
+    if why:
+        print(why, file=sys.stderr)
         return 2
     from mpisim.recorded.record import synthetic as syn
 
