@@ -8,7 +8,8 @@ different libraries (MPICH's wheel in a venv has no Fortran wrapper; Debian's Op
 /usr/bin has one).
 
 - MPICH: the ``mpich`` wheel's ``mpicc``/``mpiexec`` beside a Python (``pip install mpi4py
-  mpich``: the ``oracle`` extra).
+  mpich``: the ``oracle`` extra): this one (:func:`mpich`), or the one
+  ``MPISIM_ORACLE_PYTHON`` names (:func:`oracle_mpich`).
 - Open MPI: the first folder on PATH whose ``mpicc``, ``mpiexec`` (and for Fortran
   ``mpif90``) all answer as Open MPI's (Debian's ``openmpi-bin libopenmpi-dev gfortran``);
   Debian's ``mpicc.openmpi``-style names are tried where the plain ones belong to another
@@ -40,6 +41,12 @@ def mpich(python: str | None = None) -> tuple[str, str]:
         pytest.skip(f"no MPICH mpicc/mpiexec in {bindir} (pip install mpi4py mpich in the "
                     "venv of that Python)")
     return str(mpicc), str(mpiexec)
+
+
+def oracle_mpich() -> tuple[str, str]:
+    """(mpicc, mpiexec) of the MPICH beside the Python ``MPISIM_ORACLE_PYTHON`` names (the
+    differential tests' library; this Python if unset), or skip."""
+    return mpich(os.environ.get("MPISIM_ORACLE_PYTHON"))
 
 
 def compiled(tmp_path_factory: pytest.TempPathFactory, sources: dict[str, Path],
@@ -127,8 +134,7 @@ def fortran_mpi(library: str) -> tuple[list[str], str, str]:
     """(launcher command, mpif90, mpicc) of ``library`` (``mpich``: beside the Python
     ``MPISIM_ORACLE_PYTHON`` names, else this one; ``openmpi``: :func:`openmpi`), or skip."""
     if library == "mpich":
-        python = os.environ.get("MPISIM_ORACLE_PYTHON") or sys.executable
-        mpicc, mpiexec = mpich(python)
+        mpicc, mpiexec = oracle_mpich()
         mpifort = Path(mpicc).parent / "mpifort"
         if not mpifort.exists():
             pytest.skip("the MPICH of this venv has no Fortran bindings (the mpich wheel ships "

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.mpi_tools import mpich, openmpi
+from helpers.mpi_tools import openmpi, oracle_mpich
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -28,11 +28,6 @@ pytestmark = pytest.mark.real_mpi  # launches a real MPI library
 HERE = DATA / "replay_c"
 
 
-def _mpich() -> tuple[str, str]:
-    """MPICH beside the Python MPISIM_ORACLE_PYTHON names (this one if unset), or skip."""
-    return mpich(os.environ.get("MPISIM_ORACLE_PYTHON"))
-
-
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     """A private recorder cache, so the tests build it as a first-time user would."""
@@ -42,7 +37,7 @@ def env(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def apps(tmp_path_factory):
-    mpicc, _ = _mpich()
+    mpicc, _ = oracle_mpich()
     out = tmp_path_factory.mktemp("apps")
     for name in ("example_3_10", "bsend_ring", "bsend_burst"):
         subprocess.run([mpicc, "-O1", "-o", str(out / name), str(HERE / f"{name}.c")],
@@ -62,7 +57,7 @@ def _record(env, out: Path, *command: str, timeout: float | None = None
 
 
 def test_example_3_10_bsend_completes_as_in_mpich(apps, env, tmp_path):
-    _, mpiexec = _mpich()
+    _, mpiexec = oracle_mpich()
     trace = tmp_path / "bsend.trace"
     run = _record(env, trace, mpiexec, "-n", "2", str(apps / "example_3_10"), "bsend", "2000")
     assert run.returncode == 0, run.stderr
@@ -79,7 +74,7 @@ def test_example_3_10_send_deadlock_killed_and_replayed(apps, env, tmp_path):
     """40000 B standard sends: MPICH (eager limit 8255 B) deadlocks; the recording, stopped
     by --timeout, replays under the mpich profile to the same blocked calls, and completes
     under the standard profile's 64 KiB eager limit."""
-    _, mpiexec = _mpich()
+    _, mpiexec = oracle_mpich()
     trace = tmp_path / "send.trace"
     run = _record(env, trace, mpiexec, "-n", "2", str(apps / "example_3_10"), "send",
                   "10000", timeout=4)
@@ -97,7 +92,7 @@ def test_example_3_10_send_deadlock_killed_and_replayed(apps, env, tmp_path):
 
 
 def test_example_3_10_send_small_completes(apps, env, tmp_path):
-    _, mpiexec = _mpich()
+    _, mpiexec = oracle_mpich()
     trace = tmp_path / "small.trace"
     run = _record(env, trace, mpiexec, "-n", "2", str(apps / "example_3_10"), "send", "1000")
     assert run.returncode == 0, run.stderr
@@ -105,7 +100,7 @@ def test_example_3_10_send_small_completes(apps, env, tmp_path):
 
 
 def test_bsend_ring_any_source(apps, env, tmp_path):
-    _, mpiexec = _mpich()
+    _, mpiexec = oracle_mpich()
     trace = tmp_path / "ring.trace"
     run = _record(env, trace, mpiexec, "-n", "4", str(apps / "bsend_ring"), "5", "100")
     assert run.returncode == 0, run.stderr
@@ -132,7 +127,7 @@ def test_topology_and_group_communicators_replay_as_split_communicators(apps, en
     and MPI_Comm_split_type: each new communicator is logged as the split of its parent that
     makes it (7.5.4; a process left out gets MPI_COMM_NULL, color U), so the replay and the
     scenario written from it complete as MPICH did, with the four neighbours' bsends."""
-    _, mpiexec = _mpich()
+    _, mpiexec = oracle_mpich()
     trace = tmp_path / "cart.trace"
     run = _record(env, trace, mpiexec, "-n", "4", str(apps / "cart_halo"), "bsend", "1000")
     assert run.returncode == 0, run.stderr
@@ -157,7 +152,7 @@ def test_a_stopped_deadlock_keeps_every_processs_log_and_names_the_source_line(a
     proxy while each process flushes its log on SIGTERM (else the proxy kills the others
     with SIGKILL at the first death), so every log ends with the blocked MPI_Ssend, located
     by its source line (compiled with -g). Three recordings, for the race."""
-    _, mpiexec = _mpich()
+    _, mpiexec = oracle_mpich()
     line = next(i for i, text in enumerate((HERE / "cart_halo.c").read_text().splitlines(), 1)
                 if "MPI_Ssend(" in text)
     for attempt in range(3):
@@ -177,7 +172,7 @@ def test_a_stopped_deadlock_keeps_every_processs_log_and_names_the_source_line(a
 
 def test_overflowing_burst_same_count_as_mpich(apps, env, tmp_path):
     """MPI_ERR_BUFFER after as many successful bsends in the replay as in MPICH."""
-    _, mpiexec = _mpich()
+    _, mpiexec = oracle_mpich()
     trace = tmp_path / "burst.trace"
     run = _record(env, trace, mpiexec, "-n", "2", str(apps / "bsend_burst"), "10", "20000",
                   "3")

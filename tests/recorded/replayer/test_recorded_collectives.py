@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.mpi_tools import fortran_mpi, mpich
+from helpers.mpi_tools import fortran_mpi, oracle_mpich
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -106,7 +106,7 @@ def _roundtrip(trace: Path, profile: str, tmp_path: Path) -> None:
 
 @pytest.mark.real_mpi
 def test_every_c_collective_is_recorded_and_replays_as_mpich_ran_it(tmp_path):
-    mpicc, mpiexec = mpich(os.environ.get("MPISIM_ORACLE_PYTHON"))
+    mpicc, mpiexec = oracle_mpich()
     app = tmp_path / "collectives"
     subprocess.run([mpicc, "-g", "-O1", "-o", str(app), str(HERE / "collectives.c")],
                    check=True, timeout=120)

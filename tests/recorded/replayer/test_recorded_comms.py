@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from helpers.mpi_tools import oracle_mpich
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -60,10 +60,7 @@ def test_a_node_layout_other_than_the_recordings_is_a_divergence_note():
 
 @pytest.mark.real_mpi
 def test_a_fresh_recording_with_mpich_replays_to_what_the_program_printed(tmp_path):
-    python = os.environ.get("MPISIM_ORACLE_PYTHON", sys.executable)
-    mpicc, mpiexec = Path(python).parent / "mpicc", Path(python).parent / "mpiexec"
-    if not (mpicc.exists() and mpiexec.exists()):
-        pytest.skip("no MPICH mpicc/mpiexec: pip install mpi4py mpich in this venv")
+    mpicc, mpiexec = oracle_mpich()
     app = tmp_path / "comm_chapters"
     subprocess.run([str(mpicc), "-g", "-O1", "-o", str(app),
                     str(DATA / "replay_c" / "comm_chapters.c")], check=True, timeout=120)

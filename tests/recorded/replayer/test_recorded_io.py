@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from helpers.mpi_tools import oracle_mpich
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -134,10 +135,7 @@ def test_a_file_the_recording_never_opened_is_named(tmp_path):
 
 @pytest.mark.real_mpi
 def test_a_fresh_recording_with_mpich_replays_to_agreement(tmp_path):
-    python = os.environ.get("MPISIM_ORACLE_PYTHON", sys.executable)
-    mpicc, mpiexec = Path(python).parent / "mpicc", Path(python).parent / "mpiexec"
-    if not (mpicc.exists() and mpiexec.exists()):
-        pytest.skip("no MPICH mpicc/mpiexec: pip install mpi4py mpich in this venv")
+    mpicc, mpiexec = oracle_mpich()
     app = tmp_path / "file_view"
     subprocess.run([str(mpicc), "-g", "-O1", "-o", str(app),
                     str(DATA / "replay_c" / "file_view.c")], check=True, timeout=120)

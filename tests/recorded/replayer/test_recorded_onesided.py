@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.mpi_tools import oracle_mpich
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -84,10 +85,7 @@ def test_a_window_the_recorder_did_not_log_is_named(tmp_path):
 
 @pytest.mark.real_mpi
 def test_a_fresh_recording_with_mpich_replays_to_agreement(tmp_path):
-    python = os.environ.get("MPISIM_ORACLE_PYTHON", sys.executable)
-    mpicc, mpiexec = Path(python).parent / "mpicc", Path(python).parent / "mpiexec"
-    if not (mpicc.exists() and mpiexec.exists()):
-        pytest.skip("no MPICH mpicc/mpiexec: pip install mpi4py mpich in this venv")
+    mpicc, mpiexec = oracle_mpich()
     app = tmp_path / "onesided"
     subprocess.run([str(mpicc), "-g", "-O1", "-o", str(app),
                     str(DATA / "replay_c" / "onesided.c")], check=True, timeout=120)
@@ -134,10 +132,7 @@ def test_the_request_based_operations_replay_to_agreement():
 
 @pytest.mark.real_mpi
 def test_a_fresh_recording_of_the_request_forms_with_mpich_replays_to_agreement(tmp_path):
-    python = os.environ.get("MPISIM_ORACLE_PYTHON", sys.executable)
-    mpicc, mpiexec = Path(python).parent / "mpicc", Path(python).parent / "mpiexec"
-    if not (mpicc.exists() and mpiexec.exists()):
-        pytest.skip("no MPICH mpicc/mpiexec: pip install mpi4py mpich in this venv")
+    mpicc, mpiexec = oracle_mpich()
     app = tmp_path / "rma_requests"
     subprocess.run([str(mpicc), "-g", "-O1", "-o", str(app),
                     str(DATA / "replay_c" / "rma_requests.c")], check=True, timeout=120)

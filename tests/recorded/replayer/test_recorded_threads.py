@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.mpi_tools import oracle_mpich
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -134,18 +135,8 @@ def test_a_threads_call_after_its_own_unreturned_call_cuts_the_log(tmp_path):
 
 
 # -- recorded afresh on MPICH ------------------------------------------------------------------
-def _mpich() -> tuple[str, str]:
-    python = os.environ.get("MPISIM_ORACLE_PYTHON", sys.executable)
-    bindir = Path(python).parent
-    mpicc, mpiexec = bindir / "mpicc", bindir / "mpiexec"
-    if not (mpicc.exists() and mpiexec.exists()):
-        pytest.skip("no MPICH mpicc/mpiexec: pip install mpi4py mpich in this venv or in the "
-                    "one MPISIM_ORACLE_PYTHON names")
-    return str(mpicc), str(mpiexec)
-
-
 def _record(tmp_path: Path, name: str, *extra: str) -> tuple[Path, subprocess.CompletedProcess]:
-    mpicc, mpiexec = _mpich()
+    mpicc, mpiexec = oracle_mpich()
     exe = tmp_path / name
     subprocess.run([mpicc, "-g", "-O1", "-o", str(exe), str(SOURCES / f"{name}.c")],
                    check=True, timeout=120)

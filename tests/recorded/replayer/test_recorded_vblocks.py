@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.mpi_tools import oracle_mpich
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -140,10 +141,7 @@ def test_blocks_of_a_type_with_gaps_are_not_compared_as_intervals(tmp_path):
 @pytest.mark.real_mpi
 @pytest.mark.parametrize("fmt", ["text", "compact"])
 def test_vector_blocks_recorded_on_mpich_in_both_formats(fmt, tmp_path):
-    python = os.environ.get("MPISIM_ORACLE_PYTHON", sys.executable)
-    mpicc, mpiexec = Path(python).parent / "mpicc", Path(python).parent / "mpiexec"
-    if not (mpicc.exists() and mpiexec.exists()):
-        pytest.skip("no MPICH mpicc/mpiexec (pip install mpi4py mpich)")
+    mpicc, mpiexec = oracle_mpich()
     app = tmp_path / "vector_blocks"
     subprocess.run([str(mpicc), "-g", "-O1", "-o", str(app), str(C_SOURCE)], check=True,
                    timeout=120)
