@@ -6,7 +6,10 @@ not depend on the load. This benchmark builds the recorder as ``mpisim record`` 
 (the shipped source, ``-O2``, zlib), a C ping-pong of 8-byte MPI_Send/MPI_Recv, and runs it
 with ``mpiexec -n 2`` under ``valgrind --tool=callgrind`` at two lengths (``--calls`` and
 twice as many per process). What grows with the calls, over the calls added, is a call's
-cost, without MPI_Init's and MPI_Finalize's fixed work:
+cost, without MPI_Init's and MPI_Finalize's fixed work. Each thread is counted apart
+(``--separate-threads=yes``): the figures are the calling thread's, the program's, and
+**writer** is what the recorder's writer thread adds a call (compressing and writing full
+blocks off the calling thread; ``MPISIM_NO_WRITER=1`` does it on the calling thread):
 
 - **recorder**: instructions in the recorder's own functions and in zlib (the compact
   format's codec), by part: *text key* (formatting the call's key: ``putf``, ``put`` and the
@@ -26,16 +29,20 @@ cost, without MPI_Init's and MPI_Finalize's fixed work:
   the same way: what a recorder that writes binary arguments could cost at best, before
   compression.
 
-Each of four recorders: hashed (the default) and ``MPISIM_NO_HASH=1``, each with the memo
-(the default: a loop's keys looked up by their binary arguments, their text made once) and
-with ``MPISIM_NO_MEMO=1`` (every key made as text); and the default recorder past the first
+The recorders: hashed (the default) and ``MPISIM_NO_HASH=1``, each with the memo and the
+writer thread (the default: a loop's keys looked up by their binary arguments, their text
+made once), with ``MPISIM_NO_MEMO=1`` (every key made as text) and with
+``MPISIM_NO_WRITER=1``; and the default recorder past the first
 data lines of its process: a process hashes its calls' data (the ``H`` lines) only until it
 has written ``MAX_DATA`` (65,536) of them, what a replay keeps, so a long run's later calls
 cost less. A ping-pong call writes one data line, and 65,536 calls a process under
 callgrind would take long, so that recorder ("hashed, past the cap") is built with the cap
 lowered (``-DMPISIM_MAX_DATA``, ``--max-data``, default a tenth of ``--calls``) and both
 lengths measured are past it; the other recorders keep the default cap, and their lengths
-should stay within it (``--calls`` at most 32,768: the output says when they do not).
+should stay within it (``--calls`` at most 32,768: the output says when they do not). A
+block holds 32,768 calls, or 8,191 calls with their data lines, and the writer takes only
+full blocks (the last goes at MPI_Finalize): without hashes, measure with ``--calls 40000``
+so that both lengths fill blocks.
 
 Targets (issue 41): the recorded program within 5 % of the plain run's wall time. The
 figures say how far instructions put that: the recorder's per call over MPI_Send's.
@@ -45,6 +52,7 @@ figures say how far instructions put that: the recorder's per call over MPI_Send
     python -m bench.recorder --calls 20000 --json recorder.json
     python -m bench.recorder --only hashed    # the default recorder alone
     python -m bench.recorder --only "hashed, past the cap" --max-data 500
+    python -m bench.recorder --calls 40000 --only "no hash" --only "no hash, no writer"
 """
 
 from __future__ import annotations
@@ -172,29 +180,46 @@ def _parts(costs: dict[tuple[str, str], int]) -> dict[str, int]:
 
 VARIANTS = {"hashed": {}, "hashed, past the cap": {},
             "hashed, no memo": {"MPISIM_NO_MEMO": "1"},
+            "hashed, no writer": {"MPISIM_NO_WRITER": "1"},
             "no hash": {"MPISIM_NO_HASH": "1"},
-            "no hash, no memo": {"MPISIM_NO_HASH": "1", "MPISIM_NO_MEMO": "1"}}
-"""The recorders measured: their environment (hashed, with the memo: the default)."""
+            "no hash, no memo": {"MPISIM_NO_HASH": "1", "MPISIM_NO_MEMO": "1"},
+            "no hash, no writer": {"MPISIM_NO_HASH": "1", "MPISIM_NO_WRITER": "1"}}
+"""The recorders measured: their environment (hashed, with the memo and the writer thread:
+the default)."""
+OWN = ("MPISIM_NO_HASH", "MPISIM_NO_MEMO", "MPISIM_MEMO_CHECK", "MPISIM_NO_WRITER")
+"""The recorder's switches: a variant's environment sets its own, none inherited."""
 PAST_CAP = "hashed, past the cap"
 """The recorder built with the data lines' cap lowered (``--max-data``), measured past it."""
 
 
-def _run(tmp: Path, launcher: str, calls: int, variant: str) -> list[Path]:
-    """The ping-pong under callgrind, both processes, recorded; their output files."""
+def _run(tmp: Path, launcher: str, calls: int,
+         variant: str) -> list[tuple[Path, list[Path]]]:
+    """The ping-pong under callgrind, both processes, recorded; each process's output files:
+    its calling thread's, its other threads' (the recorder's writer)."""
     name = f"{calls}.{list(VARIANTS).index(variant)}"
     out = tmp / f"cg.{name}"
     out.mkdir()
     logs = tmp / f"logs.{name}"
     logs.mkdir()
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("MPISIM_NO_HASH", "MPISIM_NO_MEMO", "MPISIM_MEMO_CHECK")}
+    env = {k: v for k, v in os.environ.items() if k not in OWN}
     env.update(MPISIM_TRACE_DIR=str(logs), MPISIM_TRACE_FORMAT="compact", **VARIANTS[variant])
     lib = "librec_cap.so" if variant == PAST_CAP else "librec.so"
     cmd = [launcher, "-n", "2", "-genv", "LD_PRELOAD", str(tmp / lib)]
-    cmd += ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.%p",
-            str(tmp / "pingpong"), "pingpong", str(calls)]
+    cmd += ["valgrind", "--tool=callgrind", "--separate-threads=yes",
+            f"--callgrind-out-file={out}/cg.%p", str(tmp / "pingpong"), "pingpong", str(calls)]
     subprocess.run(cmd, env=env, capture_output=True, check=True, timeout=3600)
-    return sorted(out.iterdir())
+    files = sorted(out.iterdir())  # cg.PID-01 (the main thread), cg.PID-02...
+    mains = [f for f in files if f.name.endswith("-01")]
+    return [(m, [f for f in files if f.name.startswith(m.name[:-2]) and f != m])
+            for m in mains]
+
+
+def _total(out_file: Path) -> int:
+    """All the instructions of a callgrind file (its thread's)."""
+    for line in out_file.read_text(errors="replace").splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1])
+    return 0
 
 
 def measure(mpicc: str, launcher: str, calls: int, variants: list[str] | None = None,
@@ -219,13 +244,14 @@ def measure(mpicc: str, launcher: str, calls: int, variants: list[str] | None = 
                                       "max_data": MAX_DATA, "max_data_past_the_cap": cap}
         sends = []
         for variant in variants or list(VARIANTS):
-            per_call, libc, send_each = _variant(tmp, launcher, calls, variant)
+            per_call, libc, send_each, others = _variant(tmp, launcher, calls, variant)
             sends.append(send_each)
             recorder = sum(per_call.values())
             figures[variant] = {"recorder_per_call": round(recorder, 1),
                                 "parts_per_call": {p: round(v, 1) for p, v in per_call.items()},
                                 "with_libc_per_call": round(libc, 1),
-                                "recorder_over_mpi_send": round(recorder / send_each, 3)}
+                                "recorder_over_mpi_send": round(recorder / send_each, 3),
+                                "other_threads_per_call": round(others, 1)}
         floor = _floor(tmp, calls)
     send_each = sum(sends) / len(sends)
     figures.update(mpi_send=round(send_each, 1), floor_per_call=round(floor, 1),
@@ -234,21 +260,25 @@ def measure(mpicc: str, launcher: str, calls: int, variants: list[str] | None = 
 
 
 def _variant(tmp: Path, launcher: str, calls: int,
-             variant: str) -> tuple[dict[str, float], float, float]:
-    """One recorder's per-call instructions: by part, with libc, and MPI_Send's own."""
+             variant: str) -> tuple[dict[str, float], float, float, float]:
+    """One recorder's per-call instructions on the calling thread: by part, with libc, and
+    MPI_Send's own; and on the process's other threads (the writer's compression)."""
     by_length = {}
     for n in (calls, 2 * calls):
-        files = _run(tmp, launcher, n, variant)
+        processes = _run(tmp, launcher, n, variant)
+        files = [main for main, _ in processes]
         self_costs = [_self_costs(f) for f in files]
         costs = [_parts(c) for c in self_costs]
         send = sum(_inclusive(f, "PMPI_Send") for f in files)
         libc = sum(_with_libc(f, c) for f, c in zip(files, self_costs, strict=True))
-        by_length[n] = ({p: sum(c[p] for c in costs) for p in costs[0]}, libc, send)
-    (small, libc_small, send_small) = by_length[calls]
-    (large, libc_large, send_large) = by_length[2 * calls]
+        others = sum(_total(f) for _, more in processes for f in more)
+        by_length[n] = ({p: sum(c[p] for c in costs) for p in costs[0]}, libc, send, others)
+    (small, libc_small, send_small, others_small) = by_length[calls]
+    (large, libc_large, send_large, others_large) = by_length[2 * calls]
     added = 2 * calls  # both processes' calls added by doubling the length
     per_call = {p: (large[p] - small[p]) / added for p in small}
-    return per_call, (libc_large - libc_small) / added, (send_large - send_small) / calls
+    return (per_call, (libc_large - libc_small) / added, (send_large - send_small) / calls,
+            (others_large - others_small) / added)
 
 
 def _floor(tmp: Path, calls: int) -> float:
@@ -270,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
                         "is twice as many)")
     p.add_argument("--json", help="also write the figures to this file")
     p.add_argument("--only", action="append", choices=list(VARIANTS),
-                   help="measure only this recorder (repeatable; default: all five)")
+                   help="measure only this recorder (repeatable; default: all)")
     p.add_argument("--max-data", type=int,
                    help="the data lines a process hashes at most, for the recorder measured "
                         f"past that cap ({PAST_CAP!r}; default a tenth of --calls; the "
@@ -298,18 +328,21 @@ def main(argv: list[str] | None = None) -> int:
               f" (the shipped recorder: {MAX_DATA:,}), so that the calls measured, from "
               f"{args.calls:,} to {2 * args.calls:,} a process, are past it: what the default "
               f"recorder costs after a process's first {MAX_DATA:,} data lines")
-    if 2 * args.calls > MAX_DATA and set(measured) - {PAST_CAP}:
+    hashing = [v for v in measured if v != PAST_CAP and "MPISIM_NO_HASH" not in VARIANTS[v]]
+    if 2 * args.calls > MAX_DATA and hashing:
         print(f"  (the others' longer length, {2 * args.calls:,} calls a process, is past "
               f"their cap of {MAX_DATA:,} data lines: a hashed figure mixes both)")
     parts = [*PARTS, "the rest"]
+    print("  (the calling thread's; 'writer': the recorder's writer thread's, a call)")
     print(f"  {'recorder':20} {'a call':>8} " + " ".join(f"{p:>11}" for p in parts)
-          + f" {'with libc':>10} {'/ MPI_Send':>10}")
+          + f" {'with libc':>10} {'/ MPI_Send':>10} {'writer':>8}")
     for variant in measured:
         f = figures[variant]
         assert isinstance(f, dict)
         print(f"  {variant:20} {f['recorder_per_call']:>8,.0f} "
               + " ".join(f"{f['parts_per_call'][p]:>11,.0f}" for p in parts)
-              + f" {f['with_libc_per_call']:>10,.0f} {f['recorder_over_mpi_send']:>9.2f}x")
+              + f" {f['with_libc_per_call']:>10,.0f} {f['recorder_over_mpi_send']:>9.2f}x"
+              + f" {f['other_threads_per_call']:>8,.0f}")
     print(f"  {'floor':20} {figures['floor_per_call']:>8,.0f} "
           f"{'':>47} {figures['floor_per_call']:>10,.0f} "
           f"{figures['floor_over_mpi_send']:>9.2f}x")

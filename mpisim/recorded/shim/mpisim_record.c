@@ -41,6 +41,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -63,6 +64,7 @@
 static char out[OUT_SIZE];
 static size_t used;
 static int fd = -1;
+static pid_t log_pid;        /* the process whose log fd is (not a child of its fork()) */
 /* Per thread (initial-exec: a few words each, no lookup call on the logging path). */
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 static TLS int depth;        /* > 0 inside a logged call: nested MPI calls are not logged */
@@ -243,6 +245,8 @@ static TLS pend_t *pend;     /* the calling thread's (NULL: its first logged cal
 #define c_pending_gap (pend->gap)
 #define c_dur_now (pend->dur)
 static int c_flushing, c_index_ok = 1;
+static volatile sig_atomic_t c_in_signal;  /* a fatal signal's handler is writing the log */
+#define W_SLOTS 2                          /* blocks handed to the writer thread, at most */
 static uint64_t *c_index;                  /* (offset, first call) of each block */
 static size_t c_nindex, c_index_cap;
 static unsigned char c_raw[C_RAW];
@@ -302,7 +306,7 @@ static int c_room(void) {
         free(c_table);
         c_table = t, c_table_cap = cap;
     }
-    if (c_nindex + 1 >= c_index_cap) {
+    if (c_nindex + W_SLOTS + 1 >= c_index_cap) {  /* (the writer's blocks' entries too) */
         size_t cap = c_index_cap ? c_index_cap * 2 : 1024;
         uint64_t *x = realloc(c_index, cap * 2 * sizeof *x);
         if (!x) return 0;
@@ -492,29 +496,40 @@ static unsigned char *c_column(unsigned char *p, const uint64_t *v, uint32_t n, 
 static void c_put32(unsigned char *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i)); }
 static void c_put64(unsigned char *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i)); }
 
-/* Write the block (its rows, its whole text lines, its new keys); zip: compress it. */
-static void c_flush(int zip) {
-    uint32_t n = c_rows, ntext = c_ntext;
-    if (fd < 0 || (!n && !ntext && !c_nnew)) return;
-    c_flushing++;
+/* A block's content: its rows' columns, its whole description lines (and the row each
+ * comes before), the keys first used in it; its first call's number, the keys before it. */
+typedef struct {
+    const uint32_t *key, *tpos;
+    const uint64_t *gap, *dur, *base;
+    const char *text, *keys;
+    uint32_t n, ntext, nnew, keys_before;
+    size_t text_len, keys_len;
+    uint64_t first;
+} c_block_t;
+
+/* Encode, compress (zip) and write one block; its offset in the stream. One thread at a
+ * time: the writer thread, or a calling thread once the writer has written all it was
+ * given (c_drain). */
+static uint64_t c_emit(const c_block_t *b, int zip) {
     static uint64_t keys[C_ROWS];
+    uint32_t n = b->n;
     unsigned char *p = c_raw + 20;
     uint8_t widths[4];
-    for (uint32_t i = 0; i < n; i++) keys[i] = c_key[i];
+    for (uint32_t i = 0; i < n; i++) keys[i] = b->key[i];
     p = c_column(p, keys, n, &widths[0]);
-    p = c_column(p, c_gap, n, &widths[1]);
-    p = c_column(p, c_dur, n, &widths[2]);
-    p = c_column(p, c_base, n, &widths[3]);
-    for (uint32_t i = 0; i < ntext; i++, p += 4) c_put32(p, c_tpos[i]);
-    memcpy(p, c_text, c_text_done);
-    p += c_text_done;
-    memcpy(p, c_new, c_new_len);
-    p += c_new_len;
+    p = c_column(p, b->gap, n, &widths[1]);
+    p = c_column(p, b->dur, n, &widths[2]);
+    p = c_column(p, b->base, n, &widths[3]);
+    for (uint32_t i = 0; i < b->ntext; i++, p += 4) c_put32(p, b->tpos[i]);
+    memcpy(p, b->text, b->text_len);
+    p += b->text_len;
+    memcpy(p, b->keys, b->keys_len);
+    p += b->keys_len;
     memcpy(c_raw, widths, 4);
-    c_put32(c_raw + 4, ntext);
-    c_put32(c_raw + 8, c_nnew);
-    c_put32(c_raw + 12, (uint32_t)c_text_done);
-    c_put32(c_raw + 16, (uint32_t)c_new_len);
+    c_put32(c_raw + 4, b->ntext);
+    c_put32(c_raw + 8, b->nnew);
+    c_put32(c_raw + 12, (uint32_t)b->text_len);
+    c_put32(c_raw + 16, (uint32_t)b->keys_len);
     size_t raw = (size_t)(p - c_raw), stored = raw;
     const unsigned char *body = c_raw;
     int codec = 0;
@@ -527,19 +542,151 @@ static void c_flush(int zip) {
     unsigned char frame[32] = {0xff, 'B', (unsigned char)codec, 0};
     c_put32(frame + 4, (uint32_t)stored);
     c_put32(frame + 8, (uint32_t)raw);
-    c_put64(frame + 12, c_calls);
+    c_put64(frame + 12, b->first);
     c_put32(frame + 20, n);
-    c_put32(frame + 24, c_nkeys - c_nnew);
+    c_put32(frame + 24, b->keys_before);
     c_put32(frame + 28, c_crc32(body, stored));
+    uint64_t at = c_offset;
+    c_write(frame, sizeof frame);
+    c_write(body, stored);
+    return at;
+}
+
+/* A block's entry in the index (made room for by c_room). */
+static void c_index_add(uint64_t at, uint64_t first) {
     if (c_nindex < c_index_cap) {
-        c_index[2 * c_nindex] = c_offset;
-        c_index[2 * c_nindex + 1] = c_calls;
+        c_index[2 * c_nindex] = at;
+        c_index[2 * c_nindex + 1] = first;
         c_nindex++;
     } else {
         c_index_ok = 0;
     }
-    c_write(frame, sizeof frame);
-    c_write(body, stored);
+}
+
+/* ---- the writer thread -------------------------------------------------------------------
+ * Encoding and compressing a full block (zlib at level 1: about 50 instructions a byte of
+ * its columns, python -m bench.recorder) and writing it are done by a thread of the
+ * recorder's own, so that the calling thread only copies the block's columns, lines and new
+ * keys into one of W_SLOTS slots and goes on with a fresh block; it waits only when the
+ * writer is W_SLOTS blocks behind. The writer never calls MPI, blocks every signal, takes
+ * no lock (the slots are handed over with two semaphores) and never allocates but in zlib,
+ * in its own thread; the block index is kept by the calling thread (under the log's lock,
+ * so one at a time under MPI_THREAD_MULTIPLE), from the offset the writer leaves in each
+ * slot. Every path that ends a log first waits until the writer has written every block it
+ * was given (c_drain: at exit, in MPI_Finalize and MPI_Abort, in a fatal signal's handler,
+ * which the stall watch's SIGTERM is, spinning there at most about 4 s), then writes the
+ * rest itself, in order. The thread is started at the first full block (a short run never
+ * makes one); a child of fork() has none (pthread_atfork) and starts its own when it fills
+ * a block. $MPISIM_NO_WRITER=1 writes each block on the calling thread: the recording is
+ * the same, byte for byte after decompression. */
+typedef struct {
+    uint32_t key[C_ROWS], tpos[C_TEXTS];
+    uint64_t gap[C_ROWS], dur[C_ROWS], base[C_ROWS];
+    char text[C_TEXT], keys[C_KEYS];
+    c_block_t b;
+    uint64_t at;       /* its offset in the stream, once written */
+} w_slot_t;
+static w_slot_t *w_slots;
+static int w_on = 1;                        /* not $MPISIM_NO_WRITER */
+static int w_running;                       /* this process's writer started */
+static sem_t w_full, w_free;                /* blocks to write; slots free */
+static uint64_t w_queued, w_indexed;        /* blocks handed over; their index entries made */
+static uint64_t w_written;                  /* blocks written (atomic: the writer's) */
+static int w_stuck;                         /* it did not finish for a signal's handler */
+
+static void *w_main(void *arg) {
+    (void)arg;
+    for (uint64_t k = 0;; k++) {
+        while (sem_wait(&w_full) != 0) { /* EINTR */ }
+        w_slot_t *slot = &w_slots[k % W_SLOTS];
+        slot->at = c_emit(&slot->b, 1);
+        __atomic_store_n(&w_written, k + 1, __ATOMIC_RELEASE);
+        sem_post(&w_free);
+    }
+    return NULL;
+}
+
+/* In a child of fork(): no writer (the blocks handed over are the parent's to write). */
+static void w_forked(void) { w_running = 0; }
+
+/* The writer, started at the first full block (0: none, the block is written here). */
+static int w_start(void) {
+    static int atfork;
+    if (w_running) return 1;
+    if (!w_on || c_in_signal) return 0;
+    if (!w_slots && !(w_slots = malloc(W_SLOTS * sizeof *w_slots))) return w_on = 0;
+    w_queued = w_indexed = 0;
+    __atomic_store_n(&w_written, 0, __ATOMIC_RELEASE);
+    if (sem_init(&w_full, 0, 0) != 0 || sem_init(&w_free, 0, W_SLOTS) != 0) return w_on = 0;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);  /* inherited: the writer takes no signal */
+    pthread_t t;
+    int rc = pthread_create(&t, NULL, w_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) return w_on = 0;
+    pthread_detach(t);
+    if (!atfork) atfork = pthread_atfork(NULL, NULL, w_forked) == 0;
+    return w_running = 1;
+}
+
+/* The index entries of the blocks the writer has written since the last look. */
+static void w_index(void) {
+    uint64_t done = __atomic_load_n(&w_written, __ATOMIC_ACQUIRE);
+    for (; w_indexed < done; w_indexed++) {
+        const w_slot_t *slot = &w_slots[w_indexed % W_SLOTS];
+        c_index_add(slot->at, slot->b.first);
+    }
+}
+
+/* The block being filled handed to the writer (waiting for a free slot). */
+static void w_hand(const c_block_t *b) {
+    while (sem_wait(&w_free) != 0) { /* EINTR */ }
+    w_index();  /* (the slot's block before is written: its entry first) */
+    w_slot_t *slot = &w_slots[w_queued % W_SLOTS];
+    memcpy(slot->key, b->key, b->n * sizeof *b->key);
+    memcpy(slot->gap, b->gap, b->n * sizeof *b->gap);
+    memcpy(slot->dur, b->dur, b->n * sizeof *b->dur);
+    memcpy(slot->base, b->base, b->n * sizeof *b->base);
+    memcpy(slot->tpos, b->tpos, b->ntext * sizeof *b->tpos);
+    memcpy(slot->text, b->text, b->text_len);
+    memcpy(slot->keys, b->keys, b->keys_len);
+    slot->b = *b;
+    slot->b.key = slot->key, slot->b.gap = slot->gap, slot->b.dur = slot->dur;
+    slot->b.base = slot->base, slot->b.tpos = slot->tpos;
+    slot->b.text = slot->text, slot->b.keys = slot->keys;
+    w_queued++;
+    sem_post(&w_full);
+}
+
+/* Wait until the writer has written every block it was given, and index them: 1 then, 0
+ * when it did not within about 4 s in a signal handler (async-signal-safe: a spin). */
+static int c_drain(void) {
+    struct timespec tick = {0, 100000};
+    if (!w_running) return 1;
+    if (w_stuck) return 0;
+    for (long i = 0; __atomic_load_n(&w_written, __ATOMIC_ACQUIRE) != w_queued; i++) {
+        if (c_in_signal && i > 40000) return !(w_stuck = 1);
+        nanosleep(&tick, NULL);
+    }
+    w_index();
+    return 1;
+}
+
+/* Write the block (its rows, its whole text lines, its new keys); zip: compress it (by the
+ * writer thread, or here once it has written what it was given). */
+static void c_flush(int zip) {
+    uint32_t n = c_rows, ntext = c_ntext;
+    if (fd < 0 || (!n && !ntext && !c_nnew)) return;
+    c_flushing++;
+    c_block_t b = {c_key, c_tpos, c_gap, c_dur, c_base, c_text, c_new, n, ntext, c_nnew,
+                   c_nkeys - c_nnew, c_text_done, c_new_len, c_calls};
+    if (zip && !c_in_signal && w_start()) {
+        w_hand(&b);
+    } else if (c_drain()) {
+        uint64_t at = c_emit(&b, zip);
+        c_index_add(at, c_calls);
+    }  /* (else the writer did not finish for a signal's handler: nothing more written) */
     c_calls += n;
     c_rows = c_ntext = c_nnew = 0;
     c_new_len = 0;
@@ -586,6 +733,7 @@ static void new_thread(void) {
 static void c_finish(const char *end, int zip) {
     c_unreturned();
     c_flush(zip);
+    if (!c_drain()) return;  /* (a writer that did not finish in a signal handler) */
     if (c_index_ok && c_index) {
         unsigned char head[8] = {0xff, 'X', 0, 0}, crc[4];
         size_t bytes = c_nindex * 16;
@@ -1728,12 +1876,14 @@ static void end_the_others(void) {
 
 static void on_signal(int sig) {
     char line[96];
+    c_in_signal = 1;
+    if (getpid() != log_pid) fd = -1;  /* a child of fork(): the log is its parent's */
     int n = snprintf(line, sizeof line, "# signal %d", sig);
     n += since(line + n, sizeof line - (size_t)n);
     if (compact && fd >= 0) {
         line[n] = '\0';
         if (!c_flushing) c_finish(line, 0);  /* stored: no allocation in a signal handler */
-        else c_write("\n", 1), c_write(line, (size_t)n), c_write("\n", 1);
+        else if (c_drain()) c_write("\n", 1), c_write(line, (size_t)n), c_write("\n", 1);
     }
     line[n++] = '\n';
     if (fd >= 0 && !compact) {
@@ -1747,7 +1897,7 @@ static void on_signal(int sig) {
 }
 
 static void at_exit(void) {
-    if (fd < 0) return;
+    if (fd < 0 || getpid() != log_pid) return;  /* (a child of fork(): the log is its parent's) */
     char tail[64];
     int n = since(tail, sizeof tail);
     int inside = depth > 0;  /* exit() inside a call: a fatal MPI error */
@@ -1859,6 +2009,7 @@ static void start_log(const char *how, int provided) {
     snprintf(path, sizeof path, "%s/%srank.%d.log", dir, log_prefix, world_rank);
     fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return;
+    log_pid = getpid();
     pend = &pend0;  /* this thread is thread 0 */
     threaded = provided == MPI_THREAD_MULTIPLE;
     PMPI_Get_library_version(lib, &len);
@@ -1869,6 +2020,8 @@ static void start_log(const char *how, int provided) {
     compact = format && strcmp(format, "compact") == 0 && c_room();
     const char *no_hash = getenv("MPISIM_NO_HASH");
     hashing = !(no_hash && *no_hash && strcmp(no_hash, "0") != 0);
+    const char *no_writer = getenv("MPISIM_NO_WRITER");
+    w_on = !(no_writer && *no_writer && strcmp(no_writer, "0") != 0);
     const char *no_memo = getenv("MPISIM_NO_MEMO"), *check = getenv("MPISIM_MEMO_CHECK");
     memo_on = compact && !(no_memo && *no_memo && strcmp(no_memo, "0") != 0);
     memo_check = memo_on && check && *check && strcmp(check, "0") != 0;
@@ -1927,14 +2080,14 @@ int MPI_Finalize(void) {
     enter("Finalize", CALLER);
     end_entry();
     LOCK();
-    if (compact) c_flush(1);  /* the calls so far on disk, should MPI_Finalize hang */
+    if (compact) c_flush(1), c_drain();  /* the calls so far on disk, should MPI_Finalize hang */
     else flush_out();
     UNLOCK();
     int rc = PMPI_Finalize();
     result(rc);
     done();
     LOCK();
-    if (compact) c_flush(1);
+    if (compact) c_flush(1), c_drain();
     else flush_out();
     UNLOCK();
     return rc;
@@ -1945,7 +2098,7 @@ int MPI_Abort(MPI_Comm comm, int code) {
         enter("Abort", CALLER);
         putf(" comm=%d code=%d", comm_id(comm), code);
         end_entry();
-        if (compact) { c_unreturned(); c_flush(1); }
+        if (compact) { c_unreturned(); c_flush(1); c_drain(); }
         else flush_out();
         end_the_others();
     }
