@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers.mpi_tools import oracle_mpich
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -160,14 +161,6 @@ def test_a_negative_stall_is_a_usage_error(capsys):
 
 
 # ---- with a real MPI ----------------------------------------------------------------------
-def _mpich() -> tuple[str, str]:
-    bindir = Path(os.environ.get("MPISIM_ORACLE_PYTHON", sys.executable)).parent
-    mpicc, mpiexec = bindir / "mpicc", bindir / "mpiexec"
-    if not (mpicc.exists() and mpiexec.exists()):
-        pytest.skip("no MPICH mpicc/mpiexec: pip install mpi4py mpich in this venv")
-    return str(mpicc), str(mpiexec)
-
-
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     """A private recorder cache, so the tests build it as a first-time user would."""
@@ -176,7 +169,7 @@ def env(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    mpicc, _ = _mpich()
+    mpicc, _ = oracle_mpich()
     out = tmp_path_factory.mktemp("apps") / "example_3_10"
     subprocess.run([mpicc, "-g", "-O1", "-o", str(out), str(HERE / "example_3_10.c")],
                    check=True, timeout=120)
@@ -207,7 +200,7 @@ def _stub_dir(tmp_path: Path, kind: str) -> Path:
     """A directory with ``timeout`` and, beside it, an ``mpicc`` that builds for another
     library: Open MPI's, or (always available) MPICH's headers linked against a different
     libmpi.so.12."""
-    mpicc, _ = _mpich()
+    mpicc, _ = oracle_mpich()
     stub = tmp_path / "stub"
     stub.mkdir()
     (stub / "timeout").symlink_to(shutil.which("timeout"))
@@ -238,7 +231,7 @@ def test_a_wrong_mpicc_beside_the_wrapper_is_passed_over_or_refused(app, env, tm
     (the old rule built with it, and every process failed in MPI_Comm_rank): the recorder
     is built with the mpicc of the program's MPICH; that mpicc, named with --mpicc, is
     refused with both libraries and the --mpicc to pass, and nothing is written."""
-    mpicc, mpiexec = _mpich()
+    mpicc, mpiexec = oracle_mpich()
     stub = _stub_dir(tmp_path, kind)
     env = dict(env, PATH=f"{stub}{os.pathsep}{Path(mpiexec).parent}{os.pathsep}"
                          f"{env.get('PATH', '')}")
@@ -269,7 +262,7 @@ def test_a_launcher_linked_in_beside_a_wrong_mpicc_passes_it_over_and_says_so(ap
                                                                                tmp_path):
     """``stub/mpiexec`` a link to MPICH's, beside another library's mpicc: that mpicc (the
     first tried) is passed over for the one in the launcher's real directory."""
-    mpicc, mpiexec = _mpich()
+    mpicc, mpiexec = oracle_mpich()
     stub = _stub_dir(tmp_path, "fake")
     for name in ("mpiexec", "hydra_pmi_proxy"):  # Hydra starts its proxy from its own dir
         (stub / name).symlink_to(Path(mpiexec).parent / name)
@@ -289,7 +282,7 @@ def test_a_deadlock_recorded_without_timeout_is_stopped_by_the_stall_watch(app, 
     """Example 3.10 with 40000 B standard sends: MPICH's rendezvous deadlocks (MPI 4.1
     §3.5: an unsafe program). Recorded with --stall 2 and no --timeout, the run ends by
     itself, names each blocked call, exits 3, and replays as the same deadlock."""
-    _, mpiexec = _mpich()
+    _, mpiexec = oracle_mpich()
     trace = tmp_path / "stall.trace"
     started = time.monotonic()
     run = _record(env, tmp_path, "--stall", "2", "--out", str(trace), "--", mpiexec, "-n",
@@ -312,7 +305,7 @@ def test_a_deadlock_recorded_without_timeout_is_stopped_by_the_stall_watch(app, 
 def test_an_interrupted_recording_keeps_and_names_what_it_wrote(app, env, tmp_path):
     """Ctrl-C during a deadlocked run (--stall 0: never stopped by itself): exit 130, one
     line naming the kept recording, which replays as the deadlock."""
-    _, mpiexec = _mpich()
+    _, mpiexec = oracle_mpich()
     trace = tmp_path / "kept.trace"
     proc = subprocess.Popen([sys.executable, "-m", "mpisim", "record", "--stall", "0", "--out",
                              str(trace), "--", mpiexec, "-n", "2", str(app), "send", "10000"],
@@ -353,7 +346,7 @@ def test_a_deadlock_with_one_process_in_finalize_is_stopped_and_replayed(env, tm
     """Rank 1 waits in MPI_Recv for a message never sent; rank 0 waits in MPI_Finalize,
     collective in MPICH (MPI 4.1 §11.2.2): every process waits inside MPI, so --stall stops
     the run, and the replay names the same deadlock."""
-    mpicc, mpiexec = _mpich()
+    mpicc, mpiexec = oracle_mpich()
     app = tmp_path / "finalize_waits"
     subprocess.run([mpicc, "-g", "-o", str(app), str(HERE / "finalize_waits.c")], check=True,
                    timeout=120)

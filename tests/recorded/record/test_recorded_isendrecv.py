@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.mpi_tools import mpich
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -21,14 +22,6 @@ from mpisim.recorded import read_trace, replay_scenario
 from mpisim.recorded.record.unlogged import LOCAL, _mpi_name
 
 HERE = DATA / "replay_c"
-
-
-def _mpich() -> tuple[str, str]:
-    bindir = Path(sys.executable).parent
-    mpicc, mpiexec = bindir / "mpicc", bindir / "mpiexec"
-    if not (mpicc.exists() and mpiexec.exists()):
-        pytest.skip("no MPICH mpicc/mpiexec: pip install mpi4py mpich in this venv")
-    return str(mpicc), str(mpiexec)
 
 
 def _record(tmp_path: Path, *command: str) -> subprocess.CompletedProcess:
@@ -54,7 +47,7 @@ def test_local_calls_are_not_reported_but_logged_ones_of_their_families_are():
 def test_isendrecv_is_recorded_and_replays_to_agreement(tmp_path):
     """§3.10: one request per MPI_Isendrecv, completed by MPI_Waitall and MPI_Wait; the
     replay makes it an irecv and an isend and completes as the recording did."""
-    mpicc, mpiexec = _mpich()
+    mpicc, mpiexec = mpich()
     app = tmp_path / "isendrecv"
     subprocess.run([mpicc, "-g", "-O1", "-o", str(app), str(HERE / "isendrecv.c")], check=True,
                    timeout=120)
@@ -74,7 +67,7 @@ def test_isendrecv_is_recorded_and_replays_to_agreement(tmp_path):
 
 @pytest.mark.real_mpi
 def test_a_call_the_recorder_does_not_log_is_named_at_record_time(tmp_path):
-    mpicc, mpiexec = _mpich()
+    mpicc, mpiexec = mpich()
     src = tmp_path / "unlogged.c"
     src.write_text("#include <mpi.h>\n"
                    "int main(int argc, char **argv) {\n"

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.mpi_tools import mpich
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -194,19 +195,11 @@ def test_a_recording_without_hashes_says_that_the_bytes_are_not_known(tmp_path):
 
 
 # -- recorded again on MPICH ------------------------------------------------------------------
-def _mpich() -> tuple[str, str]:
-    bindir = Path(sys.executable).parent
-    mpicc, mpiexec = bindir / "mpicc", bindir / "mpiexec"
-    if not (mpicc.exists() and mpiexec.exists()):
-        pytest.skip("no MPICH mpicc/mpiexec: pip install mpi4py mpich in this venv")
-    return str(mpicc), str(mpiexec)
-
-
 def record_races(source: Path, out: Path, build: Path, *flags: str, n: int = 3
                  ) -> subprocess.CompletedProcess:
     """Compile ``source`` and record it on ``n`` processes into ``out`` (text, its paths
     made relative as the stored recordings' are)."""
-    mpicc, mpiexec = _mpich()
+    mpicc, mpiexec = mpich()
     build.mkdir(parents=True, exist_ok=True)
     subprocess.run([mpicc, "-g", "-O0", "-o", str(build / source.stem), str(source)],
                    check=True, timeout=120)
@@ -294,7 +287,7 @@ def test_data_lines_stay_with_their_calls_across_the_compact_blocks(tmp_path):
     """A data line a call, 30000 calls a process: more lines than a compact block holds
     (8192), so blocks end in the middle; each Send keeps its h, each Recv its w, and rank
     0's Recv gets the bytes its Send sent (rank 1 sends them back)."""
-    mpicc, mpiexec = _mpich()
+    mpicc, mpiexec = mpich()
     (tmp_path / "pp.c").write_text(PINGPONG)
     subprocess.run([mpicc, "-O2", "-o", str(tmp_path / "pp"), str(tmp_path / "pp.c")],
                    check=True, timeout=120)

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.mpi_tools import oracle_mpich
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -175,20 +176,11 @@ def record(source: Path, out: Path, mpicc: str, mpiexec: str, build: Path
     return run
 
 
-def _mpich() -> tuple[str, str]:
-    python = os.environ.get("MPISIM_ORACLE_PYTHON", sys.executable)
-    mpicc, mpiexec = Path(python).parent / "mpicc", Path(python).parent / "mpiexec"
-    if not (mpicc.exists() and mpiexec.exists()):
-        pytest.skip("no MPICH mpicc/mpiexec: pip install mpi4py mpich in this venv or in the "
-                    "one MPISIM_ORACLE_PYTHON names")
-    return str(mpicc), str(mpiexec)
-
-
 @pytest.mark.real_mpi
 @pytest.mark.slow
 @pytest.mark.parametrize("source", CODES, ids=lambda p: p.stem)
 def test_a_fresh_recording_under_mpich_replays_as_the_same_deadlock(source, tmp_path):
-    mpicc, mpiexec = _mpich()
+    mpicc, mpiexec = oracle_mpich()
     trace = tmp_path / f"{source.stem}.trace"
     run = record(source, trace, mpicc, mpiexec, tmp_path / "build")
     assert trace.exists(), run.stderr

@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.mpi_tools import oracle_mpich
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -303,19 +304,9 @@ def test_a_recording_made_before_children_were_recorded_still_stops_at_the_inter
 
 
 # -- recorded afresh on MPICH 5.0.2 ------------------------------------------------------------
-def _mpich() -> tuple[str, str]:
-    python = os.environ.get("MPISIM_ORACLE_PYTHON", sys.executable)
-    bindir = Path(python).parent
-    mpicc, mpiexec = bindir / "mpicc", bindir / "mpiexec"
-    if not (mpicc.exists() and mpiexec.exists()):
-        pytest.skip("no MPICH mpicc/mpiexec: pip install mpi4py mpich in this venv or in the "
-                    "one MPISIM_ORACLE_PYTHON names")
-    return str(mpicc), str(mpiexec)
-
-
 def _record(tmp_path: Path, name: str, *extra: str, args: tuple[str, ...] = ()
             ) -> tuple[Path, subprocess.CompletedProcess]:
-    mpicc, mpiexec = _mpich()
+    mpicc, mpiexec = oracle_mpich()
     exe = tmp_path / name
     subprocess.run([mpicc, "-g", "-O1", "-o", str(exe), str(SOURCES / f"{name}.c")],
                    check=True, timeout=120)
