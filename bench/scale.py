@@ -254,6 +254,12 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.ranks is not None and args.ranks < 2:
         p.error(f"--ranks: {args.ranks} is less than 2")
+    for what, folder in (("--keep", args.keep), ("--dir", args.dir)):
+        try:
+            if folder is not None:
+                folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            p.error(f"{what}: {folder}: {e.strerror or e}")
     if args.child:
         _child(*json.loads(args.child))
         return 0
