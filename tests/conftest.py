@@ -7,10 +7,14 @@ site), tests/helpers for what many files share and tests/data for the files test
 Markers (registered in pyproject.toml, set in each file with ``pytestmark`` or on the test):
 ``real_mpi`` on every test that launches a real MPI library (they skip without one),
 ``notebooks`` on the notebook tests, ``slow`` on any test (all its cases together) that
-takes more than about 2 s on its own. ``.venv/bin/python -m pytest`` runs everything; the
-inner loop is ``.venv/bin/python -m pytest -m "not slow and not real_mpi and not notebooks"``.
+takes more than about 2 s on its own. ``.venv/bin/python -m pytest -n auto --dist
+loadgroup`` runs everything on every core (pytest-xdist), the tests of ``real_mpi`` one
+after another on one worker: two real MPI jobs at once, each polling busily, would share
+the cores and slow each other past their timeouts. The inner loop is ``.venv/bin/python -m
+pytest -m "not slow and not real_mpi and not notebooks"``.
 """
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("ci", max_examples=60, deadline=None,
@@ -25,11 +29,14 @@ _LONG = ("test_mpi4py_suite_collectives.py", "test_mpi4py_suite_comms.py",
          "test_mpi4py_suite_rma.py", "test_mpi4py_oracle_rma.py")
 
 
+@pytest.hookimpl(tryfirst=True)  # (before pytest-xdist reads the groups)
 def pytest_collection_modifyitems(config, items):
     import os
 
-    import pytest
-
+    one_at_a_time = pytest.mark.xdist_group("real_mpi")
+    for item in items:
+        if item.get_closest_marker("real_mpi"):
+            item.add_marker(one_at_a_time)
     if os.environ.get("MPISIM_FULL_SUITE") == "1":
         return
     skip = pytest.mark.skip(reason="a long module: set MPISIM_FULL_SUITE=1 to run it")
