@@ -171,6 +171,12 @@ MUTANTS = [
          file="mpisim/p2p/completion.py",
          old="    req.active = False\n    status = req.status\n",
          new="    status = req.status\n"),
+    dict(id="finalize-forgets-old-active-requests",
+         rule="§3.7.3: a request never completed nor freed is reported at MPI_Finalize, "
+              "however many completed requests were dropped since it was issued",
+         file="mpisim/handle/lifecycle.py",
+         old="reqs[:] = [r for r in reqs if r.active]",
+         new="reqs[:] = [r for r in reqs[-COMPACT_AT:] if r.active]"),
     # -- the mpi4py stand-in's conversions ------------------------------------------------
     dict(id="status-count-not-undefined",
          rule="§3.2.5: Get_count is MPI_UNDEFINED when the bytes are not whole elements",
