@@ -37,6 +37,11 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("real_mpi"):
             item.add_marker(one_at_a_time)
+    # The real MPI tests first, then the other slow ones (a stable sort: each file's order
+    # kept): the workers start with the longest work, and the run does not end waiting
+    # for one of them to finish a minute-long test begun last.
+    items.sort(key=lambda item: (item.get_closest_marker("real_mpi") is None,
+                                 item.get_closest_marker("slow") is None))
     if os.environ.get("MPISIM_FULL_SUITE") == "1":
         return
     skip = pytest.mark.skip(reason="a long module: set MPISIM_FULL_SUITE=1 to run it")
