@@ -59,22 +59,25 @@ def test_a_bad_memory_setting_is_named(monkeypatch):
         check_memory(1)
 
 
-class FakeClock:
+class Reading:
+    """A value the test sets and the forecast reads by calling it: the wall clock, or the
+    units of work a run has done."""
+
     def __init__(self):
-        self.now = 0.0
+        self.value = 0.0
 
     def __call__(self):
-        return self.now
+        return self.value
 
 
 def test_a_long_run_says_so_once_then_shows_progress():
-    clock, out = FakeClock(), io.StringIO()
+    clock, out = Reading(), io.StringIO()
     f = Forecast(max_events=10_000_000, until=None, events=0, now=0.0, out=out, clock=clock)
-    clock.now = 2.0
+    clock.value = 2.0
     f.update(100_000, 1e-3)  # 50,000 events/s: 200 s in all
-    clock.now = 20.0
+    clock.value = 20.0
     f.update(1_000_000, 1e-2)  # within EVERY: nothing more
-    clock.now = 40.0
+    clock.value = 40.0
     f.update(2_000_000, 2e-2)
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("mpisim: this run could take up to 3 min of wall time if it "
@@ -87,26 +90,16 @@ def test_a_long_run_says_so_once_then_shows_progress():
 
 
 def test_a_short_run_says_nothing_and_until_bounds_the_estimate():
-    clock, out = FakeClock(), io.StringIO()
+    clock, out = Reading(), io.StringIO()
     f = Forecast(max_events=float("inf"), until=1.0, events=0, now=0.0, out=out, clock=clock)
-    clock.now = 2.0
+    clock.value = 2.0
     f.update(400_000, 0.5)  # half the simulated time in 2 s: 4 s in all
     assert out.getvalue() == ""
     g = Forecast(max_events=float("inf"), until=3600.0, events=0, now=0.0, out=out,
                  clock=clock)
-    clock.now = 6.0
+    clock.value = 6.0
     g.update(400_000, 0.5)  # 0.5 s simulated in 4 s of wall time: 8 h to 3600 s
     assert "until t = 3600 s" in out.getvalue() and "up to 8.0 h" in out.getvalue()
-
-
-class Counter:
-    """The units of work a run has done: set by the test, read by the forecast."""
-
-    def __init__(self):
-        self.done = 0
-
-    def __call__(self):
-        return self.done
 
 
 def test_a_run_whose_work_is_known_says_how_long_it_will_take_not_its_bound():
@@ -114,14 +107,14 @@ def test_a_run_whose_work_is_known_says_how_long_it_will_take_not_its_bound():
     forecast by its calls it takes 100 s, by its bound it could take 400 s. The first line
     says the former, and the events it will make; the progress lines how far through the
     calls it is."""
-    clock, out, calls = FakeClock(), io.StringIO(), Counter()
+    clock, out, calls = Reading(), io.StringIO(), Reading()
     work = estimate.Work(1_000_000, calls, unit="recorded calls", done_as="replayed",
                          run_as="replay")
     f = Forecast(max_events=16_000_000, until=None, events=0, now=0.0, out=out, clock=clock,
                  work=work)
-    clock.now, calls.done = 2.0, 20_000
+    clock.value, calls.value = 2.0, 20_000
     f.update(80_000, 1e-3)  # 2% of the calls in 2 s: 100 s in all (40,000 events/s)
-    clock.now, calls.done = 32.0, 320_000
+    clock.value, calls.value = 32.0, 320_000
     f.update(1_280_000, 16e-3)
     lines = out.getvalue().splitlines()
     assert lines[0] == ("mpisim: this replay of 1,000,000 recorded calls may take about 100 s "
@@ -137,10 +130,10 @@ def test_known_work_is_said_past_long_known_and_a_nearer_bound_still_wins():
     than LONG_KNOWN seconds (here 40 s: less than LONG_RUN), not for one of 20 s; a bound
     that ends the run before its work does is what the forecast goes by."""
     def first_line(max_events, share):
-        clock, out, calls = FakeClock(), io.StringIO(), Counter()
+        clock, out, calls = Reading(), io.StringIO(), Reading()
         f = Forecast(max_events=max_events, until=None, events=0, now=0.0, out=out,
                      clock=clock, work=estimate.Work(1000, calls))
-        clock.now, calls.done = 2.0, share
+        clock.value, calls.value = 2.0, share
         f.update(1000, 1e-3)
         return out.getvalue()
     assert estimate.LONG_KNOWN < 40 < estimate.LONG_RUN

@@ -1985,6 +1985,12 @@ static void put_spawned(int parents) {
     if (flag && appnum) putf("#appnum %d\n", *appnum);
 }
 
+/* A switch of the environment: set, and neither empty nor "0". */
+static int env_set(const char *name) {
+    const char *value = getenv(name);
+    return value && *value && strcmp(value, "0") != 0;
+}
+
 static void start_log(const char *how, int provided) {
     const char *dir = getenv("MPISIM_TRACE_DIR");
     int size = 0;
@@ -2018,13 +2024,10 @@ static void start_log(const char *how, int provided) {
     exe[n > 0 ? n : 0] = '\0';
     const char *format = getenv("MPISIM_TRACE_FORMAT");
     compact = format && strcmp(format, "compact") == 0 && c_room();
-    const char *no_hash = getenv("MPISIM_NO_HASH");
-    hashing = !(no_hash && *no_hash && strcmp(no_hash, "0") != 0);
-    const char *no_writer = getenv("MPISIM_NO_WRITER");
-    w_on = !(no_writer && *no_writer && strcmp(no_writer, "0") != 0);
-    const char *no_memo = getenv("MPISIM_NO_MEMO"), *check = getenv("MPISIM_MEMO_CHECK");
-    memo_on = compact && !(no_memo && *no_memo && strcmp(no_memo, "0") != 0);
-    memo_check = memo_on && check && *check && strcmp(check, "0") != 0;
+    hashing = !env_set("MPISIM_NO_HASH");
+    w_on = !env_set("MPISIM_NO_WRITER");
+    memo_on = compact && !env_set("MPISIM_NO_MEMO");
+    memo_check = memo_on && env_set("MPISIM_MEMO_CHECK");
     c_header = compact;
     putf("%s 1\n#rank %d %d\n#pid %ld\n#mpi %d.%d\n",
          compact ? "#mpisim-compact" : "#mpisim-trace", world_rank, size,

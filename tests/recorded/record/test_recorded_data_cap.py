@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.mpi_tools import compiled, mpich
 
 import mpisim as ms
 from mpisim.recorded import read_trace
@@ -84,32 +85,23 @@ def test_a_recorder_built_with_another_cap_is_another_build(monkeypatch):
         build_flags(-1)
 
 
-def _mpich() -> tuple[str, str]:
-    bindir = Path(sys.executable).parent
-    mpicc, mpiexec = bindir / "mpicc", bindir / "mpiexec"
-    if not (mpicc.exists() and mpiexec.exists()):
-        pytest.skip("no MPICH mpicc/mpiexec beside this Python")
-    return str(mpicc), str(mpiexec)
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """The program, and the recorder with a cap of :data:`CAP` and with the default's."""
-    mpicc, _ = _mpich()
-    out = tmp_path_factory.mktemp("cap")
-    (out / "cap.c").write_text(PROGRAM)
-    subprocess.run([mpicc, "-O1", "-o", str(out / "cap"), str(out / "cap.c")], check=True,
-                   timeout=120)
+    mpicc, _ = mpich()
+    source = tmp_path_factory.mktemp("cap") / "cap.c"
+    source.write_text(PROGRAM)
+    apps, env = compiled(tmp_path_factory, {"cap": source})
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("XDG_CACHE_HOME", str(out / "cache"))
+        mp.setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
         shims = {CAP: build_shim(mpicc, max_data=CAP), MAX_DATA: build_shim(mpicc)}
-    return out / "cap", shims
+    return apps / "cap", shims
 
 
 def _record(built, out: Path, cap: int, fmt: str, *modified: int) -> Path:
     """The program recorded by the recorder of ``cap`` into ``out`` (format ``fmt``)."""
     program, shims = built
-    _, mpiexec = _mpich()
+    _, mpiexec = mpich()
     logs = out.with_suffix(".logs")
     logs.mkdir()
     run = subprocess.run([mpiexec, "-n", "2", "-genv", "LD_PRELOAD", str(shims[cap]),

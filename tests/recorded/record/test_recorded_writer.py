@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.mpi_tools import compiled, mpich
 from helpers.paths import DATA
 from recorded.record.test_recorded_memo import decoded
 
@@ -28,37 +29,10 @@ pytestmark = [pytest.mark.real_mpi, pytest.mark.slow]
 
 ROWS = 32768
 """Calls a compact block holds (the shim's C_ROWS)."""
-ABORT = r"""
-/* usage: abort N: N round trips of rank 0 and 1, then rank 0 calls MPI_Abort. */
+TRIPS = r"""
 #include <mpi.h>
 #include <stdlib.h>
-int main(int argc, char **argv) {
-    int rank, n = atoi(argv[1]);
-    double x = 1;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    for (int i = 0; i < n; i++) {
-        if (rank == 0) {
-            MPI_Send(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
-            MPI_Recv(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        } else {
-            MPI_Recv(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
-        }
-    }
-    if (rank == 0) MPI_Abort(MPI_COMM_WORLD, 3);
-    MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Finalize();
-    return 0;
-}
-"""
-FORK = r"""
-/* usage: fork N: N round trips, a child forked that exits at once (exit(): its atexit
- * handlers run), then N round trips more. */
-#include <mpi.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
+/* n round trips of an 8-byte message between ranks 0 and 1 */
 static void trips(int rank, int n) {
     double x = 1;
     for (int i = 0; i < n; i++) {
@@ -71,6 +45,25 @@ static void trips(int rank, int n) {
         }
     }
 }
+"""
+ABORT = TRIPS + r"""
+/* usage: abort N: N round trips of rank 0 and 1, then rank 0 calls MPI_Abort. */
+int main(int argc, char **argv) {
+    int rank, n = atoi(argv[1]);
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    trips(rank, n);
+    if (rank == 0) MPI_Abort(MPI_COMM_WORLD, 3);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"""
+FORK = TRIPS + r"""
+/* usage: fork N: N round trips, a child forked that exits at once (exit(): its atexit
+ * handlers run), then N round trips more. */
+#include <sys/wait.h>
+#include <unistd.h>
 int main(int argc, char **argv) {
     int rank, n = atoi(argv[1]);
     MPI_Init(&argc, &argv);
@@ -86,35 +79,25 @@ int main(int argc, char **argv) {
 """
 
 
-def _mpich() -> tuple[str, str]:
-    bindir = Path(sys.executable).parent
-    mpicc, mpiexec = bindir / "mpicc", bindir / "mpiexec"
-    if not (mpicc.exists() and mpiexec.exists()):
-        pytest.skip("no MPICH mpicc/mpiexec beside this Python")
-    return str(mpicc), str(mpiexec)
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    mpicc, _ = _mpich()
-    out = tmp_path_factory.mktemp("apps")
-    cache = tmp_path_factory.mktemp("cache")
-    (out / "abort.c").write_text(ABORT)
-    (out / "fork.c").write_text(FORK)
-    for name, source in (("pingpong", DATA / "replay_c" / "pingpong.c"),
-                         ("endless", DATA / "replay_c" / "endless.c"),
-                         ("abort", out / "abort.c"), ("fork", out / "fork.c")):
-        subprocess.run([mpicc, "-O1", "-o", str(out / name), str(source)], check=True,
-                       timeout=120)
+    mpicc, _ = mpich()
+    sources = tmp_path_factory.mktemp("sources")
+    (sources / "abort.c").write_text(ABORT)
+    (sources / "fork.c").write_text(FORK)
+    apps, env = compiled(tmp_path_factory, {
+        "pingpong": DATA / "replay_c" / "pingpong.c", "endless": DATA / "replay_c" / "endless.c",
+        "abort": sources / "abort.c", "fork": sources / "fork.c"})
+    cache = env["XDG_CACHE_HOME"]
     with pytest.MonkeyPatch.context() as mp:  # built as mpisim record builds it
-        mp.setenv("XDG_CACHE_HOME", str(cache))
+        mp.setenv("XDG_CACHE_HOME", cache)
         shim = build_shim(mpicc)
-    return out, shim, cache
+    return apps, shim, cache
 
 
 def _run(built, logs: Path, *program: str, **env: str) -> subprocess.CompletedProcess:
     apps, shim, _ = built
-    _, mpiexec = _mpich()
+    _, mpiexec = mpich()
     logs.mkdir()
     return subprocess.run([mpiexec, "-n", "2", "-genv", "LD_PRELOAD", str(shim),
                            str(apps / program[0]), *program[1:]],
@@ -165,7 +148,7 @@ def test_a_run_stopped_by_sigterm_keeps_every_block_the_writer_was_given(built, 
     """The stall watch and --timeout stop a run with SIGTERM: the handler waits for the
     writer, then writes the block being filled and the index (a run of many blocks, none
     cut: the log reads to its end line, each index entry where its block is)."""
-    mpicc, mpiexec = _mpich()
+    mpicc, mpiexec = mpich()
     _, _, cache = built
     out = tmp_path / "endless.trace"
     run = subprocess.run([sys.executable, "-m", "mpisim", "record", "--out", str(out),
