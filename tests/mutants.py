@@ -294,6 +294,19 @@ MUTANTS = [
          file="mpisim/recorded/replayer/buffers.py",
          old="            if now is not None and now != op.hashed:\n",
          new="            if now is not None and now != op.hashed and False:\n"),
+    dict(id="recorded-persistent-start-not-pending",
+         rule="§3.9, §3.7.2: a started persistent send is pending until its completion "
+              "(buffer-modified from its MPI_Start)",
+         file="mpisim/recorded/replayer/buffers.py",
+         old="            self.pending[rid] = Pending(call, sends, span, hashed, init)\n",
+         new="            pass\n"),
+    dict(id="recorded-persistent-recv-start-unchecked",
+         rule="§3.9, §3.7.2: a persistent receive started into a pending receive's bytes is "
+              "recv-overlap",
+         file="mpisim/recorded/replayer/buffers.py",
+         old="            if span is not None and not sends:\n"
+             "                found += self._overlaps(call, span)\n            hashed",
+         new="            hashed"),
     dict(id="recorded-spans-meet-only-inside",
          rule="§3.7.2: two receive buffers overlap when each begins before the other ends "
               "(recv-overlap, rma-local-overlap)",

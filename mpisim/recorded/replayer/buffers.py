@@ -8,11 +8,14 @@ are judged on the recording itself, once per run, before the calls are replayed:
 
 - ``buffer-modified`` (§3.7.2): a nonblocking send whose buffer's hash at the wait or test
   that completed it differs from its hash at the call: the program wrote the buffer while
-  the send was pending (what the receiver gets depends on timing).
-- ``recv-overlap`` (§3.7.2): a receive (or a collective's receive buffer) posted while a
-  pending nonblocking one spans some of the same bytes. Ranges are
-  compared only for datatypes without holes (size = extent): a vector's range is its
-  bounding span, and two column types of one matrix overlap as spans, not as bytes.
+  the send was pending (what the receiver gets depends on timing). A persistent send
+  (§3.9) is pending from each ``MPI_Start``/``MPI_Startall`` of it, hashed there, to its
+  completion; between a completion and the next start its buffer is the program's.
+- ``recv-overlap`` (§3.7.2): a receive (or a collective's receive buffer) posted, or a
+  persistent receive started, while a pending nonblocking one spans some of the same
+  bytes. Ranges are compared only for datatypes without holes (size = extent): a vector's
+  range is its bounding span, and two column types of one matrix overlap as spans, not as
+  bytes.
 - ``rma-local-overlap`` (§12.7, §3.7.2): an RMA operation's target bytes (the target's
   window base from its ``Win_create``/``Win_allocate``, plus ``tdisp`` times its
   displacement unit, for ``tn`` elements of ``tT``) and a send or receive at the target on
@@ -41,6 +44,8 @@ Found = tuple[str, str, tuple[FindingCall, ...]]  # (rule, message, calls)
 
 _NONBLOCKING_SENDS = ("Isend", "Ibsend", "Issend", "Irsend")
 _NONBLOCKING_RECVS = ("Irecv", "Imrecv")
+_PERSISTENT_INITS = ("Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init")
+_STARTS = ("Start", "Startall")
 _TESTS = ("Test", "Testall", "Testany", "Testsome")
 _COMPLETING = (*COMPLETIONS, "Testany", "Testsome")
 _I_COLLECTIVES = frozenset(n for n in COLLECTIVES if n.startswith("I"))
@@ -62,12 +67,13 @@ class Span(NamedTuple):
 
 class Pending(NamedTuple):
     """A nonblocking operation in flight: its call, whether it sends, its buffer, its hash
-    at the call (sends)."""
+    at the call (sends); for a persistent request started, the call that made it."""
 
     call: Call
     sends: bool
     span: Span | None
     hashed: str | None
+    made: Call | None = None
 
 
 class Touch:
@@ -122,6 +128,7 @@ class _Rank:
         self.touching: dict[int, Touch] = {}  # by request id, until completed
         self.fences: dict[int, list[int]] = {}  # win id -> the indices of its fences
         self.pending: dict[int, Pending] = {}
+        self.persistent: dict[int, tuple[Call, bool, Span | None]] = {}  # by request id
 
     def walk(self) -> list[Found]:
         found: list[Found] = []
@@ -144,6 +151,8 @@ class _Rank:
             self.rma.append((call, epochs, self.log.rank))
         elif name in _COMPLETING:
             return self._completed(call, i)
+        elif name in _STARTS:
+            return self._started(call, i)
         else:
             return self._posted(call, i)
         return []
@@ -166,6 +175,10 @@ class _Rank:
             if "r" in call.out:
                 self.touching[call.out["r"]] = touch
         if not call.returned or call.error is not None:
+            return []
+        if name in _PERSISTENT_INITS:  # (inactive until started: _started)
+            if "r" in call.out:
+                self.persistent[call.out["r"]] = (call, sends, span)
             return []
         found: list[Found] = []
         if span is not None and not sends:  # (a blocking receive too writes there)
@@ -206,6 +219,24 @@ class _Rank:
                 (self._at(other.call), self._at(call))))
         return found
 
+    def _started(self, call: Call, i: int) -> list[Found]:
+        """MPI_Start/MPI_Startall (§3.9): each persistent request started is pending, as the
+        nonblocking call its init names would be, with its data's hash at the start."""
+        if not call.returned or call.error is not None:
+            return []
+        hashes = data_fields(self.log.data.get(i, "")).get("h", [])
+        found: list[Found] = []
+        for k, rid in enumerate(_ids(call)):
+            made = self.persistent.get(rid) if rid else None
+            if made is None:
+                continue
+            init, sends, span = made
+            if span is not None and not sends:
+                found += self._overlaps(call, span)
+            hashed = hashes[k] if sends and k < len(hashes) else None
+            self.pending[rid] = Pending(call, sends, span, hashed, init)
+        return found
+
     def _completed(self, call: Call, i: int) -> list[Found]:
         """A wait or test: the requests it completed, in the order of its statuses."""
         if not call.returned or call.error is not None:
@@ -222,14 +253,20 @@ class _Rank:
                 continue
             now = hashes[k] if k < len(hashes) else None
             if now is not None and now != op.hashed:
+                sent = f"MPI_{op.call.name} (call {op.call.number})"
+                made = () if op.made is None else (self._at(op.made),)
+                if op.made is not None:
+                    sent = (f"the persistent send MPI_{op.made.name} (call {op.made.number}) "
+                            f"made, started by {sent},")
                 found.append(("buffer-modified", (
-                    f"the buffer of MPI_{op.call.name} (call {op.call.number}) changed before "
-                    f"MPI_{call.name} (call {call.number}) completed it: its bytes' hash was "
-                    f"{op.hashed} at the send, {now} at the completion, so what the receiver "
-                    "got depends on timing"), (self._at(op.call), self._at(call))))
+                    f"the buffer of {sent} changed before MPI_{call.name} (call "
+                    f"{call.number}) completed it: its bytes' hash was {op.hashed} at the "
+                    f"{'start' if made else 'send'}, {now} at the completion, so what the "
+                    "receiver got depends on timing"), (*made, self._at(op.call), self._at(call))))
         if call.name == "Request_free":
-            for rid in call.args.get("r", []):
+            for rid in _ids(call):
                 self.pending.pop(rid, None)
+                self.persistent.pop(rid, None)
         return found
 
     def _at(self, call: Call) -> FindingCall:
@@ -239,8 +276,15 @@ class _Rank:
 def _wanted(name: str, args: dict[str, Any]) -> bool:
     """Whether a call's shape matters here (the others are not made into calls)."""
     return (name in _COMPLETING or name == "Request_free" or name == "Win_fence"
+            or name in _STARTS
             or name in ("Win_create", "Win_allocate") or name in _RMA_WRITES
             or name in _RMA_READS or "sb" in args or "rb" in args)
+
+
+def _ids(call: Call) -> list[int | None]:
+    """The request ids a call names (``r=``), as a list."""
+    ids = call.args.get("r", [])
+    return list(ids) if isinstance(ids, (list, tuple)) else [ids]
 
 
 def _completed_ids(call: Call) -> list[int | None]:
@@ -326,7 +370,8 @@ def sent_hash(trace: Trace, rank: int, where: Any) -> str | None:
     if found is None or not 0 <= rank < len(trace.ranks):
         return None
     text = trace.ranks[rank].data.get(int(found.group(1)) - 1)
-    return (data_fields(text).get("h") or [None])[0] if text else None
+    sent = data_fields(text).get("h", []) if text else []
+    return sent[0] if len(sent) == 1 else None  # (an MPI_Startall's: which is not known)
 
 
 def hashed(trace: Trace) -> bool:

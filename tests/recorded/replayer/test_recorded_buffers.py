@@ -28,7 +28,7 @@ from mpisim.recorded.read.columns import read_logs
 from mpisim.recorded.read.lines import parse_log
 from mpisim.recorded.read.records import data_fields
 from mpisim.recorded.record.compact import convert
-from mpisim.recorded.replayer.buffers import Span, buffer_findings, span_of
+from mpisim.recorded.replayer.buffers import Span, buffer_findings, sent_hash, span_of
 from mpisim.whatif.races import check_races
 
 MBI_C = DATA / "mbi_c"
@@ -53,6 +53,72 @@ def test_an_isend_buffer_written_before_its_wait_is_buffer_modified():
     assert found.calls[1].where.startswith("call 3, ")
     assert "changed before MPI_Wait (call 3) completed it" in found.message
     assert rules_of(MBI_C / "buf_modified_ok.trace") == {}
+
+
+def test_a_persistent_send_written_between_its_start_and_its_wait_is_buffer_modified():
+    """§3.9, §3.7.2: a started persistent send is pending as an MPI_Isend is, from each
+    MPI_Startall (its data hashed there, one hash a request) to the MPI_Waitall that completes
+    it; only the request whose buffer changed, in the round it changed, is reported, naming
+    the MPI_Send_init that made it. Written after the wait, before the next start, it is
+    the program's to write."""
+    (found,) = rules_of(MBI_C / "persistent_modified_bad.trace")["buffer-modified"]
+    assert found.section == "3.7.2"
+    assert [(c.rank, c.call, c.where.split(",")[0]) for c in found.calls] == [
+        (0, "MPI_Send_init", "call 3"), (0, "MPI_Startall", "call 6"),
+        (0, "MPI_Waitall", "call 7")]
+    assert "persistent send MPI_Send_init (call 3) made, started by MPI_Startall (call 6)" \
+        in found.message
+    assert rules_of(MBI_C / "persistent_modified_ok.trace") == {}
+
+
+def test_a_startall_logs_one_hash_a_request_and_a_race_takes_none_of_them():
+    """The data line of an MPI_Startall holds one hash a request started; which of them a
+    replayed send at that call sent is not known, so the race exploration's data (§3.5)
+    gets none, where an MPI_Start's single hash is its send's."""
+    trace = read_trace(MBI_C / "persistent_modified_bad.trace")
+    log = trace.ranks[0]
+    starts = [i for i in range(len(log.calls)) if log.calls[i].name == "Startall"]
+    assert len(starts) == 3
+    assert all(len(data_fields(log.data[i])["h"]) == 2 for i in starts)
+    assert sent_hash(trace, 0, f"call {starts[0] + 1}, site") is None
+    isend = read_trace(MBI_C / "buf_modified_bad.trace")
+    assert sent_hash(isend, 0, "call 2, site") == "dca34a38a93b878b"
+
+
+_STARTED_RECV = """#mpisim-trace 1
+#rank 0 2
+#mpi 5.0
+#data-hash mix64
+Init g=0 thread=0
+= 0 d=0
+T 1 size=4 extent=4 lb=0 kind=named name=MPI_INT
+Irecv g=10 src=1 tag=0 comm=0 n=4 T=1 rb=10000:16
+= 0 d=10 r=1
+Recv_init g=10 src=1 tag=1 comm=0 n=4 T=1 rb=10008:16
+= 0 d=10 r=2
+{start}Waitall g=10 r=1,2
+= 0 d=10 st=1:0:16,1:1:16
+Finalize g=10
+= 0 d=10
+"""
+
+
+@pytest.mark.parametrize("started", [True, False])
+def test_a_persistent_receive_started_into_a_pending_receives_bytes_is_recv_overlap(
+        started, tmp_path):
+    """§3.9, §3.7.2: MPI_Recv_init makes an inactive request (no overlap yet); its
+    MPI_Start posts the receive, into 8 bytes the pending MPI_Irecv also writes."""
+    text = _STARTED_RECV.format(start="Start g=10 r=2\n= 0 d=10\n" if started else "")
+    path = tmp_path / "run.trace"
+    path.write_text(text + text.replace("#rank 0 2", "#rank 1 2").split("T 1 ")[0]
+                    + "Finalize g=10\n= 0 d=10\n")
+    found = [f for f in buffer_findings(read_trace(path)) if f[0] == "recv-overlap"]
+    if not started:
+        assert found == []
+        return
+    ((rule, message, calls),) = found
+    assert [c.call for c in calls] == ["MPI_Irecv", "MPI_Start"]
+    assert "overlapping by 8" in message
 
 
 def test_two_pending_irecvs_into_one_buffer_are_recv_overlap():
