@@ -24,14 +24,47 @@ from ..read.lines import MAGIC as TEXT_MAGIC
 from ..read.records import TraceError
 from ..read.trace import log_files, read_trace
 
-__all__ = ["BLOCK_CALLS", "StreamWriter", "TextToCompact", "call_key", "convert",
-           "text_as_compact", "whole"]
+__all__ = ["BLOCK_BUDGET", "BLOCK_CALLS", "BLOCK_FLOOR", "StreamWriter", "TextToCompact",
+           "block_calls", "call_key", "convert", "text_as_compact", "whole"]
 
 BLOCK_CALLS = 1 << 16
-"""Calls a block holds (the recorder's blocks are smaller: its memory is static)."""
+"""Calls a block holds at most (the recorder's blocks, C_ROWS, are smaller: its memory is
+static); fewer with many processes (:func:`block_calls`)."""
+BLOCK_BUDGET = 1 << 22
+"""Calls all processes' blocks hold together (:func:`block_calls`; the recorder is built
+with it, ``-DMPISIM_BLOCK_BUDGET``)."""
+BLOCK_FLOOR = 1 << 11
+"""Calls a block holds at least, however many the processes (:func:`block_calls`; the
+recorder is built with it, ``-DMPISIM_BLOCK_FLOOR``)."""
 LEVEL = 6
 """zlib's level for converted recordings (the recorder uses 1: it runs beside the program)."""
 _NO_ROWS = np.zeros((0, 4), dtype=np.uint64)
+
+
+def block_calls(size: int) -> int:
+    """Calls a block of a recording of ``size`` processes holds: :data:`BLOCK_BUDGET` shared
+    among the processes, within :data:`BLOCK_FLOOR` and :data:`BLOCK_CALLS`; e.g. 65,536 up
+    to 64 processes, 4,096 at 1,024, 2,048 from 2,048 on.
+
+    Why: a replay keeps the last two decoded blocks of each process
+    (:class:`..read.stream.StreamedCalls`), so its window is two blocks a process: with
+    blocks of 65,536 calls, 0.6 GB at 1,024 processes. Shared, it stays about 2^23 calls
+    (a few tens of MB) until the floor. The floor because a block has costs of its own (its
+    frame, zlib's header and tables, the reader's numpy calls, about 0.15 ms a block): a
+    3-D halo's blocks of 2,048 calls take 3.2 bytes a call on disk and read at 5.4 x 10^6
+    calls/s, against 2.6 and 8.6 x 10^6 at 65,536 (3.6 and 3.4 x 10^6 at 1,024, below
+    the read path's 5 x 10^6 target)."""
+    share = BLOCK_BUDGET // max(1, size)
+    return min(BLOCK_CALLS, max(BLOCK_FLOOR, share))
+
+
+def _size(header: Iterable[str]) -> int:
+    """The process count a header's ``#rank R SIZE`` line gives (1 without one)."""
+    for line in header:
+        words = line.split()
+        if len(words) == 3 and words[0] == "#rank" and words[2].isdigit():
+            return int(words[2])
+    return 1
 
 
 def _planes(values: np.ndarray) -> tuple[int, bytes]:
@@ -56,10 +89,18 @@ class StreamWriter:
         The header's ``#`` lines (``#rank R SIZE``...; no newlines).
     level
         zlib's compression level (1 to 9; default :data:`LEVEL`).
+    calls
+        Calls a block holds (default: :func:`block_calls` of the header's ``#rank R SIZE``
+        process count; 65,536 without one).
     """
 
-    def __init__(self, out: BinaryIO, header: Iterable[str], level: int = LEVEL) -> None:
+    def __init__(self, out: BinaryIO, header: Iterable[str], level: int = LEVEL,
+                 calls: int | None = None) -> None:
+        header = list(header)
         self.out, self.level = out, level
+        self.block = calls if calls is not None else block_calls(_size(header))
+        if self.block < 1:
+            raise ValueError(f"calls: {self.block} is not a positive number of calls")
         head = "".join(f"{line}\n" for line in
                        [f"{MAGIC.decode()} {VERSION}", *header]) + "\n"
         out.write(head.encode())
@@ -80,7 +121,7 @@ class StreamWriter:
         """A call: its key (see the format), the ns outside MPI before it and inside it, its
         request base (0: none)."""
         self.rows.append((self._intern(key), gap, duration, base))
-        if len(self.bulk) + len(self.rows) >= BLOCK_CALLS:
+        if len(self.bulk) + len(self.rows) >= self.block:
             self.flush()
 
     def columns(self, keys: list[bytes], key: np.ndarray, gap: np.ndarray,
@@ -94,11 +135,11 @@ class StreamWriter:
             rows = np.concatenate([np.array(self.rows, dtype=np.uint64).reshape(-1, 4), rows])
             self.rows = []
         while len(rows):
-            room = BLOCK_CALLS - len(self.bulk)
+            room = self.block - len(self.bulk)
             self.bulk = rows[:room] if not len(self.bulk) else np.concatenate(
                 [self.bulk, rows[:room]])
             rows = rows[room:]
-            if len(self.bulk) >= BLOCK_CALLS:
+            if len(self.bulk) >= self.block:
                 self.flush()
 
     def _intern(self, key: bytes) -> int:

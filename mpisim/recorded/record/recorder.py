@@ -57,6 +57,7 @@ from ...report.export import held_signals
 from ..read.compact import MAGIC as COMPACT_MAGIC
 from ..read.records import MAX_DATA, TraceError
 from ..read.trace import log_files, read_trace
+from . import compact
 from .compact import text_as_compact, whole
 from .mpilib import Launch, linked_libmpi, mismatch, mpicc_candidates, own_mpicc, parse_command
 from .stall import StallWatch
@@ -232,14 +233,22 @@ def _tool_identity(flags: str) -> list[str]:
     return found
 
 
-def build_flags(max_data: int = MAX_DATA) -> list[str]:
+def build_flags(max_data: int = MAX_DATA, block_budget: int | None = None) -> list[str]:
     """What the recorder is compiled with besides its source: ``-DMPISIM_MAX_DATA``, the data
     lines (``H``, the buffers' hashes) a process writes at most, after which it hashes no
     more: the reader's :data:`~mpisim.recorded.read.records.MAX_DATA` (default), lowered
-    only by tests and benchmarks (e.g. 100) to reach past it in a few calls."""
+    only by tests and benchmarks (e.g. 100) to reach past it in a few calls; and
+    ``-DMPISIM_BLOCK_BUDGET``/``-DMPISIM_BLOCK_FLOOR``, the rule of a compact block's calls
+    (:func:`.compact.block_calls`): ``block_budget`` calls shared among the processes
+    (default :data:`.compact.BLOCK_BUDGET`; tests lower it to see blocks scaled in a
+    small run)."""
     if max_data < 0:
         raise ValueError(f"max_data: {max_data} is negative")
-    return [f"-DMPISIM_MAX_DATA={int(max_data)}"]
+    budget = compact.BLOCK_BUDGET if block_budget is None else int(block_budget)
+    if budget < 1:
+        raise ValueError(f"block_budget: {budget} is not a positive number of calls")
+    return [f"-DMPISIM_MAX_DATA={int(max_data)}", f"-DMPISIM_BLOCK_BUDGET={budget}",
+            f"-DMPISIM_BLOCK_FLOOR={compact.BLOCK_FLOOR}"]
 
 
 def build_key(source: bytes, mpicc: str, defines: Iterable[str] = ()) -> str:
@@ -264,17 +273,20 @@ def _verified(target: Path) -> bool:
         return False
 
 
-def build_shim(mpicc: str, max_data: int = MAX_DATA) -> Path:
+def build_shim(mpicc: str, max_data: int = MAX_DATA, block_budget: int | None = None
+               ) -> Path:
     """The recorder built with ``mpicc``: from the cache when a verified copy is there, else
     built now. The library is named by :func:`build_key`; it is compiled in a temporary
     directory of the cache, its digest written to ``<name>.sha256``, and both renamed into
     place (atomic), so a failed or interrupted build leaves nothing a later run would load;
     a file whose digest does not match is rebuilt, never preloaded. ``max_data``: the data
     lines a process hashes and writes at most (:func:`build_flags`; default the reader's
-    :data:`~mpisim.recorded.read.records.MAX_DATA`)."""
+    :data:`~mpisim.recorded.read.records.MAX_DATA`); ``block_budget``: the calls all
+    processes' compact blocks hold together (:func:`build_flags`; default
+    :data:`.compact.BLOCK_BUDGET`)."""
     source = shim_source().read_bytes()
     cache = cache_dir()
-    defines = build_flags(max_data)
+    defines = build_flags(max_data, block_budget)
     target = cache / f"libmpisim_record-{build_key(source, mpicc, defines)}.so"
     if _verified(target):
         return target

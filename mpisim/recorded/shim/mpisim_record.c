@@ -193,7 +193,8 @@ static void putf(const char *fmt, ...) {
  * mpisim/recorded/read/compact.py specifies it. A call is a row of four numbers (its key's id,
  * ns outside MPI before it, ns inside it, its smallest request id) and its key, the text of
  * its two lines but those numbers, request ids relative to the smallest, interned here: a
- * loop's calls are one key. A block of C_ROWS rows, the description lines written among them
+ * loop's calls are one key. A block of c_rows_max rows (C_ROWS at most, fewer with many
+ * processes: c_rows_for), the description lines written among them
  * and the keys first used in it is written with one write(2) when it fills, at
  * MPI_Finalize, at exit() and on a fatal signal (stored, not compressed, there: zlib's
  * allocations are not async-signal-safe), with the call in progress as a row without a
@@ -216,6 +217,23 @@ static void putf(const char *fmt, ...) {
 #define C_KEYS 262144
 #define C_KEY_MAX (2 * 8192 + 2)
 #define C_RAW (20 + C_ROWS * 28 + C_TEXTS * 4 + C_TEXT + C_KEYS)
+#ifndef MPISIM_BLOCK_BUDGET  /* record/compact.py's BLOCK_BUDGET: the build passes it */
+#define MPISIM_BLOCK_BUDGET 4194304
+#endif
+#ifndef MPISIM_BLOCK_FLOOR   /* record/compact.py's BLOCK_FLOOR: the build passes it */
+#define MPISIM_BLOCK_FLOOR 2048
+#endif
+static uint32_t c_rows_max = C_ROWS;  /* rows a block holds (c_rows_for the world's size) */
+
+/* Rows a block holds in a world of `size` processes: the reader's rule (compact.block_calls:
+ * the budget shared among the processes, not below the floor), C_ROWS the static most. A
+ * replay keeps two blocks of each process: their sum stays about the budget's. */
+static uint32_t c_rows_for(int size) {
+    uint64_t share = (uint64_t)MPISIM_BLOCK_BUDGET / (uint64_t)(size > 0 ? size : 1);
+    if (share < (uint64_t)MPISIM_BLOCK_FLOOR) share = (uint64_t)MPISIM_BLOCK_FLOOR;
+    if (share < 1) share = 1;
+    return share < C_ROWS ? (uint32_t)share : C_ROWS;
+}
 static uint32_t c_key[C_ROWS];
 static uint64_t c_gap[C_ROWS], c_dur[C_ROWS], c_base[C_ROWS];
 static uint32_t c_rows, c_ntext, c_nnew, c_nkeys, c_tpos[C_TEXTS];
@@ -415,7 +433,7 @@ static long c_row(const char *k, size_t n, uint64_t gap, uint64_t dur) {
     c_dur[c_rows] = dur;
     c_base[c_rows] = c_row_base = base;
     c_rows++;
-    if (c_rows == C_ROWS) c_flush(!c_flushing);
+    if (c_rows >= c_rows_max) c_flush(!c_flushing);
     if (!c_flushing) c_room();
     return id;
 }
@@ -426,7 +444,7 @@ static void c_row_id(uint32_t id, uint64_t gap, uint64_t dur, uint64_t base) {
     c_gap[c_rows] = gap;
     c_dur[c_rows] = dur;
     c_base[c_rows] = base;
-    if (++c_rows == C_ROWS) {
+    if (++c_rows >= c_rows_max) {
         c_flush(!c_flushing);
         if (!c_flushing) c_room();
     }
@@ -2052,6 +2070,7 @@ static void start_log(const char *how, int provided) {
     start_now(dir);
     if (compact) {
         char init[64];
+    c_rows_max = c_rows_for(size);
         int n0 = snprintf(init, sizeof init, "%s thread=%d", how, provided);
         memcpy(init + n0, "\0= 0", 4);
         c_offset = used;
