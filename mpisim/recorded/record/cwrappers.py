@@ -226,13 +226,20 @@ _COLLECTIVE_BUFFERS: dict[str, tuple[str, ...]] = {
 collective's receive buffer overlapping a pending receive); the v and w forms' are not."""
 
 
+def _hashed_send(log: str) -> str:
+    """A nonblocking collective's send buffer logged as a send's (1: hashed at the call and
+    kept under its request, hashed again at its completion: MPI 4.1 §6.12, §3.7.2)."""
+    return re.sub(r'(put_buf\("sb", .*?), 2\)', r"\1, 1)", log)
+
+
 def _collective(name: str, before: str, logs: tuple[str, ...]) -> list[Wrapper]:
     """One collective's three forms."""
     head = f"{before}, MPI_Comm comm" if before else "MPI_Comm comm"
     logs = ('putf(" comm=%d", comm_id(comm))', *logs, *_COLLECTIVE_BUFFERS.get(name, ()))
     memo = "[]" not in head  # the v and w forms log arrays
     return [_w(name, head, *logs, memo=memo),
-            _w(f"I{name[0].lower()}{name[1:]}", head + _REQ, *logs, request="c", memo=memo),
+            _w(f"I{name[0].lower()}{name[1:]}", head + _REQ, *map(_hashed_send, logs),
+               request="c", memo=memo),
             _w(f"{name}_init", f"{head}, MPI_Info info{_REQ}", *logs, request="P",
                guard=_MPI4)]
 

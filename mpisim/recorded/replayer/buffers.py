@@ -10,7 +10,8 @@ are judged on the recording itself, once per run, before the calls are replayed:
   that completed it differs from its hash at the call: the program wrote the buffer while
   the send was pending (what the receiver gets depends on timing). A persistent send
   (§3.9) is pending from each ``MPI_Start``/``MPI_Startall`` of it, hashed there, to its
-  completion; between a completion and the next start its buffer is the program's.
+  completion; between a completion and the next start its buffer is the program's. A
+  nonblocking collective's send buffer (§6.12) is judged the same way.
 - ``recv-overlap`` (§3.7.2): a receive (or a collective's receive buffer) posted, or a
   persistent receive started, while a pending nonblocking one spans some of the same
   bytes. Ranges are compared only for datatypes without holes (size = extent): a vector's
@@ -249,7 +250,7 @@ class _Rank:
             if touch is not None:
                 touch.completed = i
             op = self.pending.pop(rid, None) if rid else None
-            if op is None or not op.sends or op.hashed is None:
+            if op is None or op.hashed is None:  # (only a send buffer is hashed at its call)
                 continue
             now = hashes[k] if k < len(hashes) else None
             if now is not None and now != op.hashed:
@@ -261,8 +262,9 @@ class _Rank:
                 found.append(("buffer-modified", (
                     f"the buffer of {sent} changed before MPI_{call.name} (call "
                     f"{call.number}) completed it: its bytes' hash was {op.hashed} at the "
-                    f"{'start' if made else 'send'}, {now} at the completion, so what the "
-                    "receiver got depends on timing"), (*made, self._at(op.call), self._at(call))))
+                    f"{'start' if made else 'call'}, {now} at the completion, so what "
+                    f"{_receivers(op.call)} got depends on timing"),
+                    (*made, self._at(op.call), self._at(call))))
         if call.name == "Request_free":
             for rid in _ids(call):
                 self.pending.pop(rid, None)
@@ -279,6 +281,11 @@ def _wanted(name: str, args: dict[str, Any]) -> bool:
             or name in _STARTS
             or name in ("Win_create", "Win_allocate") or name in _RMA_WRITES
             or name in _RMA_READS or "sb" in args or "rb" in args)
+
+
+def _receivers(call: Call) -> str:
+    """Who gets a send's bytes, in words."""
+    return "the other processes" if call.name in _I_COLLECTIVES else "the receiver"
 
 
 def _ids(call: Call) -> list[int | None]:

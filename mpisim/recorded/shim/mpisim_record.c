@@ -1009,11 +1009,12 @@ static int n_twins;
 
 static int is_persistent(char k);
 
-static void buf_keep(int id);
+static void buf_keep(int id, char kind);
 static int req_number(MPI_Request r, char kind);
 static int req_new(MPI_Request r, char kind) {
     int id = req_number(r, kind);
-    if (id > 0 && (kind == 's' || kind == 'r')) buf_keep(id);
+    if (id > 0 && (kind == 's' || kind == 'r' || kind == 'S' || kind == 'R' || kind == 'c'))
+        buf_keep(id, kind);
     return id;
 }
 
@@ -1234,6 +1235,8 @@ static unsigned long data_lines;  /* the H lines this process wrote (under the l
 typedef struct { const unsigned char *at; long long bytes; int dense; } span_t;
 #define BUFS 4096
 static struct { int id, send; span_t s; } bufs[BUFS];  /* by request id (a ring) */
+#define PBUFS 1024
+static struct { int id, send; span_t s; } pbufs[PBUFS];  /* a persistent request's, by id */
 static TLS span_t cur;           /* the call's p2p buffer, kept by the request it makes */
 static TLS int cur_set, cur_send;
 static TLS char hx[4096];          /* the call's H line, written after it */
@@ -1310,8 +1313,9 @@ static void buf_effect(const span_t *s, int send) {
     }
 }
 
-/* " KEY=ADDR:BYTES"; kept as the call's buffer (send: 1 a send's, hashed now; 0 a
- * receive's; 2 a collective's or an RMA origin's, only logged). */
+/* " KEY=ADDR:BYTES"; kept as the call's buffer (send: 1 a send's, hashed now: a
+ * point-to-point send's or a nonblocking collective's; 0 a receive's; 2 a blocking
+ * collective's or an RMA origin's, only logged). */
 static void put_buf(const char *key, const void *buf, long long count, MPI_Datatype dt,
                     int send) {
     span_t s;
@@ -1352,22 +1356,61 @@ static void recv_hash(const MPI_Status *st) {
     if (text[0] != '-') hx_word("w", text, n);
 }
 
-/* A nonblocking send's or receive's buffer kept under its request's id. */
-static void buf_keep(int id) {
+/* A nonblocking send's or receive's buffer kept under its request's id (kind c: a
+ * nonblocking collective's, its send buffer only); a persistent request's (MPI_Send_init...)
+ * in a table of their own, kept for each MPI_Start of it (a loop's nonblocking requests
+ * would soon take its place in the ring). */
+static void buf_keep(int id, char kind) {
+    if (!cur_set || (kind == 'c' && !cur_send)) return;
+    if (kind == 'S' || kind == 'R') {
+        int i = id % PBUFS;
+        pbufs[i].id = id, pbufs[i].send = cur_send, pbufs[i].s = cur;
+        return;
+    }
     int i = id % BUFS;
-    if (!cur_set) return;
     bufs[i].id = id, bufs[i].send = cur_send, bufs[i].s = cur;
 }
 
 /* A completed request's hash as text: a send's buffer now, a receive's bytes. */
 static size_t buf_done(int id, const MPI_Status *st, char *text) {
-    int i = id > 0 ? id % BUFS : 0;
+    int i = id > 0 ? id % BUFS : 0, p = id > 0 ? id % PBUFS : 0;
+    const span_t *s;
+    int send;
     text[0] = '-';
-    if (id <= 0 || bufs[i].id != id) return 1;
-    bufs[i].id = 0;
-    if (!hashing || !bufs[i].s.dense) return 1;
-    if (!bufs[i].send) return recv_hash_text(&bufs[i].s, st, text);
-    return (size_t)(hex(text, data_hash(bufs[i].s.at, bufs[i].s.bytes)) - text);
+    if (id <= 0) return 1;
+    if (bufs[i].id == id) {
+        bufs[i].id = 0;
+        s = &bufs[i].s, send = bufs[i].send;
+    } else if (pbufs[p].id == id) {  /* (kept: the request may be started again) */
+        s = &pbufs[p].s, send = pbufs[p].send;
+    } else {
+        return 1;
+    }
+    if (!hashing || !s->dense) return 1;
+    if (!send) return recv_hash_text(s, st, text);
+    return (size_t)(hex(text, data_hash(s->at, s->bytes)) - text);
+}
+
+/* MPI_Start/MPI_Startall (§3.9): the data of each persistent send started, hashed as an
+ * MPI_Isend's at its call (" h=", one a request, "-" for none: a receive, a type with holes,
+ * a request not known), so that a buffer written before the completion is seen. */
+static void start_hashes(int n) {
+    char w[2048];
+    size_t wn = 0;
+    int hashed = 0;
+    if (!hashing) return;
+    for (int j = 0; j < n && j < SEEN_IDS; j++) {
+        int id = seen_ids[j], p = id > 0 ? id % PBUFS : 0;
+        if (wn + 24 > sizeof w) return;  /* too many: none written */
+        if (j) w[wn++] = ',';
+        if (id > 0 && pbufs[p].id == id && pbufs[p].send && pbufs[p].s.dense) {
+            wn = (size_t)(hex(w + wn, data_hash(pbufs[p].s.at, pbufs[p].s.bytes)) - w);
+            hashed = 1;
+        } else {
+            w[wn++] = '-';
+        }
+    }
+    if (hashed && n <= SEEN_IDS) hx_word("h", w, wn);
 }
 
 /* The call's H line, after its own lines (under the log's lock); none past the
@@ -2027,6 +2070,7 @@ static void start_log(const char *how, int provided) {
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
     world_size = size;
+    c_rows_max = c_rows_for(size);
     snprintf(log_dir, sizeof log_dir, "%s", dir);
     if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
     for (char *p = host; *p; p++) if (*p == '\n' || *p == ' ') *p = '_';
@@ -2070,7 +2114,6 @@ static void start_log(const char *how, int provided) {
     start_now(dir);
     if (compact) {
         char init[64];
-    c_rows_max = c_rows_for(size);
         int n0 = snprintf(init, sizeof init, "%s thread=%d", how, provided);
         memcpy(init + n0, "\0= 0", 4);
         c_offset = used;
@@ -2530,6 +2573,7 @@ int MPI_Start(MPI_Request *req) {
     enter("Start", CALLER);
     put_req_ids("r", 1, req, &kind);
     end_entry();
+    start_hashes(1);
     int rc = PMPI_Start(req);
     result(rc);
     done();
@@ -2542,6 +2586,7 @@ int MPI_Startall(int n, MPI_Request rs[]) {
     enter("Startall", CALLER);
     put_req_ids("r", n, rs, kinds);
     end_entry();
+    start_hashes(n);
     int rc = PMPI_Startall(n, rs);
     result(rc);
     done();
@@ -4504,7 +4549,7 @@ int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, i
         putf(" comm=%d", comm_id(comm));
         rooted(count, dt, root);
         put_op(op);
-        put_buf("sb", s, count, dt, 2);
+        put_buf("sb", s, count, dt, 1);
         put_buf("rb", r, count, dt, 2);
     }
     end_entry();
@@ -4569,7 +4614,7 @@ int MPI_Iallreduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op
         putf(" comm=%d", comm_id(comm));
         sized(count, dt);
         put_op(op);
-        put_buf("sb", s, count, dt, 2);
+        put_buf("sb", s, count, dt, 1);
         put_buf("rb", r, count, dt, 2);
     }
     end_entry();
@@ -4633,7 +4678,7 @@ int MPI_Iscan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI
         putf(" comm=%d", comm_id(comm));
         sized(count, dt);
         put_op(op);
-        put_buf("sb", s, count, dt, 2);
+        put_buf("sb", s, count, dt, 1);
         put_buf("rb", r, count, dt, 2);
     }
     end_entry();
@@ -4697,7 +4742,7 @@ int MPI_Iexscan(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, M
         putf(" comm=%d", comm_id(comm));
         sized(count, dt);
         put_op(op);
-        put_buf("sb", s, count, dt, 2);
+        put_buf("sb", s, count, dt, 1);
         put_buf("rb", r, count, dt, 2);
     }
     end_entry();
@@ -4868,7 +4913,7 @@ int MPI_Igather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Da
     if (!enter_memo("Igather", CALLER, mw, 11)) {
         putf(" comm=%d", comm_id(comm));
         gathered(s, sc, st, rc_, rt, root, comm);
-        put_buf("sb", s, sc, st, 2);
+        put_buf("sb", s, sc, st, 1);
         if (rank_in(comm) == root) put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
     }
     end_entry();
@@ -4976,7 +5021,7 @@ int MPI_Iallgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI
     if (!enter_memo("Iallgather", CALLER, mw, 10)) {
         putf(" comm=%d", comm_id(comm));
         own(s, sc, st, rc_, rt);
-        put_buf("sb", s, sc, st, 2);
+        put_buf("sb", s, sc, st, 1);
         put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
     }
     end_entry();
@@ -5082,7 +5127,7 @@ int MPI_Iscatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_D
     if (!enter_memo("Iscatter", CALLER, mw, 11)) {
         putf(" comm=%d", comm_id(comm));
         scattered(sc, st, rc_, rt, root, comm);
-        if (rank_in(comm) == root) put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
+        if (rank_in(comm) == root) put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 1);
         put_buf("rb", r, rc_, rt, 2);
     }
     end_entry();
@@ -5189,7 +5234,7 @@ int MPI_Ialltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_
     if (!enter_memo("Ialltoall", CALLER, mw, 10)) {
         putf(" comm=%d", comm_id(comm));
         own(s, sc, st, rc_, rt);
-        put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
+        put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 1);
         put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
     }
     end_entry();

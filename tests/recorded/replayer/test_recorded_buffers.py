@@ -71,6 +71,19 @@ def test_a_persistent_send_written_between_its_start_and_its_wait_is_buffer_modi
     assert rules_of(MBI_C / "persistent_modified_ok.trace") == {}
 
 
+def test_a_nonblocking_collectives_send_buffer_written_before_its_wait_is_buffer_modified():
+    """§6.12, §3.7.2: an MPI_Iallreduce's send buffer is the library's until the wait that
+    completes it; rank 0 writes it before: its hash at the call and at MPI_Wait differ. The
+    blocking forms' buffers stay ranges only (nothing to judge: they return complete)."""
+    (found,) = rules_of(MBI_C / "icoll_modified_bad.trace")["buffer-modified"]
+    assert [(c.rank, c.call) for c in found.calls] == [(0, "MPI_Iallreduce"), (0, "MPI_Wait")]
+    assert "what the other processes got depends on timing" in found.message
+    assert rules_of(MBI_C / "icoll_modified_ok.trace") == {}
+    log = read_trace(MBI_C / "icoll_modified_bad.trace").ranks[1]
+    (call,) = [i for i in range(len(log.calls)) if log.calls[i].name == "Iallreduce"]
+    assert "h" in data_fields(log.data[call])  # (every rank's send buffer is hashed)
+
+
 def test_a_startall_logs_one_hash_a_request_and_a_race_takes_none_of_them():
     """The data line of an MPI_Startall holds one hash a request started; which of them a
     replayed send at that call sent is not known, so the race exploration's data (§3.5)
@@ -116,7 +129,7 @@ def test_a_persistent_receive_started_into_a_pending_receives_bytes_is_recv_over
     if not started:
         assert found == []
         return
-    ((rule, message, calls),) = found
+    ((_rule, message, calls),) = found
     assert [c.call for c in calls] == ["MPI_Irecv", "MPI_Start"]
     assert "overlapping by 8" in message
 
@@ -285,6 +298,10 @@ def record_races(source: Path, out: Path, build: Path, *flags: str, n: int = 3
 @pytest.mark.real_mpi
 @pytest.mark.parametrize("name,rule", [("buf_modified_bad", "buffer-modified"),
                                        ("buf_modified_ok", None),
+                                       ("persistent_modified_bad", "buffer-modified"),
+                                       ("persistent_modified_ok", None),
+                                       ("icoll_modified_bad", "buffer-modified"),
+                                       ("icoll_modified_ok", None),
                                        ("recv_overlap_bad", "recv-overlap"),
                                        ("recv_overlap_ok", None),
                                        ("rma_recv_bad", "rma-local-overlap"),
