@@ -307,6 +307,12 @@ MUTANTS = [
          old="            if span is not None and not sends:\n"
              "                found += self._overlaps(call, span)\n            hashed",
          new="            hashed"),
+    dict(id="recorded-icoll-send-unchecked",
+         rule="§6.12, §3.7.2: a nonblocking collective's send buffer written before its "
+              "completion is buffer-modified",
+         file="mpisim/recorded/replayer/buffers.py",
+         old="            if op is None or op.hashed is None:",
+         new="            if op is None or not op.sends or op.hashed is None:"),
     dict(id="recorded-spans-meet-only-inside",
          rule="§3.7.2: two receive buffers overlap when each begins before the other ends "
               "(recv-overlap, rma-local-overlap)",
