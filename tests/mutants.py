@@ -289,6 +289,18 @@ MUTANTS = [
          file="mpisim/rma/progress.py",
          old="        if rank in self.gone:\n            return\n",
          new="        if False:\n            return\n"),
+    dict(id="persistent-start-unwatched",
+         rule="§3.9, §3.7.2: a persistent request's buffer is the library's from each start to "
+              "its completion (buffer-modified)",
+         file="mpisim/handle/persistent.py",
+         old="            self._watch_buffer(req, buf)",
+         new="            pass"),
+    dict(id="icoll-sendbuf-unwatched",
+         rule="§6.12, §3.7.2: a nonblocking collective's send buffer is the library's until it "
+              "completes (buffer-modified)",
+         file="mpisim/collectives/__init__.py",
+         old="        port.issued(req, sendbuf)",
+         new="        port.issued(req, None)"),
     dict(id="recorded-buffer-modified-unchecked",
          rule="§3.7.2: a recorded Isend whose bytes changed before its wait is buffer-modified",
          file="mpisim/recorded/replayer/buffers.py",

@@ -122,9 +122,10 @@ class Collectives:
         self.entered.mismatches = self.meetings.mismatches
 
     def start(self, port: RankPort, call: str, kind: str, comm: Any, algorithm: str | None,
-              blocking: bool, make_args: Any, recvbuf: Any = None) -> Any:
+              blocking: bool, make_args: Any, recvbuf: Any = None, sendbuf: Any = None) -> Any:
         """One process's part of ``call``: an event (blocking) or a Request. The Args'
-        ``deliver`` (or a numpy ``recvbuf``) receives the value too."""
+        ``deliver`` (or a numpy ``recvbuf``) receives the value too; a nonblocking call's
+        numpy ``sendbuf`` is watched until its completion (§6.12, §3.7.2)."""
         env = self.env
         try:
             comm = port.comm(comm)
@@ -162,7 +163,7 @@ class Collectives:
         req = Request("coll", call, ch.me, -1, -1, args.nbytes)
         req.channel = ch  # a wait on it waits for the members its channel names
         req.where = port.site()
-        port.issued(req, None)  # to be completed before MPI_Finalize (correctness checks)
+        port.issued(req, sendbuf)  # to be completed before MPI_Finalize (correctness checks)
         proc.callbacks.append(lambda p: _complete(req, p, env))
         return done(env, req)
 

@@ -321,6 +321,12 @@ class HandleBase:
         if self._life is not None:
             self._life.issued(req, buf)
 
+    def _watch_buffer(self, req: Any, buf: Any) -> None:
+        """``req``'s buffer is the library's until it completes (a persistent request's
+        at each start; see :meth:`mpisim.handle.lifecycle.Lifecycle.watch`)."""
+        if self._life is not None:
+            self._life.watch(req, buf)
+
     def _made(self, kind: str, obj: Any, call: str, where: Any = None) -> None:
         """The program was handed a new ``kind`` object (comm, group, window, request),
         by a call made at ``where`` (default: the program's current line)."""

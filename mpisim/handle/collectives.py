@@ -582,7 +582,8 @@ class CollectiveCalls(HandleBase):
         """
         return _start(self, "MPI_Igather", "gather", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, root,
-                                                  recvbuf))
+                                                  recvbuf),
+                      sendbuf)
 
     def gatherv(self, sendbuf: Any = None, count: Any = None, datatype: Any = None,
                 root: Any = 0, comm: Any = None, algorithm: Any = None, recvbuf: Any = None,
@@ -683,7 +684,8 @@ class CollectiveCalls(HandleBase):
         """
         return _start(self, "MPI_Igatherv", "gatherv", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, root,
-                                                  recvbuf, recvcounts, displs))
+                                                  recvbuf, recvcounts, displs),
+                      sendbuf)
 
     def allgather(self, sendbuf: Any = None, count: Any = None, datatype: Any = None,
                   comm: Any = None, algorithm: Any = None, recvbuf: Any = None) -> Event:
@@ -762,7 +764,8 @@ class CollectiveCalls(HandleBase):
         """
         return _start(self, "MPI_Iallgather", "allgather", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, None,
-                                                  recvbuf))
+                                                  recvbuf),
+                      sendbuf)
 
     def allgatherv(self, sendbuf: Any = None, count: Any = None, datatype: Any = None,
                    comm: Any = None, algorithm: Any = None, recvbuf: Any = None,
@@ -856,7 +859,8 @@ class CollectiveCalls(HandleBase):
         """
         return _start(self, "MPI_Iallgatherv", "allgatherv", comm, algorithm,
                       lambda c, call: gather_args(c, call, sendbuf, count, datatype, None,
-                                                  recvbuf, recvcounts, displs))
+                                                  recvbuf, recvcounts, displs),
+                      sendbuf)
 
     def scatter(self, sendbuf: Any = None, count: Any = None, datatype: Any = None,
                 root: Any = 0, comm: Any = None, algorithm: Any = None,
@@ -1123,7 +1127,8 @@ class CollectiveCalls(HandleBase):
             this rank's contribution.
         """
         return _start(self, "MPI_Ialltoall", "alltoall", comm, algorithm,
-                      lambda c, call: alltoall_args(c, call, sendbuf, count, datatype, recvbuf))
+                      lambda c, call: alltoall_args(c, call, sendbuf, count, datatype, recvbuf),
+                      sendbuf)
 
     def alltoallv(self, sendbuf: Any = None, count: Any = None, datatype: Any = None,
                   comm: Any = None, algorithm: Any = None, recvbuf: Any = None,
@@ -1234,7 +1239,8 @@ class CollectiveCalls(HandleBase):
         """
         return _start(self, "MPI_Ialltoallv", "alltoallv", comm, algorithm,
                       lambda c, call: alltoall_args(c, call, sendbuf, count, datatype, recvbuf,
-                                                    sendcounts, sdispls, recvcounts, rdispls))
+                                                    sendcounts, sdispls, recvcounts, rdispls),
+                      sendbuf)
 
     def alltoallw(self, sendbuf: Any = None, sendcounts: Any = None, sdispls: Any = None,
                   sendtypes: Any = None, recvbuf: Any = None, recvcounts: Any = None,
@@ -1336,7 +1342,8 @@ class CollectiveCalls(HandleBase):
         return _start(self, "MPI_Ialltoallw", "alltoallw", comm, algorithm,
                       lambda c, call: alltoall_args(c, call, sendbuf, None, None, recvbuf,
                                                     sendcounts, sdispls, recvcounts, rdispls,
-                                                    sendtypes, recvtypes, w=True))
+                                                    sendtypes, recvtypes, w=True),
+                      sendbuf)
 
     def reduce_scatter_block(self, sendbuf: Any = None, count: Any = None,
                              datatype: Any = None, op: Any = SUM, comm: Any = None,
@@ -1425,7 +1432,8 @@ class CollectiveCalls(HandleBase):
         """
         return _start(self, "MPI_Ireduce_scatter_block", "reduce_scatter_block", comm, algorithm,
                       lambda c, call: reduce_scatter_args(c, call, sendbuf, recvbuf, count, None,
-                                                          datatype, op))
+                                                          datatype, op),
+                      sendbuf)
 
     def reduce_scatter(self, sendbuf: Any = None, recvcounts: Any = None,
                        datatype: Any = None, op: Any = SUM, comm: Any = None,
@@ -1513,7 +1521,8 @@ class CollectiveCalls(HandleBase):
         """
         return _start(self, "MPI_Ireduce_scatter", "reduce_scatter", comm, algorithm,
                       lambda c, call: reduce_scatter_args(c, call, sendbuf, recvbuf, None,
-                                                          recvcounts, datatype, op))
+                                                          recvcounts, datatype, op),
+                      sendbuf)
 
     def reduce_local(self, inbuf: Any, inoutbuf: Any, count: Any = None, datatype: Any = None,
                      op: Any = SUM) -> Any:
@@ -1541,12 +1550,14 @@ class CollectiveCalls(HandleBase):
 
 
 # -- starting a call ----------------------------------------------------------------------
-def _start(mpi: Any, call: str, kind: str, comm: Any, algorithm: Any, make: Any) -> Any:
+def _start(mpi: Any, call: str, kind: str, comm: Any, algorithm: Any, make: Any,
+           sendbuf: Any = None) -> Any:
     """Start ``call`` (blocking unless its name is MPI_I...) with the Args
-    ``make(comm, call)`` builds once the communicator is known."""
+    ``make(comm, call)`` builds once the communicator is known; ``sendbuf``: a buffer every
+    member sends from, the library's until a nonblocking call completes (§6.12)."""
     blocking = not call.startswith("MPI_I")
     return mpi._colls.start(mpi._port, call, kind, comm, algorithm, blocking,
-                            lambda c: make(c, call))
+                            lambda c: make(c, call), sendbuf=None if blocking else sendbuf)
 
 
 def _no_args(_comm: Any, _call: str) -> Args:
@@ -1557,4 +1568,5 @@ def _reduce(mpi: Any, call: str, kind: str, sendbuf: Any, recvbuf: Any, count: A
             datatype: Any, op: Any, root: Any, comm: Any, algorithm: Any) -> Any:
     """A reduction; ``root`` None for the unrooted ones (allreduce, scan, exscan)."""
     return _start(mpi, call, kind, comm, algorithm,
-                  lambda c, _: reduce_args(c, call, sendbuf, recvbuf, count, datatype, op, root))
+                  lambda c, _: reduce_args(c, call, sendbuf, recvbuf, count, datatype, op, root),
+                  sendbuf)

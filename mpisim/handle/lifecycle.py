@@ -64,6 +64,12 @@ class Lifecycle:
         if len(reqs) > self._cap:
             reqs[:] = [r for r in reqs if r.active]
             self._cap = max(COMPACT_AT, 2 * len(reqs))
+        self.watch(req, buf)
+
+    def watch(self, req: Any, buf: Any) -> None:
+        """``req``'s numpy ``buf`` is the library's until a wait or test completes it
+        (§3.7.2): a copy kept to compare (a send's, a receive's, a nonblocking collective's
+        send buffer, a persistent request's at each start)."""
         if isinstance(buf, np.ndarray) and buf.size:
             req.buf = buf
             req.snapshot = buf.copy()
@@ -77,8 +83,8 @@ class Lifecycle:
                 continue
             if _touched(req, snap):
                 req.snapshot = None  # reported once
-                what = ("changed the send buffer" if req.kind == "send"
-                        else "wrote into the receive buffer")
+                what = ("wrote into the receive buffer" if req.kind == "recv"
+                        else "changed the send buffer")
                 self.findings.add("buffer-modified", (
                     f"rank {self.rank} {what} of its {req.call} before {call} completed it "
                     "(the buffer of a pending nonblocking operation must not be modified)"),
@@ -151,7 +157,7 @@ def _touched(req: Any, snap: np.ndarray) -> bool:
     buf = req.buf
     if buf.shape != snap.shape:
         return True
-    if req.kind == "send" or req.status is None:
+    if req.kind != "recv" or req.status is None:  # (a send's, a collective's send buffer)
         return not np.array_equal(buf, snap, equal_nan=buf.dtype.kind in "fc")
     data = req.status.data
     if not isinstance(data, np.ndarray) or not buf.flags.c_contiguous or req.status.error \

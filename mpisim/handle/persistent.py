@@ -256,6 +256,7 @@ class PersistentCalls(HandleBase):
                                 comm, req=req)
             if isinstance(ev, Event) and ev._ok is False:
                 return ev
+            self._watch_buffer(req, buf)  # (pending until its completion, as a nonblocking call's)
         return done(self._env, None)
 
     def sendrecv(self, sendbuf: Any = None, sendcount: Any = None, sendtype: Any = None,

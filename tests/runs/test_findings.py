@@ -158,6 +158,52 @@ def test_buffer_of_a_pending_isend_changed_before_its_wait_3_7_2():
     assert rules(program, params={"touch": False})[1] == []
 
 
+def test_a_persistent_send_buffer_changed_between_its_start_and_its_wait_3_9_3_7_2():
+    """§3.9: a started persistent send is pending as an MPI_Isend is; the program writes its
+    buffer before the wait in the second round only (touch), or between a wait and the next
+    start (legal: the buffer is the program's then)."""
+    def program(mpi, touch):
+        data = np.arange(4, dtype=np.int32)
+        if mpi.rank == 0:
+            req = yield mpi.send_init(data, dest=1)
+            for i in range(3):
+                yield mpi.start(req)
+                if touch and i == 1:
+                    data[0] = 7
+                yield mpi.wait(req)
+                data[1] = i  # (after the wait: allowed)
+            yield mpi.request_free(req)
+        else:
+            req = yield mpi.recv_init(data, source=0)
+            for _ in range(3):
+                yield mpi.start(req)
+                yield mpi.wait(req)
+                data[2] = 99  # (the received bytes changed after the wait: allowed)
+            yield mpi.request_free(req)
+    result, found = rules(program, params={"touch": True})
+    assert found == ["buffer-modified"]
+    assert [c.call for c in result.findings[0].calls] == ["MPI_Send_init", "MPI_Wait"]
+    assert "changed the send buffer" in result.findings[0].message
+    assert rules(program, params={"touch": False})[1] == []
+
+
+def test_a_nonblocking_collectives_send_buffer_changed_before_its_wait_6_12():
+    """§6.12: a nonblocking collective's buffers are the library's until it completes."""
+    def program(mpi, touch):
+        data = np.arange(4, dtype=np.float64)
+        req = yield mpi.iallreduce(data)
+        if touch and mpi.rank == 1:
+            data[2] = -1.0
+        yield mpi.wait(req)
+        data[3] = 0.0  # (after the wait: allowed)
+    result, found = rules(program, params={"touch": True})
+    assert found == ["buffer-modified"]
+    f = result.findings[0]
+    assert [(c.rank, c.call) for c in f.calls] == [(1, "MPI_Iallreduce"), (1, "MPI_Wait")]
+    assert "changed the send buffer of its MPI_Iallreduce" in f.message
+    assert rules(program, params={"touch": False})[1] == []
+
+
 def test_rma_epoch_left_open_at_finalize_12_5():
     def program(mpi, close):
         win = yield mpi.win_allocate(16)

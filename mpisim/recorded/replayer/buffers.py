@@ -288,7 +288,7 @@ def _receivers(call: Call) -> str:
     return "the other processes" if call.name in _I_COLLECTIVES else "the receiver"
 
 
-def _ids(call: Call) -> list[int | None]:
+def _ids(call: Call) -> list[Any]:
     """The request ids a call names (``r=``), as a list."""
     ids = call.args.get("r", [])
     return list(ids) if isinstance(ids, (list, tuple)) else [ids]
