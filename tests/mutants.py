@@ -325,6 +325,11 @@ MUTANTS = [
          file="mpisim/recorded/replayer/buffers.py",
          old="            if op is None or op.hashed is None:",
          new="            if op is None or not op.sends or op.hashed is None:"),
+    dict(id="recorded-spawned-buffers-unjudged",
+         rule="§11.8.2, §3.7.2: a spawned process's buffers are judged as a rank's",
+         file="mpisim/recorded/replayer/program.py",
+         old="        report_spawned_buffers(mpi, logs[rank])",
+         new="        pass"),
     dict(id="recorded-spans-meet-only-inside",
          rule="§3.7.2: two receive buffers overlap when each begins before the other ends "
               "(recv-overlap, rma-local-overlap)",

@@ -543,7 +543,8 @@ def _summary(out_path: Path) -> str:
     except TraceError as e:
         return f"incomplete: {e}"
     spawned = len(trace.processes) - trace.size  # (MPI 4.1 §11.8.2: their own logs)
-    return (f"{trace.size} processes{f' and {spawned} spawned' if spawned else ''}, "
+    procs = f"{trace.size} process{'' if trace.size == 1 else 'es'}"
+    return (f"{procs}{f' and {spawned} spawned' if spawned else ''}, "
             f"{sum(len(r.calls) for r in trace.processes)} calls, {trace.outcome()}")
 
 

@@ -39,7 +39,8 @@ from ...mpi.findings import Call as FindingCall
 from ..calls import COLLECTIVES, COMPLETIONS
 from ..read.records import Call, RankLog, Trace, data_fields
 
-__all__ = ["buffer_findings", "hashed", "report_buffers", "sent_hash"]
+__all__ = ["buffer_findings", "hashed", "report_buffers", "report_spawned_buffers",
+           "sent_hash"]
 
 Found = tuple[str, str, tuple[FindingCall, ...]]  # (rule, message, calls)
 
@@ -115,10 +116,12 @@ def buffer_findings(trace: Trace) -> list[Found]:
 
 
 class _Rank:
-    """One process's log walked in order: its pending operations, windows and fences."""
+    """One process's log walked in order: its pending operations, windows and fences;
+    ``number``: the process's in the replay's reports (default its rank)."""
 
-    def __init__(self, log: RankLog) -> None:
+    def __init__(self, log: RankLog, number: int | None = None) -> None:
         self.log = log
+        self.number = log.rank if number is None else number
         names = {s.name for s in log.calls.shapes}
         self.logged = any(k in s.args for s in log.calls.shapes for k in _BUFFER_KEYS) or \
             any(k in r.out for r in log.calls.results for k in _BUFFER_KEYS)
@@ -272,7 +275,7 @@ class _Rank:
         return found
 
     def _at(self, call: Call) -> FindingCall:
-        return FindingCall(self.log.rank, f"MPI_{call.name}", call.where())
+        return FindingCall(self.number, f"MPI_{call.name}", call.where())
 
 
 def _wanted(name: str, args: dict[str, Any]) -> bool:
@@ -363,6 +366,18 @@ def report_buffers(mpi: Any, trace: Trace) -> None:
         found = buffer_findings(trace)
         trace._buffer_findings = found  # type: ignore[attr-defined]
     for rule, message, calls in found:
+        life.findings.add(rule, message, calls)
+
+
+def report_spawned_buffers(mpi: Any, log: RankLog) -> None:
+    """Add a spawned process's findings (MPI 4.1 §11.8.2) to the run's, named by its number
+    in the replay (known once it starts): its own sends and receives, as a rank's
+    (``rma-local-overlap`` compares the recording's ranks' windows only)."""
+    life = lifecycle_of(mpi)
+    rank = _Rank(log, mpi.rank)
+    if life is None or not rank.logged:
+        return
+    for rule, message, calls in rank.walk():
         life.findings.add(rule, message, calls)
 
 

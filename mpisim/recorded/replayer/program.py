@@ -56,7 +56,7 @@ from ...mpi.errors import MPIError
 from ..calls import COMMS, Unsupported
 from ..read.records import Call, CallShape, RankLog, Site, Trace, TraceError
 from ..read.trace import MADE_AS_SPLIT, read_trace
-from .buffers import hashed, report_buffers, sent_hash
+from .buffers import hashed, report_buffers, report_spawned_buffers, sent_hash
 from .comms import REPLAYED
 from .files import FILES
 from .objects import OBJECTS, caught
@@ -186,6 +186,7 @@ class ReplayProgram:
             raise Unsupported(f"spawn {spawn}: the recording holds {len(logs)} log(s) of its "
                               f"processes; the replay started more (rank {rank})")
         self.spawned[mpi.rank] = (str(spawn), rank)
+        report_spawned_buffers(mpi, logs[rank])  # (§3.7.2: its buffers, as a rank's)
         return self._replay(mpi, logs[rank], scale, as_matched)
 
     def log_of(self, process: int) -> RankLog:

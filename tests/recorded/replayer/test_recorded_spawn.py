@@ -4,10 +4,12 @@ tests/data/replay_c/spawn_pair.c (two processes spawn two children of the same p
 exchange messages with their parents over the intercommunicator and among themselves on
 their own MPI_COMM_WORLD; with ``deadlock``, each child first waits for a message its parent
 never sends), spawn_multiple.c (two commands of 1 and 2 processes in one spawned world),
-spawn_nested.c (children that spawn children) and spawn_fail.c (a spawn with maxprocs -1:
-MPICH 5.0.2 fails it with MPI_ERR_ARG at the root, the other parent waits in it) were
+spawn_nested.c (children that spawn children), spawn_fail.c (a spawn with maxprocs -1:
+MPICH 5.0.2 fails it with MPI_ERR_ARG at the root, the other parent waits in it) and
+spawn_buffer.c (a child's MPI_Isend buffer written before its wait, with ``touch``) were
 recorded under MPICH 5.0.2 in the text format into tests/data/replay/spawn-pair.trace,
-spawn-pair-deadlock.trace, spawn-multiple.trace, spawn-nested.trace and spawn-fail.trace
+spawn-pair-deadlock.trace, spawn-multiple.trace, spawn-nested.trace, spawn-fail.trace,
+spawn-buffer-touch.trace and spawn-buffer-ok.trace
 (``#exe``, ``#host`` and ``#pid`` made neutral; the children's logs after their parents',
 as ``mpisim record`` joins them). The stored recordings are replayed without
 any MPI; the real_mpi tests record the programs afresh (skipped without MPICH's mpicc).
@@ -303,6 +305,20 @@ def test_a_recording_made_before_children_were_recorded_still_stops_at_the_inter
     assert "made by a call the recorder does not log" in str(result.error)
 
 
+def test_11_8_2_a_spawned_processs_buffers_are_judged_as_a_ranks(tmp_path):
+    """§11.8.2, §3.7.2: the child's MPI_Isend buffer written before its MPI_Wait is
+    buffer-modified, named by the child's number in the replay (1: after the one rank);
+    written after the wait, nothing. In both formats."""
+    for fmt in ("text", "compact"):
+        touched = _stored("spawn-buffer-touch", fmt, tmp_path)
+        result = ms.replay(touched)
+        assert result.outcome is ms.Outcome.COMPLETED
+        (found,) = result.findings
+        assert found.rule == "buffer-modified"
+        assert [(c.rank, c.call) for c in found.calls] == [(1, "MPI_Isend"), (1, "MPI_Wait")]
+        assert ms.replay(_stored("spawn-buffer-ok", fmt, tmp_path)).findings == []
+
+
 # -- recorded afresh on MPICH 5.0.2 ------------------------------------------------------------
 def _record(tmp_path: Path, name: str, *extra: str, args: tuple[str, ...] = ()
             ) -> tuple[Path, subprocess.CompletedProcess]:
@@ -335,6 +351,25 @@ def test_11_8_2_spawn_pair_recorded_on_mpich_replays_as_recorded(fmt, tmp_path):
     result = sc.run()
     assert result.outcome is ms.Outcome.COMPLETED
     assert sc.compare(result).startswith("agrees")
+
+
+@pytest.mark.real_mpi
+@pytest.mark.parametrize("touch", [True, False])
+def test_11_8_2_a_spawned_processs_buffer_recorded_on_mpich_is_judged(touch, tmp_path):
+    """§11.8.2, §3.7.2: spawn_buffer.c recorded afresh on one process: the child's log holds
+    its buffers' hashes, and its buffer written before its wait is buffer-modified."""
+    mpicc, mpiexec = oracle_mpich()
+    exe = tmp_path / "spawn_buffer"
+    subprocess.run([mpicc, "-g", "-O1", "-o", str(exe), str(SOURCES / "spawn_buffer.c")],
+                   check=True, timeout=120)
+    out = tmp_path / "run.trace"
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    run = subprocess.run([sys.executable, "-m", "mpisim", "record", "--out", str(out), "--",
+                          mpiexec, "-n", "1", str(exe), *(["touch"] if touch else [])],
+                         capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "1 process and 1 spawned" in run.stderr
+    assert [f.rule for f in ms.replay(out).findings] == (["buffer-modified"] if touch else [])
 
 
 @pytest.mark.real_mpi
