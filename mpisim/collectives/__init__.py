@@ -122,10 +122,12 @@ class Collectives:
         self.entered.mismatches = self.meetings.mismatches
 
     def start(self, port: RankPort, call: str, kind: str, comm: Any, algorithm: str | None,
-              blocking: bool, make_args: Any, recvbuf: Any = None, sendbuf: Any = None) -> Any:
+              blocking: bool, make_args: Any, recvbuf: Any = None, sendbuf: Any = None,
+              sendroot: Any = None) -> Any:
         """One process's part of ``call``: an event (blocking) or a Request. The Args'
         ``deliver`` (or a numpy ``recvbuf``) receives the value too; a nonblocking call's
-        numpy ``sendbuf`` is watched until its completion (§6.12, §3.7.2)."""
+        numpy ``sendbuf`` is watched until its completion (§6.12, §3.7.2), at the rank
+        ``sendroot`` of the communicator only when given (a broadcast's, a scatter's)."""
         env = self.env
         try:
             comm = port.comm(comm)
@@ -163,6 +165,8 @@ class Collectives:
         req = Request("coll", call, ch.me, -1, -1, args.nbytes)
         req.channel = ch  # a wait on it waits for the members its channel names
         req.where = port.site()
+        if sendroot is not None and comm.rank != sendroot:
+            sendbuf = None  # (significant at the root only)
         port.issued(req, sendbuf)  # to be completed before MPI_Finalize (correctness checks)
         proc.callbacks.append(lambda p: _complete(req, p, env))
         return done(env, req)

@@ -143,7 +143,8 @@ class CollectiveCalls(HandleBase):
             default: the run's choice (``mpi.collectives``, else the profile's).
         """
         return _start(self, "MPI_Ibcast", "bcast", comm, algorithm,
-                      lambda c, _: bcast_args(c, buf, count, datatype, root))
+                      lambda c, _: bcast_args(c, buf, count, datatype, root),
+                      buf, root)
 
     def reduce(self, sendbuf: Any = None, recvbuf: Any = None, count: Any = None,
                datatype: Any = None, op: Any = SUM, root: Any = 0, comm: Any = None,
@@ -949,7 +950,8 @@ class CollectiveCalls(HandleBase):
         """
         return _start(self, "MPI_Iscatter", "scatter", comm, algorithm,
                       lambda c, call: scatter_args(c, call, sendbuf, count, datatype, root,
-                                                   recvbuf))
+                                                   recvbuf),
+                      sendbuf, root)
 
     def scatterv(self, sendbuf: Any = None, count: Any = None, datatype: Any = None,
                  root: Any = 0, comm: Any = None, algorithm: Any = None,
@@ -1050,7 +1052,8 @@ class CollectiveCalls(HandleBase):
         """
         return _start(self, "MPI_Iscatterv", "scatterv", comm, algorithm,
                       lambda c, call: scatter_args(c, call, sendbuf, count, datatype, root,
-                                                   recvbuf, sendcounts, displs))
+                                                   recvbuf, sendcounts, displs),
+                      sendbuf, root)
 
     def alltoall(self, sendbuf: Any = None, count: Any = None, datatype: Any = None,
                  comm: Any = None, algorithm: Any = None, recvbuf: Any = None) -> Event:
@@ -1551,13 +1554,15 @@ class CollectiveCalls(HandleBase):
 
 # -- starting a call ----------------------------------------------------------------------
 def _start(mpi: Any, call: str, kind: str, comm: Any, algorithm: Any, make: Any,
-           sendbuf: Any = None) -> Any:
+           sendbuf: Any = None, root: Any = None) -> Any:
     """Start ``call`` (blocking unless its name is MPI_I...) with the Args
-    ``make(comm, call)`` builds once the communicator is known; ``sendbuf``: a buffer every
-    member sends from, the library's until a nonblocking call completes (§6.12)."""
+    ``make(comm, call)`` builds once the communicator is known; ``sendbuf``: a buffer the
+    members send from (only the ``root`` when given), the library's until a nonblocking
+    call completes (§6.12)."""
     blocking = not call.startswith("MPI_I")
     return mpi._colls.start(mpi._port, call, kind, comm, algorithm, blocking,
-                            lambda c: make(c, call), sendbuf=None if blocking else sendbuf)
+                            lambda c: make(c, call), sendbuf=None if blocking else sendbuf,
+                            sendroot=root)
 
 
 def _no_args(_comm: Any, _call: str) -> Args:

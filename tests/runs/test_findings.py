@@ -204,6 +204,22 @@ def test_a_nonblocking_collectives_send_buffer_changed_before_its_wait_6_12():
     assert rules(program, params={"touch": False})[1] == []
 
 
+def test_a_broadcast_roots_buffer_changed_before_its_wait_6_12_and_not_elsewhere():
+    """§6.12: MPI_Ibcast's buffer is the root's send buffer (watched) and the others'
+    receive buffer, written by the broadcast itself (never a finding)."""
+    def program(mpi, touch):
+        data = np.arange(4, dtype=np.float64) if mpi.rank == 0 else np.zeros(4)
+        req = yield mpi.ibcast(data, root=0)
+        if touch and mpi.rank == 0:
+            data[0] = -1.0
+        yield mpi.wait(req)
+    result, found = rules(program, ranks=3, params={"touch": True})
+    assert found == ["buffer-modified"]
+    assert [(c.rank, c.call) for c in result.findings[0].calls] == [
+        (0, "MPI_Ibcast"), (0, "MPI_Wait")]
+    assert rules(program, ranks=3, params={"touch": False})[1] == []
+
+
 def test_rma_epoch_left_open_at_finalize_12_5():
     def program(mpi, close):
         win = yield mpi.win_allocate(16)
