@@ -15,7 +15,9 @@ in a new interpreter per size (so that each peak is its own):
   built) after the replay;
 - **peak RSS**: the child's peak resident size (VmHWM) less its size before reading: the
   reader's columns and the replay together (a compact recording is read as it is replayed,
-  :mod:`mpisim.recorded.read.stream`: its growth is a window per rank, not the calls);
+  :mod:`mpisim.recorded.read.stream`: its growth is a window of two blocks per rank, not the
+  calls; a block's calls are shared among the processes,
+  :func:`mpisim.recorded.record.compact.block_calls`, printed beside the pattern);
 - **/native** (``--native``): the replay's CPU time over the pattern's native generator
   program (:data:`NATIVE`: the same calls written by hand, after the recorded gaps).
 
@@ -157,6 +159,7 @@ def measure(pattern: str, calls: int, tmp: Path, trace: bool | str, fmt: str = "
     taken from there next time; ``ranks``, the processes (default: the pattern's); without
     ``replay``, the recording is only read."""
     from mpisim.recorded.record import synthetic as syn
+    from mpisim.recorded.record.compact import block_calls
 
     shape, default, kind = PATTERNS[pattern]
     ranks = ranks or default
@@ -169,6 +172,8 @@ def measure(pattern: str, calls: int, tmp: Path, trace: bool | str, fmt: str = "
     written = syn.total_calls(shape, ranks, steps)
     row: dict = {"pattern": pattern, "kind": kind, "ranks": ranks, "calls": written,
                  "bytes": path.stat().st_size, "write_seconds": time.perf_counter() - start}
+    if fmt == "compact":  # (the calls a block of this many processes holds)
+        row["block_calls"] = block_calls(ranks)
     for on in (False, True, "disk")[:1 + bool(trace) + (trace == "disk")]:
         done = subprocess.run([sys.executable, "-m", "bench.scale", "--child",
                                json.dumps([str(path), on, pattern if native else None,
@@ -210,7 +215,9 @@ def report(rows: list[dict]) -> None:
             if key not in mine[0]:
                 continue
             first = mine[0]
-            print(f"{pattern} ({first['kind']}, {first['ranks']} processes), {label}; "
+            blocks = (f", blocks of {first['block_calls']:,} calls" if "block_calls" in first
+                      else "")
+            print(f"{pattern} ({first['kind']}, {first['ranks']} processes{blocks}), {label}; "
                   "(beside the smallest size)")
             print(head)
             for row in mine:

@@ -7,8 +7,11 @@ block starts, and a few sums (the calls' count, their times, the longest gap and
 calls that failed, how often each shape is used). Its log's calls are a
 :class:`StreamedCalls`, which reads a block from the file when a call in it is asked for and
 keeps the last two it read: a replay going through a process's calls in order holds one
-block of it (:data:`~..record.compact.BLOCK_CALLS` calls at most) at a time, whatever the
-recording's length.
+block of it at a time, whatever the recording's length. A block holds any number of calls;
+the writers make all processes' blocks hold about 2^22 calls together
+(:func:`~..record.compact.block_calls`: 65,536 calls a block up to 64 processes, 4,096 at
+1,024, 2,048 at least), so that the window does not grow with the process count either
+(up to 2,048 processes).
 
 The file is read through a memory map whose pages are given back once their block is read,
 so that reading a recording of 10^8 calls does not make the process hold its 300 MB.
