@@ -227,8 +227,9 @@ collective's receive buffer overlapping a pending receive); the v and w forms' a
 
 
 def _hashed_send(log: str) -> str:
-    """A nonblocking collective's send buffer logged as a send's (1: hashed at the call and
-    kept under its request, hashed again at its completion: MPI 4.1 §6.12, §3.7.2)."""
+    """A nonblocking or persistent collective's send buffer logged as a send's (1: kept under
+    its request, hashed at the call or at each MPI_Start and again at its completion: MPI 4.1
+    §6.12, §6.13, §3.7.2)."""
     return re.sub(r'(put_buf\("sb", .*?), 2\)', r"\1, 1)", log)
 
 
@@ -240,8 +241,8 @@ def _collective(name: str, before: str, logs: tuple[str, ...]) -> list[Wrapper]:
     return [_w(name, head, *logs, memo=memo),
             _w(f"I{name[0].lower()}{name[1:]}", head + _REQ, *map(_hashed_send, logs),
                request="c", memo=memo),
-            _w(f"{name}_init", f"{head}, MPI_Info info{_REQ}", *logs, request="P",
-               guard=_MPI4)]
+            _w(f"{name}_init", f"{head}, MPI_Info info{_REQ}", *map(_hashed_send, logs),
+               request="P", guard=_MPI4)]
 
 
 def _collectives() -> list[Wrapper]:

@@ -11,7 +11,8 @@ are judged on the recording itself, once per run, before the calls are replayed:
   the send was pending (what the receiver gets depends on timing). A persistent send
   (§3.9) is pending from each ``MPI_Start``/``MPI_Startall`` of it, hashed there, to its
   completion; between a completion and the next start its buffer is the program's. A
-  nonblocking collective's send buffer (§6.12) is judged the same way.
+  nonblocking collective's send buffer (§6.12) is judged the same way, and a persistent
+  collective's (§6.13) from each start.
 - ``recv-overlap`` (§3.7.2): a receive (or a collective's receive buffer) posted, or a
   persistent receive started, while a pending nonblocking one spans some of the same
   bytes. Ranges are compared only for datatypes without holes (size = extent): a vector's
@@ -46,7 +47,9 @@ Found = tuple[str, str, tuple[FindingCall, ...]]  # (rule, message, calls)
 
 _NONBLOCKING_SENDS = ("Isend", "Ibsend", "Issend", "Irsend")
 _NONBLOCKING_RECVS = ("Irecv", "Imrecv")
-_PERSISTENT_INITS = ("Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init")
+_PERSISTENT_INITS = frozenset(("Send_init", "Bsend_init", "Ssend_init", "Rsend_init",
+                               "Recv_init", *(f"{n}_init" for n in COLLECTIVES
+                                              if not n.startswith("I"))))
 _STARTS = ("Start", "Startall")
 _TESTS = ("Test", "Testall", "Testany", "Testsome")
 _COMPLETING = (*COMPLETIONS, "Testany", "Testsome")
@@ -237,7 +240,7 @@ class _Rank:
             init, sends, span = made
             if span is not None and not sends:
                 found += self._overlaps(call, span)
-            hashed = hashes[k] if sends and k < len(hashes) else None
+            hashed = hashes[k] if k < len(hashes) else None  # (a send buffer's, "-" else)
             self.pending[rid] = Pending(call, sends, span, hashed, init)
         return found
 
@@ -260,13 +263,13 @@ class _Rank:
                 sent = f"MPI_{op.call.name} (call {op.call.number})"
                 made = () if op.made is None else (self._at(op.made),)
                 if op.made is not None:
-                    sent = (f"the persistent send MPI_{op.made.name} (call {op.made.number}) "
-                            f"made, started by {sent},")
+                    sent = (f"the persistent request MPI_{op.made.name} (call "
+                            f"{op.made.number}) made, started by {sent},")
                 found.append(("buffer-modified", (
                     f"the buffer of {sent} changed before MPI_{call.name} (call "
                     f"{call.number}) completed it: its bytes' hash was {op.hashed} at the "
                     f"{'start' if made else 'call'}, {now} at the completion, so what "
-                    f"{_receivers(op.call)} got depends on timing"),
+                    f"{_receivers(op.made or op.call)} got depends on timing"),
                     (*made, self._at(op.call), self._at(call))))
         if call.name == "Request_free":
             for rid in _ids(call):
@@ -288,7 +291,8 @@ def _wanted(name: str, args: dict[str, Any]) -> bool:
 
 def _receivers(call: Call) -> str:
     """Who gets a send's bytes, in words."""
-    return "the other processes" if call.name in _I_COLLECTIVES else "the receiver"
+    name = call.name.removesuffix("_init")
+    return "the other processes" if name in COLLECTIVES else "the receiver"
 
 
 def _ids(call: Call) -> list[Any]:

@@ -1013,8 +1013,7 @@ static void buf_keep(int id, char kind);
 static int req_number(MPI_Request r, char kind);
 static int req_new(MPI_Request r, char kind) {
     int id = req_number(r, kind);
-    if (id > 0 && (kind == 's' || kind == 'r' || kind == 'S' || kind == 'R' || kind == 'c'))
-        buf_keep(id, kind);
+    if (id > 0 && kind && strchr("srSRcP", kind)) buf_keep(id, kind);
     return id;
 }
 
@@ -1356,13 +1355,13 @@ static void recv_hash(const MPI_Status *st) {
     if (text[0] != '-') hx_word("w", text, n);
 }
 
-/* A nonblocking send's or receive's buffer kept under its request's id (kind c: a
- * nonblocking collective's, its send buffer only); a persistent request's (MPI_Send_init...)
- * in a table of their own, kept for each MPI_Start of it (a loop's nonblocking requests
- * would soon take its place in the ring). */
+/* A nonblocking send's or receive's buffer kept under its request's id (kind c and P: a
+ * nonblocking or persistent collective's, its send buffer only); a persistent request's
+ * (MPI_Send_init..., MPI_Allreduce_init...) in a table of their own, kept for each MPI_Start
+ * of it (a loop's nonblocking requests would soon take its place in the ring). */
 static void buf_keep(int id, char kind) {
-    if (!cur_set || (kind == 'c' && !cur_send)) return;
-    if (kind == 'S' || kind == 'R') {
+    if (!cur_set || ((kind == 'c' || kind == 'P') && !cur_send)) return;
+    if (kind == 'S' || kind == 'R' || kind == 'P') {
         int i = id % PBUFS;
         pbufs[i].id = id, pbufs[i].send = cur_send, pbufs[i].s = cur;
         return;
@@ -4572,7 +4571,7 @@ int MPI_Reduce_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op o
     putf(" comm=%d", comm_id(comm));
     rooted(count, dt, root);
     put_op(op);
-    put_buf("sb", s, count, dt, 2);
+    put_buf("sb", s, count, dt, 1);
     put_buf("rb", r, count, dt, 2);
     end_entry();
     int rc = PMPI_Reduce_init(s, r, count, dt, op, root, comm, info, req);
@@ -4637,7 +4636,7 @@ int MPI_Allreduce_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_O
     putf(" comm=%d", comm_id(comm));
     sized(count, dt);
     put_op(op);
-    put_buf("sb", s, count, dt, 2);
+    put_buf("sb", s, count, dt, 1);
     put_buf("rb", r, count, dt, 2);
     end_entry();
     int rc = PMPI_Allreduce_init(s, r, count, dt, op, comm, info, req);
@@ -4701,7 +4700,7 @@ int MPI_Scan_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
     putf(" comm=%d", comm_id(comm));
     sized(count, dt);
     put_op(op);
-    put_buf("sb", s, count, dt, 2);
+    put_buf("sb", s, count, dt, 1);
     put_buf("rb", r, count, dt, 2);
     end_entry();
     int rc = PMPI_Scan_init(s, r, count, dt, op, comm, info, req);
@@ -4765,7 +4764,7 @@ int MPI_Exscan_init(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op o
     putf(" comm=%d", comm_id(comm));
     sized(count, dt);
     put_op(op);
-    put_buf("sb", s, count, dt, 2);
+    put_buf("sb", s, count, dt, 1);
     put_buf("rb", r, count, dt, 2);
     end_entry();
     int rc = PMPI_Exscan_init(s, r, count, dt, op, comm, info, req);
@@ -4935,7 +4934,7 @@ int MPI_Gather_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MP
     enter("Gather_init", CALLER);
     putf(" comm=%d", comm_id(comm));
     gathered(s, sc, st, rc_, rt, root, comm);
-    put_buf("sb", s, sc, st, 2);
+    put_buf("sb", s, sc, st, 1);
     if (rank_in(comm) == root) put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
     end_entry();
     int rc = PMPI_Gather_init(s, sc, st, r, rc_, rt, root, comm, info, req);
@@ -5043,7 +5042,7 @@ int MPI_Allgather_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_,
     enter("Allgather_init", CALLER);
     putf(" comm=%d", comm_id(comm));
     own(s, sc, st, rc_, rt);
-    put_buf("sb", s, sc, st, 2);
+    put_buf("sb", s, sc, st, 1);
     put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
     end_entry();
     int rc = PMPI_Allgather_init(s, sc, st, r, rc_, rt, comm, info, req);
@@ -5149,7 +5148,7 @@ int MPI_Scatter_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_, M
     enter("Scatter_init", CALLER);
     putf(" comm=%d", comm_id(comm));
     scattered(sc, st, rc_, rt, root, comm);
-    if (rank_in(comm) == root) put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
+    if (rank_in(comm) == root) put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 1);
     put_buf("rb", r, rc_, rt, 2);
     end_entry();
     int rc = PMPI_Scatter_init(s, sc, st, r, rc_, rt, root, comm, info, req);
@@ -5256,7 +5255,7 @@ int MPI_Alltoall_init(const void *s, int sc, MPI_Datatype st, void *r, int rc_, 
     enter("Alltoall_init", CALLER);
     putf(" comm=%d", comm_id(comm));
     own(s, sc, st, rc_, rt);
-    put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 2);
+    put_buf("sb", s, (long long)sc * comm_size_of(comm), st, 1);
     put_buf("rb", r, (long long)rc_ * comm_size_of(comm), rt, 2);
     end_entry();
     int rc = PMPI_Alltoall_init(s, sc, st, r, rc_, rt, comm, info, req);

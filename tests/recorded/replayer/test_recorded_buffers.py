@@ -66,8 +66,8 @@ def test_a_persistent_send_written_between_its_start_and_its_wait_is_buffer_modi
     assert [(c.rank, c.call, c.where.split(",")[0]) for c in found.calls] == [
         (0, "MPI_Send_init", "call 3"), (0, "MPI_Startall", "call 6"),
         (0, "MPI_Waitall", "call 7")]
-    assert "persistent send MPI_Send_init (call 3) made, started by MPI_Startall (call 6)" \
-        in found.message
+    assert "persistent request MPI_Send_init (call 3) made, started by MPI_Startall (call 6)" \
+        in found.message and "what the receiver got" in found.message
     assert rules_of(MBI_C / "persistent_modified_ok.trace") == {}
 
 
@@ -82,6 +82,18 @@ def test_a_nonblocking_collectives_send_buffer_written_before_its_wait_is_buffer
     log = read_trace(MBI_C / "icoll_modified_bad.trace").ranks[1]
     (call,) = [i for i in range(len(log.calls)) if log.calls[i].name == "Iallreduce"]
     assert "h" in data_fields(log.data[call])  # (every rank's send buffer is hashed)
+
+
+def test_a_persistent_collectives_send_buffer_written_before_its_wait_is_buffer_modified():
+    """§6.13, §3.7.2: a started MPI_Allreduce_init is pending as an MPI_Iallreduce is; rank 0
+    writes its send buffer before the wait in the second round only (its twin between a wait
+    and the next start)."""
+    (found,) = rules_of(MBI_C / "pcoll_modified_bad.trace")["buffer-modified"]
+    assert [(c.rank, c.call, c.where.split(",")[0]) for c in found.calls] == [
+        (0, "MPI_Allreduce_init", "call 2"), (0, "MPI_Start", "call 5"),
+        (0, "MPI_Wait", "call 6")]
+    assert "what the other processes got" in found.message
+    assert rules_of(MBI_C / "pcoll_modified_ok.trace") == {}
 
 
 def test_a_startall_logs_one_hash_a_request_and_a_race_takes_none_of_them():
@@ -302,6 +314,8 @@ def record_races(source: Path, out: Path, build: Path, *flags: str, n: int = 3
                                        ("persistent_modified_ok", None),
                                        ("icoll_modified_bad", "buffer-modified"),
                                        ("icoll_modified_ok", None),
+                                       ("pcoll_modified_bad", "buffer-modified"),
+                                       ("pcoll_modified_ok", None),
                                        ("recv_overlap_bad", "recv-overlap"),
                                        ("recv_overlap_ok", None),
                                        ("rma_recv_bad", "rma-local-overlap"),
