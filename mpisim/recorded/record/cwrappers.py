@@ -128,13 +128,16 @@ def _sends(c: str = "") -> list[Wrapper]:
 def _sendrecvs() -> list[Wrapper]:
     """MPI_Sendrecv_replace, and the nonblocking MPI_Isendrecv[_replace] (MPI 4.1 §3.10),
     whose one request completes when both its send and its receive have (kind ``x``: its
-    completion gives a status, as a receive's does)."""
+    completion gives a status, as a receive's does). MPI_Isendrecv's buffers are logged, its
+    send buffer kept under its request (the receive buffer first: the call keeps its last)."""
     srecv = ("send_args(scount, stype, dest, stag, comm, 0)", 'put_peer("src", source)',
              'put_tag("rtag", rtag)', 'putf(" rn=%d rT=%d", rcount, type_id(rtype))')
     replace = ("send_args(count, dt, dest, stag, comm, 0)", 'put_peer("src", source)',
                'put_tag("rtag", rtag)')
     return [_w("Sendrecv_replace", _REPLACE + _STATUS, *replace, out=_PUT_STATUS),
-            _w("Isendrecv", _SENDRECV.format(n="int") + _REQ, *srecv, request="x", guard=_MPI4),
+            _w("Isendrecv", _SENDRECV.format(n="int") + _REQ, *srecv,
+               'put_buf("rb", rbuf, rcount, rtype, 0)', 'put_buf("sb", sbuf, scount, stype, 1)',
+               request="x", guard=_MPI4),
             _w("Isendrecv_replace", _REPLACE + _REQ, *replace, request="x", guard=_MPI4)]
 
 

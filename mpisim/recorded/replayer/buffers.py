@@ -195,7 +195,7 @@ class _Rank:
         data = data_fields(self.log.data.get(i, ""))
         hashed = (data.get("h") or [None])[0]
         if name in _NONBLOCKING_SENDS or name in _NONBLOCKING_RECVS or \
-                name in _I_COLLECTIVES:
+                name in _I_COLLECTIVES or name == "Isendrecv":
             self.pending[call.out["r"]] = Pending(call, name in _NONBLOCKING_SENDS, span,
                                                   hashed)
         return found

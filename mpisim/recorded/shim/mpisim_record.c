@@ -1013,7 +1013,7 @@ static void buf_keep(int id, char kind);
 static int req_number(MPI_Request r, char kind);
 static int req_new(MPI_Request r, char kind) {
     int id = req_number(r, kind);
-    if (id > 0 && kind && strchr("srSRcP", kind)) buf_keep(id, kind);
+    if (id > 0 && kind && strchr("srSRcPx", kind)) buf_keep(id, kind);
     return id;
 }
 
@@ -1356,11 +1356,12 @@ static void recv_hash(const MPI_Status *st) {
 }
 
 /* A nonblocking send's or receive's buffer kept under its request's id (kind c and P: a
- * nonblocking or persistent collective's, its send buffer only); a persistent request's
+ * nonblocking or persistent collective's, x an MPI_Isendrecv's: its send buffer only); a
+ * persistent request's
  * (MPI_Send_init..., MPI_Allreduce_init...) in a table of their own, kept for each MPI_Start
  * of it (a loop's nonblocking requests would soon take its place in the ring). */
 static void buf_keep(int id, char kind) {
-    if (!cur_set || ((kind == 'c' || kind == 'P') && !cur_send)) return;
+    if (!cur_set || ((kind == 'c' || kind == 'P' || kind == 'x') && !cur_send)) return;
     if (kind == 'S' || kind == 'R' || kind == 'P') {
         int i = id % PBUFS;
         pbufs[i].id = id, pbufs[i].send = cur_send, pbufs[i].s = cur;
@@ -4075,6 +4076,8 @@ int MPI_Isendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, in
     put_peer("src", source);
     put_tag("rtag", rtag);
     putf(" rn=%d rT=%d", rcount, type_id(rtype));
+    put_buf("rb", rbuf, rcount, rtype, 0);
+    put_buf("sb", sbuf, scount, stype, 1);
     end_entry();
     int rc = PMPI_Isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
         comm, req);

@@ -96,6 +96,14 @@ def test_a_persistent_collectives_send_buffer_written_before_its_wait_is_buffer_
     assert rules_of(MBI_C / "pcoll_modified_ok.trace") == {}
 
 
+def test_an_isendrecv_send_buffer_written_before_its_wait_is_buffer_modified():
+    """§3.10, §3.7.2: MPI_Isendrecv's send part is pending as an MPI_Isend is: its buffer
+    (logged with its receive buffer) hashed at the call and at the wait differ."""
+    (found,) = rules_of(MBI_C / "isendrecv_modified_bad.trace")["buffer-modified"]
+    assert [(c.rank, c.call) for c in found.calls] == [(0, "MPI_Isendrecv"), (0, "MPI_Wait")]
+    assert rules_of(MBI_C / "isendrecv_modified_ok.trace") == {}
+
+
 def test_a_startall_logs_one_hash_a_request_and_a_race_takes_none_of_them():
     """The data line of an MPI_Startall holds one hash a request started; which of them a
     replayed send at that call sent is not known, so the race exploration's data (§3.5)
@@ -316,6 +324,8 @@ def record_races(source: Path, out: Path, build: Path, *flags: str, n: int = 3
                                        ("icoll_modified_ok", None),
                                        ("pcoll_modified_bad", "buffer-modified"),
                                        ("pcoll_modified_ok", None),
+                                       ("isendrecv_modified_bad", "buffer-modified"),
+                                       ("isendrecv_modified_ok", None),
                                        ("recv_overlap_bad", "recv-overlap"),
                                        ("recv_overlap_ok", None),
                                        ("rma_recv_bad", "rma-local-overlap"),
