@@ -2,8 +2,10 @@
 
 For a blocking pattern (a 2-process ping-pong: MPI_Send/MPI_Recv) and a nonblocking one (an
 8-process 3-D halo exchange: 6 MPI_Irecv + 6 MPI_Isend + MPI_Waitall + MPI_Allreduce a
-step), a synthetic recording (``mpisim.recorded.record.synthetic``) of each size is written and,
-in a new interpreter per size (so that each peak is its own):
+step), and on request a master-worker (8 processes: the master's MPI_Recv from
+MPI_ANY_SOURCE, then MPI_Send of the next task to its source), a synthetic recording
+(``mpisim.recorded.record.synthetic``) of each size is written and, in a new interpreter
+per size (so that each peak is its own):
 
 - **bytes/call**: the recording's size on disk over its calls;
 - **read**: ``read_trace`` alone, in calls a second of CPU time (a shared machine's other
@@ -48,7 +50,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PATTERNS = {"pingpong": ("pingpong", 2, "blocking"), "halo3d": ("halo3d", 8, "nonblocking")}
+PATTERNS = {"pingpong": ("pingpong", 2, "blocking"), "halo3d": ("halo3d", 8, "nonblocking"),
+            "master-worker": ("master-worker", 8, "wildcard")}
 
 
 def _peak() -> int:
@@ -147,7 +150,28 @@ def native_halo3d(mpi, gaps):
     yield mpi.compute(mine[-1])
 
 
-NATIVE = {"pingpong": native_pingpong, "halo3d": native_halo3d}
+def native_master_worker(mpi, gaps):
+    """The synthetic master-worker written by hand: the master receives each result from
+    MPI_ANY_SOURCE and sends the next task to its source; a worker sends a result and
+    receives a task (64 doubles each), each call after its recorded gap."""
+    import mpisim as ms
+
+    mine = gaps[mpi.rank]
+    for i in range(1, len(mine) - 1, 2):
+        yield mpi.compute(mine[i])
+        if mpi.rank == 0:
+            status = yield mpi.recv(count=64, datatype=ms.DOUBLE, source=ms.ANY_SOURCE, tag=1)
+            yield mpi.compute(mine[i + 1])
+            yield mpi.send(count=64, datatype=ms.DOUBLE, dest=status.source, tag=2)
+        else:
+            yield mpi.send(count=64, datatype=ms.DOUBLE, dest=0, tag=1)
+            yield mpi.compute(mine[i + 1])
+            yield mpi.recv(count=64, datatype=ms.DOUBLE, source=0, tag=2)
+    yield mpi.compute(mine[-1])
+
+
+NATIVE = {"pingpong": native_pingpong, "halo3d": native_halo3d,
+          "master-worker": native_master_worker}
 """Each pattern's native generator program: what the replay's cost is set beside."""
 
 
@@ -237,7 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sizes", nargs="+", type=float, default=[1e5, 1e6],
                    help="calls of each recording (default 1e5 1e6; e.g. 1e5 1e6 1e7)")
     p.add_argument("--patterns", nargs="+", choices=sorted(PATTERNS),
-                   default=["pingpong", "halo3d"], help="default: both")
+                   default=["pingpong", "halo3d"], help="default: pingpong and halo3d; "
+                   "master-worker: rank 0 receives results from MPI_ANY_SOURCE")
     p.add_argument("--format", choices=("text", "compact"), default="text",
                    help="the recordings' format (default text; compact: mpisim record's)")
     p.add_argument("--trace", nargs="?", const=True, choices=("disk",), default=False,
@@ -252,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--keep", type=Path, help="keep the recordings in this directory and "
                    "measure those already there (writing 10^7 calls takes minutes)")
     p.add_argument("--ranks", type=int, help="processes of every pattern (default: 2 for "
-                   "pingpong, 8 for halo3d; e.g. 1024)")
+                   "pingpong, 8 for halo3d and master-worker; e.g. 1024)")
     p.add_argument("--read-only", action="store_true",
                    help="write and read each recording, do not replay it (e.g. at 1e9 calls: "
                    "bytes a call, the read rate and the reader's memory)")

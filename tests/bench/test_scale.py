@@ -27,7 +27,19 @@ def test_a_compact_halo_of_many_processes_replays_and_is_set_beside_the_smallest
     assert rows[1]["calls"] > rows[0]["calls"] > 1000
     assert all(r["no_trace"]["calls"] == r["calls"] for r in rows)  # read back whole
     assert all(r["no_trace"]["replay_cpu"] > 0 for r in rows)
-    assert "halo3d (nonblocking, 27 processes)" in done.stdout
+    assert "halo3d (nonblocking, 27 processes, blocks of 65,536 calls)" in done.stdout
+
+
+def test_a_master_worker_replays_as_its_native_program_runs(tmp_path):
+    """The master-worker pattern (MPI_ANY_SOURCE at the master) replayed and set beside its
+    native program, which reaches the same simulated time."""
+    out = tmp_path / "scale.json"
+    done = _bench("--format", "compact", "--patterns", "master-worker", "--native",
+                  "--sizes", "2e3", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    (row,) = json.loads(out.read_text())
+    assert row["kind"] == "wildcard" and row["ranks"] == 8
+    assert row["no_trace"]["same_sim_time"] is True
 
 
 def test_read_only_reads_without_replaying(tmp_path):
