@@ -309,7 +309,8 @@ class Datatype:
                 unit: int) -> Datatype:
         n, bl, st = count_arg(count), _int(blocklength, "blocklength", 0), _int(stride, "stride")
         _aint(max(n - 1, 0) * st * unit, f"{kind}'s last displacement")
-        disps = np.arange(n, dtype=np.int64) * (st * unit)
+        # (a stride beyond 64 bits is harmless with fewer than two blocks: never a displacement)
+        disps = np.arange(n, dtype=np.int64) * (st * unit) if n > 1 else _arr([0] * n)
         return _derive(f"{kind}({n}, {bl}, {st}, {self.name})",
                        [(self, disps, np.full(n, bl, dtype=np.int64))])
 
@@ -355,15 +356,12 @@ def _derive(name: str, members: list[tuple[Datatype, np.ndarray, np.ndarray]], *
     lbs: dict[bool, list[int]] = {False: [], True: []}
     ubs: dict[bool, list[int]] = {False: [], True: []}
     for old, disps, counts in members:
-        live = counts > 0
-        if not live.any():
+        span = (_span_small if disps.size <= _SMALL_RUNS else _span)(disps, counts, old.extent,
+                                                                     name)
+        if span is None:
             continue
-        first = disps[live]
-        reach = max(abs(int(first.min())), abs(int(first.max())))
-        _aint(reach + (int(counts[live].max()) - 1) * abs(old.extent), f"{name}'s bounds")
-        last = first + (counts[live] - 1) * old.extent
-        lo, hi = int(min(first.min(), last.min())), int(max(first.max(), last.max()))
-        size += old.size * int(counts[live].sum())
+        lo, hi, copies = span
+        size += old.size * copies
         if old.size:
             data_lo.append(lo + old.true_lb)
             data_hi.append(hi + old.true_lb + old.true_extent)
@@ -385,6 +383,42 @@ def _derive(name: str, members: list[tuple[Datatype, np.ndarray, np.ndarray]], *
                         (t.true_lb + t.true_extent, "true upper bound")):
         _aint(value, f"{name}'s {what}")
     return t
+
+
+_SMALL_RUNS = 64
+"""Members of at most this many runs are measured in plain Python: numpy's fixed cost a
+call outweighs its speed on a handful of numbers (mpi4py.util.dtlib builds its types from
+one- to few-run members); larger ones, as a long indexed type, with numpy."""
+
+
+def _span(disps: np.ndarray, counts: np.ndarray, extent: int,
+          name: str) -> tuple[int, int, int] | None:
+    """Where the non-empty runs of copies of a member start (the least and the largest
+    displacement of a copy, in bytes) and how many copies they hold; None if all are empty.
+    The numpy path, for members of many runs."""
+    live = counts > 0
+    if not live.any():
+        return None
+    first = disps[live]
+    reach = max(abs(int(first.min())), abs(int(first.max())))
+    _aint(reach + (int(counts[live].max()) - 1) * abs(extent), f"{name}'s bounds")
+    last = first + (counts[live] - 1) * extent
+    return (int(min(first.min(), last.min())), int(max(first.max(), last.max())),
+            int(counts[live].sum()))
+
+
+def _span_small(disps: np.ndarray, counts: np.ndarray, extent: int,
+                name: str) -> tuple[int, int, int] | None:
+    """As ``_span``, in plain Python (the same numbers: tests/mpi/test_datatypes_paths.py)."""
+    live = [(d, n) for d, n in zip(disps.tolist(), counts.tolist(), strict=True) if n > 0]
+    if not live:
+        return None
+    firsts = [d for d, _ in live]
+    first_lo, first_hi = min(firsts), max(firsts)
+    reach = max(abs(first_lo), abs(first_hi))
+    _aint(reach + (max(n for _, n in live) - 1) * abs(extent), f"{name}'s bounds")
+    lasts = [d + (n - 1) * extent for d, n in live]
+    return (min(first_lo, min(lasts)), max(first_hi, max(lasts)), sum(n for _, n in live))
 
 
 def _aint(value: int, what: str) -> int:
