@@ -37,6 +37,8 @@ blocking one.
     python -m bench.scale --format compact               # the recordings compact
     python -m bench.scale --format compact --native --sizes 1e6 1e7 --keep recs
     python -m bench.scale --format compact --patterns halo3d --ranks 1024 --sizes 1e6 1e7
+    python -m bench.scale --format compact --patterns halo3d --ranks 1024 --sizes 1e7 3e7 \
+        --lockstep --block-budget 1e12        # the reader's window, blocks as before
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from itertools import islice
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -68,11 +71,23 @@ def _peak() -> int:
     return peak if sys.platform == "darwin" else peak * 1024
 
 
+def _lockstep(recording) -> None:
+    """Every rank's calls taken as a replay takes them (a stride at a time, each rank's next
+    14 calls in turn), without simulating them: the reader's window alone."""
+    size = len(recording.ranks)
+    stride = max(1, min(4096, (1 << 19) // size))  # (the replayer's stride)
+    calls = [iter(r.calls.replayed(stride)) if hasattr(r.calls, "replayed") else iter(())
+             for r in recording.ranks]
+    while calls:
+        calls = [it for it in calls if len(list(islice(it, 14))) == 14]
+
+
 def _child(path: str, trace: bool | str, pattern: str | None = None,
-           replay: bool = True) -> None:
-    """In a new interpreter: read, then replay, ``path`` (not with ``replay`` false); with
-    ``pattern``, then run its native program (:func:`native`) on the recorded gaps; print the
-    figures as JSON."""
+           replay: bool | str = True) -> None:
+    """In a new interpreter: read, then replay, ``path`` (not with ``replay`` false; with
+    ``replay == "lockstep"``, its calls taken in step, :func:`_lockstep`); with ``pattern``,
+    then run its native program (:func:`native`) on the recorded gaps; print the figures as
+    JSON."""
     import mpisim as ms
     from mpisim.recorded.replayer.program import load
 
@@ -84,6 +99,14 @@ def _child(path: str, trace: bool | str, pattern: str | None = None,
     if not replay:
         print(json.dumps({"calls": calls, "read_seconds": read, "read_cpu": read_cpu,
                           "peak_growth": _peak() - before, "before": before}))
+        return
+    if replay == "lockstep":
+        cpu = time.process_time()
+        _lockstep(recording)
+        print(json.dumps({"calls": calls, "read_seconds": read, "read_cpu": read_cpu,
+                          "read_growth": _peak() - before, "lockstep_cpu":
+                          time.process_time() - cpu, "peak_growth": _peak() - before,
+                          "before": before}))
         return
     start, cpu = time.perf_counter(), time.process_time()
     result = ms.replay(path, trace=trace)
@@ -177,27 +200,37 @@ NATIVE = {"pingpong": native_pingpong, "halo3d": native_halo3d,
 
 def measure(pattern: str, calls: int, tmp: Path, trace: bool | str, fmt: str = "text",
             native: bool = False, keep: Path | None = None, ranks: int | None = None,
-            replay: bool = True) -> dict:
+            replay: bool | str = True, block_budget: int | None = None) -> dict:
     """Write the recording, measure it in a child (two with ``trace``, three with ``trace
     == "disk"``), delete it; with ``keep``, the recording is kept in that directory and
     taken from there next time; ``ranks``, the processes (default: the pattern's); without
-    ``replay``, the recording is only read."""
+    ``replay``, the recording is only read (``"lockstep"``: read and its calls taken in
+    step, :func:`_lockstep`); ``block_budget``, the calls all processes' compact blocks hold
+    together (default the writers', :data:`mpisim.recorded.record.compact.BLOCK_BUDGET`)."""
+    from mpisim.recorded.record import compact
     from mpisim.recorded.record import synthetic as syn
-    from mpisim.recorded.record.compact import block_calls
 
     shape, default, kind = PATTERNS[pattern]
     ranks = ranks or default
     name = pattern if ranks == default else f"{pattern}-{ranks}"
+    if block_budget is not None:
+        name += f"-budget{block_budget}"
     path = (keep or tmp) / f"{name}-{calls}.{fmt}.trace"
     start = time.perf_counter()
     steps = syn.steps_for(shape, ranks, calls)
-    if keep is None or not path.exists():
-        syn.write(path, shape, ranks, steps, fmt=fmt)
+    saved = compact.BLOCK_BUDGET
+    compact.BLOCK_BUDGET = saved if block_budget is None else block_budget
+    try:
+        if keep is None or not path.exists():
+            syn.write(path, shape, ranks, steps, fmt=fmt)
+        blocks = compact.block_calls(ranks)
+    finally:
+        compact.BLOCK_BUDGET = saved
     written = syn.total_calls(shape, ranks, steps)
     row: dict = {"pattern": pattern, "kind": kind, "ranks": ranks, "calls": written,
                  "bytes": path.stat().st_size, "write_seconds": time.perf_counter() - start}
     if fmt == "compact":  # (the calls a block of this many processes holds)
-        row["block_calls"] = block_calls(ranks)
+        row["block_calls"] = blocks
     for on in (False, True, "disk")[:1 + bool(trace) + (trace == "disk")]:
         done = subprocess.run([sys.executable, "-m", "bench.scale", "--child",
                                json.dumps([str(path), on, pattern if native else None,
@@ -221,6 +254,8 @@ def _line(row: dict, base: dict, key: str) -> str:
     if "replay_cpu" in m and "replay_cpu" in b:
         rate, brate = n / m["replay_cpu"], nb / b["replay_cpu"]
         replayed = f"{rate:>9,.0f} ({rate / brate:4.2f}x)"
+    elif "lockstep_cpu" in m:
+        replayed = f"{'taken in step':>16}"
     else:
         replayed = f"{'not replayed':>16}"
     return (f"{row['calls']:>12,} {row['bytes'] / n:7.1f} B "
@@ -281,11 +316,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--read-only", action="store_true",
                    help="write and read each recording, do not replay it (e.g. at 1e9 calls: "
                    "bytes a call, the read rate and the reader's memory)")
+    p.add_argument("--lockstep", action="store_true",
+                   help="write and read each recording, then take every rank's calls as a "
+                   "replay does, a stride at a time and 14 calls a rank in turn, without "
+                   "simulating them: the reader's window alone, at lengths a replay would "
+                   "take hours for (e.g. --ranks 1024 --sizes 1e7 3e7)")
+    p.add_argument("--block-budget", type=float,
+                   help="the calls all processes' compact blocks hold together (default the "
+                   "writers' 2^22; e.g. 1e12 for blocks of 65,536 calls at any process "
+                   "count, as recordings were written before)")
     p.add_argument("--json", type=Path, help="also write the figures to this file")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.ranks is not None and args.ranks < 2:
         p.error(f"--ranks: {args.ranks} is less than 2")
+    if args.read_only and args.lockstep:
+        p.error("--read-only and --lockstep: one or the other")
+    if args.block_budget is not None and args.block_budget < 1:
+        p.error(f"--block-budget: {args.block_budget:g} is not a positive number of calls")
+    budget = None if args.block_budget is None else int(args.block_budget)
+    replay = "lockstep" if args.lockstep else not args.read_only
     for what, folder in (("--keep", args.keep), ("--dir", args.dir)):
         try:
             if folder is not None:
@@ -300,8 +350,8 @@ def main(argv: list[str] | None = None) -> int:
         for pattern in args.patterns:
             for size in sorted(args.sizes):
                 rows.append(measure(pattern, int(size), Path(tmp), args.trace, args.format,
-                                    args.native, args.keep, args.ranks,
-                                    not args.read_only))
+                                    args.native, args.keep, args.ranks, replay,
+                                    budget))
                 print(f"  measured {pattern} at {rows[-1]['calls']:,} calls", file=sys.stderr,
                       flush=True)
                 if args.json:
