@@ -78,7 +78,9 @@ def _caught(pid: int, sig: int) -> bool:
 def test_a_signal_at_a_random_moment_ends_the_command_with_one_line(tmp_path):
     """20 SIGINTs and 20 SIGTERMs, each 0 to 2 s after the command's first statement (while
     it imports, parses, simulates), with a CPU-bound process beside it: every exit 130 or
-    143, one line on stderr, no traceback, no output directory and no temporary file."""
+    143, one line on stderr, no traceback, no output directory and no temporary file. Two
+    commands run at a time (one process, no threads: each is started and signalled from
+    one polling loop), so that the 40 take half as long."""
     scenario = tmp_path / "long.yaml"
     scenario.write_text(LONG)
     rng = random.Random(37)
@@ -86,28 +88,69 @@ def test_a_signal_at_a_random_moment_ends_the_command_with_one_line(tmp_path):
              for _ in range(20)]
     rng.shuffle(tries)
     load = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    bad = []
+    bad: list[tuple] = []
     try:
-        for i, (sig, delay) in enumerate(tries):
-            out = tmp_path / f"out{i}"
-            proc = subprocess.Popen(
-                [sys.executable, str(LAUNCHER), "run", str(scenario), "--plot", "--out",
-                 str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                cwd=tmp_path, preexec_fn=_terminal_sigint)
-            deadline = time.monotonic() + 60
-            while not _caught(proc.pid, signal.SIGTERM) and time.monotonic() < deadline:
-                time.sleep(0.001)
-            time.sleep(delay)
-            proc.send_signal(sig)
-            _, err = proc.communicate(timeout=120)
-            lines = err.strip().splitlines()
-            lines = [line for line in lines if not line.startswith("mpisim: this run could")]
-            if (proc.returncode != 128 + sig or len(lines) != 1 or "Traceback" in err
-                    or not lines[0].startswith(f"mpisim: interrupted by {sig.name}")
-                    or out.exists()):
-                bad.append((sig.name, round(delay, 3), proc.returncode, err[-300:]))
+        _signal_two_at_a_time(tmp_path, scenario, list(enumerate(tries)), bad)
     finally:
         load.kill()
         load.wait()
     assert bad == []
     assert sorted(p.name for p in tmp_path.rglob("*") if ".tmp" in p.name) == []
+
+
+class _Try:
+    """One command of the test above: started, then signalled ``delay`` seconds after its
+    handlers are in place (or after 60 s without them), then judged once it has exited."""
+
+    def __init__(self, tmp_path: Path, scenario: Path, i: int, sig: int, delay: float):
+        self.sig, self.delay, self.out = signal.Signals(sig), delay, tmp_path / f"out{i}"
+        self.err = tmp_path / f"err{i}.txt"
+        with open(self.err, "w") as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, str(LAUNCHER), "run", str(scenario), "--plot", "--out",
+                 str(self.out)], stdout=subprocess.DEVNULL, stderr=err, text=True,
+                cwd=tmp_path, preexec_fn=_terminal_sigint)
+        self.deadline = time.monotonic() + 60  # for the handlers, then for the exit (120 s)
+        self.fire_at: float | None = None
+        self.sent = False
+
+    def step(self, now: float) -> bool:
+        """Advance by what is due now; True once the command has exited."""
+        if self.fire_at is None:
+            if _caught(self.proc.pid, signal.SIGTERM) or now > self.deadline:
+                self.fire_at = now + self.delay
+        elif not self.sent and now >= self.fire_at:
+            self.proc.send_signal(self.sig)
+            self.sent, self.deadline = True, now + 120
+        elif self.sent and self.proc.poll() is None and now > self.deadline:
+            self.proc.kill()  # it ignored the signal: judged as it ends below
+        return self.sent and self.proc.poll() is not None
+
+    def verdict(self) -> tuple | None:
+        err = self.err.read_text()
+        lines = [line for line in err.strip().splitlines()
+                 if not line.startswith("mpisim: this run could")]
+        if (self.proc.returncode != 128 + self.sig or len(lines) != 1 or "Traceback" in err
+                or not lines[0].startswith(f"mpisim: interrupted by {self.sig.name}")
+                or self.out.exists()):
+            return (self.sig.name, round(self.delay, 3), self.proc.returncode, err[-300:])
+        return None
+
+
+def _signal_two_at_a_time(tmp_path: Path, scenario: Path, tries: list, bad: list) -> None:
+    running: list[_Try] = []
+    try:
+        while tries or running:
+            while tries and len(running) < 2:
+                i, (sig, delay) = tries.pop(0)
+                running.append(_Try(tmp_path, scenario, i, sig, delay))
+            now = time.monotonic()
+            for done in [t for t in running if t.step(now)]:
+                running.remove(done)
+                if (why := done.verdict()) is not None:
+                    bad.append(why)
+            time.sleep(0.001)
+    finally:
+        for t in running:
+            t.proc.kill()
+            t.proc.wait()
