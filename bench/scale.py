@@ -101,10 +101,10 @@ def _child(path: str, trace: bool | str, pattern: str | None = None,
                           "peak_growth": _peak() - before, "before": before}))
         return
     if replay == "lockstep":
-        cpu = time.process_time()
+        read_growth, cpu = _peak() - before, time.process_time()
         _lockstep(recording)
         print(json.dumps({"calls": calls, "read_seconds": read, "read_cpu": read_cpu,
-                          "read_growth": _peak() - before, "lockstep_cpu":
+                          "read_growth": read_growth, "lockstep_cpu":
                           time.process_time() - cpu, "peak_growth": _peak() - before,
                           "before": before}))
         return
