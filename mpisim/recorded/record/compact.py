@@ -46,14 +46,15 @@ def block_calls(size: int) -> int:
     among the processes, within :data:`BLOCK_FLOOR` and :data:`BLOCK_CALLS`; e.g. 65,536 up
     to 64 processes, 4,096 at 1,024, 2,048 from 2,048 on.
 
-    Why: a replay keeps the last two decoded blocks of each process
-    (:class:`..read.stream.StreamedCalls`), so its window is two blocks a process: with
-    blocks of 65,536 calls, 0.6 GB at 1,024 processes. Shared, it stays about 2^23 calls
-    (a few tens of MB) until the floor. The floor because a block has costs of its own (its
-    frame, zlib's header and tables, the reader's numpy calls, about 0.15 ms a block): a
-    3-D halo's blocks of 2,048 calls take 3.2 bytes a call on disk and read at 5.4 x 10^6
-    calls/s, against 2.6 and 8.6 x 10^6 at 65,536 (3.6 and 3.4 x 10^6 at 1,024, below
-    the read path's 5 x 10^6 target)."""
+    Why: a replay keeps the decoded block each process is in (two at most,
+    :class:`..read.stream.StreamedCalls`), about 9 bytes a call: with blocks of 65,536
+    calls, about 0.6 GB at 1,024 processes once full. Shared, the window stays about 2^22
+    calls, tens of MB, up to the floor (1,024 processes' calls taken as a replay takes them:
+    101 MB at 10^7 calls and 105 MB at 3 x 10^7, against 141 and 281 MB). The floor because
+    a block has costs of its own (its frame, zlib's header and tables, the reader's numpy
+    calls, about 0.15 ms a block): a 3-D halo's blocks of 2,048 calls take 3.2 bytes a call
+    on disk and read at 5.4 x 10^6 calls/s, against 2.6 and 8.6 x 10^6 at 65,536 (3.6 and
+    3.4 x 10^6 at 1,024, below the read path's 5 x 10^6 target)."""
     share = BLOCK_BUDGET // max(1, size)
     return min(BLOCK_CALLS, max(BLOCK_FLOOR, share))
 

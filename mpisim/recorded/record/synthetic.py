@@ -26,7 +26,8 @@ its times' ranges); steps differ only in their request ids. Writing streams: a c
 is made and written at a time, so a recording of 10^9 calls takes the memory of one chunk.
 The text format formats every line; the compact one derives each call's key and request base
 from steps 0 and 1 (:func:`.compact.call_key`) and writes the rest as columns, the very bytes
-the text recording converts to (about 10^6 calls a second, against 5 x 10^4 through text).
+the text recording converts to (about 10^6 calls a second, against 5 x 10^4 through text),
+in blocks of :func:`.compact.block_calls` calls for the process count, as the recorder's.
 ``PATH`` ending in ``.trace`` is one file (the processes' logs in rank order, as ``mpisim
 record`` writes it); any other path is a directory of ``rank.N.log`` files.
 
