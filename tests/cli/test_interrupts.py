@@ -4,6 +4,7 @@ temporary file at any moment; output directories are replaced whole."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -93,6 +94,25 @@ def _wait_for_handlers(proc: subprocess.Popen) -> None:
         time.sleep(0.002)
 
 
+def _wait_for_cpu(proc: subprocess.Popen, seconds: float) -> None:
+    """Until the process has run ``seconds`` of CPU time (Linux: /proc/PID/stat), not of
+    wall time, which a loaded machine stretches; without /proc, a wall-clock pause."""
+    stat = Path(f"/proc/{proc.pid}/stat")
+    if not stat.exists():
+        time.sleep(seconds)
+        return
+    tick = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:  # utime and stime: fields 14 and 15, counted after the command's name
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return
+        if (int(fields[11]) + int(fields[12])) / tick >= seconds:
+            return
+        time.sleep(0.01)
+
+
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
 @pytest.mark.parametrize("delay", [0.0, 0.05])
 def test_ctrl_c_during_start_up_prints_no_traceback(tmp_path, delay):
@@ -113,7 +133,7 @@ def test_an_interrupted_sweep_keeps_its_finished_runs_in_a_partial_file(tmp_path
     proc = _start(tmp_path, "sweep", "--vary", "n=200..100000:200", "--jobs", "1",
                   "--out", str(out))
     _wait_for_handlers(proc)
-    time.sleep(3.0)  # a few runs finish
+    _wait_for_cpu(proc, 3.0)  # a few runs finish, however loaded the machine
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err
