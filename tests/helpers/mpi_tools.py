@@ -58,7 +58,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory, sources: dict[str, Path],
     apps = tmp_path_factory.mktemp("apps")
     for name, source in sources.items():
         subprocess.run([mpicc, "-O1", *flags, "-o", str(apps / name), str(source)],
-                       check=True, timeout=120)
+                       check=True, timeout=300)
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path_factory.mktemp("cache")))
     return apps, env
 
