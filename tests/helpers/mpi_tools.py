@@ -17,9 +17,12 @@ different libraries (MPICH's wheel in a venv has no Fortran wrapper; Debian's Op
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -49,17 +52,31 @@ def oracle_mpich() -> tuple[str, str]:
     return mpich(os.environ.get("MPISIM_ORACLE_PYTHON"))
 
 
+_CACHE: list[str] = []
+
+
+def recorder_cache() -> str:
+    """The ``XDG_CACHE_HOME`` of this test process's recorded runs: each recorder build (its
+    key: the source, the compiler, the flags) is made once, not once a test (about 7 s of
+    CPU each, most of the real-MPI tests' time); the cache is the one a user's runs share.
+    A first-time user's build, into an empty cache, is tested by test_recorder_cache.py."""
+    if not _CACHE:
+        _CACHE.append(tempfile.mkdtemp(prefix="mpisim-recorder-cache-"))
+        atexit.register(shutil.rmtree, _CACHE[0], True)
+    return _CACHE[0]
+
+
 def compiled(tmp_path_factory: pytest.TempPathFactory, sources: dict[str, Path],
              *flags: str) -> tuple[Path, dict[str, str]]:
     """Each of ``sources`` built with MPICH's ``mpicc -O1 flags`` into a new folder, named as
-    its key; and this process's environment with a new ``XDG_CACHE_HOME``, so that the
-    recorder is built there as a first-time user's is (skips without MPICH)."""
+    its key; and this process's environment with the recorder's cache
+    (:func:`recorder_cache`) as ``XDG_CACHE_HOME`` (skips without MPICH)."""
     mpicc, _ = mpich()
     apps = tmp_path_factory.mktemp("apps")
     for name, source in sources.items():
         subprocess.run([mpicc, "-O1", *flags, "-o", str(apps / name), str(source)],
                        check=True, timeout=300)
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path_factory.mktemp("cache")))
+    env = dict(os.environ, XDG_CACHE_HOME=recorder_cache())
     return apps, env
 
 

@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers.mpi_tools import fortran_mpi
+from helpers.mpi_tools import fortran_mpi, recorder_cache
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -85,7 +85,7 @@ def test_a_fresh_fortran_recording_replays_to_agreement(library, tmp_path):
     app = tmp_path / "onesided_io"
     subprocess.run([mpif90, "-g", "-o", str(app), str(SOURCE)], check=True, timeout=120)
     trace = tmp_path / "onesided_io.trace"
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env = dict(os.environ, XDG_CACHE_HOME=recorder_cache())
     run = subprocess.run([sys.executable, "-m", "mpisim", "record", "--mpicc", mpicc, "--out",
                           str(trace), "--", *launcher, "-n", "2", str(app)],
                          capture_output=True, text=True, env=env, timeout=180, cwd=tmp_path)

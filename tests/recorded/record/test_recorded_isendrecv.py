@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.mpi_tools import mpich
+from helpers.mpi_tools import mpich, recorder_cache
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -25,7 +25,7 @@ HERE = DATA / "replay_c"
 
 
 def _record(tmp_path: Path, *command: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env = dict(os.environ, XDG_CACHE_HOME=recorder_cache())
     return subprocess.run([sys.executable, "-m", "mpisim", "record", "--out",
                            str(tmp_path / "run.trace"), "--", *command], capture_output=True,
                           text=True, env=env, timeout=300, cwd=tmp_path)

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.mpi_tools import mpich
+from helpers.mpi_tools import mpich, recorder_cache
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -302,7 +302,7 @@ def record_races(source: Path, out: Path, build: Path, *flags: str, n: int = 3
     build.mkdir(parents=True, exist_ok=True)
     subprocess.run([mpicc, "-g", "-O0", "-o", str(build / source.stem), str(source)],
                    check=True, timeout=120)
-    env = dict(os.environ, XDG_CACHE_HOME=str(build / "cache"))
+    env = dict(os.environ, XDG_CACHE_HOME=recorder_cache())
     run = subprocess.run([sys.executable, "-m", "mpisim", "record", "--format", "text",
                           *flags, "--out", str(out), "--timeout", "20", "--", mpiexec, "-n",
                           str(n), f"./{source.stem}"], capture_output=True, text=True,

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.mpi_tools import fortran_mpi, oracle_mpich
+from helpers.mpi_tools import fortran_mpi, oracle_mpich, recorder_cache
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -111,7 +111,7 @@ def test_every_c_collective_is_recorded_and_replays_as_mpich_ran_it(tmp_path):
     subprocess.run([mpicc, "-g", "-O1", "-o", str(app), str(HERE / "collectives.c")],
                    check=True, timeout=120)
     trace = tmp_path / "c.trace"
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env = dict(os.environ, XDG_CACHE_HOME=recorder_cache())
     run = _record(trace, mpiexec, "-n", "4", str(app), env=env)
     assert run.returncode == 0, run.stderr
     assert sorted(run.stdout.split("\n"))[1:] == [f"rank {r}: ok" for r in range(4)]
@@ -130,7 +130,7 @@ def test_fortran_collectives_with_in_place_are_recorded_and_replay(tmp_path):
     subprocess.run([mpif90, "-g", "-o", str(app), str(HERE / "collectives.f90")], check=True,
                    timeout=120)
     trace = tmp_path / "f.trace"
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env = dict(os.environ, XDG_CACHE_HOME=recorder_cache())
     run = _record(trace, *launcher, "-n", "4", str(app), env=env)
     assert run.returncode == 0, run.stderr
     assert sorted(line.strip() for line in run.stdout.splitlines()) == [

@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers.mpi_tools import oracle_mpich
+from helpers.mpi_tools import oracle_mpich, recorder_cache
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -65,7 +65,7 @@ def test_a_fresh_recording_with_mpich_replays_to_what_the_program_printed(tmp_pa
     subprocess.run([str(mpicc), "-g", "-O1", "-o", str(app),
                     str(DATA / "replay_c" / "comm_chapters.c")], check=True, timeout=120)
     trace = tmp_path / "cc.trace"
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env = dict(os.environ, XDG_CACHE_HOME=recorder_cache())
     run = subprocess.run([sys.executable, "-m", "mpisim", "record", "--out", str(trace), "--",
                           str(mpiexec), "-n", "4", str(app)], capture_output=True, text=True,
                          env=env, timeout=180, cwd=tmp_path)

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from helpers.mpi_tools import oracle_mpich
+from helpers.mpi_tools import oracle_mpich, recorder_cache
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -140,7 +140,7 @@ def test_a_fresh_recording_with_mpich_replays_to_agreement(tmp_path):
     subprocess.run([str(mpicc), "-g", "-O1", "-o", str(app),
                     str(DATA / "replay_c" / "file_view.c")], check=True, timeout=120)
     trace = tmp_path / "file_view.trace"
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env = dict(os.environ, XDG_CACHE_HOME=recorder_cache())
     run = subprocess.run([sys.executable, "-m", "mpisim", "record", "--out", str(trace), "--",
                           str(mpiexec), "-n", "2", str(app)], capture_output=True, text=True,
                          env=env, timeout=180, cwd=tmp_path)

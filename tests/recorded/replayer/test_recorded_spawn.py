@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.mpi_tools import oracle_mpich
+from helpers.mpi_tools import oracle_mpich, recorder_cache
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -327,7 +327,7 @@ def _record(tmp_path: Path, name: str, *extra: str, args: tuple[str, ...] = ()
     subprocess.run([mpicc, "-g", "-O1", "-o", str(exe), str(SOURCES / f"{name}.c")],
                    check=True, timeout=120)
     out = tmp_path / f"{name}.trace"
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env = dict(os.environ, XDG_CACHE_HOME=recorder_cache())
     run = subprocess.run([sys.executable, "-m", "mpisim", "record", "--out", str(out), *extra,
                           "--", mpiexec, "-n", "2", str(exe), *args], capture_output=True,
                          text=True, env=env, timeout=300, cwd=tmp_path)
@@ -363,7 +363,7 @@ def test_11_8_2_a_spawned_processs_buffer_recorded_on_mpich_is_judged(touch, tmp
     subprocess.run([mpicc, "-g", "-O1", "-o", str(exe), str(SOURCES / "spawn_buffer.c")],
                    check=True, timeout=120)
     out = tmp_path / "run.trace"
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env = dict(os.environ, XDG_CACHE_HOME=recorder_cache())
     run = subprocess.run([sys.executable, "-m", "mpisim", "record", "--out", str(out), "--",
                           mpiexec, "-n", "1", str(exe), *(["touch"] if touch else [])],
                          capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)

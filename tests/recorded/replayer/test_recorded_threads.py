@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.mpi_tools import oracle_mpich
+from helpers.mpi_tools import oracle_mpich, recorder_cache
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -141,7 +141,7 @@ def _record(tmp_path: Path, name: str, *extra: str) -> tuple[Path, subprocess.Co
     subprocess.run([mpicc, "-g", "-O1", "-o", str(exe), str(SOURCES / f"{name}.c")],
                    check=True, timeout=120)
     out = tmp_path / f"{name}.trace"
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env = dict(os.environ, XDG_CACHE_HOME=recorder_cache())
     run = subprocess.run([sys.executable, "-m", "mpisim", "record", "--out", str(out), *extra,
                           "--", mpiexec, "-n", "2", str(exe)], capture_output=True, text=True,
                          env=env, timeout=300, cwd=tmp_path)

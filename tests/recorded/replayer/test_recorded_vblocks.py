@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.mpi_tools import oracle_mpich
+from helpers.mpi_tools import oracle_mpich, recorder_cache
 from helpers.paths import DATA
 
 import mpisim as ms
@@ -145,7 +145,7 @@ def test_vector_blocks_recorded_on_mpich_in_both_formats(fmt, tmp_path):
     app = tmp_path / "vector_blocks"
     subprocess.run([str(mpicc), "-g", "-O1", "-o", str(app), str(C_SOURCE)], check=True,
                    timeout=120)
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env = dict(os.environ, XDG_CACHE_HOME=recorder_cache())
     expected = {"correct": [], "overlap": [("collective-overlap", "MPI_Gatherv")],
                 "owntype": [("collective-type", "MPI_Scatterv")]}
     for mode, rules in expected.items():
