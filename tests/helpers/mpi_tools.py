@@ -66,6 +66,18 @@ def recorder_cache() -> str:
     return _CACHE[0]
 
 
+def recorder_shim(**flags: int) -> Path:
+    """The recorder built with MPICH's ``mpicc`` into :func:`recorder_cache`, as ``mpisim
+    record`` builds it (``flags``: :func:`~mpisim.recorded.record.recorder.build_shim`'s,
+    e.g. ``max_data=100``)."""
+    from mpisim.recorded.record.recorder import build_shim
+
+    mpicc, _ = mpich()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", recorder_cache())
+        return build_shim(mpicc, **flags)
+
+
 def compiled(tmp_path_factory: pytest.TempPathFactory, sources: dict[str, Path],
              *flags: str) -> tuple[Path, dict[str, str]]:
     """Each of ``sources`` built with MPICH's ``mpicc -O1 flags`` into a new folder, named as

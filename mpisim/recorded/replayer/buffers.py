@@ -369,8 +369,7 @@ def report_buffers(mpi: Any, trace: Trace) -> None:
     if found is None:
         found = buffer_findings(trace)
         trace._buffer_findings = found  # type: ignore[attr-defined]
-    for rule, message, calls in found:
-        life.findings.add(rule, message, calls)
+    _add(life, found)
 
 
 def report_spawned_buffers(mpi: Any, log: RankLog) -> None:
@@ -379,9 +378,12 @@ def report_spawned_buffers(mpi: Any, log: RankLog) -> None:
     (``rma-local-overlap`` compares the recording's ranks' windows only)."""
     life = lifecycle_of(mpi)
     rank = _Rank(log, mpi.rank)
-    if life is None or not rank.logged:
-        return
-    for rule, message, calls in rank.walk():
+    if life is not None and rank.logged:
+        _add(life, rank.walk())
+
+
+def _add(life: Any, found: list[Found]) -> None:
+    for rule, message, calls in found:
         life.findings.add(rule, message, calls)
 
 

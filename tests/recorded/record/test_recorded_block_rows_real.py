@@ -16,12 +16,12 @@ from itertools import accumulate
 from pathlib import Path
 
 import pytest
-from helpers.mpi_tools import compiled, mpich
+from helpers.compact import frames
+from helpers.mpi_tools import compiled, mpich, recorder_shim
 
 import mpisim as ms
-from mpisim.recorded.read.compact import BLOCK, MAGIC
 from mpisim.recorded.record.compact import BLOCK_FLOOR
-from mpisim.recorded.record.recorder import build_shim, merge_logs
+from mpisim.recorded.record.recorder import merge_logs
 
 pytestmark = [pytest.mark.real_mpi, pytest.mark.slow]
 
@@ -52,24 +52,16 @@ int main(int argc, char **argv) {
 
 def _blocks(stream: bytes) -> list[tuple[int, int]]:
     """Each block's (first call, calls) in a process's compact stream."""
-    assert stream.startswith(MAGIC)
-    pos, found = stream.index(b"\n\n") + 2, []
-    while stream[pos:pos + 2] == b"\xffB":
-        _, _, _, stored, _, first, n, _, _ = BLOCK.unpack_from(stream, pos)
-        found.append((first, n))
-        pos += BLOCK.size + stored
-    return found
+    return [(frame[5], frame[6]) for _, frame in frames(stream)[0]]
 
 
 def test_a_4_process_run_writes_blocks_of_its_share_of_the_budget(tmp_path_factory, tmp_path):
     assert BLOCK_FLOOR < ROWS < 32768
-    mpicc, mpiexec = mpich()
+    _, mpiexec = mpich()
     source = tmp_path_factory.mktemp("selfsend") / "selfsend.c"
     source.write_text(PROGRAM)
-    apps, env = compiled(tmp_path_factory, {"selfsend": source})
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
-        shim = build_shim(mpicc, block_budget=BUDGET)
+    apps, _ = compiled(tmp_path_factory, {"selfsend": source})
+    shim = recorder_shim(block_budget=BUDGET)
     logs = tmp_path / "logs"
     logs.mkdir()
     run = subprocess.run([mpiexec, "-n", str(PROCESSES), "-genv", "LD_PRELOAD", str(shim),

@@ -16,13 +16,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.mpi_tools import compiled, mpich
+from helpers.mpi_tools import compiled, mpich, recorder_shim
 
 import mpisim as ms
 from mpisim.recorded import read_trace
 from mpisim.recorded.read.records import MAX_DATA
 from mpisim.recorded.record import recorder
-from mpisim.recorded.record.recorder import build_flags, build_shim, merge_logs, shim_source
+from mpisim.recorded.record.recorder import build_flags, merge_logs, shim_source
 
 CAP = 100
 ITERATIONS = 200
@@ -88,14 +88,10 @@ def test_a_recorder_built_with_another_cap_is_another_build(monkeypatch):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """The program, and the recorder with a cap of :data:`CAP` and with the default's."""
-    mpicc, _ = mpich()
     source = tmp_path_factory.mktemp("cap") / "cap.c"
     source.write_text(PROGRAM)
-    apps, env = compiled(tmp_path_factory, {"cap": source})
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
-        shims = {CAP: build_shim(mpicc, max_data=CAP), MAX_DATA: build_shim(mpicc)}
-    return apps / "cap", shims
+    apps, _ = compiled(tmp_path_factory, {"cap": source})
+    return apps / "cap", {CAP: recorder_shim(max_data=CAP), MAX_DATA: recorder_shim()}
 
 
 def _record(built, out: Path, cap: int, fmt: str, *modified: int) -> Path:

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers.mpi_tools import compiled, mpich
+from helpers.compact import frames
+from helpers.mpi_tools import compiled, mpich, recorder_shim
 from helpers.paths import DATA
 
 from mpisim.recorded import read_trace
 from mpisim.recorded.read.compact import BLOCK, MAGIC, PAYLOAD
-from mpisim.recorded.record.recorder import build_shim
 
 pytestmark = [pytest.mark.real_mpi, pytest.mark.slow]
 
@@ -45,10 +45,7 @@ ADDRESS = re.compile(rb"( [srw]b=)([0-9a-f]+):")
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     apps, env = compiled(tmp_path_factory, SOURCES, "-pthread")
-    with pytest.MonkeyPatch.context() as mp:  # built as mpisim record builds it
-        mp.setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
-        shim = build_shim(mpich()[0])
-    return apps, shim, env
+    return apps, recorder_shim(), env
 
 
 def _run(built, logs: Path, program: str, n: str, *args: str, **env: str) -> Path:
@@ -70,16 +67,13 @@ def decoded(stream: bytes) -> tuple[list, list, list]:
     times aside), the description and data lines with the row each stands before, the keys
     in the order given; buffer addresses renamed in the order they appear (two runs place
     them apart), their sizes kept."""
-    assert stream.startswith(MAGIC)
-    pos, rows, texts, keys, names = stream.index(b"\n\n") + 2, [], [], [], {}
+    rows, texts, keys, names = [], [], [], {}
 
     def rename(m: re.Match) -> bytes:
         return m.group(1) + b"A%d:" % names.setdefault(m.group(2), len(names))
 
-    while stream[pos:pos + 2] == b"\xffB":
-        _, codec, _, stored, _, _, n, _, _ = BLOCK.unpack_from(stream, pos)
+    for pos, (_, codec, _, stored, _, _, n, _, _) in frames(stream)[0]:
         body = stream[pos + BLOCK.size:pos + BLOCK.size + stored]
-        pos += BLOCK.size + stored
         body = zlib.decompress(body) if codec else body
         *widths, ntext, _, text_bytes, _ = PAYLOAD.unpack_from(body, 0)
         at, columns = PAYLOAD.size, []

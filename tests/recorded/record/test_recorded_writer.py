@@ -17,13 +17,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.mpi_tools import compiled, mpich
+from helpers.compact import frames
+from helpers.mpi_tools import compiled, mpich, recorder_shim
 from helpers.paths import DATA
 from recorded.record.test_recorded_memo import decoded
 
 from mpisim.recorded import read_trace
-from mpisim.recorded.read.compact import BLOCK, INDEX, MAGIC
-from mpisim.recorded.record.recorder import build_shim, merge_logs
+from mpisim.recorded.read.compact import INDEX, MAGIC
+from mpisim.recorded.record.recorder import merge_logs
 
 pytestmark = [pytest.mark.real_mpi, pytest.mark.slow]
 
@@ -81,18 +82,13 @@ int main(int argc, char **argv) {
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    mpicc, _ = mpich()
     sources = tmp_path_factory.mktemp("sources")
     (sources / "abort.c").write_text(ABORT)
     (sources / "fork.c").write_text(FORK)
     apps, env = compiled(tmp_path_factory, {
         "pingpong": DATA / "replay_c" / "pingpong.c", "endless": DATA / "replay_c" / "endless.c",
         "abort": sources / "abort.c", "fork": sources / "fork.c"})
-    cache = env["XDG_CACHE_HOME"]
-    with pytest.MonkeyPatch.context() as mp:  # built as mpisim record builds it
-        mp.setenv("XDG_CACHE_HOME", cache)
-        shim = build_shim(mpicc)
-    return apps, shim, cache
+    return apps, recorder_shim(), env["XDG_CACHE_HOME"]
 
 
 def _run(built, logs: Path, *program: str, **env: str) -> subprocess.CompletedProcess:
@@ -109,12 +105,8 @@ def _run(built, logs: Path, *program: str, **env: str) -> subprocess.CompletedPr
 def blocks_and_index(stream: bytes) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """Each block's (offset, first call) as found by walking the stream, and as its index
     gives them (empty: no index)."""
-    assert stream.startswith(MAGIC)
-    pos, found = stream.index(b"\n\n") + 2, []
-    while stream[pos:pos + 2] == b"\xffB":
-        _, _, _, stored, _, first, _, _, _ = BLOCK.unpack_from(stream, pos)
-        found.append((pos, first))
-        pos += BLOCK.size + stored
+    blocks, pos = frames(stream)
+    found = [(at, frame[5]) for at, frame in blocks]
     index = []
     if stream[pos:pos + 2] == b"\xffX":
         n = INDEX.unpack_from(stream, pos)[3]
